@@ -1,0 +1,345 @@
+//! Worker processes. `memchan bench` never forks: it re-executes its own
+//! binary (`std::env::current_exe()`) with the hidden `bench-worker`
+//! subcommand, one process per side, each pinned to its core. A worker writes
+//! its samples as JSON to the file named by `--out`.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
+
+use super::clock::Clock;
+use super::memchan_side;
+use super::pingpong::{self, Endpoint};
+use super::refs::{self, CacheLine, ShmRegion, Tcp};
+
+/// What a worker measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    Cacheline,
+    Tcp,
+    Memcpy,
+    StoreFence,
+    Flops,
+    MemchanLatency,
+    MemchanBandwidth,
+    MemchanOverhead,
+    MemchanAck,
+    MemchanLock,
+    MemchanBarrier,
+    MemchanNotify,
+}
+
+/// Which side of a two-process measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Role {
+    /// The initiating, timing side (cpu 0 by default).
+    Ping,
+    /// The answering side (cpu 1 by default).
+    Pong,
+    /// A single-process measurement.
+    Solo,
+}
+
+/// Arguments of the hidden `bench-worker` subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct WorkerArgs {
+    #[arg(long, value_enum)]
+    pub kind: Kind,
+    #[arg(long, value_enum, default_value = "solo")]
+    pub role: Role,
+    /// Core to pin this process to.
+    #[arg(long)]
+    pub cpu: usize,
+    /// Calibrated time-stamp counter frequency (ticks per ns).
+    #[arg(long)]
+    pub tsc_ghz: f64,
+    /// Timed iterations (round trips, windows, batches or repeats).
+    #[arg(long, default_value_t = 1000)]
+    pub iters: u64,
+    /// Untimed warm-up iterations.
+    #[arg(long, default_value_t = 100)]
+    pub warmup: u64,
+    /// Shared-memory object of the cache-line ping-pong.
+    #[arg(long)]
+    pub shm: Option<String>,
+    /// TCP port of the loopback ping-pong.
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// memchan cluster name.
+    #[arg(long)]
+    pub cluster: Option<String>,
+    /// Transfer sizes in bytes for bandwidth sweeps.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<usize>,
+    /// Byte budget per size for bandwidth sweeps.
+    #[arg(long, default_value_t = 256 << 20)]
+    pub budget: usize,
+    /// Minimum number of windows per size.
+    #[arg(long, default_value_t = 10)]
+    pub min_windows: usize,
+    /// Maximum number of windows per size.
+    #[arg(long, default_value_t = 2000)]
+    pub max_windows: usize,
+    /// File the samples are written to (JSON).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// What a worker hands back: named series of samples (ns).
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct WorkerOutput {
+    pub series: BTreeMap<String, Vec<f64>>,
+}
+
+impl WorkerOutput {
+    pub fn one(name: &str, v: Vec<f64>) -> Self {
+        let mut series = BTreeMap::new();
+        series.insert(name.to_string(), v);
+        Self { series }
+    }
+}
+
+/// Pins the calling thread (the whole single-threaded process) to `cpu`.
+pub fn pin(cpu: usize) -> Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu);
+    rustix::thread::sched_setaffinity(None, &set).with_context(|| format!("pinning to cpu {cpu}"))
+}
+
+/// Entry point of `memchan bench-worker`.
+pub fn main(args: WorkerArgs) -> Result<()> {
+    pin(args.cpu)?;
+    let clock = Clock { ghz: args.tsc_ghz };
+    let out = run(&args, &clock).with_context(|| format!("{:?} worker ({:?})", args.kind, args.role))?;
+    let f = File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    serde_json::to_writer(std::io::BufWriter::new(f), &out)
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    Ok(())
+}
+
+fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    match a.kind {
+        Kind::Cacheline => {
+            let name = a.shm.as_deref().context("--shm is required")?;
+            let region = ShmRegion::open(name, refs::REGION_LEN)?;
+            let (la, lb) = (region.atomic_u64(refs::LINE_A), region.atomic_u64(refs::LINE_B));
+            match a.role {
+                Role::Ping => {
+                    let mut ep = CacheLine { out: la, inp: lb };
+                    ping_output(&mut ep, a, clock)
+                }
+                _ => {
+                    let mut ep = CacheLine { out: lb, inp: la };
+                    pingpong::pong(&mut ep, a.warmup, a.iters)?;
+                    Ok(WorkerOutput::default())
+                }
+            }
+        }
+        Kind::Tcp => {
+            let port = a.port.context("--port is required")?;
+            match a.role {
+                Role::Ping => {
+                    let s = connect_retry(port)?;
+                    let mut ep = Tcp::new(s)?;
+                    ping_output(&mut ep, a, clock)
+                }
+                _ => {
+                    let l = TcpListener::bind(("127.0.0.1", port))
+                        .with_context(|| format!("binding 127.0.0.1:{port}"))?;
+                    let (s, _) = l.accept().context("accepting the ping side")?;
+                    let mut ep = Tcp::new(s)?;
+                    pingpong::pong(&mut ep, a.warmup, a.iters)?;
+                    Ok(WorkerOutput::default())
+                }
+            }
+        }
+        Kind::Memcpy => {
+            let mut out = WorkerOutput::default();
+            for &size in &a.sizes {
+                let w = refs::windows_for(size, a.budget, a.min_windows, a.max_windows);
+                out.series.insert(size.to_string(), refs::memcpy_window_ns(size, w, clock));
+            }
+            Ok(out)
+        }
+        Kind::StoreFence => Ok(WorkerOutput::one(
+            "local_store_fence",
+            refs::store_fence_ns(a.iters as usize, clock),
+        )),
+        Kind::Flops => Ok(WorkerOutput::one("linpack_100", refs::flop_ns(a.iters as usize, clock)?)),
+        k => memchan_side::worker(k, a, clock),
+    }
+}
+
+/// Runs the timing side of a ping-pong and packages its samples.
+pub fn ping_output(ep: &mut impl Endpoint, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    let v = pingpong::ping(ep, a.warmup, a.iters, clock)?;
+    Ok(WorkerOutput::one("one_way", v))
+}
+
+fn connect_retry(port: u16) -> Result<TcpStream> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match TcpStream::connect(("127.0.0.1", port)) {
+            Ok(s) => return Ok(s),
+            Err(e) if Instant::now() > deadline => {
+                return Err(e).with_context(|| format!("connecting to 127.0.0.1:{port}"))
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(2)),
+        }
+    }
+}
+
+/// Starts and collects worker processes for the coordinator.
+pub struct Launcher {
+    exe: PathBuf,
+    dir: PathBuf,
+    pub clock: Clock,
+    n: u64,
+}
+
+/// A running worker.
+pub struct Running {
+    child: Child,
+    out: PathBuf,
+    err: PathBuf,
+    what: String,
+}
+
+/// Longest a single worker may run.
+const WORKER_TIMEOUT: Duration = Duration::from_secs(300);
+
+impl Launcher {
+    pub fn new(dir: &Path, clock: Clock) -> Result<Self> {
+        let exe = std::env::current_exe().context("locating the memchan binary (current_exe)")?;
+        Ok(Self {
+            exe,
+            dir: dir.to_path_buf(),
+            clock,
+            n: 0,
+        })
+    }
+
+    /// A name unique within this bench run (for shm objects, clusters).
+    pub fn unique(&mut self, prefix: &str) -> String {
+        self.n += 1;
+        format!("{prefix}-{}-{}", std::process::id(), self.n)
+    }
+
+    /// Spawns `memchan bench-worker --kind K --role R --cpu C ... extra`.
+    pub fn spawn(&mut self, kind: Kind, role: Role, cpu: usize, extra: &[String]) -> Result<Running> {
+        self.n += 1;
+        let out = self.dir.join(format!("w{}.json", self.n));
+        let err = self.dir.join(format!("w{}.err", self.n));
+        let what = format!("{kind:?}/{role:?} on cpu {cpu}");
+        let kind_s = kind.to_possible_value().expect("kind").get_name().to_string();
+        let role_s = role.to_possible_value().expect("role").get_name().to_string();
+        let child = Command::new(&self.exe)
+            .arg("bench-worker")
+            .args(["--kind", &kind_s, "--role", &role_s])
+            .args(["--cpu", &cpu.to_string()])
+            .args(["--tsc-ghz", &format!("{}", self.clock.ghz)])
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(File::create(&err).with_context(|| format!("creating {}", err.display()))?)
+            .spawn()
+            .with_context(|| format!("spawning {} bench-worker ({what})", self.exe.display()))?;
+        Ok(Running { child, out, err, what })
+    }
+
+    /// Free TCP port on 127.0.0.1 for the loopback ping-pong.
+    pub fn free_port(&self) -> Result<u16> {
+        let l = TcpListener::bind("127.0.0.1:0").context("finding a free loopback port")?;
+        Ok(l.local_addr()?.port())
+    }
+}
+
+impl Running {
+    /// Waits for the worker and returns its samples.
+    pub fn finish(mut self) -> Result<WorkerOutput> {
+        let deadline = Instant::now() + WORKER_TIMEOUT;
+        let status = loop {
+            if let Some(s) = self.child.try_wait().context("waiting for a worker")? {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                bail!("worker {} timed out after {WORKER_TIMEOUT:?}", self.what);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        let stderr = std::fs::read_to_string(&self.err).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.err);
+        if !status.success() {
+            bail!("worker {} failed ({status}): {}", self.what, stderr.trim());
+        }
+        let text = std::fs::read_to_string(&self.out)
+            .with_context(|| format!("reading the output of worker {}", self.what))?;
+        let _ = std::fs::remove_file(&self.out);
+        serde_json::from_str(&text).with_context(|| format!("parsing the output of worker {}", self.what))
+    }
+
+    /// Kills a worker whose partner failed.
+    pub fn abort(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.out);
+        let _ = std::fs::remove_file(&self.err);
+    }
+}
+
+/// Runs a ping/pong pair and returns the ping side's samples. If either
+/// side fails the other is killed, and the first failure is reported.
+pub fn pair(l: &mut Launcher, kind: Kind, cpus: (usize, usize), extra: &[String]) -> Result<WorkerOutput> {
+    let mut pong = l.spawn(kind, Role::Pong, cpus.1, extra)?;
+    let mut ping = match l.spawn(kind, Role::Ping, cpus.0, extra) {
+        Ok(p) => p,
+        Err(e) => {
+            pong.abort();
+            return Err(e);
+        }
+    };
+    let deadline = Instant::now() + WORKER_TIMEOUT;
+    let mut pong_failed_first = false;
+    loop {
+        let a = ping.child.try_wait().context("waiting for a worker")?;
+        let b = pong.child.try_wait().context("waiting for a worker")?;
+        match (a, b) {
+            (Some(_), Some(_)) => break,
+            (Some(s), None) if !s.success() => {
+                let _ = pong.child.kill();
+                break;
+            }
+            (None, Some(s)) if !s.success() => {
+                pong_failed_first = true;
+                let _ = ping.child.kill();
+                break;
+            }
+            _ => {}
+        }
+        if Instant::now() > deadline {
+            ping.abort();
+            pong.abort();
+            bail!("{kind:?} ping-pong timed out after {WORKER_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let r_ping = ping.finish();
+    let r_pong = pong.finish();
+    match (r_ping, r_pong) {
+        (Ok(o), Ok(_)) => Ok(o),
+        (_, Err(e)) if pong_failed_first => Err(e),
+        (Err(e), _) => Err(e),
+        (Ok(_), Err(e)) => Err(e),
+    }
+}

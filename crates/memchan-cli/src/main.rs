@@ -1,0 +1,38 @@
+//! `memchan`: the command-line front end of the memchan cluster interconnect.
+//!
+//! Today it carries the main job, `memchan bench`, which starts an embedded
+//! local cluster of worker processes pinned to cores and prints, side by side
+//! from one run, memchan's figures against the physical limit and the peers.
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+mod bench;
+
+/// memchan — a software cluster interconnect (shared-memory reflective memory
+/// in the line of DEC MEMORY CHANNEL).
+#[derive(Debug, Parser)]
+#[command(name = "memchan", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Measure memchan against the cache-line limit, memcpy, TCP loopback and
+    /// the Open MPI / OpenSHMEM peers, interleaved in rounds on the same cores,
+    /// and print one table per figure (median, p99, ratio, target, met).
+    Bench(bench::BenchArgs),
+    /// Internal: one side of a measurement, spawned by `memchan bench`.
+    #[command(hide = true)]
+    BenchWorker(bench::worker::WorkerArgs),
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Bench(args) => bench::run(args),
+        Command::BenchWorker(args) => bench::worker::main(args),
+    }
+}

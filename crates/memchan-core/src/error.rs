@@ -1,0 +1,146 @@
+//! The one error type of memchan: every case names the problem and what was asked.
+
+use crate::names::NodeId;
+
+/// Result with memchan's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything memchan can refuse or fail at. Bad input never changes memory: a write
+/// that returns an error has deposited nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A write or read reaches past the end of its segment.
+    #[error("offset {offset} + length {len} is past the end of segment `{segment}` ({size} bytes)")]
+    OutOfBounds {
+        /// Segment name.
+        segment: String,
+        /// Requested offset.
+        offset: usize,
+        /// Requested length.
+        len: usize,
+        /// Segment size.
+        size: usize,
+    },
+    /// An atomic (1/2/4/8-byte) access at an offset not aligned to its size.
+    #[error("unaligned {size}-byte atomic access at offset {offset} of segment `{segment}`")]
+    Unaligned {
+        /// Segment name.
+        segment: String,
+        /// Requested offset.
+        offset: usize,
+        /// Access size.
+        size: usize,
+    },
+    /// A write through a tx mapping whose transmit enable is off.
+    #[error("transmit is disabled on this tx mapping of segment `{segment}`")]
+    TransmitDisabled {
+        /// Segment name.
+        segment: String,
+    },
+    /// The node was isolated by the cluster (declared failed) and may not send.
+    #[error("{node} was isolated by the cluster at epoch {epoch}; rejoin to send again")]
+    Isolated {
+        /// This node.
+        node: NodeId,
+        /// Epoch of the isolation.
+        epoch: u64,
+    },
+    /// The segment was freed after this mapping was made.
+    #[error("segment `{segment}` was freed; its mappings are no longer valid")]
+    SegmentFreed {
+        /// Segment name.
+        segment: String,
+    },
+    /// The caller's uid/gid may not do this under the segment's mode.
+    #[error("permission denied: {op} on segment `{segment}` (owner {uid}:{gid}, mode {mode:o}) by uid {caller_uid}")]
+    PermissionDenied {
+        /// Segment name.
+        segment: String,
+        /// `map_rx` (read), `map_tx` (write) or `free`.
+        op: &'static str,
+        /// Owner uid.
+        uid: u32,
+        /// Owner gid.
+        gid: u32,
+        /// Mode bits.
+        mode: u32,
+        /// Caller's effective uid.
+        caller_uid: u32,
+    },
+    /// No segment of that name exists in the cluster.
+    #[error("unknown segment `{0}`")]
+    UnknownSegment(String),
+    /// A segment of that name exists with another size.
+    #[error("segment `{segment}` exists with {existing} bytes, not {requested}")]
+    SegmentSizeMismatch {
+        /// Segment name.
+        segment: String,
+        /// Size it has.
+        existing: usize,
+        /// Size asked for.
+        requested: usize,
+    },
+    /// The node is not a member of the cluster.
+    #[error("unknown {0}: not a member of the cluster")]
+    UnknownNode(NodeId),
+    /// No multicast group of that name or id exists.
+    #[error("unknown group `{0}`")]
+    UnknownGroup(String),
+    /// A name or size that memchan cannot accept.
+    #[error("invalid {what}: {why}")]
+    Invalid {
+        /// What was invalid (cluster name, segment size, ...).
+        what: &'static str,
+        /// Why.
+        why: String,
+    },
+    /// A fixed table (nodes, segments, groups) is full.
+    #[error("the cluster's {0} table is full")]
+    TableFull(&'static str),
+    /// The cluster's shared state was written by another protocol version.
+    #[error("cluster `{cluster}` speaks protocol version {found}, this library speaks {expected}")]
+    VersionMismatch {
+        /// Cluster name.
+        cluster: String,
+        /// Version found.
+        found: u32,
+        /// Version of this library.
+        expected: u32,
+    },
+    /// The cluster runs with another page size than the one asked for.
+    #[error("cluster `{cluster}` uses {existing}-byte pages, not {requested}")]
+    PageSizeMismatch {
+        /// Cluster name.
+        cluster: String,
+        /// Page size it has.
+        existing: usize,
+        /// Page size asked for.
+        requested: usize,
+    },
+    /// An acknowledge did not complete: these nodes did not acknowledge in time.
+    #[error("acknowledge incomplete: {0:?} did not acknowledge")]
+    AckIncomplete(Vec<NodeId>),
+    /// A wait ran out of time.
+    #[error("timed out after {0:?} waiting for {1}")]
+    Timeout(std::time::Duration, &'static str),
+    /// An operating-system call failed.
+    #[error("{op}: {source}")]
+    Os {
+        /// What memchan was doing.
+        op: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Wraps an OS error with what memchan was doing.
+    pub fn os(op: impl Into<String>, source: impl Into<std::io::Error>) -> Error {
+        Error::Os {
+            op: op.into(),
+            source: source.into(),
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! memchan's address space and ordering core: the names, attributes and errors every
+//! layer shares, and the lock-free algorithms (order point, notify handshake) written
+//! once over a [`sync`] facade so that loom can model them. No I/O lives here.
+//!
+//! The transports (`memchan-shm` for one host, the hub later) place these algorithms on
+//! shared memory; the public crate `memchan` exposes them as a cluster API.
+//!
+//! ```
+//! use memchan_core::{Dest, NodeId, PageSize, TxAttrs};
+//! let page = PageSize::default();
+//! assert_eq!(page.bytes(), 4096);
+//! let attrs = TxAttrs { local_copy: true, ..TxAttrs::default() };
+//! assert!(attrs.transmit_enable);
+//! assert_eq!(Dest::Node(NodeId(3)), Dest::Node(NodeId(3)));
+//! ```
+
+pub mod attr;
+pub mod check;
+pub mod error;
+pub mod names;
+pub mod notify;
+pub mod order;
+pub mod sync;
+
+pub use attr::{Dest, RxAttrs, TxAttrs};
+pub use error::{Error, Result};
+pub use names::{GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};

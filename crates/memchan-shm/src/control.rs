@@ -1,0 +1,243 @@
+//! The control block: the one shared-memory object per cluster that holds the node
+//! table, the segment and group tables, the order point, its journal, the membership
+//! event ring and the barrier and notify words. Found by name
+//! (`/dev/shm/memchan.<cluster>.ctl`), offsets only, never pointers.
+//!
+//! # Layout
+//!
+//! ```text
+//!  +--------------------------+  0
+//!  | Header (magic, version,  |     magic "MEMCHAN\0", version, page size,
+//!  |  page size, epoch, ...)  |     timing, epoch, incarnation counter
+//!  +--------------------------+
+//!  | OrderLine                |     the point of global order (own cache line)
+//!  +--------------------------+
+//!  | Journal                  |     the order point holder's packet in flight
+//!  +--------------------------+
+//!  | NodeSlot  x MAX_NODES    |     state, pid, incarnation, heartbeat, barriers
+//!  +--------------------------+
+//!  | SegEntry  x MAX_SEGMENTS |     name, size, owner, mode, rx set, generation
+//!  +--------------------------+
+//!  | GroupEntry x MAX_GROUPS  |     name, member set
+//!  +--------------------------+
+//!  | EventRing                |     membership events, newest EVENTS kept
+//!  +--------------------------+
+//! ```
+//!
+//! Fields read on a data path are atomics. Names and other fixed fields are written
+//! only while holding the control file's `flock` and read under it too.
+
+use memchan_core::sync::{AtomicU32, AtomicU64};
+use memchan_core::{MAX_GROUPS, MAX_NODES};
+
+/// "MEMCHAN\0" little-endian.
+pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
+/// Bumped whenever any shared layout changes.
+pub(crate) const VERSION: u32 = 1;
+/// Segments per cluster.
+pub(crate) const MAX_SEGMENTS: usize = 256;
+/// Membership events kept in the ring.
+pub(crate) const EVENTS: usize = 128;
+/// Longest segment, group and cluster name in bytes.
+pub(crate) const NAME_LEN: usize = 64;
+/// Largest packet: one 8 KiB page.
+pub(crate) const MAX_PACKET: usize = 8192;
+/// Barrier scopes: the whole cluster, then one per group.
+pub(crate) const BARRIER_SCOPES: usize = 1 + MAX_GROUPS;
+
+/// Node slot states.
+pub(crate) mod node_state {
+    pub const FREE: u32 = 0;
+    pub const ALIVE: u32 = 1;
+    /// Declared failed; a survivor is cleaning up after it.
+    pub const FAILED: u32 = 2;
+}
+
+/// Segment entry states and flags.
+pub(crate) mod seg_state {
+    pub const FREE: u32 = 0;
+    pub const LIVE: u32 = 1;
+    /// The segment is a cluster lock page: the failure detector clears a dead node's slot.
+    pub const FLAG_LOCK: u32 = 1;
+}
+
+/// Journal states.
+pub(crate) mod journal_state {
+    pub const IDLE: u32 = 0;
+    /// The record is complete; destinations `progress..` are still to be applied.
+    pub const APPLYING: u32 = 1;
+}
+
+#[repr(C, align(64))]
+pub(crate) struct Header {
+    pub magic: AtomicU64,
+    pub version: u32,
+    pub page_size: u32,
+    pub heartbeat_ns: u64,
+    pub failure_timeout_ns: u64,
+    /// Membership epoch: bumped on every join, leave and failure.
+    pub epoch: AtomicU64,
+    /// Source of node incarnations (never reused).
+    pub incarnations: AtomicU64,
+    /// Notify pair for membership events.
+    pub event_seq: AtomicU32,
+    pub event_waiters: AtomicU32,
+    /// Notify pair for barrier arrivals.
+    pub barrier_seq: AtomicU32,
+    pub barrier_waiters: AtomicU32,
+    /// Bumped when the segment table changes.
+    pub seg_gen: AtomicU64,
+}
+
+#[repr(C, align(64))]
+pub(crate) struct OrderLine {
+    pub owner: AtomicU32,
+    pub _pad: u32,
+    pub seq: AtomicU64,
+}
+
+#[repr(C, align(64))]
+pub(crate) struct Journal {
+    pub state: AtomicU32,
+    /// Segment index of the packet.
+    pub seg: AtomicU32,
+    pub seg_gen: AtomicU32,
+    pub len: AtomicU32,
+    pub offset: AtomicU64,
+    /// Destinations, applied in increasing node order.
+    pub dests: [AtomicU64; MAX_NODES / 64],
+    /// Destinations applied so far (count, in order).
+    pub progress: AtomicU32,
+    pub _pad: u32,
+    pub data: [AtomicU64; MAX_PACKET / 8],
+}
+
+#[repr(C, align(64))]
+pub(crate) struct NodeSlot {
+    pub state: AtomicU32,
+    pub pid: AtomicU32,
+    pub incarnation: AtomicU64,
+    /// CLOCK_MONOTONIC ns of the last heartbeat.
+    pub heartbeat_ns: AtomicU64,
+    /// Epoch at which the node was isolated, 0 if it is not.
+    pub isolated_epoch: AtomicU64,
+    pub uid: AtomicU32,
+    pub gid: AtomicU32,
+    /// Barrier arrivals per scope.
+    pub barrier: [AtomicU64; BARRIER_SCOPES],
+}
+
+#[repr(C, align(64))]
+pub(crate) struct SegEntry {
+    pub state: AtomicU32,
+    /// Bumped on every create and free, part of the rx object names.
+    pub generation: AtomicU32,
+    pub flags: AtomicU32,
+    pub mode: AtomicU32,
+    pub uid: AtomicU32,
+    pub gid: AtomicU32,
+    pub size: AtomicU64,
+    /// Nodes that map the segment rx.
+    pub rx_set: [AtomicU64; MAX_NODES / 64],
+    /// Bumped whenever `rx_set` or the entry changes, so tx mappings refresh.
+    pub rx_gen: AtomicU64,
+    pub name: [AtomicU8x8; NAME_LEN / 8],
+}
+
+#[repr(C, align(64))]
+pub(crate) struct GroupEntry {
+    pub state: AtomicU32,
+    pub _pad: u32,
+    pub members: [AtomicU64; MAX_NODES / 64],
+    pub name: [AtomicU8x8; NAME_LEN / 8],
+}
+
+/// Eight name bytes in one word (names are written under the flock, read under it).
+pub(crate) type AtomicU8x8 = AtomicU64;
+
+#[repr(C)]
+pub(crate) struct Event {
+    /// Index + 1 of the event stored here; 0 when never written.
+    pub seq: AtomicU64,
+    pub epoch: AtomicU64,
+    pub incarnation: AtomicU64,
+    pub node: AtomicU32,
+    pub kind: AtomicU32,
+}
+
+#[repr(C, align(64))]
+pub(crate) struct EventRing {
+    /// Number of events ever written.
+    pub head: AtomicU64,
+    pub events: [Event; EVENTS],
+}
+
+/// The whole control block.
+#[repr(C, align(64))]
+pub(crate) struct Control {
+    pub header: Header,
+    pub order: OrderLine,
+    pub journal: Journal,
+    pub nodes: [NodeSlot; MAX_NODES],
+    pub segs: [SegEntry; MAX_SEGMENTS],
+    pub groups: [GroupEntry; MAX_GROUPS],
+    pub events: EventRing,
+}
+
+/// Stores `name` (≤ NAME_LEN bytes) into name words.
+pub(crate) fn store_name(words: &[AtomicU64; NAME_LEN / 8], name: &str) {
+    let mut buf = [0u8; NAME_LEN];
+    buf[..name.len()].copy_from_slice(name.as_bytes());
+    for (w, chunk) in words.iter().zip(buf.chunks_exact(8)) {
+        w.store(
+            u64::from_le_bytes(chunk.try_into().expect("8 bytes")),
+            memchan_core::sync::Ordering::Relaxed,
+        );
+    }
+}
+
+/// Reads a name stored by [`store_name`].
+pub(crate) fn load_name(words: &[AtomicU64; NAME_LEN / 8]) -> String {
+    let mut buf = Vec::with_capacity(NAME_LEN);
+    for w in words {
+        buf.extend_from_slice(&w.load(memchan_core::sync::Ordering::Relaxed).to_le_bytes());
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// Reads a node-set bitmap.
+pub(crate) fn load_set(words: &[AtomicU64; MAX_NODES / 64]) -> memchan_core::NodeSet {
+    let mut s = memchan_core::NodeSet::EMPTY;
+    for (o, w) in s.0.iter_mut().zip(words.iter()) {
+        *o = w.load(memchan_core::sync::Ordering::Acquire);
+    }
+    s
+}
+
+/// Stores a node-set bitmap.
+pub(crate) fn store_set(words: &[AtomicU64; MAX_NODES / 64], set: &memchan_core::NodeSet) {
+    for (w, v) in words.iter().zip(set.0.iter()) {
+        w.store(*v, memchan_core::sync::Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_block_fits_and_aligns() {
+        assert_eq!(std::mem::align_of::<Control>(), 64);
+        assert_eq!(std::mem::size_of::<OrderLine>(), 64);
+        // The whole block is a few hundred KiB; keep it well under a 2 MiB huge page.
+        assert!(std::mem::size_of::<Control>() < 2 << 20);
+    }
+
+    #[test]
+    fn names_roundtrip() {
+        let words: [AtomicU64; NAME_LEN / 8] = Default::default();
+        store_name(&words, "segment-α");
+        assert_eq!(load_name(&words), "segment-α");
+    }
+}

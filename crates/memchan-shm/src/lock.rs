@@ -1,0 +1,146 @@
+//! The cluster lock of seed 000 (MEMORY CHANNEL 2): a lock page mapped broadcast with
+//! local copy by every bidder. To acquire, a node writes 1 into its own slot, waits for
+//! that write to come back into its local copy, and reads the page: if its slot is the
+//! only one set it holds the lock, otherwise it withdraws (writes 0) and backs off.
+//!
+//! Why at most one node holds it: every bid passes the point of global order and is
+//! applied at every bidder (including the bidder's own copy) in that one order. Of any
+//! two overlapping bids, the later one is applied after the earlier everywhere, so the
+//! later bidder sees the earlier bid and withdraws; the earlier bidder may see itself
+//! alone and win. A holder that dies has its slot cleared by the survivor that isolates
+//! it (the lock page is flagged, see `Inner::release_locks_of`).
+
+use crate::node::Inner;
+use crate::rxmap::RxMapping;
+use crate::tx::TxMapping;
+use memchan_core::{Dest, Result, RxAttrs, TxAttrs, MAX_NODES};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A named cluster lock.
+pub struct Lock {
+    rx: RxMapping,
+    tx: TxMapping,
+    slot: usize,
+    rng: std::cell::Cell<u64>,
+}
+
+/// Holds the lock until dropped.
+pub struct LockGuard<'a> {
+    lock: &'a Lock,
+}
+
+impl Lock {
+    pub(crate) fn new(inner: &Arc<Inner>, name: &str) -> Result<Lock> {
+        let seg = inner.segment(
+            &format!("_lock.{name}"),
+            MAX_NODES,
+            0o666,
+            crate::control::seg_state::FLAG_LOCK,
+            true,
+        )?;
+        let rx = RxMapping::new(inner.clone(), seg.clone(), RxAttrs::default())?;
+        let tx = TxMapping::new(
+            inner.clone(),
+            seg,
+            Dest::Broadcast,
+            TxAttrs {
+                local_copy: true,
+                ..TxAttrs::default()
+            },
+        )?;
+        Ok(Lock {
+            rx,
+            tx,
+            slot: inner.me.index(),
+            rng: std::cell::Cell::new(u64::from(inner.me.0) * 0x9E37_79B9_7F4A_7C15 + 1),
+        })
+    }
+
+    /// Whether any slot other than ours is set in our local copy.
+    fn others_bid(&self) -> Result<bool> {
+        for w in 0..MAX_NODES / 8 {
+            let mut v = self.rx.load_u64(w * 8)?;
+            if w == self.slot / 8 {
+                v &= !(0xFFu64 << ((self.slot % 8) * 8));
+            }
+            if v != 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn backoff(&self, attempt: u32) {
+        // xorshift: spread retries so bidders do not collide in lockstep.
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        let cap = 1u64 << attempt.min(10);
+        let us = x % cap;
+        if us < 2 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(us));
+        }
+    }
+
+    /// Acquires the lock, blocking (spin, then back off) until it is ours.
+    pub fn acquire(&self) -> Result<LockGuard<'_>> {
+        let mut attempt = 0u32;
+        loop {
+            // Wait while someone holds or bids: bidding then would only collide.
+            let mut waits = 0u32;
+            while self.others_bid()? {
+                waits += 1;
+                if waits < 100 {
+                    std::hint::spin_loop();
+                } else {
+                    self.backoff(attempt.max(3));
+                }
+            }
+            self.tx.write_u8(self.slot, 1)?;
+            // Wait for our bid to come back in the global order.
+            while self.rx.load_u8(self.slot)? != 1 {
+                std::hint::spin_loop();
+            }
+            if !self.others_bid()? {
+                return Ok(LockGuard { lock: self });
+            }
+            self.tx.write_u8(self.slot, 0)?;
+            attempt += 1;
+            self.backoff(attempt);
+        }
+    }
+
+    /// Tries once; `None` if another node holds or bids.
+    pub fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
+        if self.others_bid()? {
+            return Ok(None);
+        }
+        self.tx.write_u8(self.slot, 1)?;
+        if !self.others_bid()? {
+            return Ok(Some(LockGuard { lock: self }));
+        }
+        self.tx.write_u8(self.slot, 0)?;
+        Ok(None)
+    }
+}
+
+impl LockGuard<'_> {
+    /// Releases the lock, reporting a failed release (e.g. this node was isolated, in
+    /// which case the cluster already cleared its slot).
+    pub fn release(self) -> Result<()> {
+        let r = self.lock.tx.write_u8(self.lock.slot, 0);
+        std::mem::forget(self);
+        r
+    }
+}
+
+impl Drop for LockGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self.lock.tx.write_u8(self.lock.slot, 0);
+    }
+}

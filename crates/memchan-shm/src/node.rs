@@ -1,0 +1,928 @@
+//! A joined node: its view of the control block, the control-plane operations (join,
+//! leave, segments, groups, membership events, barrier) and the cache of other nodes'
+//! receive memory that its tx mappings deposit into.
+//!
+//! Control-plane changes hold the control block's `flock` (and an in-process mutex,
+//! since `flock` does not exclude threads sharing one open file). The data path never
+//! takes either.
+
+use crate::control::{
+    journal_state, load_name, load_set, node_state, seg_state, store_name, store_set, Control,
+    MAGIC, MAX_SEGMENTS, NAME_LEN, VERSION,
+};
+use crate::futex::SharedFutex;
+use crate::idle::SpinThenPark;
+use crate::rx::RxObject;
+use crate::shm::{Open, ShmMap};
+use memchan_core::notify::Notify;
+use memchan_core::order::OrderPoint;
+use memchan_core::sync::Ordering;
+use memchan_core::{Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// How a node joins: page size and failure-detection timing.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Page size; `None` accepts the cluster's (4 KiB for a new cluster).
+    pub page_size: Option<PageSize>,
+    /// Heartbeat period of the node service thread.
+    pub heartbeat: Duration,
+    /// A node silent this long is declared failed (a dead process is seen within one
+    /// heartbeat). Detection bound = `failure_timeout + heartbeat`.
+    pub failure_timeout: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            page_size: None,
+            heartbeat: Duration::from_millis(100),
+            failure_timeout: Duration::from_millis(800),
+        }
+    }
+}
+
+/// What happened to a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// The node joined.
+    Joined,
+    /// The node left cleanly.
+    Left,
+    /// The node died or hung and was isolated.
+    Failed,
+}
+
+/// A membership change, seen by every node in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MembershipEvent {
+    /// The epoch this change started.
+    pub epoch: u64,
+    /// The node concerned.
+    pub node: NodeId,
+    /// Its incarnation (a rejoin gets a new one).
+    pub incarnation: u64,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// Identifies one live segment (index + generation) for the data path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SegRef {
+    pub idx: u32,
+    pub generation: u32,
+    pub size: usize,
+    pub name: String,
+    pub mode: u32,
+}
+
+type ViewKey = (u32, u32, u16, u64);
+
+/// A joined node, shared by its segments and mappings.
+pub(crate) struct Inner {
+    pub cluster: String,
+    ctl: ShmMap,
+    pub me: NodeId,
+    pub incarnation: u64,
+    pub page: PageSize,
+    pub uid: u32,
+    pub gid: u32,
+    plane: Mutex<()>,
+    views: Mutex<HashMap<ViewKey, Arc<RxObject>>>,
+    pub stop: AtomicBool,
+}
+
+/// Holds the control plane: in-process mutex plus the control file's flock.
+pub(crate) struct PlaneGuard<'a> {
+    inner: &'a Inner,
+    _m: MutexGuard<'a, ()>,
+}
+
+impl Drop for PlaneGuard<'_> {
+    fn drop(&mut self) {
+        let _ = rustix::fs::flock(self.inner.ctl.fd(), rustix::fs::FlockOperation::Unlock);
+    }
+}
+
+fn valid_name(what: &'static str, name: &str, max: usize) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= max
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Invalid {
+            what,
+            why: format!("`{name}`: use 1..={max} characters of [A-Za-z0-9._-]"),
+        })
+    }
+}
+
+/// CLOCK_MONOTONIC in ns: shared by every process on the host, so heartbeats compare.
+pub(crate) fn now_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+pub(crate) fn pid_alive(pid: u32) -> bool {
+    match rustix::process::Pid::from_raw(pid as i32) {
+        Some(p) => rustix::process::test_kill_process(p).is_ok(),
+        None => false,
+    }
+}
+
+impl Inner {
+    /// Joins (creating if needed) the cluster `name`.
+    pub(crate) fn join(name: &str, cfg: Config) -> Result<Arc<Inner>> {
+        valid_name("cluster name", name, 48)?;
+        let file = format!("memchan.{name}.ctl");
+        let len = std::mem::size_of::<Control>();
+        for _attempt in 0..200 {
+            let ctl = match ShmMap::open(&file, Open::Create { len, mode: 0o666 }) {
+                Ok(m) => m,
+                Err(Error::Os { source, .. })
+                    if source.raw_os_error() == Some(rustix::io::Errno::EXIST.raw_os_error()) =>
+                {
+                    match ShmMap::open(&file, Open::Existing) {
+                        Ok(m) => m,
+                        // Its creator has not sized it yet, or it was just removed.
+                        Err(_) => {
+                            std::thread::sleep(Duration::from_millis(1));
+                            continue;
+                        }
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            rustix::fs::flock(ctl.fd(), rustix::fs::FlockOperation::LockExclusive)
+                .map_err(|e| Error::os("flock control block", e))?;
+            let linked = rustix::fs::fstat(ctl.fd())
+                .map(|st| st.st_nlink > 0)
+                .unwrap_or(false);
+            if !linked || ctl.len() < len {
+                // The last node removed this cluster between our open and our lock.
+                let _ = rustix::fs::flock(ctl.fd(), rustix::fs::FlockOperation::Unlock);
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            return Self::join_locked(name, ctl, cfg);
+        }
+        Err(Error::Invalid {
+            what: "cluster",
+            why: format!("could not open the control block of `{name}`"),
+        })
+    }
+
+    fn join_locked(name: &str, ctl: ShmMap, cfg: Config) -> Result<Arc<Inner>> {
+        let unlock = |ctl: &ShmMap| {
+            let _ = rustix::fs::flock(ctl.fd(), rustix::fs::FlockOperation::Unlock);
+        };
+        // SAFETY: the mapping is at least size_of::<Control>() bytes (checked by the
+        // caller), page-aligned, and `Control` is only atomics; it lives in `ctl`.
+        let c: &Control = unsafe { &*(ctl.ptr() as *const Control) };
+        let h = &c.header;
+        let page = if h.magic.load(Ordering::Acquire) == 0 {
+            let page = cfg.page_size.unwrap_or_default();
+            // SAFETY: we hold the flock and the magic is 0, so no other process reads
+            // these plain fields yet; the magic store below publishes them.
+            unsafe {
+                let hp = ctl.ptr() as *mut crate::control::Header;
+                (*hp).version = VERSION;
+                (*hp).page_size = page.bytes() as u32;
+                (*hp).heartbeat_ns = cfg.heartbeat.as_nanos() as u64;
+                (*hp).failure_timeout_ns = cfg.failure_timeout.as_nanos() as u64;
+            }
+            h.magic.store(MAGIC, Ordering::Release);
+            page
+        } else {
+            if h.magic.load(Ordering::Acquire) != MAGIC || h.version != VERSION {
+                unlock(&ctl);
+                return Err(Error::VersionMismatch {
+                    cluster: name.to_string(),
+                    found: h.version,
+                    expected: VERSION,
+                });
+            }
+            let existing = h.page_size as usize;
+            if let Some(want) = cfg.page_size {
+                if want.bytes() != existing {
+                    unlock(&ctl);
+                    return Err(Error::PageSizeMismatch {
+                        cluster: name.to_string(),
+                        existing,
+                        requested: want.bytes(),
+                    });
+                }
+            }
+            PageSize::from_bytes(existing).ok_or_else(|| Error::VersionMismatch {
+                cluster: name.to_string(),
+                found: h.version,
+                expected: VERSION,
+            })?
+        };
+        let uid = rustix::process::geteuid().as_raw();
+        let gid = rustix::process::getegid().as_raw();
+        let Some(slot_idx) = c
+            .nodes
+            .iter()
+            .position(|s| s.state.load(Ordering::Acquire) == node_state::FREE)
+        else {
+            unlock(&ctl);
+            return Err(Error::TableFull("node"));
+        };
+        let incarnation = h.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
+        let inner = Arc::new(Inner {
+            cluster: name.to_string(),
+            ctl,
+            me: NodeId(slot_idx as u16),
+            incarnation,
+            page,
+            uid,
+            gid,
+            plane: Mutex::new(()),
+            views: Mutex::new(HashMap::new()),
+            stop: AtomicBool::new(false),
+        });
+        {
+            // Dead nodes that nobody has cleaned up yet (e.g. the whole cluster
+            // crashed) are reaped before we take a slot.
+            for n in 0..MAX_NODES {
+                let s = &c.nodes[n];
+                if s.state.load(Ordering::Acquire) == node_state::ALIVE
+                    && !pid_alive(s.pid.load(Ordering::Relaxed))
+                {
+                    let inc = s.incarnation.load(Ordering::Relaxed);
+                    inner.fail_locked(NodeId(n as u16), inc);
+                }
+            }
+            let s = &c.nodes[slot_idx];
+            s.pid.store(std::process::id(), Ordering::Relaxed);
+            s.uid.store(uid, Ordering::Relaxed);
+            s.gid.store(gid, Ordering::Relaxed);
+            s.incarnation.store(incarnation, Ordering::Relaxed);
+            s.heartbeat_ns.store(now_ns(), Ordering::Relaxed);
+            s.isolated_epoch.store(0, Ordering::Relaxed);
+            // Start barrier counts level with the live members so the next barrier
+            // lines up with theirs.
+            for scope in 0..s.barrier.len() {
+                let top = c
+                    .nodes
+                    .iter()
+                    .filter(|o| o.state.load(Ordering::Acquire) == node_state::ALIVE)
+                    .map(|o| o.barrier[scope].load(Ordering::Acquire))
+                    .max()
+                    .unwrap_or(0);
+                s.barrier[scope].store(top, Ordering::Relaxed);
+            }
+            s.state.store(node_state::ALIVE, Ordering::Release);
+            inner.push_event(inner.me, incarnation, EventKind::Joined);
+        }
+        unlock(&inner.ctl);
+        Ok(inner)
+    }
+
+    pub(crate) fn ctl(&self) -> &Control {
+        // SAFETY: `join` checked the mapping holds a whole `Control`; it lives as long
+        // as `self`; every field is an atomic or a header field fixed before `magic`.
+        unsafe { &*(self.ctl.ptr() as *const Control) }
+    }
+
+    pub(crate) fn plane(&self) -> PlaneGuard<'_> {
+        let m = self.plane.lock().unwrap_or_else(|p| p.into_inner());
+        // flock only fails on a bad fd or EINTR; retry the latter.
+        while rustix::fs::flock(self.ctl.fd(), rustix::fs::FlockOperation::LockExclusive).is_err()
+        {
+        }
+        PlaneGuard {
+            inner: self,
+            _m: m,
+        }
+    }
+
+    pub(crate) fn order_point(&self) -> OrderPoint<'_> {
+        let o = &self.ctl().order;
+        OrderPoint::new(&o.owner, &o.seq)
+    }
+
+    /// Whether this node may still send: it is alive and was not isolated.
+    pub(crate) fn check_alive(&self) -> Result<()> {
+        let s = &self.ctl().nodes[self.me.index()];
+        if s.incarnation.load(Ordering::Relaxed) == self.incarnation
+            && s.state.load(Ordering::Relaxed) == node_state::ALIVE
+        {
+            Ok(())
+        } else {
+            Err(Error::Isolated {
+                node: self.me,
+                epoch: s
+                    .isolated_epoch
+                    .load(Ordering::Relaxed)
+                    .max(self.ctl().header.epoch.load(Ordering::Relaxed)),
+            })
+        }
+    }
+
+    /// Live members.
+    pub(crate) fn members(&self) -> NodeSet {
+        let c = self.ctl();
+        (0..MAX_NODES)
+            .filter(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::ALIVE)
+            .map(|n| NodeId(n as u16))
+            .collect()
+    }
+
+    pub(crate) fn is_member(&self, n: NodeId) -> bool {
+        n.index() < MAX_NODES
+            && self.ctl().nodes[n.index()].state.load(Ordering::Acquire) == node_state::ALIVE
+    }
+
+    fn push_event(&self, node: NodeId, incarnation: u64, kind: EventKind) -> u64 {
+        let c = self.ctl();
+        let epoch = c.header.epoch.fetch_add(1, Ordering::AcqRel) + 1;
+        let ring = &c.events;
+        let head = ring.head.load(Ordering::Relaxed);
+        let e = &ring.events[(head as usize) % ring.events.len()];
+        e.seq.store(0, Ordering::Release);
+        e.epoch.store(epoch, Ordering::Relaxed);
+        e.incarnation.store(incarnation, Ordering::Relaxed);
+        e.node.store(u32::from(node.0), Ordering::Relaxed);
+        e.kind.store(kind as u32, Ordering::Relaxed);
+        e.seq.store(head + 1, Ordering::Release);
+        ring.head.store(head + 1, Ordering::Release);
+        Notify::new(&c.header.event_seq, &c.header.event_waiters).post(&SharedFutex);
+        epoch
+    }
+
+    /// Number of membership events written so far (a cursor for [`next_event`]).
+    pub(crate) fn event_head(&self) -> u64 {
+        self.ctl().events.head.load(Ordering::Acquire)
+    }
+
+    /// The event at `cursor`, waiting up to `timeout` for it. Events older than the ring
+    /// are skipped (the cursor moves to the oldest kept).
+    pub(crate) fn next_event(
+        &self,
+        cursor: &mut u64,
+        timeout: Option<Duration>,
+    ) -> Option<MembershipEvent> {
+        let c = self.ctl();
+        let ring = &c.events;
+        let notify = Notify::new(&c.header.event_seq, &c.header.event_waiters);
+        let deadline = timeout.map(|t| std::time::Instant::now() + t);
+        loop {
+            let seen = notify.current();
+            let head = ring.head.load(Ordering::Acquire);
+            let n = ring.events.len() as u64;
+            if head > *cursor {
+                *cursor = (*cursor).max(head.saturating_sub(n));
+                let e = &ring.events[(*cursor % n) as usize];
+                let ev = MembershipEvent {
+                    epoch: e.epoch.load(Ordering::Relaxed),
+                    node: NodeId(e.node.load(Ordering::Relaxed) as u16),
+                    incarnation: e.incarnation.load(Ordering::Relaxed),
+                    kind: match e.kind.load(Ordering::Relaxed) {
+                        0 => EventKind::Joined,
+                        1 => EventKind::Left,
+                        _ => EventKind::Failed,
+                    },
+                };
+                if e.seq.load(Ordering::Acquire) == *cursor + 1 {
+                    *cursor += 1;
+                    return Some(ev);
+                }
+                continue; // overwritten while reading; take the oldest again
+            }
+            let left = match deadline {
+                Some(d) => {
+                    let l = d.saturating_duration_since(std::time::Instant::now());
+                    if l.is_zero() {
+                        return None;
+                    }
+                    Some(l)
+                }
+                None => None,
+            };
+            notify.wait(seen, left, &SharedFutex);
+        }
+    }
+
+    /// Declares `node` (incarnation `inc`) failed and isolates it, unless another
+    /// survivor already did. Returns whether this call did it.
+    pub(crate) fn declare_failed(&self, node: NodeId, inc: u64) -> bool {
+        let s = &self.ctl().nodes[node.index()];
+        if s.incarnation.load(Ordering::Acquire) != inc {
+            return false;
+        }
+        if s
+            .state
+            .compare_exchange(
+                node_state::ALIVE,
+                node_state::FAILED,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            )
+            .is_err()
+        {
+            return false;
+        }
+        // Finish its ordered packet first: waiters may be queued behind it.
+        self.recover_order_point(node);
+        let _g = self.plane();
+        self.cleanup_failed(node, inc);
+        true
+    }
+
+    /// `declare_failed` for a caller that already holds the plane.
+    fn fail_locked(&self, node: NodeId, inc: u64) {
+        let s = &self.ctl().nodes[node.index()];
+        if s
+            .state
+            .compare_exchange(
+                node_state::ALIVE,
+                node_state::FAILED,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+        {
+            self.recover_order_point(node);
+            self.cleanup_failed(node, inc);
+        }
+    }
+
+    fn cleanup_failed(&self, node: NodeId, inc: u64) {
+        let c = self.ctl();
+        let epoch = self.push_event(node, inc, EventKind::Failed);
+        c.nodes[node.index()]
+            .isolated_epoch
+            .store(epoch, Ordering::Release);
+        self.drop_rx_everywhere(node, inc);
+        self.release_locks_of(node);
+        self.release_barrier_waiters();
+        c.nodes[node.index()]
+            .state
+            .store(node_state::FREE, Ordering::Release);
+    }
+
+    /// Removes `node` from every segment's rx set and deletes its receive memory.
+    fn drop_rx_everywhere(&self, node: NodeId, inc: u64) {
+        let c = self.ctl();
+        for (i, seg) in c.segs.iter().enumerate() {
+            if seg.state.load(Ordering::Acquire) != seg_state::LIVE {
+                continue;
+            }
+            let mut set = load_set(&seg.rx_set);
+            if set.contains(node) {
+                set.remove(node);
+                store_set(&seg.rx_set, &set);
+                seg.rx_gen.fetch_add(1, Ordering::AcqRel);
+            }
+            let gen = seg.generation.load(Ordering::Acquire);
+            ShmMap::unlink(&self.rx_name(i as u32, gen, node, inc));
+        }
+    }
+
+    /// If the failed `dead` holds the order point, takes it over, finishes its
+    /// journaled packet (every destination applied, in order) and frees the point.
+    pub(crate) fn recover_order_point(&self, dead: NodeId) {
+        let op = self.order_point();
+        let me = u32::from(self.me.0);
+        if !op.take_over(u32::from(dead.0), me) {
+            return;
+        }
+        let j = &self.ctl().journal;
+        if j.state.load(Ordering::Acquire) == journal_state::APPLYING {
+            let seg = j.seg.load(Ordering::Relaxed);
+            let gen = j.seg_gen.load(Ordering::Relaxed);
+            let offset = j.offset.load(Ordering::Relaxed) as usize;
+            let len = j.len.load(Ordering::Relaxed) as usize;
+            let dests = load_set(&j.dests);
+            let done = j.progress.load(Ordering::Acquire) as usize;
+            let mut data = vec![0u8; len];
+            // SAFETY: `data` (the journal's payload words) holds ≥ len bytes written
+            // before `state` was set APPLYING (Release), which we read with Acquire.
+            unsafe {
+                std::ptr::copy_nonoverlapping(j.data.as_ptr() as *const u8, data.as_mut_ptr(), len)
+            };
+            if let Some(segref) = self.seg_by_index(seg, gen) {
+                for d in dests.iter().skip(done) {
+                    if let Ok(Some(view)) = self.view(&segref, d) {
+                        crate::tx::apply(&view, self.page, offset, &data);
+                    }
+                }
+            }
+            j.state.store(journal_state::IDLE, Ordering::Release);
+        }
+        op.leave(me);
+    }
+
+    /// Waits for the order point, recovering it from a holder declared failed.
+    pub(crate) fn enter_order(&self) -> u64 {
+        let ctl = self.ctl();
+        let mut idle = SpinThenPark::new();
+        self.order_point().enter(u32::from(self.me.0), |holder| {
+            idle.idle();
+            if idle.is_parked()
+                && (holder as usize) < MAX_NODES
+                && ctl.nodes[holder as usize].state.load(Ordering::Acquire) == node_state::FAILED
+            {
+                self.recover_order_point(NodeId(holder as u16));
+            }
+        })
+    }
+
+    /// Writes 0 into `node`'s bid slot of every cluster lock, so a lock it held is free.
+    fn release_locks_of(&self, node: NodeId) {
+        let c = self.ctl();
+        for i in 0..MAX_SEGMENTS {
+            let seg = &c.segs[i];
+            if seg.state.load(Ordering::Acquire) != seg_state::LIVE
+                || seg.flags.load(Ordering::Acquire) & seg_state::FLAG_LOCK == 0
+            {
+                continue;
+            }
+            let gen = seg.generation.load(Ordering::Acquire);
+            if let Some(segref) = self.seg_by_index(i as u32, gen) {
+                let dests = load_set(&seg.rx_set);
+                let _ = crate::tx::ordered_packet(self, &segref, dests, node.index(), &[0]);
+            }
+        }
+    }
+
+    fn release_barrier_waiters(&self) {
+        let h = &self.ctl().header;
+        Notify::new(&h.barrier_seq, &h.barrier_waiters).post(&SharedFutex);
+    }
+
+    pub(crate) fn rx_name(&self, seg: u32, gen: u32, node: NodeId, inc: u64) -> String {
+        format!(
+            "memchan.{}.s{seg}.g{gen}.n{}.i{inc}",
+            self.cluster, node.0
+        )
+    }
+
+    /// The segment at `idx` if it is still generation `gen`.
+    pub(crate) fn seg_by_index(&self, idx: u32, gen: u32) -> Option<SegRef> {
+        let e = &self.ctl().segs[idx as usize];
+        if e.state.load(Ordering::Acquire) != seg_state::LIVE
+            || e.generation.load(Ordering::Acquire) != gen
+        {
+            return None;
+        }
+        Some(SegRef {
+            idx,
+            generation: gen,
+            size: e.size.load(Ordering::Acquire) as usize,
+            name: load_name(&e.name),
+            mode: e.mode.load(Ordering::Relaxed),
+        })
+    }
+
+    /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
+    pub(crate) fn view(&self, seg: &SegRef, node: NodeId) -> Result<Option<Arc<RxObject>>> {
+        let c = self.ctl();
+        let slot = &c.nodes[node.index()];
+        if slot.state.load(Ordering::Acquire) != node_state::ALIVE
+            || !load_set(&c.segs[seg.idx as usize].rx_set).contains(node)
+        {
+            return Ok(None);
+        }
+        let inc = slot.incarnation.load(Ordering::Acquire);
+        let key = (seg.idx, seg.generation, node.0, inc);
+        let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = views.get(&key) {
+            return Ok(Some(v.clone()));
+        }
+        let name = self.rx_name(seg.idx, seg.generation, node, inc);
+        let obj = match RxObject::open(&name, self.page, seg.size) {
+            Ok(o) => Arc::new(o),
+            // Removed between our check and open: the node just unmapped or died.
+            Err(Error::Os { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        // Forget views of earlier generations or incarnations of the same pair.
+        views.retain(|k, _| !(k.0 == seg.idx && k.2 == node.0));
+        views.insert(key, obj.clone());
+        Ok(Some(obj))
+    }
+
+    // ---- segments ------------------------------------------------------------------
+
+    /// Finds or creates a segment (create-or-open by name).
+    pub(crate) fn segment(
+        &self,
+        name: &str,
+        size: usize,
+        mode: u32,
+        flags: u32,
+        create: bool,
+    ) -> Result<SegRef> {
+        valid_name("segment name", name, NAME_LEN)?;
+        if create && (size == 0 || size > (1 << 34)) {
+            return Err(Error::Invalid {
+                what: "segment size",
+                why: format!("{size} bytes: must be 1 byte ..= 16 GiB"),
+            });
+        }
+        if mode > 0o777 {
+            return Err(Error::Invalid {
+                what: "segment mode",
+                why: format!("{mode:o}: only permission bits (0o777) are allowed"),
+            });
+        }
+        let _g = self.plane();
+        let c = self.ctl();
+        for (i, e) in c.segs.iter().enumerate() {
+            if e.state.load(Ordering::Acquire) == seg_state::LIVE && load_name(&e.name) == name {
+                let existing = e.size.load(Ordering::Acquire) as usize;
+                if create && self.page.round_up(size) != existing {
+                    return Err(Error::SegmentSizeMismatch {
+                        segment: name.to_string(),
+                        existing,
+                        requested: size,
+                    });
+                }
+                let gen = e.generation.load(Ordering::Acquire);
+                return self.seg_by_index(i as u32, gen).ok_or_else(|| Error::UnknownSegment(name.into()));
+            }
+        }
+        if !create {
+            return Err(Error::UnknownSegment(name.to_string()));
+        }
+        let Some(i) = c
+            .segs
+            .iter()
+            .position(|e| e.state.load(Ordering::Acquire) == seg_state::FREE)
+        else {
+            return Err(Error::TableFull("segment"));
+        };
+        let e = &c.segs[i];
+        let gen = e.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        store_name(&e.name, name);
+        e.size.store(self.page.round_up(size) as u64, Ordering::Relaxed);
+        e.mode.store(mode, Ordering::Relaxed);
+        e.uid.store(self.uid, Ordering::Relaxed);
+        e.gid.store(self.gid, Ordering::Relaxed);
+        e.flags.store(flags, Ordering::Relaxed);
+        store_set(&e.rx_set, &NodeSet::EMPTY);
+        e.rx_gen.fetch_add(1, Ordering::AcqRel);
+        e.state.store(seg_state::LIVE, Ordering::Release);
+        c.header.seg_gen.fetch_add(1, Ordering::AcqRel);
+        Ok(self.seg_by_index(i as u32, gen).expect("just created"))
+    }
+
+    /// Checks the caller's permission (`want`: 4 read, 2 write) on a segment.
+    pub(crate) fn check_perm(&self, seg: &SegRef, want: u32, op: &'static str) -> Result<()> {
+        let e = &self.ctl().segs[seg.idx as usize];
+        let (uid, gid, mode) = (
+            e.uid.load(Ordering::Relaxed),
+            e.gid.load(Ordering::Relaxed),
+            e.mode.load(Ordering::Relaxed),
+        );
+        let bits = if self.uid == 0 {
+            7
+        } else if self.uid == uid {
+            (mode >> 6) & 7
+        } else if self.gid == gid {
+            (mode >> 3) & 7
+        } else {
+            mode & 7
+        };
+        if bits & want == want {
+            Ok(())
+        } else {
+            Err(Error::PermissionDenied {
+                segment: seg.name.clone(),
+                op,
+                uid,
+                gid,
+                mode,
+                caller_uid: self.uid,
+            })
+        }
+    }
+
+    /// Frees a segment: only its owner (or root) may.
+    pub(crate) fn free_segment(&self, seg: &SegRef) -> Result<()> {
+        let _g = self.plane();
+        let e = &self.ctl().segs[seg.idx as usize];
+        if self.seg_by_index(seg.idx, seg.generation).is_none() {
+            return Err(Error::SegmentFreed {
+                segment: seg.name.clone(),
+            });
+        }
+        let owner = e.uid.load(Ordering::Relaxed);
+        if self.uid != 0 && self.uid != owner {
+            return Err(Error::PermissionDenied {
+                segment: seg.name.clone(),
+                op: "free",
+                uid: owner,
+                gid: e.gid.load(Ordering::Relaxed),
+                mode: e.mode.load(Ordering::Relaxed),
+                caller_uid: self.uid,
+            });
+        }
+        let c = self.ctl();
+        for n in load_set(&e.rx_set).iter() {
+            let inc = c.nodes[n.index()].incarnation.load(Ordering::Acquire);
+            ShmMap::unlink(&self.rx_name(seg.idx, seg.generation, n, inc));
+        }
+        store_set(&e.rx_set, &NodeSet::EMPTY);
+        e.state.store(seg_state::FREE, Ordering::Release);
+        e.generation.fetch_add(1, Ordering::AcqRel);
+        e.rx_gen.fetch_add(1, Ordering::AcqRel);
+        c.header.seg_gen.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Adds this node to the segment's rx set (under the order point, so no ordered
+    /// packet is half-delivered across the change). For lock pages the new copy starts
+    /// as a copy of an existing one, so a late bidder sees the current holder.
+    pub(crate) fn attach_rx(&self, seg: &SegRef, obj: &RxObject) -> Result<()> {
+        let _g = self.plane();
+        let c = self.ctl();
+        let e = &c.segs[seg.idx as usize];
+        if self.seg_by_index(seg.idx, seg.generation).is_none() {
+            return Err(Error::SegmentFreed {
+                segment: seg.name.clone(),
+            });
+        }
+        let mut set = load_set(&e.rx_set);
+        if set.contains(self.me) {
+            return Err(Error::Invalid {
+                what: "rx mapping",
+                why: format!("segment `{}` is already mapped rx by this node", seg.name),
+            });
+        }
+        self.enter_order();
+        if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0 {
+            if let Some(src) = set.iter().find_map(|n| self.view(seg, n).ok().flatten()) {
+                // SAFETY: both ranges are `size` bytes inside their mappings; the copy
+                // runs under the order point, so no ordered write races it.
+                unsafe { std::ptr::copy_nonoverlapping(src.data(), obj.data(), seg.size) };
+            }
+        }
+        set.insert(self.me);
+        store_set(&e.rx_set, &set);
+        e.rx_gen.fetch_add(1, Ordering::AcqRel);
+        self.order_point().leave(u32::from(self.me.0));
+        Ok(())
+    }
+
+    /// Removes this node from the segment's rx set and deletes its receive memory.
+    pub(crate) fn detach_rx(&self, seg: &SegRef) {
+        let _g = self.plane();
+        let e = &self.ctl().segs[seg.idx as usize];
+        if self.seg_by_index(seg.idx, seg.generation).is_some() {
+            let mut set = load_set(&e.rx_set);
+            set.remove(self.me);
+            store_set(&e.rx_set, &set);
+            e.rx_gen.fetch_add(1, Ordering::AcqRel);
+        }
+        ShmMap::unlink(&self.rx_name(seg.idx, seg.generation, self.me, self.incarnation));
+    }
+
+    // ---- groups --------------------------------------------------------------------
+
+    /// Creates a multicast group (or returns it if it exists with the same members).
+    pub(crate) fn create_group(&self, name: &str, members: &NodeSet) -> Result<GroupId> {
+        valid_name("group name", name, NAME_LEN)?;
+        for n in members.iter() {
+            if !self.is_member(n) {
+                return Err(Error::UnknownNode(n));
+            }
+        }
+        let _g = self.plane();
+        let c = self.ctl();
+        for (i, g) in c.groups.iter().enumerate() {
+            if g.state.load(Ordering::Acquire) == 1 && load_name(&g.name) == name {
+                if load_set(&g.members) != *members {
+                    return Err(Error::Invalid {
+                        what: "group",
+                        why: format!("`{name}` exists with other members"),
+                    });
+                }
+                return Ok(GroupId(i as u16));
+            }
+        }
+        let Some(i) = c.groups.iter().position(|g| g.state.load(Ordering::Acquire) == 0) else {
+            return Err(Error::TableFull("group"));
+        };
+        let g = &c.groups[i];
+        store_name(&g.name, name);
+        store_set(&g.members, members);
+        g.state.store(1, Ordering::Release);
+        Ok(GroupId(i as u16))
+    }
+
+    /// Looks a group up by name.
+    pub(crate) fn group(&self, name: &str) -> Result<GroupId> {
+        let _g = self.plane();
+        self.ctl()
+            .groups
+            .iter()
+            .position(|g| g.state.load(Ordering::Acquire) == 1 && load_name(&g.name) == name)
+            .map(|i| GroupId(i as u16))
+            .ok_or_else(|| Error::UnknownGroup(name.to_string()))
+    }
+
+    /// A group's member set.
+    pub(crate) fn group_members(&self, g: GroupId) -> Result<NodeSet> {
+        let e = self
+            .ctl()
+            .groups
+            .get(g.index())
+            .filter(|e| e.state.load(Ordering::Acquire) == 1)
+            .ok_or_else(|| Error::UnknownGroup(format!("#{}", g.0)))?;
+        Ok(load_set(&e.members))
+    }
+
+    // ---- barrier -------------------------------------------------------------------
+
+    /// Barrier over the live members of `scope` (0 = cluster, 1 + g = group g).
+    pub(crate) fn barrier(&self, scope: usize, group: Option<NodeSet>) -> Result<()> {
+        self.check_alive()?;
+        std::sync::atomic::fence(Ordering::SeqCst); // every earlier write is applied
+        let c = self.ctl();
+        let mine = &c.nodes[self.me.index()].barrier[scope];
+        let target = mine.load(Ordering::Relaxed) + 1;
+        mine.store(target, Ordering::SeqCst);
+        let notify = Notify::new(&c.header.barrier_seq, &c.header.barrier_waiters);
+        notify.post(&SharedFutex);
+        let mut spins = 0u32;
+        loop {
+            let seen = notify.current();
+            let everyone = (0..MAX_NODES).all(|n| {
+                let s = &c.nodes[n];
+                s.state.load(Ordering::Acquire) != node_state::ALIVE
+                    || group.is_some_and(|g| !g.contains(NodeId(n as u16)))
+                    || s.barrier[scope].load(Ordering::Acquire) >= target
+            });
+            if everyone {
+                return Ok(());
+            }
+            self.check_alive()?;
+            spins += 1;
+            if spins < 2000 {
+                std::hint::spin_loop();
+            } else {
+                notify.wait(seen, Some(Duration::from_millis(10)), &SharedFutex);
+            }
+        }
+    }
+
+    // ---- leaving -------------------------------------------------------------------
+
+    /// Leaves the cluster; the last node out removes the cluster's shared memory.
+    pub(crate) fn leave(&self) {
+        self.stop.store(true, Ordering::Release);
+        let g = self.plane();
+        let c = self.ctl();
+        let s = &c.nodes[self.me.index()];
+        if s.incarnation.load(Ordering::Acquire) == self.incarnation
+            && s.state.load(Ordering::Acquire) == node_state::ALIVE
+        {
+            self.release_locks_of(self.me);
+            self.drop_rx_everywhere(self.me, self.incarnation);
+            self.push_event(self.me, self.incarnation, EventKind::Left);
+            s.state.store(node_state::FREE, Ordering::Release);
+        }
+        let anyone = c
+            .nodes
+            .iter()
+            .any(|n| n.state.load(Ordering::Acquire) != node_state::FREE);
+        if !anyone {
+            for (i, e) in c.segs.iter().enumerate() {
+                if e.state.load(Ordering::Acquire) == seg_state::LIVE {
+                    let gen = e.generation.load(Ordering::Acquire);
+                    for n in load_set(&e.rx_set).iter() {
+                        let inc = c.nodes[n.index()].incarnation.load(Ordering::Acquire);
+                        ShmMap::unlink(&self.rx_name(i as u32, gen, n, inc));
+                    }
+                }
+            }
+            ShmMap::unlink(&format!("memchan.{}.ctl", self.cluster));
+        }
+        drop(g);
+    }
+
+    /// Header fields for status and tests.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.ctl().header.epoch.load(Ordering::Acquire)
+    }
+
+    /// The failure-detection timing of the cluster (set by its first node).
+    pub(crate) fn timing(&self) -> (Duration, Duration) {
+        let h = &self.ctl().header;
+        (
+            Duration::from_nanos(h.heartbeat_ns),
+            Duration::from_nanos(h.failure_timeout_ns),
+        )
+    }
+
+}

@@ -1,0 +1,117 @@
+//! POSIX shared-memory objects mapped into this process: the one place memchan-shm
+//! calls `shm_open` and `mmap`.
+
+use memchan_core::{Error, Result};
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::Mode;
+use rustix::mm::{MapFlags, ProtFlags};
+use rustix::shm;
+use std::ptr::NonNull;
+
+/// A mapped shared-memory object. Unmapped on drop; the name stays until [`unlink`].
+pub(crate) struct ShmMap {
+    ptr: NonNull<u8>,
+    len: usize,
+    fd: OwnedFd,
+}
+
+// SAFETY: the mapping is plain memory shared with other processes; every access to it
+// goes through atomics or through copies whose ordering the callers establish, so
+// sharing the handle between threads adds nothing a second process does not.
+unsafe impl Send for ShmMap {}
+// SAFETY: as above; `ShmMap` itself has no interior state besides the mapping.
+unsafe impl Sync for ShmMap {}
+
+/// How to open a shared-memory object.
+pub(crate) enum Open {
+    /// Create it; fail if it exists.
+    Create { len: usize, mode: u32 },
+    /// Open an existing one of whatever length it has.
+    Existing,
+}
+
+impl ShmMap {
+    /// Opens (or creates) `/name` and maps it read-write, shared.
+    pub(crate) fn open(name: &str, how: Open) -> Result<ShmMap> {
+        let path = format!("/{name}");
+        let (flags, mode) = match how {
+            Open::Create { mode, .. } => (
+                shm::OFlags::CREATE | shm::OFlags::EXCL | shm::OFlags::RDWR,
+                Mode::from_raw_mode(mode),
+            ),
+            Open::Existing => (shm::OFlags::RDWR, Mode::empty()),
+        };
+        let fd = shm::open(path.as_str(), flags, mode)
+            .map_err(|e| Error::os(format!("shm_open {path}"), e))?;
+        let len = match how {
+            Open::Create { len, mode } => {
+                // shm_open applies the umask; the segment's mode is the cluster's word.
+                rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))
+                    .map_err(|e| Error::os(format!("fchmod {path}"), e))?;
+                rustix::fs::ftruncate(&fd, len as u64)
+                    .map_err(|e| Error::os(format!("ftruncate {path}"), e))?;
+                len
+            }
+            Open::Existing => rustix::fs::fstat(&fd)
+                .map_err(|e| Error::os(format!("fstat {path}"), e))?
+                .st_size as usize,
+        };
+        Self::map(fd, len, &path)
+    }
+
+    fn map(fd: OwnedFd, len: usize, what: &str) -> Result<ShmMap> {
+        if len == 0 {
+            return Err(Error::Invalid {
+                what: "shared memory object",
+                why: format!("{what} has length 0 (its creator has not sized it yet)"),
+            });
+        }
+        // SAFETY: a fresh mapping chosen by the kernel (null hint), of a file we hold
+        // open; nothing else in this process aliases it yet.
+        let ptr = unsafe {
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::POPULATE,
+                &fd,
+                0,
+            )
+        }
+        .map_err(|e| Error::os(format!("mmap {what}"), e))?;
+        // Resident memory (SPEC: rx mappings are not swapped). Failure (RLIMIT_MEMLOCK
+        // for non-root) only costs residency, so it is not an error.
+        // SAFETY: the range is the mapping just made.
+        let _ = unsafe { rustix::mm::mlock(ptr, len) };
+        Ok(ShmMap {
+            ptr: NonNull::new(ptr.cast()).expect("mmap returned null"),
+            len,
+            fd,
+        })
+    }
+
+    /// Removes `/name` from the namespace; mappings stay valid.
+    pub(crate) fn unlink(name: &str) {
+        let _ = shm::unlink(format!("/{name}").as_str());
+    }
+
+    pub(crate) fn ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn fd(&self) -> impl AsFd + '_ {
+        self.fd.as_fd()
+    }
+}
+
+impl Drop for ShmMap {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `map`; callers hold an `Arc` to
+        // this map for as long as they hold pointers into it.
+        let _ = unsafe { rustix::mm::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}

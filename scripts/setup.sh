@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs everything memchan needs on a fresh Debian machine: the Rust
+# components, Open MPI with OSHMEM (the bench's peers) and matplotlib (plots).
+# Idempotent: safe to run again.
+set -euo pipefail
+
+need_apt=()
+command -v mpicc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
+command -v oshcc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
+python3 -c 'import matplotlib' >/dev/null 2>&1 || need_apt+=(python3-matplotlib)
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# matplotlib for the python3 on PATH (may be a pyenv interpreter, not Debian's)
+if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  python3 -m pip install --quiet matplotlib
+fi
+
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
