@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
             MPI_Send(&ack, 1, MPI_INT, 0, 101, MPI_COMM_WORLD);
         }
     }
-    if (rank == 0) peer_report_bw("mpi", "bandwidth_1mib_gbps", s, a.iters);
+    if (rank == 0) peer_report_bw(&a, "mpi", "bandwidth_1mib_gbps", s, a.iters);
     free(s);
     free(buf);
     MPI_Finalize();

@@ -15,20 +15,22 @@ int main(int argc, char **argv) {
     double *s = peer_samples(a.iters);
     uint64_t buf = 0;
     MPI_Barrier(MPI_COMM_WORLD);
+    /* one counter read per round trip: the end of one is the start of the next */
+    uint64_t prev = peer_ticks();
     for (long i = 0; i < a.warmup + a.iters; i++) {
         if (rank == 0) {
-            uint64_t t0 = peer_ticks();
             buf = (uint64_t)i;
             MPI_Send(&buf, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
             MPI_Recv(&buf, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            uint64_t t1 = peer_ticks();
-            if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz / 2.0;
+            uint64_t now = peer_ticks();
+            if (i >= a.warmup) s[i - a.warmup] = (double)(now - prev) / a.tsc_ghz / 2.0;
+            prev = now;
         } else {
             MPI_Recv(&buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(&buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         }
     }
-    if (rank == 0) peer_report_time("mpi", "latency_8b_one_way_ns", s, a.iters);
+    if (rank == 0) peer_report_time(&a, "mpi", "latency_8b_one_way_ns", s, a.iters);
     free(s);
     MPI_Finalize();
     return 0;

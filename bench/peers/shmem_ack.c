@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
         }
     }
     shmem_barrier_all();
-    if (me == 0) peer_report_time("oshmem", "ack_ns", s, a.iters);
+    if (me == 0) peer_report_time(&a, "oshmem", "ack_ns", s, a.iters);
     free(s);
     shmem_free(dst);
     shmem_finalize();

@@ -1,4 +1,5 @@
-/* OpenSHMEM shmem_barrier_all with 2 PEs; one sample per barrier (PE 0's view). */
+/* OpenSHMEM shmem_barrier_all with 2 PEs; one sample per barrier (PE 0's view,
+ * one counter read per barrier: the end of one is the start of the next). */
 #include <shmem.h>
 #include "peer_common.h"
 
@@ -12,13 +13,14 @@ int main(int argc, char **argv) {
     struct peer_args a = peer_parse_args(argc, argv);
     double *s = peer_samples(a.iters);
     shmem_barrier_all();
+    uint64_t prev = peer_ticks();
     for (long i = 0; i < a.warmup + a.iters; i++) {
-        uint64_t t0 = peer_ticks();
         shmem_barrier_all();
-        uint64_t t1 = peer_ticks();
-        if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz;
+        uint64_t now = peer_ticks();
+        if (i >= a.warmup) s[i - a.warmup] = (double)(now - prev) / a.tsc_ghz;
+        prev = now;
     }
-    if (me == 0) peer_report_time("oshmem", "barrier_ns", s, a.iters);
+    if (me == 0) peer_report_time(&a, "oshmem", "barrier_ns", s, a.iters);
     free(s);
     shmem_finalize();
     return 0;

@@ -17,20 +17,22 @@ int main(int argc, char **argv) {
     flags[0] = 0;
     flags[8] = 0;
     shmem_barrier_all();
+    /* one counter read per round trip: the end of one is the start of the next */
+    uint64_t prev = peer_ticks();
     for (long i = 1; i <= a.warmup + a.iters; i++) {
         if (me == 0) {
-            uint64_t t0 = peer_ticks();
             shmem_long_p(&flags[0], i, 1);
             shmem_long_wait_until(&flags[8], SHMEM_CMP_EQ, i);
-            uint64_t t1 = peer_ticks();
-            if (i > a.warmup) s[i - 1 - a.warmup] = (double)(t1 - t0) / a.tsc_ghz / 2.0;
+            uint64_t now = peer_ticks();
+            if (i > a.warmup) s[i - 1 - a.warmup] = (double)(now - prev) / a.tsc_ghz / 2.0;
+            prev = now;
         } else {
             shmem_long_wait_until(&flags[0], SHMEM_CMP_EQ, i);
             shmem_long_p(&flags[8], i, 0);
         }
     }
     shmem_barrier_all();
-    if (me == 0) peer_report_time("oshmem", "latency_8b_one_way_ns", s, a.iters);
+    if (me == 0) peer_report_time(&a, "oshmem", "latency_8b_one_way_ns", s, a.iters);
     free(s);
     shmem_free(flags);
     shmem_finalize();

@@ -1,6 +1,7 @@
 /* OpenSHMEM lock acquire + release (shmem_set_lock / shmem_clear_lock),
  * uncontended: PE 0 takes and releases the lock while PE 1 waits idle in a
- * barrier. One sample per acquire+release pair. */
+ * barrier. One sample per acquire+release pair (one counter read per pair:
+ * the end of one is the start of the next). */
 #include <shmem.h>
 #include "peer_common.h"
 
@@ -17,16 +18,17 @@ int main(int argc, char **argv) {
     *lock = 0;
     shmem_barrier_all();
     if (me == 0) {
+        uint64_t prev = peer_ticks();
         for (long i = 0; i < a.warmup + a.iters; i++) {
-            uint64_t t0 = peer_ticks();
             shmem_set_lock(lock);
             shmem_clear_lock(lock);
-            uint64_t t1 = peer_ticks();
-            if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz;
+            uint64_t now = peer_ticks();
+            if (i >= a.warmup) s[i - a.warmup] = (double)(now - prev) / a.tsc_ghz;
+            prev = now;
         }
     }
     shmem_barrier_all();
-    if (me == 0) peer_report_time("oshmem", "lock_acquire_release_ns", s, a.iters);
+    if (me == 0) peer_report_time(&a, "oshmem", "lock_acquire_release_ns", s, a.iters);
     free(s);
     shmem_free(lock);
     shmem_finalize();

@@ -33,6 +33,13 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench(args) => bench::run(args),
-        Command::BenchWorker(args) => bench::worker::main(args),
+        Command::BenchWorker(args) => {
+            // One line for the coordinator to quote, without a backtrace.
+            if let Err(e) = bench::worker::main(args) {
+                eprintln!("{e:#}");
+                std::process::exit(1);
+            }
+            Ok(())
+        }
     }
 }

@@ -11,7 +11,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[non_exhaustive]
 pub enum Error {
     /// A write or read reaches past the end of its segment.
-    #[error("offset {offset} + length {len} is past the end of segment `{segment}` ({size} bytes)")]
+    #[error(
+        "offset {offset} + length {len} is past the end of segment `{segment}` ({size} bytes)"
+    )]
     OutOfBounds {
         /// Segment name.
         segment: String,

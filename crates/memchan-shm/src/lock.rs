@@ -53,7 +53,9 @@ impl Lock {
             rx,
             tx,
             slot: inner.me.index(),
-            rng: std::cell::Cell::new(u64::from(inner.me.0) * 0x9E37_79B9_7F4A_7C15 + 1),
+            rng: std::cell::Cell::new(
+                (u64::from(inner.me.0) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
         })
     }
 

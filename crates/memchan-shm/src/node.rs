@@ -129,9 +129,13 @@ pub(crate) fn now_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// Whether process `pid` exists. EPERM (another user's process) means it does.
 pub(crate) fn pid_alive(pid: u32) -> bool {
     match rustix::process::Pid::from_raw(pid as i32) {
-        Some(p) => rustix::process::test_kill_process(p).is_ok(),
+        Some(p) => !matches!(
+            rustix::process::test_kill_process(p),
+            Err(rustix::io::Errno::SRCH)
+        ),
         None => false,
     }
 }
@@ -295,13 +299,9 @@ impl Inner {
     pub(crate) fn plane(&self) -> PlaneGuard<'_> {
         let m = self.plane.lock().unwrap_or_else(|p| p.into_inner());
         // flock only fails on a bad fd or EINTR; retry the latter.
-        while rustix::fs::flock(self.ctl.fd(), rustix::fs::FlockOperation::LockExclusive).is_err()
-        {
+        while rustix::fs::flock(self.ctl.fd(), rustix::fs::FlockOperation::LockExclusive).is_err() {
         }
-        PlaneGuard {
-            inner: self,
-            _m: m,
-        }
+        PlaneGuard { inner: self, _m: m }
     }
 
     pub(crate) fn order_point(&self) -> OrderPoint<'_> {
@@ -418,8 +418,7 @@ impl Inner {
         if s.incarnation.load(Ordering::Acquire) != inc {
             return false;
         }
-        if s
-            .state
+        if s.state
             .compare_exchange(
                 node_state::ALIVE,
                 node_state::FAILED,
@@ -440,8 +439,7 @@ impl Inner {
     /// `declare_failed` for a caller that already holds the plane.
     fn fail_locked(&self, node: NodeId, inc: u64) {
         let s = &self.ctl().nodes[node.index()];
-        if s
-            .state
+        if s.state
             .compare_exchange(
                 node_state::ALIVE,
                 node_state::FAILED,
@@ -560,10 +558,7 @@ impl Inner {
     }
 
     pub(crate) fn rx_name(&self, seg: u32, gen: u32, node: NodeId, inc: u64) -> String {
-        format!(
-            "memchan.{}.s{seg}.g{gen}.n{}.i{inc}",
-            self.cluster, node.0
-        )
+        format!("memchan.{}.s{seg}.g{gen}.n{}.i{inc}", self.cluster, node.0)
     }
 
     /// The segment at `idx` if it is still generation `gen`.
@@ -648,7 +643,9 @@ impl Inner {
                     });
                 }
                 let gen = e.generation.load(Ordering::Acquire);
-                return self.seg_by_index(i as u32, gen).ok_or_else(|| Error::UnknownSegment(name.into()));
+                return self
+                    .seg_by_index(i as u32, gen)
+                    .ok_or_else(|| Error::UnknownSegment(name.into()));
             }
         }
         if !create {
@@ -664,7 +661,8 @@ impl Inner {
         let e = &c.segs[i];
         let gen = e.generation.fetch_add(1, Ordering::AcqRel) + 1;
         store_name(&e.name, name);
-        e.size.store(self.page.round_up(size) as u64, Ordering::Relaxed);
+        e.size
+            .store(self.page.round_up(size) as u64, Ordering::Relaxed);
         e.mode.store(mode, Ordering::Relaxed);
         e.uid.store(self.uid, Ordering::Relaxed);
         e.gid.store(self.gid, Ordering::Relaxed);
@@ -810,7 +808,11 @@ impl Inner {
                 return Ok(GroupId(i as u16));
             }
         }
-        let Some(i) = c.groups.iter().position(|g| g.state.load(Ordering::Acquire) == 0) else {
+        let Some(i) = c
+            .groups
+            .iter()
+            .position(|g| g.state.load(Ordering::Acquire) == 0)
+        else {
             return Err(Error::TableFull("group"));
         };
         let g = &c.groups[i];
@@ -924,5 +926,4 @@ impl Inner {
             Duration::from_nanos(h.failure_timeout_ns),
         )
     }
-
 }

@@ -60,7 +60,8 @@ impl RxObject {
         )?;
         let rx = RxObject { map, data_off };
         let h = rx.header();
-        h.pages.store((size / page.bytes()) as u64, Ordering::Relaxed);
+        h.pages
+            .store((size / page.bytes()) as u64, Ordering::Relaxed);
         for p in 0..size / page.bytes() {
             rx.pct(p).store(attrs.bits(), Ordering::Relaxed);
         }
@@ -75,7 +76,11 @@ impl RxObject {
         if map.len() < data_off + size {
             return Err(Error::Invalid {
                 what: "receive memory",
-                why: format!("{name} is {} bytes, expected {}", map.len(), data_off + size),
+                why: format!(
+                    "{name} is {} bytes, expected {}",
+                    map.len(),
+                    data_off + size
+                ),
             });
         }
         let rx = RxObject { map, data_off };

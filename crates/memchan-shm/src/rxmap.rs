@@ -71,7 +71,10 @@ impl RxMapping {
     }
 
     fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<*const u8> {
-        if offset.checked_add(len).is_none_or(|end| end > self.seg.size) {
+        if offset
+            .checked_add(len)
+            .is_none_or(|end| end > self.seg.size)
+        {
             return Err(Error::OutOfBounds {
                 segment: self.seg.name.clone(),
                 offset,
@@ -145,7 +148,10 @@ impl RxMapping {
     /// The receive attributes of the page holding `offset`.
     pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
         self.check(offset, 1, false)?;
-        let b = self.obj.pct(offset / self.inner.page.bytes()).load(Ordering::Acquire);
+        let b = self
+            .obj
+            .pct(offset / self.inner.page.bytes())
+            .load(Ordering::Acquire);
         Ok(RxAttrs::from_bits(b))
     }
 

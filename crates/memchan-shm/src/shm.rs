@@ -52,9 +52,11 @@ impl ShmMap {
                     .map_err(|e| Error::os(format!("ftruncate {path}"), e))?;
                 len
             }
-            Open::Existing => rustix::fs::fstat(&fd)
-                .map_err(|e| Error::os(format!("fstat {path}"), e))?
-                .st_size as usize,
+            Open::Existing => {
+                rustix::fs::fstat(&fd)
+                    .map_err(|e| Error::os(format!("fstat {path}"), e))?
+                    .st_size as usize
+            }
         };
         Self::map(fd, len, &path)
     }

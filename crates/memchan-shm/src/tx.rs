@@ -119,9 +119,7 @@ pub(crate) fn ordered_packet(
     j.progress.store(0, Ordering::Relaxed);
     // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len(); only the order
     // point holder writes it, and readers read it after the Release below.
-    unsafe {
-        std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len())
-    };
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len()) };
     j.state.store(journal_state::APPLYING, Ordering::Release);
     let mut result = Ok(());
     for (i, d) in live.iter().enumerate() {
@@ -223,7 +221,10 @@ impl TxMapping {
                 segment: self.seg.name.clone(),
             });
         }
-        if offset.checked_add(len).is_none_or(|end| end > self.seg.size) {
+        if offset
+            .checked_add(len)
+            .is_none_or(|end| end > self.seg.size)
+        {
             return Err(Error::OutOfBounds {
                 segment: self.seg.name.clone(),
                 offset,
@@ -353,7 +354,9 @@ impl TxMapping {
                 all
             }
         };
-        if self.attrs.local_copy {
+        // A sender is among its own destinations only with local copy (or when it
+        // names itself point-to-point).
+        if self.attrs.local_copy || self.dest == Dest::Node(self.inner.me) {
             set.insert(self.inner.me);
         } else {
             set.remove(self.inner.me);
@@ -398,8 +401,13 @@ mod tests {
     #[test]
     fn packets_split_at_pages() {
         let data = vec![7u8; 10000];
-        let p: Vec<_> = packets(4000, &data, 4096).map(|(o, c)| (o, c.len())).collect();
-        assert_eq!(p, vec![(4000, 96), (4096, 4096), (8192, 4096), (12288, 1712)]);
+        let p: Vec<_> = packets(4000, &data, 4096)
+            .map(|(o, c)| (o, c.len()))
+            .collect();
+        assert_eq!(
+            p,
+            vec![(4000, 96), (4096, 4096), (8192, 4096), (12288, 1712)]
+        );
         assert_eq!(packets(0, &[], 4096).count(), 0);
     }
 }

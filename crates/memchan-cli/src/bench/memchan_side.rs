@@ -1,29 +1,41 @@
 //! The memchan side of every figure, kept in this one module so the library
-//! can be plugged in (or changed) without touching the references.
+//! can change without touching the references.
 //!
 //! Each measurement runs exactly like its reference: two worker processes
-//! pinned to the same cores, timed with the same counter and, for latencies,
-//! through the same generic ping-pong driver ([`super::pingpong`]).
+//! pinned to the same cores (each joins a fresh cluster by name; no daemon),
+//! timed with the same counter and, for latencies, through the same generic
+//! ping-pong driver ([`super::pingpong`]).
 //!
-//! STATUS: the `memchan` library API is not wired in yet; [`available`]
-//! reports why and the bench prints the references and peers alone.
+//! | kind       | ping (timing side, cpu A)                          | pong (cpu B)                |
+//! |------------|----------------------------------------------------|-----------------------------|
+//! | latency    | `write_u64(0, seq)`, spin on own rx word 0         | spin, answer `write_u64`    |
+//! | bandwidth  | per window: 64 × (`write(0, S bytes)` + 8-byte seq flag), wait for the answer | wait for the 64th flag, answer |
+//! | overhead   | `write(0, 32 bytes)` × 1000 per sample             | idle                        |
+//! | ack        | (`write_u64` + `ack()`) × 100 per sample           | idle                        |
+//! | lock       | `acquire()` + `release()`, uncontended             | idle (joined)               |
+//! | barrier    | `barrier()`                                        | `barrier()`                 |
+//! | notify     | ping-pong, both sides block in `rx.wait` (rx mapped with notify on receive) | same |
 
-use anyhow::{bail, Result};
+use anyhow::{bail, ensure, Context, Result};
+use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping};
 
-use super::clock::Clock;
-use super::worker::{Kind, Launcher, WorkerArgs, WorkerOutput};
-use super::{Config, SampleSet};
+use super::clock::{spin_until, ticks, Clock};
+use super::pingpong::{self, Fns};
+use super::refs::{self, OVERHEAD_BATCH, PEER_TIMEOUT, WINDOW};
+use super::worker::{self, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
+use super::{fig, take, Config, SampleSet, Step};
 
-/// `Ok(())` when the memchan measurements can run, else the reason they are
-/// skipped (printed once).
+/// Write + ack pairs per timed batch (as the OSHMEM put + quiet peer).
+pub const ACK_BATCH: usize = 100;
+
+/// `Ok(())` when the memchan measurements can run, else why they are skipped.
 pub fn available() -> Result<(), String> {
-    Err("memchan library API not wired into the bench yet (src/bench/memchan_side.rs)".into())
+    Ok(())
 }
 
-/// The memchan measurements of one round, in the order they interleave with
-/// the references: returns the kinds to run right after `after`.
-pub fn kinds_after(after: super::Step) -> &'static [Kind] {
-    use super::Step;
+/// The memchan measurements that run right after the reference `after` in
+/// each round (before it, every other round).
+pub fn kinds_after(after: Step) -> &'static [Kind] {
     match after {
         Step::Cacheline => &[Kind::MemchanLatency],
         Step::Memcpy => &[Kind::MemchanBandwidth],
@@ -40,11 +52,269 @@ pub fn kinds_after(after: super::Step) -> &'static [Kind] {
 
 /// Coordinator side: runs one memchan measurement (both workers) and adds its
 /// samples to `set`.
-pub fn measure(_kind: Kind, _l: &mut Launcher, _cfg: &Config, _set: &mut SampleSet, _round: usize) -> Result<()> {
-    bail!("memchan measurements are not wired in yet")
+pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
+    let cluster = l.unique("memchan-bench");
+    let mut extra = match kind {
+        Kind::MemchanLatency => cfg.pingpong_args(cfg.iters),
+        Kind::MemchanBandwidth => cfg.sweep_args(),
+        Kind::MemchanOverhead | Kind::MemchanAck => {
+            vec![
+                "--iters".into(),
+                cfg.batches.to_string(),
+                "--warmup".into(),
+                (cfg.batches / 10).max(2).to_string(),
+            ]
+        }
+        Kind::MemchanLock | Kind::MemchanBarrier | Kind::MemchanNotify => {
+            cfg.pingpong_args(cfg.op_iters)
+        }
+        k => bail!("{k:?} is not a memchan measurement"),
+    };
+    extra.extend(["--cluster".to_string(), cluster]);
+    let out = worker::pair(l, kind, cfg.cpus, &extra)?;
+    match kind {
+        Kind::MemchanLatency => set.add(fig::LATENCY, "memchan", take(out, "one_way")?),
+        Kind::MemchanNotify => set.add(fig::NOTIFY, "memchan", take(out, "one_way")?),
+        Kind::MemchanOverhead => set.add(fig::OVERHEAD, "memchan", take(out, "memchan")?),
+        Kind::MemchanAck => set.add(fig::ACK, "memchan", take(out, "memchan")?),
+        Kind::MemchanLock => set.add(fig::LOCK, "memchan", take(out, "memchan")?),
+        Kind::MemchanBarrier => set.add(fig::BARRIER, "memchan", take(out, "memchan")?),
+        Kind::MemchanBandwidth => {
+            for (size, v) in out.series {
+                let size: usize = size.parse().context("memchan bandwidth worker: bad size")?;
+                set.add(&fig::bandwidth(size), "memchan", v);
+            }
+        }
+        _ => unreachable!(),
+    }
+    Ok(())
+}
+
+/// One node of a two-node bench cluster.
+struct Session {
+    c: Cluster,
+    peer: NodeId,
+}
+
+impl Session {
+    fn join(a: &WorkerArgs) -> Result<Self> {
+        let name = a.cluster.as_deref().context("--cluster is required")?;
+        let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
+        c.wait_for_members(2, PEER_TIMEOUT)
+            .context("waiting for the other bench node")?;
+        let me = c.node_id();
+        let peer = c
+            .members()
+            .into_iter()
+            .find(|&n| n != me)
+            .context("no other member in the bench cluster")?;
+        Ok(Self { c, peer })
+    }
+
+    /// Maps `name` (`size` bytes) rx here and tx towards the peer, then waits
+    /// at a barrier so that both rx mappings exist before anything is sent.
+    fn channel(
+        &self,
+        name: &str,
+        size: usize,
+        rx_attrs: RxAttrs,
+    ) -> Result<(RxMapping, TxMapping)> {
+        let seg = self
+            .c
+            .segment(name, size, 0o600)
+            .with_context(|| format!("segment {name}"))?;
+        let rx = seg.map_rx_with(rx_attrs).context("map_rx")?;
+        let tx = seg
+            .map_tx(Dest::Node(self.peer), TxAttrs::default())
+            .context("map_tx")?;
+        self.c.barrier().context("start barrier")?;
+        Ok((rx, tx))
+    }
+
+    /// The closing barrier: nobody leaves while the other side still works.
+    fn done(self) -> Result<()> {
+        self.c.barrier().context("closing barrier")?;
+        Ok(())
+    }
+}
+
+/// Spins on an rx word until it holds `v`.
+#[inline]
+fn spin_for(rx: &RxMapping, off: usize, v: u64, what: &str) -> Result<()> {
+    rx.load_u64(off)?; // checks the offset once, so the loop can ignore errors
+    spin_until(
+        || matches!(rx.load_u64(off), Ok(x) if x == v),
+        PEER_TIMEOUT,
+        what,
+    )
 }
 
 /// Worker side of a memchan measurement.
-pub fn worker(kind: Kind, _a: &WorkerArgs, _clock: &Clock) -> Result<WorkerOutput> {
-    bail!("{kind:?}: memchan measurements are not wired in yet")
+pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    let s = Session::join(a)?;
+    let ping = a.role == Role::Ping;
+    let out = match kind {
+        Kind::MemchanLatency => {
+            let (rx, tx) = s.channel("pingpong", 4096, RxAttrs::default())?;
+            let mut ep = Fns(
+                |seq| tx.write_u64(0, seq).context("write_u64"),
+                |seq| spin_for(&rx, 0, seq, "the memchan peer"),
+            );
+            if ping {
+                worker::ping_output(&mut ep, a, clock)?
+            } else {
+                pingpong::pong(&mut ep, a.warmup, a.iters)?;
+                WorkerOutput::default()
+            }
+        }
+        Kind::MemchanNotify => {
+            let attrs = RxAttrs {
+                notify: true,
+                ..RxAttrs::default()
+            };
+            let (rx, tx) = s.channel("notify", 4096, attrs)?;
+            let mut ep = Fns(
+                |seq| tx.write_u64(0, seq).context("write_u64"),
+                |seq| {
+                    while rx.load_u64(0)? != seq {
+                        ensure!(
+                            rx.wait(Some(PEER_TIMEOUT))?,
+                            "rx.wait timed out after {PEER_TIMEOUT:?}"
+                        );
+                    }
+                    Ok(())
+                },
+            );
+            if ping {
+                worker::ping_output(&mut ep, a, clock)?
+            } else {
+                pingpong::pong(&mut ep, a.warmup, a.iters)?;
+                WorkerOutput::default()
+            }
+        }
+        Kind::MemchanBandwidth => bandwidth(&s, a, clock, ping)?,
+        Kind::MemchanOverhead => {
+            let (_rx, tx) = s.channel("overhead", 4096, RxAttrs::default())?;
+            let mut v = Vec::new();
+            if ping {
+                let src = [0xa5u8; 32];
+                for b in 0..a.warmup + a.iters {
+                    let t0 = ticks();
+                    for _ in 0..OVERHEAD_BATCH {
+                        tx.write(0, std::hint::black_box(&src))?;
+                    }
+                    let t1 = ticks();
+                    if b >= a.warmup {
+                        v.push(clock.ns(t1.wrapping_sub(t0)) / OVERHEAD_BATCH as f64);
+                    }
+                }
+            }
+            WorkerOutput::one("memchan", v)
+        }
+        Kind::MemchanAck => {
+            let (_rx, tx) = s.channel("ack", 4096, RxAttrs::default())?;
+            let mut v = Vec::new();
+            if ping {
+                let mut seq = 0u64;
+                for b in 0..a.warmup + a.iters {
+                    let t0 = ticks();
+                    for _ in 0..ACK_BATCH {
+                        seq += 1;
+                        tx.write_u64(0, seq)?;
+                        s.c.ack()?;
+                    }
+                    let t1 = ticks();
+                    if b >= a.warmup {
+                        v.push(clock.ns(t1.wrapping_sub(t0)) / ACK_BATCH as f64);
+                    }
+                }
+            }
+            WorkerOutput::one("memchan", v)
+        }
+        Kind::MemchanLock => {
+            let lock = s.c.lock("bench-lock").context("cluster lock")?;
+            s.c.barrier().context("start barrier")?;
+            let mut v = Vec::new();
+            if ping {
+                let mut prev = ticks();
+                for i in 0..a.warmup + a.iters {
+                    let g = lock.acquire().context("lock acquire")?;
+                    g.release().context("lock release")?;
+                    let now = ticks();
+                    if i >= a.warmup {
+                        v.push(clock.ns(now.wrapping_sub(prev)));
+                    }
+                    prev = now;
+                }
+            }
+            WorkerOutput::one("memchan", v)
+        }
+        Kind::MemchanBarrier => {
+            s.c.barrier().context("start barrier")?;
+            let mut v = Vec::new();
+            let mut prev = ticks();
+            for i in 0..a.warmup + a.iters {
+                s.c.barrier()?;
+                let now = ticks();
+                if ping && i >= a.warmup {
+                    v.push(clock.ns(now.wrapping_sub(prev)));
+                }
+                prev = now;
+            }
+            WorkerOutput::one("memchan", v)
+        }
+        k => bail!("{k:?} is not a memchan measurement"),
+    };
+    s.done()?;
+    Ok(out)
+}
+
+/// Bandwidth sweep: for each size, windows of 64 × (S bytes + 8-byte flag);
+/// the receiver answers once the 64th flag of a window has landed.
+fn bandwidth(s: &Session, a: &WorkerArgs, clock: &Clock, ping: bool) -> Result<WorkerOutput> {
+    let max = a
+        .sizes
+        .iter()
+        .copied()
+        .max()
+        .context("--sizes is required")?;
+    // data at 0..max, then the flag (ping → pong) and the answer (pong → ping)
+    // on their own page
+    let flag = max.next_multiple_of(4096);
+    let answer = flag + 64;
+    let (rx, tx) = s.channel("bandwidth", flag + 4096, RxAttrs::default())?;
+    let src = refs::PageBuf::new(max, 0x5a);
+    let mut out = WorkerOutput::default();
+    let mut seq = 0u64; // flag values, one per transfer
+    let mut win = 0u64; // answer values, one per window
+    for &size in &a.sizes {
+        let windows = refs::windows_for(size, a.budget, a.min_windows, a.max_windows);
+        let data = &src.as_slice()[..size];
+        let mut v = Vec::with_capacity(windows);
+        for w in 0..windows + 1 {
+            win += 1;
+            if ping {
+                let t0 = ticks();
+                for _ in 0..WINDOW {
+                    seq += 1;
+                    tx.write(0, data)?;
+                    tx.write_u64(flag, seq)?;
+                }
+                spin_for(&rx, answer, win, "the bandwidth receiver's answer")?;
+                let t1 = ticks();
+                if w > 0 {
+                    v.push(clock.ns(t1.wrapping_sub(t0)));
+                }
+            } else {
+                seq += WINDOW as u64;
+                spin_for(&rx, flag, seq, "the bandwidth sender's flag")?;
+                tx.write_u64(answer, win)?;
+            }
+        }
+        out.series.insert(size.to_string(), v);
+    }
+    if !ping {
+        out.series.clear();
+    }
+    Ok(out)
 }

@@ -96,7 +96,10 @@ impl ShmRegion {
 
     /// The 8-byte atomic word at `offset` (must be 8-aligned and in range).
     pub fn atomic_u64(&self, offset: usize) -> &AtomicU64 {
-        assert!(offset % 8 == 0 && offset + 8 <= self.len, "bad offset {offset}");
+        assert!(
+            offset.is_multiple_of(8) && offset + 8 <= self.len,
+            "bad offset {offset}"
+        );
         // SAFETY: the word is in bounds and 8-byte aligned (the mapping is
         // page aligned); shared memory is only ever accessed atomically through
         // these references, and the borrow cannot outlive the mapping.
@@ -147,7 +150,8 @@ pub struct Tcp(pub TcpStream);
 impl Tcp {
     pub fn new(s: TcpStream) -> Result<Self> {
         s.set_nodelay(true).context("TCP_NODELAY")?;
-        s.set_read_timeout(Some(PEER_TIMEOUT)).context("SO_RCVTIMEO")?;
+        s.set_read_timeout(Some(PEER_TIMEOUT))
+            .context("SO_RCVTIMEO")?;
         Ok(Self(s))
     }
 }
@@ -159,7 +163,10 @@ impl Endpoint for Tcp {
     fn wait(&mut self, seq: u64) -> Result<()> {
         let mut b = [0u8; 8];
         self.0.read_exact(&mut b).context("tcp receive")?;
-        ensure!(u64::from_le_bytes(b) == seq, "tcp ping-pong out of sequence");
+        ensure!(
+            u64::from_le_bytes(b) == seq,
+            "tcp ping-pong out of sequence"
+        );
         Ok(())
     }
 }

@@ -71,7 +71,7 @@ pub fn interpolated_median(sorted: &[f64]) -> f64 {
         (None, Some(b)) => b,
         (None, None) => return plain,
     };
-    if !(w > 0.0) {
+    if w.is_nan() || w <= 0.0 {
         return plain;
     }
     m - w / 2.0 + w * (r - lo as f64 + 0.5) / (hi - lo) as f64

@@ -117,7 +117,8 @@ pub fn pin(cpu: usize) -> Result<()> {
 pub fn main(args: WorkerArgs) -> Result<()> {
     pin(args.cpu)?;
     let clock = Clock { ghz: args.tsc_ghz };
-    let out = run(&args, &clock).with_context(|| format!("{:?} worker ({:?})", args.kind, args.role))?;
+    let out =
+        run(&args, &clock).with_context(|| format!("{:?} worker ({:?})", args.kind, args.role))?;
     let f = File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     serde_json::to_writer(std::io::BufWriter::new(f), &out)
         .with_context(|| format!("writing {}", args.out.display()))?;
@@ -129,7 +130,10 @@ fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
         Kind::Cacheline => {
             let name = a.shm.as_deref().context("--shm is required")?;
             let region = ShmRegion::open(name, refs::REGION_LEN)?;
-            let (la, lb) = (region.atomic_u64(refs::LINE_A), region.atomic_u64(refs::LINE_B));
+            let (la, lb) = (
+                region.atomic_u64(refs::LINE_A),
+                region.atomic_u64(refs::LINE_B),
+            );
             match a.role {
                 Role::Ping => {
                     let mut ep = CacheLine { out: la, inp: lb };
@@ -164,7 +168,8 @@ fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
             let mut out = WorkerOutput::default();
             for &size in &a.sizes {
                 let w = refs::windows_for(size, a.budget, a.min_windows, a.max_windows);
-                out.series.insert(size.to_string(), refs::memcpy_window_ns(size, w, clock));
+                out.series
+                    .insert(size.to_string(), refs::memcpy_window_ns(size, w, clock));
             }
             Ok(out)
         }
@@ -172,7 +177,10 @@ fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
             "local_store_fence",
             refs::store_fence_ns(a.iters as usize, clock),
         )),
-        Kind::Flops => Ok(WorkerOutput::one("linpack_100", refs::flop_ns(a.iters as usize, clock)?)),
+        Kind::Flops => Ok(WorkerOutput::one(
+            "linpack_100",
+            refs::flop_ns(a.iters as usize, clock)?,
+        )),
         k => memchan_side::worker(k, a, clock),
     }
 }
@@ -233,13 +241,27 @@ impl Launcher {
     }
 
     /// Spawns `memchan bench-worker --kind K --role R --cpu C ... extra`.
-    pub fn spawn(&mut self, kind: Kind, role: Role, cpu: usize, extra: &[String]) -> Result<Running> {
+    pub fn spawn(
+        &mut self,
+        kind: Kind,
+        role: Role,
+        cpu: usize,
+        extra: &[String],
+    ) -> Result<Running> {
         self.n += 1;
         let out = self.dir.join(format!("w{}.json", self.n));
         let err = self.dir.join(format!("w{}.err", self.n));
         let what = format!("{kind:?}/{role:?} on cpu {cpu}");
-        let kind_s = kind.to_possible_value().expect("kind").get_name().to_string();
-        let role_s = role.to_possible_value().expect("role").get_name().to_string();
+        let kind_s = kind
+            .to_possible_value()
+            .expect("kind")
+            .get_name()
+            .to_string();
+        let role_s = role
+            .to_possible_value()
+            .expect("role")
+            .get_name()
+            .to_string();
         let child = Command::new(&self.exe)
             .arg("bench-worker")
             .args(["--kind", &kind_s, "--role", &role_s])
@@ -253,7 +275,12 @@ impl Launcher {
             .stderr(File::create(&err).with_context(|| format!("creating {}", err.display()))?)
             .spawn()
             .with_context(|| format!("spawning {} bench-worker ({what})", self.exe.display()))?;
-        Ok(Running { child, out, err, what })
+        Ok(Running {
+            child,
+            out,
+            err,
+            what,
+        })
     }
 
     /// Free TCP port on 127.0.0.1 for the loopback ping-pong.
@@ -286,7 +313,8 @@ impl Running {
         let text = std::fs::read_to_string(&self.out)
             .with_context(|| format!("reading the output of worker {}", self.what))?;
         let _ = std::fs::remove_file(&self.out);
-        serde_json::from_str(&text).with_context(|| format!("parsing the output of worker {}", self.what))
+        serde_json::from_str(&text)
+            .with_context(|| format!("parsing the output of worker {}", self.what))
     }
 
     /// Kills a worker whose partner failed.
@@ -300,7 +328,12 @@ impl Running {
 
 /// Runs a ping/pong pair and returns the ping side's samples. If either
 /// side fails the other is killed, and the first failure is reported.
-pub fn pair(l: &mut Launcher, kind: Kind, cpus: (usize, usize), extra: &[String]) -> Result<WorkerOutput> {
+pub fn pair(
+    l: &mut Launcher,
+    kind: Kind,
+    cpus: (usize, usize),
+    extra: &[String],
+) -> Result<WorkerOutput> {
     let mut pong = l.spawn(kind, Role::Pong, cpus.1, extra)?;
     let mut ping = match l.spawn(kind, Role::Ping, cpus.0, extra) {
         Ok(p) => p,

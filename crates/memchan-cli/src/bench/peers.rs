@@ -1,0 +1,410 @@
+//! The peers: small MPI and OpenSHMEM programs (C sources in `bench/peers/`,
+//! embedded in the binary) compiled at bench time with mpicc / oshcc into the
+//! run's scratch directory and run with mpirun / oshrun on the same two cores.
+//!
+//! Each program prints one JSON line (median and p99) and, given a fourth
+//! argument, writes its raw samples to that file; the bench pools the raw
+//! samples over rounds and cross-checks the line.
+//!
+//! Debian's Open MPI 4.1 notes: running as root needs `--allow-run-as-root`
+//! plus OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1; OSHMEM uses the UCX spml (posix /
+//! sysv shared-memory transports on one host) and, with Open MPI 4.1.4 and
+//! UCX 1.13, crashes in `shmem_finalize` (a memory-release hook left pointing
+//! into an unloaded component) unless the memory patcher is disabled with
+//! `--mca memory ^patcher`, which the bench passes to oshrun.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use serde::Deserialize;
+
+use super::clock::Clock;
+use super::{fig, Config, Step};
+
+const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
+
+/// Which Open MPI front end builds and launches a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    Mpi,
+    Oshmem,
+}
+
+impl Tool {
+    fn compiler(self) -> &'static str {
+        match self {
+            Tool::Mpi => "mpicc",
+            Tool::Oshmem => "oshcc",
+        }
+    }
+    fn launcher(self) -> &'static str {
+        match self {
+            Tool::Mpi => "mpirun",
+            Tool::Oshmem => "oshrun",
+        }
+    }
+}
+
+/// What a program's samples are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// ns per operation.
+    Ns,
+    /// GB/s per window of 64 × 1 MiB (converted to ns per window).
+    GbpsWindow1MiB,
+}
+
+/// How many iterations a program runs, from the run's configuration.
+#[derive(Debug, Clone, Copy)]
+enum Iters {
+    Latency,
+    BwWindows,
+    Batches,
+    Ops,
+}
+
+/// One peer program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub name: &'static str,
+    source: &'static str,
+    pub tool: Tool,
+    figure: &'static str,
+    pub series: &'static str,
+    unit: Unit,
+    iters: Iters,
+    /// Runs right after this reference step (next to its memchan twin).
+    pub after: Step,
+    exe: PathBuf,
+}
+
+impl Program {
+    /// The bench-internal figure id the samples belong to.
+    pub fn figure_id(&self) -> String {
+        match self.unit {
+            Unit::GbpsWindow1MiB => fig::bandwidth(1 << 20),
+            Unit::Ns => self.figure.to_string(),
+        }
+    }
+}
+
+fn catalogue() -> Vec<Program> {
+    let p = |name, source, tool, figure, series, unit, iters| Program {
+        name,
+        source,
+        tool,
+        figure,
+        series,
+        unit,
+        iters,
+        after: match unit {
+            Unit::GbpsWindow1MiB => Step::Memcpy,
+            Unit::Ns if figure == fig::LATENCY => Step::Cacheline,
+            Unit::Ns => Step::StoreFence,
+        },
+        exe: PathBuf::new(),
+    };
+    vec![
+        p(
+            "mpi_latency",
+            include_str!("../../../../bench/peers/mpi_latency.c"),
+            Tool::Mpi,
+            fig::LATENCY,
+            "mpi",
+            Unit::Ns,
+            Iters::Latency,
+        ),
+        p(
+            "mpi_bw",
+            include_str!("../../../../bench/peers/mpi_bw.c"),
+            Tool::Mpi,
+            "",
+            "mpi",
+            Unit::GbpsWindow1MiB,
+            Iters::BwWindows,
+        ),
+        p(
+            "shmem_latency",
+            include_str!("../../../../bench/peers/shmem_latency.c"),
+            Tool::Oshmem,
+            fig::LATENCY,
+            "oshmem",
+            Unit::Ns,
+            Iters::Latency,
+        ),
+        p(
+            "shmem_ack",
+            include_str!("../../../../bench/peers/shmem_ack.c"),
+            Tool::Oshmem,
+            fig::ACK,
+            "oshmem",
+            Unit::Ns,
+            Iters::Batches,
+        ),
+        p(
+            "shmem_barrier",
+            include_str!("../../../../bench/peers/shmem_barrier.c"),
+            Tool::Oshmem,
+            fig::BARRIER,
+            "oshmem",
+            Unit::Ns,
+            Iters::Ops,
+        ),
+        p(
+            "shmem_lock",
+            include_str!("../../../../bench/peers/shmem_lock.c"),
+            Tool::Oshmem,
+            fig::LOCK,
+            "oshmem",
+            Unit::Ns,
+            Iters::Ops,
+        ),
+    ]
+}
+
+/// Compiled peers, ready to run.
+#[derive(Debug)]
+pub struct Peers {
+    pub programs: Vec<Program>,
+    pub versions: BTreeMap<String, String>,
+    pub notes: Vec<String>,
+    dir: PathBuf,
+    cpus: (usize, usize),
+}
+
+/// Outcome of [`prepare`].
+#[derive(Debug)]
+pub enum Prepared {
+    Ready(Peers),
+    Skipped(String),
+}
+
+/// One run of a program.
+#[derive(Debug)]
+pub struct PeerRun {
+    pub samples_ns: Vec<f64>,
+    pub line: PeerLine,
+}
+
+/// The JSON line a program prints.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PeerLine {
+    pub peer: String,
+    pub figure: String,
+    pub unit: String,
+    pub median: f64,
+    pub p99: f64,
+    pub samples: u64,
+}
+
+fn on_path(tool: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+}
+
+/// Finds the toolchains and compiles every program whose toolchain exists.
+pub fn prepare(scratch: &Path, cpus: (usize, usize)) -> Result<Prepared> {
+    let have = |t: Tool| on_path(t.compiler()).is_some() && on_path(t.launcher()).is_some();
+    if !have(Tool::Mpi) {
+        return Ok(Prepared::Skipped(
+            "Open MPI not installed: peers skipped (run scripts/setup.sh)".into(),
+        ));
+    }
+    let dir = scratch.join("peers");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("peer_common.h"), COMMON_H).context("writing peer_common.h")?;
+
+    let mut notes = Vec::new();
+    let mut versions = BTreeMap::new();
+    let mut usable = vec![Tool::Mpi];
+    if have(Tool::Oshmem) {
+        usable.push(Tool::Oshmem);
+    } else {
+        notes.push(
+            "OpenSHMEM (oshcc/oshrun) not installed: OSHMEM peers skipped (run scripts/setup.sh)"
+                .into(),
+        );
+    }
+    for t in usable.clone() {
+        if let Ok(o) = Command::new(t.launcher()).arg("--version").output() {
+            let v = String::from_utf8_lossy(&o.stdout);
+            if let Some(first) = v.lines().next() {
+                versions.insert(t.launcher().to_string(), first.trim().to_string());
+            }
+        }
+    }
+
+    let mut programs = Vec::new();
+    let mut failed_tools: Vec<Tool> = Vec::new();
+    for mut prog in catalogue() {
+        if !usable.contains(&prog.tool) || failed_tools.contains(&prog.tool) {
+            continue;
+        }
+        let src = dir.join(format!("{}.c", prog.name));
+        let exe = dir.join(prog.name);
+        std::fs::write(&src, prog.source).with_context(|| format!("writing {}", src.display()))?;
+        let out = Command::new(prog.tool.compiler())
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg("-I")
+            .arg(&dir)
+            .arg(&src)
+            .output()
+            .with_context(|| format!("running {}", prog.tool.compiler()))?;
+        if !out.status.success() {
+            notes.push(format!(
+                "{} failed to build {}: {} peers skipped\n{}",
+                prog.tool.compiler(),
+                prog.name,
+                prog.tool.launcher(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+            failed_tools.push(prog.tool);
+            continue;
+        }
+        prog.exe = exe;
+        programs.push(prog);
+    }
+    programs.retain(|p| !failed_tools.contains(&p.tool));
+    if programs.is_empty() {
+        return Ok(Prepared::Skipped(format!(
+            "peers skipped: {}",
+            notes.join("; ")
+        )));
+    }
+    Ok(Prepared::Ready(Peers {
+        programs,
+        versions,
+        notes,
+        dir,
+        cpus,
+    }))
+}
+
+/// Longest a peer program may run.
+const PEER_TIMEOUT: Duration = Duration::from_secs(180);
+
+impl Peers {
+    /// Runs one program once on the two cores and returns its samples in ns.
+    pub fn run(&self, prog: &Program, cfg: &Config, clock: &Clock) -> Result<PeerRun> {
+        let (iters, warmup) = match prog.iters {
+            Iters::Latency => (cfg.iters, cfg.warmup),
+            Iters::BwWindows => (cfg.peer_bw_windows, if cfg.quick { 2 } else { 5 }),
+            Iters::Batches => (cfg.batches, (cfg.batches / 10).max(2)),
+            Iters::Ops => (cfg.op_iters, (cfg.op_iters / 10).max(10)),
+        };
+        let samples_file = self.dir.join(format!("{}.samples", prog.name));
+        let out_file = self.dir.join(format!("{}.out", prog.name));
+        let err_file = self.dir.join(format!("{}.err", prog.name));
+        let _ = std::fs::remove_file(&samples_file);
+
+        let mut cmd = Command::new(prog.tool.launcher());
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args(["--allow-run-as-root", "-np", "2"]);
+        if self.cpus == (0, 1) {
+            cmd.args(["--bind-to", "core", "--map-by", "core"]);
+        } else {
+            // rank 0 (the timing side) on the first core, rank 1 on the second
+            let rf = self.dir.join("rankfile");
+            std::fs::write(
+                &rf,
+                format!(
+                    "rank 0=localhost slot={}\nrank 1=localhost slot={}\n",
+                    self.cpus.0, self.cpus.1
+                ),
+            )
+            .context("writing the rankfile")?;
+            cmd.arg("--rankfile").arg(&rf);
+        }
+        if prog.tool == Tool::Oshmem {
+            cmd.args(["--mca", "memory", "^patcher"]);
+        }
+        cmd.arg(&prog.exe)
+            .arg(iters.to_string())
+            .arg(warmup.to_string())
+            .arg(format!("{}", clock.ghz))
+            .arg(&samples_file)
+            .stdin(Stdio::null())
+            .stdout(File::create(&out_file).context("creating the peer's stdout file")?)
+            .stderr(File::create(&err_file).context("creating the peer's stderr file")?);
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("starting {} {}", prog.tool.launcher(), prog.name))?;
+        let deadline = Instant::now() + PEER_TIMEOUT;
+        let status = loop {
+            if let Some(s) = child.try_wait()? {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("timed out after {PEER_TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let stdout = std::fs::read_to_string(&out_file).unwrap_or_default();
+        let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+        if !status.success() {
+            bail!(
+                "{} exited with {status}: {}",
+                prog.tool.launcher(),
+                tail(&stderr, 1200)
+            );
+        }
+        let line = stdout
+            .lines()
+            .rev()
+            .find(|l| l.trim_start().starts_with('{'))
+            .with_context(|| format!("no JSON line in the output: {}", tail(&stdout, 400)))?;
+        let line: PeerLine =
+            serde_json::from_str(line).with_context(|| format!("parsing {line:?}"))?;
+        ensure!(
+            line.peer == prog.series,
+            "{} reported peer {:?}, expected {:?}",
+            prog.name,
+            line.peer,
+            prog.series
+        );
+        ensure!(
+            line.median.is_finite() && line.median > 0.0 && line.p99.is_finite(),
+            "implausible median {}",
+            line.median
+        );
+        let text = std::fs::read_to_string(&samples_file)
+            .with_context(|| format!("reading {}", samples_file.display()))?;
+        let raw: Vec<f64> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .context("parsing the samples file")?;
+        ensure!(
+            raw.len() as u64 == line.samples,
+            "samples file and JSON line disagree"
+        );
+        let samples_ns = match prog.unit {
+            Unit::Ns => raw,
+            Unit::GbpsWindow1MiB => {
+                let bytes = (super::refs::WINDOW << 20) as f64;
+                raw.into_iter().map(|gbps| bytes / gbps).collect()
+            }
+        };
+        Ok(PeerRun { samples_ns, line })
+    }
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let s = s.trim();
+    let mut start = s.len().saturating_sub(n);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}

@@ -1,0 +1,588 @@
+#![cfg(loom)]
+//! Loom models of memchan's lock-free core: the point of global order
+//! ([`memchan_core::order::OrderPoint`]), the take-over of a dead holder's journaled
+//! packet (as `memchan-shm`'s `recover_order_point` does it), the notify handshake
+//! ([`memchan_core::notify::Notify`]) against a futex model, and the seed-000 cluster
+//! lock built on the order point (as `memchan-shm`'s `lock.rs`).
+//!
+//! Run with
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom" cargo test -p memchan-core --test loom --release
+//! ```
+//!
+//! (use a separate `CARGO_TARGET_DIR`, e.g. `target/loom`, so the `--cfg loom` build
+//! does not evict the normal one). Every model runs with a preemption bound of 2 unless
+//! `LOOM_MAX_PREEMPTIONS` is set; `scripts/slow-checks.sh` runs them at 3.
+//!
+//! The algorithms under test are the crate's own (`order.rs`, `notify.rs`, compiled
+//! over loom's atomics through `memchan_core::sync`). The transport-level steps that
+//! live in `memchan-shm` (`ordered_packet`'s journal and apply loop,
+//! `recover_order_point`, the lock's bid/check/withdraw) are re-stated here in a few
+//! lines each, keeping their memory orderings; if those functions change, change the
+//! models with them.
+//!
+//! Each model's doc comment says which broken variants it was checked to catch (by
+//! breaking a scratch copy of the source and watching the model fail).
+
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use loom::sync::{Arc, Condvar, Mutex};
+use loom::thread;
+use memchan_core::notify::{Futex, Notify};
+use memchan_core::order::OrderPoint;
+use memchan_core::sync::spin_hint;
+use std::time::Duration;
+
+use Ordering::{Acquire, Relaxed, Release, SeqCst};
+
+/// A loom model builder with the default preemption bound `bound`, unless
+/// `LOOM_MAX_PREEMPTIONS` overrides it.
+fn builder(bound: usize) -> loom::model::Builder {
+    let mut b = loom::model::Builder::new();
+    if b.preemption_bound.is_none() {
+        b.preemption_bound = Some(bound);
+    }
+    b.max_branches = b.max_branches.max(100_000);
+    b
+}
+
+// ---------------------------------------------------------------------------------
+// Destinations and the order point
+// ---------------------------------------------------------------------------------
+
+/// Most packets any model sends.
+const MAX_PACKETS: usize = 4;
+
+/// One destination's receive memory, reduced to an apply log: `log[0..len]` are the
+/// packet ids applied there, in apply order. Written only with Relaxed accesses, so
+/// that every happens-before edge the model relies on must come from the order point
+/// itself: a holder that does not see its predecessor's writes reads a stale `len` and
+/// overwrites or skips a log entry.
+struct DestLog {
+    len: AtomicUsize,
+    log: [AtomicU32; MAX_PACKETS],
+}
+
+impl DestLog {
+    fn new() -> Self {
+        DestLog {
+            len: AtomicUsize::new(0),
+            log: std::array::from_fn(|_| AtomicU32::new(0)),
+        }
+    }
+
+    /// Applies packet `pkt`; returns its position in this destination's order.
+    fn apply(&self, pkt: u32) -> usize {
+        let i = self.len.load(Relaxed);
+        assert!(i < MAX_PACKETS, "more packets applied than sent");
+        self.log[i].store(pkt, Relaxed);
+        self.len.store(i + 1, Relaxed);
+        i
+    }
+
+    /// The log, read after every thread joined.
+    fn snapshot(&self) -> Vec<u32> {
+        let n = self.len.load(Relaxed);
+        (0..n).map(|i| self.log[i].load(Relaxed)).collect()
+    }
+}
+
+/// The journal of the packet in flight (`control::Journal`, reduced to one data word).
+struct Journal {
+    state: AtomicU32,
+    data: AtomicU32,
+    progress: AtomicU32,
+}
+
+const IDLE: u32 = 0;
+const APPLYING: u32 = 1;
+
+/// A one-host cluster reduced to what ordered packets touch: the order point's two
+/// words, the journal, and two destinations (applied in node order).
+struct Net {
+    owner: AtomicU32,
+    seq: AtomicU64,
+    journal: Journal,
+    dests: [DestLog; 2],
+}
+
+impl Net {
+    fn new() -> Self {
+        Net {
+            owner: AtomicU32::new(0),
+            seq: AtomicU64::new(0),
+            journal: Journal {
+                state: AtomicU32::new(IDLE),
+                data: AtomicU32::new(0),
+                progress: AtomicU32::new(0),
+            },
+            dests: [DestLog::new(), DestLog::new()],
+        }
+    }
+
+    fn point(&self) -> OrderPoint<'_> {
+        OrderPoint::new(&self.owner, &self.seq)
+    }
+
+    /// `tx::ordered_packet` from its journal write on, as the holder: journal, apply at
+    /// every destination in node order advancing `progress`, journal idle. Returns each
+    /// destination's apply position.
+    fn apply_journaled(&self, pkt: u32) -> [usize; 2] {
+        let j = &self.journal;
+        j.data.store(pkt, Relaxed);
+        j.progress.store(0, Relaxed);
+        j.state.store(APPLYING, Release);
+        let mut pos = [0; 2];
+        for (i, d) in self.dests.iter().enumerate() {
+            pos[i] = d.apply(pkt);
+            j.progress.store(i as u32 + 1, Release);
+        }
+        j.state.store(IDLE, Release);
+        pos
+    }
+
+    /// `Inner::recover_order_point`: if `dead` holds the point, take it over as `me`,
+    /// finish its journaled packet from `progress`, and leave.
+    fn recover(&self, dead: u32, me: u32) -> bool {
+        let op = self.point();
+        if !op.take_over(dead, me) {
+            return false;
+        }
+        let j = &self.journal;
+        if j.state.load(Acquire) == APPLYING {
+            let data = j.data.load(Relaxed);
+            let done = j.progress.load(Acquire) as usize;
+            for d in self.dests.iter().skip(done) {
+                d.apply(data);
+            }
+            j.state.store(IDLE, Release);
+        }
+        assert!(op.leave(me), "the point was taken from a live survivor");
+        true
+    }
+}
+
+/// Sends one ordered packet `pkt` from node `me` to both destinations, as
+/// `tx::ordered_packet` does; returns the order index `enter` gave it, after checking
+/// that it is the packet's apply position at both destinations.
+fn send(net: &Net, me: u32, pkt: u32) -> u64 {
+    let op = net.point();
+    let turn = op.enter(me, |_holder| spin_hint());
+    let pos = net.apply_journaled(pkt);
+    assert_eq!(
+        pos, [turn as usize; 2],
+        "order index is not the apply position"
+    );
+    assert!(op.leave(me), "nobody declared node {me} failed");
+    turn
+}
+
+/// Packet id of sender `s`'s `k`-th packet.
+fn pkt_id(s: u32, k: u32) -> u32 {
+    (s + 1) * 16 + k
+}
+
+/// Runs `senders` threads sending `per_sender` ordered packets each, and checks ordering
+/// rules 1 and 2 and the order point's bookkeeping.
+fn multisender(senders: u32, per_sender: u32) {
+    let net = Arc::new(Net::new());
+    let handles: Vec<_> = (0..senders)
+        .map(|s| {
+            let net = net.clone();
+            thread::spawn(move || {
+                (0..per_sender)
+                    .map(|k| send(&net, s, pkt_id(s, k)))
+                    .collect::<Vec<u64>>()
+            })
+        })
+        .collect();
+    let turns: Vec<Vec<u64>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+
+    let total = (senders * per_sender) as usize;
+    let d0 = net.dests[0].snapshot();
+    let d1 = net.dests[1].snapshot();
+    // Every packet applied once at each destination ...
+    assert_eq!(d0.len(), total, "dest 0 log {d0:?}");
+    assert_eq!(d1.len(), total, "dest 1 log {d1:?}");
+    // ... and in one order everywhere (rule 2).
+    assert_eq!(d0, d1, "destinations disagree on the order");
+    for s in 0..senders {
+        // Each sender's packets in the order sent (rule 1).
+        let mine: Vec<u32> = d0.iter().copied().filter(|p| p / 16 == s + 1).collect();
+        let sent: Vec<u32> = (0..per_sender).map(|k| pkt_id(s, k)).collect();
+        assert_eq!(mine, sent, "sender {s}'s packets out of send order");
+        // The order index `enter` returned is the packet's place in the order.
+        for (k, &t) in turns[s as usize].iter().enumerate() {
+            assert_eq!(
+                d0[t as usize],
+                pkt_id(s, k as u32),
+                "turn {t} of sender {s}"
+            );
+        }
+    }
+    let mut all: Vec<u64> = turns.concat();
+    all.sort_unstable();
+    assert_eq!(
+        all,
+        (0..total as u64).collect::<Vec<_>>(),
+        "order indices not unique"
+    );
+    let op = net.point();
+    assert_eq!(op.completed(), total as u64);
+    assert_eq!(op.holder(), None);
+}
+
+/// Model 1a, the multisender rule: two senders, two ordered packets each, to two
+/// destinations, each packet applied at both under the order point.
+///
+/// Checks: both destinations apply the four packets in one order (rule 2), each
+/// sender's in send order (rule 1); each `enter` returns a unique index equal to the
+/// packet's apply position; `completed()` is 4 and the point ends free.
+///
+/// Verified to fail when (scratch copy of `order.rs`): `leave` frees the point
+/// (`owner` = 0) before advancing `seq` (duplicate order indices, lost `completed`
+/// counts); `try_enter`'s CAS or `leave`'s CAS is Relaxed instead of Acquire/Release (a
+/// holder reads a stale apply log and overwrites its predecessor's entry); `try_enter`
+/// is a load-then-store instead of a CAS (two holders at once).
+#[test]
+fn order_point_two_senders_two_packets() {
+    builder(2).check(|| multisender(2, 2));
+}
+
+/// Model 1b, the multisender rule with three senders of one packet each (three-way
+/// contention on the order point; same checks and same broken variants as 1a).
+#[test]
+fn order_point_three_senders() {
+    builder(2).check(|| multisender(3, 1));
+}
+
+// ---------------------------------------------------------------------------------
+// Take-over of a dead holder
+// ---------------------------------------------------------------------------------
+
+/// Where the holder of model 2 dies, in `ordered_packet`'s sequence of steps.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+enum DiesAfter {
+    /// Entered the point, journal not yet marked APPLYING.
+    Enter,
+    /// Journal APPLYING, `progress` 0, nothing applied.
+    Journal,
+    /// Applied at destination 0, `progress` 1 (the half-applied packet).
+    Dest0,
+    /// Applied at both destinations, `progress` 2, journal still APPLYING.
+    Dest1,
+    /// Journal back to IDLE, about to leave.
+    Idle,
+}
+
+const DEAD: u32 = 0;
+const SURVIVOR: u32 = 1;
+const SENDER: u32 = 2;
+const DEAD_PKT: u32 = 0xD0;
+const SENDER_PKT: u32 = 0x5E;
+
+/// Model 2 body: node 0 enters the point and sends `DEAD_PKT`, dying at `dies`
+/// (it never leaves; its exit sets `failed`, the way the cluster service learns of a
+/// death, with Release so that the survivor sees what the dead process wrote). Node 1
+/// is the cluster service's `declare_failed`: it waits for `failed` and recovers the
+/// point. Node 2 sends `SENDER_PKT` concurrently through `enter_order`, whose idle
+/// callback also recovers the point from a failed holder (so two survivors race for
+/// the take-over).
+fn take_over_model(dies: DiesAfter) {
+    let net = Arc::new(Net::new());
+    let failed = Arc::new(AtomicBool::new(false));
+
+    let dead = {
+        let (net, failed) = (net.clone(), failed.clone());
+        thread::spawn(move || {
+            let op = net.point();
+            op.enter(DEAD, |_| spin_hint());
+            let j = &net.journal;
+            if dies > DiesAfter::Enter {
+                j.data.store(DEAD_PKT, Relaxed);
+                j.progress.store(0, Relaxed);
+                j.state.store(APPLYING, Release);
+            }
+            for (i, d) in net.dests.iter().enumerate() {
+                let step = [DiesAfter::Dest0, DiesAfter::Dest1][i];
+                if dies >= step {
+                    d.apply(DEAD_PKT);
+                    j.progress.store(i as u32 + 1, Release);
+                }
+            }
+            if dies >= DiesAfter::Idle {
+                j.state.store(IDLE, Release);
+            }
+            // Dies holding the point.
+            failed.store(true, Release);
+        })
+    };
+    let survivor = {
+        let (net, failed) = (net.clone(), failed.clone());
+        thread::spawn(move || {
+            while !failed.load(Acquire) {
+                spin_hint();
+            }
+            net.recover(DEAD, SURVIVOR);
+        })
+    };
+    let sender = {
+        let (net, failed) = (net.clone(), failed.clone());
+        thread::spawn(move || {
+            let op = net.point();
+            let turn = op.enter(SENDER, |holder| {
+                if holder == DEAD && failed.load(Acquire) {
+                    net.recover(DEAD, SENDER);
+                } else {
+                    spin_hint();
+                }
+            });
+            let pos = net.apply_journaled(SENDER_PKT);
+            assert_eq!(pos, [turn as usize; 2]);
+            assert!(op.leave(SENDER));
+        })
+    };
+    dead.join().unwrap();
+    survivor.join().unwrap();
+    sender.join().unwrap();
+
+    let d0 = net.dests[0].snapshot();
+    let d1 = net.dests[1].snapshot();
+    let count = |log: &[u32], p| log.iter().filter(|&&x| x == p).count();
+    // All or nothing, and exactly once if it was journaled before the death.
+    let expect_dead = usize::from(dies > DiesAfter::Enter);
+    assert_eq!(count(&d0, DEAD_PKT), expect_dead, "dest 0 {d0:?}");
+    assert_eq!(count(&d1, DEAD_PKT), expect_dead, "dest 1 {d1:?}");
+    assert_eq!(count(&d0, SENDER_PKT), 1, "dest 0 {d0:?}");
+    assert_eq!(count(&d1, SENDER_PKT), 1, "dest 1 {d1:?}");
+    // The dead holder's packet and the sender's in the same order at both.
+    assert_eq!(d0, d1, "destinations disagree on the order");
+    let op = net.point();
+    // The dead holder's turn was completed by its survivor.
+    assert_eq!(op.completed(), 2);
+    assert_eq!(op.holder(), None);
+    assert_eq!(net.journal.state.load(Relaxed), IDLE);
+}
+
+/// Model 2, take-over: the holder dies with its packet applied at destination 0 only
+/// (`progress` 1); a survivor takes the point over and rolls the packet forward; a
+/// third node sends concurrently and may itself do the take-over.
+///
+/// Checks: the dead holder's packet is applied exactly once at each destination, the
+/// third sender's too, in the same relative order at both; `completed()` counts both
+/// and the point and journal end free.
+///
+/// Verified to fail when: the survivor rolls forward from 0 instead of `progress`
+/// (applied twice at destination 0); `take_over` is an unconditional store instead of a
+/// CAS (both survivors roll forward); `recover` skips the roll-forward (destination 1
+/// never gets it); the survivor does not `leave` (sender spins: loom reports the
+/// livelock / branch limit).
+#[test]
+fn take_over_half_applied() {
+    builder(2).check(|| take_over_model(DiesAfter::Dest0));
+}
+
+/// Model 2 at the other death points: before the journal is marked (nothing is
+/// applied anywhere), after it is marked but before any apply, after the last apply,
+/// and after the journal went idle but before `leave` (`completed` must still count it
+/// exactly once).
+#[test]
+fn take_over_other_death_points() {
+    for dies in [
+        DiesAfter::Enter,
+        DiesAfter::Journal,
+        DiesAfter::Dest1,
+        DiesAfter::Idle,
+    ] {
+        builder(2).check(move || take_over_model(dies));
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Notify
+// ---------------------------------------------------------------------------------
+
+/// The kernel futex, modelled: `wait` re-checks `word == expected` under the bucket lock
+/// and sleeps atomically with that check; `wake` takes the bucket lock and wakes every
+/// sleeper. No timeouts and no spurious wakeups, so a lost wakeup is a deadlock that
+/// loom reports.
+struct ModelFutex {
+    bucket: Mutex<()>,
+    sleepers: Condvar,
+}
+
+impl ModelFutex {
+    fn new() -> Self {
+        ModelFutex {
+            bucket: Mutex::new(()),
+            sleepers: Condvar::new(),
+        }
+    }
+}
+
+impl Futex for ModelFutex {
+    fn wait(&self, word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+        assert!(timeout.is_none(), "the model has no timeouts");
+        let guard = self.bucket.lock().unwrap();
+        if word.load(SeqCst) == expected {
+            drop(self.sleepers.wait(guard).unwrap());
+        }
+    }
+
+    fn wake(&self, _word: &AtomicU32) {
+        let _guard = self.bucket.lock().unwrap();
+        self.sleepers.notify_all();
+    }
+}
+
+/// Model 3 body: one writer posts `posts` times; one reader waits (no timeout) until it
+/// has seen them all, starting from the initial count.
+fn notify_model(posts: u32) {
+    let words = Arc::new((AtomicU32::new(0), AtomicU32::new(0)));
+    let futex = Arc::new(ModelFutex::new());
+    let writer = {
+        let (words, futex) = (words.clone(), futex.clone());
+        thread::spawn(move || {
+            let n = Notify::new(&words.0, &words.1);
+            for _ in 0..posts {
+                n.post(&*futex);
+            }
+        })
+    };
+    let n = Notify::new(&words.0, &words.1);
+    let mut seen = 0;
+    let mut waits = 0;
+    while seen < posts {
+        let now = n.wait(seen, None, &*futex).expect("no timeout");
+        assert!(now > seen && now <= posts, "saw {now} after {seen}");
+        seen = now;
+        waits += 1;
+    }
+    assert!(waits <= posts);
+    writer.join().unwrap();
+    assert_eq!(n.current(), posts);
+    assert_eq!(words.1.load(Relaxed), 0, "a waiter stayed registered");
+}
+
+/// Model 3a, notify without lost wakeups: one post, one reader blocked from the initial
+/// count. A lost wakeup leaves the reader asleep forever, which loom reports as a
+/// deadlock.
+///
+/// Verified to fail (deadlock) when: `wait` does not register in `waiters` (the writer
+/// sees no sleeper and does not wake); `post` reads `waiters` before bumping `seq`;
+/// the futex model's `wait` sleeps without re-checking the word.
+#[test]
+fn notify_one_post() {
+    builder(2).check(|| notify_model(1));
+}
+
+/// Model 3b: two posts, the reader waiting twice (or once, if both posts land before it
+/// looks): same checks as 3a, plus the `waiters` count returning to zero between waits.
+#[test]
+fn notify_two_posts() {
+    builder(2).check(|| notify_model(2));
+}
+
+// ---------------------------------------------------------------------------------
+// Cluster lock over the order point
+// ---------------------------------------------------------------------------------
+
+/// Two nodes' local copies of a lock page (`copies[n][slot]`) under one order point,
+/// plus the critical section's shared state.
+struct LockNet {
+    owner: AtomicU32,
+    seq: AtomicU64,
+    copies: [[AtomicU8; 2]; 2],
+    /// Holders inside the critical section right now.
+    holders: AtomicU32,
+    /// Incremented only by a holder, non-atomically: loom reports a data race if two
+    /// holders' critical sections are not ordered by happens-before.
+    counter: UnsafeCell<u32>,
+}
+
+/// Bidding attempts per node (loom needs bounded loops).
+const LOCK_ATTEMPTS: u32 = 2;
+
+impl LockNet {
+    /// `tx.write_u8(slot, v)` on the broadcast + local copy mapping: an ordered packet
+    /// applied (Release store) at every node's copy in node order, under the point.
+    fn ordered_write(&self, me: u32, v: u8) {
+        let op = OrderPoint::new(&self.owner, &self.seq);
+        op.enter(me, |_| spin_hint());
+        for copy in &self.copies {
+            copy[me as usize].store(v, Release);
+        }
+        assert!(op.leave(me));
+    }
+
+    /// `Lock::others_bid`: any other slot set in our own copy (Acquire loads).
+    fn others_bid(&self, me: u32) -> bool {
+        let mine = &self.copies[me as usize];
+        (0..2).any(|slot| slot != me as usize && mine[slot].load(Acquire) != 0)
+    }
+
+    /// `Lock::acquire`, bounded: returns whether this node won (and then ran its
+    /// critical section and released) within `LOCK_ATTEMPTS` bids.
+    fn acquire_cs_release(&self, me: u32) -> bool {
+        for _ in 0..LOCK_ATTEMPTS {
+            // Wait while someone holds or bids (bounded: one look, then back off).
+            if self.others_bid(me) {
+                spin_hint();
+                continue;
+            }
+            self.ordered_write(me, 1);
+            // Our bid came back in the global order (synchronous on one host).
+            assert_eq!(self.copies[me as usize][me as usize].load(Acquire), 1);
+            if !self.others_bid(me) {
+                let inside = self.holders.fetch_add(1, Relaxed);
+                assert_eq!(inside, 0, "two holders of the cluster lock");
+                self.counter.with_mut(|c| unsafe { *c += 1 });
+                self.holders.fetch_sub(1, Relaxed);
+                self.ordered_write(me, 0); // release
+                return true;
+            }
+            self.ordered_write(me, 0); // withdraw
+            spin_hint(); // back off
+        }
+        false
+    }
+}
+
+/// Model 4, the seed-000 cluster lock over the order point: two nodes bid (ordered
+/// write of 1 into their slot of both nodes' copies), check their own copy for other
+/// bids, and either run the critical section and release (ordered write of 0) or
+/// withdraw and retry, up to two attempts each.
+///
+/// Checks: at most one holder at a time (an atomic holder count, and loom's race
+/// detection on the non-atomic counter, which also demands that each critical section
+/// happens-before the next); the counter equals the number of wins; every slot ends 0.
+///
+/// Verified to fail when: bids bypass the order point (both nodes store their bid and
+/// each reads the other's slot as 0: store buffering, two holders); the holder checks
+/// for other bids before placing its own; `leave` is Relaxed (race on the counter).
+#[test]
+fn cluster_lock_mutual_exclusion() {
+    builder(2).check(|| {
+        let net = Arc::new(LockNet {
+            owner: AtomicU32::new(0),
+            seq: AtomicU64::new(0),
+            copies: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU8::new(0))),
+            holders: AtomicU32::new(0),
+            counter: UnsafeCell::new(0),
+        });
+        let other = {
+            let net = net.clone();
+            thread::spawn(move || net.acquire_cs_release(1))
+        };
+        let won0 = net.acquire_cs_release(0);
+        let won1 = other.join().unwrap();
+        let wins = u32::from(won0) + u32::from(won1);
+        assert_eq!(net.counter.with(|c| unsafe { *c }), wins);
+        for copy in &net.copies {
+            for slot in copy {
+                assert_eq!(slot.load(Relaxed), 0, "a slot left set");
+            }
+        }
+    });
+}

@@ -1,0 +1,30 @@
+//! The conformance suite: the ordering, ack, lock, barrier, notify and membership
+//! behaviour of SPEC.md, written once against the public `Cluster` API and run with
+//! real processes. Every transport runs this same suite (today: one host).
+
+mod harness;
+mod lock;
+mod membership;
+mod ordering;
+mod sync_ops;
+
+use harness::args;
+
+/// Worker entry: the suite re-executes this binary with `MEMCHAN_ROLE` set. Ignored so
+/// it never runs as a test of its own.
+#[test]
+#[ignore = "entry point for worker processes"]
+fn worker() {
+    let role = std::env::var("MEMCHAN_ROLE").expect("MEMCHAN_ROLE");
+    let a = args();
+    match role.as_str() {
+        "lock" => lock::worker(&a),
+        "member" => membership::worker(&a),
+        "order" => ordering::worker(&a),
+        "notify" => sync_ops::notify_worker(&a),
+        "barrier" => sync_ops::barrier_worker(&a),
+        "tear" => sync_ops::tear_worker(&a),
+        "uid" => sync_ops::uid_worker(&a),
+        other => panic!("unknown role {other}"),
+    }
+}

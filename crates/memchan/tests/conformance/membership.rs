@@ -1,0 +1,130 @@
+//! Membership on one host: join and leave with node ids and epochs; a killed node is
+//! detected within the bound, isolated, and every survivor sees one event for it.
+
+use crate::harness::{field, mono_ns, unique_cluster, Worker};
+use memchan::{Cluster, Config, EventKind};
+use std::time::Duration;
+
+/// Worker: `cluster nodes mode` — mode `wait` reports failure events with the time it
+/// saw them; mode `idle` just stays a member.
+pub fn worker(a: &[String]) {
+    let (name, nodes, mode) = (&a[0], a[1].parse::<usize>().unwrap(), a[2].as_str());
+    let c = Cluster::join(name).unwrap();
+    c.wait_for_members(nodes, Duration::from_secs(20)).unwrap();
+    println!(
+        "JOINED node={} incarnation={}",
+        c.node_id().0,
+        c.incarnation()
+    );
+    if mode == "idle" {
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+    let start_epoch = c.epoch();
+    loop {
+        let e = c
+            .next_event(Some(Duration::from_secs(30)))
+            .expect("an event");
+        if e.kind == EventKind::Failed {
+            println!(
+                "FAILED node={} epoch={} start_epoch={start_epoch} at={} members={}",
+                e.node.0,
+                e.epoch,
+                mono_ns(),
+                c.members().len()
+            );
+            c.barrier().unwrap(); // stay a member until every survivor has reported
+            return;
+        }
+    }
+}
+
+#[test]
+fn join_and_leave_give_ids_epochs_and_events() {
+    let name = unique_cluster("members");
+    let a = Cluster::join(&name).unwrap();
+    let e0 = a.epoch();
+    let b = Cluster::join(&name).unwrap();
+    assert_ne!(a.node_id(), b.node_id());
+    assert!(b.epoch() > e0);
+    let joined = a.next_event(Some(Duration::from_secs(1))).unwrap();
+    assert_eq!((joined.kind, joined.node), (EventKind::Joined, b.node_id()));
+    assert_eq!(a.members(), vec![a.node_id(), b.node_id()]);
+    let (b_id, b_inc) = (b.node_id(), b.incarnation());
+    b.leave();
+    let left = a.next_event(Some(Duration::from_secs(1))).unwrap();
+    assert_eq!((left.kind, left.node), (EventKind::Left, b_id));
+    assert!(left.epoch > joined.epoch);
+    assert_eq!(a.members(), vec![a.node_id()]);
+    // Rejoining reuses the free id with a new incarnation.
+    let b2 = Cluster::join(&name).unwrap();
+    assert_eq!(b2.node_id(), b_id);
+    assert!(b2.incarnation() > b_inc);
+    assert!(a.next_event(Some(Duration::ZERO)).is_some());
+}
+
+#[test]
+fn killed_node_is_detected_within_bound_and_seen_by_all() {
+    let name = unique_cluster("kill");
+    let mut victim = Worker::spawn("member", &[name.clone(), "4".into(), "idle".into()]);
+    let mut survivors: Vec<Worker> = (0..3)
+        .map(|_| Worker::spawn("member", &[name.clone(), "4".into(), "wait".into()]))
+        .collect();
+    let v = victim.expect_line("JOINED", Duration::from_secs(30));
+    for s in &mut survivors {
+        s.expect_line("JOINED", Duration::from_secs(30));
+    }
+    let victim_id = field(&v, "node");
+    std::thread::sleep(Duration::from_millis(200));
+    let killed_at = mono_ns();
+    victim.kill9();
+    let mut epochs = Vec::new();
+    for s in &mut survivors {
+        let line = s.expect_line("FAILED", Duration::from_secs(10));
+        assert_eq!(field(&line, "node"), victim_id, "{line}");
+        assert!(
+            field(&line, "epoch") > field(&line, "start_epoch"),
+            "{line}"
+        );
+        assert_eq!(field(&line, "members"), 3, "{line}");
+        let took = Duration::from_nanos(field(&line, "at") - killed_at);
+        // Default bound: a dead process is seen within one heartbeat (100 ms), a
+        // silent one within 0.9 s; both under the 1 s promised.
+        assert!(took < Duration::from_secs(1), "detected after {took:?}");
+        epochs.push(field(&line, "epoch"));
+        s.finish(Duration::from_secs(10));
+    }
+    // One isolation, one epoch: every survivor saw the same event.
+    assert!(epochs.windows(2).all(|w| w[0] == w[1]), "{epochs:?}");
+}
+
+#[test]
+fn hung_node_is_isolated_by_heartbeat_timeout() {
+    // SIGSTOP: the process exists but is silent; the heartbeat timeout isolates it,
+    // and it can no longer send once it runs again.
+    let name = unique_cluster("hung");
+    let cfg = Config {
+        heartbeat: Duration::from_millis(50),
+        failure_timeout: Duration::from_millis(300),
+        ..Config::default()
+    };
+    let a = Cluster::join_with(&name, cfg).unwrap();
+    let mut victim = Worker::spawn("member", &[name.clone(), "2".into(), "idle".into()]);
+    let v = victim.expect_line("JOINED", Duration::from_secs(30));
+    let _ = a.next_event(Some(Duration::from_secs(1))); // its join
+                                                        // SAFETY: sending SIGSTOP to our own child process.
+    unsafe { libc::kill(victim.pid() as i32, libc::SIGSTOP) };
+    let stopped_at = std::time::Instant::now();
+    let e = a
+        .next_event(Some(Duration::from_secs(5)))
+        .expect("failure event");
+    assert_eq!(
+        (e.kind, u64::from(e.node.0)),
+        (EventKind::Failed, field(&v, "node"))
+    );
+    assert!(stopped_at.elapsed() < Duration::from_millis(300 + 50 + 300));
+    assert_eq!(a.members(), vec![a.node_id()]);
+    // SAFETY: as above.
+    unsafe { libc::kill(victim.pid() as i32, libc::SIGCONT) };
+}

@@ -1,0 +1,465 @@
+//! Direct deposit, atomicity, ack, notify, barrier, permissions and bad input.
+
+use crate::harness::{field, unique_cluster, Worker};
+use memchan::{Cluster, Config, Dest, Error, NodeId, PageSize, RxAttrs, TxAttrs};
+use std::time::{Duration, Instant};
+
+fn peer(c: &Cluster) -> NodeId {
+    *c.members()
+        .iter()
+        .find(|&&n| n != c.node_id())
+        .expect("a peer")
+}
+
+/// Worker: `cluster` — writes to node 0's notify page after 200 ms, then to its
+/// plain page.
+pub fn notify_worker(a: &[String]) {
+    let c = Cluster::join(&a[0]).unwrap();
+    c.wait_for_members(2, Duration::from_secs(20)).unwrap();
+    let seg = c.segment("n", 2 * 4096, 0o600).unwrap();
+    let tx = seg
+        .map_tx(Dest::Node(NodeId(0)), TxAttrs::default())
+        .unwrap();
+    c.barrier().unwrap(); // node 0 has mapped rx and is about to block
+    std::thread::sleep(Duration::from_millis(200));
+    tx.write_u64(4096, 1).unwrap(); // plain page: must not wake
+    std::thread::sleep(Duration::from_millis(200));
+    tx.write_u64(0, 77).unwrap(); // notify page
+    c.barrier().unwrap();
+}
+
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+#[test]
+fn notify_wakes_a_blocked_reader_without_spinning() {
+    let name = unique_cluster("notify");
+    let c = Cluster::join(&name).unwrap();
+    assert_eq!(c.node_id(), NodeId(0));
+    let seg = c.segment("n", 2 * 4096, 0o600).unwrap();
+    let rx = seg
+        .map_rx_with(RxAttrs {
+            notify: true,
+            ..RxAttrs::default()
+        })
+        .unwrap();
+    rx.set_attrs(4096, 4096, RxAttrs::default()).unwrap(); // page 1: no notify
+    assert!(rx.attrs(0).unwrap().notify && !rx.attrs(4096).unwrap().notify);
+    let mut w = Worker::spawn("notify", &[name.clone()]);
+    c.wait_for_members(2, Duration::from_secs(20)).unwrap();
+    c.barrier().unwrap();
+    let (t0, cpu0) = (Instant::now(), thread_cpu());
+    assert!(rx.wait(Some(Duration::from_secs(10))).unwrap(), "timed out");
+    let (waited, cpu) = (t0.elapsed(), thread_cpu() - cpu0);
+    assert_eq!(rx.load_u64(0).unwrap(), 77);
+    assert_eq!(
+        rx.load_u64(4096).unwrap(),
+        1,
+        "the plain page was written first"
+    );
+    // Woken by the notify page (at ~400 ms), not the plain one (at ~200 ms).
+    assert!(
+        waited >= Duration::from_millis(350),
+        "woke after {waited:?}"
+    );
+    assert!(
+        cpu < Duration::from_millis(40),
+        "spent {cpu:?} CPU while blocked"
+    );
+    // Nothing new: a bounded wait times out.
+    assert!(!rx.wait(Some(Duration::from_millis(50))).unwrap());
+    c.barrier().unwrap();
+    w.finish(Duration::from_secs(10));
+}
+
+/// Worker: `cluster nodes rounds` — each round: write the round into my word of a
+/// broadcast page, barrier, check every member's word reached the round.
+pub fn barrier_worker(a: &[String]) {
+    let (name, nodes, rounds) = (&a[0], a[1].parse().unwrap(), a[2].parse::<u64>().unwrap());
+    let c = Cluster::join(name).unwrap();
+    c.wait_for_members(nodes, Duration::from_secs(20)).unwrap();
+    let seg = c.segment("b", 4096, 0o600).unwrap();
+    let rx = seg.map_rx().unwrap();
+    c.barrier().unwrap(); // everyone maps rx before the first write
+    let tx = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
+    let me = c.node_id().index();
+    let mut laggards = 0;
+    for r in 1..=rounds {
+        tx.write_u64(8 * me, r).unwrap();
+        c.barrier().unwrap();
+        for n in c.members() {
+            if n.index() != me && rx.load_u64(8 * n.index()).unwrap() < r {
+                laggards += 1;
+            }
+        }
+    }
+    println!("DONE laggards={laggards}");
+    c.barrier().unwrap();
+}
+
+#[test]
+fn barrier_orders_every_members_writes_before_anyone_passes() {
+    let name = unique_cluster("barrier");
+    let mut ws: Vec<Worker> = (0..3)
+        .map(|_| Worker::spawn("barrier", &[name.clone(), "3".into(), "2000".into()]))
+        .collect();
+    for w in &mut ws {
+        let line = w.expect_line("DONE", Duration::from_secs(120));
+        assert_eq!(field(&line, "laggards"), 0, "{line}");
+        w.finish(Duration::from_secs(10));
+    }
+}
+
+#[test]
+fn group_barrier_waits_only_for_group_members() {
+    let name = unique_cluster("gbarrier");
+    let a = Cluster::join(&name).unwrap();
+    let b = Cluster::join(&name).unwrap();
+    let _outsider = Cluster::join(&name).unwrap(); // never calls barrier
+    let g = a.create_group("pair", &[a.node_id(), b.node_id()]).unwrap();
+    assert_eq!(b.group("pair").unwrap(), g);
+    let t = std::thread::spawn(move || {
+        b.barrier_group(g).unwrap();
+        b
+    });
+    a.barrier_group(g).unwrap();
+    t.join().unwrap();
+    assert!(matches!(a.group("nope"), Err(Error::UnknownGroup(_))));
+}
+
+/// Worker: `cluster seconds` — hammers node 0's rx with two patterns per width.
+pub fn tear_worker(a: &[String]) {
+    let c = Cluster::join(&a[0]).unwrap();
+    c.wait_for_members(2, Duration::from_secs(20)).unwrap();
+    let tx = c
+        .segment("tear", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(NodeId(0)), TxAttrs::default())
+        .unwrap();
+    c.barrier().unwrap();
+    let end = Instant::now() + Duration::from_secs(a[1].parse().unwrap());
+    let mut i = 0u64;
+    while Instant::now() < end {
+        for _ in 0..1000 {
+            let flip = i & 1 == 1;
+            tx.write_u64(
+                0,
+                if flip {
+                    u64::MAX
+                } else {
+                    0x0101_0101_0101_0101
+                },
+            )
+            .unwrap();
+            tx.write_u32(64, if flip { u32::MAX } else { 0x0101_0101 })
+                .unwrap();
+            tx.write_u16(128, if flip { u16::MAX } else { 0x0101 })
+                .unwrap();
+            i += 1;
+        }
+    }
+    c.barrier().unwrap();
+}
+
+#[test]
+fn aligned_writes_are_never_torn() {
+    let name = unique_cluster("tear");
+    let c = Cluster::join(&name).unwrap();
+    let rx = c.segment("tear", 4096, 0o600).unwrap().map_rx().unwrap();
+    let mut w = Worker::spawn("tear", &[name.clone(), "1".into()]);
+    c.wait_for_members(2, Duration::from_secs(20)).unwrap();
+    c.barrier().unwrap();
+    let (mut reads, mut changes, mut last) = (0u64, 0u64, 0u64);
+    let end = Instant::now() + Duration::from_millis(900);
+    while Instant::now() < end {
+        for _ in 0..1000 {
+            let v = rx.load_u64(0).unwrap();
+            assert!(
+                v == 0 || v == u64::MAX || v == 0x0101_0101_0101_0101,
+                "torn {v:#x}"
+            );
+            let v32 = rx.load_u32(64).unwrap();
+            assert!(
+                v32 == 0 || v32 == u32::MAX || v32 == 0x0101_0101,
+                "torn {v32:#x}"
+            );
+            let v16 = rx.load_u16(128).unwrap();
+            assert!(
+                v16 == 0 || v16 == u16::MAX || v16 == 0x0101,
+                "torn {v16:#x}"
+            );
+            changes += u64::from(v != last);
+            last = v;
+            reads += 1;
+        }
+    }
+    c.barrier().unwrap();
+    w.finish(Duration::from_secs(10));
+    assert!(
+        changes > 100,
+        "only {changes} changes in {reads} reads: writer not seen"
+    );
+}
+
+#[test]
+fn ack_and_large_writes_arrive_whole_and_in_order() {
+    let name = unique_cluster("ack");
+    let a = Cluster::join(&name).unwrap();
+    let b = Cluster::join_with(
+        &name,
+        Config {
+            page_size: Some(PageSize::K4),
+            ..Config::default()
+        },
+    )
+    .unwrap();
+    let size = 1 << 20;
+    let rx = b.segment("big", size, 0o600).unwrap().map_rx().unwrap();
+    let seg = a.segment("big", size, 0o600).unwrap();
+    let direct = seg
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    let bcast = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
+    let data: Vec<u8> = (0..size - 8).map(|i| (i * 7 % 251) as u8).collect();
+    direct.write(3, &data[..size / 2]).unwrap(); // unaligned, spans 128 pages
+    bcast
+        .write(3 + size / 2, &data[size / 2..size - 8])
+        .unwrap();
+    a.ack().unwrap();
+    let mut back = vec![0u8; size - 8];
+    rx.read(3, &mut back).unwrap();
+    assert!(back == data, "payload differs after ack");
+}
+
+#[test]
+fn eight_kib_pages_are_selectable_and_enforced() {
+    let name = unique_cluster("page8k");
+    let eight = Config {
+        page_size: Some(PageSize::K8),
+        ..Config::default()
+    };
+    let a = Cluster::join_with(&name, eight).unwrap();
+    assert_eq!(a.page_size(), 8192);
+    assert_eq!(a.segment("s", 100, 0o600).unwrap().size(), 8192);
+    // Joining without a page size adopts the cluster's; asking for 4 KiB is refused.
+    assert_eq!(Cluster::join(&name).unwrap().page_size(), 8192);
+    let four = Config {
+        page_size: Some(PageSize::K4),
+        ..Config::default()
+    };
+    match Cluster::join_with(&name, four) {
+        Err(e @ Error::PageSizeMismatch { .. }) => assert!(e.to_string().contains("8192")),
+        other => panic!("expected PageSizeMismatch, got {:?}", other.map(|_| ())),
+    }
+}
+
+/// Worker: `cluster` — runs as uid 65534 and tries the two segments node 0 made.
+pub fn uid_worker(a: &[String]) {
+    // SAFETY: plain setgid/setuid calls in a single-threaded worker before any other
+    // work; dropping root is the point of the test.
+    unsafe {
+        assert_eq!(libc::setgid(65534), 0);
+        assert_eq!(libc::setuid(65534), 0);
+    }
+    let c = Cluster::join(&a[0]).unwrap();
+    let private = c.open_segment("private").unwrap();
+    let tx = private.map_tx(Dest::Node(NodeId(0)), TxAttrs::default());
+    let rx = private.map_rx();
+    let denied = |r: &Result<(), Error>| matches!(r, Err(Error::PermissionDenied { .. }));
+    let tx_denied = denied(&tx.map(|_| ()));
+    let rx_denied = denied(&rx.map(|_| ()));
+    let public = c.open_segment("public").unwrap();
+    let tx = public
+        .map_tx(Dest::Node(NodeId(0)), TxAttrs::default())
+        .unwrap();
+    tx.write_u64(0, 99).unwrap();
+    let free_denied = denied(&private.free());
+    println!(
+        "UID tx_denied={} rx_denied={} free_denied={}",
+        tx_denied as u8, rx_denied as u8, free_denied as u8
+    );
+}
+
+#[test]
+fn segment_permissions_are_enforced_for_other_users() {
+    let name = unique_cluster("perm");
+    let c = Cluster::join(&name).unwrap();
+    let private = c.segment("private", 4096, 0o600).unwrap();
+    let prx = private.map_rx().unwrap();
+    let ptx = private
+        .map_tx(Dest::Node(c.node_id()), TxAttrs::default())
+        .unwrap();
+    ptx.write_u64(8, 5).unwrap();
+    let rx = c.segment("public", 4096, 0o666).unwrap().map_rx().unwrap();
+    let mut w = Worker::spawn("uid", &[name.clone()]);
+    let line = w.expect_line("UID", Duration::from_secs(30));
+    w.finish(Duration::from_secs(10));
+    assert_eq!(field(&line, "tx_denied"), 1, "{line}");
+    assert_eq!(field(&line, "rx_denied"), 1, "{line}");
+    assert_eq!(field(&line, "free_denied"), 1, "{line}");
+    assert_eq!(rx.load_u64(0).unwrap(), 99, "the permitted write landed");
+    assert_eq!(
+        prx.load_u64(8).unwrap(),
+        5,
+        "the private segment is untouched"
+    );
+}
+
+#[test]
+fn bad_input_gets_a_typed_error_and_changes_nothing() {
+    let name = unique_cluster("bad");
+    let a = Cluster::join(&name).unwrap();
+    let b = Cluster::join(&name).unwrap();
+    let rx = b.segment("s", 4096, 0o600).unwrap().map_rx().unwrap();
+    let seg = a.segment("s", 4096, 0o600).unwrap();
+    let mut tx = seg
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    let pattern: Vec<u8> = (0..4096u32).map(|i| (i % 253) as u8).collect();
+    tx.write(0, &pattern).unwrap();
+    let intact = |rx: &memchan::RxMapping| {
+        let mut now = vec![0u8; 4096];
+        rx.read(0, &mut now).unwrap();
+        now == pattern
+    };
+
+    let e = tx.write_u64(4096, 1).unwrap_err();
+    assert!(matches!(e, Error::OutOfBounds { offset: 4096, .. }), "{e}");
+    assert!(e.to_string().contains("past the end of segment `s`"), "{e}");
+    let e = tx.write(4000, &[0; 200]).unwrap_err();
+    assert!(matches!(e, Error::OutOfBounds { .. }), "{e}");
+    let e = tx.write(usize::MAX, &[1]).unwrap_err();
+    assert!(matches!(e, Error::OutOfBounds { .. }), "{e}");
+    let e = tx.write_u64(4, 1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Unaligned {
+                offset: 4,
+                size: 8,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(matches!(tx.write_u32(2, 1), Err(Error::Unaligned { .. })));
+    assert!(matches!(rx.load_u64(12), Err(Error::Unaligned { .. })));
+    assert!(matches!(rx.load_u64(4096), Err(Error::OutOfBounds { .. })));
+    tx.set_transmit_enable(false);
+    let e = tx.write_u64(0, 1).unwrap_err();
+    assert!(matches!(e, Error::TransmitDisabled { .. }), "{e}");
+    tx.set_transmit_enable(true);
+    assert!(matches!(a.open_segment("nope"), Err(Error::UnknownSegment(n)) if n == "nope"));
+    assert!(matches!(
+        a.segment("s", 8192, 0o600),
+        Err(Error::SegmentSizeMismatch { existing: 4096, .. })
+    ));
+    assert!(matches!(
+        seg.map_tx(Dest::Node(NodeId(200)), TxAttrs::default()),
+        Err(Error::UnknownNode(NodeId(200)))
+    ));
+    assert!(matches!(
+        seg.map_tx(Dest::Group(memchan::GroupId(7)), TxAttrs::default()),
+        Err(Error::UnknownGroup(_))
+    ));
+    assert!(matches!(
+        a.segment("bad/name", 4096, 0o600),
+        Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        a.segment("zero", 0, 0o600),
+        Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        a.segment("m", 4096, 0o7777),
+        Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        Cluster::join("has space"),
+        Err(Error::Invalid { .. })
+    ));
+    assert!(matches!(
+        b.segment("s", 4096, 0o600).unwrap().map_rx(),
+        Err(Error::Invalid { .. })
+    ));
+    assert!(intact(&rx), "bad input changed receive memory");
+
+    // A freed segment: its old mappings refuse to write, other segments unaffected.
+    let other = b.segment("other", 4096, 0o600).unwrap().map_rx().unwrap();
+    let otx = a
+        .open_segment("other")
+        .unwrap()
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    a.segment("gone", 4096, 0o600)
+        .unwrap()
+        .map_rx()
+        .map(drop)
+        .unwrap();
+    let gone = a.open_segment("gone").unwrap();
+    let gtx = gone.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
+    gone.free().unwrap();
+    assert!(matches!(
+        gtx.write_u64(0, 1),
+        Err(Error::SegmentFreed { .. })
+    ));
+    otx.write_u64(0, 3).unwrap();
+    assert_eq!(other.load_u64(0).unwrap(), 3);
+    assert!(intact(&rx));
+}
+
+#[test]
+fn a_cluster_of_another_protocol_version_is_refused() {
+    let name = unique_cluster("ver");
+    let path = format!("/dev/shm/memchan.{name}.ctl");
+    let mut block = vec![0u8; 4 << 20];
+    block[..8].copy_from_slice(b"MEMCHAN\0");
+    block[8..12].copy_from_slice(&999u32.to_le_bytes());
+    block[12..16].copy_from_slice(&4096u32.to_le_bytes());
+    std::fs::write(&path, &block).unwrap();
+    let r = Cluster::join(&name);
+    std::fs::remove_file(&path).unwrap();
+    match r {
+        Err(e @ Error::VersionMismatch { found: 999, .. }) => {
+            assert!(e.to_string().contains("protocol version 999"))
+        }
+        other => panic!("expected VersionMismatch, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn point_to_point_is_a_direct_store_seen_immediately() {
+    let name = unique_cluster("p2p");
+    let a = Cluster::join(&name).unwrap();
+    let b = Cluster::join(&name).unwrap();
+    let rx = b.segment("d", 4096, 0o600).unwrap().map_rx().unwrap();
+    let tx = a
+        .segment("d", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(peer(&a)), TxAttrs::default())
+        .unwrap();
+    for i in 0..10_000u64 {
+        tx.write_u64(8 * (i as usize % 512), i).unwrap();
+        // No ack, no call on b's side: the store is already in b's memory.
+        assert_eq!(rx.load_u64(8 * (i as usize % 512)).unwrap(), i);
+    }
+    // A write to a page whose receive enable is off is dropped, as on MEMORY CHANNEL.
+    rx.set_attrs(
+        0,
+        4096,
+        RxAttrs {
+            receive_enable: false,
+            notify: false,
+        },
+    )
+    .unwrap();
+    tx.write_u64(0, 12345).unwrap();
+    assert_ne!(rx.load_u64(0).unwrap(), 12345);
+}
