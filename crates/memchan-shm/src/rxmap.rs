@@ -82,7 +82,7 @@ impl RxMapping {
                 size: self.seg.size,
             });
         }
-        if atomic && offset % len != 0 {
+        if atomic && !offset.is_multiple_of(len) {
             return Err(Error::Unaligned {
                 segment: self.seg.name.clone(),
                 offset,

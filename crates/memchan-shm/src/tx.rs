@@ -48,7 +48,7 @@ pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8])
 /// `dst..dst + data.len()` must be writable memory of one mapping.
 #[inline]
 pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
-    let aligned = (dst as usize) % data.len().max(1) == 0;
+    let aligned = (dst as usize).is_multiple_of(data.len().max(1));
     match (data.len(), aligned) {
         // SAFETY (all four arms): `dst` is aligned for the type (checked above) and in
         // bounds (caller); shared memory words are only ever accessed atomically.
@@ -232,7 +232,7 @@ impl TxMapping {
                 size: self.seg.size,
             });
         }
-        if atomic && offset % len != 0 {
+        if atomic && !offset.is_multiple_of(len) {
             return Err(Error::Unaligned {
                 segment: self.seg.name.clone(),
                 offset,

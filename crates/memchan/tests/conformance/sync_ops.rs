@@ -52,7 +52,7 @@ fn notify_wakes_a_blocked_reader_without_spinning() {
         .unwrap();
     rx.set_attrs(4096, 4096, RxAttrs::default()).unwrap(); // page 1: no notify
     assert!(rx.attrs(0).unwrap().notify && !rx.attrs(4096).unwrap().notify);
-    let mut w = Worker::spawn("notify", &[name.clone()]);
+    let mut w = Worker::spawn("notify", std::slice::from_ref(&name));
     c.wait_for_members(2, Duration::from_secs(20)).unwrap();
     c.barrier().unwrap();
     let (t0, cpu0) = (Instant::now(), thread_cpu());
@@ -298,7 +298,7 @@ fn segment_permissions_are_enforced_for_other_users() {
         .unwrap();
     ptx.write_u64(8, 5).unwrap();
     let rx = c.segment("public", 4096, 0o666).unwrap().map_rx().unwrap();
-    let mut w = Worker::spawn("uid", &[name.clone()]);
+    let mut w = Worker::spawn("uid", std::slice::from_ref(&name));
     let line = w.expect_line("UID", Duration::from_secs(30));
     w.finish(Duration::from_secs(10));
     assert_eq!(field(&line, "tx_denied"), 1, "{line}");
