@@ -94,9 +94,17 @@ impl NodeSet {
 
     /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
-        (0..MAX_NODES)
-            .filter(|&i| self.0[i / 64] & (1 << (i % 64)) != 0)
-            .map(|i| NodeId(i as u16))
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut rest = bits;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(NodeId((w * 64 + b) as u16))
+            })
+        })
     }
 
     /// Number of members.

@@ -16,7 +16,7 @@ use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::Notify;
 use memchan_core::order::OrderPoint;
-use memchan_core::sync::Ordering;
+use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::{Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
@@ -309,21 +309,33 @@ impl Inner {
         OrderPoint::new(&o.owner, &o.seq)
     }
 
-    /// Whether this node may still send: it is alive and was not isolated.
+    /// Whether this node may still send: its slot still carries its incarnation (a
+    /// failed or departed node's slot is zeroed, a reused one carries another).
+    #[inline(always)]
     pub(crate) fn check_alive(&self) -> Result<()> {
         let s = &self.ctl().nodes[self.me.index()];
-        if s.incarnation.load(Ordering::Relaxed) == self.incarnation
-            && s.state.load(Ordering::Relaxed) == node_state::ALIVE
-        {
+        if s.incarnation.load(Ordering::Relaxed) == self.incarnation {
             Ok(())
         } else {
-            Err(Error::Isolated {
-                node: self.me,
-                epoch: s
-                    .isolated_epoch
-                    .load(Ordering::Relaxed)
-                    .max(self.ctl().header.epoch.load(Ordering::Relaxed)),
-            })
+            Err(self.isolated())
+        }
+    }
+
+    /// This node's incarnation word, for the data path's liveness check.
+    pub(crate) fn alive_word(&self) -> &AtomicU64 {
+        &self.ctl().nodes[self.me.index()].incarnation
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn isolated(&self) -> Error {
+        let s = &self.ctl().nodes[self.me.index()];
+        Error::Isolated {
+            node: self.me,
+            epoch: s
+                .isolated_epoch
+                .load(Ordering::Relaxed)
+                .max(self.ctl().header.epoch.load(Ordering::Relaxed)),
         }
     }
 
@@ -455,6 +467,10 @@ impl Inner {
 
     fn cleanup_failed(&self, node: NodeId, inc: u64) {
         let c = self.ctl();
+        // From here the node's own data path refuses to send (see `check_alive`).
+        c.nodes[node.index()]
+            .incarnation
+            .store(0, Ordering::Release);
         let epoch = self.push_event(node, inc, EventKind::Failed);
         c.nodes[node.index()]
             .isolated_epoch
@@ -547,7 +563,15 @@ impl Inner {
             let gen = seg.generation.load(Ordering::Acquire);
             if let Some(segref) = self.seg_by_index(i as u32, gen) {
                 let dests = load_set(&seg.rx_set);
-                let _ = crate::tx::ordered_packet(self, &segref, dests, node.index(), &[0]);
+                let mut targets = crate::tx::Targets::new();
+                let _ = crate::tx::ordered_packet(
+                    self,
+                    &segref,
+                    &dests,
+                    &mut targets,
+                    node.index(),
+                    &[0],
+                );
             }
         }
     }
@@ -892,6 +916,7 @@ impl Inner {
             self.release_locks_of(self.me);
             self.drop_rx_everywhere(self.me, self.incarnation);
             self.push_event(self.me, self.incarnation, EventKind::Left);
+            s.incarnation.store(0, Ordering::Release);
             s.state.store(node_state::FREE, Ordering::Release);
         }
         let anyone = c

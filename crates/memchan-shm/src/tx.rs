@@ -15,71 +15,166 @@
 use crate::control::{journal_state, load_set, node_state, store_set, MAX_PACKET};
 use crate::futex::SharedFutex;
 use crate::node::{Inner, SegRef};
-use crate::rx::RxObject;
+use crate::rx::{RxHeader, RxObject};
 use memchan_core::notify::Notify;
 use memchan_core::sync::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use memchan_core::{Dest, Error, NodeId, NodeSet, PageSize, Result, RxAttrs, TxAttrs};
+use memchan_core::{Dest, Error, NodeId, NodeSet, PageSize, Result, TxAttrs, MAX_NODES};
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-/// Applies one packet (never crossing a page) to one destination's receive memory,
-/// honouring its page control byte. Aligned 1/2/4/8-byte packets are single atomic
-/// stores, so no reader sees them torn.
-#[inline]
-pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8]) {
-    let pct = RxAttrs::from_bits(view.pct(offset / page.bytes()).load(Ordering::Relaxed));
-    if !pct.receive_enable {
-        return;
+/// A destination's receive memory, resolved to raw pointers for the data path. The
+/// `Arc<RxObject>` that keeps it mapped is held next to it (see [`Targets`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Target {
+    data: *mut u8,
+    pct: *const AtomicU8,
+    hdr: *const RxHeader,
+}
+
+impl Target {
+    fn of(obj: &RxObject) -> Target {
+        Target {
+            data: obj.data(),
+            pct: obj.pct(0),
+            hdr: obj.header(),
+        }
     }
-    // SAFETY: callers checked `offset + data.len() <= size` of the segment, and the
-    // receive memory has `size` data bytes.
-    unsafe { store(view.data().add(offset), data) };
-    if pct.notify {
-        let h = view.header();
-        Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
+
+    /// Applies one packet (never crossing a page) honouring the destination's page
+    /// control byte: dropped when receive is disabled, notify posted when asked.
+    ///
+    /// # Safety
+    /// `offset + data.len()` must be within the segment this target maps, and the
+    /// mapping must still be held.
+    #[inline(always)]
+    unsafe fn apply(self, page_shift: u32, offset: usize, data: &[u8]) {
+        // SAFETY: the page index is within the page control table (caller's bound).
+        let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
+        if bits & RX_ENABLE == 0 {
+            return;
+        }
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { store(self.data.add(offset), data) };
+        if bits & RX_NOTIFY != 0 {
+            // SAFETY: the header lives as long as the mapping.
+            let h = unsafe { &*self.hdr };
+            Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
+        }
     }
 }
 
-/// Stores `data` at `dst`: atomically when it is an aligned word, else as a copy
-/// followed by a store fence (large copies may use non-temporal stores, which are not
-/// ordered with later stores without one).
+const RX_ENABLE: u8 = 1;
+const RX_NOTIFY: u8 = 2;
+
+/// Applies one packet to one destination's receive memory (used by recovery, off
+/// the data path).
+pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8]) {
+    // SAFETY: callers checked the range against the segment; `view` is held.
+    unsafe { Target::of(view).apply(page.bytes().trailing_zeros(), offset, data) }
+}
+
+/// Stores `data` at `dst`: aligned 1/2/4/8-byte packets as one atomic store (no
+/// reader sees them torn); short packets with inline overlapping moves; longer ones
+/// with `memcpy`. Packets are at most a page, far below the size at which `memcpy`
+/// switches to non-temporal stores, so every store stays ordered before the next
+/// packet's (x86-64 TSO).
 ///
 /// # Safety
 /// `dst..dst + data.len()` must be writable memory of one mapping.
-#[inline]
+#[inline(always)]
 pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
-    let aligned = (dst as usize).is_multiple_of(data.len().max(1));
-    match (data.len(), aligned) {
-        // SAFETY (all four arms): `dst` is aligned for the type (checked above) and in
-        // bounds (caller); shared memory words are only ever accessed atomically.
-        (8, true) => unsafe {
-            (*(dst as *const AtomicU64)).store(
+    let n = data.len();
+    let src = data.as_ptr();
+    // Masks, not `%`: a division by a runtime length costs more than the store.
+    let addr = dst as usize;
+    // SAFETY (every arm): `dst..dst + n` is writable (caller) and `src..src + n` is
+    // the caller's slice; aligned words are stored through atomics because other
+    // processes read them concurrently.
+    unsafe {
+        match n {
+            8 if addr & 7 == 0 => (*(dst as *const AtomicU64)).store(
                 u64::from_ne_bytes(data.try_into().expect("8")),
                 Ordering::Release,
-            )
-        },
-        (4, true) => unsafe {
-            (*(dst as *const AtomicU32)).store(
+            ),
+            4 if addr & 3 == 0 => (*(dst as *const AtomicU32)).store(
                 u32::from_ne_bytes(data.try_into().expect("4")),
                 Ordering::Release,
-            )
-        },
-        (2, true) => unsafe {
-            (*(dst as *const AtomicU16)).store(
+            ),
+            2 if addr & 1 == 0 => (*(dst as *const AtomicU16)).store(
                 u16::from_ne_bytes(data.try_into().expect("2")),
                 Ordering::Release,
-            )
-        },
-        (1, _) => unsafe { (*(dst as *const AtomicU8)).store(data[0], Ordering::Release) },
-        _ => {
-            fence(Ordering::Release);
-            // SAFETY: caller guarantees the destination range; `data` is a separate
-            // private buffer, so the ranges do not overlap.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
-            if data.len() >= 4096 {
-                fence(Ordering::SeqCst);
+            ),
+            1 => (*(dst as *const AtomicU8)).store(data[0], Ordering::Release),
+            16..=32 => {
+                fence(Ordering::Release);
+                let a = (src as *const u128).read_unaligned();
+                let b = (src.add(n - 16) as *const u128).read_unaligned();
+                (dst as *mut u128).write_unaligned(a);
+                (dst.add(n - 16) as *mut u128).write_unaligned(b);
+            }
+            33..=64 => {
+                fence(Ordering::Release);
+                let a = (src as *const [u128; 2]).read_unaligned();
+                let b = (src.add(n - 32) as *const [u128; 2]).read_unaligned();
+                (dst as *mut [u128; 2]).write_unaligned(a);
+                (dst.add(n - 32) as *mut [u128; 2]).write_unaligned(b);
+            }
+            _ => {
+                fence(Ordering::Release);
+                std::ptr::copy_nonoverlapping(src, dst, n);
             }
         }
+    }
+}
+
+/// The resolved destinations of a tx mapping, rebuilt when the segment's rx set or
+/// the membership changes.
+pub(crate) struct Targets {
+    rx_gen: u64,
+    epoch: u64,
+    list: Vec<(NodeId, Target)>,
+    keep: Vec<Arc<RxObject>>,
+}
+
+impl Targets {
+    pub(crate) fn new() -> Targets {
+        Targets {
+            rx_gen: u64::MAX,
+            epoch: u64::MAX,
+            list: Vec::new(),
+            keep: Vec::new(),
+        }
+    }
+
+    /// Brings the list up to date for `dests` (under the order point for ordered
+    /// packets, so no change can slip in before the packet is applied).
+    fn refresh(&mut self, inner: &Inner, seg: &SegRef, dests: &NodeSet) -> Result<()> {
+        let ctl = inner.ctl();
+        let e = &ctl.segs[seg.idx as usize];
+        let rx_gen = e.rx_gen.load(Ordering::Acquire);
+        let epoch = ctl.header.epoch.load(Ordering::Acquire);
+        if rx_gen == self.rx_gen && epoch == self.epoch {
+            return Ok(());
+        }
+        if e.generation.load(Ordering::Acquire) != seg.generation {
+            return Err(Error::SegmentFreed {
+                segment: seg.name.clone(),
+            });
+        }
+        self.list.clear();
+        self.keep.clear();
+        for d in dests.intersect(&load_set(&e.rx_set)).iter() {
+            if ctl.nodes[d.index()].state.load(Ordering::Acquire) != node_state::ALIVE {
+                continue;
+            }
+            if let Some(obj) = inner.view(seg, d)? {
+                self.list.push((d, Target::of(&obj)));
+                self.keep.push(obj);
+            }
+        }
+        self.rx_gen = rx_gen;
+        self.epoch = epoch;
+        Ok(())
     }
 }
 
@@ -89,45 +184,39 @@ pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
 pub(crate) fn ordered_packet(
     inner: &Inner,
     seg: &SegRef,
-    dests: NodeSet,
+    dests: &NodeSet,
+    targets: &mut Targets,
     offset: usize,
     data: &[u8],
 ) -> Result<()> {
     debug_assert!(data.len() <= MAX_PACKET);
     let me = u32::from(inner.me.0);
     inner.enter_order();
-    let ctl = inner.ctl();
     // Under the order point: who is alive and who maps the segment is now fixed.
-    let e = &ctl.segs[seg.idx as usize];
-    if e.generation.load(Ordering::Acquire) != seg.generation {
+    if let Err(e) = targets.refresh(inner, seg, dests) {
         inner.order_point().leave(me);
-        return Err(Error::SegmentFreed {
-            segment: seg.name.clone(),
-        });
+        return Err(e);
     }
-    let live: NodeSet = dests
-        .intersect(&load_set(&e.rx_set))
-        .iter()
-        .filter(|n| ctl.nodes[n.index()].state.load(Ordering::Acquire) == node_state::ALIVE)
-        .collect();
-    let j = &ctl.journal;
+    let j = &inner.ctl().journal;
     j.seg.store(seg.idx, Ordering::Relaxed);
     j.seg_gen.store(seg.generation, Ordering::Relaxed);
     j.offset.store(offset as u64, Ordering::Relaxed);
     j.len.store(data.len() as u32, Ordering::Relaxed);
+    let mut live = NodeSet::EMPTY;
+    for (d, _) in &targets.list {
+        live.insert(*d);
+    }
     store_set(&j.dests, &live);
     j.progress.store(0, Ordering::Relaxed);
     // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len(); only the order
     // point holder writes it, and readers read it after the Release below.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len()) };
     j.state.store(journal_state::APPLYING, Ordering::Release);
-    let mut result = Ok(());
-    for (i, d) in live.iter().enumerate() {
-        match inner.view(seg, d) {
-            Ok(Some(view)) => apply(&view, inner.page, offset, data),
-            Ok(None) => {}
-            Err(err) => result = Err(err),
-        }
+    let shift = inner.page.bytes().trailing_zeros();
+    for (i, (_, t)) in targets.list.iter().enumerate() {
+        // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
+        // holds every mapping in the list.
+        unsafe { t.apply(shift, offset, data) };
         j.progress.store(i as u32 + 1, Ordering::Release);
     }
     j.state.store(journal_state::IDLE, Ordering::Release);
@@ -135,15 +224,7 @@ pub(crate) fn ordered_packet(
         // We were declared failed while applying and a survivor finished the packet.
         inner.check_alive()?;
     }
-    result
-}
-
-/// The cached destination of a direct-deposit mapping.
-struct Direct {
-    /// `rx_gen` of the segment when `data` was looked up.
-    gen: Cell<u64>,
-    data: Cell<*mut u8>,
-    view: RefCell<Option<Arc<RxObject>>>,
+    Ok(())
 }
 
 /// A transmit window onto a segment: writes land in the destination's rx mappings.
@@ -155,37 +236,56 @@ pub struct TxMapping {
     seg: SegRef,
     dest: Dest,
     attrs: TxAttrs,
-    direct: Option<Direct>,
+    /// The packet destinations (with or without self), fixed at map time.
+    dests: NodeSet,
+    /// Direct deposit: one other node, no local copy.
+    direct: bool,
+    page_shift: u32,
+    /// The segment entry's `rx_gen` word and this node's slot, resolved once.
+    rx_gen: *const AtomicU64,
+    alive: *const AtomicU64,
+    /// `rx_gen` when `target` was resolved.
+    seen_gen: Cell<u64>,
+    target: Cell<Option<Target>>,
+    targets: RefCell<Targets>,
 }
 
-// SAFETY: the raw pointer in `Direct` points into an `RxObject` that `view` keeps
-// mapped; moving the mapping to another thread moves that `Arc` along with it.
+// SAFETY: the raw pointers point into the control block and receive memory that
+// `inner` and `targets.keep` keep mapped; they move with the mapping.
 unsafe impl Send for TxMapping {}
 
 impl TxMapping {
     pub(crate) fn new(inner: Arc<Inner>, seg: SegRef, dest: Dest, attrs: TxAttrs) -> Result<Self> {
         inner.check_perm(&seg, 2, "map_tx")?;
-        match dest {
+        let mut dests = match dest {
             Dest::Node(n) if !inner.is_member(n) => return Err(Error::UnknownNode(n)),
-            Dest::Group(g) => {
-                inner.group_members(g)?;
-            }
-            _ => {}
-        }
-        let direct = match dest {
-            Dest::Node(n) if !attrs.local_copy && n != inner.me => Some(Direct {
-                gen: Cell::new(u64::MAX),
-                data: Cell::new(std::ptr::null_mut()),
-                view: RefCell::new(None),
-            }),
-            _ => None,
+            Dest::Node(n) => [n].into_iter().collect(),
+            Dest::Group(g) => inner.group_members(g)?,
+            Dest::Broadcast => NodeSet([u64::MAX; MAX_NODES / 64]),
         };
+        // A sender is among its own destinations only with local copy (or when it
+        // names itself point-to-point).
+        if attrs.local_copy || dest == Dest::Node(inner.me) {
+            dests.insert(inner.me);
+        } else {
+            dests.remove(inner.me);
+        }
+        let direct = matches!(dest, Dest::Node(n) if n != inner.me) && !attrs.local_copy;
+        let rx_gen = &inner.ctl().segs[seg.idx as usize].rx_gen as *const AtomicU64;
+        let alive = inner.alive_word() as *const AtomicU64;
         Ok(TxMapping {
+            page_shift: inner.page.bytes().trailing_zeros(),
             inner,
             seg,
             dest,
             attrs,
+            dests,
             direct,
+            rx_gen,
+            alive,
+            seen_gen: Cell::new(u64::MAX),
+            target: Cell::new(None),
+            targets: RefCell::new(Targets::new()),
         })
     }
 
@@ -214,35 +314,49 @@ impl TxMapping {
         self.attrs.transmit_enable = on;
     }
 
-    #[inline]
+    /// The node that sends.
+    pub fn node(&self) -> NodeId {
+        self.inner.me
+    }
+
+    #[inline(always)]
     fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<()> {
-        if !self.attrs.transmit_enable {
-            return Err(Error::TransmitDisabled {
-                segment: self.seg.name.clone(),
-            });
-        }
-        if offset
+        let in_bounds = offset
             .checked_add(len)
-            .is_none_or(|end| end > self.seg.size)
+            .is_some_and(|end| end <= self.seg.size);
+        let aligned = !atomic || offset.is_multiple_of(len);
+        if !(self.attrs.transmit_enable && in_bounds && aligned) {
+            return Err(self.refusal(offset, len, in_bounds));
+        }
+        // SAFETY: `alive` points into the control block, mapped while `inner` lives.
+        if !self.attrs.transmit_under_error
+            && unsafe { (*self.alive).load(Ordering::Relaxed) } != self.inner.incarnation
         {
-            return Err(Error::OutOfBounds {
-                segment: self.seg.name.clone(),
+            return Err(self.inner.isolated());
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refusal(&self, offset: usize, len: usize, in_bounds: bool) -> Error {
+        let segment = self.seg.name.clone();
+        if !self.attrs.transmit_enable {
+            Error::TransmitDisabled { segment }
+        } else if !in_bounds {
+            Error::OutOfBounds {
+                segment,
                 offset,
                 len,
                 size: self.seg.size,
-            });
-        }
-        if atomic && !offset.is_multiple_of(len) {
-            return Err(Error::Unaligned {
-                segment: self.seg.name.clone(),
+            }
+        } else {
+            Error::Unaligned {
+                segment,
                 offset,
                 size: len,
-            });
+            }
         }
-        if !self.attrs.transmit_under_error {
-            self.inner.check_alive()?;
-        }
-        Ok(())
     }
 
     /// Writes an aligned 8-byte word atomically.
@@ -284,11 +398,12 @@ impl TxMapping {
         self.send(offset, data)
     }
 
-    #[inline]
+    #[inline(always)]
     fn send(&self, offset: usize, data: &[u8]) -> Result<()> {
-        match &self.direct {
-            Some(d) => self.deposit(d, offset, data)?,
-            None => self.send_ordered(offset, data)?,
+        if self.direct {
+            self.deposit(offset, data)?;
+        } else {
+            self.send_ordered(offset, data)?;
         }
         if self.attrs.ack_request {
             fence(Ordering::SeqCst);
@@ -297,84 +412,52 @@ impl TxMapping {
     }
 
     /// Direct deposit: the store into the destination's receive memory.
-    #[inline]
-    fn deposit(&self, d: &Direct, offset: usize, data: &[u8]) -> Result<()> {
-        let gen = self.inner.ctl().segs[self.seg.idx as usize]
-            .rx_gen
-            .load(Ordering::Acquire);
-        if gen != d.gen.get() {
-            self.refresh(d, gen)?;
+    #[inline(always)]
+    fn deposit(&self, offset: usize, data: &[u8]) -> Result<()> {
+        // SAFETY: `rx_gen` points into the control block, mapped while `inner` lives.
+        let gen = unsafe { (*self.rx_gen).load(Ordering::Acquire) };
+        if gen != self.seen_gen.get() {
+            self.refresh_direct(gen)?;
         }
-        let dst = d.data.get();
-        if dst.is_null() {
+        let Some(t) = self.target.get() else {
             return Ok(()); // the destination does not map the segment rx: dropped
-        }
-        let view = d.view.borrow();
-        let view = view.as_ref().expect("non-null data has a view");
-        let page = self.inner.page.bytes();
-        if data.len() <= page && offset / page == (offset + data.len() - 1) / page {
-            apply(view, self.inner.page, offset, data);
+        };
+        let last = offset + data.len() - 1;
+        if offset >> self.page_shift == last >> self.page_shift {
+            // SAFETY: `check` bounded the write by the segment; `targets` holds the map.
+            unsafe { t.apply(self.page_shift, offset, data) };
         } else {
-            for (off, chunk) in packets(offset, data, page) {
-                apply(view, self.inner.page, off, chunk);
+            for (off, chunk) in packets(offset, data, 1 << self.page_shift) {
+                // SAFETY: as above, per packet.
+                unsafe { t.apply(self.page_shift, off, chunk) };
             }
         }
         Ok(())
     }
 
     #[cold]
-    fn refresh(&self, d: &Direct, gen: u64) -> Result<()> {
-        if self
-            .inner
-            .seg_by_index(self.seg.idx, self.seg.generation)
-            .is_none()
-        {
-            return Err(Error::SegmentFreed {
-                segment: self.seg.name.clone(),
-            });
-        }
-        let Dest::Node(n) = self.dest else {
-            unreachable!("direct deposit has one node")
-        };
-        let view = self.inner.view(&self.seg, n)?;
-        d.data
-            .set(view.as_ref().map_or(std::ptr::null_mut(), |v| v.data()));
-        *d.view.borrow_mut() = view;
-        d.gen.set(gen);
+    #[inline(never)]
+    fn refresh_direct(&self, gen: u64) -> Result<()> {
+        let mut targets = self.targets.borrow_mut();
+        targets.refresh(&self.inner, &self.seg, &self.dests)?;
+        self.target.set(targets.list.first().map(|(_, t)| *t));
+        self.seen_gen.set(gen);
         Ok(())
-    }
-
-    fn destinations(&self) -> Result<NodeSet> {
-        let mut set = match self.dest {
-            Dest::Node(n) => [n].into_iter().collect(),
-            Dest::Group(g) => self.inner.group_members(g)?,
-            Dest::Broadcast => {
-                let mut all = NodeSet::EMPTY;
-                all.0 = [u64::MAX; 4];
-                all
-            }
-        };
-        // A sender is among its own destinations only with local copy (or when it
-        // names itself point-to-point).
-        if self.attrs.local_copy || self.dest == Dest::Node(self.inner.me) {
-            set.insert(self.inner.me);
-        } else {
-            set.remove(self.inner.me);
-        }
-        Ok(set)
     }
 
     fn send_ordered(&self, offset: usize, data: &[u8]) -> Result<()> {
-        let dests = self.destinations()?;
-        for (off, chunk) in packets(offset, data, self.inner.page.bytes()) {
-            ordered_packet(&self.inner, &self.seg, dests, off, chunk)?;
+        let mut targets = self.targets.borrow_mut();
+        for (off, chunk) in packets(offset, data, 1 << self.page_shift) {
+            ordered_packet(
+                &self.inner,
+                &self.seg,
+                &self.dests,
+                &mut targets,
+                off,
+                chunk,
+            )?;
         }
         Ok(())
-    }
-
-    /// The node that sends.
-    pub fn node(&self) -> NodeId {
-        self.inner.me
     }
 }
 

@@ -134,19 +134,19 @@ fn group_barrier_waits_only_for_group_members() {
     assert!(matches!(a.group("nope"), Err(Error::UnknownGroup(_))));
 }
 
-/// Worker: `cluster seconds` — hammers node 0's rx with two patterns per width.
+/// Worker: `cluster` — hammers node 0's rx with two patterns per width until node 0
+/// writes the stop word into this worker's rx.
 pub fn tear_worker(a: &[String]) {
     let c = Cluster::join(&a[0]).unwrap();
     c.wait_for_members(2, Duration::from_secs(20)).unwrap();
-    let tx = c
-        .segment("tear", 4096, 0o600)
-        .unwrap()
+    let seg = c.segment("tear", 4096, 0o600).unwrap();
+    let stop = seg.map_rx().unwrap();
+    let tx = seg
         .map_tx(Dest::Node(NodeId(0)), TxAttrs::default())
         .unwrap();
     c.barrier().unwrap();
-    let end = Instant::now() + Duration::from_secs(a[1].parse().unwrap());
     let mut i = 0u64;
-    while Instant::now() < end {
+    while stop.load_u64(1024).unwrap() == 0 {
         for _ in 0..1000 {
             let flip = i & 1 == 1;
             tx.write_u64(
@@ -172,13 +172,19 @@ pub fn tear_worker(a: &[String]) {
 fn aligned_writes_are_never_torn() {
     let name = unique_cluster("tear");
     let c = Cluster::join(&name).unwrap();
-    let rx = c.segment("tear", 4096, 0o600).unwrap().map_rx().unwrap();
-    let mut w = Worker::spawn("tear", &[name.clone(), "1".into()]);
+    let seg = c.segment("tear", 4096, 0o600).unwrap();
+    let rx = seg.map_rx().unwrap();
+    let mut w = Worker::spawn("tear", std::slice::from_ref(&name));
     c.wait_for_members(2, Duration::from_secs(20)).unwrap();
+    let stop = seg
+        .map_tx(Dest::Node(peer(&c)), TxAttrs::default())
+        .unwrap();
     c.barrier().unwrap();
     let (mut reads, mut changes, mut last) = (0u64, 0u64, 0u64);
-    let end = Instant::now() + Duration::from_millis(900);
-    while Instant::now() < end {
+    // Read until the writer has been seen changing the values many times (on a busy
+    // machine it may take a while to be scheduled beside us).
+    let end = Instant::now() + Duration::from_secs(20);
+    while changes < 20_000 && Instant::now() < end {
         for _ in 0..1000 {
             let v = rx.load_u64(0).unwrap();
             assert!(
@@ -200,10 +206,11 @@ fn aligned_writes_are_never_torn() {
             reads += 1;
         }
     }
+    stop.write_u64(1024, 1).unwrap();
     c.barrier().unwrap();
     w.finish(Duration::from_secs(10));
     assert!(
-        changes > 100,
+        changes >= 20_000,
         "only {changes} changes in {reads} reads: writer not seen"
     );
 }
