@@ -87,6 +87,8 @@ pub(crate) struct Header {
     pub barrier_waiters: AtomicU32,
     /// Bumped when the segment table changes.
     pub seg_gen: AtomicU64,
+    /// The live members (a bitmap of node ids), changed under the flock with `epoch`.
+    pub members: [AtomicU64; MAX_NODES / 64],
 }
 
 #[repr(C, align(64))]

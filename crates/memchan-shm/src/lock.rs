@@ -13,12 +13,14 @@
 use crate::node::Inner;
 use crate::rxmap::RxMapping;
 use crate::tx::TxMapping;
+use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::{Dest, Result, RxAttrs, TxAttrs, MAX_NODES};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// A named cluster lock.
 pub struct Lock {
+    inner: Arc<Inner>,
     rx: RxMapping,
     tx: TxMapping,
     slot: usize,
@@ -50,6 +52,7 @@ impl Lock {
             },
         )?;
         Ok(Lock {
+            inner: inner.clone(),
             rx,
             tx,
             slot: inner.me.index(),
@@ -59,10 +62,21 @@ impl Lock {
         })
     }
 
-    /// Whether any slot other than ours is set in our local copy.
+    /// Whether any slot other than ours is set in our local copy. Only the words up
+    /// to the highest member's slot are read: a 2-node cluster reads one word.
     fn others_bid(&self) -> Result<bool> {
-        for w in 0..MAX_NODES / 8 {
-            let mut v = self.rx.load_u64(w * 8)?;
+        let top = self
+            .inner
+            .members()
+            .iter()
+            .last()
+            .map_or(0, |n| n.index())
+            .max(self.slot);
+        let base = self.rx.as_ptr() as *const AtomicU64;
+        for w in 0..=top / 8 {
+            // SAFETY: the lock page holds MAX_NODES bytes = MAX_NODES / 8 aligned words
+            // and `top < MAX_NODES`; shared words are read atomically.
+            let mut v = unsafe { (*base.add(w)).load(Ordering::Acquire) };
             if w == self.slot / 8 {
                 v &= !(0xFFu64 << ((self.slot % 8) * 8));
             }

@@ -14,7 +14,7 @@ use crate::futex::SharedFutex;
 use crate::idle::SpinThenPark;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
-use memchan_core::notify::Notify;
+use memchan_core::notify::{Futex, Notify};
 use memchan_core::order::OrderPoint;
 use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::{Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES};
@@ -284,6 +284,7 @@ impl Inner {
                 s.barrier[scope].store(top, Ordering::Relaxed);
             }
             s.state.store(node_state::ALIVE, Ordering::Release);
+            inner.set_member(inner.me, true);
             inner.push_event(inner.me, incarnation, EventKind::Joined);
         }
         unlock(&inner.ctl);
@@ -341,11 +342,7 @@ impl Inner {
 
     /// Live members.
     pub(crate) fn members(&self) -> NodeSet {
-        let c = self.ctl();
-        (0..MAX_NODES)
-            .filter(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::ALIVE)
-            .map(|n| NodeId(n as u16))
-            .collect()
+        load_set(&self.ctl().header.members)
     }
 
     pub(crate) fn is_member(&self, n: NodeId) -> bool {
@@ -471,6 +468,7 @@ impl Inner {
         c.nodes[node.index()]
             .incarnation
             .store(0, Ordering::Release);
+        self.set_member(node, false);
         let epoch = self.push_event(node, inc, EventKind::Failed);
         c.nodes[node.index()]
             .isolated_epoch
@@ -484,6 +482,9 @@ impl Inner {
     }
 
     /// Removes `node` from every segment's rx set and deletes its receive memory.
+    /// Every segment's `rx_gen` moves, also where `node` mapped nothing: that is how
+    /// the node's own direct-deposit path learns, at its next write, to re-check
+    /// whether it may still send (see `TxMapping::deposit`).
     fn drop_rx_everywhere(&self, node: NodeId, inc: u64) {
         let c = self.ctl();
         for (i, seg) in c.segs.iter().enumerate() {
@@ -494,8 +495,8 @@ impl Inner {
             if set.contains(node) {
                 set.remove(node);
                 store_set(&seg.rx_set, &set);
-                seg.rx_gen.fetch_add(1, Ordering::AcqRel);
             }
+            seg.rx_gen.fetch_add(1, Ordering::AcqRel);
             let gen = seg.generation.load(Ordering::Acquire);
             ShmMap::unlink(&self.rx_name(i as u32, gen, node, inc));
         }
@@ -875,31 +876,57 @@ impl Inner {
         self.check_alive()?;
         std::sync::atomic::fence(Ordering::SeqCst); // every earlier write is applied
         let c = self.ctl();
+        let h = &c.header;
         let mine = &c.nodes[self.me.index()].barrier[scope];
         let target = mine.load(Ordering::Relaxed) + 1;
         mine.store(target, Ordering::SeqCst);
-        let notify = Notify::new(&c.header.barrier_seq, &c.header.barrier_waiters);
-        notify.post(&SharedFutex);
+        // Wake sleepers only; spinning peers see the store itself. Store-then-load on
+        // both sides (SeqCst): either we see a waiter, or it sees our arrival below.
+        if h.barrier_waiters.load(Ordering::SeqCst) != 0 {
+            h.barrier_seq.fetch_add(1, Ordering::SeqCst);
+            SharedFutex.wake(&h.barrier_seq);
+        }
+        let arrived = || {
+            let mut scope_set = load_set(&h.members);
+            if let Some(g) = group {
+                scope_set = scope_set.intersect(&g);
+            }
+            let all = scope_set
+                .iter()
+                .all(|n| c.nodes[n.index()].barrier[scope].load(Ordering::Acquire) >= target);
+            all
+        };
         let mut spins = 0u32;
         loop {
-            let seen = notify.current();
-            let everyone = (0..MAX_NODES).all(|n| {
-                let s = &c.nodes[n];
-                s.state.load(Ordering::Acquire) != node_state::ALIVE
-                    || group.is_some_and(|g| !g.contains(NodeId(n as u16)))
-                    || s.barrier[scope].load(Ordering::Acquire) >= target
-            });
-            if everyone {
+            if arrived() {
                 return Ok(());
             }
             self.check_alive()?;
             spins += 1;
-            if spins < 2000 {
+            if spins < 4000 {
                 std::hint::spin_loop();
-            } else {
-                notify.wait(seen, Some(Duration::from_millis(10)), &SharedFutex);
+                continue;
             }
+            let seen = h.barrier_seq.load(Ordering::SeqCst);
+            h.barrier_waiters.fetch_add(1, Ordering::SeqCst);
+            if !arrived() {
+                // The timeout only bounds how late a membership change is noticed.
+                SharedFutex.wait(&h.barrier_seq, seen, Some(Duration::from_millis(50)));
+            }
+            h.barrier_waiters.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    /// Adds or removes `n` in the members bitmap (under the flock).
+    fn set_member(&self, n: NodeId, member: bool) {
+        let words = &self.ctl().header.members;
+        let mut set = load_set(words);
+        if member {
+            set.insert(n);
+        } else {
+            set.remove(n);
+        }
+        store_set(words, &set);
     }
 
     // ---- leaving -------------------------------------------------------------------
@@ -915,8 +942,9 @@ impl Inner {
         {
             self.release_locks_of(self.me);
             self.drop_rx_everywhere(self.me, self.incarnation);
-            self.push_event(self.me, self.incarnation, EventKind::Left);
             s.incarnation.store(0, Ordering::Release);
+            self.set_member(self.me, false);
+            self.push_event(self.me, self.incarnation, EventKind::Left);
             s.state.store(node_state::FREE, Ordering::Release);
         }
         let anyone = c

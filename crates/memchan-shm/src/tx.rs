@@ -32,6 +32,12 @@ pub(crate) struct Target {
 }
 
 impl Target {
+    const NONE: Target = Target {
+        data: std::ptr::null_mut(),
+        pct: std::ptr::null(),
+        hdr: std::ptr::null(),
+    };
+
     fn of(obj: &RxObject) -> Target {
         Target {
             data: obj.data(),
@@ -87,10 +93,27 @@ pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
     let src = data.as_ptr();
     // Masks, not `%`: a division by a runtime length costs more than the store.
     let addr = dst as usize;
-    // SAFETY (every arm): `dst..dst + n` is writable (caller) and `src..src + n` is
+    // SAFETY (every branch): `dst..dst + n` is writable (caller) and `src..src + n` is
     // the caller's slice; aligned words are stored through atomics because other
     // processes read them concurrently.
     unsafe {
+        if n >= 16 {
+            fence(Ordering::Release);
+            if n <= 32 {
+                let a = (src as *const u128).read_unaligned();
+                let b = (src.add(n - 16) as *const u128).read_unaligned();
+                (dst as *mut u128).write_unaligned(a);
+                (dst.add(n - 16) as *mut u128).write_unaligned(b);
+            } else if n <= 64 {
+                let a = (src as *const [u128; 2]).read_unaligned();
+                let b = (src.add(n - 32) as *const [u128; 2]).read_unaligned();
+                (dst as *mut [u128; 2]).write_unaligned(a);
+                (dst.add(n - 32) as *mut [u128; 2]).write_unaligned(b);
+            } else {
+                std::ptr::copy_nonoverlapping(src, dst, n);
+            }
+            return;
+        }
         match n {
             8 if addr & 7 == 0 => (*(dst as *const AtomicU64)).store(
                 u64::from_ne_bytes(data.try_into().expect("8")),
@@ -105,20 +128,6 @@ pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
                 Ordering::Release,
             ),
             1 => (*(dst as *const AtomicU8)).store(data[0], Ordering::Release),
-            16..=32 => {
-                fence(Ordering::Release);
-                let a = (src as *const u128).read_unaligned();
-                let b = (src.add(n - 16) as *const u128).read_unaligned();
-                (dst as *mut u128).write_unaligned(a);
-                (dst.add(n - 16) as *mut u128).write_unaligned(b);
-            }
-            33..=64 => {
-                fence(Ordering::Release);
-                let a = (src as *const [u128; 2]).read_unaligned();
-                let b = (src.add(n - 32) as *const [u128; 2]).read_unaligned();
-                (dst as *mut [u128; 2]).write_unaligned(a);
-                (dst.add(n - 32) as *mut [u128; 2]).write_unaligned(b);
-            }
             _ => {
                 fence(Ordering::Release);
                 std::ptr::copy_nonoverlapping(src, dst, n);
@@ -244,9 +253,13 @@ pub struct TxMapping {
     /// The segment entry's `rx_gen` word and this node's slot, resolved once.
     rx_gen: *const AtomicU64,
     alive: *const AtomicU64,
+    /// Copies of `inner.incarnation` and `seg.size`, next to the other hot fields.
+    incarnation: u64,
+    size: usize,
     /// `rx_gen` when `target` was resolved.
     seen_gen: Cell<u64>,
-    target: Cell<Option<Target>>,
+    /// The destination, or a null target when it does not map the segment rx.
+    target: Cell<Target>,
     targets: RefCell<Targets>,
 }
 
@@ -275,6 +288,8 @@ impl TxMapping {
         let alive = inner.alive_word() as *const AtomicU64;
         Ok(TxMapping {
             page_shift: inner.page.bytes().trailing_zeros(),
+            incarnation: inner.incarnation,
+            size: seg.size,
             inner,
             seg,
             dest,
@@ -284,7 +299,7 @@ impl TxMapping {
             rx_gen,
             alive,
             seen_gen: Cell::new(u64::MAX),
-            target: Cell::new(None),
+            target: Cell::new(Target::NONE),
             targets: RefCell::new(Targets::new()),
         })
     }
@@ -321,18 +336,10 @@ impl TxMapping {
 
     #[inline(always)]
     fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<()> {
-        let in_bounds = offset
-            .checked_add(len)
-            .is_some_and(|end| end <= self.seg.size);
+        let in_bounds = offset.checked_add(len).is_some_and(|end| end <= self.size);
         let aligned = !atomic || offset.is_multiple_of(len);
         if !(self.attrs.transmit_enable && in_bounds && aligned) {
             return Err(self.refusal(offset, len, in_bounds));
-        }
-        // SAFETY: `alive` points into the control block, mapped while `inner` lives.
-        if !self.attrs.transmit_under_error
-            && unsafe { (*self.alive).load(Ordering::Relaxed) } != self.inner.incarnation
-        {
-            return Err(self.inner.isolated());
         }
         Ok(())
     }
@@ -360,28 +367,28 @@ impl TxMapping {
     }
 
     /// Writes an aligned 8-byte word atomically.
-    #[inline]
+    #[inline(always)]
     pub fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
         self.check(offset, 8, true)?;
         self.send(offset, &v.to_ne_bytes())
     }
 
     /// Writes an aligned 4-byte word atomically.
-    #[inline]
+    #[inline(always)]
     pub fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
         self.check(offset, 4, true)?;
         self.send(offset, &v.to_ne_bytes())
     }
 
     /// Writes an aligned 2-byte word atomically.
-    #[inline]
+    #[inline(always)]
     pub fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
         self.check(offset, 2, true)?;
         self.send(offset, &v.to_ne_bytes())
     }
 
     /// Writes one byte.
-    #[inline]
+    #[inline(always)]
     pub fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
         self.check(offset, 1, true)?;
         self.send(offset, &[v])
@@ -389,7 +396,7 @@ impl TxMapping {
 
     /// Writes `data` at `offset`, split into packets at page boundaries; each packet is
     /// applied whole, in order.
-    #[inline]
+    #[inline(always)]
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.check(offset, data.len(), false)?;
         if data.is_empty() {
@@ -419,11 +426,12 @@ impl TxMapping {
         if gen != self.seen_gen.get() {
             self.refresh_direct(gen)?;
         }
-        let Some(t) = self.target.get() else {
+        let t = self.target.get();
+        if t.data.is_null() {
             return Ok(()); // the destination does not map the segment rx: dropped
-        };
+        }
         let last = offset + data.len() - 1;
-        if offset >> self.page_shift == last >> self.page_shift {
+        if (offset ^ last) < 1 << self.page_shift {
             // SAFETY: `check` bounded the write by the segment; `targets` holds the map.
             unsafe { t.apply(self.page_shift, offset, data) };
         } else {
@@ -435,17 +443,36 @@ impl TxMapping {
         Ok(())
     }
 
+    /// Whether this node may still send: its slot carries its incarnation.
+    fn may_send(&self) -> Result<()> {
+        // SAFETY: `alive` points into the control block, mapped while `inner` lives.
+        if self.attrs.transmit_under_error
+            || unsafe { (*self.alive).load(Ordering::Relaxed) } == self.incarnation
+        {
+            Ok(())
+        } else {
+            Err(self.inner.isolated())
+        }
+    }
+
+    /// Re-resolves the destination. Isolating or removing any node moves every
+    /// segment's `rx_gen`, so this is also where direct deposit checks that this
+    /// node may still send: the store itself pays for one compare.
     #[cold]
     #[inline(never)]
     fn refresh_direct(&self, gen: u64) -> Result<()> {
+        self.may_send()?;
         let mut targets = self.targets.borrow_mut();
         targets.refresh(&self.inner, &self.seg, &self.dests)?;
-        self.target.set(targets.list.first().map(|(_, t)| *t));
+        self.target
+            .set(targets.list.first().map_or(Target::NONE, |(_, t)| *t));
         self.seen_gen.set(gen);
         Ok(())
     }
 
+    #[inline(never)]
     fn send_ordered(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.may_send()?;
         let mut targets = self.targets.borrow_mut();
         for (off, chunk) in packets(offset, data, 1 << self.page_shift) {
             ordered_packet(
