@@ -21,6 +21,24 @@ pub fn worker(a: &[String]) {
             std::thread::sleep(Duration::from_secs(1));
         }
     }
+    if mode == "writer" {
+        // Writes a counter into node 0's rx until the cluster refuses it.
+        let tx = c
+            .segment("h", 4096, 0o600)
+            .unwrap()
+            .map_tx(memchan::Dest::Node(memchan::NodeId(0)), Default::default())
+            .unwrap();
+        for i in 1.. {
+            match tx.write_u64(0, i) {
+                Ok(()) => std::thread::sleep(Duration::from_millis(1)),
+                Err(memchan::Error::Isolated { .. }) => {
+                    println!("ISOLATED after={}", i - 1);
+                    return;
+                }
+                Err(e) => panic!("unexpected error {e}"),
+            }
+        }
+    }
     let start_epoch = c.epoch();
     loop {
         let e = c
@@ -102,7 +120,7 @@ fn killed_node_is_detected_within_bound_and_seen_by_all() {
 #[test]
 fn hung_node_is_isolated_by_heartbeat_timeout() {
     // SIGSTOP: the process exists but is silent; the heartbeat timeout isolates it,
-    // and it can no longer send once it runs again.
+    // nothing it writes after that lands, and its next write gets `Isolated`.
     let name = unique_cluster("hung");
     let cfg = Config {
         heartbeat: Duration::from_millis(50),
@@ -110,10 +128,14 @@ fn hung_node_is_isolated_by_heartbeat_timeout() {
         ..Config::default()
     };
     let a = Cluster::join_with(&name, cfg).unwrap();
-    let mut victim = Worker::spawn("member", &[name.clone(), "2".into(), "idle".into()]);
+    let rx = a.segment("h", 4096, 0o600).unwrap().map_rx().unwrap();
+    let mut victim = Worker::spawn("member", &[name.clone(), "2".into(), "writer".into()]);
     let v = victim.expect_line("JOINED", Duration::from_secs(30));
     let _ = a.next_event(Some(Duration::from_secs(1))); // its join
-                                                        // SAFETY: sending SIGSTOP to our own child process.
+    while rx.load_u64(0).unwrap() < 10 {
+        std::thread::sleep(Duration::from_millis(1)); // it is writing
+    }
+    // SAFETY: sending SIGSTOP to our own child process.
     unsafe { libc::kill(victim.pid() as i32, libc::SIGSTOP) };
     let stopped_at = std::time::Instant::now();
     let e = a
@@ -125,6 +147,15 @@ fn hung_node_is_isolated_by_heartbeat_timeout() {
     );
     assert!(stopped_at.elapsed() < Duration::from_millis(300 + 50 + 300));
     assert_eq!(a.members(), vec![a.node_id()]);
+    let at_isolation = rx.load_u64(0).unwrap();
     // SAFETY: as above.
     unsafe { libc::kill(victim.pid() as i32, libc::SIGCONT) };
+    let line = victim.expect_line("ISOLATED", Duration::from_secs(10));
+    assert_eq!(field(&line, "after"), at_isolation, "{line}");
+    assert_eq!(
+        rx.load_u64(0).unwrap(),
+        at_isolation,
+        "a write landed after isolation"
+    );
+    victim.finish(Duration::from_secs(10));
 }
