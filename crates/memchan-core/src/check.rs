@@ -1753,6 +1753,28 @@ mod tests {
         check(layout, sent, &logs)
     }
 
+    /// [`run`], tampering only with what receiver `r` applies.
+    fn run_at(
+        layout: &Layout,
+        sent: &Sent,
+        seed: u64,
+        reads: Reads,
+        r: NodeId,
+        mut tamper: impl FnMut(&mut Vec<Apply>),
+    ) -> Report {
+        run(layout, sent, seed, reads, |node, a| {
+            if node == r {
+                tamper(a);
+            }
+        })
+    }
+
+    /// Swaps the applies of values `x` and `y`.
+    fn swap_values(applies: &mut [Apply], x: u64, y: u64) {
+        let (i, j) = (pos(applies, x), pos(applies, y));
+        applies.swap(i, j);
+    }
+
     fn writes_of(sent: &Sent, s: NodeId) -> &[SentWrite] {
         &sent.iter().find(|(n, _)| *n == s).unwrap().1
     }
@@ -1904,11 +1926,8 @@ mod tests {
         let (layout, sent) = world(5, 5, &[0, 1, 2], 4, 4, 300);
         let r = NodeId(3);
         let (x, y) = adjacent_pair(&layout, &sent, r, Region::Owned(NodeId(0)), false);
-        let report = run(&layout, &sent, 6, Reads::Sweeps(2), |node, a| {
-            if node == r {
-                let (i, j) = (pos(a, x), pos(a, y));
-                a.swap(i, j);
-            }
+        let report = run_at(&layout, &sent, 6, Reads::Sweeps(2), r, |a| {
+            swap_values(a, x, y)
         });
         assert!(report.total(Rule::SingleSender) > 0, "{report}");
         assert!(has(
@@ -1923,11 +1942,8 @@ mod tests {
         let (layout, sent) = world(7, 5, &[0, 1, 2], 2, 4, 300);
         let r = NodeId(4);
         let (x, y) = adjacent_pair(&layout, &sent, r, Region::Owned(NodeId(0)), true);
-        let report = run(&layout, &sent, 8, Reads::Sweeps(1), |node, a| {
-            if node == r {
-                let (i, j) = (pos(a, x), pos(a, y));
-                a.swap(i, j);
-            }
+        let report = run_at(&layout, &sent, 8, Reads::Sweeps(1), r, |a| {
+            swap_values(a, x, y)
         });
         assert!(
             has(&report, |v| matches!(v, Violation::Backward { .. })),
@@ -1940,11 +1956,8 @@ mod tests {
         let (layout, sent) = world(9, 5, &[0, 1, 2], 2, 6, 300);
         let r = NodeId(3);
         let (x, y) = adjacent_pair(&layout, &sent, r, Region::Shared, false);
-        let report = run(&layout, &sent, 10, Reads::Sweeps(2), |node, a| {
-            if node == r {
-                let (i, j) = (pos(a, x), pos(a, y));
-                a.swap(i, j);
-            }
+        let report = run_at(&layout, &sent, 10, Reads::Sweeps(2), r, |a| {
+            swap_values(a, x, y)
         });
         assert!(!report.is_ok());
         assert!(
@@ -2024,10 +2037,8 @@ mod tests {
                         && at_r1.contains(&p[1])
                 })
                 .unwrap();
-            let report = run(&layout, &sent, 14, Reads::Sweeps(2), |node, a| {
-                if node == r2 {
-                    a.swap(i, i + 1);
-                }
+            let report = run_at(&layout, &sent, 14, Reads::Sweeps(2), r2, |a| {
+                a.swap(i, i + 1);
             });
             assert!(
                 has(&report, |v| matches!(
@@ -2056,10 +2067,8 @@ mod tests {
                 .find(|a| region.contains(&a.0))
                 .copied()
                 .unwrap();
-            let report = run(&layout, &sent, 16, Reads::Random(0.5), |node, a| {
-                if node == r {
-                    a.retain(|x| *x != last);
-                }
+            let report = run_at(&layout, &sent, 16, Reads::Random(0.5), r, |a| {
+                a.retain(|x| *x != last);
             });
             let (s, q) = decode(last.1).unwrap();
             let lost = has(&report, |v| {
@@ -2090,10 +2099,8 @@ mod tests {
             .find(|p| p[0].word != p[1].word && layout.region(p[0].word) == Some(Region::Owned(s)))
             .unwrap()[0]
             .value(s);
-        let report = run(&layout, &sent, 18, Reads::Sweeps(2), |node, a| {
-            if node == r {
-                a.retain(|v| v.1 != x);
-            }
+        let report = run_at(&layout, &sent, 18, Reads::Sweeps(2), r, |a| {
+            a.retain(|v| v.1 != x);
         });
         assert!(
             has(&report, |v| matches!(v, Violation::StaleRead { .. })),
@@ -2107,37 +2114,28 @@ mod tests {
         let r = NodeId(3);
         let mut rng = SplitMix64::new(20);
         let at_r = deliveries(&global_order(&sent, &mut rng), r);
+        // Re-applies the first earlier apply `i` right after a later `j` with `pair(i, j)`.
+        let reapplied = |pair: &dyn Fn(Apply, Apply) -> bool| {
+            let (i, j) = (0..at_r.len())
+                .flat_map(|i| (i + 1..at_r.len()).map(move |j| (i, j)))
+                .find(|&(i, j)| pair(at_r[i], at_r[j]))
+                .unwrap();
+            let dup = at_r[i];
+            run_at(&layout, &sent, 20, Reads::Sweeps(1), r, |a| {
+                a.insert(j + 1, dup);
+            })
+        };
         // Owned word: an old write of sender 0 re-applied after a newer one to its word.
         let owned = layout.owned_range(NodeId(0));
-        let (i, j) = (0..at_r.len())
-            .flat_map(|i| (i + 1..at_r.len()).map(move |j| (i, j)))
-            .find(|&(i, j)| owned.contains(&at_r[i].0) && at_r[i].0 == at_r[j].0)
-            .unwrap();
-        let dup = at_r[i];
-        let report = run(&layout, &sent, 20, Reads::Sweeps(1), |node, a| {
-            if node == r {
-                a.insert(j + 1, dup);
-            }
-        });
+        let report = reapplied(&|x, y| owned.contains(&x.0) && x.0 == y.0);
         assert!(
             has(&report, |v| matches!(v, Violation::Backward { .. })),
             "{report}"
         );
         // Shared word: re-applied after another sender's write to that word.
         let shared = layout.shared_range();
-        let (i, j) = (0..at_r.len())
-            .flat_map(|i| (i + 1..at_r.len()).map(move |j| (i, j)))
-            .find(|&(i, j)| {
-                shared.contains(&at_r[i].0)
-                    && at_r[i].0 == at_r[j].0
-                    && decode(at_r[i].1).unwrap().0 != decode(at_r[j].1).unwrap().0
-            })
-            .unwrap();
-        let dup = at_r[i];
-        let report = run(&layout, &sent, 20, Reads::Sweeps(1), |node, a| {
-            if node == r {
-                a.insert(j + 1, dup);
-            }
+        let report = reapplied(&|x, y| {
+            shared.contains(&x.0) && x.0 == y.0 && decode(x.1).unwrap().0 != decode(y.1).unwrap().0
         });
         assert!(
             has(&report, |v| matches!(v, Violation::Cycle { .. })),
@@ -2161,11 +2159,9 @@ mod tests {
             0xdead_beef_0000,
             other_word,
         ] {
-            let report = run(&layout, &sent, 22, Reads::Sweeps(1), |node, a| {
-                if node == r {
-                    let at = a.len() / 2;
-                    a.insert(at, (w, bad));
-                }
+            let report = run_at(&layout, &sent, 22, Reads::Sweeps(1), r, |a| {
+                let at = a.len() / 2;
+                a.insert(at, (w, bad));
             });
             assert!(
                 has(
@@ -2187,10 +2183,8 @@ mod tests {
             .flat_map(|(s, ws)| ws.iter().map(move |w| (*s, *w)))
             .find(|(_, w)| !w.dests.contains(r))
             .unwrap();
-        let report = run(&layout, &sent, 24, Reads::Sweeps(1), |node, a| {
-            if node == r {
-                a.insert(a.len() / 2, (x.word, x.value(s)));
-            }
+        let report = run_at(&layout, &sent, 24, Reads::Sweeps(1), r, |a| {
+            a.insert(a.len() / 2, (x.word, x.value(s)));
         });
         assert!(
             has(

@@ -366,31 +366,24 @@ pub fn run(args: BenchArgs) -> Result<()> {
             // Alternate who goes first, so drift within a round does not
             // systematically favour one side.
             let memchan_first = round % 2 == 1;
-            if memchan_first {
-                run_memchan(
-                    memchan_kinds(step),
-                    &mut launcher,
-                    &cfg,
-                    &mut set,
-                    &pb,
-                    &msg,
-                    &mut failures,
-                );
-            }
-            pb.set_message(msg(&format!("{step:?}")));
-            reference(step, &mut launcher, &cfg, &mut set)
-                .with_context(|| format!("reference measurement {step:?}, round {}", round + 1))?;
-            pb.inc(1);
-            if !memchan_first {
-                run_memchan(
-                    memchan_kinds(step),
-                    &mut launcher,
-                    &cfg,
-                    &mut set,
-                    &pb,
-                    &msg,
-                    &mut failures,
-                );
+            for memchan_turn in [memchan_first, !memchan_first] {
+                if memchan_turn {
+                    run_memchan(
+                        memchan_kinds(step),
+                        &mut launcher,
+                        &cfg,
+                        &mut set,
+                        &pb,
+                        &msg,
+                        &mut failures,
+                    );
+                } else {
+                    pb.set_message(msg(&format!("{step:?}")));
+                    reference(step, &mut launcher, &cfg, &mut set).with_context(|| {
+                        format!("reference measurement {step:?}, round {}", round + 1)
+                    })?;
+                    pb.inc(1);
+                }
             }
             let Some(p) = peers_now else { continue };
             for prog in p.programs.iter().filter(|x| x.after == step) {

@@ -49,6 +49,21 @@ fn quantiles(v: &[f64], k: usize) -> Vec<f64> {
     (0..k).map(|i| s[i * (s.len() - 1) / (k - 1)]).collect()
 }
 
+/// One value per sweep size for series `s` (`pick` chooses median or p99 GB/s);
+/// null where the size was not measured.
+fn sweep_column(rep: &Report, s: &str, pick: fn(&(f64, f64)) -> f64) -> Vec<Value> {
+    SIZES
+        .iter()
+        .map(|&size| {
+            rep.sweep
+                .iter()
+                .find(|r| r.size == size)
+                .and_then(|r| r.gbps.get(s))
+                .map_or(Value::Null, |x| json!(pick(x)))
+        })
+        .collect()
+}
+
 /// Writes the data and the plots; returns the files written.
 pub fn write(dir: &Path, rep: &Report, set: &SampleSet) -> Result<Vec<PathBuf>> {
     check_python()?;
@@ -57,26 +72,8 @@ pub fn write(dir: &Path, rep: &Report, set: &SampleSet) -> Result<Vec<PathBuf>> 
     let mut med: Map<String, Value> = Map::new();
     let mut p99: Map<String, Value> = Map::new();
     for s in ["memcpy", "memchan", "mpi"] {
-        let m: Vec<Value> = SIZES
-            .iter()
-            .map(|&size| {
-                rep.sweep
-                    .iter()
-                    .find(|r| r.size == size)
-                    .and_then(|r| r.gbps.get(s))
-                    .map_or(Value::Null, |x| json!(x.0))
-            })
-            .collect();
-        let p: Vec<Value> = SIZES
-            .iter()
-            .map(|&size| {
-                rep.sweep
-                    .iter()
-                    .find(|r| r.size == size)
-                    .and_then(|r| r.gbps.get(s))
-                    .map_or(Value::Null, |x| json!(x.1))
-            })
-            .collect();
+        let m = sweep_column(rep, s, |x| x.0);
+        let p = sweep_column(rep, s, |x| x.1);
         if m.iter().any(|x| !x.is_null()) {
             med.insert(s.into(), Value::Array(m));
             p99.insert(s.into(), Value::Array(p));

@@ -155,6 +155,33 @@ fn time_table(
     }
 }
 
+/// A time table of memchan against the oshmem reference, memchan at most
+/// `factor` times oshmem; `note` says what the oshmem side measures.
+fn oshmem_table(
+    set: &SampleSet,
+    figure: &str,
+    key: &'static str,
+    title: &str,
+    factor: f64,
+    note: &str,
+) -> Table {
+    let mut t = time_table(
+        set,
+        figure,
+        key,
+        title.into(),
+        &["memchan", "oshmem"],
+        Some("oshmem"),
+        Some(Target {
+            subject: "memchan",
+            cmp: Cmp::AtMost,
+            factor,
+        }),
+    );
+    t.notes.push(note.into());
+    t
+}
+
 /// Per-round ratios subject / reference of the round medians of `figure`
 /// (inverted for bandwidth, whose samples are window times).
 fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
@@ -268,56 +295,34 @@ impl Report {
         tables.push(t);
 
         // 4. ack
-        let mut t = time_table(
+        tables.push(oshmem_table(
             set,
             fig::ACK,
             "ack_ns",
-            "write (8 B) + acknowledge (per pair, batches of 100)".into(),
-            &["memchan", "oshmem"],
-            Some("oshmem"),
-            Some(Target {
-                subject: "memchan",
-                cmp: Cmp::AtMost,
-                factor: 1.0,
-            }),
-        );
-        t.notes.push("oshmem: shmem_long_p + shmem_quiet".into());
-        tables.push(t);
+            "write (8 B) + acknowledge (per pair, batches of 100)",
+            1.0,
+            "oshmem: shmem_long_p + shmem_quiet",
+        ));
 
         // 5. lock
-        let mut t = time_table(
+        tables.push(oshmem_table(
             set,
             fig::LOCK,
             "lock_acquire_release_ns",
-            "lock acquire + release, 2 nodes, uncontended (peer idle)".into(),
-            &["memchan", "oshmem"],
-            Some("oshmem"),
-            Some(Target {
-                subject: "memchan",
-                cmp: Cmp::AtMost,
-                factor: 0.5,
-            }),
-        );
-        t.notes
-            .push("oshmem: shmem_set_lock + shmem_clear_lock".into());
-        tables.push(t);
+            "lock acquire + release, 2 nodes, uncontended (peer idle)",
+            0.5,
+            "oshmem: shmem_set_lock + shmem_clear_lock",
+        ));
 
         // 6. barrier
-        let mut t = time_table(
+        tables.push(oshmem_table(
             set,
             fig::BARRIER,
             "barrier_ns",
-            "barrier, 2 nodes (per barrier)".into(),
-            &["memchan", "oshmem"],
-            Some("oshmem"),
-            Some(Target {
-                subject: "memchan",
-                cmp: Cmp::AtMost,
-                factor: 0.5,
-            }),
-        );
-        t.notes.push("oshmem: shmem_barrier_all".into());
-        tables.push(t);
+            "barrier, 2 nodes (per barrier)",
+            0.5,
+            "oshmem: shmem_barrier_all",
+        ));
 
         // 7. notify
         let mut t = time_table(
