@@ -23,7 +23,9 @@ pub struct TxAttrs {
     /// Every write asks its destinations to acknowledge: the write returns once applied
     /// everywhere (an implicit `ack()` after each write).
     pub ack_request: bool,
-    /// Writes are still sent while the node is isolated (error recovery pages).
+    /// Point-to-point writes are still sent while the node is isolated (error recovery
+    /// pages). Ordered packets of an isolated node are always refused: they would pass
+    /// the point of global order.
     pub transmit_under_error: bool,
 }
 

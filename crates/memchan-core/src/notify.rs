@@ -23,7 +23,7 @@
 //! assert_eq!(n.wait(0, Some(Duration::ZERO), &Spin), Some(1));
 //! ```
 
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::{fence, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// The blocking primitive: a cross-process futex in production, a model under loom.
@@ -50,6 +50,10 @@ impl<'a> Notify<'a> {
     /// Writer side: records a landed write and wakes sleepers, if any.
     pub fn post(&self, futex: &impl Futex) {
         self.seq.fetch_add(1, Ordering::SeqCst);
+        // The fence makes the store-then-load pair checkable: loom models SeqCst
+        // accesses as AcqRel, but SeqCst fences exactly. It costs one mfence, on
+        // notify pages only.
+        fence(Ordering::SeqCst);
         if self.waiters.load(Ordering::SeqCst) != 0 {
             futex.wake(self.seq);
         }
@@ -80,6 +84,7 @@ impl<'a> Notify<'a> {
                 None => None,
             };
             self.waiters.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
             if self.seq.load(Ordering::SeqCst) == seen {
                 futex.wait(self.seq, seen, left);
             }

@@ -33,7 +33,7 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = 256;
 /// Membership events kept in the ring.
@@ -91,11 +91,10 @@ pub(crate) struct Header {
     pub members: [AtomicU64; MAX_NODES / 64],
 }
 
+/// The order point's word (`memchan_core::order`), alone on its cache line.
 #[repr(C, align(64))]
 pub(crate) struct OrderLine {
-    pub owner: AtomicU32,
-    pub _pad: u32,
-    pub seq: AtomicU64,
+    pub word: AtomicU64,
 }
 
 #[repr(C, align(64))]

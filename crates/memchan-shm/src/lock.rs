@@ -118,8 +118,14 @@ impl Lock {
                 }
             }
             self.tx.write_u8(self.slot, 1)?;
-            // Wait for our bid to come back in the global order.
+            // Wait for our bid to come back in the global order (at once on one host,
+            // where the sender applies its own copy; an isolated node never gets it).
+            let mut spins = 0u32;
             while self.rx.load_u8(self.slot)? != 1 {
+                spins = spins.wrapping_add(1);
+                if spins.is_multiple_of(1024) {
+                    self.inner.check_alive()?;
+                }
                 std::hint::spin_loop();
             }
             if !self.others_bid()? {

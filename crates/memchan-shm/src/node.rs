@@ -16,7 +16,7 @@ use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::order::OrderPoint;
-use memchan_core::sync::{AtomicU64, Ordering};
+use memchan_core::sync::{fence, AtomicU64, Ordering};
 use memchan_core::{Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
@@ -138,6 +138,30 @@ pub(crate) fn pid_alive(pid: u32) -> bool {
         ),
         None => false,
     }
+}
+
+/// Kills process `pid` (SIGKILL through a pidfd, so a reused pid is never hit after
+/// the open) and waits up to a second for it to be gone. Nothing if it is gone or not
+/// ours to signal.
+fn stop_process(pid: u32) {
+    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
+        return;
+    };
+    let Ok(fd) = rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()) else {
+        return;
+    };
+    if rustix::process::pidfd_send_signal(&fd, rustix::process::Signal::KILL).is_err() {
+        return;
+    }
+    let mut pfd = [rustix::event::PollFd::new(
+        &fd,
+        rustix::event::PollFlags::IN,
+    )];
+    let second = rustix::time::Timespec {
+        tv_sec: 1,
+        tv_nsec: 0,
+    };
+    let _ = rustix::event::poll(&mut pfd, Some(&second));
 }
 
 impl Inner {
@@ -306,8 +330,7 @@ impl Inner {
     }
 
     pub(crate) fn order_point(&self) -> OrderPoint<'_> {
-        let o = &self.ctl().order;
-        OrderPoint::new(&o.owner, &o.seq)
+        OrderPoint::new(&self.ctl().order.word)
     }
 
     /// Whether this node may still send: its slot still carries its incarnation (a
@@ -462,19 +485,22 @@ impl Inner {
         }
     }
 
+    /// Isolates a failed node completely, then tells everyone: a survivor that sees
+    /// the event can rely on nothing more of the node landing.
     fn cleanup_failed(&self, node: NodeId, inc: u64) {
         let c = self.ctl();
-        // From here the node's own data path refuses to send (see `check_alive`).
+        // From here the node's own data path refuses to send (see `check_alive`), and
+        // the rx_gen move in drop_rx_everywhere makes its direct deposits re-check.
         c.nodes[node.index()]
             .incarnation
             .store(0, Ordering::Release);
         self.set_member(node, false);
+        self.drop_rx_everywhere(node, inc);
+        self.release_locks_of(node);
         let epoch = self.push_event(node, inc, EventKind::Failed);
         c.nodes[node.index()]
             .isolated_epoch
             .store(epoch, Ordering::Release);
-        self.drop_rx_everywhere(node, inc);
-        self.release_locks_of(node);
         self.release_barrier_waiters();
         c.nodes[node.index()]
             .state
@@ -504,23 +530,37 @@ impl Inner {
 
     /// If the failed `dead` holds the order point, takes it over, finishes its
     /// journaled packet (every destination applied, in order) and frees the point.
+    ///
+    /// A holder declared failed by heartbeat timeout may only be hung: if its process
+    /// still exists it is killed first, because on one host nothing else stops its
+    /// stores, and it would go on applying a packet that we finish for it.
     pub(crate) fn recover_order_point(&self, dead: NodeId) {
         let op = self.order_point();
-        let me = u32::from(self.me.0);
-        if !op.take_over(u32::from(dead.0), me) {
+        let seen = op.load();
+        if memchan_core::order::owner_of(seen) != Some(u32::from(dead.0)) {
+            return;
+        }
+        let slot = &self.ctl().nodes[dead.index()];
+        if slot.state.load(Ordering::Acquire) != node_state::FAILED {
+            return;
+        }
+        stop_process(slot.pid.load(Ordering::Relaxed));
+        if !op.take_over(seen, u32::from(self.me.0)) {
             return;
         }
         let j = &self.ctl().journal;
-        if j.state.load(Ordering::Acquire) == journal_state::APPLYING {
+        // Read-modify-writes see the dead holder's last journal writes even though
+        // nothing synchronised with it (its death was seen by timeout or pidfd).
+        if j.state.fetch_add(0, Ordering::AcqRel) == journal_state::APPLYING {
+            let done = j.progress.fetch_add(0, Ordering::AcqRel) as usize;
             let seg = j.seg.load(Ordering::Relaxed);
             let gen = j.seg_gen.load(Ordering::Relaxed);
             let offset = j.offset.load(Ordering::Relaxed) as usize;
             let len = j.len.load(Ordering::Relaxed) as usize;
             let dests = load_set(&j.dests);
-            let done = j.progress.load(Ordering::Acquire) as usize;
             let mut data = vec![0u8; len];
             // SAFETY: `data` (the journal's payload words) holds ≥ len bytes written
-            // before `state` was set APPLYING (Release), which we read with Acquire.
+            // before `state` was set APPLYING (Release), which the RMW above read.
             unsafe {
                 std::ptr::copy_nonoverlapping(j.data.as_ptr() as *const u8, data.as_mut_ptr(), len)
             };
@@ -533,7 +573,7 @@ impl Inner {
             }
             j.state.store(journal_state::IDLE, Ordering::Release);
         }
-        op.leave(me);
+        op.leave(u32::from(self.me.0));
     }
 
     /// Waits for the order point, recovering it from a holder declared failed.
@@ -880,8 +920,9 @@ impl Inner {
         let mine = &c.nodes[self.me.index()].barrier[scope];
         let target = mine.load(Ordering::Relaxed) + 1;
         mine.store(target, Ordering::SeqCst);
-        // Wake sleepers only; spinning peers see the store itself. Store-then-load on
-        // both sides (SeqCst): either we see a waiter, or it sees our arrival below.
+        // Wake sleepers only; spinning peers see the store itself. Store, fence, load
+        // on both sides: either we see a waiter, or it sees our arrival below.
+        fence(Ordering::SeqCst);
         if h.barrier_waiters.load(Ordering::SeqCst) != 0 {
             h.barrier_seq.fetch_add(1, Ordering::SeqCst);
             SharedFutex.wake(&h.barrier_seq);
@@ -909,6 +950,7 @@ impl Inner {
             }
             let seen = h.barrier_seq.load(Ordering::SeqCst);
             h.barrier_waiters.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
             if !arrived() {
                 // The timeout only bounds how late a membership change is noticed.
                 SharedFutex.wait(&h.barrier_seq, seen, Some(Duration::from_millis(50)));

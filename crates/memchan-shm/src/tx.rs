@@ -201,8 +201,13 @@ pub(crate) fn ordered_packet(
     debug_assert!(data.len() <= MAX_PACKET);
     let me = u32::from(inner.me.0);
     inner.enter_order();
-    // Under the order point: who is alive and who maps the segment is now fixed.
-    if let Err(e) = targets.refresh(inner, seg, dests) {
+    // Under the order point: who is alive and who maps the segment is now fixed, and
+    // so is whether this node may still send (isolation would drop our own copy and
+    // leave a lock bidder waiting for a bid that never comes back).
+    if let Err(e) = inner
+        .check_alive()
+        .and_then(|()| targets.refresh(inner, seg, dests))
+    {
         inner.order_point().leave(me);
         return Err(e);
     }

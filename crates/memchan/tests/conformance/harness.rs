@@ -2,8 +2,9 @@
 //! (the ignored test `worker`, dispatched on `MEMCHAN_ROLE`), never `fork`s.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// A cluster name no other test (or test run) uses.
@@ -16,10 +17,12 @@ pub fn unique_cluster(tag: &str) -> String {
     )
 }
 
-/// A worker process, killed (by PID) and reaped when dropped.
+/// A worker process, killed (by PID) and reaped when dropped. Its stdout is read by
+/// a thread, so every wait on it has a deadline and a hung worker fails the test
+/// instead of hanging it.
 pub struct Worker {
     pub child: Child,
-    lines: BufReader<ChildStdout>,
+    lines: Receiver<String>,
 }
 
 impl Worker {
@@ -39,7 +42,16 @@ impl Worker {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn worker");
-        let lines = BufReader::new(child.stdout.take().expect("stdout"));
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         Worker { child, lines }
     }
 
@@ -51,10 +63,16 @@ impl Worker {
     pub fn expect_line(&mut self, prefix: &str, timeout: Duration) -> String {
         let deadline = Instant::now() + timeout;
         loop {
-            assert!(Instant::now() < deadline, "worker never printed `{prefix}`");
-            let mut line = String::new();
-            let n = self.lines.read_line(&mut line).expect("read worker output");
-            assert!(n > 0, "worker exited before printing `{prefix}`");
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("worker {} never printed `{prefix}`", self.pid())
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("worker exited before printing `{prefix}`")
+                }
+            };
             // libtest prints "test worker ... " without a newline before the
             // worker's first line, so the prefix may start mid-line.
             if let Some(pos) = line.find(prefix) {

@@ -15,6 +15,12 @@ use harness::args;
 #[test]
 #[ignore = "entry point for worker processes"]
 fn worker() {
+    // A worker whose test died must not outlive it for long.
+    std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_secs(300));
+        eprintln!("worker watchdog: still running after 300 s, exiting");
+        std::process::exit(3);
+    });
     let role = std::env::var("MEMCHAN_ROLE").expect("MEMCHAN_ROLE");
     let a = args();
     match role.as_str() {

@@ -21,6 +21,23 @@ pub fn worker(a: &[String]) {
             std::thread::sleep(Duration::from_secs(1));
         }
     }
+    if mode == "broadcaster" {
+        // Page-sized broadcasts, back to back: most of its time is spent holding the
+        // point of global order.
+        let seg = c.segment("bc", 64 * 4096, 0o600).unwrap();
+        let _rx = seg.map_rx().unwrap();
+        let tx = seg
+            .map_tx(memchan::Dest::Broadcast, Default::default())
+            .unwrap();
+        let page = vec![0xabu8; 4096];
+        println!("BROADCASTING");
+        for i in 0usize.. {
+            if let Err(e) = tx.write((i % 64) * 4096, &page) {
+                println!("REFUSED {e}");
+                return;
+            }
+        }
+    }
     if mode == "writer" {
         // Writes a counter into node 0's rx until the cluster refuses it.
         let tx = c
@@ -158,4 +175,73 @@ fn hung_node_is_isolated_by_heartbeat_timeout() {
         "a write landed after isolation"
     );
     victim.finish(Duration::from_secs(10));
+}
+
+#[test]
+fn node_hung_while_holding_the_order_point_does_not_stall_the_cluster() {
+    // The victim broadcasts page after page and is stopped, most likely inside the
+    // point of global order. The survivor must still get its own ordered writes
+    // through after the failure bound, and the victim is either killed (it held the
+    // point: its packet was finished for it) or refused on resume (it did not).
+    let name = unique_cluster("hungholder");
+    let cfg = Config {
+        heartbeat: Duration::from_millis(50),
+        failure_timeout: Duration::from_millis(300),
+        ..Config::default()
+    };
+    let a = Cluster::join_with(&name, cfg).unwrap();
+    let mut victim = Worker::spawn("member", &[name.clone(), "2".into(), "broadcaster".into()]);
+    victim.expect_line("BROADCASTING", Duration::from_secs(30));
+    let seg = a.segment("bc", 64 * 4096, 0o600).unwrap();
+    let rx = seg.map_rx().unwrap();
+    let attrs = memchan::TxAttrs {
+        local_copy: true,
+        ..Default::default()
+    };
+    let tx = seg.map_tx(memchan::Dest::Broadcast, attrs).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    // SAFETY: sending SIGSTOP to our own child process.
+    unsafe { libc::kill(victim.pid() as i32, libc::SIGSTOP) };
+    let t0 = std::time::Instant::now();
+    for i in 1..=1000u64 {
+        tx.write_u64(8, i).unwrap(); // ordered: passes the order point
+    }
+    assert_eq!(rx.load_u64(8).unwrap(), 1000);
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "stalled {:?}",
+        t0.elapsed()
+    );
+    let failed = std::iter::from_fn(|| a.next_event(Some(Duration::from_secs(5))))
+        .find(|e| e.kind == EventKind::Failed);
+    assert!(failed.is_some(), "no failure event");
+    // SAFETY: as above (a no-op if the cluster killed it).
+    unsafe { libc::kill(victim.pid() as i32, libc::SIGCONT) };
+    let status = loop {
+        if let Some(s) = victim.child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if t0.elapsed() > Duration::from_secs(10) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let killed = match status {
+        // Killed by the survivor that took the order point over.
+        Some(s) if !s.success() => true,
+        // Not holding it: resumed, refused with a typed error, exited cleanly.
+        Some(_) => false,
+        None => panic!("the isolated broadcaster neither died nor stopped sending"),
+    };
+    println!("victim held the order point when stopped (killed): {killed}");
+    // Every page the survivor sees is whole: the victim's last packet was finished or
+    // never started, never left half-applied.
+    let mut page = vec![0u8; 4096];
+    for p in 1..64 {
+        rx.read(p * 4096, &mut page).unwrap();
+        assert!(
+            page.iter().all(|&b| b == page[0]),
+            "page {p} is half-applied"
+        );
+    }
 }
