@@ -146,6 +146,13 @@ impl<'a> OrderPoint<'a> {
                 .is_ok()
     }
 
+    /// The whole word as it is now, by a read-modify-write: for a survivor whose
+    /// knowledge of a holder's death (a heartbeat timeout) synchronises with nothing
+    /// the holder wrote, a plain load may still see the word from before its entry.
+    pub fn load_latest(&self) -> u64 {
+        self.word.fetch_add(0, Ordering::AcqRel)
+    }
+
     /// The holder's node index, if held.
     pub fn holder(&self) -> Option<u32> {
         owner_of(self.load())

@@ -13,12 +13,14 @@
 //!
 //! (use a separate `CARGO_TARGET_DIR`, e.g. `target/loom`, so the `--cfg loom` build
 //! does not evict the normal one). Each model has a default preemption bound (3 for the
-//! two-thread models, 2 for the three-thread ones; about 3 s for the file in release)
-//! that `LOOM_MAX_PREEMPTIONS` overrides; `scripts/slow-checks.sh` runs them all at 3
-//! (about 40 s).
+//! two-thread models, 2 for the three-thread ones; about 30 s for the file in release
+//! on two cores, most of it the cluster lock) that `LOOM_MAX_PREEMPTIONS` overrides;
+//! `scripts/slow-checks.sh` runs them all at 3 (about 2 min 10 s).
 //!
-//! Ignored models document open problems found by these models (each says what fixes
-//! it); run them with `-- --ignored`.
+//! These models found five real bugs, all fixed: a late `leave` by a holder declared
+//! failed (now one CAS-only word), a stale take-over of a reused node id (the sequence
+//! tags it), a half-applied packet after a death seen by timeout (read-modify-write
+//! reads of the word and the journal), and an isolated bidder waiting forever.
 //!
 //! The algorithms under test are the crate's own (`order.rs`, `notify.rs`, compiled
 //! over loom's atomics through `memchan_core::sync`). The transport-level steps that
@@ -35,10 +37,10 @@ use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
 use memchan_core::notify::{Futex, Notify};
-use memchan_core::order::OrderPoint;
+use memchan_core::order::{owner_of, OrderPoint};
 use std::time::Duration;
 
-use Ordering::{Acquire, Relaxed, Release, SeqCst};
+use Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
 /// Checks `model` under loom with the default preemption bound `bound` (unless
 /// `LOOM_MAX_PREEMPTIONS` overrides it) and prints how many executions it explored.
@@ -68,10 +70,11 @@ const SPIN_LIMIT: u32 = 3;
 /// A waiter's idle step: `spin_hint` (loom's `yield_now`) with a bound on the
 /// exploration. Under loom a yield makes the next scheduling choice free (no preemption
 /// is charged), so two threads spinning behind a third can alternate forever and the
-/// model never ends ("exceeded maximum number of branches"). A spin changes nothing but
-/// which value the next load may see, so an execution where one wait spins more than
-/// `SPIN_LIMIT` times reaches no state that one with fewer spins does not: past that
-/// point loom finishes the execution on its default schedule without branching.
+/// model never ends ("exceeded maximum number of branches"). A spin writes nothing; it
+/// only waits for a value to change, so the states after a long wait are expected to
+/// be reached by executions that wait less (a pruning heuristic, not a proof): once one
+/// wait has spun `SPIN_LIMIT` times, loom finishes that execution on its default
+/// schedule without branching further.
 struct Spin(u32);
 
 impl Spin {
@@ -139,11 +142,10 @@ struct Journal {
 const IDLE: u32 = 0;
 const APPLYING: u32 = 1;
 
-/// A one-host cluster reduced to what ordered packets touch: the order point's two
-/// words, the journal, and two destinations (applied in node order).
+/// A one-host cluster reduced to what ordered packets touch: the order point's word,
+/// the journal, and two destinations (applied in node order).
 struct Net {
-    owner: AtomicU32,
-    seq: AtomicU64,
+    word: AtomicU64,
     journal: Journal,
     dests: [DestLog; 2],
 }
@@ -151,8 +153,7 @@ struct Net {
 impl Net {
     fn new() -> Self {
         Net {
-            owner: AtomicU32::new(0),
-            seq: AtomicU64::new(0),
+            word: AtomicU64::new(0),
             journal: Journal {
                 state: AtomicU32::new(IDLE),
                 data: AtomicU32::new(0),
@@ -163,7 +164,7 @@ impl Net {
     }
 
     fn point(&self) -> OrderPoint<'_> {
-        OrderPoint::new(&self.owner, &self.seq)
+        OrderPoint::new(&self.word)
     }
 
     /// `tx::ordered_packet` from its journal write on, as the holder: journal, apply at
@@ -183,17 +184,24 @@ impl Net {
         pos
     }
 
-    /// `Inner::recover_order_point`: if `dead` holds the point, take it over as `me`,
-    /// finish its journaled packet from `progress`, and leave.
-    fn recover(&self, dead: u32, me: u32) -> bool {
+    /// `Inner::recover_order_point`: load the order word; if `dead` holds the point
+    /// and is declared failed (`failed`, read with `detect`), take it over as `me` from
+    /// that word, finish its journaled packet from `progress`, and leave. The journal
+    /// words are read with read-modify-writes, as in `node.rs`: they read the latest
+    /// value even when the death was seen without a happens-before edge.
+    fn recover(&self, dead: u32, me: u32, failed: &AtomicBool, detect: Ordering) -> bool {
         let op = self.point();
-        if !op.take_over(dead, me) {
+        let seen = op.load_latest();
+        if owner_of(seen) != Some(dead) || !failed.load(detect) {
+            return false;
+        }
+        if !op.take_over(seen, me) {
             return false;
         }
         let j = &self.journal;
-        if j.state.load(Acquire) == APPLYING {
+        if j.state.fetch_add(0, AcqRel) == APPLYING {
             let data = j.data.load(Relaxed);
-            let done = j.progress.load(Acquire) as usize;
+            let done = j.progress.fetch_add(0, AcqRel) as usize;
             for d in self.dests.iter().skip(done) {
                 d.apply(data);
             }
@@ -283,8 +291,8 @@ fn multisender(senders: u32, per_sender: u32) {
 /// packet's apply position; `completed()` is 4 and the point ends free.
 ///
 /// Verified to fail (1a and 1b) on a scratch copy of `order.rs` where: `leave` frees
-/// the point (`owner` = 0) before advancing `seq` (the next holder's `enter` returns
-/// a stale index: "order index is not the apply position"); `try_enter`'s CAS is
+/// the point without advancing the sequence (the next holder's `enter` returns a
+/// stale index: "order index is not the apply position"); `try_enter`'s CAS is
 /// Relaxed instead of Acquire, or `leave`'s is Relaxed instead of Release (the next
 /// holder reads a stale apply log and overwrites its predecessor's entry); `try_enter`
 /// is a load-then-store instead of a CAS (two holders at once; the loser's `leave`
@@ -379,7 +387,7 @@ fn take_over_model_with(dies: DiesAfter, detect: Ordering) {
             while !failed.load(detect) {
                 spin.idle();
             }
-            net.recover(DEAD, SURVIVOR);
+            net.recover(DEAD, SURVIVOR, &failed, detect);
         })
     };
     let sender = {
@@ -389,7 +397,7 @@ fn take_over_model_with(dies: DiesAfter, detect: Ordering) {
             let mut spin = Spin::new();
             let turn = op.enter(SENDER, |holder| {
                 if holder == DEAD && failed.load(detect) {
-                    net.recover(DEAD, SENDER);
+                    net.recover(DEAD, SENDER, &failed, detect);
                 } else {
                     spin.idle();
                 }
@@ -437,9 +445,7 @@ fn take_over_model_with(dies: DiesAfter, detect: Ordering) {
 /// survivor skips the roll-forward (destination 1 never gets it); `take_over` in
 /// `order.rs` is an unconditional swap instead of a CAS (both survivors take over and
 /// leave: `completed()` 3); the survivor does not `leave` (the sender spins forever:
-/// loom's branch limit); `failed` is Relaxed, i.e. death observed without a
-/// happens-before edge (see [`take_over_detected_by_timeout`]); and on every broken
-/// `order.rs` of model 1.
+/// loom's branch limit); and on every broken `order.rs` of model 1.
 #[test]
 fn take_over_half_applied() {
     check("take_over_half_applied", 2, || {
@@ -467,16 +473,17 @@ fn take_over_other_death_points() {
 
 /// Model 2 with a death detected without a happens-before edge: the cluster service
 /// declares a node failed on a heartbeat timeout (`service.rs::tick`, `silent`), which
-/// synchronizes with nothing the holder wrote to the journal. Here `failed` is set and
-/// read Relaxed. Ignored: it fails on `recover_order_point` as written, which reads
-/// `journal.state` and `journal.progress` with plain Acquire loads: the survivor may
-/// read the journal IDLE (or an old `progress`) although the holder applied the packet
-/// at destination 0, and leaves it half-applied. It passes when [`Net::recover`] reads
-/// both words with a read-modify-write (`fetch_add(0, AcqRel)`), which always reads the
-/// latest value and synchronizes with the holder's Release stores; do the same in
-/// `recover_order_point` and then drop the `ignore`.
+/// synchronizes with nothing the holder wrote. Here `failed` is set and read Relaxed,
+/// so only the survivor's read-modify-writes of `journal.state` and `journal.progress`
+/// (`fetch_add(0, AcqRel)`, as in `recover_order_point`) make it see the holder's
+/// journal: they read the latest value and synchronize with the holder's Release
+/// stores. Without them (plain Acquire loads) the survivor may read the journal IDLE,
+/// or an old `progress`, and leave the packet half-applied.
+///
+/// The order word itself is read the same way (`OrderPoint::load_latest`): with a plain
+/// load the survivor may see the word from before the holder's entry, find no holder,
+/// and leave the packet half-applied (loom found exactly that).
 #[test]
-#[ignore = "finds a bug in recover_order_point (plain loads of the journal)"]
 fn take_over_detected_by_timeout() {
     check("take_over_detected_by_timeout", 2, || {
         take_over_model_with(DiesAfter::Dest0, Relaxed)
@@ -485,16 +492,19 @@ fn take_over_detected_by_timeout() {
 
 /// Model 2 with a holder that is declared failed while alive (hung past the heartbeat
 /// timeout) and then resumes and calls `leave`, with nothing to apply (the journal
-/// stays IDLE), so only the order point's own words are at stake. Ignored: it fails on
-/// `order.rs` as written. `leave` reads `owner`, then writes `seq`, then CASes `owner`;
-/// a survivor's `take_over` + `leave` and a third node's whole packet can run between
-/// the read and the write, and the resumed holder's `seq.store(s + 1)` then goes back
-/// over theirs (`completed()` ends 1 instead of 2, the next `enter` repeats an order
-/// index). Making `owner` and `seq` one `AtomicU64` updated by single CASes
-/// (`(0, s) -> (me+1, s)` to enter, `(me+1, s) -> (0, s+1)` to leave,
-/// `(dead+1, s) -> (me+1, s)` to take over) closes it; checked in a scratch copy.
+/// stays IDLE), so only the order word is at stake. The survivor loads the word before
+/// it reads `failed` and takes over only from that word.
+///
+/// Checks: the two packets that completed got distinct order indices and
+/// `completed()` ends 2 with the point free: the resumed holder's `leave` either runs
+/// before the take-over (which then misses: the word changed) or fails after it,
+/// never advancing the sequence behind the survivor's back.
+///
+/// Catches: owner and sequence in two words, `leave` reading the owner, then storing
+/// `seq + 1`, then freeing the owner (a survivor's take-over and leave and a third
+/// node's whole packet can run between the read and the store, which then goes back
+/// over theirs: `completed()` 1, a repeated order index).
 #[test]
-#[ignore = "finds a bug in OrderPoint::leave after take_over (zombie holder)"]
 fn take_over_zombie_leave() {
     check("take_over_zombie_leave", 2, || {
         let net = Arc::new(Net::new());
@@ -517,7 +527,7 @@ fn take_over_zombie_leave() {
                 while !failed.load(Acquire) {
                     spin.idle();
                 }
-                net.recover(DEAD, SURVIVOR);
+                net.recover(DEAD, SURVIVOR, &failed, Acquire);
             })
         };
         let op = net.point();
@@ -570,153 +580,60 @@ impl Futex for ModelFutex {
     }
 }
 
-/// The two sides of a notify handshake, so that model 3 runs on the real [`Notify`] and
-/// on [`FencedNotify`].
-trait Handshake: Sync + Send + 'static {
-    fn post(&self, futex: &ModelFutex);
-    fn wait(&self, seen: u32, futex: &ModelFutex) -> u32;
-    fn words(&self) -> (&AtomicU32, &AtomicU32);
-}
-
-/// The crate's [`Notify`] over its own two words.
-struct Real {
-    seq: AtomicU32,
-    waiters: AtomicU32,
-}
-
-impl Handshake for Real {
-    fn post(&self, futex: &ModelFutex) {
-        Notify::new(&self.seq, &self.waiters).post(futex)
-    }
-    fn wait(&self, seen: u32, futex: &ModelFutex) -> u32 {
-        Notify::new(&self.seq, &self.waiters)
-            .wait(seen, None, futex)
-            .expect("no timeout")
-    }
-    fn words(&self) -> (&AtomicU32, &AtomicU32) {
-        (&self.seq, &self.waiters)
-    }
-}
-
-/// `notify.rs`'s handshake re-stated with a `fence(SeqCst)` between each side's store
-/// and load. Loom models SeqCst *accesses* as AcqRel (loom README, "Unsupported
-/// features"), so on the real code it explores the store-buffering outcome that SeqCst
-/// forbids (the writer reads `waiters` 0 and the reader reads the old `seq`) and
-/// reports a lost wakeup that cannot happen; it does model `fence(SeqCst)`. With the
-/// fences the two are equivalent under the Rust (C++20) memory model. Remove this once
-/// `notify.rs` itself carries the fences (see [`notify_real_one_post`]).
-struct FencedNotify {
-    seq: AtomicU32,
-    waiters: AtomicU32,
-}
-
-impl Handshake for FencedNotify {
-    fn post(&self, futex: &ModelFutex) {
-        self.seq.fetch_add(1, SeqCst);
-        loom::sync::atomic::fence(SeqCst);
-        if self.waiters.load(SeqCst) != 0 {
-            futex.wake(&self.seq);
-        }
-    }
-    fn wait(&self, seen: u32, futex: &ModelFutex) -> u32 {
-        loop {
-            let now = self.seq.load(Acquire);
-            if now != seen {
-                return now;
-            }
-            self.waiters.fetch_add(1, SeqCst);
-            loom::sync::atomic::fence(SeqCst);
-            if self.seq.load(SeqCst) == seen {
-                futex.wait(&self.seq, seen, None);
-            }
-            self.waiters.fetch_sub(1, SeqCst);
-        }
-    }
-    fn words(&self) -> (&AtomicU32, &AtomicU32) {
-        (&self.seq, &self.waiters)
-    }
-}
-
-/// Model 3 body: one writer posts `posts` times; one reader waits (no timeout) until it
-/// has seen them all, starting from the initial count.
-fn notify_model<H: Handshake>(make: fn() -> H, posts: u32) {
-    let h = Arc::new(make());
+/// Model 3 body: one writer posts `posts` times on the crate's [`Notify`]; one reader
+/// waits (no timeout) until it has seen them all, starting from the initial count.
+fn notify_model(posts: u32) {
+    let words = Arc::new((AtomicU32::new(0), AtomicU32::new(0)));
     let futex = Arc::new(ModelFutex::new());
     let writer = {
-        let (h, futex) = (h.clone(), futex.clone());
+        let (words, futex) = (words.clone(), futex.clone());
         thread::spawn(move || {
+            let n = Notify::new(&words.0, &words.1);
             for _ in 0..posts {
-                h.post(&futex);
+                n.post(&*futex);
             }
         })
     };
+    let n = Notify::new(&words.0, &words.1);
     let mut seen = 0;
     let mut waits = 0;
     while seen < posts {
-        let now = h.wait(seen, &futex);
+        let now = n.wait(seen, None, &*futex).expect("no timeout");
         assert!(now > seen && now <= posts, "saw {now} after {seen}");
         seen = now;
         waits += 1;
     }
     assert!(waits <= posts);
     writer.join().unwrap();
-    let (seq, waiters) = h.words();
+    let (seq, waiters) = &*words;
     assert_eq!(seq.load(Relaxed), posts);
     assert_eq!(waiters.load(Relaxed), 0, "a waiter stayed registered");
-}
-
-fn real() -> Real {
-    Real {
-        seq: AtomicU32::new(0),
-        waiters: AtomicU32::new(0),
-    }
-}
-
-fn fenced() -> FencedNotify {
-    FencedNotify {
-        seq: AtomicU32::new(0),
-        waiters: AtomicU32::new(0),
-    }
 }
 
 /// Model 3a, notify without lost wakeups: one post, one reader blocked from the initial
 /// count. A lost wakeup leaves the reader asleep forever, which loom reports as a
 /// deadlock.
 ///
+/// Loom models SeqCst *accesses* as AcqRel (loom README, "Unsupported features") but
+/// SeqCst fences exactly, which is why `notify.rs` fences its store-then-load pairs:
+/// without the fences loom explores the store-buffering outcome (the writer reads
+/// `waiters` 0 and the reader reads the old `seq`) and reports a lost wakeup.
+///
 /// Verified to fail (3a and 3b, deadlock) when: `wait` does not register in `waiters`
 /// (the writer sees no sleeper and does not wake); `post` reads `waiters` before
 /// bumping `seq`; either side's fence is dropped (the loom-visible form of weakening
 /// that side's SeqCst to AcqRel); the futex model's `wait` sleeps without re-checking
-/// the word. With the two fences added to a scratch copy of `notify.rs`, the real
-/// models below pass.
+/// the word.
 #[test]
 fn notify_one_post() {
-    check("notify_one_post (fenced)", 3, || notify_model(fenced, 1));
+    check("notify_one_post", 3, || notify_model(1));
 }
 
 /// Model 3b: two posts, the reader waiting twice (or once, if both posts land before it
 /// looks): same checks as 3a, plus `waiters` returning to zero.
 #[test]
 fn notify_two_posts() {
-    check("notify_two_posts (fenced)", 3, || notify_model(fenced, 2));
-}
-
-/// Model 3a on the crate's own [`Notify`]. Ignored: loom reports a (false) lost wakeup
-/// because it does not give SeqCst accesses a total order (see [`FencedNotify`]).
-/// Passes once `Notify::post` has `fence(SeqCst)` between its `fetch_add` and its
-/// `waiters` load and `Notify::wait` one between its `waiters` increment and its `seq`
-/// re-read (under `cfg(loom)` at least); then drop the `ignore` here and below.
-#[test]
-#[ignore = "loom false alarm until notify.rs fences its Dekker pair"]
-fn notify_real_one_post() {
-    check("notify_real_one_post", 3, || notify_model(real, 1));
-}
-
-/// Model 3b on the crate's own [`Notify`]; ignored for the same reason.
-#[test]
-#[ignore = "loom false alarm until notify.rs fences its Dekker pair"]
-fn notify_real_two_posts() {
-    check("notify_real_two_posts", 3, || notify_model(real, 2));
+    check("notify_two_posts", 3, || notify_model(2));
 }
 
 // ---------------------------------------------------------------------------------
@@ -726,8 +643,7 @@ fn notify_real_two_posts() {
 /// Two nodes' local copies of a lock page (`copies[n][slot]`) under one order point,
 /// plus the critical section's shared state.
 struct LockNet {
-    owner: AtomicU32,
-    seq: AtomicU64,
+    order: AtomicU64,
     copies: [[AtomicU8; 2]; 2],
     /// Holders inside the critical section right now.
     holders: AtomicU32,
@@ -743,7 +659,7 @@ impl LockNet {
     /// `tx.write_u8(slot, v)` on the broadcast + local copy mapping: an ordered packet
     /// applied (Release store) at every node's copy in node order, under the point.
     fn ordered_write(&self, me: u32, v: u8) {
-        let op = OrderPoint::new(&self.owner, &self.seq);
+        let op = OrderPoint::new(&self.order);
         let mut spin = Spin::new();
         op.enter(me, |_| spin.idle());
         for copy in &self.copies {
@@ -804,8 +720,7 @@ impl LockNet {
 fn cluster_lock_mutual_exclusion() {
     check("cluster_lock", 3, || {
         let net = Arc::new(LockNet {
-            owner: AtomicU32::new(0),
-            seq: AtomicU64::new(0),
+            order: AtomicU64::new(0),
             copies: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU8::new(0))),
             holders: AtomicU32::new(0),
             counter: UnsafeCell::new(0),

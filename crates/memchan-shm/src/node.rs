@@ -536,7 +536,7 @@ impl Inner {
     /// stores, and it would go on applying a packet that we finish for it.
     pub(crate) fn recover_order_point(&self, dead: NodeId) {
         let op = self.order_point();
-        let seen = op.load();
+        let seen = op.load_latest();
         if memchan_core::order::owner_of(seen) != Some(u32::from(dead.0)) {
             return;
         }
