@@ -914,12 +914,13 @@ impl Inner {
     /// Barrier over the live members of `scope` (0 = cluster, 1 + g = group g).
     pub(crate) fn barrier(&self, scope: usize, group: Option<NodeSet>) -> Result<()> {
         self.check_alive()?;
-        std::sync::atomic::fence(Ordering::SeqCst); // every earlier write is applied
         let c = self.ctl();
         let h = &c.header;
         let mine = &c.nodes[self.me.index()].barrier[scope];
         let target = mine.load(Ordering::Relaxed) + 1;
-        mine.store(target, Ordering::SeqCst);
+        // Release: every earlier write of this node is visible to whoever sees the
+        // arrival (on one host each write is applied when it returns).
+        mine.store(target, Ordering::Release);
         // Wake sleepers only; spinning peers see the store itself. Store, fence, load
         // on both sides: either we see a waiter, or it sees our arrival below.
         fence(Ordering::SeqCst);
@@ -932,6 +933,7 @@ impl Inner {
             if let Some(g) = group {
                 scope_set = scope_set.intersect(&g);
             }
+            scope_set.remove(self.me);
             let all = scope_set
                 .iter()
                 .all(|n| c.nodes[n.index()].barrier[scope].load(Ordering::Acquire) >= target);
@@ -942,8 +944,10 @@ impl Inner {
             if arrived() {
                 return Ok(());
             }
-            self.check_alive()?;
             spins += 1;
+            if spins.is_multiple_of(64) {
+                self.check_alive()?;
+            }
             if spins < 4000 {
                 std::hint::spin_loop();
                 continue;
