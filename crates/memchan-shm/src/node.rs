@@ -993,10 +993,12 @@ impl Inner {
             self.push_event(self.me, self.incarnation, EventKind::Left);
             s.state.store(node_state::FREE, Ordering::Release);
         }
-        let anyone = c
-            .nodes
-            .iter()
-            .any(|n| n.state.load(Ordering::Acquire) != node_state::FREE);
+        // A member whose process is gone (killed before anyone noticed) does not keep
+        // the cluster's shared memory alive.
+        let anyone = c.nodes.iter().any(|n| {
+            n.state.load(Ordering::Acquire) != node_state::FREE
+                && pid_alive(n.pid.load(Ordering::Relaxed))
+        });
         if !anyone {
             for (i, e) in c.segs.iter().enumerate() {
                 if e.state.load(Ordering::Acquire) == seg_state::LIVE {
