@@ -85,8 +85,6 @@ pub(crate) struct Header {
     /// Notify pair for barrier arrivals.
     pub barrier_seq: AtomicU32,
     pub barrier_waiters: AtomicU32,
-    /// Bumped when the segment table changes.
-    pub seg_gen: AtomicU64,
     /// The live members (a bitmap of node ids), changed under the flock with `epoch`.
     pub members: [AtomicU64; MAX_NODES / 64],
 }

@@ -735,7 +735,6 @@ impl Inner {
         store_set(&e.rx_set, &NodeSet::EMPTY);
         e.rx_gen.fetch_add(1, Ordering::AcqRel);
         e.state.store(seg_state::LIVE, Ordering::Release);
-        c.header.seg_gen.fetch_add(1, Ordering::AcqRel);
         Ok(self.seg_by_index(i as u32, gen).expect("just created"))
     }
 
@@ -799,7 +798,6 @@ impl Inner {
         e.state.store(seg_state::FREE, Ordering::Release);
         e.generation.fetch_add(1, Ordering::AcqRel);
         e.rx_gen.fetch_add(1, Ordering::AcqRel);
-        c.header.seg_gen.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
