@@ -93,8 +93,9 @@ impl NodeSet {
     }
 
     /// The members in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+    pub fn iter(&self) -> impl Iterator<Item = NodeId> {
+        let words = self.0;
+        words.into_iter().enumerate().flat_map(|(w, bits)| {
             let mut rest = bits;
             std::iter::from_fn(move || {
                 if rest == 0 {

@@ -277,17 +277,6 @@ impl Inner {
             stop: AtomicBool::new(false),
         });
         {
-            // Dead nodes that nobody has cleaned up yet (e.g. the whole cluster
-            // crashed) are reaped before we take a slot.
-            for n in 0..MAX_NODES {
-                let s = &c.nodes[n];
-                if s.state.load(Ordering::Acquire) == node_state::ALIVE
-                    && !pid_alive(s.pid.load(Ordering::Relaxed))
-                {
-                    let inc = s.incarnation.load(Ordering::Relaxed);
-                    inner.fail_locked(NodeId(n as u16), inc);
-                }
-            }
             let s = &c.nodes[slot_idx];
             s.pid.store(std::process::id(), Ordering::Relaxed);
             s.uid.store(uid, Ordering::Relaxed);
@@ -309,6 +298,21 @@ impl Inner {
             }
             s.state.store(node_state::ALIVE, Ordering::Release);
             inner.set_member(inner.me, true);
+            // Dead nodes nobody has cleaned up yet (the survivors have not looked, or
+            // the whole cluster crashed) are reaped now that this node is alive: the
+            // ordered writes that release their locks are sent as this node.
+            for n in 0..MAX_NODES {
+                let o = &c.nodes[n];
+                if o.state.load(Ordering::Acquire) == node_state::ALIVE
+                    && !pid_alive(o.pid.load(Ordering::Relaxed))
+                {
+                    let inc = o.incarnation.load(Ordering::Relaxed);
+                    if inner.mark_failed(NodeId(n as u16)) {
+                        inner.recover_order_point(NodeId(n as u16));
+                        inner.cleanup_failed(NodeId(n as u16), inc);
+                    }
+                }
+            }
             inner.push_event(inner.me, incarnation, EventKind::Joined);
         }
         unlock(&inner.ctl);
@@ -323,8 +327,13 @@ impl Inner {
 
     pub(crate) fn plane(&self) -> PlaneGuard<'_> {
         let m = self.plane.lock().unwrap_or_else(|p| p.into_inner());
-        // flock only fails on a bad fd or EINTR; retry the latter.
-        while rustix::fs::flock(self.ctl.fd(), rustix::fs::FlockOperation::LockExclusive).is_err() {
+        loop {
+            match rustix::fs::flock(self.ctl.fd(), rustix::fs::FlockOperation::LockExclusive) {
+                Ok(()) => break,
+                Err(rustix::io::Errno::INTR) => continue,
+                // Only a bad descriptor or a kernel out of lock records gets here.
+                Err(e) => panic!("flock on the control block of `{}`: {e}", self.cluster),
+            }
         }
         PlaneGuard { inner: self, _m: m }
     }
@@ -446,32 +455,26 @@ impl Inner {
     /// Declares `node` (incarnation `inc`) failed and isolates it, unless another
     /// survivor already did. Returns whether this call did it.
     pub(crate) fn declare_failed(&self, node: NodeId, inc: u64) -> bool {
-        let s = &self.ctl().nodes[node.index()];
-        if s.incarnation.load(Ordering::Acquire) != inc {
-            return false;
-        }
-        if s.state
-            .compare_exchange(
-                node_state::ALIVE,
-                node_state::FAILED,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            )
-            .is_err()
+        if self.ctl().nodes[node.index()]
+            .incarnation
+            .load(Ordering::Acquire)
+            != inc
+            || !self.mark_failed(node)
         {
             return false;
         }
-        // Finish its ordered packet first: waiters may be queued behind it.
+        // Finish its ordered packet before taking the plane: a plane holder may be
+        // queued behind it at the order point.
         self.recover_order_point(node);
         let _g = self.plane();
         self.cleanup_failed(node, inc);
         true
     }
 
-    /// `declare_failed` for a caller that already holds the plane.
-    fn fail_locked(&self, node: NodeId, inc: u64) {
-        let s = &self.ctl().nodes[node.index()];
-        if s.state
+    /// ALIVE -> FAILED; true for the one caller that made the change.
+    fn mark_failed(&self, node: NodeId) -> bool {
+        self.ctl().nodes[node.index()]
+            .state
             .compare_exchange(
                 node_state::ALIVE,
                 node_state::FAILED,
@@ -479,10 +482,6 @@ impl Inner {
                 Ordering::Relaxed,
             )
             .is_ok()
-        {
-            self.recover_order_point(node);
-            self.cleanup_failed(node, inc);
-        }
     }
 
     /// Isolates a failed node completely, then tells everyone: a survivor that sees
@@ -662,7 +661,11 @@ impl Inner {
         let obj = match RxObject::open(&name, self.page, seg.size) {
             Ok(o) => Arc::new(o),
             // Removed between our check and open: the node just unmapped or died.
-            Err(Error::Os { .. }) => return Ok(None),
+            Err(Error::Os { source, .. })
+                if source.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) =>
+            {
+                return Ok(None)
+            }
             Err(e) => return Err(e),
         };
         // Forget views of earlier generations or incarnations of the same pair.
@@ -932,10 +935,9 @@ impl Inner {
                 scope_set = scope_set.intersect(&g);
             }
             scope_set.remove(self.me);
-            let all = scope_set
+            scope_set
                 .iter()
-                .all(|n| c.nodes[n.index()].barrier[scope].load(Ordering::Acquire) >= target);
-            all
+                .all(|n| c.nodes[n.index()].barrier[scope].load(Ordering::Acquire) >= target)
         };
         let mut spins = 0u32;
         loop {

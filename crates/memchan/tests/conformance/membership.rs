@@ -21,6 +21,14 @@ pub fn worker(a: &[String]) {
             std::thread::sleep(Duration::from_secs(1));
         }
     }
+    if mode == "lockholder" {
+        let lock = c.lock("L").unwrap();
+        let _held = lock.acquire().unwrap();
+        println!("HELD");
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
     if mode == "broadcaster" {
         // Page-sized broadcasts, back to back: most of its time is spent holding the
         // point of global order.
@@ -244,4 +252,39 @@ fn node_hung_while_holding_the_order_point_does_not_stall_the_cluster() {
             "page {p} is half-applied"
         );
     }
+}
+
+#[test]
+fn a_joiner_reaps_a_dead_lock_holder_and_frees_its_lock() {
+    // The survivor's heartbeat is 10 s, so it has not noticed the killed holder when a
+    // new node joins: the joiner finds the dead process and must release its lock in
+    // every copy of the lock page, or the lock stays held forever.
+    let name = unique_cluster("reap");
+    let slow = Config {
+        heartbeat: Duration::from_secs(10),
+        failure_timeout: Duration::from_secs(20),
+        ..Config::default()
+    };
+    let a = Cluster::join_with(&name, slow).unwrap();
+    let lock = a.lock("L").unwrap();
+    let mut holder = Worker::spawn("member", &[name.clone(), "2".into(), "lockholder".into()]);
+    holder.expect_line("HELD", Duration::from_secs(30));
+    assert!(lock.try_acquire().unwrap().is_none(), "the worker holds it");
+    holder.kill9();
+    let _joiner = Cluster::join(&name).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        if let Some(g) = lock.try_acquire().unwrap() {
+            g.release().unwrap();
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dead holder's lock was not released by the joiner"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let failed = std::iter::from_fn(|| a.next_event(Some(Duration::ZERO)))
+        .any(|e| e.kind == EventKind::Failed);
+    assert!(failed, "the reaped node's failure was announced");
 }
