@@ -269,17 +269,33 @@ fn eight_kib_pages_are_selectable_and_enforced() {
 
 /// Worker: `cluster` — runs as uid 65534 and tries the two segments node 0 made.
 pub fn uid_worker(a: &[String]) {
+    let group = a.get(1).is_some_and(|m| m == "group");
     // SAFETY: plain setgid/setuid calls in a single-threaded worker before any other
-    // work; dropping root is the point of the test.
+    // work; dropping root is the point of the test. In `group` mode the worker keeps
+    // gid 0, the group of the segments root made.
     unsafe {
-        assert_eq!(libc::setgid(65534), 0);
+        if !group {
+            assert_eq!(libc::setgid(65534), 0);
+        }
         assert_eq!(libc::setuid(65534), 0);
     }
     let c = Cluster::join(&a[0]).unwrap();
+    let denied = |r: &Result<(), Error>| matches!(r, Err(Error::PermissionDenied { .. }));
+    if group {
+        // `team` is 0o640: the group may read (map rx) but not write (map tx).
+        let team = c.open_segment("team").unwrap();
+        let rx_ok = team.map_rx().is_ok();
+        let tx_denied = denied(&team.map_tx(Dest::Broadcast, TxAttrs::default()).map(|_| ()));
+        let private_denied = denied(&c.open_segment("private").unwrap().map_rx().map(|_| ()));
+        println!(
+            "GROUP rx_ok={} tx_denied={} private_denied={}",
+            rx_ok as u8, tx_denied as u8, private_denied as u8
+        );
+        return;
+    }
     let private = c.open_segment("private").unwrap();
     let tx = private.map_tx(Dest::Node(NodeId(0)), TxAttrs::default());
     let rx = private.map_rx();
-    let denied = |r: &Result<(), Error>| matches!(r, Err(Error::PermissionDenied { .. }));
     let tx_denied = denied(&tx.map(|_| ()));
     let rx_denied = denied(&rx.map(|_| ()));
     let public = c.open_segment("public").unwrap();
@@ -317,6 +333,14 @@ fn segment_permissions_are_enforced_for_other_users() {
         5,
         "the private segment is untouched"
     );
+    // Group bits: another uid in the segment's group.
+    let _team = c.segment("team", 4096, 0o640).unwrap();
+    let mut g = Worker::spawn("uid", &[name.clone(), "group".into()]);
+    let line = g.expect_line("GROUP", Duration::from_secs(30));
+    g.finish(Duration::from_secs(10));
+    assert_eq!(field(&line, "rx_ok"), 1, "{line}");
+    assert_eq!(field(&line, "tx_denied"), 1, "{line}");
+    assert_eq!(field(&line, "private_denied"), 1, "{line}");
 }
 
 #[test]
