@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything memchan needs on a fresh Debian machine: the Rust
-# components, Open MPI with OSHMEM (the bench's peers) and matplotlib (plots).
+# components, Open MPI with OSHMEM (the bench's peers), matplotlib (plots), and
+# iproute2 + nftables (network namespaces and packet drops for multi-host tests).
 # Idempotent: safe to run again.
 set -euo pipefail
 
@@ -9,6 +10,9 @@ command -v mpicc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
 command -v oshcc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
 python3 -c 'import matplotlib' >/dev/null 2>&1 || need_apt+=(python3-matplotlib)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
+# multi-host tests and `memchan bench --hosts`: network namespaces, veth, nftables
+command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
+command -v nft >/dev/null 2>&1 || need_apt+=(nftables)
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq

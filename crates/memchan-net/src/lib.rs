@@ -1,0 +1,12 @@
+//! memchan between hosts: the hub transport.
+//!
+//! A node on any host opens one TCP link to the **hub**, the cluster's point of global
+//! order. Every write a node sends goes up its link as a `Data` packet; the hub puts it
+//! in the one global order and sends it down the links of its destinations as
+//! `Deliver` packets, the sender's own local copy included. Each link carries CRC32C,
+//! a keyed BLAKE3 MAC and go-back-N sequence numbers (see [`wire`] and `link.rs`).
+
+#![warn(missing_docs)]
+
+pub mod status;
+pub mod wire;

@@ -1,0 +1,524 @@
+//! The link's frame format and its decoder: the only code that parses bytes from the
+//! network, so it trusts nothing (fuzzed in `tests/wire_fuzz.rs`).
+//!
+//! ```text
+//!  off size
+//!   0   4  magic "MCHN"
+//!   4   2  protocol version (LE)
+//!   6   1  kind
+//!   7   1  flags (0)
+//!   8   4  payload length (LE), at most MAX_PAYLOAD
+//!  12   4  CRC32C of every other byte of the frame, MAC included
+//!  16   8  seq: 1, 2, 3… on reliable frames of this direction; 0 on control frames
+//!  24   8  ack: highest reliable seq received in order from the peer
+//!  32   n  payload
+//! 32+n 16  MAC: BLAKE3 keyed with the link key over header (CRC zeroed) + payload
+//! ```
+//!
+//! CRC first, MAC second: a frame damaged on the way fails its CRC (counted, discarded,
+//! retransmitted); a frame with a good CRC and a bad MAC was made by someone without
+//! the key, and the link is closed.
+
+use std::fmt;
+
+/// Frame magic.
+pub const MAGIC: [u8; 4] = *b"MCHN";
+/// The protocol version this build speaks. Both ends must match exactly.
+pub const VERSION: u16 = 1;
+/// Header bytes.
+pub const HEADER: usize = 32;
+/// MAC bytes after the payload.
+pub const MAC: usize = 16;
+/// Largest payload a frame may carry.
+pub const MAX_PAYLOAD: usize = 1 << 20;
+/// Largest data chunk of one packet: a longer write is split into packets of this size.
+pub const PACKET: usize = 64 * 1024;
+
+/// What a frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    /// hub → node on accept: the hub's nonce.
+    Hello = 1,
+    /// node → hub: who wants to join, MACed with the cluster key.
+    Join = 2,
+    /// either way: refused, with the reason (not MAC-checked, so a wrong-key peer can
+    /// still read why).
+    Refuse = 3,
+    /// hub → node: the join is accepted.
+    Welcome = 4,
+    /// node → hub (reliable): a packet written to a tx mapping.
+    Data = 5,
+    /// hub → node (reliable): a packet in the hub's order.
+    Deliver = 6,
+    /// node → hub (reliable): a cluster-service request.
+    Request = 7,
+    /// hub → node (reliable): the answer to a request.
+    Response = 8,
+    /// hub → node (reliable): a membership event.
+    Event = 9,
+    /// control: the header's ack field acknowledges.
+    Ack = 10,
+    /// control: the receiver discarded frames after a bad or missing one; resend from
+    /// the seq in the payload.
+    Nak = 11,
+    /// control: liveness, carrying the sender's link counters.
+    Heartbeat = 12,
+    /// hub → node (control): this node was isolated; the link closes.
+    Isolated = 13,
+}
+
+impl Kind {
+    fn from_u8(v: u8) -> Option<Kind> {
+        use Kind::*;
+        Some(match v {
+            1 => Hello,
+            2 => Join,
+            3 => Refuse,
+            4 => Welcome,
+            5 => Data,
+            6 => Deliver,
+            7 => Request,
+            8 => Response,
+            9 => Event,
+            10 => Ack,
+            11 => Nak,
+            12 => Heartbeat,
+            13 => Isolated,
+            _ => return None,
+        })
+    }
+
+    /// Reliable frames carry a seq and are retransmitted until acknowledged.
+    pub fn reliable(self) -> bool {
+        matches!(
+            self,
+            Kind::Data | Kind::Deliver | Kind::Request | Kind::Response | Kind::Event
+        )
+    }
+}
+
+/// A 32-byte key: the cluster key, or a link key derived from it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Key(pub [u8; 32]);
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Key(..)")
+    }
+}
+
+impl Key {
+    /// The cluster key from the secret's bytes (a key file's contents).
+    pub fn from_secret(secret: &[u8]) -> Key {
+        Key(blake3::derive_key("memchan cluster key v1", secret))
+    }
+
+    /// The key used when none is configured: anyone who can reach the hub may join.
+    pub fn open() -> Key {
+        Key::from_secret(b"")
+    }
+
+    /// The per-link key, fresh for every connection (both nonces).
+    pub fn link(&self, hub_nonce: &[u8; 16], node_nonce: &[u8; 16]) -> Key {
+        let mut h = blake3::Hasher::new_keyed(&self.0);
+        h.update(b"memchan link v1");
+        h.update(hub_nonce);
+        h.update(node_nonce);
+        Key(*h.finalize().as_bytes())
+    }
+}
+
+/// A decoded frame header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Frame kind.
+    pub kind: Kind,
+    /// Payload length.
+    pub len: usize,
+    /// Reliable seq, or 0.
+    pub seq: u64,
+    /// Piggybacked cumulative ack.
+    pub ack: u64,
+}
+
+/// Why bytes on a link are not a frame. All but `Corrupt` end the connection: a
+/// stream whose framing is lost cannot be resynchronised.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// The first bytes are not "MCHN": not a memchan peer.
+    #[error("not a memchan peer (bad magic {0:02x?})")]
+    Garbage([u8; 4]),
+    /// A memchan peer of another protocol version.
+    #[error("protocol version {theirs}, this build speaks {VERSION}")]
+    Version {
+        /// The peer's version.
+        theirs: u16,
+    },
+    /// Unknown frame kind.
+    #[error("unknown frame kind {0}")]
+    BadKind(u8),
+    /// Payload length over the limit.
+    #[error("frame of {0} bytes exceeds the {MAX_PAYLOAD}-byte limit")]
+    TooLong(usize),
+    /// A payload that does not parse as its kind says.
+    #[error("malformed {0}")]
+    Malformed(&'static str),
+    /// Good CRC, bad MAC: sent by someone without the cluster key.
+    #[error("frame MAC does not verify: wrong cluster key or forged frame")]
+    BadMac,
+}
+
+/// Parses and checks the fixed part of a header. `Ok(None)` means "need more bytes".
+pub fn parse_header(b: &[u8]) -> Result<Option<Header>, WireError> {
+    if b.len() >= 4 && b[..4] != MAGIC {
+        return Err(WireError::Garbage([b[0], b[1], b[2], b[3]]));
+    }
+    if b.len() < HEADER {
+        return Ok(None);
+    }
+    let version = u16::from_le_bytes([b[4], b[5]]);
+    if version != VERSION {
+        return Err(WireError::Version { theirs: version });
+    }
+    let kind = Kind::from_u8(b[6]).ok_or(WireError::BadKind(b[6]))?;
+    let len = u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")) as usize;
+    if len > MAX_PAYLOAD {
+        return Err(WireError::TooLong(len));
+    }
+    Ok(Some(Header {
+        kind,
+        len,
+        seq: u64::from_le_bytes(b[16..24].try_into().expect("8 bytes")),
+        ack: u64::from_le_bytes(b[24..32].try_into().expect("8 bytes")),
+    }))
+}
+
+fn mac(key: &Key, head: &[u8; HEADER], parts: &[&[u8]]) -> [u8; MAC] {
+    let mut h = blake3::Hasher::new_keyed(&key.0);
+    let mut zeroed = *head;
+    zeroed[12..16].fill(0);
+    h.update(&zeroed);
+    for p in parts {
+        h.update(p);
+    }
+    let mut out = [0; MAC];
+    out.copy_from_slice(&h.finalize().as_bytes()[..MAC]);
+    out
+}
+
+fn crc(head: &[u8], payload: &[u8], tag: &[u8]) -> u32 {
+    let c = crc32c::crc32c(&head[..12]);
+    let c = crc32c::crc32c_append(c, &head[16..HEADER]);
+    let c = crc32c::crc32c_append(c, payload);
+    crc32c::crc32c_append(c, tag)
+}
+
+/// Appends one frame whose payload is the concatenation of `parts` to `out`.
+pub fn encode(out: &mut Vec<u8>, key: &Key, kind: Kind, seq: u64, ack: u64, parts: &[&[u8]]) {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    assert!(len <= MAX_PAYLOAD, "frame payload {len} over the limit");
+    let mut head = [0u8; HEADER];
+    head[..4].copy_from_slice(&MAGIC);
+    head[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    head[6] = kind as u8;
+    head[8..12].copy_from_slice(&(len as u32).to_le_bytes());
+    head[16..24].copy_from_slice(&seq.to_le_bytes());
+    head[24..32].copy_from_slice(&ack.to_le_bytes());
+    let tag = mac(key, &head, parts);
+    let start = out.len();
+    out.reserve(HEADER + len + MAC);
+    out.extend_from_slice(&head);
+    for p in parts {
+        out.extend_from_slice(p);
+    }
+    out.extend_from_slice(&tag);
+    let c = crc(
+        &out[start..start + HEADER],
+        &out[start + HEADER..start + HEADER + len],
+        &tag,
+    );
+    out[start + 12..start + 16].copy_from_slice(&c.to_le_bytes());
+}
+
+/// Rewrites the ack field of an encoded frame so a retransmission carries the current
+/// ack; the MAC and CRC cover it, so both are recomputed.
+pub fn restamp_ack(frame: &mut [u8], key: &Key, ack: u64) {
+    frame[24..32].copy_from_slice(&ack.to_le_bytes());
+    let len = frame.len() - HEADER - MAC;
+    let head: [u8; HEADER] = frame[..HEADER].try_into().expect("header");
+    let tag = mac(key, &head, &[&frame[HEADER..HEADER + len]]);
+    frame[HEADER + len..].copy_from_slice(&tag);
+    let c = crc(&frame[..HEADER], &frame[HEADER..HEADER + len], &tag);
+    frame[12..16].copy_from_slice(&c.to_le_bytes());
+}
+
+/// One received frame, checked.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received {
+    /// CRC and MAC verified.
+    Frame(Header, Vec<u8>),
+    /// A Refuse frame (reason), read without checking its MAC.
+    Refused(String),
+    /// The CRC failed: damaged on the way. The header (seq, kind) is not trusted.
+    Corrupt,
+}
+
+/// Splits a byte stream into frames and checks them with the current key.
+pub struct Decoder {
+    /// Always initialised; bytes `start..end` are received and not yet consumed.
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The key MACs are checked with; `None` skips the check (before a key is agreed).
+    pub key: Option<Key>,
+}
+
+impl Decoder {
+    /// An empty decoder checking MACs with `key`.
+    pub fn new(key: Option<Key>) -> Decoder {
+        Decoder {
+            buf: vec![0; 256 * 1024],
+            start: 0,
+            end: 0,
+            key,
+        }
+    }
+
+    /// Room to read into: a slice past the received bytes with at least `min` bytes.
+    pub fn spare(&mut self, min: usize) -> &mut [u8] {
+        if self.buf.len() - self.end < min {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            if self.buf.len() - self.end < min {
+                self.buf.resize(self.end + min.max(self.buf.len()), 0);
+            }
+        }
+        &mut self.buf[self.end..]
+    }
+
+    /// Marks `n` bytes of [`spare`](Self::spare) as filled by a read.
+    pub fn filled(&mut self, n: usize) {
+        assert!(self.end + n <= self.buf.len());
+        self.end += n;
+    }
+
+    /// Feeds bytes (tests and the relay use this instead of `spare`/`filled`).
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.spare(bytes.len())[..bytes.len()].copy_from_slice(bytes);
+        self.filled(bytes.len());
+    }
+
+    /// The next complete frame, `Ok(None)` if more bytes are needed.
+    pub fn next(&mut self) -> Result<Option<Received>, WireError> {
+        let avail = &self.buf[self.start..self.end];
+        let Some(h) = parse_header(avail)? else {
+            return Ok(None);
+        };
+        let total = HEADER + h.len + MAC;
+        if avail.len() < total {
+            return Ok(None);
+        }
+        let frame = &avail[..total];
+        self.start += total;
+        let payload = &frame[HEADER..HEADER + h.len];
+        let tag = &frame[HEADER + h.len..];
+        let want = u32::from_le_bytes(frame[12..16].try_into().expect("4 bytes"));
+        if h.kind == Kind::Refuse {
+            return Ok(Some(Received::Refused(
+                String::from_utf8_lossy(payload).into_owned(),
+            )));
+        }
+        if crc(&frame[..HEADER], payload, tag) != want {
+            return Ok(Some(Received::Corrupt));
+        }
+        if let Some(key) = &self.key {
+            let head: [u8; HEADER] = frame[..HEADER].try_into().expect("header");
+            if mac(key, &head, &[payload]).as_slice() != tag {
+                return Err(WireError::BadMac);
+            }
+        }
+        Ok(Some(Received::Frame(h, payload.to_vec())))
+    }
+
+    /// Bytes buffered but not yet returned as frames.
+    pub fn pending(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// Builds a payload field by field (little-endian).
+#[derive(Default)]
+pub struct Put(pub Vec<u8>);
+
+impl Put {
+    /// An empty payload.
+    pub fn new() -> Put {
+        Put(Vec::with_capacity(64))
+    }
+    /// Appends a u8.
+    pub fn u8(mut self, v: u8) -> Put {
+        self.0.push(v);
+        self
+    }
+    /// Appends a u16.
+    pub fn u16(mut self, v: u16) -> Put {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// Appends a u32.
+    pub fn u32(mut self, v: u32) -> Put {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// Appends a u64.
+    pub fn u64(mut self, v: u64) -> Put {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// Appends raw bytes.
+    pub fn bytes(mut self, v: &[u8]) -> Put {
+        self.0.extend_from_slice(v);
+        self
+    }
+    /// Appends a string with a u16 length.
+    pub fn str(self, s: &str) -> Put {
+        let s = &s.as_bytes()[..s.len().min(u16::MAX as usize)];
+        self.u16(s.len() as u16).bytes(s)
+    }
+}
+
+/// Reads a payload field by field; every read is bounds-checked.
+pub struct Get<'a> {
+    b: &'a [u8],
+    what: &'static str,
+}
+
+impl<'a> Get<'a> {
+    /// Reads `b`, naming it `what` in errors.
+    pub fn new(b: &'a [u8], what: &'static str) -> Get<'a> {
+        Get { b, what }
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        if self.b.len() < n {
+            return Err(WireError::Malformed(self.what));
+        }
+        let (h, t) = self.b.split_at(n);
+        self.b = t;
+        Ok(h)
+    }
+    /// A u8.
+    pub fn u8(&mut self) -> Result<u8, WireError> {
+        Ok(self.take(1)?[0])
+    }
+    /// A u16.
+    pub fn u16(&mut self) -> Result<u16, WireError> {
+        Ok(u16::from_le_bytes(self.take(2)?.try_into().expect("2")))
+    }
+    /// A u32.
+    pub fn u32(&mut self) -> Result<u32, WireError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
+    }
+    /// A u64.
+    pub fn u64(&mut self) -> Result<u64, WireError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
+    }
+    /// `n` raw bytes.
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        self.take(n)
+    }
+    /// A fixed array.
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        Ok(self.take(N)?.try_into().expect("N"))
+    }
+    /// A u16-length string (UTF-8 checked).
+    pub fn str(&mut self) -> Result<String, WireError> {
+        let n = self.u16()? as usize;
+        let b = self.take(n)?;
+        String::from_utf8(b.to_vec()).map_err(|_| WireError::Malformed(self.what))
+    }
+    /// Everything left.
+    pub fn rest(&mut self) -> &'a [u8] {
+        std::mem::take(&mut self.b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(kind: Kind, payload: &[u8]) -> Received {
+        let k = Key::from_secret(b"k");
+        let mut out = Vec::new();
+        encode(&mut out, &k, kind, 7, 3, &[payload]);
+        let mut d = Decoder::new(Some(k));
+        d.push(&out);
+        d.next().unwrap().unwrap()
+    }
+
+    #[test]
+    fn frame_roundtrips() {
+        let r = roundtrip(Kind::Data, b"hello");
+        let Received::Frame(h, p) = r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(
+            (h.kind, h.seq, h.ack, p.as_slice()),
+            (Kind::Data, 7, 3, &b"hello"[..])
+        );
+    }
+
+    #[test]
+    fn every_single_bit_flip_after_the_length_is_caught() {
+        let k = Key::from_secret(b"k");
+        let mut out = Vec::new();
+        encode(&mut out, &k, Kind::Data, 1, 0, &[b"payload bytes"]);
+        for i in 12..out.len() {
+            for bit in 0..8 {
+                let mut f = out.clone();
+                f[i] ^= 1 << bit;
+                let mut d = Decoder::new(Some(k.clone()));
+                d.push(&f);
+                let r = d.next();
+                // A flipped kind byte may become another valid kind or an unknown one.
+                assert!(
+                    matches!(r, Ok(Some(Received::Corrupt)))
+                        || (i == 6 && r.is_err())
+                        || (i == 6 && matches!(r, Ok(Some(Received::Refused(_))))),
+                    "flip at byte {i} bit {bit}: {r:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_key_is_bad_mac_and_garbage_and_version_are_named() {
+        let mut out = Vec::new();
+        encode(&mut out, &Key::from_secret(b"a"), Kind::Join, 0, 0, &[b"x"]);
+        let mut d = Decoder::new(Some(Key::from_secret(b"b")));
+        d.push(&out);
+        assert_eq!(d.next(), Err(WireError::BadMac));
+        let mut d = Decoder::new(None);
+        d.push(b"GET / HTTP/1.1\r\n");
+        assert!(matches!(d.next(), Err(WireError::Garbage(_))));
+        out[4] = 9;
+        let mut d = Decoder::new(None);
+        d.push(&out);
+        assert_eq!(d.next(), Err(WireError::Version { theirs: 9 }));
+    }
+
+    #[test]
+    fn restamped_ack_verifies() {
+        let k = Key::from_secret(b"k");
+        let mut out = Vec::new();
+        encode(&mut out, &k, Kind::Deliver, 5, 1, &[b"abc"]);
+        restamp_ack(&mut out, &k, 99);
+        let mut d = Decoder::new(Some(k));
+        d.push(&out);
+        let Some(Received::Frame(h, _)) = d.next().unwrap() else {
+            panic!()
+        };
+        assert_eq!(h.ack, 99);
+    }
+}
