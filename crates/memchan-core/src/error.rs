@@ -126,6 +126,19 @@ pub enum Error {
     /// A wait ran out of time.
     #[error("timed out after {0:?} waiting for {1}")]
     Timeout(std::time::Duration, &'static str),
+    /// The hub could not be joined: unreachable, another protocol version, a wrong
+    /// cluster key, or it refused the join.
+    #[error("cannot join through hub {addr}: {why}")]
+    HubRefused {
+        /// The hub's address.
+        addr: String,
+        /// What went wrong.
+        why: String,
+    },
+    /// The link to the hub is gone (the hub died, or the link stayed silent past the
+    /// failure timeout): nothing more can be sent or received. Rejoin when a hub is back.
+    #[error("lost the hub: {0}")]
+    HubLost(String),
     /// An operating-system call failed.
     #[error("{op}: {source}")]
     Os {

@@ -17,6 +17,7 @@
 pub mod attr;
 pub mod check;
 pub mod error;
+pub mod event;
 pub mod names;
 pub mod notify;
 pub mod order;
@@ -24,4 +25,5 @@ pub mod sync;
 
 pub use attr::{Dest, RxAttrs, TxAttrs};
 pub use error::{Error, Result};
+pub use event::{EventKind, MembershipEvent};
 pub use names::{GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};

@@ -8,5 +8,11 @@
 
 #![warn(missing_docs)]
 
+pub mod metrics;
 pub mod status;
 pub mod wire;
+pub mod link;
+pub mod handshake;
+pub mod proto;
+pub mod hub;
+pub mod node;

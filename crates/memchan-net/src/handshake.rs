@@ -1,0 +1,150 @@
+//! Joining: the hub says Hello (its nonce), the node answers Join (MACed with the
+//! cluster key, echoing the nonce), the hub answers Welcome (MACed with the fresh link
+//! key) or Refuse (the reason, readable without the key). After that the socket
+//! belongs to a [`Link`](crate::link::Link).
+
+use crate::link::LinkError;
+use crate::proto::{Join, Welcome, ROLE_NODE};
+use crate::wire::{self, Decoder, Key, Kind, Received};
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+/// How long each handshake step may take.
+pub const STEP: Duration = Duration::from_secs(5);
+
+/// Reads one frame from a blocking socket before `deadline`.
+pub fn read_frame(
+    sock: &mut TcpStream,
+    dec: &mut Decoder,
+    deadline: Instant,
+) -> Result<(wire::Header, Vec<u8>), LinkError> {
+    loop {
+        match dec.next()? {
+            Some(Received::Frame(h, p)) => return Ok((h, p)),
+            Some(Received::Refused(why)) => return Err(LinkError::Refused(why)),
+            Some(Received::Corrupt) => {
+                return Err(LinkError::Io("handshake frame failed its CRC".into()))
+            }
+            None => {}
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(LinkError::Io("handshake timed out".into()));
+        }
+        sock.set_read_timeout(Some(left))
+            .map_err(|e| LinkError::Io(e.to_string()))?;
+        let buf = dec.spare(4096);
+        match sock.read(buf) {
+            Ok(0) => return Err(LinkError::Closed),
+            Ok(n) => dec.filled(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(LinkError::Io("handshake timed out".into()))
+            }
+            Err(e) => return Err(LinkError::Io(e.to_string())),
+        }
+    }
+}
+
+/// Sends one control frame on a blocking socket.
+pub fn write_frame(sock: &mut TcpStream, key: &Key, kind: Kind, payload: &[u8]) -> std::io::Result<()> {
+    let mut out = Vec::new();
+    wire::encode(&mut out, key, kind, 0, 0, &[payload]);
+    sock.write_all(&out)
+}
+
+/// A fresh random nonce (from the kernel; time and pid if that is unavailable, which
+/// still makes it unique per connection).
+pub fn nonce() -> [u8; 16] {
+    let mut n = [0u8; 16];
+    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut n));
+    if random.is_err() {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let h = blake3::hash(format!("{t}.{}", std::process::id()).as_bytes());
+        n.copy_from_slice(&h.as_bytes()[..16]);
+    }
+    n
+}
+
+/// What the node side of a handshake yields.
+pub struct Joined {
+    /// The connected socket.
+    pub sock: TcpStream,
+    /// The link key.
+    pub key: Key,
+    /// Bytes read past the handshake.
+    pub pending: Vec<u8>,
+    /// The hub's acceptance.
+    pub welcome: Welcome,
+}
+
+/// Node side: connects to `addr`, reads the Hello and sends `join`. Returns the socket,
+/// the link key and a decoder holding any bytes read past the Hello.
+pub fn connect(addr: &str, cluster_key: &Key, mut join: Join) -> Result<(TcpStream, Key, Decoder), String> {
+    let deadline = Instant::now() + STEP;
+    let sa = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve: {e}"))?
+        .next()
+        .ok_or_else(|| "no address".to_string())?;
+    let mut sock = TcpStream::connect_timeout(&sa, STEP).map_err(|e| format!("cannot connect: {e}"))?;
+    sock.set_nodelay(true).map_err(|e| e.to_string())?;
+    // The Hello is not checked here: with a wrong key we still send our Join, so the
+    // hub can refuse it by name (and log it). The hub proves the key in its Welcome.
+    let mut dec = Decoder::new(None);
+    let (h, p) = read_frame(&mut sock, &mut dec, deadline).map_err(describe)?;
+    if h.kind != Kind::Hello || p.len() < 16 {
+        return Err(format!("expected the hub's hello, got {:?}", h.kind));
+    }
+    join.hub_nonce.copy_from_slice(&p[..16]);
+    join.node_nonce = nonce();
+    write_frame(&mut sock, cluster_key, Kind::Join, &join.put()).map_err(|e| format!("cannot send join: {e}"))?;
+    let key = cluster_key.link(&join.hub_nonce, &join.node_nonce);
+    let mut next = Decoder::new(Some(key.clone()));
+    next.push(&dec.take_pending());
+    Ok((sock, key, next))
+}
+
+/// Node side: a full join of a node (not an observer).
+pub fn join(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String> {
+    debug_assert_eq!(join.role, ROLE_NODE);
+    let (mut sock, key, mut dec) = connect(addr, cluster_key, join)?;
+    let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(describe)?;
+    if h.kind != Kind::Welcome {
+        return Err(format!("expected a welcome, got {:?}", h.kind));
+    }
+    let welcome = Welcome::get(&p).map_err(|e| e.to_string())?;
+    sock.set_read_timeout(None).map_err(|e| e.to_string())?;
+    Ok(Joined {
+        sock,
+        key,
+        pending: dec.take_pending(),
+        welcome,
+    })
+}
+
+/// A handshake failure in words for the user.
+pub fn describe(e: LinkError) -> String {
+    match e {
+        LinkError::Refused(why) => format!("refused: {why}"),
+        LinkError::Protocol(wire::WireError::BadMac) => {
+            "the hub's reply does not verify with our cluster key (wrong key?)".into()
+        }
+        LinkError::Protocol(wire::WireError::Version { theirs }) => format!(
+            "the hub speaks protocol version {theirs}, this build speaks {}",
+            wire::VERSION
+        ),
+        LinkError::Protocol(e) => format!("the peer is not a memchan hub: {e}"),
+        LinkError::Closed => "the hub closed the connection during the handshake".into(),
+        e => e.to_string(),
+    }
+}

@@ -1,0 +1,1015 @@
+//! The hub: the cluster's point of global order. It routes point-to-point packets,
+//! sequences broadcast and multicast, keeps the segment and group tables, runs
+//! membership (heartbeats, isolation, epochs) and answers ack and barrier requests.
+//!
+//! **One order.** Every `Data` packet is handled under one lock: the hub expands its
+//! destination (node, group or broadcast, the sender itself when it asked for a local
+//! copy), keeps those that receive the segment, and queues one `Deliver` per
+//! destination link before it looks at the next packet. Each link delivers in queue
+//! order, so any two packets reach all their common destinations in the same order.
+//!
+//! **Isolation.** A node is isolated when its link closes, fails a MAC, or stays silent
+//! past the failure timeout. Under the same lock it leaves the member set; packets of
+//! its that the hub already ordered are delivered, later ones are never read. Its lock
+//! slots are cleared by packets the hub orders itself, and every survivor gets a
+//! `Failed` event with a new epoch.
+//!
+//! **Bounded memory.** The hub releases a sender's packet only when every destination
+//! released its copy, so what the hub holds is bounded by the senders' replay memories.
+//!
+//! Threads: one accepting, one per remote link (reading), one timer (heartbeats,
+//! retransmit timeouts, failure detection). A node in the hub's own process (the
+//! virtual hub of a two-node cluster) is called directly, without a link.
+
+use crate::handshake::{self, read_frame, write_frame, STEP};
+use crate::link::{Handler, Link, LinkConfig, LinkError};
+use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
+use crate::status::{HubStatus, LinkCounters, MemberStatus};
+use crate::wire::{self, Decoder, Key, Kind, Put};
+use memchan_core::{Dest, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
+use std::collections::{HashMap, VecDeque};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Origin id of packets the hub makes itself (lock slot clearing, rx snapshots).
+pub const HUB_ORIGIN: u16 = u16::MAX;
+/// The most segments a cluster may have.
+pub const MAX_SEGMENTS: usize = 1024;
+
+/// How a hub runs.
+#[derive(Debug, Clone)]
+pub struct HubConfig {
+    /// `HOST:PORT` to listen on (port 0: any).
+    pub listen: String,
+    /// The one cluster this hub serves; `None`: the first join names it.
+    pub cluster: Option<String>,
+    /// The cluster key joins and links are authenticated with.
+    pub key: Key,
+    /// Whether `key` came from a secret (else anyone who reaches the port may join).
+    pub keyed: bool,
+    /// Page size; `None`: the first join chooses (4 KiB by default).
+    pub page_size: Option<PageSize>,
+    /// Heartbeat period on every link.
+    pub heartbeat: Duration,
+    /// A node silent this long is isolated.
+    pub failure_timeout: Duration,
+    /// Link tunables.
+    pub link: LinkConfig,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig {
+            listen: "127.0.0.1:0".into(),
+            cluster: None,
+            key: Key::open(),
+            keyed: false,
+            page_size: None,
+            heartbeat: Duration::from_millis(100),
+            failure_timeout: Duration::from_millis(800),
+            link: LinkConfig::default(),
+        }
+    }
+}
+
+/// A node living in the hub's own process: frames for it are handed over directly.
+pub trait LocalPort: Send + Sync {
+    /// A Deliver, Response or Event for this node, in the hub's order.
+    fn frame(&self, kind: Kind, payload: &[u8]);
+    /// The node was isolated.
+    fn isolated(&self, epoch: u64, why: &str);
+}
+
+enum Sink {
+    Remote(Arc<Link>),
+    Local(Arc<dyn LocalPort>),
+}
+
+struct Port {
+    inc: u64,
+    sink: Sink,
+    host: String,
+    pid: u32,
+    uid: u32,
+    gid: u32,
+    addr: String,
+    joined_epoch: u64,
+    node_counters: LinkCounters,
+    /// This node's reliable frames not yet released: (seq, deliveries outstanding).
+    inflight: VecDeque<(u64, u32)>,
+    /// Deliveries to this node it has not released: (down seq, origin, origin's seq).
+    owed: VecDeque<(u64, u16, u64)>,
+}
+
+struct Seg {
+    name: String,
+    gen: u32,
+    size: usize,
+    uid: u32,
+    gid: u32,
+    mode: u32,
+    rx: NodeSet,
+    /// Lock segments keep a copy, so a node that maps one late starts consistent.
+    shadow: Option<Vec<u8>>,
+}
+
+struct PendingAck {
+    origin: NodeId,
+    inc: u64,
+    req: u32,
+    waits: Vec<(NodeId, u64, u64)>,
+    missing: Vec<NodeId>,
+}
+
+#[derive(Default)]
+struct Barrier {
+    arrived: NodeSet,
+    waiters: Vec<(NodeId, u64, u32)>,
+}
+
+struct State {
+    cluster: Option<String>,
+    page: Option<PageSize>,
+    epoch: u64,
+    next_inc: u64,
+    ports: Vec<Option<Port>>,
+    segs: Vec<Option<Seg>>,
+    next_gen: u32,
+    groups: Vec<(String, NodeSet)>,
+    acks: Vec<PendingAck>,
+    barriers: HashMap<u16, Barrier>,
+    isolations: u64,
+    joins: u64,
+    refused: u64,
+}
+
+struct Shared {
+    cfg: HubConfig,
+    addr: SocketAddr,
+    state: Mutex<State>,
+    stop: AtomicBool,
+    started: Instant,
+}
+
+/// A running hub. Stops (closing every link) when dropped.
+pub struct Hub {
+    sh: Arc<Shared>,
+}
+
+fn log(msg: impl AsRef<str>) {
+    eprintln!("memchan hub: {}", msg.as_ref());
+}
+
+impl Hub {
+    /// Binds `cfg.listen` and starts serving.
+    pub fn start(cfg: HubConfig) -> std::io::Result<Hub> {
+        let listener = TcpListener::bind(&cfg.listen)?;
+        let addr = listener.local_addr()?;
+        let first_inc = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_micros() as u64;
+        let sh = Arc::new(Shared {
+            state: Mutex::new(State {
+                cluster: cfg.cluster.clone(),
+                page: cfg.page_size,
+                epoch: 1,
+                next_inc: first_inc,
+                ports: (0..MAX_NODES).map(|_| None).collect(),
+                segs: Vec::new(),
+                next_gen: 1,
+                groups: Vec::new(),
+                acks: Vec::new(),
+                barriers: HashMap::new(),
+                isolations: 0,
+                joins: 0,
+                refused: 0,
+            }),
+            cfg,
+            addr,
+            stop: AtomicBool::new(false),
+            started: Instant::now(),
+        });
+        let s = sh.clone();
+        std::thread::Builder::new()
+            .name("memchan-hub-accept".into())
+            .spawn(move || accept_loop(s, listener))?;
+        let s = sh.clone();
+        std::thread::Builder::new()
+            .name("memchan-hub-timer".into())
+            .spawn(move || timer_loop(s))?;
+        Ok(Hub { sh })
+    }
+
+    /// The address the hub listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.sh.addr
+    }
+
+    /// The hub's report for `memchan status`.
+    pub fn status(&self) -> HubStatus {
+        self.sh.status()
+    }
+
+    /// Attaches a node of this process (the virtual hub's own node).
+    pub fn attach_local(&self, port: Arc<dyn LocalPort>, join: &Join) -> Result<Welcome, String> {
+        self.sh.admit(join, Sink::Local(port), "local".into())
+    }
+
+    /// A reliable frame from a node of this process.
+    pub fn submit_local(&self, node: NodeId, inc: u64, kind: Kind, payload: &[u8]) {
+        let mut st = self.sh.lock();
+        if !st.alive(node, inc) {
+            return;
+        }
+        self.sh.frame(&mut st, node, 0, kind, payload);
+    }
+
+    /// Whether `node` (that incarnation) is still a member.
+    pub fn is_member(&self, node: NodeId, inc: u64) -> bool {
+        self.sh.lock().alive(node, inc)
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.sh.stop.store(true, Relaxed);
+        let _ = TcpStream::connect_timeout(&self.sh.addr, Duration::from_millis(200));
+        let st = self.sh.lock();
+        for p in st.ports.iter().flatten() {
+            if let Sink::Remote(l) = &p.sink {
+                l.shutdown();
+            }
+        }
+    }
+}
+
+fn accept_loop(sh: Arc<Shared>, listener: TcpListener) {
+    for conn in listener.incoming() {
+        if sh.stop.load(Relaxed) {
+            return;
+        }
+        let Ok(sock) = conn else { continue };
+        let s = sh.clone();
+        let _ = std::thread::Builder::new()
+            .name("memchan-hub-link".into())
+            .spawn(move || serve(s, sock));
+    }
+}
+
+/// One connection: handshake, then read its link until it ends.
+fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
+    let peer = sock
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let refuse = |sock: &mut TcpStream, why: &str| {
+        log(format!("refused {peer}: {why}"));
+        sh.lock().refused += 1;
+        let _ = write_frame(sock, &sh.cfg.key, Kind::Refuse, why.as_bytes());
+    };
+    let hub_nonce = handshake::nonce();
+    if write_frame(&mut sock, &sh.cfg.key, Kind::Hello, &hub_nonce).is_err() {
+        return;
+    }
+    let mut dec = Decoder::new(Some(sh.cfg.key.clone()));
+    let (h, payload) = match read_frame(&mut sock, &mut dec, Instant::now() + STEP) {
+        Ok(f) => f,
+        Err(LinkError::Protocol(wire::WireError::BadMac)) => {
+            return refuse(&mut sock, "wrong cluster key (the join's MAC does not verify)")
+        }
+        Err(e) => return refuse(&mut sock, &handshake::describe(e)),
+    };
+    let join = match (h.kind, Join::get(&payload)) {
+        (Kind::Join, Ok(j)) if j.hub_nonce == hub_nonce => j,
+        (Kind::Join, Ok(_)) => return refuse(&mut sock, "stale join (nonce does not match)"),
+        (Kind::Join, Err(e)) => return refuse(&mut sock, &e.to_string()),
+        (k, _) => return refuse(&mut sock, &format!("expected a join, got {k:?}")),
+    };
+    let key = sh.cfg.key.link(&hub_nonce, &join.node_nonce);
+    if join.role == ROLE_OBSERVER {
+        let json = serde_json::to_vec(&sh.status()).unwrap_or_default();
+        let _ = write_frame(&mut sock, &key, Kind::Response, &json);
+        return;
+    }
+    let cfg = LinkConfig {
+        // Bounded by the senders' replay memories (see the module doc), never waits.
+        replay_limit: usize::MAX / 2,
+        peer_releases_on_receive: true,
+        ..sh.cfg.link.clone()
+    };
+    let link = match Link::new(sock.try_clone().expect("clone"), key, cfg, &dec.take_pending()) {
+        Ok(l) => Arc::new(l),
+        Err(_) => return,
+    };
+    let welcome = match sh.admit(&join, Sink::Remote(link.clone()), peer.clone()) {
+        Ok(w) => w,
+        Err(why) => return refuse(&mut sock, &why),
+    };
+    let (node, inc) = (welcome.node, welcome.incarnation);
+    log(format!(
+        "{node} (incarnation {inc}) joined from {peer} ({} pid {}), epoch {}",
+        join.host, join.pid, welcome.epoch
+    ));
+    let mut handler = HubHandler { sh: &sh, node, inc };
+    loop {
+        if sh.stop.load(Relaxed) || !sh.lock().alive(node, inc) {
+            return;
+        }
+        if !link.wait(None, Duration::from_millis(50)) {
+            continue;
+        }
+        match link.receive(&mut handler) {
+            Ok(_) => sh.settle(&mut sh.lock(), node),
+            Err(e) => {
+                let why = match e {
+                    LinkError::Closed => "its link closed".to_string(),
+                    LinkError::Protocol(w) => format!("protocol violation: {w}"),
+                    e => e.to_string(),
+                };
+                sh.isolate(&mut sh.lock(), node, inc, &why);
+                return;
+            }
+        }
+    }
+}
+
+struct HubHandler<'a> {
+    sh: &'a Shared,
+    node: NodeId,
+    inc: u64,
+}
+
+impl Handler for HubHandler<'_> {
+    fn frame(&mut self, _link: &Link, seq: u64, kind: Kind, payload: Vec<u8>) {
+        let mut st = self.sh.lock();
+        if st.alive(self.node, self.inc) {
+            self.sh.frame(&mut st, self.node, seq, kind, &payload);
+        }
+    }
+
+    fn control(&mut self, _link: &Link, kind: Kind, payload: &[u8]) {
+        if kind == Kind::Heartbeat {
+            if let Ok(c) = proto::get_heartbeat(payload) {
+                let mut st = self.sh.lock();
+                if let Some(p) = st.port_mut(self.node, self.inc) {
+                    p.node_counters = c;
+                }
+            }
+        }
+    }
+}
+
+fn timer_loop(sh: Arc<Shared>) {
+    let tick = (sh.cfg.heartbeat / 4).clamp(Duration::from_millis(5), Duration::from_millis(20));
+    let mut last_hb = Instant::now();
+    while !sh.stop.load(Relaxed) {
+        std::thread::sleep(tick);
+        let links: Vec<(NodeId, u64, Arc<Link>)> = {
+            let st = sh.lock();
+            st.ports
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| match p {
+                    Some(Port {
+                        inc,
+                        sink: Sink::Remote(l),
+                        ..
+                    }) => Some((NodeId(i as u16), *inc, l.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        let hb = last_hb.elapsed() >= sh.cfg.heartbeat;
+        if hb {
+            last_hb = Instant::now();
+        }
+        for (node, inc, link) in links {
+            let silent = link.last_heard().elapsed();
+            if silent > sh.cfg.failure_timeout {
+                let why = format!("silent for {} ms", silent.as_millis());
+                sh.isolate(&mut sh.lock(), node, inc, &why);
+                continue;
+            }
+            link.tick();
+            if hb {
+                link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
+            }
+            sh.settle(&mut sh.lock(), node);
+        }
+    }
+}
+
+impl State {
+    fn alive(&self, n: NodeId, inc: u64) -> bool {
+        matches!(self.ports.get(n.index()), Some(Some(p)) if p.inc == inc)
+    }
+
+    fn port_mut(&mut self, n: NodeId, inc: u64) -> Option<&mut Port> {
+        match self.ports.get_mut(n.index()) {
+            Some(Some(p)) if p.inc == inc => Some(p),
+            _ => None,
+        }
+    }
+
+    fn members(&self) -> NodeSet {
+        self.ports
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_some())
+            .map(|(i, _)| NodeId(i as u16))
+            .collect()
+    }
+
+    /// Sends a reliable frame to `n`; the down seq if it went over a link.
+    fn send(&self, n: NodeId, kind: Kind, parts: &[&[u8]]) -> Option<u64> {
+        match &self.ports[n.index()].as_ref()?.sink {
+            Sink::Remote(l) => l.send(kind, parts).ok(),
+            Sink::Local(p) => {
+                p.frame(kind, &parts.concat());
+                None
+            }
+        }
+    }
+
+    fn respond(&self, n: NodeId, req: u32, status: u8, body: &[u8]) {
+        self.send(n, Kind::Response, &[&proto::response(req, status, body)]);
+    }
+
+    fn event(&self, node: NodeId, inc: u64, kind: u8) {
+        let members = self.members();
+        let ev = proto::event(self.epoch, node, inc, kind, &members);
+        for m in members.iter() {
+            self.send(m, Kind::Event, &[&ev]);
+        }
+    }
+
+    /// Delivers a packet made by the hub itself to everyone receiving `seg`.
+    fn hub_write(&mut self, seg: usize, offset: usize, data: &[u8]) {
+        let Some(s) = self.segs[seg].as_mut() else {
+            return;
+        };
+        if let Some(sh) = s.shadow.as_mut() {
+            sh[offset..offset + data.len()].copy_from_slice(data);
+        }
+        let head = proto::deliver_head(HUB_ORIGIN, seg as u32, s.gen, offset as u64);
+        let rx = s.rx;
+        for d in rx.iter() {
+            if let Some(ds) = self.send(d, Kind::Deliver, &[&head, data]) {
+                if let Some(Some(p)) = self.ports.get_mut(d.index()) {
+                    p.owed.push_back((ds, HUB_ORIGIN, 0));
+                }
+            }
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn admit(&self, j: &Join, sink: Sink, addr: String) -> Result<Welcome, String> {
+        let mut st = self.lock();
+        match &st.cluster {
+            Some(c) if *c != j.cluster => {
+                return Err(format!("this hub serves cluster `{c}`, not `{}`", j.cluster))
+            }
+            Some(_) => {}
+            None => st.cluster = Some(j.cluster.clone()),
+        }
+        let page = match (st.page, PageSize::from_bytes(j.page_size as usize)) {
+            (Some(p), Some(want)) if p != want => {
+                return Err(format!(
+                    "the cluster uses {}-byte pages, not {}",
+                    p.bytes(),
+                    want.bytes()
+                ))
+            }
+            (Some(p), _) => p,
+            (None, want) => *st.page.insert(want.unwrap_or(PageSize::K4)),
+        };
+        let Some(id) = st.ports.iter().position(|p| p.is_none()) else {
+            return Err("the cluster's node table is full".into());
+        };
+        let node = NodeId(id as u16);
+        st.next_inc += 1;
+        st.epoch += 1;
+        st.joins += 1;
+        let inc = st.next_inc;
+        st.ports[id] = Some(Port {
+            inc,
+            sink,
+            host: j.host.clone(),
+            pid: j.pid,
+            uid: j.uid,
+            gid: j.gid,
+            addr,
+            joined_epoch: st.epoch,
+            node_counters: LinkCounters::default(),
+            inflight: VecDeque::new(),
+            owed: VecDeque::new(),
+        });
+        let welcome = Welcome {
+            node,
+            incarnation: inc,
+            epoch: st.epoch,
+            page_size: page.bytes() as u32,
+            heartbeat_ms: self.cfg.heartbeat.as_millis() as u32,
+            timeout_ms: self.cfg.failure_timeout.as_millis() as u32,
+            members: st.members(),
+        };
+        if let Some(Sink::Remote(l)) = st.ports[id].as_ref().map(|p| &p.sink) {
+            l.send_control(Kind::Welcome, &welcome.put());
+        }
+        st.event(node, inc, event_kind::JOINED);
+        Ok(welcome)
+    }
+
+    /// A reliable frame from `n` (seq 0: a local node, which needs no release).
+    fn frame(&self, st: &mut State, n: NodeId, seq: u64, kind: Kind, payload: &[u8]) {
+        let outstanding = match kind {
+            Kind::Data => self.data(st, n, seq, payload),
+            Kind::Request => {
+                self.request(st, n, payload);
+                0
+            }
+            k => {
+                log(format!("{n} sent a {k:?} frame, which only the hub sends; ignored"));
+                0
+            }
+        };
+        if seq != 0 {
+            if let Some(Some(p)) = st.ports.get_mut(n.index()) {
+                p.inflight.push_back((seq, outstanding));
+            }
+            self.settle(st, n);
+        }
+    }
+
+    /// Orders one packet; returns how many deliveries went over links.
+    fn data(&self, st: &mut State, n: NodeId, seq: u64, payload: &[u8]) -> u32 {
+        let d = match proto::get_data(payload) {
+            Ok(d) => d,
+            Err(e) => {
+                log(format!("{n}: {e}; packet dropped"));
+                return 0;
+            }
+        };
+        let members = st.members();
+        let groups = &st.groups;
+        let Some(Some(seg)) = st.segs.get_mut(d.seg as usize) else {
+            return 0;
+        };
+        let end = (d.offset as usize).checked_add(d.data.len());
+        if seg.gen != d.gen || end.is_none_or(|e| e > seg.size) {
+            // A stale generation (segment freed) or a hostile offset: touch nothing.
+            return 0;
+        }
+        let mut to = match d.dest {
+            Dest::Node(t) => {
+                let mut s = NodeSet::EMPTY;
+                s.insert(t);
+                s
+            }
+            Dest::Group(g) => match groups.get(g.index()) {
+                Some((_, m)) => *m,
+                None => return 0,
+            },
+            Dest::Broadcast => members,
+        };
+        if d.flags & proto::FLAG_LOCAL_COPY != 0 {
+            to.insert(n);
+        } else if d.dest != Dest::Node(n) {
+            to.remove(n);
+        }
+        if let Some(sh) = seg.shadow.as_mut() {
+            sh[d.offset as usize..d.offset as usize + d.data.len()].copy_from_slice(d.data);
+        }
+        let to = to.intersect(&seg.rx).intersect(&members);
+        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
+        let mut outstanding = 0;
+        for t in to.iter() {
+            if let Some(ds) = st.send(t, Kind::Deliver, &[&head, d.data]) {
+                if let Some(Some(p)) = st.ports.get_mut(t.index()) {
+                    p.owed.push_back((ds, n.0, seq));
+                    outstanding += 1;
+                }
+            }
+        }
+        outstanding
+    }
+
+    fn request(&self, st: &mut State, n: NodeId, payload: &[u8]) {
+        let (req, op) = match Op::get(payload) {
+            Ok(r) => r,
+            Err(e) => {
+                log(format!("{n}: {e}; request dropped"));
+                return;
+            }
+        };
+        let Some(Some(me)) = st.ports.get(n.index()) else {
+            return;
+        };
+        let (uid, gid, inc) = (me.uid, me.gid, me.inc);
+        match op {
+            Op::SegOpen {
+                create,
+                size,
+                mode,
+                flags,
+                name,
+            } => {
+                let page = st.page.unwrap_or(PageSize::K4);
+                let found = st
+                    .segs
+                    .iter()
+                    .position(|s| s.as_ref().is_some_and(|s| s.name == name));
+                if let Some(i) = found {
+                    let s = st.segs[i].as_ref().expect("found");
+                    let want = page.round_up(size as usize);
+                    if create && size != 0 && want != s.size {
+                        let body = Put::new().u64(s.size as u64).u64(want as u64).str(&name).0;
+                        return st.respond(n, req, code::SIZE_MISMATCH, &body);
+                    }
+                    let info = seg_info(i, s);
+                    return st.respond(n, req, code::OK, &info.put());
+                }
+                if !create {
+                    return st.respond(n, req, code::UNKNOWN_SEGMENT, name.as_bytes());
+                }
+                if size == 0 || size > (1 << 40) || name.is_empty() || name.len() > 200 {
+                    let why = "segment size must be 1 byte..1 TiB and the name 1..200 bytes";
+                    return st.respond(n, req, code::INVALID, why.as_bytes());
+                }
+                let i = match st.segs.iter().position(|s| s.is_none()) {
+                    Some(i) => i,
+                    None if st.segs.len() < MAX_SEGMENTS => {
+                        st.segs.push(None);
+                        st.segs.len() - 1
+                    }
+                    None => return st.respond(n, req, code::TABLE_FULL, b"segment"),
+                };
+                let size = page.round_up(size as usize);
+                let gen = st.next_gen;
+                st.next_gen += 1;
+                st.segs[i] = Some(Seg {
+                    name,
+                    gen,
+                    size,
+                    uid,
+                    gid,
+                    mode: mode & 0o777,
+                    rx: NodeSet::EMPTY,
+                    shadow: (flags & 1 != 0).then(|| vec![0; size]),
+                });
+                let info = seg_info(i, st.segs[i].as_ref().expect("new"));
+                st.respond(n, req, code::OK, &info.put());
+            }
+            Op::SegFree { seg, gen } => match st.segs.get(seg as usize) {
+                Some(Some(s)) if s.gen == gen => {
+                    if uid != 0 && uid != s.uid {
+                        return st.respond(n, req, code::INVALID, b"only the owner may free");
+                    }
+                    st.segs[seg as usize] = None;
+                    st.respond(n, req, code::OK, &[]);
+                }
+                _ => st.respond(n, req, code::SEGMENT_FREED, b""),
+            },
+            Op::MapRx { seg, gen } => match st.segs.get_mut(seg as usize) {
+                Some(Some(s)) if s.gen == gen => {
+                    s.rx.insert(n);
+                    if let Some(shadow) = s.shadow.clone() {
+                        let head = proto::deliver_head(HUB_ORIGIN, seg, gen, 0);
+                        if let Some(ds) = st.send(n, Kind::Deliver, &[&head, &shadow]) {
+                            if let Some(Some(p)) = st.ports.get_mut(n.index()) {
+                                p.owed.push_back((ds, HUB_ORIGIN, 0));
+                            }
+                        }
+                    }
+                    st.respond(n, req, code::OK, &[]);
+                }
+                _ => st.respond(n, req, code::SEGMENT_FREED, b""),
+            },
+            Op::UnmapRx { seg, gen } => {
+                if let Some(Some(s)) = st.segs.get_mut(seg as usize) {
+                    if s.gen == gen {
+                        s.rx.remove(n);
+                    }
+                }
+                st.respond(n, req, code::OK, &[]);
+            }
+            Op::GroupCreate { name, members } => {
+                if let Some(i) = st.groups.iter().position(|g| g.0 == name) {
+                    if st.groups[i].1 != members {
+                        let why = format!("group `{name}` exists with other members");
+                        return st.respond(n, req, code::INVALID, why.as_bytes());
+                    }
+                    return st.respond(n, req, code::OK, &(i as u16).to_le_bytes());
+                }
+                if st.groups.len() >= MAX_GROUPS {
+                    return st.respond(n, req, code::TABLE_FULL, b"group");
+                }
+                st.groups.push((name, members));
+                let id = (st.groups.len() - 1) as u16;
+                st.respond(n, req, code::OK, &id.to_le_bytes());
+            }
+            Op::GroupLookup { name } => match st.groups.iter().position(|g| g.0 == name) {
+                Some(i) => {
+                    let body = proto::put_set(Put::new().u16(i as u16), &st.groups[i].1).0;
+                    st.respond(n, req, code::OK, &body);
+                }
+                None => st.respond(n, req, code::UNKNOWN_GROUP, name.as_bytes()),
+            },
+            Op::Ack => {
+                let mut waits = Vec::new();
+                for (i, p) in st.ports.iter().enumerate() {
+                    if let Some(Port {
+                        inc,
+                        sink: Sink::Remote(l),
+                        ..
+                    }) = p
+                    {
+                        let target = l.last_sent();
+                        if l.peer_released() < target {
+                            waits.push((NodeId(i as u16), *inc, target));
+                            l.request_release();
+                        }
+                    }
+                }
+                st.acks.push(PendingAck {
+                    origin: n,
+                    inc,
+                    req,
+                    waits,
+                    missing: Vec::new(),
+                });
+                self.check_acks(st);
+            }
+            Op::Barrier { group } => {
+                let b = st.barriers.entry(group).or_default();
+                b.arrived.insert(n);
+                b.waiters.push((n, inc, req));
+                self.check_barriers(st);
+            }
+            Op::Leave => {
+                st.respond(n, req, code::OK, &[]);
+                self.remove(st, n, inc, event_kind::LEFT, "left");
+            }
+        }
+    }
+
+    fn check_acks(&self, st: &mut State) {
+        let mut done = Vec::new();
+        let mut i = 0;
+        while i < st.acks.len() {
+            let a = &mut st.acks[i];
+            let ports = &st.ports;
+            a.waits.retain(|&(d, inc, target)| match &ports[d.index()] {
+                Some(Port {
+                    inc: pi,
+                    sink: Sink::Remote(l),
+                    ..
+                }) if *pi == inc => l.peer_released() < target,
+                _ => {
+                    a.missing.push(d);
+                    false
+                }
+            });
+            if a.waits.is_empty() {
+                done.push(st.acks.swap_remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        for a in done {
+            if !st.alive(a.origin, a.inc) {
+                continue;
+            }
+            if a.missing.is_empty() {
+                st.respond(a.origin, a.req, code::OK, &[]);
+            } else {
+                let set: NodeSet = a.missing.iter().copied().collect();
+                st.respond(
+                    a.origin,
+                    a.req,
+                    code::ACK_INCOMPLETE,
+                    &proto::put_set(Put::new(), &set).0,
+                );
+            }
+        }
+    }
+
+    fn check_barriers(&self, st: &mut State) {
+        let members = st.members();
+        let groups: Vec<u16> = st.barriers.keys().copied().collect();
+        for g in groups {
+            let want = if g == u16::MAX {
+                members
+            } else {
+                match st.groups.get(g as usize) {
+                    Some((_, m)) => m.intersect(&members),
+                    None => NodeSet::EMPTY,
+                }
+            };
+            let b = &st.barriers[&g];
+            if want.iter().all(|m| b.arrived.contains(m)) {
+                let b = st.barriers.remove(&g).expect("present");
+                for (n, inc, req) in b.waiters {
+                    if st.alive(n, inc) {
+                        st.respond(n, req, code::OK, &[]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves releases forward after `n` released deliveries: its owed deliveries are
+    /// credited to their origins, whose links then release in order.
+    fn settle(&self, st: &mut State, n: NodeId) {
+        let released = match st.ports.get(n.index()) {
+            Some(Some(Port {
+                sink: Sink::Remote(l),
+                ..
+            })) => l.peer_released(),
+            _ => return,
+        };
+        let mut credited = Vec::new();
+        if let Some(Some(p)) = st.ports.get_mut(n.index()) {
+            while let Some(&(ds, origin, oseq)) = p.owed.front() {
+                if ds > released {
+                    break;
+                }
+                p.owed.pop_front();
+                if origin != HUB_ORIGIN {
+                    credited.push((origin, oseq));
+                }
+            }
+        }
+        self.credit(st, credited);
+        self.check_acks(st);
+    }
+
+    fn credit(&self, st: &mut State, credited: Vec<(u16, u64)>) {
+        let mut touched = Vec::new();
+        for (origin, oseq) in credited {
+            if let Some(Some(p)) = st.ports.get_mut(origin as usize) {
+                if let Some(&(front, _)) = p.inflight.front() {
+                    if let Some(e) = p.inflight.get_mut(oseq.wrapping_sub(front) as usize) {
+                        e.1 = e.1.saturating_sub(1);
+                    }
+                }
+                touched.push(origin as usize);
+            }
+        }
+        touched.push(usize::MAX);
+        for o in touched.into_iter().filter(|&o| o != usize::MAX) {
+            let Some(Some(p)) = st.ports.get_mut(o) else {
+                continue;
+            };
+            let mut upto = None;
+            while let Some(&(seq, 0)) = p.inflight.front() {
+                p.inflight.pop_front();
+                upto = Some(seq);
+            }
+            if let (Some(seq), Sink::Remote(l)) = (upto, &p.sink) {
+                l.release(seq);
+                l.send_release(false);
+            }
+        }
+    }
+
+    /// Isolates a failed node (see the module doc).
+    fn isolate(&self, st: &mut State, n: NodeId, inc: u64, why: &str) {
+        if !st.alive(n, inc) {
+            return;
+        }
+        st.isolations += 1;
+        log(format!("{n} (incarnation {inc}) isolated: {why}"));
+        self.remove(st, n, inc, event_kind::FAILED, why);
+    }
+
+    fn remove(&self, st: &mut State, n: NodeId, inc: u64, kind: u8, why: &str) {
+        let Some(p) = st.ports[n.index()].take() else {
+            return;
+        };
+        st.epoch += 1;
+        let epoch = st.epoch;
+        match &p.sink {
+            Sink::Remote(l) => {
+                if kind == event_kind::FAILED {
+                    let body = Put::new().u64(epoch).str(why).0;
+                    l.send_control(Kind::Isolated, &body);
+                }
+                l.shutdown();
+            }
+            Sink::Local(lp) => {
+                if kind == event_kind::FAILED {
+                    lp.isolated(epoch, why);
+                }
+            }
+        }
+        // Deliveries it will never release no longer hold their senders back.
+        let credited = p
+            .owed
+            .iter()
+            .filter(|e| e.1 != HUB_ORIGIN)
+            .map(|e| (e.1, e.2))
+            .collect();
+        self.credit(st, credited);
+        let mut clear = Vec::new();
+        for (i, s) in st.segs.iter_mut().enumerate() {
+            if let Some(s) = s {
+                s.rx.remove(n);
+                if s.shadow.as_ref().is_some_and(|sh| sh.get(n.index()) == Some(&1)) {
+                    clear.push(i);
+                }
+            }
+        }
+        for seg in clear {
+            st.hub_write(seg, n.index(), &[0]);
+        }
+        st.event(n, inc, kind);
+        for b in st.barriers.values_mut() {
+            b.arrived.remove(n);
+            b.waiters.retain(|w| w.0 != n);
+        }
+        self.check_barriers(st);
+        self.check_acks(st);
+    }
+
+    fn status(&self) -> HubStatus {
+        let st = self.lock();
+        HubStatus {
+            cluster: st.cluster.clone().unwrap_or_default(),
+            listen: self.addr.to_string(),
+            protocol: wire::VERSION,
+            epoch: st.epoch,
+            page_size: st.page.map_or(0, |p| p.bytes() as u32),
+            keyed: self.cfg.keyed,
+            members: st
+                .ports
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    let p = p.as_ref()?;
+                    let (hub_side, heard) = match &p.sink {
+                        Sink::Remote(l) => (l.counters(), l.last_heard().elapsed()),
+                        Sink::Local(_) => (LinkCounters::default(), Duration::ZERO),
+                    };
+                    Some(MemberStatus {
+                        node: i as u16,
+                        incarnation: p.inc,
+                        host: p.host.clone(),
+                        pid: p.pid,
+                        addr: p.addr.clone(),
+                        joined_epoch: p.joined_epoch,
+                        last_heard_ms: heard.as_millis() as u64,
+                        hub_side,
+                        node_side: p.node_counters.clone(),
+                    })
+                })
+                .collect(),
+            segments: st.segs.iter().flatten().count() as u32,
+            groups: st.groups.len() as u32,
+            isolations: st.isolations,
+            joins: st.joins,
+            refused: st.refused,
+            uptime_s: self.started.elapsed().as_secs(),
+        }
+    }
+}
+
+fn seg_info(i: usize, s: &Seg) -> SegInfo {
+    SegInfo {
+        seg: i as u32,
+        gen: s.gen,
+        size: s.size as u64,
+        uid: s.uid,
+        gid: s.gid,
+        mode: s.mode,
+    }
+}
+
+/// Asks the hub at `addr` for its status (what `memchan status` shows).
+pub fn query_status(addr: &str, key: &Key) -> Result<HubStatus, String> {
+    let join = Join {
+        hub_nonce: [0; 16],
+        node_nonce: [0; 16],
+        role: ROLE_OBSERVER,
+        page_size: 0,
+        pid: std::process::id(),
+        uid: 0,
+        gid: 0,
+        cluster: String::new(),
+        host: String::new(),
+    };
+    let (mut sock, _key, mut dec) = handshake::connect(addr, key, join)?;
+    let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(handshake::describe)?;
+    if h.kind != Kind::Response {
+        return Err(format!("expected a status report, got {:?}", h.kind));
+    }
+    serde_json::from_slice(&p).map_err(|e| format!("bad status report: {e}"))
+}

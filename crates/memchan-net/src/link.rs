@@ -1,0 +1,728 @@
+//! One link: a TCP connection carrying frames both ways, with go-back-N reliability on
+//! top of the stream so that corrupt, lost, duplicated or reordered frames (a faulty
+//! relay, a bad NIC, a middlebox) never reach the application.
+//!
+//! **Send side.** Reliable frames get consecutive seqs and stay in the *replay memory*
+//! until the peer releases them. A NAK (or silence past the retransmit timeout) rewinds
+//! the send cursor to the first frame the peer is missing, and everything from there is
+//! sent again, in order. The replay memory is bounded: a sender that would exceed it
+//! waits (back-pressure) until the peer releases frames; the wait is counted.
+//!
+//! **Receive side.** Only the frame with the next expected seq is accepted. After a
+//! corrupt frame (CRC) or a gap (seq too high), every later frame is discarded until the
+//! retransmission of the missing one arrives; a NAK asks for it. A frame seen before
+//! (seq too low) is a duplicate and dropped.
+//!
+//! **Two acknowledgements.** The header's `ack` says "received in order up to here" and
+//! drives retransmission. An `Ack` frame's payload says "released up to here": frames
+//! the receiver is finished with, which the sender may forget. A node releases a frame
+//! as soon as it applied it; the hub releases a sender's frame only when every
+//! destination has released its copy, so a slow receiver holds back the senders that
+//! write to it (end-to-end back-pressure) and the hub's memory stays bounded.
+//!
+//! **Never block on receive.** Receiving queues control frames (acks, NAKs) without
+//! waiting for the socket; the one thread that may wait is a sender in back-pressure.
+
+use crate::status::LinkCounters;
+use crate::wire::{self, Decoder, Key, Kind, Received, WireError};
+use std::collections::VecDeque;
+use std::io::{self, IoSlice, Read, Write};
+use std::net::TcpStream;
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Tunables of a link.
+#[derive(Debug, Clone)]
+pub struct LinkConfig {
+    /// Bytes of unreleased reliable frames a sender may hold before it waits.
+    pub replay_limit: usize,
+    /// Silence after which unacknowledged frames are sent again.
+    pub retransmit_timeout: Duration,
+    /// How long a sender waits for replay memory before giving up.
+    pub backpressure_timeout: Duration,
+    /// The peer is finished with a frame once it received it (a node applies on
+    /// receipt), so the header's ack also releases. The hub's frames to a node: yes;
+    /// a node's frames to the hub: no, the hub releases them itself.
+    pub peer_releases_on_receive: bool,
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        LinkConfig {
+            replay_limit: 16 << 20,
+            retransmit_timeout: Duration::from_millis(100),
+            backpressure_timeout: Duration::from_secs(10),
+            peer_releases_on_receive: false,
+        }
+    }
+}
+
+/// Why a link stopped.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LinkError {
+    /// The peer closed the connection.
+    #[error("the peer closed the link")]
+    Closed,
+    /// A socket error.
+    #[error("link I/O error: {0}")]
+    Io(String),
+    /// The peer sent bytes that are not a frame of ours, or a forged frame.
+    #[error("protocol error: {0}")]
+    Protocol(#[from] WireError),
+    /// The peer refused us, with its reason.
+    #[error("refused by the peer: {0}")]
+    Refused(String),
+    /// Replay memory stayed full for the whole back-pressure timeout.
+    #[error("replay memory full for {0:?}: the peer is not releasing frames")]
+    Stalled(Duration),
+    /// The link was shut down locally.
+    #[error("link shut down")]
+    Shutdown,
+}
+
+#[derive(Default)]
+struct Counters {
+    frames_tx: AtomicU64,
+    frames_rx: AtomicU64,
+    bytes_tx: AtomicU64,
+    bytes_rx: AtomicU64,
+    crc_failures: AtomicU64,
+    retransmits: AtomicU64,
+    discards: AtomicU64,
+    duplicates: AtomicU64,
+    naks: AtomicU64,
+    backpressure_waits: AtomicU64,
+    mac_failures: AtomicU64,
+    tcp_retransmits: AtomicU64,
+}
+
+/// Releases owed before an `Ack` goes out unasked.
+const RELEASE_BATCH: u64 = 32;
+
+fn inc(c: &AtomicU64) {
+    c.fetch_add(1, Relaxed);
+}
+
+struct Frame {
+    seq: u64,
+    bytes: Vec<u8>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Partial {
+    None,
+    Ctl,
+    Replay,
+}
+
+struct Tx {
+    next_seq: u64,
+    /// Unreleased reliable frames, in seq order.
+    replay: VecDeque<Frame>,
+    replay_bytes: usize,
+    /// Index in `replay` of the next frame to write.
+    send_idx: usize,
+    /// Bytes of `replay[send_idx]` (Partial::Replay) or of `ctl` (Partial::Ctl) written.
+    off: usize,
+    partial: Partial,
+    /// Control frames waiting to be written.
+    ctl: Vec<u8>,
+    /// A rewind asked for while a frame was half written.
+    rewind: Option<u64>,
+    last_rewind: Option<(u64, Instant)>,
+    /// Highest seq the peer received in order, and when that last grew.
+    peer_received: u64,
+    progress_at: Instant,
+    closed: bool,
+}
+
+struct Rx {
+    dec: Decoder,
+    /// Next reliable seq to accept.
+    expected: u64,
+    /// When we last asked for `expected` again.
+    nak_at: Option<Instant>,
+}
+
+/// What the receive side hands its owner.
+pub trait Handler {
+    /// A reliable frame accepted in order.
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: Vec<u8>);
+    /// A verified control frame (heartbeat, isolation notice) after the link handled its
+    /// own part (acks, NAKs).
+    fn control(&mut self, _link: &Link, _kind: Kind, _payload: &[u8]) {}
+}
+
+/// One end of a link (see the module doc).
+pub struct Link {
+    sock: TcpStream,
+    key: Key,
+    cfg: LinkConfig,
+    tx: Mutex<Tx>,
+    tx_cv: Condvar,
+    rx: Mutex<Rx>,
+    /// Last reliable seq received in order (the header ack we send).
+    received: AtomicU64,
+    /// Last reliable seq we released to the peer, and the last one we told it about.
+    released: AtomicU64,
+    released_sent: AtomicU64,
+    /// The peer asked us to report releases at once (an `ack()` is waiting).
+    ack_now: AtomicBool,
+    /// Last seq the peer released (frames up to here left the replay memory).
+    peer_released: AtomicU64,
+    last_heard: Mutex<Instant>,
+    counters: Counters,
+    down: AtomicBool,
+    /// Peer address, for logs and status.
+    pub peer: String,
+}
+
+impl Link {
+    /// A link over an established, handshaken connection; MACs use `key`. `pending`
+    /// holds bytes the handshake read past its last frame.
+    pub fn new(sock: TcpStream, key: Key, cfg: LinkConfig, pending: &[u8]) -> io::Result<Link> {
+        sock.set_nodelay(true)?;
+        sock.set_nonblocking(true)?;
+        let peer = sock
+            .peer_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_else(|_| "?".into());
+        let mut dec = Decoder::new(Some(key.clone()));
+        dec.push(pending);
+        Ok(Link {
+            sock,
+            key,
+            cfg,
+            tx: Mutex::new(Tx {
+                next_seq: 1,
+                replay: VecDeque::new(),
+                replay_bytes: 0,
+                send_idx: 0,
+                off: 0,
+                partial: Partial::None,
+                ctl: Vec::new(),
+                rewind: None,
+                last_rewind: None,
+                peer_received: 0,
+                progress_at: Instant::now(),
+                closed: false,
+            }),
+            tx_cv: Condvar::new(),
+            rx: Mutex::new(Rx {
+                dec,
+                expected: 1,
+                nak_at: None,
+            }),
+            received: AtomicU64::new(0),
+            released: AtomicU64::new(0),
+            released_sent: AtomicU64::new(0),
+            ack_now: AtomicBool::new(false),
+            peer_released: AtomicU64::new(0),
+            last_heard: Mutex::new(Instant::now()),
+            counters: Counters::default(),
+            down: AtomicBool::new(false),
+            peer,
+        })
+    }
+
+    fn lock_tx(&self) -> MutexGuard<'_, Tx> {
+        self.tx.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends a reliable frame; waits while the replay memory is full. Returns its seq.
+    pub fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<u64, LinkError> {
+        debug_assert!(kind.reliable());
+        let size = wire::HEADER + parts.iter().map(|p| p.len()).sum::<usize>() + wire::MAC;
+        let mut tx = self.lock_tx();
+        if tx.replay_bytes + size > self.cfg.replay_limit && !tx.replay.is_empty() {
+            inc(&self.counters.backpressure_waits);
+            drop(tx);
+            self.request_release();
+            tx = self.lock_tx();
+            let deadline = Instant::now() + self.cfg.backpressure_timeout;
+            while tx.replay_bytes + size > self.cfg.replay_limit
+                && !tx.replay.is_empty()
+                && !tx.closed
+            {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(LinkError::Stalled(self.cfg.backpressure_timeout));
+                }
+                tx = self
+                    .tx_cv
+                    .wait_timeout(tx, left.min(Duration::from_millis(50)))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+        if tx.closed || self.down.load(Relaxed) {
+            return Err(LinkError::Shutdown);
+        }
+        let seq = tx.next_seq;
+        tx.next_seq += 1;
+        let mut bytes = Vec::with_capacity(size);
+        wire::encode(
+            &mut bytes,
+            &self.key,
+            kind,
+            seq,
+            self.received.load(Relaxed),
+            parts,
+        );
+        tx.replay_bytes += bytes.len();
+        tx.replay.push_back(Frame { seq, bytes });
+        self.flush_locked(&mut tx);
+        Ok(seq)
+    }
+
+    /// Queues a control frame and writes what the socket takes now; never waits.
+    pub fn send_control(&self, kind: Kind, payload: &[u8]) {
+        debug_assert!(!kind.reliable());
+        let mut tx = self.lock_tx();
+        if tx.closed {
+            return;
+        }
+        let ack = self.received.load(Relaxed);
+        let mut ctl = std::mem::take(&mut tx.ctl);
+        wire::encode(&mut ctl, &self.key, kind, 0, ack, &[payload]);
+        tx.ctl = ctl;
+        // Counted when queued: a control frame is never sent twice.
+        inc(&self.counters.frames_tx);
+        self.flush_locked(&mut tx);
+    }
+
+    /// Tells the peer how far we released: at once if it asked or `force`, else once
+    /// enough is owed (releases ride in batches; the tick sends stragglers).
+    pub fn send_release(&self, force: bool) {
+        let r = self.released.load(Relaxed);
+        let sent = self.released_sent.load(Relaxed);
+        let asked = self.ack_now.swap(false, Relaxed);
+        if asked || (r != sent && (force || r - sent >= RELEASE_BATCH)) {
+            self.released_sent.store(r, Relaxed);
+            self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(0).0);
+        }
+    }
+
+    /// Marks every reliable frame up to `seq` as released (finished with).
+    pub fn release(&self, seq: u64) {
+        self.released.fetch_max(seq, Relaxed);
+    }
+
+    /// Asks the peer to report its releases now (an `ack()` or a full replay memory
+    /// is waiting for them).
+    pub fn request_release(&self) {
+        let r = self.released.load(Relaxed);
+        self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(1).0);
+    }
+
+    /// Writes pending bytes until the socket would block. Needs the tx lock.
+    ///
+    /// Byte order on the wire: the rest of a half-written frame, then the queued
+    /// control frames, then the replay frames from the send cursor on. Frames are never
+    /// interleaved, so a rewind waits for the frame boundary.
+    fn flush_locked(&self, tx: &mut Tx) {
+        loop {
+            if tx.partial == Partial::None {
+                if let Some(seq) = tx.rewind.take() {
+                    self.rewind_locked(tx, seq);
+                }
+            }
+            let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(16);
+            let mut next = tx.send_idx;
+            match tx.partial {
+                Partial::Replay => {
+                    slices.push(IoSlice::new(&tx.replay[tx.send_idx].bytes[tx.off..]));
+                    slices.push(IoSlice::new(&tx.ctl));
+                    next += 1;
+                }
+                Partial::Ctl => slices.push(IoSlice::new(&tx.ctl[tx.off..])),
+                Partial::None => slices.push(IoSlice::new(&tx.ctl)),
+            }
+            for f in tx.replay.range(next.min(tx.replay.len())..).take(14) {
+                slices.push(IoSlice::new(&f.bytes));
+            }
+            let total: usize = slices.iter().map(|s| s.len()).sum();
+            if total == 0 {
+                return;
+            }
+            let n = match (&self.sock).write_vectored(&slices) {
+                Ok(n) if n > 0 => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                _ => {
+                    tx.closed = true;
+                    self.tx_cv.notify_all();
+                    return;
+                }
+            };
+            drop(slices);
+            self.counters.bytes_tx.fetch_add(n as u64, Relaxed);
+            self.advance(tx, n);
+            if n < total {
+                return;
+            }
+        }
+    }
+
+    /// Moves the write cursors over `n` written bytes, in `flush_locked`'s order.
+    fn advance(&self, tx: &mut Tx, mut n: usize) {
+        if tx.partial == Partial::Replay {
+            let left = tx.replay[tx.send_idx].bytes.len() - tx.off;
+            if n < left {
+                tx.off += n;
+                return;
+            }
+            n -= left;
+            tx.send_idx += 1;
+            tx.off = 0;
+            tx.partial = Partial::None;
+            inc(&self.counters.frames_tx);
+        }
+        let from = if tx.partial == Partial::Ctl { tx.off } else { 0 };
+        let left = tx.ctl.len() - from;
+        if left > 0 {
+            if n < left {
+                tx.off = from + n;
+                tx.partial = Partial::Ctl;
+                return;
+            }
+            n -= left;
+            tx.ctl.clear();
+            tx.off = 0;
+            tx.partial = Partial::None;
+        }
+        while n > 0 {
+            let len = tx.replay[tx.send_idx].bytes.len();
+            if n < len {
+                tx.off = n;
+                tx.partial = Partial::Replay;
+                return;
+            }
+            n -= len;
+            tx.send_idx += 1;
+            inc(&self.counters.frames_tx);
+        }
+    }
+
+    fn rewind_locked(&self, tx: &mut Tx, seq: u64) {
+        let Some(front) = tx.replay.front().map(|f| f.seq) else {
+            return;
+        };
+        let idx = seq.saturating_sub(front) as usize;
+        if idx < tx.send_idx {
+            let again = (tx.send_idx - idx) as u64;
+            self.counters.retransmits.fetch_add(again, Relaxed);
+            tx.send_idx = idx;
+            tx.last_rewind = Some((seq, Instant::now()));
+        }
+    }
+
+    /// Rewinds the sender to `seq` (a NAK, or a timeout), at the next frame boundary.
+    fn go_back(&self, tx: &mut Tx, seq: u64) {
+        if let Some((s, at)) = tx.last_rewind {
+            // One NAK per gap is enough; repeats within a few ms are the same request.
+            if s == seq && at.elapsed() < Duration::from_millis(5) {
+                return;
+            }
+        }
+        if tx.partial == Partial::Replay {
+            tx.rewind = Some(seq);
+        } else {
+            self.rewind_locked(tx, seq);
+        }
+        self.flush_locked(tx);
+    }
+
+    fn on_peer_received(&self, ack: u64) {
+        let mut tx = self.lock_tx();
+        if ack > tx.peer_received {
+            tx.peer_received = ack;
+            tx.progress_at = Instant::now();
+        }
+    }
+
+    fn on_peer_released(&self, upto: u64) {
+        if self.peer_released.fetch_max(upto, Relaxed) >= upto {
+            return;
+        }
+        let mut tx = self.lock_tx();
+        let mut freed = false;
+        while let Some(f) = tx.replay.front() {
+            if f.seq > upto || (tx.send_idx == 0 && tx.partial == Partial::Replay) {
+                break;
+            }
+            let f = tx.replay.pop_front().expect("front");
+            tx.replay_bytes -= f.bytes.len();
+            if tx.send_idx > 0 {
+                tx.send_idx -= 1;
+            }
+            freed = true;
+        }
+        if let Some(r) = tx.rewind {
+            if r <= upto {
+                tx.rewind = None;
+            }
+        }
+        if freed {
+            self.tx_cv.notify_all();
+        }
+    }
+
+    /// Periodic work: retransmit after silence, write what the socket now takes, report
+    /// releases, sample TCP's counters.
+    pub fn tick(&self) {
+        {
+            let mut tx = self.lock_tx();
+            let unreceived = tx
+                .replay
+                .iter()
+                .position(|f| f.seq > tx.peer_received)
+                .filter(|&i| i < tx.send_idx);
+            if let Some(i) = unreceived {
+                if tx.progress_at.elapsed() > self.cfg.retransmit_timeout {
+                    let seq = tx.replay[i].seq;
+                    tx.progress_at = Instant::now();
+                    tx.last_rewind = None;
+                    self.go_back(&mut tx, seq);
+                }
+            }
+            self.flush_locked(&mut tx);
+        }
+        self.send_release(true);
+        let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = rx.nak_at {
+            if at.elapsed() > self.cfg.retransmit_timeout {
+                rx.nak_at = Some(Instant::now());
+                let expected = rx.expected;
+                drop(rx);
+                inc(&self.counters.naks);
+                self.send_control(Kind::Nak, &expected.to_le_bytes());
+            }
+        }
+        if let Some(r) = tcp_total_retrans(&self.sock) {
+            self.counters.tcp_retransmits.store(r, Relaxed);
+        }
+    }
+
+    /// Whether bytes wait to be written (poll for writability).
+    pub fn wants_write(&self) -> bool {
+        let tx = self.lock_tx();
+        !tx.closed && (!tx.ctl.is_empty() || tx.send_idx < tx.replay.len())
+    }
+
+    /// Reads what the socket has and hands accepted frames to `h`. `Ok(true)` if
+    /// anything was read. Never waits for the socket.
+    pub fn receive(&self, h: &mut dyn Handler) -> Result<bool, LinkError> {
+        let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        let mut any = false;
+        loop {
+            let buf = rx.dec.spare(64 * 1024);
+            match (&self.sock).read(buf) {
+                Ok(0) => {
+                    self.process(&mut rx, h)?;
+                    return Err(LinkError::Closed);
+                }
+                Ok(n) => {
+                    rx.dec.filled(n);
+                    self.counters.bytes_rx.fetch_add(n as u64, Relaxed);
+                    any = true;
+                    self.process(&mut rx, h)?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => return Err(LinkError::Io(e.to_string())),
+            }
+        }
+        drop(rx);
+        if any {
+            *self.last_heard.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+            self.send_release(false);
+        }
+        Ok(any)
+    }
+
+    fn process(&self, rx: &mut Rx, h: &mut dyn Handler) -> Result<(), LinkError> {
+        loop {
+            let got = match rx.dec.next() {
+                Ok(Some(r)) => r,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    if e == WireError::BadMac {
+                        inc(&self.counters.mac_failures);
+                    }
+                    return Err(e.into());
+                }
+            };
+            inc(&self.counters.frames_rx);
+            let (hd, payload) = match got {
+                Received::Refused(why) => return Err(LinkError::Refused(why)),
+                Received::Corrupt => {
+                    inc(&self.counters.crc_failures);
+                    self.nak(rx);
+                    continue;
+                }
+                Received::Frame(hd, p) => (hd, p),
+            };
+            self.on_peer_received(hd.ack);
+            if self.cfg.peer_releases_on_receive {
+                self.on_peer_released(hd.ack);
+            }
+            if !hd.kind.reliable() {
+                self.control(hd.kind, &payload);
+                h.control(self, hd.kind, &payload);
+                continue;
+            }
+            if hd.seq < rx.expected {
+                inc(&self.counters.duplicates);
+                continue;
+            }
+            if hd.seq > rx.expected {
+                inc(&self.counters.discards);
+                self.nak(rx);
+                continue;
+            }
+            rx.expected += 1;
+            rx.nak_at = None;
+            self.received.store(hd.seq, Relaxed);
+            h.frame(self, hd.seq, hd.kind, payload);
+        }
+    }
+
+    fn nak(&self, rx: &mut Rx) {
+        if rx.nak_at.is_none() {
+            rx.nak_at = Some(Instant::now());
+            inc(&self.counters.naks);
+            self.send_control(Kind::Nak, &rx.expected.to_le_bytes());
+        }
+    }
+
+    fn control(&self, kind: Kind, payload: &[u8]) {
+        match kind {
+            Kind::Ack => {
+                let mut g = wire::Get::new(payload, "ack");
+                let (Ok(r), Ok(flags)) = (g.u64(), g.u8()) else {
+                    return;
+                };
+                self.on_peer_released(r);
+                if flags & 1 != 0 {
+                    self.ack_now.store(true, Relaxed);
+                }
+            }
+            Kind::Nak => {
+                if let Ok(seq) = wire::Get::new(payload, "nak").u64() {
+                    let mut tx = self.lock_tx();
+                    self.go_back(&mut tx, seq);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// When a valid frame last arrived.
+    pub fn last_heard(&self) -> Instant {
+        *self.last_heard.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Highest seq the peer has released.
+    pub fn peer_released(&self) -> u64 {
+        self.peer_released.load(Relaxed)
+    }
+
+    /// Seq of the last reliable frame queued.
+    pub fn last_sent(&self) -> u64 {
+        self.lock_tx().next_seq - 1
+    }
+
+    /// Polls the socket (and `extra`, e.g. a wake-up eventfd) for up to `timeout`.
+    /// Returns whether the socket is readable.
+    pub fn wait(&self, extra: Option<std::os::fd::BorrowedFd<'_>>, timeout: Duration) -> bool {
+        use rustix::event::{poll, PollFd, PollFlags};
+        let mut flags = PollFlags::IN;
+        if self.wants_write() {
+            flags |= PollFlags::OUT;
+        }
+        let mut fds = vec![PollFd::new(&self.sock, flags)];
+        if let Some(e) = extra {
+            fds.push(PollFd::from_borrowed_fd(e, PollFlags::IN));
+        }
+        let ts = rustix::time::Timespec {
+            tv_sec: timeout.as_secs() as i64,
+            tv_nsec: i64::from(timeout.subsec_nanos()),
+        };
+        let _ = poll(&mut fds, Some(&ts));
+        let r = fds[0].revents();
+        if r.contains(PollFlags::OUT) {
+            let mut tx = self.lock_tx();
+            self.flush_locked(&mut tx);
+        }
+        !(r & (PollFlags::IN | PollFlags::HUP | PollFlags::ERR)).is_empty()
+    }
+
+    /// Closes the link: wakes waiting senders, shuts the socket down.
+    pub fn shutdown(&self) {
+        self.down.store(true, Relaxed);
+        self.lock_tx().closed = true;
+        self.tx_cv.notify_all();
+        let _ = self.sock.shutdown(std::net::Shutdown::Both);
+    }
+
+    /// Whether the link was shut down or its socket failed.
+    pub fn is_down(&self) -> bool {
+        self.down.load(Relaxed) || self.lock_tx().closed
+    }
+
+    /// The raw socket, for poll sets.
+    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.sock.as_fd()
+    }
+
+    /// This end's counters.
+    pub fn counters(&self) -> LinkCounters {
+        let c = &self.counters;
+        LinkCounters {
+            frames_tx: c.frames_tx.load(Relaxed),
+            frames_rx: c.frames_rx.load(Relaxed),
+            bytes_tx: c.bytes_tx.load(Relaxed),
+            bytes_rx: c.bytes_rx.load(Relaxed),
+            crc_failures: c.crc_failures.load(Relaxed),
+            retransmits: c.retransmits.load(Relaxed),
+            discards: c.discards.load(Relaxed),
+            duplicates: c.duplicates.load(Relaxed),
+            naks: c.naks.load(Relaxed),
+            backpressure_waits: c.backpressure_waits.load(Relaxed),
+            mac_failures: c.mac_failures.load(Relaxed),
+            tcp_retransmits: c.tcp_retransmits.load(Relaxed),
+        }
+    }
+
+    /// Bytes held in the replay memory.
+    pub fn replay_bytes(&self) -> usize {
+        self.lock_tx().replay_bytes
+    }
+}
+
+/// TCP's retransmitted-segment count for this socket.
+fn tcp_total_retrans(sock: &TcpStream) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    let mut info = std::mem::MaybeUninit::<libc::tcp_info>::zeroed();
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `info` is a writable, zeroed `tcp_info` of `len` bytes; the kernel writes at
+    // most `len` bytes and updates `len`.
+    let r = unsafe {
+        libc::getsockopt(
+            sock.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            info.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if r != 0 {
+        return None;
+    }
+    // SAFETY: zero-initialised and (partly) filled by the kernel: every field is plain data.
+    let info = unsafe { info.assume_init() };
+    Some(u64::from(info.tcpi_total_retrans))
+}

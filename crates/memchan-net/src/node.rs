@@ -1,0 +1,1278 @@
+//! The node side of the hub transport: a joined node, its segments, its tx and rx
+//! mappings and its cluster lock.
+//!
+//! A write to a tx mapping becomes `Data` packets (at most [`wire::PACKET`] bytes each)
+//! on the link to the hub. The node's service thread reads `Deliver` packets from the
+//! hub and applies each to the rx mapping it names, in the hub's order, then releases
+//! it; readers see the bytes with plain (atomic) loads. A node in the hub's process
+//! (virtual hub) hands its packets to the hub directly and is handed its deliveries.
+
+use crate::handshake;
+use crate::hub::{Hub, HubConfig, LocalPort};
+use crate::link::{Handler, Link, LinkConfig, LinkError};
+use crate::proto::{self, code, event_kind, Join, Op, SegInfo, ROLE_NODE};
+use crate::wire::{self, Get, Key, Kind};
+use memchan_core::notify::{Futex, Notify};
+use memchan_core::{
+    Dest, Error, EventKind, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result, RxAttrs,
+    TxAttrs, MAX_NODES,
+};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant};
+
+/// Where the hub is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubSpec {
+    /// Connect to the hub at `HOST:PORT`.
+    Connect(String),
+    /// Host the hub in this process, listening on `HOST:PORT` (the virtual hub of a
+    /// two-node cluster: the other node connects here).
+    Host(String),
+}
+
+/// How a node joins through a hub.
+#[derive(Debug, Clone)]
+pub struct NetConfig {
+    /// The hub.
+    pub hub: HubSpec,
+    /// Cluster key.
+    pub key: Key,
+    /// Whether the key came from a secret.
+    pub keyed: bool,
+    /// Wanted page size.
+    pub page_size: Option<PageSize>,
+    /// Heartbeat period.
+    pub heartbeat: Duration,
+    /// Silence after which the hub (or a node) counts as failed.
+    pub failure_timeout: Duration,
+    /// Link tunables (replay memory, retransmit timeout).
+    pub link: LinkConfig,
+}
+
+/// Longest a request waits for the hub's answer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+const ALIVE: u8 = 0;
+const ISOLATED: u8 = 1;
+const LOST: u8 = 2;
+
+struct State {
+    members: NodeSet,
+    epoch: u64,
+    events: VecDeque<MembershipEvent>,
+    responses: HashMap<u32, (u8, Vec<u8>)>,
+    lost: String,
+    isolated_epoch: u64,
+}
+
+enum Up {
+    Link(Arc<Link>),
+    Local(Arc<Hub>),
+}
+
+pub(crate) struct Shared {
+    cluster: String,
+    me: NodeId,
+    inc: u64,
+    page: PageSize,
+    uid: u32,
+    gid: u32,
+    up: Up,
+    health: AtomicU8,
+    st: Mutex<State>,
+    cv: Condvar,
+    rx: RwLock<HashMap<u32, Arc<RxMem>>>,
+    next_req: AtomicU32,
+    stop: AtomicBool,
+}
+
+/// A node joined through a hub.
+pub struct Node {
+    sh: Arc<Shared>,
+    service: Option<std::thread::JoinHandle<()>>,
+    hub: Option<Arc<Hub>>,
+}
+
+fn host_name() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+impl Node {
+    /// Joins cluster `name` through the hub `cfg.hub`.
+    pub fn join(name: &str, cfg: NetConfig) -> Result<Node> {
+        if name.is_empty() || name.len() > 200 {
+            return Err(Error::Invalid {
+                what: "cluster name",
+                why: "must be 1..200 bytes".into(),
+            });
+        }
+        let join = Join {
+            hub_nonce: [0; 16],
+            node_nonce: [0; 16],
+            role: ROLE_NODE,
+            page_size: cfg.page_size.map_or(0, |p| p.bytes() as u32),
+            pid: std::process::id(),
+            uid: rustix::process::geteuid().as_raw(),
+            gid: rustix::process::getegid().as_raw(),
+            cluster: name.to_string(),
+            host: host_name(),
+        };
+        match &cfg.hub {
+            HubSpec::Connect(addr) => Self::join_remote(addr, name, &cfg, join),
+            HubSpec::Host(listen) => Self::join_local(listen, name, &cfg, join),
+        }
+    }
+
+    fn join_remote(addr: &str, name: &str, cfg: &NetConfig, join: Join) -> Result<Node> {
+        let refused = |why: String| Error::HubRefused {
+            addr: addr.to_string(),
+            why,
+        };
+        let j = handshake::join(addr, &cfg.key, join.clone()).map_err(refused)?;
+        let link_cfg = LinkConfig {
+            peer_releases_on_receive: false,
+            ..cfg.link.clone()
+        };
+        let link = Link::new(j.sock, j.key, link_cfg, &j.pending)
+            .map_err(|e| Error::os("set up the hub link", e))?;
+        let w = j.welcome;
+        let sh = Arc::new(Shared::new(name, &join, &w, Up::Link(Arc::new(link)))?);
+        let s = sh.clone();
+        let (hb, timeout) = (cfg.heartbeat, cfg.failure_timeout);
+        let service = std::thread::Builder::new()
+            .name("memchan-node-link".into())
+            .spawn(move || s.service(hb, timeout))
+            .map_err(|e| Error::os("start the link thread", e))?;
+        Ok(Node {
+            sh,
+            service: Some(service),
+            hub: None,
+        })
+    }
+
+    fn join_local(listen: &str, name: &str, cfg: &NetConfig, join: Join) -> Result<Node> {
+        let hub = Hub::start(HubConfig {
+            listen: listen.to_string(),
+            cluster: Some(name.to_string()),
+            key: cfg.key.clone(),
+            keyed: cfg.keyed,
+            page_size: cfg.page_size,
+            heartbeat: cfg.heartbeat,
+            failure_timeout: cfg.failure_timeout,
+            link: cfg.link.clone(),
+        })
+        .map_err(|e| Error::os(format!("start the virtual hub on {listen}"), e))?;
+        let hub = Arc::new(hub);
+        // The port is attached before the node exists: frames for it wait in `pending`.
+        let port = Arc::new(LocalSlot::default());
+        let w = hub
+            .attach_local(port.clone(), &join)
+            .map_err(|why| Error::HubRefused {
+                addr: listen.to_string(),
+                why,
+            })?;
+        let sh = Arc::new(Shared::new(name, &join, &w, Up::Local(hub.clone()))?);
+        port.set(sh.clone());
+        Ok(Node {
+            sh,
+            service: None,
+            hub: Some(hub),
+        })
+    }
+
+    /// This node's id.
+    pub fn id(&self) -> NodeId {
+        self.sh.me
+    }
+    /// This node's incarnation.
+    pub fn incarnation(&self) -> u64 {
+        self.sh.inc
+    }
+    /// The cluster name.
+    pub fn cluster(&self) -> &str {
+        &self.sh.cluster
+    }
+    /// Page size in bytes.
+    pub fn page_size(&self) -> usize {
+        self.sh.page.bytes()
+    }
+    /// Live members as last told by the hub.
+    pub fn members(&self) -> NodeSet {
+        self.sh.lock().members
+    }
+    /// Current epoch as last told by the hub.
+    pub fn epoch(&self) -> u64 {
+        self.sh.lock().epoch
+    }
+    /// The hub this node hosts (virtual hub), if any.
+    pub fn hosted_hub(&self) -> Option<&Hub> {
+        self.hub.as_deref()
+    }
+
+    /// Next membership event.
+    pub fn next_event(&self, timeout: Option<Duration>) -> Option<MembershipEvent> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut st = self.sh.lock();
+        loop {
+            if let Some(e) = st.events.pop_front() {
+                return Some(e);
+            }
+            let left = match deadline {
+                Some(d) => d.saturating_duration_since(Instant::now()),
+                None => Duration::from_secs(1),
+            };
+            if left.is_zero() {
+                return None;
+            }
+            st = self.sh.wait(st, left);
+        }
+    }
+
+    /// Waits until at least `n` nodes are members.
+    pub fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.sh.lock();
+        while st.members.len() < n {
+            drop(st);
+            self.sh.check()?;
+            st = self.sh.lock();
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout(timeout, "members"));
+            }
+            st = self.sh.wait(st, left);
+        }
+        Ok(())
+    }
+
+    /// Finds or creates a segment.
+    pub fn segment(&self, name: &str, size: usize, mode: u32) -> Result<Segment> {
+        self.open(name, true, size, mode, 0)
+    }
+
+    /// Opens an existing segment.
+    pub fn open_segment(&self, name: &str) -> Result<Segment> {
+        self.open(name, false, 0, 0, 0)
+    }
+
+    fn open(&self, name: &str, create: bool, size: usize, mode: u32, flags: u8) -> Result<Segment> {
+        if create && size == 0 {
+            return Err(Error::Invalid {
+                what: "segment size",
+                why: "must be at least 1 byte".into(),
+            });
+        }
+        let op = Op::SegOpen {
+            create,
+            size: size as u64,
+            mode,
+            flags,
+            name: name.to_string(),
+        };
+        let body = self.sh.request(op)?;
+        let info = SegInfo::get(&body).map_err(|e| self.sh.garbled(e))?;
+        Ok(Segment {
+            sh: self.sh.clone(),
+            name: name.to_string(),
+            info,
+        })
+    }
+
+    /// Creates or finds a multicast group.
+    pub fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId> {
+        if members.iter().any(|m| m.index() >= MAX_NODES) {
+            return Err(Error::Invalid {
+                what: "group members",
+                why: "node id out of range".into(),
+            });
+        }
+        let op = Op::GroupCreate {
+            name: name.to_string(),
+            members: members.iter().copied().collect(),
+        };
+        let body = self.sh.request(op)?;
+        let id = Get::new(&body, "group id").u16().map_err(|e| self.sh.garbled(e))?;
+        Ok(GroupId(id))
+    }
+
+    /// Looks a group up.
+    pub fn group(&self, name: &str) -> Result<GroupId> {
+        let body = self.sh.request(Op::GroupLookup {
+            name: name.to_string(),
+        })?;
+        let id = Get::new(&body, "group id").u16().map_err(|e| self.sh.garbled(e))?;
+        Ok(GroupId(id))
+    }
+
+    /// Returns once every earlier write of this node was applied at every destination.
+    pub fn ack(&self) -> Result<()> {
+        self.sh.request(Op::Ack).map(drop)
+    }
+
+    /// Cluster barrier (earlier writes applied everywhere before anyone passes).
+    pub fn barrier(&self) -> Result<()> {
+        self.ack()?;
+        self.sh.request(Op::Barrier { group: u16::MAX }).map(drop)
+    }
+
+    /// Barrier over a group's live members.
+    pub fn barrier_group(&self, g: GroupId) -> Result<()> {
+        self.ack()?;
+        self.sh.request(Op::Barrier { group: g.0 }).map(drop)
+    }
+
+    /// The cluster lock `name`.
+    pub fn lock(&self, name: &str) -> Result<Lock> {
+        let seg = self.open(&format!("_lock.{name}"), true, MAX_NODES, 0o666, 1)?;
+        let rx = seg.map_rx()?;
+        let tx = seg.map_tx(
+            Dest::Broadcast,
+            TxAttrs {
+                local_copy: true,
+                ..TxAttrs::default()
+            },
+        )?;
+        Ok(Lock {
+            slot: self.sh.me.index(),
+            rx,
+            tx,
+            rng: std::cell::Cell::new(self.sh.inc | 1),
+        })
+    }
+
+    /// Leaves the cluster now.
+    pub fn leave(mut self) {
+        self.leave_now();
+    }
+
+    fn leave_now(&mut self) {
+        if self.sh.health.load(Ordering::Acquire) == ALIVE {
+            let _ = self.sh.request_within(Op::Leave, Duration::from_secs(2));
+        }
+        self.sh.stop.store(true, Ordering::Release);
+        if let Up::Link(l) = &self.sh.up {
+            l.shutdown();
+        }
+        if let Some(t) = self.service.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.leave_now();
+    }
+}
+
+/// Holds frames for a local node until it exists, then forwards.
+#[derive(Default)]
+struct LocalSlot {
+    node: std::sync::OnceLock<Arc<Shared>>,
+    pending: Mutex<Vec<(Kind, Vec<u8>)>>,
+}
+
+impl LocalSlot {
+    fn set(&self, sh: Arc<Shared>) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        for (k, f) in p.drain(..) {
+            sh.on_frame(k, &f);
+        }
+        let _ = self.node.set(sh);
+    }
+}
+
+impl LocalPort for LocalSlot {
+    fn frame(&self, kind: Kind, payload: &[u8]) {
+        match self.node.get() {
+            Some(sh) => sh.on_frame(kind, payload),
+            None => {
+                let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                match self.node.get() {
+                    Some(sh) => sh.on_frame(kind, payload),
+                    None => p.push((kind, payload.to_vec())),
+                }
+            }
+        }
+    }
+
+    fn isolated(&self, epoch: u64, why: &str) {
+        if let Some(sh) = self.node.get() {
+            sh.set_isolated(epoch, why);
+        }
+    }
+}
+
+struct NodeHandler<'a>(&'a Shared);
+
+impl Handler for NodeHandler<'_> {
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: Vec<u8>) {
+        self.0.on_frame(kind, &payload);
+        link.release(seq);
+    }
+
+    fn control(&mut self, _link: &Link, kind: Kind, payload: &[u8]) {
+        if kind == Kind::Isolated {
+            let mut g = Get::new(payload, "isolation");
+            let epoch = g.u64().unwrap_or(0);
+            let why = g.str().unwrap_or_default();
+            self.0.set_isolated(epoch, &why);
+        }
+    }
+}
+
+impl Shared {
+    fn new(name: &str, join: &Join, w: &proto::Welcome, up: Up) -> Result<Shared> {
+        let page = PageSize::from_bytes(w.page_size as usize).ok_or_else(|| Error::Invalid {
+            what: "page size from the hub",
+            why: format!("{} bytes", w.page_size),
+        })?;
+        Ok(Shared {
+            cluster: name.to_string(),
+            me: w.node,
+            inc: w.incarnation,
+            page,
+            uid: join.uid,
+            gid: join.gid,
+            up,
+            health: AtomicU8::new(ALIVE),
+            st: Mutex::new(State {
+                members: w.members,
+                epoch: w.epoch,
+                events: VecDeque::new(),
+                responses: HashMap::new(),
+                lost: String::new(),
+                isolated_epoch: 0,
+            }),
+            cv: Condvar::new(),
+            rx: RwLock::new(HashMap::new()),
+            next_req: AtomicU32::new(1),
+            stop: AtomicBool::new(false),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(&self, st: MutexGuard<'a, State>, t: Duration) -> MutexGuard<'a, State> {
+        self.cv
+            .wait_timeout(st, t.min(Duration::from_millis(100)))
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+    }
+
+    /// `Ok` while the node may send.
+    fn check(&self) -> Result<()> {
+        match self.health.load(Ordering::Acquire) {
+            ALIVE => Ok(()),
+            ISOLATED => Err(Error::Isolated {
+                node: self.me,
+                epoch: self.lock().isolated_epoch,
+            }),
+            _ => Err(Error::HubLost(self.lock().lost.clone())),
+        }
+    }
+
+    fn set_isolated(&self, epoch: u64, why: &str) {
+        {
+            let mut st = self.lock();
+            st.isolated_epoch = epoch;
+            st.lost = format!("isolated at epoch {epoch}: {why}");
+        }
+        self.health.store(ISOLATED, Ordering::Release);
+        self.cv.notify_all();
+        self.wake_readers();
+    }
+
+    fn set_lost(&self, why: String) {
+        self.lock().lost = why;
+        let _ = self
+            .health
+            .compare_exchange(ALIVE, LOST, Ordering::AcqRel, Ordering::Acquire);
+        self.cv.notify_all();
+        self.wake_readers();
+    }
+
+    fn wake_readers(&self) {
+        for m in self.rx.read().unwrap_or_else(|e| e.into_inner()).values() {
+            m.notify.fetch_add(1, Ordering::SeqCst);
+            PrivateFutex.wake(&m.notify);
+        }
+    }
+
+    fn garbled(&self, e: wire::WireError) -> Error {
+        Error::HubLost(format!("the hub sent a malformed answer: {e}"))
+    }
+
+    /// The service thread of a remote node: reads the link, ticks, heartbeats, watches
+    /// the hub's liveness.
+    fn service(self: Arc<Self>, heartbeat: Duration, timeout: Duration) {
+        let Up::Link(link) = &self.up else { return };
+        let mut last_hb = Instant::now() - heartbeat;
+        let mut last_tick = Instant::now();
+        while !self.stop.load(Ordering::Acquire) {
+            if link.wait(None, Duration::from_millis(10)) {
+                if let Err(e) = link.receive(&mut NodeHandler(&self)) {
+                    if self.health.load(Ordering::Acquire) == ALIVE && !self.stop.load(Ordering::Acquire) {
+                        let why = match e {
+                            LinkError::Closed => "the hub closed the link".to_string(),
+                            e => format!("hub link failed: {e}"),
+                        };
+                        self.set_lost(why);
+                    }
+                    return;
+                }
+            }
+            if last_tick.elapsed() >= Duration::from_millis(10) {
+                last_tick = Instant::now();
+                link.tick();
+                let silent = link.last_heard().elapsed();
+                if silent > timeout {
+                    self.set_lost(format!("the hub was silent for {} ms", silent.as_millis()));
+                    link.shutdown();
+                    return;
+                }
+            }
+            if last_hb.elapsed() >= heartbeat {
+                last_hb = Instant::now();
+                link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
+            }
+        }
+    }
+
+    /// A frame from the hub, in its order.
+    fn on_frame(&self, kind: Kind, payload: &[u8]) {
+        match kind {
+            Kind::Deliver => {
+                let Ok((_origin, seg, gen, offset, data)) = proto::get_deliver(payload) else {
+                    return;
+                };
+                let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
+                if let Some(m) = map.get(&seg) {
+                    if m.gen == gen {
+                        m.apply(offset as usize, data);
+                    }
+                }
+            }
+            Kind::Response => {
+                if let Ok((id, status, body)) = proto::get_response(payload) {
+                    self.lock().responses.insert(id, (status, body.to_vec()));
+                    self.cv.notify_all();
+                }
+            }
+            Kind::Event => {
+                if let Ok((epoch, node, inc, k, members)) = proto::get_event(payload) {
+                    let kind = match k {
+                        event_kind::JOINED => EventKind::Joined,
+                        event_kind::LEFT => EventKind::Left,
+                        _ => EventKind::Failed,
+                    };
+                    let mut st = self.lock();
+                    st.members = members;
+                    st.epoch = st.epoch.max(epoch);
+                    st.events.push_back(MembershipEvent {
+                        epoch,
+                        node,
+                        incarnation: inc,
+                        kind,
+                    });
+                    drop(st);
+                    self.cv.notify_all();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<()> {
+        self.check()?;
+        match &self.up {
+            Up::Link(l) => l.send(kind, parts).map(drop).map_err(|e| {
+                let why = format!("cannot send to the hub: {e}");
+                self.set_lost(why.clone());
+                Error::HubLost(why)
+            }),
+            Up::Local(h) => {
+                h.submit_local(self.me, self.inc, kind, &parts.concat());
+                self.check()
+            }
+        }
+    }
+
+    fn request(&self, op: Op) -> Result<Vec<u8>> {
+        self.request_within(op, REQUEST_TIMEOUT)
+    }
+
+    fn request_within(&self, op: Op, timeout: Duration) -> Result<Vec<u8>> {
+        let id = self.next_req.fetch_add(1, Ordering::Relaxed);
+        let what = match &op {
+            Op::Ack => "the hub's acknowledge",
+            Op::Barrier { .. } => "the barrier",
+            _ => "the hub's answer",
+        };
+        self.send(Kind::Request, &[&op.put(id)])?;
+        let deadline = Instant::now() + timeout;
+        let mut st = self.lock();
+        let (status, body) = loop {
+            if let Some(r) = st.responses.remove(&id) {
+                break r;
+            }
+            drop(st);
+            self.check()?;
+            st = self.lock();
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout(timeout, what));
+            }
+            st = self.wait(st, left);
+        };
+        drop(st);
+        let text = || String::from_utf8_lossy(&body).into_owned();
+        match status {
+            code::OK => Ok(body),
+            code::UNKNOWN_SEGMENT => Err(Error::UnknownSegment(text())),
+            code::SIZE_MISMATCH => {
+                let mut g = Get::new(&body, "size mismatch");
+                let (existing, requested) = (g.u64().unwrap_or(0), g.u64().unwrap_or(0));
+                Err(Error::SegmentSizeMismatch {
+                    segment: g.str().unwrap_or_default(),
+                    existing: existing as usize,
+                    requested: requested as usize,
+                })
+            }
+            code::UNKNOWN_GROUP => Err(Error::UnknownGroup(text())),
+            code::TABLE_FULL => Err(Error::TableFull(match body.as_slice() {
+                b"group" => "group",
+                _ => "segment",
+            })),
+            code::ACK_INCOMPLETE => {
+                let set = proto::get_set(&mut Get::new(&body, "ack")).unwrap_or(NodeSet::EMPTY);
+                Err(Error::AckIncomplete(set.iter().collect()))
+            }
+            code::SEGMENT_FREED => Err(Error::SegmentFreed { segment: text() }),
+            _ => Err(Error::Invalid {
+                what: "request",
+                why: text(),
+            }),
+        }
+    }
+
+    fn check_perm(&self, seg: &Segment, want: u32, op: &'static str) -> Result<()> {
+        let i = &seg.info;
+        let bits = if self.uid == 0 {
+            7
+        } else if self.uid == i.uid {
+            (i.mode >> 6) & 7
+        } else if self.gid == i.gid {
+            (i.mode >> 3) & 7
+        } else {
+            i.mode & 7
+        };
+        if bits & want == want {
+            Ok(())
+        } else {
+            Err(Error::PermissionDenied {
+                segment: seg.name.clone(),
+                op,
+                uid: i.uid,
+                gid: i.gid,
+                mode: i.mode,
+                caller_uid: self.uid,
+            })
+        }
+    }
+}
+
+/// A segment of a hub cluster.
+pub struct Segment {
+    sh: Arc<Shared>,
+    name: String,
+    info: SegInfo,
+}
+
+impl Segment {
+    /// Name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Size in bytes (whole pages).
+    pub fn size(&self) -> usize {
+        self.info.size as usize
+    }
+
+    /// Maps the segment rx with default attributes.
+    pub fn map_rx(&self) -> Result<RxMapping> {
+        self.map_rx_with(RxAttrs::default())
+    }
+
+    /// Maps the segment rx; every page gets `attrs`.
+    pub fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
+        self.sh.check_perm(self, 4, "map_rx")?;
+        let mem = Arc::new(RxMem::new(
+            self.info.gen,
+            self.size(),
+            self.sh.page.bytes(),
+            attrs,
+        )?);
+        {
+            let mut map = self.sh.rx.write().unwrap_or_else(|e| e.into_inner());
+            if map.contains_key(&self.info.seg) {
+                return Err(Error::Invalid {
+                    what: "map_rx",
+                    why: format!("segment `{}` is already mapped rx on this node", self.name),
+                });
+            }
+            map.insert(self.info.seg, mem.clone());
+        }
+        let op = Op::MapRx {
+            seg: self.info.seg,
+            gen: self.info.gen,
+        };
+        if let Err(e) = self.sh.request(op) {
+            self.sh.rx.write().unwrap_or_else(|e| e.into_inner()).remove(&self.info.seg);
+            return Err(e);
+        }
+        let seen = mem.notify.load(Ordering::Acquire);
+        Ok(RxMapping {
+            sh: self.sh.clone(),
+            name: self.name.clone(),
+            seg: self.info.seg,
+            mem,
+            seen: std::cell::Cell::new(seen),
+        })
+    }
+
+    /// Maps the segment tx towards `dest`.
+    pub fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
+        self.sh.check_perm(self, 2, "map_tx")?;
+        self.sh.check()?;
+        match dest {
+            Dest::Node(n) if !self.sh.lock().members.contains(n) => {
+                return Err(Error::UnknownNode(n))
+            }
+            _ => {}
+        }
+        let mut flags = 0;
+        if attrs.local_copy {
+            flags |= proto::FLAG_LOCAL_COPY;
+        }
+        Ok(TxMapping {
+            sh: self.sh.clone(),
+            name: self.name.clone(),
+            info: self.info.clone(),
+            dest,
+            attrs,
+            flags,
+        })
+    }
+
+    /// Frees the segment.
+    pub fn free(self) -> Result<()> {
+        self.sh
+            .request(Op::SegFree {
+                seg: self.info.seg,
+                gen: self.info.gen,
+            })
+            .map(drop)
+    }
+}
+
+/// A transmit window onto a segment of a hub cluster.
+pub struct TxMapping {
+    sh: Arc<Shared>,
+    name: String,
+    info: SegInfo,
+    dest: Dest,
+    attrs: TxAttrs,
+    flags: u8,
+}
+
+impl TxMapping {
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.info.size as usize
+    }
+    /// Never empty.
+    pub fn is_empty(&self) -> bool {
+        self.info.size == 0
+    }
+    /// Destination.
+    pub fn dest(&self) -> Dest {
+        self.dest
+    }
+    /// Attributes.
+    pub fn attrs(&self) -> TxAttrs {
+        self.attrs
+    }
+    /// Turns transmit on or off.
+    pub fn set_transmit_enable(&mut self, on: bool) {
+        self.attrs.transmit_enable = on;
+    }
+
+    fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<()> {
+        if offset.checked_add(len).is_none_or(|e| e > self.len()) {
+            return Err(Error::OutOfBounds {
+                segment: self.name.clone(),
+                offset,
+                len,
+                size: self.len(),
+            });
+        }
+        if atomic && offset % len != 0 {
+            return Err(Error::Unaligned {
+                segment: self.name.clone(),
+                offset,
+                size: len,
+            });
+        }
+        if !self.attrs.transmit_enable {
+            return Err(Error::TransmitDisabled {
+                segment: self.name.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn packet(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let head = proto::data_head(
+            self.info.seg,
+            self.info.gen,
+            offset as u64,
+            self.dest,
+            self.flags,
+        );
+        self.sh.send(Kind::Data, &[&head, data])
+    }
+
+    /// Atomic 8-byte write.
+    pub fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
+        self.check(offset, 8, true)?;
+        self.packet(offset, &v.to_le_bytes())
+    }
+    /// Atomic 4-byte write.
+    pub fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
+        self.check(offset, 4, true)?;
+        self.packet(offset, &v.to_le_bytes())
+    }
+    /// Atomic 2-byte write.
+    pub fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
+        self.check(offset, 2, true)?;
+        self.packet(offset, &v.to_le_bytes())
+    }
+    /// 1-byte write.
+    pub fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
+        self.check(offset, 1, true)?;
+        self.packet(offset, &[v])
+    }
+    /// Writes `data` at `offset`, in packets of at most [`wire::PACKET`] bytes.
+    pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.check(offset, data.len(), false)?;
+        for (i, chunk) in data.chunks(wire::PACKET).enumerate() {
+            self.packet(offset + i * wire::PACKET, chunk)?;
+        }
+        Ok(())
+    }
+}
+
+/// This node's receive memory for a segment of a hub cluster.
+pub struct RxMapping {
+    sh: Arc<Shared>,
+    name: String,
+    seg: u32,
+    mem: Arc<RxMem>,
+    seen: std::cell::Cell<u32>,
+}
+
+impl Drop for RxMapping {
+    fn drop(&mut self) {
+        self.sh.rx.write().unwrap_or_else(|e| e.into_inner()).remove(&self.seg);
+        if self.sh.check().is_ok() {
+            let op = Op::UnmapRx {
+                seg: self.seg,
+                gen: self.mem.gen,
+            };
+            let _ = self.sh.send(Kind::Request, &[&op.put(0)]);
+        }
+    }
+}
+
+impl RxMapping {
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.mem.size
+    }
+    /// Never empty.
+    pub fn is_empty(&self) -> bool {
+        self.mem.size == 0
+    }
+    /// Segment name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Start of the receive memory (read through atomics only).
+    pub fn as_ptr(&self) -> *const u8 {
+        self.mem.base
+    }
+
+    fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<()> {
+        if offset.checked_add(len).is_none_or(|e| e > self.mem.size) {
+            return Err(Error::OutOfBounds {
+                segment: self.name.clone(),
+                offset,
+                len,
+                size: self.mem.size,
+            });
+        }
+        if atomic && offset % len != 0 {
+            return Err(Error::Unaligned {
+                segment: self.name.clone(),
+                offset,
+                size: len,
+            });
+        }
+        Ok(())
+    }
+
+    /// Atomic 8-byte load.
+    pub fn load_u64(&self, offset: usize) -> Result<u64> {
+        self.check(offset, 8, true)?;
+        // SAFETY: in bounds and 8-aligned (checked; the base is page-aligned).
+        Ok(unsafe { &*(self.mem.base.add(offset) as *const AtomicU64) }.load(Ordering::Acquire))
+    }
+    /// Atomic 4-byte load.
+    pub fn load_u32(&self, offset: usize) -> Result<u32> {
+        self.check(offset, 4, true)?;
+        // SAFETY: in bounds and 4-aligned (checked).
+        Ok(unsafe { &*(self.mem.base.add(offset) as *const AtomicU32) }.load(Ordering::Acquire))
+    }
+    /// Atomic 2-byte load.
+    pub fn load_u16(&self, offset: usize) -> Result<u16> {
+        self.check(offset, 2, true)?;
+        // SAFETY: in bounds and 2-aligned (checked).
+        Ok(unsafe { &*(self.mem.base.add(offset) as *const std::sync::atomic::AtomicU16) }
+            .load(Ordering::Acquire))
+    }
+    /// 1-byte load.
+    pub fn load_u8(&self, offset: usize) -> Result<u8> {
+        self.check(offset, 1, true)?;
+        Ok(self.mem.byte(offset).load(Ordering::Acquire))
+    }
+    /// Copies `buf.len()` bytes from `offset`.
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.check(offset, buf.len(), false)?;
+        std::sync::atomic::fence(Ordering::Acquire);
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = self.mem.byte(offset + i).load(Ordering::Relaxed);
+        }
+        Ok(())
+    }
+    /// Sets the rx attributes of the pages covering `offset..offset+len`.
+    pub fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
+        self.check(offset, len, false)?;
+        let p = self.mem.page;
+        for page in offset / p..(offset + len).div_ceil(p) {
+            self.mem.pct[page].store(attrs_bits(attrs), Ordering::Release);
+        }
+        Ok(())
+    }
+    /// The attributes of the page holding `offset`.
+    pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
+        self.check(offset, 1, false)?;
+        let b = self.mem.pct[offset / self.mem.page].load(Ordering::Acquire);
+        Ok(RxAttrs {
+            receive_enable: b & 1 != 0,
+            notify: b & 2 != 0,
+        })
+    }
+
+    /// Blocks until a write lands on a notify page of this mapping (`Ok(true)`), or
+    /// `timeout` passes (`Ok(false)`).
+    pub fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
+        let n = Notify::new(&self.mem.notify, &self.mem.waiters);
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            self.sh.check()?;
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let slice = left.map_or(Duration::from_millis(100), |l| l.min(Duration::from_millis(100)));
+            if let Some(v) = n.wait(self.seen.get(), Some(slice), &PrivateFutex) {
+                self.seen.set(v);
+                self.sh.check()?;
+                return Ok(true);
+            }
+            if left.is_some_and(|l| l <= slice) {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Like [`wait`](Self::wait), but busy-polls the hub link in the calling thread.
+    pub fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut spins = 0u32;
+        loop {
+            let v = self.mem.notify.load(Ordering::Acquire);
+            if v != self.seen.get() {
+                self.seen.set(v);
+                self.sh.check()?;
+                return Ok(true);
+            }
+            if let Up::Link(l) = &self.sh.up {
+                // Errors surface through the service thread and `check`.
+                let _ = l.receive(&mut NodeHandler(&self.sh));
+            }
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(256) {
+                self.sh.check()?;
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Ok(false);
+                }
+            }
+            std::hint::spin_loop();
+        }
+    }
+}
+
+fn attrs_bits(a: RxAttrs) -> u8 {
+    u8::from(a.receive_enable) | (u8::from(a.notify) << 1)
+}
+
+struct PrivateFutex;
+
+impl Futex for PrivateFutex {
+    fn wait(&self, word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+        use rustix::thread::futex;
+        let ts = timeout.map(|t| rustix::time::Timespec {
+            tv_sec: t.as_secs() as i64,
+            tv_nsec: i64::from(t.subsec_nanos()),
+        });
+        let _ = futex::wait(word, futex::Flags::PRIVATE, expected, ts.as_ref());
+    }
+    fn wake(&self, word: &AtomicU32) {
+        let _ = rustix::thread::futex::wake(word, rustix::thread::futex::Flags::PRIVATE, i32::MAX as u32);
+    }
+}
+
+/// Receive memory: page-aligned, locked if the limit allows, written by the link
+/// thread with atomic stores and read by the application with atomic loads.
+struct RxMem {
+    gen: u32,
+    size: usize,
+    page: usize,
+    base: *mut u8,
+    map_len: usize,
+    pct: Vec<AtomicU8>,
+    notify: AtomicU32,
+    waiters: AtomicU32,
+}
+
+// SAFETY: the mapping is only accessed through atomics; `base` stays valid until drop.
+unsafe impl Send for RxMem {}
+// SAFETY: as above: concurrent access goes through atomic loads and stores only.
+unsafe impl Sync for RxMem {}
+
+impl RxMem {
+    fn new(gen: u32, size: usize, page: usize, attrs: RxAttrs) -> Result<RxMem> {
+        use rustix::mm::{mmap_anonymous, MapFlags, ProtFlags};
+        let map_len = size.div_ceil(page) * page;
+        // SAFETY: a fresh anonymous private mapping; no existing memory is affected.
+        let base = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                map_len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE,
+            )
+        }
+        .map_err(|e| Error::os("map rx memory", e))?
+        .cast::<u8>();
+        // Resident if the memlock limit allows; the mapping works either way.
+        // SAFETY: `base..base+map_len` is the mapping just made.
+        let _ = unsafe { rustix::mm::mlock(base.cast(), map_len) };
+        Ok(RxMem {
+            gen,
+            size,
+            page,
+            base,
+            map_len,
+            pct: (0..map_len / page).map(|_| AtomicU8::new(attrs_bits(attrs))).collect(),
+            notify: AtomicU32::new(0),
+            waiters: AtomicU32::new(0),
+        })
+    }
+
+    fn byte(&self, i: usize) -> &AtomicU8 {
+        debug_assert!(i < self.map_len);
+        // SAFETY: `i` is inside the mapping (callers check bounds).
+        unsafe { &*(self.base.add(i) as *const AtomicU8) }
+    }
+
+    /// Applies one delivered packet; drops it if it reaches past the segment.
+    fn apply(&self, offset: usize, data: &[u8]) {
+        if offset.checked_add(data.len()).is_none_or(|e| e > self.size) || data.is_empty() {
+            return;
+        }
+        let (first, last) = (offset / self.page, (offset + data.len() - 1) / self.page);
+        let mut notify = false;
+        for page in first..=last {
+            let bits = self.pct[page].load(Ordering::Acquire);
+            if bits & 1 == 0 {
+                continue;
+            }
+            notify |= bits & 2 != 0;
+            let lo = (page * self.page).max(offset);
+            let hi = ((page + 1) * self.page).min(offset + data.len());
+            self.store(lo, &data[lo - offset..hi - offset]);
+        }
+        if notify {
+            Notify::new(&self.notify, &self.waiters).post(&PrivateFutex);
+        }
+    }
+
+    /// Stores bytes so that aligned 2/4/8-byte writes are single atomic stores.
+    fn store(&self, at: usize, d: &[u8]) {
+        // SAFETY (all four casts): `at..at+len` is in bounds (checked by `apply`) and the
+        // offset is aligned to the access size (checked here; the base is page-aligned).
+        match d.len() {
+            8 if at % 8 == 0 => unsafe { &*(self.base.add(at) as *const AtomicU64) }
+                .store(u64::from_le_bytes(d.try_into().expect("8")), Ordering::Release),
+            4 if at % 4 == 0 => unsafe { &*(self.base.add(at) as *const AtomicU32) }
+                .store(u32::from_le_bytes(d.try_into().expect("4")), Ordering::Release),
+            2 if at % 2 == 0 => unsafe {
+                &*(self.base.add(at) as *const std::sync::atomic::AtomicU16)
+            }
+            .store(u16::from_le_bytes(d.try_into().expect("2")), Ordering::Release),
+            _ => {
+                let mut i = 0;
+                while i < d.len() && (at + i) % 8 != 0 {
+                    self.byte(at + i).store(d[i], Ordering::Relaxed);
+                    i += 1;
+                }
+                while i + 8 <= d.len() {
+                    // SAFETY: `at + i` is 8-aligned and 8 bytes fit (loop condition).
+                    unsafe { &*(self.base.add(at + i) as *const AtomicU64) }.store(
+                        u64::from_le_bytes(d[i..i + 8].try_into().expect("8")),
+                        Ordering::Relaxed,
+                    );
+                    i += 8;
+                }
+                while i < d.len() {
+                    self.byte(at + i).store(d[i], Ordering::Relaxed);
+                    i += 1;
+                }
+                std::sync::atomic::fence(Ordering::Release);
+            }
+        }
+    }
+}
+
+impl Drop for RxMem {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`; nothing refers to it any more (last Arc).
+        let _ = unsafe { rustix::mm::munmap(self.base.cast(), self.map_len) };
+    }
+}
+
+/// A cluster lock (seed 000's bid lock over a broadcast page with local copy).
+pub struct Lock {
+    slot: usize,
+    rx: RxMapping,
+    tx: TxMapping,
+    rng: std::cell::Cell<u64>,
+}
+
+/// Holds a [`Lock`] until dropped.
+pub struct LockGuard<'a> {
+    lock: &'a Lock,
+}
+
+impl Lock {
+    fn others_bid(&self) -> Result<bool> {
+        let mut page = [0u8; MAX_NODES];
+        self.rx.read(0, &mut page)?;
+        Ok(page
+            .iter()
+            .enumerate()
+            .any(|(i, &b)| i != self.slot && b != 0))
+    }
+
+    fn backoff(&self, attempt: u32) {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        let us = x % (20u64 << attempt.min(8));
+        std::thread::sleep(Duration::from_micros(us));
+    }
+
+    /// Waits until our own slot shows `v`: our write came back in the global order.
+    fn own_write_back(&self, v: u8) -> Result<()> {
+        let mut spins = 0u32;
+        while self.rx.load_u8(self.slot)? != v {
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) {
+                self.rx.sh.check()?;
+                std::thread::yield_now();
+            }
+        }
+        Ok(())
+    }
+
+    /// Acquires the lock.
+    pub fn acquire(&self) -> Result<LockGuard<'_>> {
+        let mut attempt = 0u32;
+        loop {
+            while self.others_bid()? {
+                self.rx.sh.check()?;
+                self.backoff(attempt.max(2));
+            }
+            self.tx.write_u8(self.slot, 1)?;
+            self.own_write_back(1)?;
+            if !self.others_bid()? {
+                return Ok(LockGuard { lock: self });
+            }
+            self.tx.write_u8(self.slot, 0)?;
+            self.own_write_back(0)?;
+            attempt += 1;
+            self.backoff(attempt);
+        }
+    }
+
+    /// Tries once; `None` if another node holds or bids.
+    pub fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
+        if self.others_bid()? {
+            return Ok(None);
+        }
+        self.tx.write_u8(self.slot, 1)?;
+        self.own_write_back(1)?;
+        if !self.others_bid()? {
+            return Ok(Some(LockGuard { lock: self }));
+        }
+        self.tx.write_u8(self.slot, 0)?;
+        self.own_write_back(0)?;
+        Ok(None)
+    }
+}
+
+impl LockGuard<'_> {
+    /// Releases now, reporting errors (drop releases too, ignoring them).
+    pub fn release(self) -> Result<()> {
+        let l = self.lock;
+        std::mem::forget(self);
+        l.tx.write_u8(l.slot, 0)?;
+        l.own_write_back(0)
+    }
+}
+
+impl Drop for LockGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self.lock.tx.write_u8(self.lock.slot, 0);
+        let _ = self.lock.own_write_back(0);
+    }
+}

@@ -1,0 +1,473 @@
+//! Payloads of the frames the hub and its nodes exchange (little-endian, every read
+//! bounds-checked by [`Get`]).
+
+use crate::status::LinkCounters;
+use crate::wire::{Get, Put, WireError};
+use memchan_core::{Dest, GroupId, NodeId, NodeSet};
+
+type R<T> = Result<T, WireError>;
+
+/// Role of a connection.
+pub const ROLE_NODE: u8 = 0;
+/// A status query (`memchan status`): answered and closed.
+pub const ROLE_OBSERVER: u8 = 1;
+
+/// A join request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Join {
+    /// Echo of the hub's Hello nonce (freshness).
+    pub hub_nonce: [u8; 16],
+    /// The node's nonce (link key).
+    pub node_nonce: [u8; 16],
+    /// [`ROLE_NODE`] or [`ROLE_OBSERVER`].
+    pub role: u8,
+    /// Wanted page size (0: accept the cluster's).
+    pub page_size: u32,
+    /// Process id, uid and gid on the node's host.
+    pub pid: u32,
+    /// Effective uid.
+    pub uid: u32,
+    /// Effective gid.
+    pub gid: u32,
+    /// Cluster name.
+    pub cluster: String,
+    /// Host name.
+    pub host: String,
+}
+
+impl Join {
+    /// Encodes.
+    pub fn put(&self) -> Vec<u8> {
+        Put::new()
+            .bytes(&self.hub_nonce)
+            .bytes(&self.node_nonce)
+            .u8(self.role)
+            .u32(self.page_size)
+            .u32(self.pid)
+            .u32(self.uid)
+            .u32(self.gid)
+            .str(&self.cluster)
+            .str(&self.host)
+            .0
+    }
+    /// Decodes.
+    pub fn get(b: &[u8]) -> R<Join> {
+        let mut g = Get::new(b, "join");
+        Ok(Join {
+            hub_nonce: g.array()?,
+            node_nonce: g.array()?,
+            role: g.u8()?,
+            page_size: g.u32()?,
+            pid: g.u32()?,
+            uid: g.u32()?,
+            gid: g.u32()?,
+            cluster: g.str()?,
+            host: g.str()?,
+        })
+    }
+}
+
+/// The hub's acceptance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Welcome {
+    /// Assigned node id.
+    pub node: NodeId,
+    /// Assigned incarnation.
+    pub incarnation: u64,
+    /// Epoch after the join.
+    pub epoch: u64,
+    /// The cluster's page size.
+    pub page_size: u32,
+    /// Heartbeat period and failure timeout the hub uses, in ms.
+    pub heartbeat_ms: u32,
+    /// Failure timeout in ms.
+    pub timeout_ms: u32,
+    /// Members after the join.
+    pub members: NodeSet,
+}
+
+/// Encodes a node set as 32 bytes.
+pub fn put_set(p: Put, s: &NodeSet) -> Put {
+    let mut b = [0u8; 32];
+    for n in s.iter() {
+        b[n.index() / 8] |= 1 << (n.index() % 8);
+    }
+    p.bytes(&b)
+}
+
+/// Decodes a node set.
+pub fn get_set(g: &mut Get<'_>) -> R<NodeSet> {
+    let b: [u8; 32] = g.array()?;
+    let mut s = NodeSet::EMPTY;
+    for i in 0..256usize {
+        if b[i / 8] & (1 << (i % 8)) != 0 {
+            s.insert(NodeId(i as u16));
+        }
+    }
+    Ok(s)
+}
+
+impl Welcome {
+    /// Encodes.
+    pub fn put(&self) -> Vec<u8> {
+        let p = Put::new()
+            .u16(self.node.0)
+            .u64(self.incarnation)
+            .u64(self.epoch)
+            .u32(self.page_size)
+            .u32(self.heartbeat_ms)
+            .u32(self.timeout_ms);
+        put_set(p, &self.members).0
+    }
+    /// Decodes.
+    pub fn get(b: &[u8]) -> R<Welcome> {
+        let mut g = Get::new(b, "welcome");
+        Ok(Welcome {
+            node: NodeId(g.u16()?),
+            incarnation: g.u64()?,
+            epoch: g.u64()?,
+            page_size: g.u32()?,
+            heartbeat_ms: g.u32()?,
+            timeout_ms: g.u32()?,
+            members: get_set(&mut g)?,
+        })
+    }
+}
+
+/// Bytes before the data in a Data payload.
+pub const DATA_HEAD: usize = 20;
+/// Bytes before the data in a Deliver payload.
+pub const DELIVER_HEAD: usize = 18;
+/// Data flag: the sender's own rx mapping gets a copy in the global order.
+pub const FLAG_LOCAL_COPY: u8 = 1;
+
+/// Encodes a Data header (the data follows as a second part).
+pub fn data_head(seg: u32, gen: u32, offset: u64, dest: Dest, flags: u8) -> [u8; DATA_HEAD] {
+    let (kind, id) = match dest {
+        Dest::Node(n) => (0u8, n.0),
+        Dest::Group(g) => (1, g.0),
+        Dest::Broadcast => (2, 0),
+    };
+    let mut h = [0u8; DATA_HEAD];
+    h[0..4].copy_from_slice(&seg.to_le_bytes());
+    h[4..8].copy_from_slice(&gen.to_le_bytes());
+    h[8..16].copy_from_slice(&offset.to_le_bytes());
+    h[16] = kind;
+    h[17..19].copy_from_slice(&id.to_le_bytes());
+    h[19] = flags;
+    h
+}
+
+/// A decoded Data payload.
+pub struct Data<'a> {
+    /// Segment id and generation.
+    pub seg: u32,
+    /// Segment generation.
+    pub gen: u32,
+    /// Offset in the segment.
+    pub offset: u64,
+    /// Destination.
+    pub dest: Dest,
+    /// Flags.
+    pub flags: u8,
+    /// The bytes.
+    pub data: &'a [u8],
+}
+
+/// Decodes a Data payload.
+pub fn get_data(b: &[u8]) -> R<Data<'_>> {
+    let mut g = Get::new(b, "data packet");
+    let seg = g.u32()?;
+    let gen = g.u32()?;
+    let offset = g.u64()?;
+    let kind = g.u8()?;
+    let id = g.u16()?;
+    let flags = g.u8()?;
+    let dest = match kind {
+        0 => Dest::Node(NodeId(id)),
+        1 => Dest::Group(GroupId(id)),
+        2 => Dest::Broadcast,
+        _ => return Err(WireError::Malformed("data destination")),
+    };
+    Ok(Data {
+        seg,
+        gen,
+        offset,
+        dest,
+        flags,
+        data: g.rest(),
+    })
+}
+
+/// Encodes a Deliver header.
+pub fn deliver_head(origin: u16, seg: u32, gen: u32, offset: u64) -> [u8; DELIVER_HEAD] {
+    let mut h = [0u8; DELIVER_HEAD];
+    h[0..2].copy_from_slice(&origin.to_le_bytes());
+    h[2..6].copy_from_slice(&seg.to_le_bytes());
+    h[6..10].copy_from_slice(&gen.to_le_bytes());
+    h[10..18].copy_from_slice(&offset.to_le_bytes());
+    h
+}
+
+/// A decoded Deliver payload: (origin, seg, gen, offset, data).
+pub fn get_deliver(b: &[u8]) -> R<(u16, u32, u32, u64, &[u8])> {
+    let mut g = Get::new(b, "deliver packet");
+    Ok((g.u16()?, g.u32()?, g.u32()?, g.u64()?, g.rest()))
+}
+
+/// Request operations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Find or create a segment.
+    SegOpen {
+        /// Create if missing.
+        create: bool,
+        /// Size in bytes (create) or 0.
+        size: u64,
+        /// Mode bits.
+        mode: u32,
+        /// 1: lock segment.
+        flags: u8,
+        /// Name.
+        name: String,
+    },
+    /// Free a segment.
+    SegFree {
+        /// Id.
+        seg: u32,
+        /// Generation.
+        gen: u32,
+    },
+    /// Start receiving a segment.
+    MapRx {
+        /// Id.
+        seg: u32,
+        /// Generation.
+        gen: u32,
+    },
+    /// Stop receiving a segment.
+    UnmapRx {
+        /// Id.
+        seg: u32,
+        /// Generation.
+        gen: u32,
+    },
+    /// Create (or find) a multicast group.
+    GroupCreate {
+        /// Name.
+        name: String,
+        /// Members.
+        members: NodeSet,
+    },
+    /// Look a group up.
+    GroupLookup {
+        /// Name.
+        name: String,
+    },
+    /// Answer once every earlier write of this node is released everywhere.
+    Ack,
+    /// Barrier over a group (`u16::MAX`: the cluster).
+    Barrier {
+        /// Group id or `u16::MAX`.
+        group: u16,
+    },
+    /// Leave the cluster.
+    Leave,
+}
+
+impl Op {
+    /// Encodes with a request id.
+    pub fn put(&self, id: u32) -> Vec<u8> {
+        let p = Put::new().u32(id);
+        match self {
+            Op::SegOpen {
+                create,
+                size,
+                mode,
+                flags,
+                name,
+            } => p
+                .u8(1)
+                .u8(u8::from(*create))
+                .u64(*size)
+                .u32(*mode)
+                .u8(*flags)
+                .str(name),
+            Op::SegFree { seg, gen } => p.u8(2).u32(*seg).u32(*gen),
+            Op::MapRx { seg, gen } => p.u8(3).u32(*seg).u32(*gen),
+            Op::UnmapRx { seg, gen } => p.u8(4).u32(*seg).u32(*gen),
+            Op::GroupCreate { name, members } => put_set(p.u8(5).str(name), members),
+            Op::GroupLookup { name } => p.u8(6).str(name),
+            Op::Ack => p.u8(7),
+            Op::Barrier { group } => p.u8(8).u16(*group),
+            Op::Leave => p.u8(9),
+        }
+        .0
+    }
+
+    /// Decodes (id, op).
+    pub fn get(b: &[u8]) -> R<(u32, Op)> {
+        let mut g = Get::new(b, "request");
+        let id = g.u32()?;
+        let op = match g.u8()? {
+            1 => Op::SegOpen {
+                create: g.u8()? != 0,
+                size: g.u64()?,
+                mode: g.u32()?,
+                flags: g.u8()?,
+                name: g.str()?,
+            },
+            2 => Op::SegFree {
+                seg: g.u32()?,
+                gen: g.u32()?,
+            },
+            3 => Op::MapRx {
+                seg: g.u32()?,
+                gen: g.u32()?,
+            },
+            4 => Op::UnmapRx {
+                seg: g.u32()?,
+                gen: g.u32()?,
+            },
+            5 => Op::GroupCreate {
+                name: g.str()?,
+                members: get_set(&mut g)?,
+            },
+            6 => Op::GroupLookup { name: g.str()? },
+            7 => Op::Ack,
+            8 => Op::Barrier { group: g.u16()? },
+            9 => Op::Leave,
+            _ => return Err(WireError::Malformed("request op")),
+        };
+        Ok((id, op))
+    }
+}
+
+/// Segment metadata as the hub answers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegInfo {
+    /// Id.
+    pub seg: u32,
+    /// Generation.
+    pub gen: u32,
+    /// Size in bytes.
+    pub size: u64,
+    /// Owner uid.
+    pub uid: u32,
+    /// Owner gid.
+    pub gid: u32,
+    /// Mode.
+    pub mode: u32,
+}
+
+impl SegInfo {
+    /// Encodes.
+    pub fn put(&self) -> Vec<u8> {
+        Put::new()
+            .u32(self.seg)
+            .u32(self.gen)
+            .u64(self.size)
+            .u32(self.uid)
+            .u32(self.gid)
+            .u32(self.mode)
+            .0
+    }
+    /// Decodes.
+    pub fn get(b: &[u8]) -> R<SegInfo> {
+        let mut g = Get::new(b, "segment info");
+        Ok(SegInfo {
+            seg: g.u32()?,
+            gen: g.u32()?,
+            size: g.u64()?,
+            uid: g.u32()?,
+            gid: g.u32()?,
+            mode: g.u32()?,
+        })
+    }
+}
+
+/// Response status codes; the body of an error is a message, except where noted.
+pub mod code {
+    /// Success.
+    pub const OK: u8 = 0;
+    /// Unknown segment (body: name).
+    pub const UNKNOWN_SEGMENT: u8 = 1;
+    /// Size mismatch (body: existing u64, requested u64, name).
+    pub const SIZE_MISMATCH: u8 = 2;
+    /// Unknown group (body: name).
+    pub const UNKNOWN_GROUP: u8 = 3;
+    /// Table full (body: what).
+    pub const TABLE_FULL: u8 = 4;
+    /// Invalid argument (body: message).
+    pub const INVALID: u8 = 5;
+    /// Ack incomplete (body: node set).
+    pub const ACK_INCOMPLETE: u8 = 6;
+    /// The segment was freed (body: name).
+    pub const SEGMENT_FREED: u8 = 7;
+}
+
+/// Encodes a response.
+pub fn response(id: u32, status: u8, body: &[u8]) -> Vec<u8> {
+    Put::new().u32(id).u8(status).bytes(body).0
+}
+
+/// Decodes a response: (id, status, body).
+pub fn get_response(b: &[u8]) -> R<(u32, u8, &[u8])> {
+    let mut g = Get::new(b, "response");
+    Ok((g.u32()?, g.u8()?, g.rest()))
+}
+
+/// A membership event on the wire: (epoch, node, incarnation, kind, members after).
+pub fn event(epoch: u64, node: NodeId, inc: u64, kind: u8, members: &NodeSet) -> Vec<u8> {
+    put_set(Put::new().u64(epoch).u16(node.0).u64(inc).u8(kind), members).0
+}
+
+/// Decodes an event.
+pub fn get_event(b: &[u8]) -> R<(u64, NodeId, u64, u8, NodeSet)> {
+    let mut g = Get::new(b, "event");
+    Ok((
+        g.u64()?,
+        NodeId(g.u16()?),
+        g.u64()?,
+        g.u8()?,
+        get_set(&mut g)?,
+    ))
+}
+
+/// Event kinds on the wire.
+pub mod event_kind {
+    /// Joined.
+    pub const JOINED: u8 = 0;
+    /// Left cleanly.
+    pub const LEFT: u8 = 1;
+    /// Declared failed and isolated.
+    pub const FAILED: u8 = 2;
+}
+
+/// Heartbeat payload: the sender's link counters.
+pub fn heartbeat(c: &LinkCounters) -> Vec<u8> {
+    let mut p = Put::new();
+    for (_, _, v) in c.fields() {
+        p = p.u64(v);
+    }
+    p.0
+}
+
+/// Decodes a heartbeat's counters.
+pub fn get_heartbeat(b: &[u8]) -> R<LinkCounters> {
+    let mut g = Get::new(b, "heartbeat");
+    Ok(LinkCounters {
+        frames_tx: g.u64()?,
+        frames_rx: g.u64()?,
+        bytes_tx: g.u64()?,
+        bytes_rx: g.u64()?,
+        crc_failures: g.u64()?,
+        retransmits: g.u64()?,
+        discards: g.u64()?,
+        duplicates: g.u64()?,
+        naks: g.u64()?,
+        backpressure_waits: g.u64()?,
+        mac_failures: g.u64()?,
+        tcp_retransmits: g.u64()?,
+    })
+}
