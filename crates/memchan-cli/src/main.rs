@@ -8,6 +8,9 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod hub;
+mod relay;
+mod status;
 
 /// memchan — a software cluster interconnect (shared-memory reflective memory
 /// in the line of DEC MEMORY CHANNEL).
@@ -27,12 +30,25 @@ enum Command {
     /// Internal: one side of a measurement, spawned by `memchan bench`.
     #[command(hide = true)]
     BenchWorker(bench::worker::WorkerArgs),
+    /// A fault-injecting relay for testing links: forwards TCP connections to the
+    /// hub and, per link frame and direction, drops, corrupts, duplicates, reorders
+    /// or delays it with the given probabilities (the handshake always passes).
+    Relay(relay::RelayArgs),
+    /// Run a cluster's hub: nodes on any host join through it (`MEMCHAN_HUB`). Prints
+    /// `listening ADDR` (and `metrics ADDR`), then serves until SIGTERM or SIGINT.
+    Hub(hub::HubArgs),
+    /// Ask a hub for the cluster's state: members, epochs and both ends of every
+    /// link's error counters, as tables or JSON, or served as Prometheus metrics.
+    Status(status::StatusArgs),
 }
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Relay(args) => relay::run(args),
+        Command::Hub(args) => hub::run(args),
+        Command::Status(args) => status::run(args),
         Command::BenchWorker(args) => {
             // One line for the coordinator to quote, without a backtrace.
             if let Err(e) = bench::worker::main(args) {

@@ -272,6 +272,7 @@ fn help_explains_the_flags() {
         "--cpus",
         "--no-peers",
         "--peers-once",
+        "--hosts",
     ] {
         assert!(s.contains(flag), "--help lacks {flag}:\n{s}");
     }
@@ -285,4 +286,230 @@ fn bad_cpus_are_rejected() {
         .expect("running memchan");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cpus"));
+}
+
+/// Network namespaces that exist now.
+fn namespaces() -> Vec<String> {
+    let mut v: Vec<String> = ["/run/netns", "/var/run/netns"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|d| d.flatten())
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// `memchan bench --hosts` needs root (network namespaces) and iproute2.
+fn hosts_possible() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|e| e == "0"))
+        })
+        .unwrap_or(false);
+    let ip = Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !(root && ip) {
+        eprintln!("--hosts test skipped: needs root and iproute2 (root: {root}, ip: {ip})");
+    }
+    root && ip
+}
+
+/// Processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if pid == std::process::id().to_string() {
+            continue;
+        }
+        if let Ok(c) = std::fs::read(e.path().join("cmdline")) {
+            let c = String::from_utf8_lossy(&c).replace('\0', " ");
+            if c.contains(needle) {
+                found.push(format!("{pid}: {c}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
+    if !hosts_possible() {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = scratch("hosts");
+    let json_path = dir.join("hosts.json");
+    let before = namespaces();
+    let out = memchan()
+        .args(["bench", "--hosts", "--quick", "--json"])
+        .arg(&json_path)
+        .output()
+        .expect("running memchan");
+    check(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+
+    // Every series is there, a number or null.
+    let lat = &v["figures"]["net_latency_8b_one_way_us"];
+    for s in [
+        "memchan",
+        "tcp_raw",
+        "memchan_spin",
+        "tcp_raw_spin",
+        "mpi_tcp",
+    ] {
+        let x = lat
+            .get(s)
+            .unwrap_or_else(|| panic!("latency series {s} missing: {lat}"));
+        assert!(
+            x.is_null() || x.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
+            "net_latency_8b_one_way_us.{s} = {x}"
+        );
+    }
+    let bw = &v["figures"]["net_bandwidth_1mib_gbps"];
+    for s in ["memchan", "tcp_raw"] {
+        let x = bw
+            .get(s)
+            .unwrap_or_else(|| panic!("bandwidth series {s} missing: {bw}"));
+        assert!(
+            x.is_null() || x.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
+            "net_bandwidth_1mib_gbps.{s} = {x}"
+        );
+    }
+
+    // The raw TCP references are sane (µs; GB/s).
+    let tcp = lat["tcp_raw"].as_f64().expect("tcp_raw measured");
+    let spin = lat["tcp_raw_spin"].as_f64().expect("tcp_raw_spin measured");
+    for (name, x) in [("tcp_raw", tcp), ("tcp_raw_spin", spin)] {
+        assert!(x > 0.5 && x < 5000.0, "{name} one-way latency {x} us");
+    }
+    assert!(
+        spin <= tcp * 2.0,
+        "busy-polling ({spin} us) should not be slower than 2x blocking ({tcp} us)"
+    );
+    let tcp_bw = bw["tcp_raw"].as_f64().expect("tcp_raw bandwidth measured");
+    assert!(tcp_bw > 0.05, "tcp_raw bandwidth {tcp_bw} GB/s");
+
+    // The traffic really crossed the veth.
+    let crossed = &v["hosts"]["veth_bytes_per_measurement"];
+    for s in ["tcp_raw", "tcp_raw_spin", "tcp_raw_bandwidth"] {
+        let b = crossed[s][0].as_u64().unwrap_or(0);
+        assert!(b > 0, "no veth bytes recorded for {s}: {crossed}");
+    }
+
+    for needle in [
+        "[net_latency_8b_one_way_us]",
+        "[net_bandwidth_1mib_gbps]",
+        "ratio vs tcp_raw",
+        "== targets",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{stdout}"
+        );
+    }
+
+    // The run's namespaces are gone, and it left no other mcb* one behind.
+    let ns: Vec<String> = v["hosts"]["namespaces"]
+        .as_array()
+        .expect("hosts.namespaces")
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ns.len(), 2);
+    let after = namespaces();
+    for n in &ns {
+        assert!(n.starts_with("mcb"), "{n}");
+        assert!(!after.contains(n), "namespace {n} still exists: {after:?}");
+    }
+    let new: Vec<&String> = after
+        .iter()
+        .filter(|n| n.starts_with("mcb") && !before.contains(n))
+        .collect();
+    assert!(new.is_empty(), "left behind: {new:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hosts_interrupted_kills_the_workers_and_removes_the_namespaces() {
+    if !hosts_possible() {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    // Long enough to be interrupted in the middle of a measurement.
+    let mut child = memchan()
+        .args(["bench", "--hosts", "--rounds", "50", "--no-peers"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running memchan");
+    let pid = child.id();
+    let ns_a = format!("mcb{pid}a");
+    let ns_b = format!("mcb{pid}b");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !namespaces().contains(&ns_b) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the namespaces never appeared"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the bench exited early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Let a pair of workers start.
+    let marker = format!("memchan-bench-hosts-{pid}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while processes_mentioning(&marker).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the bench did not exit after SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let mut err = String::new();
+    use std::io::Read as _;
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "exit status {status}; stderr:\n{err}"
+    );
+    let after = namespaces();
+    assert!(
+        !after.contains(&ns_a) && !after.contains(&ns_b),
+        "namespaces left: {after:?}"
+    );
+    let left = processes_mentioning(&marker);
+    assert!(left.is_empty(), "processes left: {left:?}");
+    assert!(!std::env::temp_dir().join(&marker).exists());
 }

@@ -26,4 +26,3 @@ pub struct MembershipEvent {
     /// What happened.
     pub kind: EventKind,
 }
-

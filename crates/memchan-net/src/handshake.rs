@@ -20,7 +20,7 @@ pub fn read_frame(
     deadline: Instant,
 ) -> Result<(wire::Header, Vec<u8>), LinkError> {
     loop {
-        match dec.next()? {
+        match dec.next_frame()? {
             Some(Received::Frame(h, p)) => return Ok((h, p)),
             Some(Received::Refused(why)) => return Err(LinkError::Refused(why)),
             Some(Received::Corrupt) => {
@@ -53,7 +53,12 @@ pub fn read_frame(
 }
 
 /// Sends one control frame on a blocking socket.
-pub fn write_frame(sock: &mut TcpStream, key: &Key, kind: Kind, payload: &[u8]) -> std::io::Result<()> {
+pub fn write_frame(
+    sock: &mut TcpStream,
+    key: &Key,
+    kind: Kind,
+    payload: &[u8],
+) -> std::io::Result<()> {
     let mut out = Vec::new();
     wire::encode(&mut out, key, kind, 0, 0, &[payload]);
     sock.write_all(&out)
@@ -89,14 +94,19 @@ pub struct Joined {
 
 /// Node side: connects to `addr`, reads the Hello and sends `join`. Returns the socket,
 /// the link key and a decoder holding any bytes read past the Hello.
-pub fn connect(addr: &str, cluster_key: &Key, mut join: Join) -> Result<(TcpStream, Key, Decoder), String> {
+pub fn connect(
+    addr: &str,
+    cluster_key: &Key,
+    mut join: Join,
+) -> Result<(TcpStream, Key, Decoder), String> {
     let deadline = Instant::now() + STEP;
     let sa = addr
         .to_socket_addrs()
         .map_err(|e| format!("cannot resolve: {e}"))?
         .next()
         .ok_or_else(|| "no address".to_string())?;
-    let mut sock = TcpStream::connect_timeout(&sa, STEP).map_err(|e| format!("cannot connect: {e}"))?;
+    let mut sock =
+        TcpStream::connect_timeout(&sa, STEP).map_err(|e| format!("cannot connect: {e}"))?;
     sock.set_nodelay(true).map_err(|e| e.to_string())?;
     // The Hello is not checked here: with a wrong key we still send our Join, so the
     // hub can refuse it by name (and log it). The hub proves the key in its Welcome.
@@ -107,7 +117,8 @@ pub fn connect(addr: &str, cluster_key: &Key, mut join: Join) -> Result<(TcpStre
     }
     join.hub_nonce.copy_from_slice(&p[..16]);
     join.node_nonce = nonce();
-    write_frame(&mut sock, cluster_key, Kind::Join, &join.put()).map_err(|e| format!("cannot send join: {e}"))?;
+    write_frame(&mut sock, cluster_key, Kind::Join, &join.put())
+        .map_err(|e| format!("cannot send join: {e}"))?;
     let key = cluster_key.link(&join.hub_nonce, &join.node_nonce);
     let mut next = Decoder::new(Some(key.clone()));
     next.push(&dec.take_pending());

@@ -278,7 +278,10 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
     let (h, payload) = match read_frame(&mut sock, &mut dec, Instant::now() + STEP) {
         Ok(f) => f,
         Err(LinkError::Protocol(wire::WireError::BadMac)) => {
-            return refuse(&mut sock, "wrong cluster key (the join's MAC does not verify)")
+            return refuse(
+                &mut sock,
+                "wrong cluster key (the join's MAC does not verify)",
+            )
         }
         Err(e) => return refuse(&mut sock, &handshake::describe(e)),
     };
@@ -300,7 +303,12 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         peer_releases_on_receive: true,
         ..sh.cfg.link.clone()
     };
-    let link = match Link::new(sock.try_clone().expect("clone"), key, cfg, &dec.take_pending()) {
+    let link = match Link::new(
+        sock.try_clone().expect("clone"),
+        key,
+        cfg,
+        &dec.take_pending(),
+    ) {
         Ok(l) => Arc::new(l),
         Err(_) => return,
     };
@@ -387,7 +395,7 @@ fn timer_loop(sh: Arc<Shared>) {
             last_hb = Instant::now();
         }
         for (node, inc, link) in links {
-            let silent = link.last_heard().elapsed();
+            let silent = link.silence();
             if silent > sh.cfg.failure_timeout {
                 let why = format!("silent for {} ms", silent.as_millis());
                 sh.isolate(&mut sh.lock(), node, inc, &why);
@@ -475,7 +483,10 @@ impl Shared {
         let mut st = self.lock();
         match &st.cluster {
             Some(c) if *c != j.cluster => {
-                return Err(format!("this hub serves cluster `{c}`, not `{}`", j.cluster))
+                return Err(format!(
+                    "this hub serves cluster `{c}`, not `{}`",
+                    j.cluster
+                ))
             }
             Some(_) => {}
             None => st.cluster = Some(j.cluster.clone()),
@@ -537,7 +548,9 @@ impl Shared {
                 0
             }
             k => {
-                log(format!("{n} sent a {k:?} frame, which only the hub sends; ignored"));
+                log(format!(
+                    "{n} sent a {k:?} frame, which only the hub sends; ignored"
+                ));
                 0
             }
         };
@@ -923,7 +936,10 @@ impl Shared {
         for (i, s) in st.segs.iter_mut().enumerate() {
             if let Some(s) = s {
                 s.rx.remove(n);
-                if s.shadow.as_ref().is_some_and(|sh| sh.get(n.index()) == Some(&1)) {
+                if s.shadow
+                    .as_ref()
+                    .is_some_and(|sh| sh.get(n.index()) == Some(&1))
+                {
                     clear.push(i);
                 }
             }
@@ -956,7 +972,7 @@ impl Shared {
                 .filter_map(|(i, p)| {
                     let p = p.as_ref()?;
                     let (hub_side, heard) = match &p.sink {
-                        Sink::Remote(l) => (l.counters(), l.last_heard().elapsed()),
+                        Sink::Remote(l) => (l.counters(), l.silence()),
                         Sink::Local(_) => (LinkCounters::default(), Duration::ZERO),
                     };
                     Some(MemberStatus {
@@ -1007,7 +1023,8 @@ pub fn query_status(addr: &str, key: &Key) -> Result<HubStatus, String> {
         host: String::new(),
     };
     let (mut sock, _key, mut dec) = handshake::connect(addr, key, join)?;
-    let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(handshake::describe)?;
+    let (h, p) =
+        read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(handshake::describe)?;
     if h.kind != Kind::Response {
         return Err(format!("expected a status report, got {:?}", h.kind));
     }

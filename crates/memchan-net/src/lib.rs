@@ -8,11 +8,11 @@
 
 #![warn(missing_docs)]
 
+pub mod handshake;
+pub mod hub;
+pub mod link;
 pub mod metrics;
+pub mod node;
+pub mod proto;
 pub mod status;
 pub mod wire;
-pub mod link;
-pub mod handshake;
-pub mod proto;
-pub mod hub;
-pub mod node;

@@ -172,7 +172,9 @@ pub struct Link {
     ack_now: AtomicBool,
     /// Last seq the peer released (frames up to here left the replay memory).
     peer_released: AtomicU64,
-    last_heard: Mutex<Instant>,
+    /// When a frame last arrived, in ns since `born`.
+    last_heard: AtomicU64,
+    born: Instant,
     counters: Counters,
     down: AtomicBool,
     /// Peer address, for logs and status.
@@ -220,7 +222,8 @@ impl Link {
             released_sent: AtomicU64::new(0),
             ack_now: AtomicBool::new(false),
             peer_released: AtomicU64::new(0),
-            last_heard: Mutex::new(Instant::now()),
+            last_heard: AtomicU64::new(0),
+            born: Instant::now(),
             counters: Counters::default(),
             down: AtomicBool::new(false),
             peer,
@@ -380,7 +383,11 @@ impl Link {
             tx.partial = Partial::None;
             inc(&self.counters.frames_tx);
         }
-        let from = if tx.partial == Partial::Ctl { tx.off } else { 0 };
+        let from = if tx.partial == Partial::Ctl {
+            tx.off
+        } else {
+            0
+        };
         let left = tx.ctl.len() - from;
         if left > 0 {
             if n < left {
@@ -517,7 +524,8 @@ impl Link {
     pub fn receive(&self, h: &mut dyn Handler) -> Result<bool, LinkError> {
         let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
         let mut any = false;
-        loop {
+        // Bounded, so a peer that never stops sending cannot keep the caller here.
+        for _ in 0..32 {
             let buf = rx.dec.spare(64 * 1024);
             match (&self.sock).read(buf) {
                 Ok(0) => {
@@ -527,6 +535,8 @@ impl Link {
                 Ok(n) => {
                     rx.dec.filled(n);
                     self.counters.bytes_rx.fetch_add(n as u64, Relaxed);
+                    self.last_heard
+                        .store(self.born.elapsed().as_nanos() as u64, Relaxed);
                     any = true;
                     self.process(&mut rx, h)?;
                 }
@@ -537,7 +547,6 @@ impl Link {
         }
         drop(rx);
         if any {
-            *self.last_heard.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
             self.send_release(false);
         }
         Ok(any)
@@ -545,7 +554,7 @@ impl Link {
 
     fn process(&self, rx: &mut Rx, h: &mut dyn Handler) -> Result<(), LinkError> {
         loop {
-            let got = match rx.dec.next() {
+            let got = match rx.dec.next_frame() {
                 Ok(Some(r)) => r,
                 Ok(None) => return Ok(()),
                 Err(e) => {
@@ -620,9 +629,10 @@ impl Link {
         }
     }
 
-    /// When a valid frame last arrived.
-    pub fn last_heard(&self) -> Instant {
-        *self.last_heard.lock().unwrap_or_else(|e| e.into_inner())
+    /// How long since bytes last arrived.
+    pub fn silence(&self) -> Duration {
+        let now = self.born.elapsed().as_nanos() as u64;
+        Duration::from_nanos(now.saturating_sub(self.last_heard.load(Relaxed)))
     }
 
     /// Highest seq the peer has released.

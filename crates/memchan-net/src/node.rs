@@ -296,7 +296,9 @@ impl Node {
             members: members.iter().copied().collect(),
         };
         let body = self.sh.request(op)?;
-        let id = Get::new(&body, "group id").u16().map_err(|e| self.sh.garbled(e))?;
+        let id = Get::new(&body, "group id")
+            .u16()
+            .map_err(|e| self.sh.garbled(e))?;
         Ok(GroupId(id))
     }
 
@@ -305,7 +307,9 @@ impl Node {
         let body = self.sh.request(Op::GroupLookup {
             name: name.to_string(),
         })?;
-        let id = Get::new(&body, "group id").u16().map_err(|e| self.sh.garbled(e))?;
+        let id = Get::new(&body, "group id")
+            .u16()
+            .map_err(|e| self.sh.garbled(e))?;
         Ok(GroupId(id))
     }
 
@@ -519,7 +523,9 @@ impl Shared {
         while !self.stop.load(Ordering::Acquire) {
             if link.wait(None, Duration::from_millis(10)) {
                 if let Err(e) = link.receive(&mut NodeHandler(&self)) {
-                    if self.health.load(Ordering::Acquire) == ALIVE && !self.stop.load(Ordering::Acquire) {
+                    if self.health.load(Ordering::Acquire) == ALIVE
+                        && !self.stop.load(Ordering::Acquire)
+                    {
                         let why = match e {
                             LinkError::Closed => "the hub closed the link".to_string(),
                             e => format!("hub link failed: {e}"),
@@ -532,7 +538,7 @@ impl Shared {
             if last_tick.elapsed() >= Duration::from_millis(10) {
                 last_tick = Instant::now();
                 link.tick();
-                let silent = link.last_heard().elapsed();
+                let silent = link.silence();
                 if silent > timeout {
                     self.set_lost(format!("the hub was silent for {} ms", silent.as_millis()));
                     link.shutdown();
@@ -576,6 +582,10 @@ impl Shared {
                     let mut st = self.lock();
                     st.members = members;
                     st.epoch = st.epoch.max(epoch);
+                    if node == self.me && inc == self.inc {
+                        // Our own join: events are reported from the join on.
+                        return;
+                    }
                     st.events.push_back(MembershipEvent {
                         epoch,
                         node,
@@ -594,6 +604,11 @@ impl Shared {
         self.check()?;
         match &self.up {
             Up::Link(l) => l.send(kind, parts).map(drop).map_err(|e| {
+                // An isolation notice may wait unread behind the closed link.
+                let _ = l.receive(&mut NodeHandler(self));
+                if let Err(e) = self.check() {
+                    return e;
+                }
                 let why = format!("cannot send to the hub: {e}");
                 self.set_lost(why.clone());
                 Error::HubLost(why)
@@ -735,7 +750,11 @@ impl Segment {
             gen: self.info.gen,
         };
         if let Err(e) = self.sh.request(op) {
-            self.sh.rx.write().unwrap_or_else(|e| e.into_inner()).remove(&self.info.seg);
+            self.sh
+                .rx
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&self.info.seg);
             return Err(e);
         }
         let seen = mem.notify.load(Ordering::Acquire);
@@ -824,7 +843,7 @@ impl TxMapping {
                 size: self.len(),
             });
         }
-        if atomic && offset % len != 0 {
+        if atomic && !offset.is_multiple_of(len) {
             return Err(Error::Unaligned {
                 segment: self.name.clone(),
                 offset,
@@ -891,7 +910,11 @@ pub struct RxMapping {
 
 impl Drop for RxMapping {
     fn drop(&mut self) {
-        self.sh.rx.write().unwrap_or_else(|e| e.into_inner()).remove(&self.seg);
+        self.sh
+            .rx
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.seg);
         if self.sh.check().is_ok() {
             let op = Op::UnmapRx {
                 seg: self.seg,
@@ -929,7 +952,7 @@ impl RxMapping {
                 size: self.mem.size,
             });
         }
-        if atomic && offset % len != 0 {
+        if atomic && !offset.is_multiple_of(len) {
             return Err(Error::Unaligned {
                 segment: self.name.clone(),
                 offset,
@@ -955,8 +978,10 @@ impl RxMapping {
     pub fn load_u16(&self, offset: usize) -> Result<u16> {
         self.check(offset, 2, true)?;
         // SAFETY: in bounds and 2-aligned (checked).
-        Ok(unsafe { &*(self.mem.base.add(offset) as *const std::sync::atomic::AtomicU16) }
-            .load(Ordering::Acquire))
+        Ok(
+            unsafe { &*(self.mem.base.add(offset) as *const std::sync::atomic::AtomicU16) }
+                .load(Ordering::Acquire),
+        )
     }
     /// 1-byte load.
     pub fn load_u8(&self, offset: usize) -> Result<u8> {
@@ -999,7 +1024,9 @@ impl RxMapping {
         loop {
             self.sh.check()?;
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            let slice = left.map_or(Duration::from_millis(100), |l| l.min(Duration::from_millis(100)));
+            let slice = left.map_or(Duration::from_millis(100), |l| {
+                l.min(Duration::from_millis(100))
+            });
             if let Some(v) = n.wait(self.seen.get(), Some(slice), &PrivateFutex) {
                 self.seen.set(v);
                 self.sh.check()?;
@@ -1054,7 +1081,11 @@ impl Futex for PrivateFutex {
         let _ = futex::wait(word, futex::Flags::PRIVATE, expected, ts.as_ref());
     }
     fn wake(&self, word: &AtomicU32) {
-        let _ = rustix::thread::futex::wake(word, rustix::thread::futex::Flags::PRIVATE, i32::MAX as u32);
+        let _ = rustix::thread::futex::wake(
+            word,
+            rustix::thread::futex::Flags::PRIVATE,
+            i32::MAX as u32,
+        );
     }
 }
 
@@ -1100,7 +1131,9 @@ impl RxMem {
             page,
             base,
             map_len,
-            pct: (0..map_len / page).map(|_| AtomicU8::new(attrs_bits(attrs))).collect(),
+            pct: (0..map_len / page)
+                .map(|_| AtomicU8::new(attrs_bits(attrs)))
+                .collect(),
             notify: AtomicU32::new(0),
             waiters: AtomicU32::new(0),
         })
@@ -1139,17 +1172,25 @@ impl RxMem {
         // SAFETY (all four casts): `at..at+len` is in bounds (checked by `apply`) and the
         // offset is aligned to the access size (checked here; the base is page-aligned).
         match d.len() {
-            8 if at % 8 == 0 => unsafe { &*(self.base.add(at) as *const AtomicU64) }
-                .store(u64::from_le_bytes(d.try_into().expect("8")), Ordering::Release),
-            4 if at % 4 == 0 => unsafe { &*(self.base.add(at) as *const AtomicU32) }
-                .store(u32::from_le_bytes(d.try_into().expect("4")), Ordering::Release),
-            2 if at % 2 == 0 => unsafe {
-                &*(self.base.add(at) as *const std::sync::atomic::AtomicU16)
+            8 if at.is_multiple_of(8) => unsafe { &*(self.base.add(at) as *const AtomicU64) }
+                .store(
+                    u64::from_le_bytes(d.try_into().expect("8")),
+                    Ordering::Release,
+                ),
+            4 if at.is_multiple_of(4) => unsafe { &*(self.base.add(at) as *const AtomicU32) }
+                .store(
+                    u32::from_le_bytes(d.try_into().expect("4")),
+                    Ordering::Release,
+                ),
+            2 if at.is_multiple_of(2) => {
+                unsafe { &*(self.base.add(at) as *const std::sync::atomic::AtomicU16) }.store(
+                    u16::from_le_bytes(d.try_into().expect("2")),
+                    Ordering::Release,
+                )
             }
-            .store(u16::from_le_bytes(d.try_into().expect("2")), Ordering::Release),
             _ => {
                 let mut i = 0;
-                while i < d.len() && (at + i) % 8 != 0 {
+                while i < d.len() && !(at + i).is_multiple_of(8) {
                     self.byte(at + i).store(d[i], Ordering::Relaxed);
                     i += 1;
                 }

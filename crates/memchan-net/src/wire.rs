@@ -300,7 +300,7 @@ impl Decoder {
     }
 
     /// The next complete frame, `Ok(None)` if more bytes are needed.
-    pub fn next(&mut self) -> Result<Option<Received>, WireError> {
+    pub fn next_frame(&mut self) -> Result<Option<Received>, WireError> {
         let avail = &self.buf[self.start..self.end];
         let Some(h) = parse_header(avail)? else {
             return Ok(None);
@@ -454,7 +454,7 @@ mod tests {
         encode(&mut out, &k, kind, 7, 3, &[payload]);
         let mut d = Decoder::new(Some(k));
         d.push(&out);
-        d.next().unwrap().unwrap()
+        d.next_frame().unwrap().unwrap()
     }
 
     #[test]
@@ -480,7 +480,7 @@ mod tests {
                 f[i] ^= 1 << bit;
                 let mut d = Decoder::new(Some(k.clone()));
                 d.push(&f);
-                let r = d.next();
+                let r = d.next_frame();
                 // A flipped kind byte may become another valid kind or an unknown one.
                 assert!(
                     matches!(r, Ok(Some(Received::Corrupt)))
@@ -498,13 +498,13 @@ mod tests {
         encode(&mut out, &Key::from_secret(b"a"), Kind::Join, 0, 0, &[b"x"]);
         let mut d = Decoder::new(Some(Key::from_secret(b"b")));
         d.push(&out);
-        assert_eq!(d.next(), Err(WireError::BadMac));
+        assert_eq!(d.next_frame(), Err(WireError::BadMac));
         let mut d = Decoder::new(None);
         d.push(b"GET / HTTP/1.1\r\n");
-        assert!(matches!(d.next(), Err(WireError::Garbage(_))));
+        assert!(matches!(d.next_frame(), Err(WireError::Garbage(_))));
         out[4] = 9;
         let mut d = Decoder::new(None);
         d.push(&out);
-        assert_eq!(d.next(), Err(WireError::Version { theirs: 9 }));
+        assert_eq!(d.next_frame(), Err(WireError::Version { theirs: 9 }));
     }
 }

@@ -132,7 +132,7 @@ fn feed(d: &mut Decoder, bytes: &[u8], ch: &Chunking) -> Outcome {
         fed += n;
         i += 1;
         loop {
-            match d.next() {
+            match d.next_frame() {
                 Ok(None) => break,
                 Ok(Some(r)) => {
                     if let Received::Frame(h, p) = &r {
@@ -150,7 +150,7 @@ fn feed(d: &mut Decoder, bytes: &[u8], ch: &Chunking) -> Outcome {
                 }
                 Err(e) => {
                     // Calling again must not panic either.
-                    let _ = d.next();
+                    let _ = d.next_frame();
                     return Outcome {
                         items,
                         error: Some(e),
@@ -260,7 +260,7 @@ proptest! {
             prop_assert_eq!(p, &f.payload);
         }
         prop_assert_eq!(d.pending(), 0);
-        prop_assert_eq!(d.next(), Ok(None));
+        prop_assert_eq!(d.next_frame(), Ok(None));
     }
 
     /// (c) One bit flipped at byte 12 or later of one frame (CRC, seq, ack, payload or
@@ -491,10 +491,10 @@ fn refuse_is_read_with_any_key_and_any_crc() {
     let mut d = Decoder::new(Some(key_of(2)));
     d.push(&bytes);
     assert_eq!(
-        d.next(),
+        d.next_frame(),
         Ok(Some(Received::Refused("wrong cluster key".into())))
     );
-    assert_eq!(d.next(), Ok(None));
+    assert_eq!(d.next_frame(), Ok(None));
 }
 
 /// The length limit is enforced on the header alone, before any payload arrives.
@@ -505,5 +505,5 @@ fn over_long_length_is_refused_from_the_header() {
     bytes[8..12].copy_from_slice(&(MAX_PAYLOAD as u32 + 1).to_le_bytes());
     let mut d = Decoder::new(None);
     d.push(&bytes[..HEADER]);
-    assert_eq!(d.next(), Err(WireError::TooLong(MAX_PAYLOAD + 1)));
+    assert_eq!(d.next_frame(), Err(WireError::TooLong(MAX_PAYLOAD + 1)));
 }

@@ -161,9 +161,10 @@ impl Cluster {
             )?),
             Some(hub) => {
                 let secret = read_key(cfg.key_file.as_deref())?;
-                let key = secret
-                    .as_deref()
-                    .map_or_else(memchan_net::wire::Key::open, memchan_net::wire::Key::from_secret);
+                let key = secret.as_deref().map_or_else(
+                    memchan_net::wire::Key::open,
+                    memchan_net::wire::Key::from_secret,
+                );
                 Node::Net(net::Node::join(
                     name,
                     net::NetConfig {

@@ -12,6 +12,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub mod clock;
+pub mod hosts;
 pub mod memchan_side;
 pub mod peers;
 pub mod pingpong;
@@ -73,6 +74,13 @@ pub struct BenchArgs {
     /// (each peer costs an mpirun/oshrun start-up of about half a second).
     #[arg(long)]
     pub peers_once: bool,
+
+    /// Run only the host figures: two network namespaces joined by a veth
+    /// pair, and over it raw TCP (blocking and busy-polling 8-byte ping-pong,
+    /// 1 MiB-write stream), Open MPI over TCP and memchan through a hub.
+    /// Needs root (CAP_NET_ADMIN) and iproute2.
+    #[arg(long)]
+    pub hosts: bool,
 }
 
 /// The resolved run parameters.
@@ -278,6 +286,9 @@ impl Drop for ScratchDir {
 
 /// Entry point of `memchan bench`.
 pub fn run(args: BenchArgs) -> Result<()> {
+    if args.hosts {
+        return hosts::run(&args);
+    }
     let started = std::time::Instant::now();
     let date = report::iso_date_now();
     let cfg = Config::from_args(&args)?;

@@ -15,6 +15,7 @@ use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 use super::clock::Clock;
+use super::hosts;
 use super::memchan_side;
 use super::pingpong::{self, Endpoint};
 use super::refs::{self, CacheLine, ShmRegion, Tcp};
@@ -34,6 +35,13 @@ pub enum Kind {
     MemchanLock,
     MemchanBarrier,
     MemchanNotify,
+    // `--hosts`: the figures over a veth between two network namespaces.
+    HostTcp,
+    HostTcpSpin,
+    HostTcpBw,
+    HostMemchan,
+    HostMemchanSpin,
+    HostMemchanBw,
 }
 
 /// Which side of a two-process measurement.
@@ -90,6 +98,9 @@ pub struct WorkerArgs {
     /// File the samples are written to (JSON).
     #[arg(long)]
     pub out: PathBuf,
+    /// Namespaces and addresses of the `--hosts` measurements.
+    #[command(flatten)]
+    pub hosts: super::hosts::HostArgs,
 }
 
 /// What a worker hands back: named series of samples (ns).
@@ -181,6 +192,7 @@ fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
             "linpack_100",
             refs::flop_ns(a.iters as usize, clock)?,
         )),
+        k if hosts::is_host_kind(k) => hosts::worker(k, a, clock),
         k => memchan_side::worker(k, a, clock),
     }
 }

@@ -17,6 +17,95 @@ pub fn unique_cluster(tag: &str) -> String {
     )
 }
 
+/// The transport a conformance test runs on: the suite is written once and each test
+/// runs on every transport (`on_every_transport!`).
+pub enum Transport {
+    /// One host, shared memory.
+    Shm,
+    /// Through a hub (run by the test process; the nodes are separate processes
+    /// joined over TCP, workers find it through `MEMCHAN_HUB`).
+    Hub(memchan_net::hub::Hub),
+}
+
+impl Transport {
+    /// A fresh hub with the default timing (heartbeat 100 ms, failure timeout 800 ms).
+    pub fn hub() -> Transport {
+        Self::hub_timed(Duration::from_millis(100), Duration::from_millis(800))
+    }
+
+    /// A fresh hub with the given heartbeat and failure timeout.
+    pub fn hub_timed(heartbeat: Duration, failure_timeout: Duration) -> Transport {
+        let hub = memchan_net::hub::Hub::start(memchan_net::hub::HubConfig {
+            heartbeat,
+            failure_timeout,
+            ..Default::default()
+        })
+        .expect("start a hub");
+        Transport::Hub(hub)
+    }
+
+    fn hub_addr(&self) -> Option<String> {
+        match self {
+            Transport::Shm => None,
+            Transport::Hub(h) => Some(h.local_addr().to_string()),
+        }
+    }
+
+    /// `cfg` pointed at this transport.
+    pub fn config(&self, mut cfg: memchan::Config) -> memchan::Config {
+        cfg.hub = self.hub_addr().map(memchan::Hub::Connect);
+        cfg
+    }
+
+    /// Joins `name` in this process.
+    pub fn join(&self, name: &str) -> memchan::Result<memchan::Cluster> {
+        self.join_with(name, memchan::Config::default())
+    }
+
+    /// Joins `name` in this process with `cfg` (its hub replaced by this transport's).
+    pub fn join_with(&self, name: &str, cfg: memchan::Config) -> memchan::Result<memchan::Cluster> {
+        memchan::Cluster::join_with(name, self.config(cfg))
+    }
+
+    /// Starts a worker process on this transport.
+    pub fn spawn(&self, role: &str, args: &[String]) -> Worker {
+        let mut cmd = Command::new(std::env::current_exe().expect("test binary"));
+        cmd.env_remove("MEMCHAN_HUB").env_remove("MEMCHAN_HUB_HOST");
+        let env: Vec<(&str, String)> = self
+            .hub_addr()
+            .map(|a| ("MEMCHAN_HUB", a))
+            .into_iter()
+            .collect();
+        Worker::start(cmd, role, args, &env)
+    }
+
+    /// Whether this is the hub transport.
+    pub fn is_hub(&self) -> bool {
+        matches!(self, Transport::Hub(_))
+    }
+}
+
+/// Runs the test function `$f(&Transport)` once per transport, as `$f::shm` and
+/// `$f::hub` (the hub made by `$hub`, default `Transport::hub()`).
+#[macro_export]
+macro_rules! on_every_transport {
+    ($f:ident) => {
+        $crate::on_every_transport!($f, $crate::harness::Transport::hub());
+    };
+    ($f:ident, $hub:expr) => {
+        mod $f {
+            #[test]
+            fn shm() {
+                super::$f(&$crate::harness::Transport::Shm);
+            }
+            #[test]
+            fn hub() {
+                super::$f(&$hub);
+            }
+        }
+    };
+}
+
 /// A worker process, killed (by PID) and reaped when dropped. Its stdout is read by
 /// a thread, so every wait on it has a deadline and a hung worker fails the test
 /// instead of hanging it.
@@ -28,7 +117,27 @@ pub struct Worker {
 impl Worker {
     /// Starts the worker `role` with `args` (passed as `MEMCHAN_ARGS`, space-separated).
     pub fn spawn(role: &str, args: &[String]) -> Worker {
-        let mut child = Command::new(std::env::current_exe().expect("test binary"))
+        Worker::start(
+            Command::new(std::env::current_exe().expect("test binary")),
+            role,
+            args,
+            &[],
+        )
+    }
+
+    /// Starts the worker `role` inside the network namespace `ns` (`ip netns exec`,
+    /// which execs, so the worker's PID is the child's), with `env` added to its
+    /// environment.
+    pub fn spawn_in(ns: &str, role: &str, args: &[String], env: &[(&str, String)]) -> Worker {
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", ns])
+            .arg(std::env::current_exe().expect("test binary"));
+        Worker::start(cmd, role, args, env)
+    }
+
+    /// `cmd` is the test binary, or a wrapper followed by it.
+    fn start(mut cmd: Command, role: &str, args: &[String], env: &[(&str, String)]) -> Worker {
+        let mut child = cmd
             .args([
                 "--ignored",
                 "--exact",
@@ -38,6 +147,7 @@ impl Worker {
             ])
             .env("MEMCHAN_ROLE", role)
             .env("MEMCHAN_ARGS", args.join(" "))
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

@@ -1,7 +1,7 @@
 //! The cluster lock of seed 000 under contention from separate processes, and with its
 //! holder killed inside the critical section.
 
-use crate::harness::{field, unique_cluster, Worker};
+use crate::harness::{field, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Dest, EventKind, TxAttrs};
 use std::time::Duration;
 
@@ -57,13 +57,12 @@ pub fn worker(a: &[String]) {
     c.barrier().unwrap();
 }
 
-#[test]
-fn lock_never_loses_an_increment() {
+fn lock_never_loses_an_increment(t: &Transport) {
     // 4 processes x 25,000 acquisitions = 100,000, counter kept by broadcast writes.
     let name = unique_cluster("lock");
     let mut ws: Vec<Worker> = (0..4)
         .map(|_| {
-            Worker::spawn(
+            t.spawn(
                 "lock",
                 &[name.clone(), "4".into(), "25000".into(), "0".into()],
             )
@@ -80,12 +79,12 @@ fn lock_never_loses_an_increment() {
         w.finish(Duration::from_secs(30));
     }
 }
+on_every_transport!(lock_never_loses_an_increment);
 
-#[test]
-fn lock_holder_killed_in_critical_section_is_released() {
+fn lock_holder_killed_in_critical_section_is_released(t: &Transport) {
     let name = unique_cluster("lockkill");
     let victim_at = 2000u64;
-    let mut victim = Worker::spawn(
+    let mut victim = t.spawn(
         "lock",
         &[
             name.clone(),
@@ -96,7 +95,7 @@ fn lock_holder_killed_in_critical_section_is_released() {
     );
     let mut ws: Vec<Worker> = (0..3)
         .map(|_| {
-            Worker::spawn(
+            t.spawn(
                 "lock",
                 &[name.clone(), "4".into(), "10000".into(), "0".into()],
             )
@@ -117,3 +116,4 @@ fn lock_holder_killed_in_critical_section_is_released() {
         w.finish(Duration::from_secs(30));
     }
 }
+on_every_transport!(lock_holder_killed_in_critical_section_is_released);

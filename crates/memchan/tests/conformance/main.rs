@@ -2,9 +2,11 @@
 //! behaviour of SPEC.md, written once against the public `Cluster` API and run with
 //! real processes. Every transport runs this same suite (today: one host).
 
+#[macro_use]
 mod harness;
 mod lock;
 mod membership;
+mod netns;
 mod ordering;
 mod sync_ops;
 

@@ -4,7 +4,7 @@
 //! it sees; the checker in `memchan_core::check` then proves both rules and that no
 //! write was lost, duplicated, corrupted or misdelivered.
 
-use crate::harness::{field, unique_cluster, Worker};
+use crate::harness::{field, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Dest, GroupId, TxAttrs};
 use memchan_core::check::{
     check, Layout, Observation, ReadRecorder, ReceiverLog, Schedule, ScheduleConfig,
@@ -150,8 +150,7 @@ fn decode_log(text: &str) -> ReceiverLog {
     }
 }
 
-#[test]
-fn ordering_rules_hold_among_concurrent_sender_processes() {
+fn ordering_rules_hold_among_concurrent_sender_processes(t: &Transport) {
     // 5 processes, all sending and all receiving: 5 x 20,000 = 100,000 writes.
     let (nodes, writes, seed) = (5u16, 20_000u64, 0x5EED_0001);
     let name = unique_cluster("order");
@@ -166,9 +165,7 @@ fn ordering_rules_hold_among_concurrent_sender_processes() {
             dir.display().to_string(),
         ]
     };
-    let mut ws: Vec<Worker> = (0..nodes)
-        .map(|i| Worker::spawn("order", &args(i)))
-        .collect();
+    let mut ws: Vec<Worker> = (0..nodes).map(|i| t.spawn("order", &args(i))).collect();
     let mut seen = Vec::new();
     for w in &mut ws {
         let line = w.expect_line("DONE", Duration::from_secs(300));
@@ -195,3 +192,4 @@ fn ordering_rules_hold_among_concurrent_sender_processes() {
         "observations per receiver: {seen:?}"
     );
 }
+on_every_transport!(ordering_rules_hold_among_concurrent_sender_processes);

@@ -1,6 +1,6 @@
 //! Direct deposit, atomicity, ack, notify, barrier, permissions and bad input.
 
-use crate::harness::{field, unique_cluster, Worker};
+use crate::harness::{field, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Config, Dest, Error, NodeId, PageSize, RxAttrs, TxAttrs};
 use std::time::{Duration, Instant};
 
@@ -38,10 +38,9 @@ fn thread_cpu() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
-#[test]
-fn notify_wakes_a_blocked_reader_without_spinning() {
+fn notify_wakes_a_blocked_reader_without_spinning(t: &Transport) {
     let name = unique_cluster("notify");
-    let c = Cluster::join(&name).unwrap();
+    let c = t.join(&name).unwrap();
     assert_eq!(c.node_id(), NodeId(0));
     let seg = c.segment("n", 2 * 4096, 0o600).unwrap();
     let rx = seg
@@ -52,7 +51,7 @@ fn notify_wakes_a_blocked_reader_without_spinning() {
         .unwrap();
     rx.set_attrs(4096, 4096, RxAttrs::default()).unwrap(); // page 1: no notify
     assert!(rx.attrs(0).unwrap().notify && !rx.attrs(4096).unwrap().notify);
-    let mut w = Worker::spawn("notify", std::slice::from_ref(&name));
+    let mut w = t.spawn("notify", std::slice::from_ref(&name));
     c.wait_for_members(2, Duration::from_secs(20)).unwrap();
     c.barrier().unwrap();
     let (t0, cpu0) = (Instant::now(), thread_cpu());
@@ -78,6 +77,7 @@ fn notify_wakes_a_blocked_reader_without_spinning() {
     c.barrier().unwrap();
     w.finish(Duration::from_secs(10));
 }
+on_every_transport!(notify_wakes_a_blocked_reader_without_spinning);
 
 /// Worker: `cluster nodes rounds` — each round: write the round into my word of a
 /// broadcast page, barrier, check every member's word reached the round.
@@ -104,11 +104,10 @@ pub fn barrier_worker(a: &[String]) {
     c.barrier().unwrap();
 }
 
-#[test]
-fn barrier_orders_every_members_writes_before_anyone_passes() {
+fn barrier_orders_every_members_writes_before_anyone_passes(t: &Transport) {
     let name = unique_cluster("barrier");
     let mut ws: Vec<Worker> = (0..3)
-        .map(|_| Worker::spawn("barrier", &[name.clone(), "3".into(), "2000".into()]))
+        .map(|_| t.spawn("barrier", &[name.clone(), "3".into(), "2000".into()]))
         .collect();
     for w in &mut ws {
         let line = w.expect_line("DONE", Duration::from_secs(120));
@@ -116,13 +115,13 @@ fn barrier_orders_every_members_writes_before_anyone_passes() {
         w.finish(Duration::from_secs(10));
     }
 }
+on_every_transport!(barrier_orders_every_members_writes_before_anyone_passes);
 
-#[test]
-fn group_barrier_waits_only_for_group_members() {
+fn group_barrier_waits_only_for_group_members(t: &Transport) {
     let name = unique_cluster("gbarrier");
-    let a = Cluster::join(&name).unwrap();
-    let b = Cluster::join(&name).unwrap();
-    let _outsider = Cluster::join(&name).unwrap(); // never calls barrier
+    let a = t.join(&name).unwrap();
+    let b = t.join(&name).unwrap();
+    let _outsider = t.join(&name).unwrap(); // never calls barrier
     let g = a.create_group("pair", &[a.node_id(), b.node_id()]).unwrap();
     assert_eq!(b.group("pair").unwrap(), g);
     let t = std::thread::spawn(move || {
@@ -133,6 +132,7 @@ fn group_barrier_waits_only_for_group_members() {
     t.join().unwrap();
     assert!(matches!(a.group("nope"), Err(Error::UnknownGroup(_))));
 }
+on_every_transport!(group_barrier_waits_only_for_group_members);
 
 /// Worker: `cluster` — hammers node 0's rx with two patterns per width until node 0
 /// writes the stop word into this worker's rx.
@@ -168,13 +168,12 @@ pub fn tear_worker(a: &[String]) {
     c.barrier().unwrap();
 }
 
-#[test]
-fn aligned_writes_are_never_torn() {
+fn aligned_writes_are_never_torn(t: &Transport) {
     let name = unique_cluster("tear");
-    let c = Cluster::join(&name).unwrap();
+    let c = t.join(&name).unwrap();
     let seg = c.segment("tear", 4096, 0o600).unwrap();
     let rx = seg.map_rx().unwrap();
-    let mut w = Worker::spawn("tear", std::slice::from_ref(&name));
+    let mut w = t.spawn("tear", std::slice::from_ref(&name));
     c.wait_for_members(2, Duration::from_secs(20)).unwrap();
     let stop = seg
         .map_tx(Dest::Node(peer(&c)), TxAttrs::default())
@@ -214,19 +213,20 @@ fn aligned_writes_are_never_torn() {
         "only {changes} changes in {reads} reads: writer not seen"
     );
 }
+on_every_transport!(aligned_writes_are_never_torn);
 
-#[test]
-fn ack_and_large_writes_arrive_whole_and_in_order() {
+fn ack_and_large_writes_arrive_whole_and_in_order(t: &Transport) {
     let name = unique_cluster("ack");
-    let a = Cluster::join(&name).unwrap();
-    let b = Cluster::join_with(
-        &name,
-        Config {
-            page_size: Some(PageSize::K4),
-            ..Config::default()
-        },
-    )
-    .unwrap();
+    let a = t.join(&name).unwrap();
+    let b = t
+        .join_with(
+            &name,
+            Config {
+                page_size: Some(PageSize::K4),
+                ..Config::default()
+            },
+        )
+        .unwrap();
     let size = 1 << 20;
     let rx = b.segment("big", size, 0o600).unwrap().map_rx().unwrap();
     let seg = a.segment("big", size, 0o600).unwrap();
@@ -244,6 +244,7 @@ fn ack_and_large_writes_arrive_whole_and_in_order() {
     rx.read(3, &mut back).unwrap();
     assert!(back == data, "payload differs after ack");
 }
+on_every_transport!(ack_and_large_writes_arrive_whole_and_in_order);
 
 #[test]
 fn eight_kib_pages_are_selectable_and_enforced() {

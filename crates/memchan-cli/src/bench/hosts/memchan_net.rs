@@ -1,0 +1,231 @@
+//! memchan's side of the host figures: two nodes of one cluster, one in each
+//! namespace, joined through a hub over the veth. Side A (ping, namespace A)
+//! hosts the hub in its own process (the virtual hub of a two-node cluster,
+//! `Hub::Host("10.202.0.1:PORT")`); side B (pong) connects to it
+//! (`Hub::Connect`). So every write of either side crosses the veth once.
+//!
+//! | kind            | ping (timing side, ns A)                                   | pong (ns B)                    |
+//! |-----------------|------------------------------------------------------------|--------------------------------|
+//! | `memchan`       | `write_u64(0, seq)`, `rx.wait` until `load_u64(0) == seq`   | same, answers with `write_u64` |
+//! | `memchan_spin`  | the same with `rx.wait_spin` (busy-polls the link)          | same                           |
+//! | bandwidth       | per window: N × `write(0, 1 MiB)`, then the flag; `rx.wait` for the answer | `rx.wait` for the flag, answer |
+//!
+//! Both sides map the segment rx with notify on receive and tx towards the
+//! other. Before anything timed, a handshake on a word of the segment makes
+//! sure both rx mappings exist (a write to a node without one is dropped).
+//! The coordinator checks afterwards that the traffic crossed the veth.
+//!
+//! Note that side A's process holds both the ping side and the hub (its
+//! threads share the ping side's core), as a node hosting the virtual hub
+//! does on a real two-host cluster.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use memchan::{
+    Cluster, Config as NodeConfig, Dest, Hub, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping,
+};
+
+use super::super::clock::{ticks, Clock};
+use super::super::pingpong::{self, Fns};
+use super::super::refs::{PageBuf, PEER_TIMEOUT};
+use super::super::worker::{self, Kind, WorkerArgs, WorkerOutput};
+use super::MIB;
+
+/// How long side B retries joining while side A's hub is not up yet.
+const JOIN_RETRY: Duration = Duration::from_secs(20);
+/// Offsets in the ping-pong segment "pp": the counter, the handshake word.
+const PP_SEQ: usize = 0;
+const PP_HELLO: usize = 64;
+/// Offsets after the 1 MiB of data in the bandwidth segment "bw".
+const BW_FLAG: usize = MIB;
+const BW_ANSWER: usize = MIB + 64;
+const BW_HELLO: usize = MIB + 128;
+
+struct Side {
+    c: Cluster,
+    peer: NodeId,
+    ping: bool,
+}
+
+fn join(a: &WorkerArgs, ping: bool) -> Result<Side> {
+    let name = a.cluster.as_deref().context("--cluster is required")?;
+    let port = a.port.context("--port is required")?;
+    let hub = format!("{}:{port}", a.hosts.addr(0)?);
+    let deadline = Instant::now() + JOIN_RETRY;
+    let c = loop {
+        let cfg = NodeConfig {
+            hub: Some(if ping {
+                Hub::Host(hub.clone())
+            } else {
+                Hub::Connect(hub.clone())
+            }),
+            ..NodeConfig::default()
+        };
+        match Cluster::join_with(name, cfg) {
+            Ok(c) => break c,
+            // the hub (in side A's process) may not listen yet
+            Err(_) if !ping && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) => return Err(e).with_context(|| format!("joining cluster {name} (hub {hub})")),
+        }
+    };
+    ensure!(
+        c.is_hub_transport(),
+        "joined cluster {name} over shared memory, not through the hub"
+    );
+    c.wait_for_members(2, PEER_TIMEOUT)
+        .context("waiting for the other bench node")?;
+    let me = c.node_id();
+    let peer = c
+        .members()
+        .into_iter()
+        .find(|&n| n != me)
+        .context("no other member in the bench cluster")?;
+    Ok(Side { c, peer, ping })
+}
+
+impl Side {
+    /// Maps `name` rx (notify on receive) and tx towards the peer, then
+    /// runs the handshake on the word at `hello`.
+    fn channel(&self, name: &str, size: usize, hello: usize) -> Result<(RxMapping, TxMapping)> {
+        let seg = self
+            .c
+            .segment(name, size, 0o600)
+            .with_context(|| format!("segment {name}"))?;
+        let rx = seg
+            .map_rx_with(RxAttrs {
+                receive_enable: true,
+                notify: true,
+            })
+            .context("map_rx_with")?;
+        let tx = seg
+            .map_tx(Dest::Node(self.peer), TxAttrs::default())
+            .context("map_tx")?;
+        handshake(&rx, &tx, hello)?;
+        Ok((rx, tx))
+    }
+
+    /// Leaves cleanly: the pong side makes sure its last answer has
+    /// arrived (ack) before it leaves; the ping side, which hosts the hub,
+    /// stays until the pong side has left (at most a second).
+    fn finish(self) {
+        if self.ping {
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while self.c.members().len() > 1 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        } else {
+            // The ping side may already be gone with the hub once it
+            // has the last answer: an error here changes nothing.
+            let _ = self.c.ack();
+        }
+    }
+}
+
+/// Both rx mappings exist before anything timed is sent. Each side writes
+/// its state into the peer's word `off` until it has seen the peer's:
+/// state 1 = my rx exists; 2 = I have seen the peer's 1 (so the peer's rx
+/// exists and my 2 lands). A side is done once it has sent 2 and seen 2.
+fn handshake(rx: &RxMapping, tx: &TxMapping, off: usize) -> Result<()> {
+    let deadline = Instant::now() + PEER_TIMEOUT;
+    let mut state = 1u64;
+    loop {
+        tx.write_u64(off, state).context("handshake write")?;
+        let peer = rx.load_u64(off)?;
+        if state == 2 && peer >= 2 {
+            return Ok(());
+        }
+        if peer >= 1 && state == 1 {
+            state = 2;
+            continue;
+        }
+        rx.wait(Some(Duration::from_millis(10)))?;
+        if Instant::now() > deadline {
+            bail!("handshake with the other node timed out after {PEER_TIMEOUT:?}");
+        }
+    }
+}
+
+/// Waits (blocking in `rx.wait`, or busy-polling in `rx.wait_spin`)
+/// until the word at `off` holds `v`.
+fn wait_for(rx: &RxMapping, off: usize, v: u64, spin: bool, what: &str) -> Result<()> {
+    while rx.load_u64(off)? != v {
+        let woke = if spin {
+            rx.wait_spin(Some(PEER_TIMEOUT))?
+        } else {
+            rx.wait(Some(PEER_TIMEOUT))?
+        };
+        ensure!(
+            woke || rx.load_u64(off)? == v,
+            "timed out after {PEER_TIMEOUT:?} waiting for {what}"
+        );
+    }
+    Ok(())
+}
+
+/// Worker side of a memchan host measurement.
+pub fn memchan_side_hosts(
+    kind: Kind,
+    a: &WorkerArgs,
+    clock: &Clock,
+    ping: bool,
+) -> Result<WorkerOutput> {
+    let s = join(a, ping)?;
+    let out = match kind {
+        Kind::HostMemchan | Kind::HostMemchanSpin => {
+            let spin = kind == Kind::HostMemchanSpin;
+            let (rx, tx) = s.channel("pp", 4096, PP_HELLO)?;
+            let mut ep = Fns(
+                |seq| tx.write_u64(PP_SEQ, seq).context("write_u64"),
+                |seq| wait_for(&rx, PP_SEQ, seq, spin, "the memchan peer"),
+            );
+            if ping {
+                worker::ping_output(&mut ep, a, clock)?
+            } else {
+                pingpong::pong(&mut ep, a.warmup, a.iters)?;
+                WorkerOutput::default()
+            }
+        }
+        Kind::HostMemchanBw => bandwidth(&s, a, clock)?,
+        k => bail!("{k:?} is not a memchan host measurement"),
+    };
+    s.finish();
+    Ok(out)
+}
+
+/// Windows of N × 1 MiB `write`s into the data part of "bw", then the
+/// window number into the flag; the receiver waits for the flag and
+/// answers. Samples (ping side): ns per window.
+fn bandwidth(s: &Side, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    let n = a.hosts.window_mib;
+    ensure!(n > 0, "--window-mib must be at least 1");
+    let (rx, tx) = s.channel("bw", MIB + 4096, BW_HELLO)?;
+    let src = PageBuf::new(MIB, 0x5a);
+    let data = src.as_slice();
+    let windows = a.warmup + a.iters;
+    let mut v = Vec::with_capacity(a.iters as usize);
+    for w in 1..=windows {
+        if s.ping {
+            let t0 = ticks();
+            for _ in 0..n {
+                tx.write(0, data).context("write 1 MiB")?;
+            }
+            tx.write_u64(BW_FLAG, w).context("write the flag")?;
+            wait_for(&rx, BW_ANSWER, w, false, "the bandwidth receiver's answer")?;
+            let t1 = ticks();
+            if w > a.warmup {
+                v.push(clock.ns(t1.wrapping_sub(t0)));
+            }
+        } else {
+            wait_for(&rx, BW_FLAG, w, false, "the bandwidth sender's flag")?;
+            tx.write_u64(BW_ANSWER, w).context("write the answer")?;
+        }
+    }
+    Ok(if s.ping {
+        WorkerOutput::one("window_ns", v)
+    } else {
+        WorkerOutput::default()
+    })
+}

@@ -1,0 +1,437 @@
+//! `memchan bench --hosts`: the figures between two hosts, measured on one
+//! machine. The coordinator creates two network namespaces joined by one veth
+//! pair ([`netns`]), and runs, in rounds and side by side, over that veth:
+//!
+//! | series                      | what                                                        |
+//! |-----------------------------|-------------------------------------------------------------|
+//! | `tcp_raw`                   | 8-byte TCP ping-pong, blocking receive, TCP_NODELAY ([`tcp`]) |
+//! | `tcp_raw_spin`              | the same, busy-polling `recv(MSG_DONTWAIT)` on both sides   |
+//! | `tcp_raw` bandwidth         | a stream of 1 MiB writes, 1-byte answer per window          |
+//! | `mpi_tcp`                   | Open MPI ob1 + TCP BTL ping-pong, rank 1 in namespace B ([`mpi`]) |
+//! | `memchan`, `memchan_spin`, bandwidth | memchan through a hub hosted by side A ([`memchan_net`]) |
+//!
+//! Every pair runs as two worker processes (`memchan bench-worker`, as in the
+//! local bench) pinned to the two cores; a worker enters its namespace with
+//! `setns` first: the timing ("ping") side in namespace A on the first core,
+//! the answering side in namespace B on the second. Each reference and its
+//! memchan twin run next to each other, the order flipping every other round;
+//! samples of all rounds are pooled. After every measurement the coordinator
+//! checks that the veth's byte counters grew by at least the payload, so a
+//! figure is only kept if its traffic really crossed the veth.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::clock::Clock;
+use super::worker::{self, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
+use super::{report, take, BenchArgs, Config, SampleSet, ScratchDir};
+
+pub mod memchan_net;
+pub mod mpi;
+pub mod netns;
+pub mod tables;
+pub mod tcp;
+
+pub use memchan_net::memchan_side_hosts;
+
+/// One mebibyte: the write size of the bandwidth figures.
+pub const MIB: usize = 1 << 20;
+
+/// Figure ids inside the bench (the JSON keys are built in [`tables`]).
+pub const FIG_LATENCY: &str = "net_latency";
+/// Samples: ns per window of `window_mib` MiB.
+pub const FIG_BANDWIDTH: &str = "net_bandwidth";
+
+/// Worker options of the host measurements (flattened into `bench-worker`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct HostArgs {
+    /// Network namespaces of the ping side and of the pong side.
+    #[arg(long, value_delimiter = ',')]
+    pub netns: Vec<String>,
+    /// Addresses of the ping side (the hub's) and of the pong side.
+    #[arg(long, value_delimiter = ',')]
+    pub addrs: Vec<String>,
+    /// MiB per bandwidth window.
+    #[arg(long, default_value_t = 64)]
+    pub window_mib: usize,
+}
+
+impl HostArgs {
+    /// Address of side `i` (0: ping side, 1: pong side).
+    pub fn addr(&self, i: usize) -> Result<&str> {
+        self.addrs
+            .get(i)
+            .map(|s| s.as_str())
+            .context("--addrs needs the two sides' addresses")
+    }
+}
+
+/// Is `k` one of the `--hosts` measurements?
+pub fn is_host_kind(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::HostTcp
+            | Kind::HostTcpSpin
+            | Kind::HostTcpBw
+            | Kind::HostMemchan
+            | Kind::HostMemchanSpin
+            | Kind::HostMemchanBw
+    )
+}
+
+/// The series a kind's samples belong to.
+fn series(k: Kind) -> &'static str {
+    match k {
+        Kind::HostTcp | Kind::HostTcpBw => "tcp_raw",
+        Kind::HostTcpSpin => "tcp_raw_spin",
+        Kind::HostMemchan | Kind::HostMemchanBw => "memchan",
+        Kind::HostMemchanSpin => "memchan_spin",
+        _ => "?",
+    }
+}
+
+fn is_bandwidth(k: Kind) -> bool {
+    matches!(k, Kind::HostTcpBw | Kind::HostMemchanBw)
+}
+
+fn is_memchan(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw
+    )
+}
+
+/// Worker side: enter this side's namespace, then measure.
+pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    let ping = match a.role {
+        Role::Ping => true,
+        Role::Pong => false,
+        Role::Solo => bail!("{kind:?} needs --role ping or pong"),
+    };
+    let ns = a
+        .hosts
+        .netns
+        .get(usize::from(!ping))
+        .context("--netns needs the two sides' namespaces")?;
+    netns::enter(ns)?;
+    match kind {
+        Kind::HostTcp => tcp::latency(a, clock, ping, false),
+        Kind::HostTcpSpin => tcp::latency(a, clock, ping, true),
+        Kind::HostTcpBw => tcp::bandwidth(a, clock, ping),
+        Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw => {
+            memchan_side_hosts(kind, a, clock, ping)
+        }
+        k => bail!("{k:?} is not a host measurement"),
+    }
+}
+
+/// Run parameters of the host figures.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub rounds: usize,
+    pub quick: bool,
+    pub cpus: (usize, usize),
+    /// Round trips per latency measurement, and untimed warm-up ones.
+    pub iters: u64,
+    pub warmup: u64,
+    /// Timed bandwidth windows per measurement, and warm-up windows.
+    pub bw_windows: u64,
+    pub bw_warmup: u64,
+    pub window_mib: usize,
+}
+
+impl Params {
+    fn new(cfg: &Config) -> Self {
+        // A round trip over the veth costs microseconds, as over loopback:
+        // the same cap as the TCP loopback reference.
+        let iters = cfg.tcp_iters;
+        Self {
+            rounds: cfg.rounds,
+            quick: cfg.quick,
+            cpus: cfg.cpus,
+            iters,
+            warmup: cfg.warmup.min(iters).max(10),
+            bw_windows: if cfg.quick { 5 } else { 30 },
+            bw_warmup: if cfg.quick { 1 } else { 3 },
+            window_mib: super::refs::WINDOW,
+        }
+    }
+
+    /// Bytes of payload a measurement must at least move over the veth.
+    fn min_payload(&self, k: Kind) -> u64 {
+        if is_bandwidth(k) {
+            (self.bw_windows + self.bw_warmup) * (self.window_mib * MIB) as u64
+        } else {
+            (self.iters + self.warmup) * 2 * 8
+        }
+    }
+}
+
+/// What the report needs to know about the run besides the samples.
+#[derive(Debug)]
+pub struct HostInfo {
+    pub tsc_ghz: f64,
+    pub tsc_step_ns: f64,
+    pub namespaces: (String, String),
+    /// `Ok` or why memchan / mpi_tcp were not measured.
+    pub memchan: Result<(), String>,
+    pub mpi: Result<(), String>,
+    pub mpi_version: Option<String>,
+    /// Bytes that crossed the veth per series, one entry per measurement.
+    pub veth_bytes: BTreeMap<String, Vec<u64>>,
+    pub notes: Vec<String>,
+    pub date: String,
+    pub elapsed_s: f64,
+}
+
+/// Entry point of `memchan bench --hosts`.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let started = Instant::now();
+    let date = report::iso_date_now();
+    if args.plot.is_some() {
+        bail!("--plot does not apply to --hosts (the host figures are tables only)");
+    }
+    let cfg = Config::from_args(args)?;
+    let p = Params::new(&cfg);
+
+    let scratch = ScratchDir(
+        std::env::temp_dir().join(format!("memchan-bench-hosts-{}", std::process::id())),
+    );
+    std::fs::create_dir_all(&scratch.0)
+        .with_context(|| format!("creating {}", scratch.0.display()))?;
+    let (clock, step_ns) = Clock::calibrate(Duration::from_millis(50));
+
+    netns::remove_on_signal(&scratch.0);
+    let ns = netns::Namespaces::create()?;
+    eprintln!(
+        "hosts: network namespaces {} ({}) and {} ({}) joined by a veth pair",
+        ns.a,
+        netns::ADDR_A,
+        ns.b,
+        netns::ADDR_B
+    );
+    let mut info = HostInfo {
+        tsc_ghz: clock.ghz,
+        tsc_step_ns: step_ns,
+        namespaces: (ns.a.clone(), ns.b.clone()),
+        memchan: Ok(()),
+        mpi: Ok(()),
+        mpi_version: None,
+        veth_bytes: BTreeMap::new(),
+        notes: Vec::new(),
+        date,
+        elapsed_s: 0.0,
+    };
+    let mpi = if args.no_peers {
+        mpi::Prepared::Skipped("skipped (--no-peers)".into())
+    } else {
+        mpi::prepare(&scratch.0)?
+    };
+    let mpi = match mpi {
+        mpi::Prepared::Ready(m) => {
+            info.mpi_version = m.version.clone();
+            Some(m)
+        }
+        mpi::Prepared::Skipped(why) => {
+            eprintln!("mpi_tcp: {why}");
+            info.mpi = Err(why);
+            None
+        }
+    };
+
+    let mut launcher = Launcher::new(&scratch.0, clock)?;
+    let mut set = SampleSet::default();
+    let pairs = [
+        (Kind::HostTcp, Kind::HostMemchan),
+        (Kind::HostTcpSpin, Kind::HostMemchanSpin),
+        (Kind::HostTcpBw, Kind::HostMemchanBw),
+    ];
+    let mpi_rounds = if mpi.is_none() {
+        0
+    } else if args.peers_once {
+        1
+    } else {
+        p.rounds
+    };
+    let per_round = pairs.len() * 2;
+    let pb = ProgressBar::new((per_round * p.rounds + mpi_rounds) as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
+            .expect("progress template"),
+    );
+
+    let mut failures: Vec<String> = Vec::new();
+    let mut mpi_ok = 0usize;
+    let mut memchan_ok = 0usize;
+    let mut port: u16 = 20_000;
+    for round in 0..p.rounds {
+        set.round = round;
+        let msg = |what: &str| format!("round {}/{}: {what}", round + 1, p.rounds);
+        for (reference, twin) in pairs {
+            let memchan_first = round % 2 == 1;
+            for memchan_turn in [memchan_first, !memchan_first] {
+                let kind = if memchan_turn { twin } else { reference };
+                pb.set_message(msg(&format!("{} ({kind:?})", series(kind))));
+                port = port.wrapping_add(1).max(20_000);
+                let r = measure(kind, port, &mut launcher, &ns, &p, &mut set, &mut info);
+                match r {
+                    Ok(()) => memchan_ok += usize::from(is_memchan(kind)),
+                    Err(e) if is_memchan(kind) => {
+                        let note = format!(
+                            "memchan measurement {} ({kind:?}) failed in round {}: {e:#}",
+                            series(kind),
+                            round + 1
+                        );
+                        pb.println(&note);
+                        failures.push(note);
+                    }
+                    Err(e) => {
+                        return Err(e).with_context(|| {
+                            format!("reference measurement {kind:?}, round {}", round + 1)
+                        })
+                    }
+                }
+                pb.inc(1);
+            }
+        }
+        if let Some(m) = mpi.as_ref().filter(|_| round < mpi_rounds) {
+            pb.set_message(msg("mpi_tcp"));
+            match run_mpi(m, &ns, &p, &clock) {
+                Ok(v) => {
+                    set.add(FIG_LATENCY, "mpi_tcp", v.samples);
+                    info.veth_bytes
+                        .entry("mpi_tcp".into())
+                        .or_default()
+                        .push(v.veth_bytes);
+                    mpi_ok += 1;
+                }
+                Err(e) => {
+                    let note = format!("mpi_tcp not measured in round {}: {e:#}", round + 1);
+                    pb.println(&note);
+                    info.notes.push(note);
+                }
+            }
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+    if memchan_ok == 0 {
+        info.memchan = Err("every memchan measurement failed (see the notes)".into());
+    }
+    if mpi.is_some() && mpi_ok == 0 {
+        info.mpi = Err("every mpirun across the namespaces failed (see the notes)".into());
+    }
+    info.notes.extend(failures.iter().cloned());
+    drop(ns);
+    info.elapsed_s = started.elapsed().as_secs_f64();
+
+    let rep = tables::HostReport::build(&p, &set, &info);
+    print!("{}", rep.render_text());
+    if let Some(path) = &args.json {
+        let text =
+            serde_json::to_string_pretty(&rep.to_json()).context("serialising the JSON report")?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    if !failures.is_empty() {
+        bail!(
+            "{} memchan measurement(s) failed (the tables show what was measured):\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    }
+    Ok(())
+}
+
+/// Runs one pair of workers and adds the samples, if their traffic crossed
+/// the veth.
+fn measure(
+    kind: Kind,
+    port: u16,
+    l: &mut Launcher,
+    ns: &netns::Namespaces,
+    p: &Params,
+    set: &mut SampleSet,
+    info: &mut HostInfo,
+) -> Result<()> {
+    let (iters, warmup) = if is_bandwidth(kind) {
+        (p.bw_windows, p.bw_warmup)
+    } else {
+        (p.iters, p.warmup)
+    };
+    let mut extra: Vec<String> = vec![
+        "--iters".into(),
+        iters.to_string(),
+        "--warmup".into(),
+        warmup.to_string(),
+        "--port".into(),
+        port.to_string(),
+        "--netns".into(),
+        format!("{},{}", ns.a, ns.b),
+        "--addrs".into(),
+        format!("{},{}", netns::ADDR_A, netns::ADDR_B),
+        "--window-mib".into(),
+        p.window_mib.to_string(),
+    ];
+    if is_memchan(kind) {
+        extra.extend(["--cluster".to_string(), l.unique("memchan-bench-hosts")]);
+    }
+    let before = ns.veth_bytes()?;
+    let out = worker::pair(l, kind, p.cpus, &extra)?;
+    let crossed = ns.veth_bytes()?.saturating_sub(before);
+    let name = series(kind);
+    let key = if is_bandwidth(kind) {
+        format!("{name}_bandwidth")
+    } else {
+        name.to_string()
+    };
+    info.veth_bytes.entry(key).or_default().push(crossed);
+    let need = p.min_payload(kind);
+    if crossed < need {
+        bail!(
+            "only {crossed} bytes crossed the veth, less than the payload ({need} bytes): \
+             the traffic took another path, samples discarded"
+        );
+    }
+    let figure = if is_bandwidth(kind) {
+        FIG_BANDWIDTH
+    } else {
+        FIG_LATENCY
+    };
+    let samples = take(
+        out,
+        if is_bandwidth(kind) {
+            "window_ns"
+        } else {
+            "one_way"
+        },
+    )?;
+    set.add(figure, name, samples);
+    Ok(())
+}
+
+struct MpiRun {
+    samples: Vec<f64>,
+    veth_bytes: u64,
+}
+
+fn run_mpi(m: &mpi::Mpi, ns: &netns::Namespaces, p: &Params, clock: &Clock) -> Result<MpiRun> {
+    let before = ns.veth_bytes()?;
+    let samples = m.run(ns, p.cpus, p.iters, p.warmup, clock)?;
+    let crossed = ns.veth_bytes()?.saturating_sub(before);
+    let need = (p.iters + p.warmup) * 2 * 8;
+    if crossed < need {
+        bail!(
+            "only {crossed} bytes crossed the veth during mpirun, less than the payload \
+             ({need} bytes): rank 1 did not talk over the veth"
+        );
+    }
+    Ok(MpiRun {
+        samples,
+        veth_bytes: crossed,
+    })
+}

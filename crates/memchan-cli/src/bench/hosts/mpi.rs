@@ -1,0 +1,217 @@
+//! `mpi_tcp`: Open MPI over TCP across the two namespaces, with the bench's
+//! own MPI ping-pong peer (`bench/peers/mpi_latency.c`, the program of the
+//! local `mpi` figure), compiled with `mpicc`.
+//!
+//! mpirun runs inside namespace A; rank 1 is an MPMD second app context that
+//! enters namespace B through `ip netns exec` before it execs the program:
+//!
+//! ```text
+//! ip netns exec A mpirun --allow-run-as-root --mca btl tcp,self --mca pml ob1
+//!     --mca btl_tcp_if_include 10.202.0.0/24 --mca oob_tcp_if_include 10.202.0.0/24
+//!     --bind-to core --map-by core
+//!     -np 1 mpi_latency ARGS : -np 1 ip netns exec B mpi_latency ARGS
+//! ```
+//!
+//! What makes it work: a rank reaches mpirun's PMIx server over TCP, and
+//! PMIx 4 listens on loopback by default, which rank 1 (in namespace B) cannot
+//! reach; `PMIX_MCA_ptl_base_if_include=10.202.0.0/24` makes the server listen
+//! on the veth address instead. The ranks' own traffic goes through the TCP
+//! BTL on the veth subnet (the shared-memory BTL is left out). The coordinator
+//! checks that the veth byte counters grew by at least the payload.
+//!
+//! ob1 over TCP waits for a message by polling its progress engine, so this
+//! is a busy-polling figure (next to `tcp_raw_spin`).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+
+use super::super::clock::Clock;
+use super::super::peers::PeerLine;
+use super::netns::{Namespaces, SUBNET};
+
+const COMMON_H: &str = include_str!("../../../../../bench/peers/peer_common.h");
+const SOURCE: &str = include_str!("../../../../../bench/peers/mpi_latency.c");
+
+/// Longest one mpirun may take.
+const MPI_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// The compiled ping-pong.
+#[derive(Debug)]
+pub struct Mpi {
+    exe: PathBuf,
+    dir: PathBuf,
+    pub version: Option<String>,
+}
+
+/// Outcome of [`prepare`].
+#[derive(Debug)]
+pub enum Prepared {
+    Ready(Mpi),
+    Skipped(String),
+}
+
+fn on_path(tool: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+}
+
+/// Finds mpicc / mpirun and compiles the ping-pong into `scratch`.
+pub fn prepare(scratch: &Path) -> Result<Prepared> {
+    if on_path("mpicc").is_none() || on_path("mpirun").is_none() {
+        return Ok(Prepared::Skipped(
+            "Open MPI not installed (no mpicc/mpirun): mpi_tcp skipped (run scripts/setup.sh)"
+                .into(),
+        ));
+    }
+    let dir = scratch.join("mpi_tcp");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("peer_common.h"), COMMON_H).context("writing peer_common.h")?;
+    let src = dir.join("mpi_latency.c");
+    std::fs::write(&src, SOURCE).context("writing mpi_latency.c")?;
+    let exe = dir.join("mpi_latency");
+    let out = Command::new("mpicc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg("-I")
+        .arg(&dir)
+        .arg(&src)
+        .output()
+        .context("running mpicc")?;
+    if !out.status.success() {
+        return Ok(Prepared::Skipped(format!(
+            "mpicc failed to build mpi_latency: mpi_tcp skipped\n{}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let version = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(|l| l.trim().to_string())
+        });
+    Ok(Prepared::Ready(Mpi { exe, dir, version }))
+}
+
+impl Mpi {
+    /// One mpirun: `iters` round trips after `warmup`, rank 0 in namespace A
+    /// on `cpus.0`, rank 1 in namespace B on `cpus.1`. Returns one-way ns.
+    pub fn run(
+        &self,
+        ns: &Namespaces,
+        cpus: (usize, usize),
+        iters: u64,
+        warmup: u64,
+        clock: &Clock,
+    ) -> Result<Vec<f64>> {
+        let samples_file = self.dir.join("mpi_tcp.samples");
+        let out_file = self.dir.join("mpi_tcp.out");
+        let err_file = self.dir.join("mpi_tcp.err");
+        let _ = std::fs::remove_file(&samples_file);
+        let prog_args = [
+            iters.to_string(),
+            warmup.to_string(),
+            format!("{}", clock.ghz),
+            samples_file.display().to_string(),
+        ];
+        let ip = ns.ip_path();
+        let mut cmd = Command::new(ip);
+        cmd.args(["netns", "exec", &ns.a, "mpirun"])
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            // PMIx server on the veth address, so that rank 1 reaches it.
+            .env("PMIX_MCA_ptl_base_if_include", SUBNET)
+            .args(["--allow-run-as-root"])
+            .args(["--mca", "btl", "tcp,self", "--mca", "pml", "ob1"])
+            .args(["--mca", "btl_tcp_if_include", SUBNET])
+            .args(["--mca", "oob_tcp_if_include", SUBNET]);
+        if cpus == (0, 1) {
+            cmd.args(["--bind-to", "core", "--map-by", "core"]);
+        } else {
+            let rf = self.dir.join("rankfile");
+            std::fs::write(
+                &rf,
+                format!(
+                    "rank 0=localhost slot={}\nrank 1=localhost slot={}\n",
+                    cpus.0, cpus.1
+                ),
+            )
+            .context("writing the rankfile")?;
+            cmd.arg("--rankfile").arg(&rf);
+        }
+        cmd.args(["-np", "1"])
+            .arg(&self.exe)
+            .args(&prog_args)
+            .args([":", "-np", "1"])
+            .arg(ip)
+            .args(["netns", "exec", &ns.b])
+            .arg(&self.exe)
+            .args(&prog_args)
+            .stdin(Stdio::null())
+            .stdout(File::create(&out_file).context("creating mpirun's stdout file")?)
+            .stderr(File::create(&err_file).context("creating mpirun's stderr file")?);
+        let mut child = cmd.spawn().context("starting ip netns exec ... mpirun")?;
+        let deadline = Instant::now() + MPI_TIMEOUT;
+        let status = loop {
+            if let Some(s) = child.try_wait()? {
+                break s;
+            }
+            if Instant::now() > deadline {
+                // `ip netns exec` execs mpirun: this pid is mpirun's, and
+                // mpirun takes its ranks down with it.
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("mpirun timed out after {MPI_TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let stdout = std::fs::read_to_string(&out_file).unwrap_or_default();
+        let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+        if !status.success() {
+            bail!("mpirun exited with {status}: {}", tail(&stderr, 1200));
+        }
+        let line = stdout
+            .lines()
+            .rev()
+            .find(|l| l.trim_start().starts_with('{'))
+            .with_context(|| format!("no JSON line in mpirun's output: {}", tail(&stdout, 400)))?;
+        let line: PeerLine =
+            serde_json::from_str(line).with_context(|| format!("parsing {line:?}"))?;
+        ensure!(
+            line.median.is_finite() && line.median > 0.0,
+            "implausible median {}",
+            line.median
+        );
+        let text = std::fs::read_to_string(&samples_file)
+            .with_context(|| format!("reading {}", samples_file.display()))?;
+        let raw: Vec<f64> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l.trim().parse::<f64>())
+            .collect::<Result<_, _>>()
+            .context("parsing the samples file")?;
+        ensure!(
+            raw.len() as u64 == line.samples,
+            "samples file and JSON line disagree"
+        );
+        Ok(raw)
+    }
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let s = s.trim();
+    let mut start = s.len().saturating_sub(n);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}

@@ -1,0 +1,321 @@
+//! The two "hosts" of `memchan bench --hosts`: two network namespaces joined
+//! by one veth pair, created with iproute2 and removed on every exit path.
+//!
+//! ```text
+//!   namespace mcb<pid>a                      namespace mcb<pid>b
+//!   lo up, veth mcb<pid>a 10.202.0.1/24 <==> veth mcb<pid>b 10.202.0.2/24, lo up
+//!   ping side (timing, cpu A), memchan hub   pong side (answering, cpu B)
+//! ```
+//!
+//! The names carry the coordinator's pid, so concurrent runs never collide and
+//! a leftover of a dead run with the same pid is known to be stale. The
+//! addresses are the same in every run: each run has its own namespaces.
+//!
+//! Cleanup (kill every process inside the namespaces by pid, then `ip netns
+//! del`) runs from `Drop` (normal exit, errors, panics that unwind) and from a
+//! watcher thread woken by SIGINT / SIGTERM / SIGHUP through a self-pipe (the
+//! signal handler itself only writes one byte). A worker enters its namespace
+//! with `setns(2)` on `/run/netns/<name>` ([`enter`]).
+
+use std::ffi::c_int;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+/// The subnet of the veth pair.
+pub const SUBNET: &str = "10.202.0.0/24";
+/// Address of side A (ping side, hub host).
+pub const ADDR_A: &str = "10.202.0.1";
+/// Address of side B (pong side).
+pub const ADDR_B: &str = "10.202.0.2";
+
+/// Namespaces of this process still to be removed (shared by `Drop` and the
+/// signal watcher: whoever takes them removes them).
+static ACTIVE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// Scratch directories the signal watcher removes too (`Drop` does not run
+/// when it exits the process).
+static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Write end of the self-pipe the signal handler writes to (-1: none).
+static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
+
+/// The pair of namespaces; the veth ends are named like their namespaces.
+#[derive(Debug)]
+pub struct Namespaces {
+    pub a: String,
+    pub b: String,
+    ip: PathBuf,
+}
+
+/// Finds `ip` on PATH or in the usual sbin directories.
+pub fn ip_binary() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    dirs.extend(["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map(PathBuf::from));
+    dirs.into_iter().map(|d| d.join("ip")).find(|p| p.is_file())
+}
+
+/// Runs `ip ARGS`, failing with its stderr.
+fn ip(bin: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new(bin)
+        .args(args)
+        .output()
+        .with_context(|| format!("running {} {}", bin.display(), args.join(" ")))?;
+    if !out.status.success() {
+        bail!(
+            "`ip {}` failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+impl Namespaces {
+    /// Creates `mcb<pid>a` and `mcb<pid>b`, the veth pair between them, the
+    /// addresses, and brings every link (lo included) up.
+    pub fn create() -> Result<Self> {
+        let ip_bin = ip_binary().context(
+            "--hosts needs iproute2 (`ip`), which is not installed (apt-get install iproute2)",
+        )?;
+        let pid = std::process::id();
+        let (a, b) = (format!("mcb{pid}a"), format!("mcb{pid}b"));
+        // A namespace with our pid in its name belongs to a dead process
+        // (pids are unique among the living): remove it.
+        remove(&ip_bin, &[a.clone(), b.clone()]);
+        install_signal_cleanup()?;
+        ACTIVE
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend([a.clone(), b.clone()]);
+        // From here on, Drop removes whatever part was created.
+        let ns = Namespaces {
+            a: a.clone(),
+            b: b.clone(),
+            ip: ip_bin.clone(),
+        };
+        ip(&ip_bin, &["netns", "add", &a]).context(
+            "--hosts creates network namespaces: it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)",
+        )?;
+        ip(&ip_bin, &["netns", "add", &b])?;
+        ip(
+            &ip_bin,
+            &["link", "add", &a, "type", "veth", "peer", "name", &b],
+        )?;
+        ip(&ip_bin, &["link", "set", &a, "netns", &a])?;
+        ip(&ip_bin, &["link", "set", &b, "netns", &b])?;
+        for (n, addr) in [(&a, ADDR_A), (&b, ADDR_B)] {
+            ip(
+                &ip_bin,
+                &["-n", n, "addr", "add", &format!("{addr}/24"), "dev", n],
+            )?;
+            ip(&ip_bin, &["-n", n, "link", "set", "lo", "up"])?;
+            ip(&ip_bin, &["-n", n, "link", "set", n, "up"])?;
+        }
+        Ok(ns)
+    }
+
+    /// Bytes received + sent so far by the veth end in namespace A.
+    pub fn veth_bytes(&self) -> Result<u64> {
+        let text = ip(
+            &self.ip,
+            &["-n", &self.a, "-s", "-j", "link", "show", "dev", &self.a],
+        )?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).context("parsing `ip -s -j link show`")?;
+        let s = &v[0]["stats64"];
+        match (s["rx"]["bytes"].as_u64(), s["tx"]["bytes"].as_u64()) {
+            (Some(rx), Some(tx)) => Ok(rx + tx),
+            _ => bail!("`ip -s -j link show` gave no byte counters: {text}"),
+        }
+    }
+
+    /// The `ip` binary in use.
+    pub fn ip_path(&self) -> &Path {
+        &self.ip
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        let names: Vec<String> = {
+            let mut g = ACTIVE.lock().unwrap_or_else(|p| p.into_inner());
+            let mine: Vec<String> = g
+                .iter()
+                .filter(|n| **n == self.a || **n == self.b)
+                .cloned()
+                .collect();
+            g.retain(|n| *n != self.a && *n != self.b);
+            mine
+        };
+        remove(&self.ip, &names);
+    }
+}
+
+/// Kills every process inside the namespaces (by pid), then deletes them.
+/// Errors are ignored: this is best-effort cleanup of what exists.
+fn remove(ip_bin: &Path, names: &[String]) {
+    let me = std::process::id() as i32;
+    let mut killed: Vec<i32> = Vec::new();
+    for n in names {
+        let Ok(text) = ip(ip_bin, &["netns", "pids", n]) else {
+            continue;
+        };
+        for pid in text.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+            if pid != me && kill(pid) {
+                killed.push(pid);
+            }
+        }
+    }
+    // Wait (briefly) until they are gone, so the veth pair goes with them.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while killed
+        .iter()
+        .any(|p| Path::new(&format!("/proc/{p}")).exists())
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for n in names {
+        if Path::new("/run/netns").join(n).exists() || Path::new("/var/run/netns").join(n).exists()
+        {
+            let _ = ip(ip_bin, &["netns", "del", n]);
+        }
+    }
+}
+
+/// SIGKILL to one pid; true if the signal was sent.
+fn kill(pid: i32) -> bool {
+    match rustix::process::Pid::from_raw(pid) {
+        Some(p) => rustix::process::kill_process(p, rustix::process::Signal::KILL).is_ok(),
+        None => false,
+    }
+}
+
+/// Kills the direct children of this process (by pid, from /proc): workers
+/// that have not entered their namespace yet, `ip netns exec` launchers.
+fn kill_children() {
+    let me = std::process::id();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid ...": comm may hold spaces, so split after ')'.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|s| s.parse::<u32>().ok());
+        if ppid == Some(me) {
+            kill(pid);
+        }
+    }
+}
+
+extern "C" fn on_signal(sig: c_int) {
+    let fd = SIGNAL_PIPE.load(Ordering::Relaxed);
+    if fd >= 0 {
+        let b = sig as u8;
+        // SAFETY: write(2) is async-signal-safe; `b` lives across the call and
+        // is one byte long. A failed write only loses the cleanup.
+        unsafe {
+            libc::write(fd, (&b as *const u8).cast(), 1);
+        }
+    }
+}
+
+/// Installs (once) handlers for SIGINT, SIGTERM and SIGHUP that stop the
+/// workers and remove the namespaces, then exit with 128 + signal.
+fn install_signal_cleanup() -> Result<()> {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    if INSTALLED.get().is_some() {
+        return Ok(());
+    }
+    let mut fds = [0 as c_int; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("pipe2 for the signal watcher");
+    }
+    let (rd, wr) = (fds[0], fds[1]);
+    SIGNAL_PIPE.store(wr, Ordering::Relaxed);
+    std::thread::Builder::new()
+        .name("netns-cleanup".into())
+        .spawn(move || {
+            let mut b = 0u8;
+            loop {
+                // SAFETY: reads one byte into `b` from the pipe we own.
+                let n = unsafe { libc::read(rd, (&mut b as *mut u8).cast(), 1) };
+                if n == 1 {
+                    break;
+                }
+                if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {
+                    continue;
+                }
+                return; // pipe closed: nothing to watch
+            }
+            let sig = b as i32;
+            eprintln!(
+                "\nmemchan bench --hosts: signal {sig}: stopping the workers and removing the network namespaces"
+            );
+            kill_children();
+            let names: Vec<String> =
+                std::mem::take(&mut *ACTIVE.lock().unwrap_or_else(|p| p.into_inner()));
+            if let Some(bin) = ip_binary() {
+                remove(&bin, &names);
+            }
+            for d in SCRATCH.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                let _ = std::fs::remove_dir_all(d);
+            }
+            std::process::exit(128 + sig);
+        })
+        .context("starting the signal watcher thread")?;
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value;
+        // the handler is an `extern "C" fn(c_int)` that only calls write(2).
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            if libc::sigaction(sig, &sa, std::ptr::null_mut()) != 0 {
+                return Err(std::io::Error::last_os_error()).context("sigaction");
+            }
+        }
+    }
+    let _ = INSTALLED.set(());
+    Ok(())
+}
+
+/// Has the signal watcher also remove `dir` (the run's scratch directory).
+pub fn remove_on_signal(dir: &Path) {
+    SCRATCH
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(dir.to_path_buf());
+}
+
+/// Moves the calling (single-threaded) process into namespace `name`.
+pub fn enter(name: &str) -> Result<()> {
+    let path = ["/run/netns", "/var/run/netns"]
+        .iter()
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.exists())
+        .with_context(|| format!("network namespace {name} does not exist"))?;
+    let f = std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+    rustix::thread::move_into_link_name_space(
+        std::os::fd::AsFd::as_fd(&f),
+        Some(rustix::thread::LinkNameSpaceType::Network),
+    )
+    .with_context(|| format!("setns into network namespace {name}"))
+}

@@ -1,0 +1,652 @@
+//! The tables and the JSON report of `memchan bench --hosts`.
+//!
+//! JSON (`--json FILE`), besides the machine and the notes:
+//!
+//! ```text
+//! "figures": {
+//!   "net_latency_8b_one_way_us": { "memchan", "tcp_raw", "memchan_spin", "tcp_raw_spin", "mpi_tcp" },
+//!   "net_bandwidth_1mib_gbps":   { "memchan", "tcp_raw" },
+//!   ... the same with _p99 (bandwidth: the 99th-percentile-slowest window)
+//! }
+//! ```
+//!
+//! Medians pooled over rounds; every series is present, `null` when it was
+//! not measured. Targets: memchan ≤ 1.25 × tcp_raw in the same receive mode;
+//! bandwidth memchan ≥ 0.9 × tcp_raw.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::{json, Map, Value};
+
+use super::super::stats::{self, Summary};
+use super::super::SampleSet;
+use super::{HostInfo, Params, FIG_BANDWIDTH, FIG_LATENCY, MIB};
+
+pub const KEY_LATENCY: &str = "net_latency_8b_one_way_us";
+pub const KEY_BANDWIDTH: &str = "net_bandwidth_1mib_gbps";
+
+/// The latency series, in JSON order.
+pub const LATENCY_SERIES: [&str; 5] = [
+    "memchan",
+    "tcp_raw",
+    "memchan_spin",
+    "tcp_raw_spin",
+    "mpi_tcp",
+];
+/// The bandwidth series, in JSON order.
+pub const BANDWIDTH_SERIES: [&str; 2] = ["memchan", "tcp_raw"];
+
+/// Direction of a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    AtMost,
+    AtLeast,
+}
+
+/// `subject` ≤/≥ `factor` × the table's reference.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub subject: &'static str,
+    pub cmp: Cmp,
+    pub factor: f64,
+}
+
+impl Target {
+    fn text(&self) -> String {
+        match self.cmp {
+            Cmp::AtMost => format!("<= {}x", self.factor),
+            Cmp::AtLeast => format!(">= {}x", self.factor),
+        }
+    }
+    fn met(&self, ratio: f64) -> bool {
+        match self.cmp {
+            Cmp::AtMost => ratio <= self.factor,
+            Cmp::AtLeast => ratio >= self.factor,
+        }
+    }
+}
+
+/// One series of a table, in the table's unit.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub name: &'static str,
+    /// (median, p99, samples), None when not measured.
+    pub value: Option<(f64, f64, usize)>,
+    /// median / reference median, when both exist.
+    pub ratio: Option<f64>,
+}
+
+/// One table.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub key: &'static str,
+    pub title: String,
+    pub unit: &'static str,
+    pub reference: &'static str,
+    pub target: Target,
+    pub rows: Vec<Row>,
+    pub notes: Vec<String>,
+    pub higher_is_better: bool,
+    /// Target ratio per round, from that round's medians.
+    pub round_ratios: Vec<f64>,
+}
+
+impl Table {
+    fn row(&self, name: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.name == name)
+    }
+
+    /// (ratio, met), when subject and reference were both measured.
+    pub fn verdict(&self) -> Option<(f64, bool)> {
+        let r = self.row(self.target.subject)?.ratio?;
+        Some((r, self.target.met(r)))
+    }
+}
+
+/// Everything `--hosts` prints and writes.
+#[derive(Debug)]
+pub struct HostReport {
+    pub tables: Vec<Table>,
+    /// series → (median, p99, n) in µs / GB/s.
+    pub latency: BTreeMap<&'static str, (f64, f64, usize)>,
+    pub bandwidth: BTreeMap<&'static str, (f64, f64, usize)>,
+    /// Why a series is missing.
+    pub missing: BTreeMap<&'static str, String>,
+    pub machine: Value,
+    pub hosts: Value,
+    pub round_medians: Value,
+    pub notes: Vec<String>,
+}
+
+/// Latency of a series in µs.
+fn latency_us(set: &SampleSet, series: &str) -> Option<(f64, f64, usize)> {
+    let s: Summary = stats::summarize(set.get(FIG_LATENCY, series)?)?;
+    Some((s.median / 1e3, s.p99 / 1e3, s.n))
+}
+
+/// Bandwidth of a series in GB/s (p99: the slow tail).
+fn bandwidth_gbps(set: &SampleSet, series: &str, window_bytes: f64) -> Option<(f64, f64, usize)> {
+    let s = stats::summarize(set.get(FIG_BANDWIDTH, series)?)?;
+    Some((window_bytes / s.median, window_bytes / s.p99, s.n))
+}
+
+fn table(
+    key: &'static str,
+    title: String,
+    unit: &'static str,
+    order: &[&'static str],
+    values: &BTreeMap<&'static str, (f64, f64, usize)>,
+    reference: &'static str,
+    target: Target,
+) -> Table {
+    // the bandwidth table, where larger is better, is the one with a floor
+    let higher_is_better = target.cmp == Cmp::AtLeast;
+    let refv = values.get(reference).map(|v| v.0);
+    let rows = order
+        .iter()
+        .map(|&name| {
+            let value = values.get(name).copied();
+            Row {
+                name,
+                value,
+                ratio: match (value, refv) {
+                    (Some(v), Some(r)) => Some(v.0 / r),
+                    _ => None,
+                },
+            }
+        })
+        .collect();
+    Table {
+        key,
+        title,
+        unit,
+        reference,
+        target,
+        rows,
+        notes: vec![],
+        higher_is_better,
+        round_ratios: vec![],
+    }
+}
+
+/// Per-round ratios subject / reference (inverted for bandwidth, whose
+/// samples are window times).
+fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
+    let Some(m) = set.round_medians.get(figure) else {
+        return vec![];
+    };
+    let (Some(a), Some(b)) = (m.get(t.target.subject), m.get(t.reference)) else {
+        return vec![];
+    };
+    a.iter()
+        .filter_map(|(round, x)| {
+            let y = b.get(round)?;
+            Some(if t.higher_is_better { y / x } else { x / y })
+        })
+        .collect()
+}
+
+impl HostReport {
+    pub fn build(p: &Params, set: &SampleSet, info: &HostInfo) -> HostReport {
+        let (ca, cb) = p.cpus;
+        let window_bytes = (p.window_mib * MIB) as f64;
+        let mut latency = BTreeMap::new();
+        for s in LATENCY_SERIES {
+            if let Some(v) = latency_us(set, s) {
+                latency.insert(s, v);
+            }
+        }
+        let mut bandwidth = BTreeMap::new();
+        for s in BANDWIDTH_SERIES {
+            if let Some(v) = bandwidth_gbps(set, s, window_bytes) {
+                bandwidth.insert(s, v);
+            }
+        }
+        let mut missing = BTreeMap::new();
+        for s in LATENCY_SERIES.iter().chain(BANDWIDTH_SERIES.iter()) {
+            let why = match *s {
+                "memchan" | "memchan_spin" => info.memchan.clone().err(),
+                "mpi_tcp" => info.mpi.clone().err(),
+                _ => None,
+            };
+            missing.insert(*s, why.unwrap_or_else(|| "failed (see the notes)".into()));
+        }
+
+        let mut tables = Vec::new();
+        let mut t = table(
+            KEY_LATENCY,
+            format!(
+                "8-byte one-way latency over a veth between two network namespaces, \
+                 blocking receive (cpu {ca} <-> cpu {cb}, round trip / 2)"
+            ),
+            "us",
+            &["tcp_raw", "memchan"],
+            &latency,
+            "tcp_raw",
+            Target {
+                subject: "memchan",
+                cmp: Cmp::AtMost,
+                factor: 1.25,
+            },
+        );
+        t.notes.push(
+            "tcp_raw: TCP_NODELAY, blocking read; memchan: both sides block in rx.wait \
+             (notify on receive), through a hub hosted by the ping side"
+                .into(),
+        );
+        t.round_ratios = round_ratios(set, FIG_LATENCY, &t);
+        tables.push(t);
+
+        let mut t = table(
+            KEY_LATENCY,
+            format!(
+                "8-byte one-way latency over the veth, busy-polling receive \
+                 (cpu {ca} <-> cpu {cb}, round trip / 2)"
+            ),
+            "us",
+            &["tcp_raw_spin", "memchan_spin", "mpi_tcp"],
+            &latency,
+            "tcp_raw_spin",
+            Target {
+                subject: "memchan_spin",
+                cmp: Cmp::AtMost,
+                factor: 1.25,
+            },
+        );
+        t.notes.push(
+            "tcp_raw_spin: recv(MSG_DONTWAIT) in a spin loop on both sides; memchan_spin: \
+             rx.wait_spin; mpi_tcp: Open MPI ob1 + TCP BTL (it polls), rank 1 in the other namespace"
+                .into(),
+        );
+        t.round_ratios = round_ratios(set, FIG_LATENCY, &t);
+        tables.push(t);
+
+        let mut t = table(
+            KEY_BANDWIDTH,
+            format!(
+                "bandwidth over the veth, 1 MiB writes (windows of {} MiB, first write to the \
+                 receiver's answer)",
+                p.window_mib
+            ),
+            "GB/s",
+            &["tcp_raw", "memchan"],
+            &bandwidth,
+            "tcp_raw",
+            Target {
+                subject: "memchan",
+                cmp: Cmp::AtLeast,
+                factor: 0.9,
+            },
+        );
+        t.notes.push(
+            "tcp_raw: write_all of 1 MiB buffers, the receiver reads the window and answers \
+             1 byte; memchan: tx.write of 1 MiB, then a flag, the receiver answers the flag"
+                .into(),
+        );
+        t.round_ratios = round_ratios(set, FIG_BANDWIDTH, &t);
+        tables.push(t);
+
+        let round_medians = {
+            let mut m = Map::new();
+            for (figure, series) in &set.round_medians {
+                let mut o = Map::new();
+                for (s, v) in series {
+                    o.insert(s.clone(), json!(v));
+                }
+                m.insert(figure.clone(), Value::Object(o));
+            }
+            Value::Object(m)
+        };
+
+        let status = |r: &Result<(), String>| match r {
+            Ok(()) => json!("measured"),
+            Err(e) => json!(format!("not measured: {e}")),
+        };
+        let hosts = json!({
+            "namespaces": [info.namespaces.0, info.namespaces.1],
+            "veth": [info.namespaces.0, info.namespaces.1],
+            "addresses": [super::netns::ADDR_A, super::netns::ADDR_B],
+            "subnet": super::netns::SUBNET,
+            "veth_bytes_per_measurement": info.veth_bytes,
+            "memchan": status(&info.memchan),
+            "mpi_tcp": status(&info.mpi),
+            "latency_round_trips_per_round": p.iters,
+            "bandwidth_windows_per_round": p.bw_windows,
+            "bandwidth_window_mib": p.window_mib,
+        });
+
+        HostReport {
+            tables,
+            latency,
+            bandwidth,
+            missing,
+            machine: machine_json(p, info),
+            hosts,
+            round_medians,
+            notes: info.notes.clone(),
+        }
+    }
+
+    /// The human-readable tables.
+    pub fn render_text(&self) -> String {
+        let mut o = String::new();
+        let m = &self.machine;
+        let _ = writeln!(
+            o,
+            "memchan bench --hosts — {} — cores {} — {} round(s), samples pooled — {}",
+            m["cpu_model"].as_str().unwrap_or("?"),
+            m["cores_used"],
+            m["rounds"],
+            m["date"].as_str().unwrap_or("")
+        );
+        let _ = writeln!(
+            o,
+            "hosts: network namespaces {} ({}) and {} ({}), one veth pair; clock: TSC {:.4} GHz",
+            self.hosts["namespaces"][0].as_str().unwrap_or("?"),
+            super::netns::ADDR_A,
+            self.hosts["namespaces"][1].as_str().unwrap_or("?"),
+            super::netns::ADDR_B,
+            m["tsc_ghz"].as_f64().unwrap_or(0.0),
+        );
+        for (what, key) in [("memchan", "memchan"), ("mpi_tcp", "mpi_tcp")] {
+            if let Some(s) = self.hosts[key].as_str().filter(|s| *s != "measured") {
+                let _ = writeln!(o, "{what}: {s}");
+            }
+        }
+        for t in &self.tables {
+            o.push('\n');
+            self.render_table(&mut o, t);
+        }
+        o.push('\n');
+        let _ = writeln!(o, "== targets (--hosts)");
+        for t in &self.tables {
+            let tg = &t.target;
+            let mut status = match t.verdict() {
+                Some((r, met)) => format!("{:.2}x  {:<8}", r, if met { "met" } else { "NOT MET" }),
+                None => "not measured".into(),
+            };
+            if t.round_ratios.len() > 1 {
+                let mut v = t.round_ratios.clone();
+                v.sort_by(f64::total_cmp);
+                let _ = write!(
+                    status,
+                    "  per round: median {:.2}x, range {:.2}-{:.2}x over {} rounds",
+                    stats::interpolated_median(&v),
+                    v[0],
+                    v[v.len() - 1],
+                    v.len()
+                );
+            }
+            let rule = format!("{} {} {}", tg.subject, tg.text(), t.reference);
+            let _ = writeln!(o, "   {:<26} {:<36} {}", t.key, rule, status);
+        }
+        if !self.notes.is_empty() {
+            o.push('\n');
+            for n in &self.notes {
+                let _ = writeln!(o, "note: {n}");
+            }
+        }
+        o
+    }
+
+    fn render_table(&self, o: &mut String, t: &Table) {
+        let _ = writeln!(o, "== {}   [{}]", t.title, t.key);
+        let _ = writeln!(
+            o,
+            "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
+            "name",
+            format!("median ({})", t.unit),
+            format!("p99 ({})", t.unit),
+            format!("ratio vs {}", t.reference),
+            "target",
+            "met"
+        );
+        for r in &t.rows {
+            let Some((med, p99, _)) = r.value else {
+                let why = self
+                    .missing
+                    .get(r.name)
+                    .map(|s| s.as_str())
+                    .unwrap_or("not measured");
+                let _ = writeln!(o, "   {:<18} not measured: {why}", r.name);
+                continue;
+            };
+            let ratio = match r.ratio {
+                Some(_) if r.name == t.reference => "1.00 (reference)".to_string(),
+                Some(x) => format!("{x:.2}"),
+                None => "-".into(),
+            };
+            let (target, met) = if t.target.subject == r.name {
+                match r.ratio {
+                    Some(x) => (
+                        t.target.text(),
+                        if t.target.met(x) { "yes" } else { "NO" }.to_string(),
+                    ),
+                    None => (t.target.text(), format!("n/a (no {})", t.reference)),
+                }
+            } else {
+                (String::new(), String::new())
+            };
+            let _ = writeln!(
+                o,
+                "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
+                r.name,
+                fmt_val(med, t.unit),
+                fmt_val(p99, t.unit),
+                ratio,
+                target,
+                met
+            );
+        }
+        if t.higher_is_better {
+            let _ = writeln!(
+                o,
+                "   p99 = slow tail: bandwidth of the 99th-percentile-slowest window"
+            );
+        }
+        for n in &t.notes {
+            let _ = writeln!(o, "   {n}");
+        }
+    }
+
+    /// The JSON report.
+    pub fn to_json(&self) -> Value {
+        let obj = |order: &[&'static str],
+                   m: &BTreeMap<&'static str, (f64, f64, usize)>,
+                   pick: fn(&(f64, f64, usize)) -> Value| {
+            let mut o = Map::new();
+            for s in order {
+                o.insert(s.to_string(), m.get(s).map(pick).unwrap_or(Value::Null));
+            }
+            Value::Object(o)
+        };
+        let median = |v: &(f64, f64, usize)| json!(v.0);
+        let p99 = |v: &(f64, f64, usize)| json!(v.1);
+        let count = |v: &(f64, f64, usize)| json!(v.2);
+        let mut figures = Map::new();
+        figures.insert(
+            KEY_LATENCY.into(),
+            obj(&LATENCY_SERIES, &self.latency, median),
+        );
+        figures.insert(
+            format!("{KEY_LATENCY}_p99"),
+            obj(&LATENCY_SERIES, &self.latency, p99),
+        );
+        figures.insert(
+            KEY_BANDWIDTH.into(),
+            obj(&BANDWIDTH_SERIES, &self.bandwidth, median),
+        );
+        figures.insert(
+            format!("{KEY_BANDWIDTH}_p99"),
+            obj(&BANDWIDTH_SERIES, &self.bandwidth, p99),
+        );
+
+        let mut ratios = Map::new();
+        let mut targets = Vec::new();
+        for t in &self.tables {
+            let entry = ratios
+                .entry(t.key.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+            for r in &t.rows {
+                if r.name != t.reference {
+                    entry[format!("{}_vs_{}", r.name, t.reference)] = json!(r.ratio);
+                }
+            }
+            let v = t.verdict();
+            targets.push(json!({
+                "figure": t.key,
+                "subject": t.target.subject,
+                "reference": t.reference,
+                "target": t.target.text(),
+                "ratio": v.map(|x| x.0),
+                "met": v.map(|x| x.1),
+                "per_round_ratios": t.round_ratios,
+            }));
+        }
+        json!({
+            "figures": figures,
+            "units": {
+                KEY_LATENCY: "us",
+                KEY_BANDWIDTH: "GB/s",
+            },
+            "ratios": ratios,
+            "targets": targets,
+            "samples": {
+                KEY_LATENCY: obj(&LATENCY_SERIES, &self.latency, count),
+                KEY_BANDWIDTH: obj(&BANDWIDTH_SERIES, &self.bandwidth, count),
+            },
+            "per_round_medians_ns": self.round_medians,
+            "hosts": self.hosts,
+            "machine": self.machine,
+            "notes": self.notes,
+        })
+    }
+}
+
+fn fmt_val(v: f64, unit: &str) -> String {
+    if unit == "GB/s" || v < 10.0 {
+        format!("{v:.2}")
+    } else if v < 1000.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn machine_json(p: &Params, info: &HostInfo) -> Value {
+    let uname = rustix::system::uname();
+    json!({
+        "cpu_model": cpu_model(),
+        "cores_used": [p.cpus.0, p.cpus.1],
+        "logical_cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "date": info.date,
+        "hostname": uname.nodename().to_string_lossy(),
+        "kernel": uname.release().to_string_lossy(),
+        "arch": std::env::consts::ARCH,
+        "tsc_ghz": info.tsc_ghz,
+        "tsc_step_ns": info.tsc_step_ns,
+        "rounds": p.rounds,
+        "quick": p.quick,
+        "latency_round_trips_per_round": p.iters,
+        "latency_warmup_round_trips": p.warmup,
+        "mpirun_version": info.mpi_version,
+        "elapsed_s": info.elapsed_s,
+        "memchan_version": env!("CARGO_PKG_VERSION"),
+    })
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info() -> HostInfo {
+        HostInfo {
+            tsc_ghz: 1.0,
+            tsc_step_ns: 1.0,
+            namespaces: ("mcb1a".into(), "mcb1b".into()),
+            memchan: Err("hub unreachable".into()),
+            mpi: Ok(()),
+            mpi_version: None,
+            veth_bytes: BTreeMap::new(),
+            notes: vec![],
+            date: "2026-01-01T00:00:00Z".into(),
+            elapsed_s: 1.0,
+        }
+    }
+
+    fn params() -> Params {
+        Params {
+            rounds: 2,
+            quick: true,
+            cpus: (0, 1),
+            iters: 10,
+            warmup: 10,
+            bw_windows: 3,
+            bw_warmup: 1,
+            window_mib: 64,
+        }
+    }
+
+    #[test]
+    fn missing_series_are_null_and_ratios_follow_the_reference() {
+        let mut set = SampleSet::default();
+        for round in 0..2 {
+            set.round = round;
+            set.add(FIG_LATENCY, "tcp_raw", vec![20_000.0; 5]);
+            set.add(FIG_LATENCY, "tcp_raw_spin", vec![10_000.0; 5]);
+            set.add(FIG_LATENCY, "mpi_tcp", vec![15_000.0; 5]);
+            // 64 MiB in 32 ms: ~2.1 GB/s
+            set.add(FIG_BANDWIDTH, "tcp_raw", vec![32e6; 3]);
+        }
+        let rep = HostReport::build(&params(), &set, &info());
+        let v = rep.to_json();
+        let lat = &v["figures"][KEY_LATENCY];
+        assert!(lat["memchan"].is_null() && lat["memchan_spin"].is_null());
+        assert!((lat["tcp_raw"].as_f64().unwrap() - 20.0).abs() < 1e-9);
+        assert!((lat["tcp_raw_spin"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+        assert!((lat["mpi_tcp"].as_f64().unwrap() - 15.0).abs() < 1e-9);
+        let bw = v["figures"][KEY_BANDWIDTH]["tcp_raw"].as_f64().unwrap();
+        assert!((bw - (64 << 20) as f64 / 32e6).abs() < 1e-9);
+        assert!(v["figures"][KEY_BANDWIDTH]["memchan"].is_null());
+        let r = v["ratios"][KEY_LATENCY]["mpi_tcp_vs_tcp_raw_spin"]
+            .as_f64()
+            .unwrap();
+        assert!((r - 1.5).abs() < 1e-9);
+        assert!(v["ratios"][KEY_LATENCY]["memchan_vs_tcp_raw"].is_null());
+        assert_eq!(v["targets"].as_array().unwrap().len(), 3);
+        let text = rep.render_text();
+        assert!(text.contains("not measured: hub unreachable"), "{text}");
+        assert!(text.contains("[net_bandwidth_1mib_gbps]"), "{text}");
+    }
+
+    #[test]
+    fn verdicts_use_the_same_mode() {
+        let mut set = SampleSet::default();
+        set.add(FIG_LATENCY, "tcp_raw", vec![20_000.0; 5]);
+        set.add(FIG_LATENCY, "memchan", vec![24_000.0; 5]);
+        set.add(FIG_LATENCY, "tcp_raw_spin", vec![10_000.0; 5]);
+        set.add(FIG_LATENCY, "memchan_spin", vec![14_000.0; 5]);
+        set.add(FIG_BANDWIDTH, "tcp_raw", vec![30e6; 3]);
+        set.add(FIG_BANDWIDTH, "memchan", vec![40e6; 3]);
+        let mut i = info();
+        i.memchan = Ok(());
+        let rep = HostReport::build(&params(), &set, &i);
+        let v: Vec<(f64, bool)> = rep.tables.iter().map(|t| t.verdict().unwrap()).collect();
+        assert!((v[0].0 - 1.2).abs() < 1e-9 && v[0].1);
+        assert!((v[1].0 - 1.4).abs() < 1e-9 && !v[1].1);
+        assert!((v[2].0 - 0.75).abs() < 1e-9 && !v[2].1);
+    }
+}

@@ -1,0 +1,304 @@
+//! `memchan status`: asks a hub for its view of the cluster (members, epochs and the
+//! counters of both ends of every link) and prints it as tables or JSON, or serves it
+//! as Prometheus metrics.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Context, Result};
+use clap::Args;
+use memchan_net::hub::query_status;
+use memchan_net::metrics::{prometheus, serve_metrics};
+use memchan_net::status::{HubStatus, LinkCounters};
+use memchan_net::wire::Key;
+
+use crate::hub::{announce, catch_signals, key_file, load_key, wait_for_signal};
+
+/// Options of `memchan status`.
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    /// The hub to ask (default: `MEMCHAN_HUB`).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub hub: Option<String>,
+
+    /// File holding the cluster key (default: the file `MEMCHAN_KEY_FILE` names).
+    #[arg(long, value_name = "PATH")]
+    pub key_file: Option<PathBuf>,
+
+    /// Print the hub's report as JSON.
+    #[arg(long, conflicts_with = "metrics")]
+    pub json: bool,
+
+    /// Instead of printing, serve Prometheus metrics (`GET /metrics`) on this address,
+    /// asking the hub on every scrape (503 when it cannot be asked). The bound address
+    /// is printed on stdout as `metrics ADDR`; runs until SIGTERM or SIGINT.
+    #[arg(long, value_name = "LISTEN")]
+    pub metrics: Option<String>,
+}
+
+/// Runs `memchan status`; errors exit 1 with one line on stderr.
+pub fn run(args: StatusArgs) -> Result<()> {
+    if let Err(e) = status(args) {
+        eprintln!("memchan status: {e:#}");
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+fn status(args: StatusArgs) -> Result<()> {
+    let hub = args
+        .hub
+        .or_else(|| std::env::var("MEMCHAN_HUB").ok().filter(|v| !v.is_empty()))
+        .ok_or_else(|| anyhow!("no hub given: use --hub HOST:PORT or set MEMCHAN_HUB"))?;
+    let (key, _) = load_key(key_file(args.key_file).as_deref())?;
+    if let Some(listen) = &args.metrics {
+        catch_signals();
+        let (h, k) = (hub.clone(), key.clone());
+        let srv = serve_metrics(listen, move || ask(&h, &k).map(|s| prometheus(&s)))
+            .with_context(|| format!("cannot serve metrics on {listen}"))?;
+        announce(&format!("metrics {}", srv.local_addr()))?;
+        wait_for_signal();
+        drop(srv);
+        return Ok(());
+    }
+    let st = ask(&hub, &key).map_err(anyhow::Error::msg)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&st).context("encoding the report")?;
+        println!("{text}");
+    } else {
+        print!("{}", render(&hub, &st));
+    }
+    Ok(())
+}
+
+/// Queries the hub, with an error that says which hub and what went wrong.
+fn ask(hub: &str, key: &Key) -> std::result::Result<HubStatus, String> {
+    query_status(hub, key).map_err(|e| {
+        if e.starts_with("cannot connect") || e.starts_with("cannot resolve") || e == "no address" {
+            format!("cannot reach hub {hub}: {e}")
+        } else if let Some(why) = e.strip_prefix("refused: ") {
+            format!("hub {hub} refused the query: {why}")
+        } else {
+            format!("hub {hub}: {e}")
+        }
+    })
+}
+
+/// `3723` seconds as `1h 2m 3s`.
+fn duration(s: u64) -> String {
+    let (d, h, m, s) = (s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, _) => format!("{m}m {s}s"),
+        (0, _, _) => format!("{h}h {m}m {s}s"),
+        _ => format!("{d}d {h}h {m}m {s}s"),
+    }
+}
+
+/// A table with a header row; the first `left` columns are left-aligned, the rest
+/// (numbers) right-aligned.
+fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
+    let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut l = String::from("  ");
+        for (i, (c, w)) in cells.zip(&width).enumerate() {
+            if i > 0 {
+                l.push_str("  ");
+            }
+            if i < left {
+                let _ = write!(l, "{c:<w$}");
+            } else {
+                let _ = write!(l, "{c:>w$}");
+            }
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(&mut header.iter().copied());
+    for r in rows {
+        line(&mut r.iter().map(String::as_str));
+    }
+}
+
+/// The report as text: a header, the members, and both ends of every link.
+fn render(hub: &str, st: &HubStatus) -> String {
+    let mut out = String::new();
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let fields: [(&str, String); 8] = [
+        (
+            "cluster",
+            if st.cluster.is_empty() {
+                "(not named yet)".into()
+            } else {
+                st.cluster.clone()
+            },
+        ),
+        (
+            "hub",
+            if st.listen == hub {
+                hub.to_string()
+            } else {
+                format!("{hub} (listening on {})", st.listen)
+            },
+        ),
+        ("protocol", st.protocol.to_string()),
+        ("epoch", st.epoch.to_string()),
+        (
+            "page size",
+            match st.page_size {
+                0 => "(not chosen yet)".into(),
+                p => format!("{p} bytes"),
+            },
+        ),
+        ("keyed", yes_no(st.keyed).to_string()),
+        ("uptime", duration(st.uptime_s)),
+        (
+            "history",
+            format!(
+                "{} joins, {} refused, {} isolations; {} segments, {} groups",
+                st.joins, st.refused, st.isolations, st.segments, st.groups
+            ),
+        ),
+    ];
+    for (k, v) in fields {
+        let _ = writeln!(out, "{:<10} {v}", format!("{k}:"));
+    }
+
+    let _ = writeln!(out, "\nmembers: {}", st.members.len());
+    if !st.members.is_empty() {
+        let rows: Vec<Vec<String>> = st
+            .members
+            .iter()
+            .map(|m| {
+                vec![
+                    m.node.to_string(),
+                    m.host.clone(),
+                    m.addr.clone(),
+                    m.incarnation.to_string(),
+                    m.pid.to_string(),
+                    m.joined_epoch.to_string(),
+                    m.last_heard_ms.to_string(),
+                ]
+            })
+            .collect();
+        table(
+            &mut out,
+            &[
+                "node",
+                "host",
+                "addr",
+                "incarnation",
+                "pid",
+                "joined_epoch",
+                "last_heard_ms",
+            ],
+            &rows,
+            3,
+        );
+
+        out.push_str("\nlinks (hub side: the hub's end; node side: as the node last reported)\n");
+        let names = LinkCounters::default().fields().map(|(n, _, _)| n);
+        let mut header = vec!["node", "side"];
+        // The error counters first, then traffic.
+        let order: Vec<usize> = (4..names.len()).chain(0..4).collect();
+        header.extend(order.iter().map(|&i| names[i]));
+        let mut rows = Vec::new();
+        for m in &st.members {
+            for (side, c) in [("hub", &m.hub_side), ("node", &m.node_side)] {
+                let v = c.fields();
+                let mut r = vec![m.node.to_string(), side.to_string()];
+                r.extend(order.iter().map(|&i| v[i].2.to_string()));
+                rows.push(r);
+            }
+        }
+        table(&mut out, &header, &rows, 2);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memchan_net::status::MemberStatus;
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(duration(0), "0s");
+        assert_eq!(duration(59), "59s");
+        assert_eq!(duration(61), "1m 1s");
+        assert_eq!(duration(3723), "1h 2m 3s");
+        assert_eq!(duration(90061), "1d 1h 1m 1s");
+    }
+
+    #[test]
+    fn renders_members_and_both_link_ends() {
+        let st = HubStatus {
+            cluster: "c1".into(),
+            listen: "0.0.0.0:7100".into(),
+            protocol: 1,
+            epoch: 3,
+            page_size: 4096,
+            keyed: true,
+            members: vec![MemberStatus {
+                node: 4,
+                incarnation: 77,
+                host: "h".into(),
+                pid: 99,
+                addr: "10.0.0.2:5000".into(),
+                joined_epoch: 2,
+                last_heard_ms: 12,
+                hub_side: LinkCounters {
+                    crc_failures: 31337,
+                    ..Default::default()
+                },
+                node_side: LinkCounters {
+                    tcp_retransmits: 4242,
+                    ..Default::default()
+                },
+            }],
+            joins: 5,
+            refused: 1,
+            isolations: 2,
+            uptime_s: 65,
+            ..Default::default()
+        };
+        let text = render("hubhost:7100", &st);
+        assert!(text.contains("cluster:   c1\n"), "{text}");
+        assert!(text.contains("hubhost:7100 (listening on 0.0.0.0:7100)"));
+        assert!(text.contains("keyed:     yes\n"));
+        assert!(text.contains("uptime:    1m 5s\n"));
+        assert!(text.contains("5 joins, 1 refused, 2 isolations"));
+        for name in LinkCounters::default().fields().map(|f| f.0) {
+            assert!(text.contains(name), "{name}: {text}");
+        }
+        let row = |side: &str| {
+            let found = text
+                .lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(side));
+            found.unwrap_or_else(|| panic!("no {side} row: {text}"))
+        };
+        let hub_row = row("hub");
+        assert!(
+            hub_row.contains("31337") && !hub_row.contains("4242"),
+            "{hub_row}"
+        );
+        let node_row = row("node");
+        assert!(node_row.contains("4242") && !node_row.contains("31337"));
+        assert!(text.contains("10.0.0.2:5000"));
+        // The header and rows of a table line up.
+        let header = text.lines().find(|l| l.contains("crc_failures")).unwrap();
+        assert_eq!(header.len(), hub_row.len());
+    }
+
+    #[test]
+    fn an_empty_hub_renders() {
+        let text = render("h:1", &HubStatus::default());
+        assert!(text.contains("members: 0\n"));
+        assert!(text.contains("(not named yet)"));
+    }
+}

@@ -1,0 +1,446 @@
+//! End-to-end tests of `memchan hub` and `memchan status`: the real binary runs the
+//! hub, two nodes of this test process join it with a cluster key and write, and
+//! `memchan status` (JSON, text, Prometheus) must show them and their links.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use memchan::{Cluster, Config, Dest, TxAttrs};
+use memchan_net::status::{HubStatus, LinkCounters};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_memchan"));
+    // The tests say everything explicitly.
+    c.env_remove("MEMCHAN_HUB").env_remove("MEMCHAN_KEY_FILE");
+    c
+}
+
+/// A file in the temp directory, removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(tag: &str, contents: &str) -> TempFile {
+        let p = std::env::temp_dir().join(format!("memchan-hub-cli-{}-{tag}", std::process::id()));
+        std::fs::write(&p, contents).unwrap();
+        TempFile(p)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A long-running `memchan` child: its stdout lines arrive on a channel, its stderr
+/// is collected. Killed (and reaped) on drop, whatever happened.
+struct Proc {
+    child: Child,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Proc {
+    fn spawn(args: &[&str]) -> Proc {
+        let mut child = bin()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn memchan");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut err = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Proc {
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// The next stdout line, which must start with `prefix `; returns the rest.
+    fn expect_line(&mut self, prefix: &str) -> String {
+        let line = match self.lines.recv_timeout(WAIT) {
+            Ok(l) => l,
+            Err(e) => panic!(
+                "no `{prefix} ADDR` line on stdout ({e}); exit: {:?}; stderr:\n{}",
+                self.child.try_wait(),
+                self.stderr()
+            ),
+        };
+        line.strip_prefix(&format!("{prefix} "))
+            .unwrap_or_else(|| panic!("expected `{prefix} ADDR`, got `{line}`"))
+            .to_string()
+    }
+
+    /// SIGTERM, then waits for the exit, which must be clean.
+    fn terminate(mut self) -> String {
+        // SAFETY: kill(2) on our own child's pid.
+        let rc = unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        assert_eq!(rc, 0);
+        let deadline = Instant::now() + WAIT;
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "ignored SIGTERM; stderr:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        // Let the reader thread drain what is left.
+        std::thread::sleep(Duration::from_millis(50));
+        let err = self.stderr();
+        assert!(status.success(), "exited {status}; stderr:\n{err}");
+        err
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs a short `memchan` command to completion (bounded by WAIT).
+fn run(args: &[&str]) -> Output {
+    let mut cmd = bin();
+    cmd.args(args);
+    run_cmd(cmd)
+}
+
+/// Runs `cmd` to completion, killing it if it outlives WAIT.
+fn run_cmd(mut cmd: Command) -> Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn memchan");
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel::<()>();
+    // A watchdog: the child is killed if it outlives WAIT.
+    let dog = std::thread::spawn(move || {
+        if rx.recv_timeout(WAIT).is_err() {
+            // SAFETY: kill(2) on our own child's pid (not yet reaped: we hold `child`).
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    });
+    let out = child.wait_with_output().expect("wait for memchan");
+    let _ = tx.send(());
+    let _ = dog.join();
+    out
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `GET /metrics` with a plain socket: (status code, body).
+fn get_metrics(addr: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect to metrics");
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let (head, body) = resp.split_once("\r\n\r\n").expect("HTTP response");
+    let code = head
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|r| r.get(..3))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("status line: {head}"));
+    (code, body.to_string())
+}
+
+fn join(cluster: &str, hub: &str, key: &Path) -> Cluster {
+    Cluster::join_with(
+        cluster,
+        Config {
+            hub: Some(memchan::Hub::Connect(hub.to_string())),
+            key_file: Some(key.to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .expect("join through the hub")
+}
+
+fn status_json(hub: &str, key: &Path) -> HubStatus {
+    let out = run(&[
+        "status",
+        "--hub",
+        hub,
+        "--key-file",
+        key.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "status --json failed: {}",
+        text(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("status JSON: {e}\n{}", text(&out.stdout)))
+}
+
+#[test]
+fn hub_and_status_end_to_end() {
+    let key = TempFile::new("key", "the cluster secret\n");
+    let wrong = TempFile::new("wrong-key", "another secret\n");
+    let keyp = key.0.to_str().unwrap();
+    let mut hub = Proc::spawn(&[
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--key-file",
+        keyp,
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    let addr = hub.expect_line("listening");
+    let metrics = hub.expect_line("metrics");
+    assert!(!addr.ends_with(":0") && !metrics.ends_with(":0"));
+
+    let cluster = format!("hubcli-{}", std::process::id());
+    let a = join(&cluster, &addr, &key.0);
+    let b = join(&cluster, &addr, &key.0);
+    a.wait_for_members(2, WAIT).unwrap();
+    let rx = b.segment("inbox", 4096, 0o600).unwrap().map_rx().unwrap();
+    let tx = a
+        .segment("inbox", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    for i in 0..64u64 {
+        tx.write_u64(8 * i as usize, i + 1).unwrap();
+    }
+    a.ack().unwrap();
+    assert_eq!(rx.load_u64(8 * 63).unwrap(), 64);
+
+    // JSON: both members, traffic on the hub's end of each link.
+    let st = status_json(&addr, &key.0);
+    assert_eq!(st.cluster, cluster);
+    assert_eq!(st.listen, addr);
+    assert!(st.keyed);
+    assert_eq!(st.page_size, 4096);
+    assert_eq!(st.members.len(), 2, "{st:?}");
+    assert_eq!(st.joins, 2);
+    for m in &st.members {
+        assert!(m.hub_side.frames_rx > 0, "{m:?}");
+        assert!(m.hub_side.bytes_tx > 0, "{m:?}");
+        assert_eq!(m.pid, std::process::id());
+    }
+    let mut ids: Vec<u16> = st.members.iter().map(|m| m.node).collect();
+    ids.sort();
+    let mut want = vec![a.node_id().0, b.node_id().0];
+    want.sort();
+    assert_eq!(ids, want);
+
+    // Text: the header, the members and every counter name of the links table.
+    let out = run(&["status", "--hub", &addr, "--key-file", keyp]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    for want in [
+        &format!("cluster:   {cluster}")[..],
+        "keyed:     yes",
+        "members: 2",
+        "incarnation",
+        "last_heard_ms",
+    ] {
+        assert!(t.contains(want), "no `{want}` in:\n{t}");
+    }
+    for (name, _, _) in LinkCounters::default().fields() {
+        assert!(t.contains(name), "no `{name}` in:\n{t}");
+    }
+    for side in ["hub", "node"] {
+        let rows = t
+            .lines()
+            .filter(|l| l.split_whitespace().nth(1) == Some(side))
+            .count();
+        assert_eq!(rows, 2, "{side} rows in:\n{t}");
+    }
+
+    // The hub's own Prometheus endpoint.
+    let (code, body) = get_metrics(&metrics);
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("\nmemchan_members 2\n"), "{body}");
+    assert!(
+        body.lines()
+            .any(|l| l.starts_with("memchan_link_crc_failures_total{")),
+        "{body}"
+    );
+
+    // `memchan status --metrics`: the same, asking the hub on each scrape.
+    let mut scraper = Proc::spawn(&[
+        "status",
+        "--hub",
+        &addr,
+        "--key-file",
+        keyp,
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    let scrape = scraper.expect_line("metrics");
+    let (code, body) = get_metrics(&scrape);
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("\nmemchan_members 2\n"), "{body}");
+    assert!(body.contains("memchan_link_frames_rx_total{"), "{body}");
+    scraper.terminate();
+
+    // A wrong key is refused, and the message says so.
+    let out = run(&[
+        "status",
+        "--hub",
+        &addr,
+        "--key-file",
+        wrong.0.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("key"), "{err}");
+    assert!(err.starts_with("memchan status: "), "{err}");
+    assert!(out.stdout.is_empty());
+
+    drop(rx);
+    drop(tx);
+    a.leave();
+    b.leave();
+    let err = hub.terminate();
+    assert!(err.contains("joined"), "{err}");
+    assert!(err.contains("refused"), "{err}");
+    assert!(!err.contains("no cluster key"), "{err}");
+}
+
+#[test]
+fn status_of_an_unreachable_hub_fails_clearly() {
+    let out = run(&["status", "--hub", "127.0.0.1:1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("memchan status: cannot reach hub 127.0.0.1:1: "),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+
+    // With no hub named at all.
+    let out = run(&["status", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("MEMCHAN_HUB") && err.contains("--hub"),
+        "{err}"
+    );
+
+    // A scraper whose hub is gone answers 503, and still stops cleanly.
+    let mut scraper = Proc::spawn(&["status", "--hub", "127.0.0.1:1", "--metrics", "127.0.0.1:0"]);
+    let scrape = scraper.expect_line("metrics");
+    let (code, body) = get_metrics(&scrape);
+    assert_eq!(code, 503, "{body}");
+    assert!(body.contains("cannot reach hub 127.0.0.1:1"), "{body}");
+    scraper.terminate();
+}
+
+#[test]
+fn an_open_hub_warns_and_reads_the_environment() {
+    // No key: a warning. MEMCHAN_HUB names the hub for status.
+    let mut hub = Proc::spawn(&[
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--cluster",
+        "open-one",
+        "--page-size",
+        "8192",
+    ]);
+    let addr = hub.expect_line("listening");
+    let mut cmd = bin();
+    cmd.args(["status", "--json"]).env("MEMCHAN_HUB", &addr);
+    let out = run_cmd(cmd);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let st: HubStatus = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            st.cluster.as_str(),
+            st.page_size,
+            st.keyed,
+            st.members.len()
+        ),
+        ("open-one", 8192, false, 0)
+    );
+    let err = hub.terminate();
+    let warning = format!("no cluster key: any process that reaches {addr} may join");
+    assert!(err.contains(&warning), "{err}");
+}
+
+#[test]
+fn hub_options_are_checked() {
+    let out = run(&["hub", "--listen", "127.0.0.1:0", "--page-size", "1000"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("page size"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = run(&[
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--heartbeat-ms",
+        "500",
+        "--failure-timeout-ms",
+        "100",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--failure-timeout-ms"));
+
+    let out = run(&[
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--key-file",
+        "/nonexistent/key",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("/nonexistent/key"),
+        "{}",
+        text(&out.stderr)
+    );
+}

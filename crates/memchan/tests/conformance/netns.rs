@@ -1,0 +1,638 @@
+//! Network-namespace topologies for multi-host tests (run as root): one "hub"
+//! namespace and N "host" namespaces, each host joined to the hub by a veth pair,
+//! plus the faults a test inflicts on them (nftables packet loss, link down) and what
+//! it reads back (TCP retransmissions).
+//!
+//! ```text
+//!   host ns  mc{pid}{tag}h{i}            hub ns  mc{pid}{tag}hub
+//!   vh{i}  10.201.{i}.2/24  <--veth-->  vb{i}  10.201.{i}.1/24
+//!   default route via 10.201.{i}.1      ip_forward on: hosts reach each other
+//! ```
+//!
+//! Namespaces carry the creating process's PID, so a later run deletes the ones a
+//! crashed run left behind (and only those: names of our form whose PID is gone).
+//! Dropping a `Topology` kills every process in its namespaces and deletes them.
+
+use std::fs::File;
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::harness::Worker;
+
+/// Name of the nftables table the fault helpers install.
+pub const NFT_TABLE: &str = "memchan_test";
+
+/// One host namespace and its link to the hub.
+#[derive(Debug, Clone)]
+pub struct Host {
+    /// The host's namespace.
+    pub ns: String,
+    /// The host-side address, 10.201.{i}.2.
+    pub addr: String,
+    /// The hub-side address of this host's veth, 10.201.{i}.1.
+    pub hub_addr: String,
+    /// The veth end inside the host namespace, `vh{i}`.
+    pub veth_host: String,
+    /// The veth end inside the hub namespace, `vb{i}`.
+    pub veth_hub: String,
+}
+
+/// A hub namespace with `hosts` around it. Deleted (processes killed) on drop.
+pub struct Topology {
+    pub hub_ns: String,
+    pub hosts: Vec<Host>,
+    /// Namespaces this topology created, in creation order: what drop deletes.
+    created: Vec<String>,
+    /// Processes started by [`Topology::spawn`]: killed and reaped on drop.
+    children: Mutex<Vec<Child>>,
+}
+
+/// Runs `cmd`; panics with the command line, status and stderr if it fails.
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `{cmd:?}`: {e}"));
+    if !out.status.success() {
+        panic!(
+            "`{cmd:?}` failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    out
+}
+
+/// `ip ARGS…`.
+fn ip(args: &[&str]) -> Output {
+    run(Command::new("ip").args(args))
+}
+
+/// Namespace names from `ip netns list` ("NAME" or "NAME (id: N)").
+pub fn netns_list() -> Vec<String> {
+    let out = ip(&["netns", "list"]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .collect()
+}
+
+/// The PID embedded in a name of our form `mc{pid}{tag}h{i}` / `mc{pid}{tag}hub`.
+fn our_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("mc")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let (pid, tail) = rest.split_at(digits);
+    // tail = {tag}hub or {tag}h{i}, with a non-empty tag that starts with a letter.
+    let tag = match tail.strip_suffix("hub") {
+        Some(tag) => tag,
+        None => match tail.rsplit_once('h') {
+            Some((tag, i)) if !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()) => tag,
+            _ => return None,
+        },
+    };
+    let tail_ok = tag.starts_with(|c: char| c.is_ascii_alphabetic())
+        && tag.bytes().all(|b| b.is_ascii_alphanumeric());
+    if !tail_ok {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Deletes namespaces of our form whose creating process no longer exists.
+fn delete_stale() {
+    for name in netns_list() {
+        let Some(pid) = our_pid(&name) else { continue };
+        if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        kill_all_in(&name);
+        let out = Command::new("ip").args(["netns", "del", &name]).output();
+        match out {
+            Ok(o) if o.status.success() => eprintln!("netns: deleted stale namespace {name}"),
+            Ok(o) => eprintln!(
+                "netns: cannot delete stale {name}: {}",
+                String::from_utf8_lossy(&o.stderr).trim_end()
+            ),
+            Err(e) => eprintln!("netns: cannot run ip netns del {name}: {e}"),
+        }
+    }
+}
+
+/// SIGKILLs every process in namespace `ns` (`ip netns pids`). Non-children cannot be
+/// reaped here; their own parents (or init) do.
+fn kill_all_in(ns: &str) {
+    let Ok(out) = Command::new("ip").args(["netns", "pids", ns]).output() else {
+        return;
+    };
+    for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+        if let Ok(pid) = pid.parse::<libc::pid_t>() {
+            if pid > 1 && pid as u32 != std::process::id() {
+                // SAFETY: kill(2) with a PID read from the namespace we own.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+    }
+}
+
+/// Runs `f` on a fresh thread that has entered namespace `ns`: sockets it creates
+/// belong to `ns` for good, whichever thread uses them later.
+pub fn in_ns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let path = format!("/run/netns/{ns}");
+    let t = std::thread::spawn(move || {
+        let file = File::open(&path).unwrap_or_else(|e| panic!("open {path}: {e}"));
+        // SAFETY: a valid namespace fd; CLONE_NEWNET changes only this thread, which
+        // exits when `f` returns.
+        let r = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
+        assert_eq!(r, 0, "setns {path}: {}", std::io::Error::last_os_error());
+        f()
+    });
+    match t.join() {
+        Ok(v) => v,
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}
+
+impl Topology {
+    /// Creates the hub namespace and `n_hosts` host namespaces (see the module docs
+    /// for names and addresses). `tag` (letters then letters/digits, at most 8) keeps
+    /// concurrent topologies of one process apart. Panics, naming the failing command
+    /// and its stderr, if setup fails; what was created by then is deleted.
+    pub fn new(tag: &str, n_hosts: usize) -> Topology {
+        assert!(
+            tag.len() <= 8
+                && tag.starts_with(|c: char| c.is_ascii_alphabetic())
+                && tag.bytes().all(|b| b.is_ascii_alphanumeric()),
+            "tag `{tag}`: letters then letters or digits, at most 8"
+        );
+        assert!(n_hosts <= 250, "at most 250 hosts (10.201.i.0/24)");
+        delete_stale();
+        let pid = std::process::id();
+        let mut topo = Topology {
+            hub_ns: format!("mc{pid}{tag}hub"),
+            hosts: Vec::new(),
+            created: Vec::new(),
+            children: Mutex::new(Vec::new()),
+        };
+        // From here on a panic drops `topo`, which deletes what was created.
+        let hub = topo.hub_ns.clone();
+        topo.add_ns(&hub);
+        topo.ns_ip(&hub, &["link", "set", "lo", "up"]);
+        run(Command::new("ip").args([
+            "netns",
+            "exec",
+            &hub,
+            "sysctl",
+            "-q",
+            "-w",
+            "net.ipv4.ip_forward=1",
+        ]));
+        for i in 0..n_hosts {
+            let h = Host {
+                ns: format!("mc{pid}{tag}h{i}"),
+                addr: format!("10.201.{i}.2"),
+                hub_addr: format!("10.201.{i}.1"),
+                veth_host: format!("vh{i}"),
+                veth_hub: format!("vb{i}"),
+            };
+            topo.add_ns(&h.ns);
+            ip(&[
+                "link",
+                "add",
+                &h.veth_host,
+                "netns",
+                &h.ns,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                &h.veth_hub,
+                "netns",
+                &hub,
+            ]);
+            topo.ns_ip(&h.ns, &["link", "set", "lo", "up"]);
+            topo.ns_ip(
+                &h.ns,
+                &[
+                    "addr",
+                    "add",
+                    &format!("{}/24", h.addr),
+                    "dev",
+                    &h.veth_host,
+                ],
+            );
+            topo.ns_ip(&h.ns, &["link", "set", &h.veth_host, "up"]);
+            topo.ns_ip(&h.ns, &["route", "add", "default", "via", &h.hub_addr]);
+            topo.ns_ip(
+                &hub,
+                &[
+                    "addr",
+                    "add",
+                    &format!("{}/24", h.hub_addr),
+                    "dev",
+                    &h.veth_hub,
+                ],
+            );
+            topo.ns_ip(&hub, &["link", "set", &h.veth_hub, "up"]);
+            topo.hosts.push(h);
+        }
+        topo
+    }
+
+    fn add_ns(&mut self, ns: &str) {
+        ip(&["netns", "add", ns]);
+        self.created.push(ns.to_string());
+    }
+
+    /// `ip -n NS ARGS…`, panicking on failure.
+    fn ns_ip(&self, ns: &str, args: &[&str]) -> Output {
+        run(Command::new("ip").args(["-n", ns]).args(args))
+    }
+
+    /// A command running `program args` inside namespace `ns` (`ip netns exec`). The
+    /// caller owns what it spawns; drop still kills whatever runs in the namespace.
+    pub fn command(&self, ns: &str, program: &str, args: &[&str]) -> Command {
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", ns, program]).args(args);
+        cmd
+    }
+
+    /// Spawns `program args` inside `ns` (stdin null, stdout/stderr inherited); it is
+    /// SIGKILLed and reaped when the topology drops. Returns its PID.
+    pub fn spawn(&self, ns: &str, program: &str, args: &[&str]) -> u32 {
+        let child = self
+            .command(ns, program, args)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {program} in {ns}: {e}"));
+        let pid = child.id();
+        self.children.lock().unwrap().push(child);
+        pid
+    }
+
+    /// A conformance worker (the test binary re-executed as `role`) inside `ns`.
+    pub fn worker(&self, ns: &str, role: &str, args: &[String], env: &[(&str, String)]) -> Worker {
+        Worker::spawn_in(ns, role, args, env)
+    }
+
+    /// A TCP listener bound to `addr` inside `ns` (created from a thread in `ns`).
+    pub fn listen(&self, ns: &str, addr: &str) -> TcpListener {
+        let (ns2, addr) = (ns.to_string(), addr.to_string());
+        in_ns(ns, move || {
+            TcpListener::bind(&addr).unwrap_or_else(|e| panic!("bind {addr} in {ns2}: {e}"))
+        })
+    }
+
+    /// A TCP connection to `addr` made from inside `ns`, or the error.
+    pub fn connect(
+        &self,
+        ns: &str,
+        addr: SocketAddr,
+        timeout: Duration,
+    ) -> std::io::Result<TcpStream> {
+        in_ns(ns, move || TcpStream::connect_timeout(&addr, timeout))
+    }
+
+    /// Whether a process in `from_ns` completes a TCP connect to `addr:port` within
+    /// `timeout` (bash's /dev/tcp under `timeout`: the image has no ping or nc).
+    pub fn tcp_probe(&self, from_ns: &str, addr: &str, port: u16, timeout: Duration) -> bool {
+        let secs = format!("{:.3}", timeout.as_secs_f64());
+        let script = format!("exec 3<>/dev/tcp/{addr}/{port}");
+        self.command(
+            from_ns,
+            "timeout",
+            &["-s", "KILL", &secs, "bash", "-c", &script],
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("run tcp probe in {from_ns}: {e}"))
+        .success()
+    }
+
+    /// Drops `percent`% of the packets that enter or leave interface `iface` of `ns`,
+    /// at random: nftables table `memchan_test` with input, output (and, for routed
+    /// traffic through the hub, forward) chains `meta iifname/oifname IFACE numgen
+    /// random mod 100 < P drop` (plain `drop` at 100: nft refuses `< 100` on a
+    /// 0..99 value). Replaces an earlier rule set of this table.
+    pub fn nft_drop(&self, ns: &str, iface: &str, percent: u32) {
+        assert!(percent <= 100, "percent {percent} over 100");
+        let chance = if percent >= 100 {
+            String::new()
+        } else {
+            format!("numgen random mod 100 < {percent} ")
+        };
+        let script = format!(
+            "table inet {NFT_TABLE}\n\
+             delete table inet {NFT_TABLE}\n\
+             table inet {NFT_TABLE} {{\n\
+             \tchain input {{ type filter hook input priority 0; policy accept;\n\
+             \t\tmeta iifname \"{iface}\" {chance}drop\n\t}}\n\
+             \tchain output {{ type filter hook output priority 0; policy accept;\n\
+             \t\tmeta oifname \"{iface}\" {chance}drop\n\t}}\n\
+             \tchain forward {{ type filter hook forward priority 0; policy accept;\n\
+             \t\tmeta iifname \"{iface}\" {chance}drop\n\
+             \t\tmeta oifname \"{iface}\" {chance}drop\n\t}}\n\
+             }}\n"
+        );
+        self.nft(ns, &script);
+    }
+
+    /// Removes the `memchan_test` table from `ns` (no error if there is none).
+    pub fn nft_clear(&self, ns: &str) {
+        self.nft(
+            ns,
+            &format!("table inet {NFT_TABLE}\ndelete table inet {NFT_TABLE}\n"),
+        );
+    }
+
+    /// `nft -f -` in `ns` with `script` on stdin; panics with the script and stderr.
+    fn nft(&self, ns: &str, script: &str) {
+        let mut child = self
+            .command(ns, "nft", &["-f", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run nft in {ns}: {e}"));
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .expect("nft stdin");
+        let out = child.wait_with_output().expect("wait nft");
+        assert!(
+            out.status.success(),
+            "`ip netns exec {ns} nft -f -` failed ({}):\n{}\nscript:\n{script}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+
+    /// Takes host `host`'s link down (`ip link set vh{i} down` in its namespace).
+    pub fn link_down(&self, host: usize) {
+        let h = &self.hosts[host];
+        self.ns_ip(&h.ns, &["link", "set", &h.veth_host, "down"]);
+    }
+
+    /// Brings host `host`'s link back up and restores its default route (the kernel
+    /// deletes a route whose device went down).
+    pub fn link_up(&self, host: usize) {
+        let h = &self.hosts[host];
+        self.ns_ip(&h.ns, &["link", "set", &h.veth_host, "up"]);
+        self.ns_ip(&h.ns, &["route", "replace", "default", "via", &h.hub_addr]);
+    }
+
+    /// TCP segments retransmitted in `ns` so far (`RetransSegs` of /proc/net/snmp).
+    /// Only segments that left the namespace count: one dropped by `ns`'s own
+    /// [`nft_drop`](Self::nft_drop) output chain fails locally (EPERM) and is not.
+    pub fn tcp_retrans_segs(&self, ns: &str) -> u64 {
+        let out = run(&mut self.command(ns, "cat", &["/proc/net/snmp"]));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut tcp = text.lines().filter(|l| l.starts_with("Tcp:"));
+        let (names, values) = (tcp.next(), tcp.next());
+        let (Some(names), Some(values)) = (names, values) else {
+            panic!("no Tcp lines in /proc/net/snmp of {ns}:\n{text}")
+        };
+        names
+            .split_whitespace()
+            .zip(values.split_whitespace())
+            .find(|(n, _)| *n == "RetransSegs")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or_else(|| panic!("no RetransSegs in /proc/net/snmp of {ns}:\n{text}"))
+    }
+}
+
+impl Drop for Topology {
+    fn drop(&mut self) {
+        let children = match self.children.get_mut() {
+            Ok(c) => c,
+            Err(p) => p.into_inner(),
+        };
+        for c in children.iter_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        for ns in self.created.iter().rev() {
+            kill_all_in(ns);
+            match Command::new("ip").args(["netns", "del", ns]).output() {
+                Ok(o) if o.status.success() => {}
+                Ok(o) => eprintln!(
+                    "netns: ip netns del {ns} failed: {}",
+                    String::from_utf8_lossy(&o.stderr).trim_end()
+                ),
+                Err(e) => eprintln!("netns: cannot run ip netns del {ns}: {e}"),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Tests (root only: they create namespaces).
+
+fn port_of(l: &TcpListener) -> u16 {
+    l.local_addr().unwrap().port()
+}
+
+const PROBE: Duration = Duration::from_millis(1500);
+
+#[test]
+fn netns_topology_connects_hosts_and_faults_cut_them_off() {
+    let topo = Topology::new("conn", 2);
+    let h1 = topo.hosts[1].clone();
+    let names = netns_list();
+    for ns in [&topo.hub_ns, &topo.hosts[0].ns, &h1.ns] {
+        assert!(names.contains(ns), "{ns} not in {names:?}");
+    }
+
+    // Host 1 reaches its hub-side address.
+    let l = topo.listen(&topo.hub_ns, &format!("{}:0", h1.hub_addr));
+    let port = port_of(&l);
+    assert!(
+        topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
+        "no path h1 -> hub"
+    );
+
+    // 100% loss on its veth cuts it off; clearing restores it.
+    topo.nft_drop(&h1.ns, &h1.veth_host, 100);
+    assert!(
+        !topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
+        "nft 100% did not drop"
+    );
+    topo.nft_clear(&h1.ns);
+    topo.nft_clear(&h1.ns); // idempotent
+    assert!(
+        topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
+        "nft_clear did not restore"
+    );
+
+    // The same from the hub side of the link.
+    topo.nft_drop(&topo.hub_ns, &h1.veth_hub, 100);
+    assert!(!topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE));
+    topo.nft_clear(&topo.hub_ns);
+    assert!(topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE));
+
+    // Link down / up.
+    topo.link_down(1);
+    assert!(
+        !topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
+        "link down still passes"
+    );
+    topo.link_up(1);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE) {
+        assert!(
+            Instant::now() < deadline,
+            "link_up did not restore the path"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // Host 0 reaches host 1 through the hub (routing), and not host 1's loopback.
+    let l1 = topo.listen(&h1.ns, &format!("{}:0", h1.addr));
+    assert!(
+        topo.tcp_probe(&topo.hosts[0].ns, &h1.addr, port_of(&l1), PROBE),
+        "h0 -> h1"
+    );
+
+    let all: Vec<String> = topo.created.clone();
+    drop(topo);
+    let names = netns_list();
+    for ns in &all {
+        assert!(!names.contains(ns), "{ns} left behind: {names:?}");
+    }
+}
+
+#[test]
+fn netns_loss_shows_up_as_tcp_retransmissions() {
+    let topo = Topology::new("retr", 1);
+    let h = topo.hosts[0].clone();
+    let l = topo.listen(&topo.hub_ns, &format!("{}:0", h.hub_addr));
+    let addr = l.local_addr().unwrap();
+    let mut c = topo
+        .connect(&h.ns, addr, Duration::from_secs(2))
+        .expect("connect");
+    let (mut s, _) = l.accept().unwrap();
+    let before = topo.tcp_retrans_segs(&h.ns);
+    // Lost on the way (dropped as it enters the hub), not refused at the sender: a
+    // segment dropped by the sender's own output hook fails with EPERM and is not
+    // counted as a retransmission.
+    topo.nft_drop(&topo.hub_ns, &h.veth_hub, 100);
+    c.write_all(&[7u8; 1000]).unwrap();
+    // The first retransmission comes after the minimum RTO (200 ms).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while topo.tcp_retrans_segs(&h.ns) == before {
+        assert!(
+            Instant::now() < deadline,
+            "no retransmission under 100% loss"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    topo.nft_clear(&topo.hub_ns);
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut got = [0u8; 1000];
+    std::io::Read::read_exact(&mut s, &mut got).expect("data after the loss ends");
+    assert_eq!(got, [7u8; 1000]);
+}
+
+#[test]
+fn netns_spawned_processes_run_inside_and_die_with_the_topology() {
+    let topo = Topology::new("proc", 1);
+    let h = topo.hosts[0].clone();
+    let ns_inode = |path: &str| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).map(|m| (m.dev(), m.ino()))
+    };
+    let want = ns_inode(&format!("/run/netns/{}", h.ns)).unwrap();
+
+    // A worker (the test binary) in the host namespace, with an extra env var. Role
+    // "member <cluster> 1 idle" joins a one-host cluster (shared memory is not
+    // namespaced), prints JOINED and idles.
+    let cluster = crate::harness::unique_cluster("netns");
+    let mut w = topo.worker(
+        &h.ns,
+        "member",
+        &[cluster.clone(), "1".into(), "idle".into()],
+        &[("MEMCHAN_NETNS_TEST", "yes".into())],
+    );
+    let wpid = w.pid();
+    w.expect_line("JOINED", Duration::from_secs(30));
+    // `ip netns exec` execs, so the child's PID is the worker itself.
+    assert_eq!(
+        std::fs::read_link(format!("/proc/{wpid}/exe")).unwrap(),
+        std::env::current_exe().unwrap()
+    );
+    assert_eq!(ns_inode(&format!("/proc/{wpid}/ns/net")).unwrap(), want);
+    let env = std::fs::read(format!("/proc/{wpid}/environ")).unwrap();
+    assert!(
+        env.split(|b| *b == 0)
+            .any(|kv| kv == b"MEMCHAN_NETNS_TEST=yes"),
+        "env not passed"
+    );
+
+    // A tracked plain process.
+    let pid = topo.spawn(&h.ns, "sleep", &["600"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while ns_inode(&format!("/proc/{pid}/ns/net")).ok() != Some(want) {
+        assert!(Instant::now() < deadline, "sleep {pid} not in {}", h.ns);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    drop(topo);
+    // The tracked child was reaped: its PID is gone.
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "spawned process {pid} survived"
+    );
+    // The worker was SIGKILLed: a zombie until `w` reaps it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{wpid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().unwrap_or("").chars().next();
+        if matches!(state, None | Some('Z') | Some('X')) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "worker {wpid} survived: {state:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(w);
+    assert!(!netns_list().contains(&h.ns));
+    // A joiner reaps the dead worker; leaving last removes the cluster's files.
+    drop(memchan::Cluster::join(&cluster).expect("join after the worker died"));
+    let left: Vec<_> = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("memchan.{cluster}.")))
+        .collect();
+    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+}
+
+#[test]
+fn netns_stale_names_are_recognised() {
+    assert_eq!(our_pid("mc123connh0"), Some(123));
+    assert_eq!(our_pid("mc123connh12"), Some(123));
+    assert_eq!(our_pid("mc123connhub"), Some(123));
+    assert_eq!(our_pid("mc123h0"), None); // no tag
+    assert_eq!(our_pid("mcfooh0"), None); // no pid
+    assert_eq!(our_pid("mc123conn"), None);
+    assert_eq!(our_pid("mc123connh"), None);
+    assert_eq!(our_pid("other"), None);
+
+    // A namespace left by a dead process is deleted by the next topology.
+    // PIDs never exceed 2^22 (PID_MAX_LIMIT): this one is dead, and unique per run.
+    let dead = 4_000_000_000u32 - std::process::id();
+    let stale = format!("mc{dead}staleh0");
+    ip(&["netns", "add", &stale]);
+    let topo = Topology::new("stale", 1);
+    assert!(!netns_list().contains(&stale), "{stale} not deleted");
+    assert!(netns_list().contains(&topo.hosts[0].ns));
+}
