@@ -29,7 +29,7 @@ use crate::wire::{self, Decoder, Key, Kind, Put};
 use memchan_core::{Dest, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -151,6 +151,8 @@ struct Shared {
     state: Mutex<State>,
     stop: AtomicBool,
     started: Instant,
+    /// Threads of the hub's own node reading the links themselves (see `progress`).
+    external: AtomicU32,
 }
 
 /// A running hub. Stops (closing every link) when dropped.
@@ -191,6 +193,7 @@ impl Hub {
             addr,
             stop: AtomicBool::new(false),
             started: Instant::now(),
+            external: AtomicU32::new(0),
         });
         let s = sh.clone();
         std::thread::Builder::new()
@@ -225,6 +228,50 @@ impl Hub {
             return;
         }
         self.sh.frame(&mut st, node, 0, kind, payload);
+    }
+
+    /// Reads the remote links in the calling thread: waits up to `timeout` (zero: just
+    /// looks) for a frame on any of them or for `wake` to become readable, and acts on
+    /// what arrived. A thread of the hub's own node calls this while it waits for data,
+    /// between [`begin_progress`](Self::begin_progress) and `end_progress`, so that the
+    /// frame it waits for wakes it directly.
+    pub fn progress(&self, wake: Option<std::os::fd::BorrowedFd<'_>>, timeout: Duration) {
+        use rustix::event::{poll, PollFd, PollFlags};
+        let links = self.sh.remote_links();
+        let mut fds: Vec<PollFd<'_>> = links
+            .iter()
+            .map(|(_, _, l)| PollFd::from_borrowed_fd(l.fd(), PollFlags::IN))
+            .collect();
+        if let Some(w) = wake {
+            fds.push(PollFd::from_borrowed_fd(w, PollFlags::IN));
+        }
+        let ts = rustix::time::Timespec {
+            tv_sec: timeout.as_secs() as i64,
+            tv_nsec: i64::from(timeout.subsec_nanos()),
+        };
+        if !matches!(poll(&mut fds, Some(&ts)), Ok(n) if n > 0) {
+            return;
+        }
+        let ready: Vec<bool> = fds[..links.len()]
+            .iter()
+            .map(|f| !f.revents().is_empty())
+            .collect();
+        drop(fds);
+        for ((node, inc, link), r) in links.iter().zip(ready) {
+            if r {
+                self.sh.pump(*node, *inc, link);
+            }
+        }
+    }
+
+    /// A thread of the hub's own node starts reading the links (see `progress`).
+    pub fn begin_progress(&self) {
+        self.sh.external.fetch_add(1, Relaxed);
+    }
+
+    /// ... and stops.
+    pub fn end_progress(&self) {
+        self.sh.external.fetch_sub(1, Relaxed);
     }
 
     /// Whether `node` (that incarnation) is still a member.
@@ -321,26 +368,59 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         "{node} (incarnation {inc}) joined from {peer} ({} pid {}), epoch {}",
         join.host, join.pid, welcome.epoch
     ));
-    let mut handler = HubHandler { sh: &sh, node, inc };
     loop {
         if sh.stop.load(Relaxed) || !sh.lock().alive(node, inc) {
             return;
         }
-        if !link.wait(None, Duration::from_millis(50)) {
-            continue;
+        // While a thread of the hub's own node waits for data, it reads the links
+        // itself (one wake-up per frame instead of two); this thread stays out.
+        let read = sh.external.load(Relaxed) == 0;
+        let wait = if read { 50 } else { 10 };
+        if link.wait(None, Duration::from_millis(wait), read) && !sh.pump(node, inc, &link) {
+            return;
         }
+    }
+}
+
+impl Shared {
+    /// Reads what `node`'s link has and acts on it; `false` once the link is gone.
+    fn pump(&self, node: NodeId, inc: u64, link: &Link) -> bool {
+        let mut handler = HubHandler {
+            sh: self,
+            node,
+            inc,
+        };
         match link.receive(&mut handler) {
-            Ok(_) => sh.settle(&mut sh.lock(), node),
+            Ok(_) => {
+                self.settle(&mut self.lock(), node);
+                true
+            }
             Err(e) => {
                 let why = match e {
                     LinkError::Closed => "its link closed".to_string(),
                     LinkError::Protocol(w) => format!("protocol violation: {w}"),
                     e => e.to_string(),
                 };
-                sh.isolate(&mut sh.lock(), node, inc, &why);
-                return;
+                self.isolate(&mut self.lock(), node, inc, &why);
+                false
             }
         }
+    }
+
+    fn remote_links(&self) -> Vec<(NodeId, u64, Arc<Link>)> {
+        let st = self.lock();
+        st.ports
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match p {
+                Some(Port {
+                    inc,
+                    sink: Sink::Remote(l),
+                    ..
+                }) => Some((NodeId(i as u16), *inc, l.clone())),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -375,21 +455,7 @@ fn timer_loop(sh: Arc<Shared>) {
     let mut last_hb = Instant::now();
     while !sh.stop.load(Relaxed) {
         std::thread::sleep(tick);
-        let links: Vec<(NodeId, u64, Arc<Link>)> = {
-            let st = sh.lock();
-            st.ports
-                .iter()
-                .enumerate()
-                .filter_map(|(i, p)| match p {
-                    Some(Port {
-                        inc,
-                        sink: Sink::Remote(l),
-                        ..
-                    }) => Some((NodeId(i as u16), *inc, l.clone())),
-                    _ => None,
-                })
-                .collect()
-        };
+        let links = sh.remote_links();
         let hb = last_hb.elapsed() >= sh.cfg.heartbeat;
         if hb {
             last_hb = Instant::now();
@@ -557,6 +623,7 @@ impl Shared {
         if seq != 0 {
             if let Some(Some(p)) = st.ports.get_mut(n.index()) {
                 p.inflight.push_back((seq, outstanding));
+                release_done(p);
             }
             self.settle(st, n);
         }
@@ -571,7 +638,10 @@ impl Shared {
                 return 0;
             }
         };
-        let members = st.members();
+        let members = match d.dest {
+            Dest::Broadcast => st.members(),
+            _ => NodeSet::EMPTY,
+        };
         let groups = &st.groups;
         let Some(Some(seg)) = st.segs.get_mut(d.seg as usize) else {
             return 0;
@@ -601,7 +671,8 @@ impl Shared {
         if let Some(sh) = seg.shadow.as_mut() {
             sh[d.offset as usize..d.offset as usize + d.data.len()].copy_from_slice(d.data);
         }
-        let to = to.intersect(&seg.rx).intersect(&members);
+        // Only members receive: an isolated node leaves every rx set.
+        let to = to.intersect(&seg.rx);
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
         let mut outstanding = 0;
         for t in to.iter() {
@@ -877,19 +948,9 @@ impl Shared {
                 touched.push(origin as usize);
             }
         }
-        touched.push(usize::MAX);
-        for o in touched.into_iter().filter(|&o| o != usize::MAX) {
-            let Some(Some(p)) = st.ports.get_mut(o) else {
-                continue;
-            };
-            let mut upto = None;
-            while let Some(&(seq, 0)) = p.inflight.front() {
-                p.inflight.pop_front();
-                upto = Some(seq);
-            }
-            if let (Some(seq), Sink::Remote(l)) = (upto, &p.sink) {
-                l.release(seq);
-                l.send_release(false);
+        for o in touched {
+            if let Some(Some(p)) = st.ports.get_mut(o) {
+                release_done(p);
             }
         }
     }
@@ -995,6 +1056,20 @@ impl Shared {
             refused: st.refused,
             uptime_s: self.started.elapsed().as_secs(),
         }
+    }
+}
+
+/// Releases the node's frames that are done, in order, up to the first one whose
+/// deliveries are still outstanding.
+fn release_done(p: &mut Port) {
+    let mut upto = None;
+    while let Some(&(seq, 0)) = p.inflight.front() {
+        p.inflight.pop_front();
+        upto = Some(seq);
+    }
+    if let (Some(seq), Sink::Remote(l)) = (upto, &p.sink) {
+        l.release(seq);
+        l.send_release(false);
     }
 }
 

@@ -53,7 +53,7 @@ impl Default for LinkConfig {
         LinkConfig {
             replay_limit: 16 << 20,
             retransmit_timeout: Duration::from_millis(100),
-            backpressure_timeout: Duration::from_secs(10),
+            backpressure_timeout: Duration::from_secs(60),
             peer_releases_on_receive: false,
         }
     }
@@ -533,12 +533,18 @@ impl Link {
                     return Err(LinkError::Closed);
                 }
                 Ok(n) => {
+                    let short = n < rx.dec.spare(0).len();
                     rx.dec.filled(n);
                     self.counters.bytes_rx.fetch_add(n as u64, Relaxed);
                     self.last_heard
                         .store(self.born.elapsed().as_nanos() as u64, Relaxed);
                     any = true;
                     self.process(&mut rx, h)?;
+                    if short {
+                        // The socket is drained (a short read): save the read that
+                        // would say so; poll reports anything that arrives later.
+                        break;
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -645,11 +651,22 @@ impl Link {
         self.lock_tx().next_seq - 1
     }
 
-    /// Polls the socket (and `extra`, e.g. a wake-up eventfd) for up to `timeout`.
-    /// Returns whether the socket is readable.
-    pub fn wait(&self, extra: Option<std::os::fd::BorrowedFd<'_>>, timeout: Duration) -> bool {
+    /// Polls the socket (and `extra`, e.g. a wake-up eventfd) for up to `timeout`:
+    /// for reading if `read`, for writing while bytes wait. Returns whether the socket
+    /// is readable. A thread that leaves reading to another passes `read: false`, so
+    /// that only the reader wakes when a frame arrives.
+    pub fn wait(
+        &self,
+        extra: Option<std::os::fd::BorrowedFd<'_>>,
+        timeout: Duration,
+        read: bool,
+    ) -> bool {
         use rustix::event::{poll, PollFd, PollFlags};
-        let mut flags = PollFlags::IN;
+        let mut flags = if read {
+            PollFlags::IN
+        } else {
+            PollFlags::empty()
+        };
         if self.wants_write() {
             flags |= PollFlags::OUT;
         }
@@ -667,7 +684,7 @@ impl Link {
             let mut tx = self.lock_tx();
             self.flush_locked(&mut tx);
         }
-        !(r & (PollFlags::IN | PollFlags::HUP | PollFlags::ERR)).is_empty()
+        read && !(r & (PollFlags::IN | PollFlags::HUP | PollFlags::ERR)).is_empty()
     }
 
     /// Closes the link: wakes waiting senders, shuts the socket down.

@@ -86,6 +86,18 @@ pub(crate) struct Shared {
     rx: RwLock<HashMap<u32, Arc<RxMem>>>,
     next_req: AtomicU32,
     stop: AtomicBool,
+    /// Application threads inside a wait, reading the link (or the hosted hub's links)
+    /// themselves.
+    app_reading: AtomicU32,
+    /// Wakes such a thread when another thread applied a notify write for it.
+    wake: rustix::fd::OwnedFd,
+    /// `wake` was written and not yet drained (one syscall per wake-up, not per write).
+    wake_pending: AtomicBool,
+}
+
+thread_local! {
+    /// This thread is inside a wait: what it applies it sees itself, no wake-up needed.
+    static IN_WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A node joined through a hub.
@@ -457,6 +469,13 @@ impl Shared {
             rx: RwLock::new(HashMap::new()),
             next_req: AtomicU32::new(1),
             stop: AtomicBool::new(false),
+            app_reading: AtomicU32::new(0),
+            wake: rustix::event::eventfd(
+                0,
+                rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
+            )
+            .map_err(|e| Error::os("create the wake-up eventfd", e))?,
+            wake_pending: AtomicBool::new(false),
         })
     }
 
@@ -521,7 +540,10 @@ impl Shared {
         let mut last_hb = Instant::now() - heartbeat;
         let mut last_tick = Instant::now();
         while !self.stop.load(Ordering::Acquire) {
-            if link.wait(None, Duration::from_millis(10)) {
+            // While the application waits for data it reads the link itself (see
+            // `RxMapping::wait`); this thread then only ticks.
+            let read = self.app_reading.load(Ordering::SeqCst) == 0;
+            if link.wait(None, Duration::from_millis(10), read) {
                 if let Err(e) = link.receive(&mut NodeHandler(&self)) {
                     if self.health.load(Ordering::Acquire) == ALIVE
                         && !self.stop.load(Ordering::Acquire)
@@ -552,6 +574,33 @@ impl Shared {
         }
     }
 
+    /// Reads what arrived for this node in the calling thread, waiting up to `slice`
+    /// (zero: just looks) for it or for the wake-up eventfd.
+    fn progress(&self, slice: Duration) {
+        use std::os::fd::AsFd;
+        match &self.up {
+            Up::Link(l) => {
+                let readable = if slice.is_zero() {
+                    true
+                } else {
+                    l.wait(Some(self.wake.as_fd()), slice, true)
+                };
+                if readable {
+                    if let Err(e) = l.receive(&mut NodeHandler(self)) {
+                        if !self.stop.load(Ordering::Acquire) {
+                            self.set_lost(format!("hub link failed: {e}"));
+                        }
+                    }
+                }
+            }
+            Up::Local(h) => h.progress(Some(self.wake.as_fd()), slice),
+        }
+        if self.wake_pending.swap(false, Ordering::SeqCst) {
+            let mut buf = [0u8; 8];
+            let _ = rustix::io::read(&self.wake, &mut buf);
+        }
+    }
+
     /// A frame from the hub, in its order.
     fn on_frame(&self, kind: Kind, payload: &[u8]) {
         match kind {
@@ -561,8 +610,15 @@ impl Shared {
                 };
                 let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
                 if let Some(m) = map.get(&seg) {
-                    if m.gen == gen {
-                        m.apply(offset as usize, data);
+                    // SeqCst pairs with the waiter's announce-then-check (Dekker): either
+                    // it sees the new notify count or we see it reading and wake it.
+                    if m.gen == gen
+                        && m.apply(offset as usize, data)
+                        && self.app_reading.load(Ordering::SeqCst) != 0
+                        && !IN_WAIT.get()
+                        && !self.wake_pending.swap(true, Ordering::SeqCst)
+                    {
+                        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
                     }
                 }
             }
@@ -604,6 +660,10 @@ impl Shared {
         self.check()?;
         match &self.up {
             Up::Link(l) => l.send(kind, parts).map(drop).map_err(|e| {
+                if let LinkError::Stalled(d) = e {
+                    // Nothing was sent: the write fails, the link lives on.
+                    return Error::Timeout(d, "replay memory (the hub holds back this sender)");
+                }
                 // An isolation notice may wait unread behind the closed link.
                 let _ = l.receive(&mut NodeHandler(self));
                 if let Err(e) = self.check() {
@@ -1017,51 +1077,72 @@ impl RxMapping {
     }
 
     /// Blocks until a write lands on a notify page of this mapping (`Ok(true)`), or
-    /// `timeout` passes (`Ok(false)`).
+    /// `timeout` passes (`Ok(false)`). The waiting thread reads the link itself, so
+    /// the frame it waits for wakes it directly (as a blocking `recv` would).
     pub fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
-        let n = Notify::new(&self.mem.notify, &self.mem.waiters);
-        let deadline = timeout.map(|t| Instant::now() + t);
-        loop {
-            self.sh.check()?;
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            let slice = left.map_or(Duration::from_millis(100), |l| {
-                l.min(Duration::from_millis(100))
-            });
-            if let Some(v) = n.wait(self.seen.get(), Some(slice), &PrivateFutex) {
-                self.seen.set(v);
-                self.sh.check()?;
-                return Ok(true);
-            }
-            if left.is_some_and(|l| l <= slice) {
-                return Ok(false);
-            }
-        }
+        self.wait_with(timeout, false)
     }
 
-    /// Like [`wait`](Self::wait), but busy-polls the hub link in the calling thread.
+    /// Like [`wait`](Self::wait), but busy-polls the link in the calling thread.
     pub fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
+        self.wait_with(timeout, true)
+    }
+
+    fn wait_with(&self, timeout: Option<Duration>, spin: bool) -> Result<bool> {
         let deadline = timeout.map(|t| Instant::now() + t);
+        let _reading = Reading::new(&self.sh);
         let mut spins = 0u32;
         loop {
-            let v = self.mem.notify.load(Ordering::Acquire);
+            let v = self.mem.notify.load(Ordering::SeqCst);
             if v != self.seen.get() {
                 self.seen.set(v);
                 self.sh.check()?;
                 return Ok(true);
             }
-            if let Up::Link(l) = &self.sh.up {
-                // Errors surface through the service thread and `check`.
-                let _ = l.receive(&mut NodeHandler(&self.sh));
-            }
             spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(256) {
+            if !spin || spins.is_multiple_of(256) {
                 self.sh.check()?;
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     return Ok(false);
                 }
             }
-            std::hint::spin_loop();
+            let slice = if spin {
+                Duration::ZERO
+            } else {
+                let left = deadline.map_or(Duration::from_millis(100), |d| {
+                    d.saturating_duration_since(Instant::now())
+                });
+                left.min(Duration::from_millis(100))
+            };
+            self.sh.progress(slice);
+            if spin {
+                std::hint::spin_loop();
+            }
         }
+    }
+}
+
+/// Marks an application thread as reading for the duration of a wait.
+struct Reading<'a>(&'a Shared);
+
+impl<'a> Reading<'a> {
+    fn new(sh: &'a Shared) -> Reading<'a> {
+        IN_WAIT.set(true);
+        sh.app_reading.fetch_add(1, Ordering::SeqCst);
+        if let Up::Local(h) = &sh.up {
+            h.begin_progress();
+        }
+        Reading(sh)
+    }
+}
+
+impl Drop for Reading<'_> {
+    fn drop(&mut self) {
+        if let Up::Local(h) = &self.0.up {
+            h.end_progress();
+        }
+        self.0.app_reading.fetch_sub(1, Ordering::SeqCst);
+        IN_WAIT.set(false);
     }
 }
 
@@ -1145,10 +1226,11 @@ impl RxMem {
         unsafe { &*(self.base.add(i) as *const AtomicU8) }
     }
 
-    /// Applies one delivered packet; drops it if it reaches past the segment.
-    fn apply(&self, offset: usize, data: &[u8]) {
+    /// Applies one delivered packet (dropped if it reaches past the segment); whether
+    /// it landed on a notify page.
+    fn apply(&self, offset: usize, data: &[u8]) -> bool {
         if offset.checked_add(data.len()).is_none_or(|e| e > self.size) || data.is_empty() {
-            return;
+            return false;
         }
         let (first, last) = (offset / self.page, (offset + data.len() - 1) / self.page);
         let mut notify = false;
@@ -1165,6 +1247,7 @@ impl RxMem {
         if notify {
             Notify::new(&self.notify, &self.waiters).post(&PrivateFutex);
         }
+        notify
     }
 
     /// Stores bytes so that aligned 2/4/8-byte writes are single atomic stores.

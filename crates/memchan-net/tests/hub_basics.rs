@@ -155,3 +155,166 @@ fn wrong_key_is_refused_and_the_hub_keeps_serving() {
     good.wait_for_members(2, Duration::from_secs(5)).unwrap();
     drop(other);
 }
+
+#[test]
+fn garbage_and_another_protocol_version_are_refused_by_name() {
+    use std::io::{Read, Write};
+    let key = Key::from_secret(b"hostile");
+    let h = hub(&key);
+    let addr = h.local_addr();
+    let member = Node::join("hostile", cfg(&addr.to_string(), &key)).unwrap();
+    let reply = |bytes: &[u8]| {
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(bytes).unwrap();
+        let mut all = Vec::new();
+        let _ = s.read_to_end(&mut all);
+        all
+    };
+    let garbage = reply(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n------------------");
+    let text = String::from_utf8_lossy(&garbage);
+    assert!(text.contains("not a memchan"), "{text}");
+    let mut frame = Vec::new();
+    memchan_net::wire::encode(
+        &mut frame,
+        &key,
+        memchan_net::wire::Kind::Join,
+        0,
+        0,
+        &[b"x"],
+    );
+    frame[4] = 99; // protocol version 99
+    let text = String::from_utf8_lossy(&reply(&frame)).into_owned();
+    assert!(text.contains("protocol version 99"), "{text}");
+    assert_eq!(h.status().refused, 2);
+    // The member was never touched and still works.
+    member.ack().unwrap();
+    assert_eq!(h.status().members.len(), 1);
+}
+
+#[test]
+fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
+    use memchan_net::link::{Handler, Link};
+    use memchan_net::proto::{Join, Op, SegInfo, ROLE_NODE};
+    use memchan_net::wire::Kind;
+    let key = Key::from_secret(b"bp");
+    let h = Hub::start(HubConfig {
+        key: key.clone(),
+        keyed: true,
+        heartbeat: Duration::from_millis(50),
+        failure_timeout: Duration::from_secs(2),
+        ..HubConfig::default()
+    })
+    .unwrap();
+    let addr = h.local_addr().to_string();
+    let limit = 512 * 1024;
+    let mut ca = cfg(&addr, &key);
+    ca.link.replay_limit = limit;
+    let a = Node::join("bp", ca).unwrap();
+    a.segment("bp", 1 << 20, 0o666).unwrap();
+    // B: a real node link that maps the segment rx and then never reads again, while a
+    // thread keeps it alive with heartbeats (a slow receiver, not a dead one).
+    let join = Join {
+        hub_nonce: [0; 16],
+        node_nonce: [0; 16],
+        role: ROLE_NODE,
+        page_size: 0,
+        pid: std::process::id(),
+        uid: 0,
+        gid: 0,
+        cluster: "bp".into(),
+        host: "stuck".into(),
+    };
+    let j = memchan_net::handshake::join(&addr, &key, join).unwrap();
+    let b = std::sync::Arc::new(Link::new(j.sock, j.key, Default::default(), &j.pending).unwrap());
+    struct Answers(Vec<Vec<u8>>);
+    impl Handler for Answers {
+        fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: Vec<u8>) {
+            if kind == Kind::Response {
+                self.0.push(p);
+            }
+        }
+    }
+    let ask = |op: Op| {
+        let mut ans = Answers(Vec::new());
+        b.send(Kind::Request, &[&op.put(1)]).unwrap();
+        while ans.0.is_empty() {
+            b.wait(None, Duration::from_millis(50), true);
+            b.receive(&mut ans).unwrap();
+        }
+        let (_, status, body) = memchan_net::proto::get_response(&ans.0[0]).unwrap();
+        assert_eq!(status, 0);
+        body.to_vec()
+    };
+    let info = SegInfo::get(&ask(Op::SegOpen {
+        create: false,
+        size: 0,
+        mode: 0,
+        flags: 0,
+        name: "bp".into(),
+    }))
+    .unwrap();
+    ask(Op::MapRx {
+        seg: info.seg,
+        gen: info.gen,
+    });
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (b2, stop2) = (b.clone(), stop.clone());
+    let beat = std::thread::spawn(move || {
+        while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
+            b2.send_control(Kind::Heartbeat, &[]);
+            b2.tick();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let tx = a
+        .segment("bp", 1 << 20, 0o666)
+        .unwrap()
+        .map_tx(Dest::Node(memchan_core::NodeId(1)), TxAttrs::default())
+        .unwrap();
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let sent2 = sent.clone();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![7u8; 64 * 1024];
+        for i in 0..2000usize {
+            if tx.write((i % 16) * chunk.len(), &chunk).is_err() {
+                break;
+            }
+            sent2.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let stuck_at = sent.load(std::sync::atomic::Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(300));
+    let later = sent.load(std::sync::atomic::Ordering::Relaxed);
+    // The writer is held back: no progress while B does not read, and what left A is
+    // bounded by A's replay memory plus what the sockets buffer on the way.
+    assert_eq!(stuck_at, later, "the writer kept going");
+    assert!(stuck_at < 64 << 20, "{stuck_at} bytes left A");
+    let st = h.status();
+    let a_side = st.members.iter().find(|m| m.node == 0).unwrap();
+    println!("sent {stuck_at} bytes before back-pressure; hub sees {a_side:?}");
+    assert!(a_side.node_side.backpressure_waits > 0, "{a_side:?}");
+    // B dies (stops heartbeating): the hub isolates it and A is released.
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    beat.join().unwrap();
+    let t0 = std::time::Instant::now();
+    while sent.load(std::sync::atomic::Ordering::Relaxed) == later
+        && t0.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    writer.join().unwrap();
+    // Its packets to the departed node are dropped and released at once: no stall.
+    assert!(
+        t0.elapsed() < Duration::from_secs(20),
+        "writer took {:?}",
+        t0.elapsed()
+    );
+    assert!(
+        sent.load(std::sync::atomic::Ordering::Relaxed) > later,
+        "released after isolation"
+    );
+    assert!(h.status().isolations >= 1);
+    drop(b);
+}

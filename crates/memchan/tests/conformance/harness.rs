@@ -112,6 +112,9 @@ macro_rules! on_every_transport {
 pub struct Worker {
     pub child: Child,
     lines: Receiver<String>,
+    /// Its stderr lines, when started with [`Worker::spawn_in_capturing`] (they are
+    /// echoed to this process's stderr as well).
+    err_lines: Option<Receiver<String>>,
 }
 
 impl Worker {
@@ -135,8 +138,68 @@ impl Worker {
         Worker::start(cmd, role, args, env)
     }
 
+    /// Like [`spawn_in`](Self::spawn_in), with the worker's stderr captured line by
+    /// line for [`expect_stderr`](Self::expect_stderr) (and echoed to ours).
+    pub fn spawn_in_capturing(
+        ns: &str,
+        role: &str,
+        args: &[String],
+        env: &[(&str, String)],
+    ) -> Worker {
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", ns])
+            .arg(std::env::current_exe().expect("test binary"));
+        let mut w = Worker::start_with(cmd, role, args, env, true);
+        let err = BufReader::new(w.child.stderr.take().expect("stderr"));
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in err.lines() {
+                let Ok(line) = line else { break };
+                eprintln!("{line}");
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        w.err_lines = Some(rx);
+        w
+    }
+
+    /// Reads captured stderr lines until one contains `needle`; returns that line.
+    pub fn expect_stderr(&mut self, needle: &str, timeout: Duration) -> String {
+        let pid = self.pid();
+        let lines = self
+            .err_lines
+            .as_ref()
+            .expect("worker started without capturing stderr");
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("worker {pid} never printed `{needle}` on stderr")
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("worker {pid} exited before printing `{needle}` on stderr")
+                }
+            }
+        }
+    }
+
     /// `cmd` is the test binary, or a wrapper followed by it.
-    fn start(mut cmd: Command, role: &str, args: &[String], env: &[(&str, String)]) -> Worker {
+    fn start(cmd: Command, role: &str, args: &[String], env: &[(&str, String)]) -> Worker {
+        Worker::start_with(cmd, role, args, env, false)
+    }
+
+    fn start_with(
+        mut cmd: Command,
+        role: &str,
+        args: &[String],
+        env: &[(&str, String)],
+        capture_stderr: bool,
+    ) -> Worker {
         let mut child = cmd
             .args([
                 "--ignored",
@@ -149,7 +212,11 @@ impl Worker {
             .env("MEMCHAN_ARGS", args.join(" "))
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if capture_stderr {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("spawn worker");
         let out = BufReader::new(child.stdout.take().expect("stdout"));
@@ -162,7 +229,11 @@ impl Worker {
                 }
             }
         });
-        Worker { child, lines }
+        Worker {
+            child,
+            lines,
+            err_lines: None,
+        }
     }
 
     pub fn pid(&self) -> u32 {
@@ -189,6 +260,34 @@ impl Worker {
                 return line[pos + prefix.len()..].trim().to_string();
             }
         }
+    }
+
+    /// Reads lines until each of `prefixes` was seen, in any order; returns what
+    /// follows each (its first occurrence), in the order of `prefixes`.
+    pub fn expect_lines(&mut self, prefixes: &[&str], timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut got: Vec<Option<String>> = vec![None; prefixes.len()];
+        while got.iter().any(Option::is_none) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(e) => panic!(
+                    "worker {} {} before printing all of {prefixes:?} (got {got:?})",
+                    self.pid(),
+                    if e == RecvTimeoutError::Timeout {
+                        "timed out"
+                    } else {
+                        "exited"
+                    }
+                ),
+            };
+            for (p, g) in prefixes.iter().zip(got.iter_mut()) {
+                if let (Some(pos), None) = (line.find(p), &g) {
+                    *g = Some(line[pos + p.len()..].trim().to_string());
+                }
+            }
+        }
+        got.into_iter().map(Option::unwrap).collect()
     }
 
     /// Waits for exit; panics on failure or if it takes longer than `timeout`.

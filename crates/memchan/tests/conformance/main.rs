@@ -6,6 +6,7 @@
 mod harness;
 mod lock;
 mod membership;
+mod multihost;
 mod netns;
 mod ordering;
 mod sync_ops;
@@ -33,6 +34,9 @@ fn worker() {
         "barrier" => sync_ops::barrier_worker(&a),
         "tear" => sync_ops::tear_worker(&a),
         "uid" => sync_ops::uid_worker(&a),
+        "hub" => multihost::hub_worker(&a),
+        "relay" => multihost::relay_worker(&a),
+        "mh" => multihost::node_worker(&a),
         other => panic!("unknown role {other}"),
     }
 }

@@ -18,6 +18,9 @@ use std::time::Duration;
 const OWNED_WORDS: u32 = 6;
 const SHARED_WORDS: u32 = 6;
 
+/// The file whose creation releases workers started with `hold` (see [`worker`]).
+pub const GO_FILE: &str = "go";
+
 fn config(nodes: u16, writes: u64, seed: u64) -> ScheduleConfig {
     let senders = (0..nodes).map(NodeId).collect();
     ScheduleConfig::new(
@@ -27,7 +30,9 @@ fn config(nodes: u16, writes: u64, seed: u64) -> ScheduleConfig {
     )
 }
 
-/// Worker: `cluster nodes writes_per_sender seed out_dir`.
+/// Worker: `cluster nodes writes_per_sender seed out_dir [hold]`. With `hold` it stays a
+/// member after printing DONE until `out_dir/go` exists, so the test can read the
+/// hub's counters before anyone leaves.
 pub fn worker(a: &[String]) {
     let (name, nodes, writes, seed, out) = (
         &a[0],
@@ -103,7 +108,53 @@ pub fn worker(a: &[String]) {
         log.observations.len(),
         log.reads_done
     );
+    if a.get(5).map(String::as_str) == Some("hold") {
+        let go = std::path::Path::new(out).join(GO_FILE);
+        let deadline = std::time::Instant::now() + Duration::from_secs(240);
+        while !go.exists() {
+            assert!(std::time::Instant::now() < deadline, "never released");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
     c.barrier().unwrap();
+}
+
+/// Arguments of an ordering worker (see [`worker`]).
+pub fn worker_args(
+    name: &str,
+    nodes: u16,
+    writes: u64,
+    seed: u64,
+    dir: &std::path::Path,
+    hold: bool,
+) -> Vec<String> {
+    let mut a = vec![
+        name.to_string(),
+        nodes.to_string(),
+        writes.to_string(),
+        seed.to_string(),
+        dir.display().to_string(),
+    ];
+    if hold {
+        a.push("hold".into());
+    }
+    a
+}
+
+/// Reads the logs the workers of a run wrote to `dir` and checks them against the
+/// schedules: the randomized checker's report.
+pub fn check_run(
+    nodes: u16,
+    writes: u64,
+    seed: u64,
+    dir: &std::path::Path,
+) -> memchan_core::check::Report {
+    let logs: Vec<ReceiverLog> = (0..nodes)
+        .map(|n| decode_log(&std::fs::read_to_string(dir.join(format!("node{n}.log"))).unwrap()))
+        .collect();
+    let cfg = config(nodes, writes, seed);
+    let sent = Schedule::generate_all(&cfg);
+    check(&cfg.layout, &sent, &logs)
 }
 
 fn encode_log(log: &ReceiverLog) -> String {
@@ -156,16 +207,8 @@ fn ordering_rules_hold_among_concurrent_sender_processes(t: &Transport) {
     let name = unique_cluster("order");
     let dir = std::env::temp_dir().join(&name);
     std::fs::create_dir_all(&dir).unwrap();
-    let args = |_| {
-        vec![
-            name.clone(),
-            nodes.to_string(),
-            writes.to_string(),
-            seed.to_string(),
-            dir.display().to_string(),
-        ]
-    };
-    let mut ws: Vec<Worker> = (0..nodes).map(|i| t.spawn("order", &args(i))).collect();
+    let args = worker_args(&name, nodes, writes, seed, &dir, false);
+    let mut ws: Vec<Worker> = (0..nodes).map(|_| t.spawn("order", &args)).collect();
     let mut seen = Vec::new();
     for w in &mut ws {
         let line = w.expect_line("DONE", Duration::from_secs(300));
@@ -174,13 +217,8 @@ fn ordering_rules_hold_among_concurrent_sender_processes(t: &Transport) {
     for w in &mut ws {
         w.finish(Duration::from_secs(30));
     }
-    let logs: Vec<ReceiverLog> = (0..nodes)
-        .map(|n| decode_log(&std::fs::read_to_string(dir.join(format!("node{n}.log"))).unwrap()))
-        .collect();
+    let report = check_run(nodes, writes, seed, &dir);
     std::fs::remove_dir_all(&dir).unwrap();
-    let cfg = config(nodes, writes, seed);
-    let sent = Schedule::generate_all(&cfg);
-    let report = check(&cfg.layout, &sent, &logs);
     println!("{report}");
     assert_eq!(report.writes_checked, 100_000);
     assert_eq!(report.receivers_checked, usize::from(nodes));
