@@ -153,6 +153,7 @@ struct Shared {
     started: Instant,
     /// Threads of the hub's own node reading the links themselves (see `progress`).
     external: AtomicU32,
+    links: std::sync::RwLock<Links>,
 }
 
 /// A running hub. Stops (closing every link) when dropped.
@@ -194,6 +195,7 @@ impl Hub {
             stop: AtomicBool::new(false),
             started: Instant::now(),
             external: AtomicU32::new(0),
+            links: std::sync::RwLock::new(Arc::new(Vec::new())),
         });
         let s = sh.clone();
         std::thread::Builder::new()
@@ -221,13 +223,32 @@ impl Hub {
         self.sh.admit(join, Sink::Local(port), "local".into())
     }
 
-    /// A reliable frame from a node of this process.
-    pub fn submit_local(&self, node: NodeId, inc: u64, kind: Kind, payload: &[u8]) {
-        let mut st = self.sh.lock();
-        if !st.alive(node, inc) {
-            return;
+    /// A reliable frame from a node of this process. A node of this process has no
+    /// replay memory of its own: it waits while a destination link holds more than
+    /// the replay limit unreleased, as a remote sender would (`Err` after the
+    /// back-pressure timeout).
+    pub fn submit_local(
+        &self,
+        node: NodeId,
+        inc: u64,
+        kind: Kind,
+        payload: &[u8],
+    ) -> Result<(), Duration> {
+        {
+            let mut st = self.sh.lock();
+            if !st.alive(node, inc) {
+                return Ok(());
+            }
+            self.sh.frame(&mut st, node, 0, kind, payload);
         }
-        self.sh.frame(&mut st, node, 0, kind, payload);
+        let limit = self.sh.cfg.link.replay_limit;
+        let timeout = self.sh.cfg.link.backpressure_timeout;
+        for (_, _, link) in self.sh.remote_links().iter() {
+            if !link.wait_replay_below(limit, timeout) {
+                return Err(timeout);
+            }
+        }
+        Ok(())
     }
 
     /// Reads the remote links in the calling thread: waits up to `timeout` (zero: just
@@ -250,6 +271,10 @@ impl Hub {
             tv_nsec: i64::from(timeout.subsec_nanos()),
         };
         if !matches!(poll(&mut fds, Some(&ts)), Ok(n) if n > 0) {
+            drop(fds);
+            for (_, _, link) in links.iter() {
+                link.heartbeat_if_quiet(self.sh.cfg.heartbeat);
+            }
             return;
         }
         let ready: Vec<bool> = fds[..links.len()]
@@ -261,6 +286,9 @@ impl Hub {
             if r {
                 self.sh.pump(*node, *inc, link);
             }
+        }
+        for (_, _, link) in links.iter() {
+            link.heartbeat_if_quiet(self.sh.cfg.heartbeat);
         }
     }
 
@@ -407,9 +435,17 @@ impl Shared {
         }
     }
 
-    fn remote_links(&self) -> Vec<(NodeId, u64, Arc<Link>)> {
-        let st = self.lock();
-        st.ports
+    /// The remote links, from a snapshot kept beside the hub lock: a thread spinning
+    /// in `Hub::progress` must not take the hub lock on every turn, or the timer
+    /// thread (heartbeats) starves behind it.
+    fn remote_links(&self) -> Links {
+        self.links.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Rebuilds the snapshot; called with the hub lock held after a join or removal.
+    fn refresh_links(&self, st: &State) {
+        let v: Vec<_> = st
+            .ports
             .iter()
             .enumerate()
             .filter_map(|(i, p)| match p {
@@ -420,9 +456,12 @@ impl Shared {
                 }) => Some((NodeId(i as u16), *inc, l.clone())),
                 _ => None,
             })
-            .collect()
+            .collect();
+        *self.links.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(v);
     }
 }
+
+type Links = Arc<Vec<(NodeId, u64, Arc<Link>)>>;
 
 struct HubHandler<'a> {
     sh: &'a Shared,
@@ -460,7 +499,7 @@ fn timer_loop(sh: Arc<Shared>) {
         if hb {
             last_hb = Instant::now();
         }
-        for (node, inc, link) in links {
+        for &(node, inc, ref link) in links.iter() {
             let silent = link.silence();
             if silent > sh.cfg.failure_timeout {
                 let why = format!("silent for {} ms", silent.as_millis());
@@ -601,6 +640,7 @@ impl Shared {
         if let Some(Sink::Remote(l)) = st.ports[id].as_ref().map(|p| &p.sink) {
             l.send_control(Kind::Welcome, &welcome.put());
         }
+        self.refresh_links(&st);
         st.event(node, inc, event_kind::JOINED);
         Ok(welcome)
     }
@@ -969,6 +1009,7 @@ impl Shared {
         let Some(p) = st.ports[n.index()].take() else {
             return;
         };
+        self.refresh_links(st);
         st.epoch += 1;
         let epoch = st.epoch;
         match &p.sink {

@@ -174,6 +174,8 @@ pub struct Link {
     peer_released: AtomicU64,
     /// When a frame last arrived, in ns since `born`.
     last_heard: AtomicU64,
+    /// When bytes were last written, in ns since `born`.
+    last_sent: AtomicU64,
     born: Instant,
     counters: Counters,
     down: AtomicBool,
@@ -223,6 +225,7 @@ impl Link {
             ack_now: AtomicBool::new(false),
             peer_released: AtomicU64::new(0),
             last_heard: AtomicU64::new(0),
+            last_sent: AtomicU64::new(0),
             born: Instant::now(),
             counters: Counters::default(),
             down: AtomicBool::new(false),
@@ -362,6 +365,8 @@ impl Link {
             };
             drop(slices);
             self.counters.bytes_tx.fetch_add(n as u64, Relaxed);
+            self.last_sent
+                .store(self.born.elapsed().as_nanos() as u64, Relaxed);
             self.advance(tx, n);
             if n < total {
                 return;
@@ -635,6 +640,17 @@ impl Link {
         }
     }
 
+    /// Sends a heartbeat (with this end's counters) if nothing was written for
+    /// `period`. Any thread may call it: a thread spinning on the link keeps it alive
+    /// even when the timer thread beside it gets no CPU.
+    pub fn heartbeat_if_quiet(&self, period: Duration) {
+        let now = self.born.elapsed().as_nanos() as u64;
+        let quiet = now.saturating_sub(self.last_sent.load(Relaxed));
+        if quiet >= period.as_nanos() as u64 {
+            self.send_control(Kind::Heartbeat, &crate::proto::heartbeat(&self.counters()));
+        }
+    }
+
     /// How long since bytes last arrived.
     pub fn silence(&self) -> Duration {
         let now = self.born.elapsed().as_nanos() as u64;
@@ -722,6 +738,33 @@ impl Link {
             mac_failures: c.mac_failures.load(Relaxed),
             tcp_retransmits: c.tcp_retransmits.load(Relaxed),
         }
+    }
+
+    /// Waits while more than `limit` bytes are unreleased (another sender's back-pressure:
+    /// the hub's own node writing into this link). Counted as a back-pressure wait.
+    /// `false` if `timeout` passed first.
+    pub fn wait_replay_below(&self, limit: usize, timeout: Duration) -> bool {
+        let mut tx = self.lock_tx();
+        if tx.replay_bytes <= limit || tx.closed {
+            return true;
+        }
+        inc(&self.counters.backpressure_waits);
+        drop(tx);
+        self.request_release();
+        let deadline = Instant::now() + timeout;
+        tx = self.lock_tx();
+        while tx.replay_bytes > limit && !tx.closed {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            tx = self
+                .tx_cv
+                .wait_timeout(tx, left.min(Duration::from_millis(50)))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
     }
 
     /// Bytes held in the replay memory.

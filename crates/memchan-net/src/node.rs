@@ -91,6 +91,8 @@ pub(crate) struct Shared {
     app_reading: AtomicU32,
     /// Wakes such a thread when another thread applied a notify write for it.
     wake: rustix::fd::OwnedFd,
+    /// Heartbeat period.
+    heartbeat: Duration,
     /// `wake` was written and not yet drained (one syscall per wake-up, not per write).
     wake_pending: AtomicBool,
 }
@@ -476,6 +478,7 @@ impl Shared {
             )
             .map_err(|e| Error::os("create the wake-up eventfd", e))?,
             wake_pending: AtomicBool::new(false),
+            heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
         })
     }
 
@@ -592,6 +595,7 @@ impl Shared {
                         }
                     }
                 }
+                l.heartbeat_if_quiet(self.heartbeat);
             }
             Up::Local(h) => h.progress(Some(self.wake.as_fd()), slice),
         }
@@ -674,7 +678,8 @@ impl Shared {
                 Error::HubLost(why)
             }),
             Up::Local(h) => {
-                h.submit_local(self.me, self.inc, kind, &parts.concat());
+                h.submit_local(self.me, self.inc, kind, &parts.concat())
+                    .map_err(|d| Error::Timeout(d, "a destination to release (back-pressure)"))?;
                 self.check()
             }
         }
