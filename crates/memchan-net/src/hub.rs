@@ -358,7 +358,17 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
                 "wrong cluster key (the join's MAC does not verify)",
             )
         }
-        Err(e) => return refuse(&mut sock, &handshake::describe(e)),
+        Err(LinkError::Protocol(wire::WireError::Version { theirs })) => {
+            let why = format!(
+                "protocol version {theirs} is not this hub's {}",
+                wire::VERSION
+            );
+            return refuse(&mut sock, &why);
+        }
+        Err(LinkError::Protocol(e)) => {
+            return refuse(&mut sock, &format!("not a memchan node: {e}"))
+        }
+        Err(e) => return refuse(&mut sock, &e.to_string()),
     };
     let join = match (h.kind, Join::get(&payload)) {
         (Kind::Join, Ok(j)) if j.hub_nonce == hub_nonce => j,

@@ -38,8 +38,14 @@ use std::time::{Duration, Instant};
 pub struct LinkConfig {
     /// Bytes of unreleased reliable frames a sender may hold before it waits.
     pub replay_limit: usize,
-    /// Silence after which unacknowledged frames are sent again.
+    /// Silence after which unacknowledged frames are sent again; doubles on every
+    /// timeout without progress (up to 16 times as long), back to this on progress.
     pub retransmit_timeout: Duration,
+    /// Bytes a sender may have on the wire beyond what the peer confirmed receiving:
+    /// a bad or missing frame costs at most this much resent (go-back-N).
+    pub window_bytes: usize,
+    /// Frames likewise (small frames would otherwise make the window very deep).
+    pub window_frames: u64,
     /// How long a sender waits for replay memory before giving up.
     pub backpressure_timeout: Duration,
     /// The peer is finished with a frame once it received it (a node applies on
@@ -53,6 +59,8 @@ impl Default for LinkConfig {
         LinkConfig {
             replay_limit: 16 << 20,
             retransmit_timeout: Duration::from_millis(100),
+            window_bytes: 1 << 20,
+            window_frames: 128,
             backpressure_timeout: Duration::from_secs(60),
             peer_releases_on_receive: false,
         }
@@ -108,6 +116,8 @@ fn inc(c: &AtomicU64) {
 struct Frame {
     seq: u64,
     bytes: Vec<u8>,
+    /// Bytes of reliable frames sent on this link up to and including this one.
+    end: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -135,6 +145,11 @@ struct Tx {
     /// Highest seq the peer received in order, and when that last grew.
     peer_received: u64,
     progress_at: Instant,
+    /// Current retransmit timeout (backs off while the peer makes no progress).
+    rto: Duration,
+    /// `end` of the last frame pushed, and of the last one released.
+    pushed_end: u64,
+    popped_end: u64,
     closed: bool,
 }
 
@@ -165,6 +180,10 @@ pub struct Link {
     rx: Mutex<Rx>,
     /// Last reliable seq received in order (the header ack we send).
     received: AtomicU64,
+    /// The highest header ack written into a frame so far, and the bytes of reliable
+    /// frames accepted since.
+    ack_sent: AtomicU64,
+    unacked_bytes: AtomicU64,
     /// Last reliable seq we released to the peer, and the last one we told it about.
     released: AtomicU64,
     released_sent: AtomicU64,
@@ -195,6 +214,7 @@ impl Link {
             .unwrap_or_else(|_| "?".into());
         let mut dec = Decoder::new(Some(key.clone()));
         dec.push(pending);
+        let rto = cfg.retransmit_timeout;
         Ok(Link {
             sock,
             key,
@@ -211,6 +231,9 @@ impl Link {
                 last_rewind: None,
                 peer_received: 0,
                 progress_at: Instant::now(),
+                rto,
+                pushed_end: 0,
+                popped_end: 0,
                 closed: false,
             }),
             tx_cv: Condvar::new(),
@@ -220,6 +243,8 @@ impl Link {
                 nak_at: None,
             }),
             received: AtomicU64::new(0),
+            ack_sent: AtomicU64::new(0),
+            unacked_bytes: AtomicU64::new(0),
             released: AtomicU64::new(0),
             released_sent: AtomicU64::new(0),
             ack_now: AtomicBool::new(false),
@@ -269,16 +294,14 @@ impl Link {
         let seq = tx.next_seq;
         tx.next_seq += 1;
         let mut bytes = Vec::with_capacity(size);
-        wire::encode(
-            &mut bytes,
-            &self.key,
-            kind,
-            seq,
-            self.received.load(Relaxed),
-            parts,
-        );
+        let ack = self.received.load(Relaxed);
+        self.ack_sent.fetch_max(ack, Relaxed);
+        self.unacked_bytes.store(0, Relaxed);
+        wire::encode(&mut bytes, &self.key, kind, seq, ack, parts);
         tx.replay_bytes += bytes.len();
-        tx.replay.push_back(Frame { seq, bytes });
+        tx.pushed_end += bytes.len() as u64;
+        let end = tx.pushed_end;
+        tx.replay.push_back(Frame { seq, bytes, end });
         self.flush_locked(&mut tx);
         Ok(seq)
     }
@@ -291,6 +314,8 @@ impl Link {
             return;
         }
         let ack = self.received.load(Relaxed);
+        self.ack_sent.fetch_max(ack, Relaxed);
+        self.unacked_bytes.store(0, Relaxed);
         let mut ctl = std::mem::take(&mut tx.ctl);
         wire::encode(&mut ctl, &self.key, kind, 0, ack, &[payload]);
         tx.ctl = ctl;
@@ -305,7 +330,13 @@ impl Link {
         let r = self.released.load(Relaxed);
         let sent = self.released_sent.load(Relaxed);
         let asked = self.ack_now.swap(false, Relaxed);
-        if asked || (r != sent && (force || r - sent >= RELEASE_BATCH)) {
+        // The header ack rides along: the peer's send window moves with it.
+        let unacked = self.received.load(Relaxed)
+            - self.ack_sent.load(Relaxed).min(self.received.load(Relaxed));
+        let window_due = unacked >= self.cfg.window_frames / 4
+            || self.unacked_bytes.load(Relaxed) >= self.cfg.window_bytes as u64 / 4
+            || (force && unacked > 0);
+        if asked || window_due || (r != sent && (force || r - sent >= RELEASE_BATCH)) {
             self.released_sent.store(r, Relaxed);
             self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(0).0);
         }
@@ -346,7 +377,15 @@ impl Link {
                 Partial::Ctl => slices.push(IoSlice::new(&tx.ctl[tx.off..])),
                 Partial::None => slices.push(IoSlice::new(&tx.ctl)),
             }
+            let (base_end, base_seq) = self.window_base(tx);
             for f in tx.replay.range(next.min(tx.replay.len())..).take(14) {
+                let in_flight = f.seq > base_seq + 1;
+                if in_flight
+                    && (f.end - base_end > self.cfg.window_bytes as u64
+                        || f.seq - base_seq > self.cfg.window_frames)
+                {
+                    break;
+                }
                 slices.push(IoSlice::new(&f.bytes));
             }
             let total: usize = slices.iter().map(|s| s.len()).sum();
@@ -371,6 +410,19 @@ impl Link {
             if n < total {
                 return;
             }
+        }
+    }
+
+    /// Where the send window starts: the `end` and seq of the last frame the peer
+    /// confirmed receiving (the first frame after it may always be sent).
+    fn window_base(&self, tx: &Tx) -> (u64, u64) {
+        let seq = tx.peer_received;
+        match tx.replay.front() {
+            Some(f) if seq >= f.seq => {
+                let i = (seq - f.seq) as usize;
+                (tx.replay.get(i).map_or(tx.pushed_end, |f| f.end), seq)
+            }
+            _ => (tx.popped_end, seq),
         }
     }
 
@@ -452,6 +504,11 @@ impl Link {
         if ack > tx.peer_received {
             tx.peer_received = ack;
             tx.progress_at = Instant::now();
+            tx.rto = self.cfg.retransmit_timeout;
+            // The window moved: frames held back by it may go now.
+            if tx.send_idx < tx.replay.len() {
+                self.flush_locked(&mut tx);
+            }
         }
     }
 
@@ -467,6 +524,7 @@ impl Link {
             }
             let f = tx.replay.pop_front().expect("front");
             tx.replay_bytes -= f.bytes.len();
+            tx.popped_end = f.end;
             if tx.send_idx > 0 {
                 tx.send_idx -= 1;
             }
@@ -487,15 +545,16 @@ impl Link {
     pub fn tick(&self) {
         {
             let mut tx = self.lock_tx();
-            let unreceived = tx
-                .replay
-                .iter()
-                .position(|f| f.seq > tx.peer_received)
-                .filter(|&i| i < tx.send_idx);
+            // The first frame sent but not confirmed received, if any.
+            let unreceived = tx.replay.front().and_then(|f| {
+                let i = (tx.peer_received + 1).saturating_sub(f.seq) as usize;
+                (i < tx.send_idx).then_some(i)
+            });
             if let Some(i) = unreceived {
-                if tx.progress_at.elapsed() > self.cfg.retransmit_timeout {
+                if tx.progress_at.elapsed() > tx.rto {
                     let seq = tx.replay[i].seq;
                     tx.progress_at = Instant::now();
+                    tx.rto = (tx.rto * 2).min(self.cfg.retransmit_timeout * 16);
                     tx.last_rewind = None;
                     self.go_back(&mut tx, seq);
                 }
@@ -521,7 +580,18 @@ impl Link {
     /// Whether bytes wait to be written (poll for writability).
     pub fn wants_write(&self) -> bool {
         let tx = self.lock_tx();
-        !tx.closed && (!tx.ctl.is_empty() || tx.send_idx < tx.replay.len())
+        !tx.closed && (!tx.ctl.is_empty() || tx.partial != Partial::None || self.window_open(&tx))
+    }
+
+    /// Whether the frame at the send cursor exists and fits the send window.
+    fn window_open(&self, tx: &Tx) -> bool {
+        let Some(f) = tx.replay.get(tx.send_idx) else {
+            return false;
+        };
+        let (base_end, base_seq) = self.window_base(tx);
+        f.seq <= base_seq + 1
+            || (f.end - base_end <= self.cfg.window_bytes as u64
+                && f.seq - base_seq <= self.cfg.window_frames)
     }
 
     /// Reads what the socket has and hands accepted frames to `h`. `Ok(true)` if
@@ -606,6 +676,8 @@ impl Link {
             rx.expected += 1;
             rx.nak_at = None;
             self.received.store(hd.seq, Relaxed);
+            self.unacked_bytes
+                .fetch_add((wire::HEADER + hd.len + wire::MAC) as u64, Relaxed);
             h.frame(self, hd.seq, hd.kind, payload);
         }
     }

@@ -236,6 +236,10 @@ impl Node {
             if let Some(e) = st.events.pop_front() {
                 return Some(e);
             }
+            if self.sh.health.load(Ordering::Acquire) != ALIVE {
+                // No more events will come; the next call that can fail says why.
+                return None;
+            }
             let left = match deadline {
                 Some(d) => d.saturating_duration_since(Instant::now()),
                 None => Duration::from_secs(1),
@@ -517,6 +521,9 @@ impl Shared {
     }
 
     fn set_lost(&self, why: String) {
+        if let Up::Link(l) = &self.up {
+            l.shutdown();
+        }
         self.lock().lost = why;
         let _ = self
             .health
@@ -557,6 +564,8 @@ impl Shared {
                         };
                         self.set_lost(why);
                     }
+                    // Wakes writers waiting for replay memory.
+                    link.shutdown();
                     return;
                 }
             }
@@ -665,6 +674,9 @@ impl Shared {
         match &self.up {
             Up::Link(l) => l.send(kind, parts).map(drop).map_err(|e| {
                 if let LinkError::Stalled(d) = e {
+                    if let Err(e) = self.check() {
+                        return e;
+                    }
                     // Nothing was sent: the write fails, the link lives on.
                     return Error::Timeout(d, "replay memory (the hub holds back this sender)");
                 }

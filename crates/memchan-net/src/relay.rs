@@ -63,8 +63,8 @@ pub struct RelayConfig {
     /// Probability (0..1) that a frame is held back and sent right after the next frame
     /// of its direction (or after [`REORDER_WAIT`] if none comes).
     pub reorder: f64,
-    /// Delay every faultable frame by this many microseconds ± 50% jitter (the
-    /// direction's later frames wait behind it, so order is kept).
+    /// Delay every faultable frame by this many microseconds ± 50% jitter after it
+    /// arrived, like a long wire: frames in flight overlap, and order is kept.
     pub delay_us: u64,
     /// Seed of the fault generator (each connection and direction derives its own).
     pub seed: u64,
@@ -457,6 +457,10 @@ struct Direction {
     held: Option<Held>,
     /// Bytes to write, flushed after each read and before a delay.
     out: Vec<u8>,
+    /// When the last read returned (the arrival time of the frames it completed).
+    read_at: Instant,
+    /// When the previous delayed frame was due (frames keep their order).
+    last_due: Instant,
 }
 
 impl Direction {
@@ -467,6 +471,8 @@ impl Direction {
             stats,
             held: None,
             out: Vec::with_capacity(64 * 1024),
+            read_at: Instant::now(),
+            last_due: Instant::now(),
         }
     }
 
@@ -523,6 +529,7 @@ impl Direction {
                 Err(e) => return Err(e),
             };
             buf.extend_from_slice(&chunk[..n]);
+            self.read_at = Instant::now();
             let mut pos = 0;
             let mut raw = false;
             loop {
@@ -585,10 +592,16 @@ impl Direction {
         }
         if f.delay_us > 0 {
             bump(&self.stats.delayed);
-            // delay ± 50%: uniform in [0.5, 1.5) × delay.
+            // A slow wire, not a slow relay: each frame leaves delay ± 50% (uniform in
+            // [0.5, 1.5) × delay) after it arrived, and never before the one ahead of it.
             let us = (f.delay_us as f64 * (0.5 + jitter)) as u64;
-            self.flush(dst)?;
-            std::thread::sleep(Duration::from_micros(us));
+            let due = (self.read_at + Duration::from_micros(us)).max(self.last_due);
+            self.last_due = due;
+            let now = Instant::now();
+            if due > now {
+                self.flush(dst)?;
+                std::thread::sleep(due - now);
+            }
         }
         let mut bytes = frame.to_vec();
         if corrupt {

@@ -242,22 +242,36 @@ impl Worker {
 
     /// Reads lines until one holds `prefix`; returns what follows it.
     pub fn expect_line(&mut self, prefix: &str, timeout: Duration) -> String {
+        self.try_expect_line(prefix, timeout)
+            .unwrap_or_else(|| panic!("worker {} never printed `{prefix}`", self.pid()))
+    }
+
+    /// Like [`expect_line`](Self::expect_line), but `None` if `timeout` passes first.
+    pub fn try_expect_line(&mut self, prefix: &str, timeout: Duration) -> Option<String> {
+        match self.poll_line(prefix, timeout) {
+            Ok(l) => Some(l),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("worker exited before printing `{prefix}`")
+            }
+        }
+    }
+
+    /// The text after `prefix` in the next line holding it, or why there is none
+    /// (`Timeout`, or `Disconnected`: the worker closed its stdout, i.e. exited).
+    pub fn poll_line(
+        &mut self,
+        prefix: &str,
+        timeout: Duration,
+    ) -> Result<String, RecvTimeoutError> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("worker {} never printed `{prefix}`", self.pid())
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("worker exited before printing `{prefix}`")
-                }
-            };
+            let line = self.lines.recv_timeout(left)?;
             // libtest prints "test worker ... " without a newline before the
             // worker's first line, so the prefix may start mid-line.
             if let Some(pos) = line.find(prefix) {
-                return line[pos + prefix.len()..].trim().to_string();
+                return Ok(line[pos + prefix.len()..].trim().to_string());
             }
         }
     }

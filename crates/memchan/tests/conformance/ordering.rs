@@ -30,9 +30,10 @@ fn config(nodes: u16, writes: u64, seed: u64) -> ScheduleConfig {
     )
 }
 
-/// Worker: `cluster nodes writes_per_sender seed out_dir [hold]`. With `hold` it stays a
-/// member after printing DONE until `out_dir/go` exists, so the test can read the
-/// hub's counters before anyone leaves.
+/// Worker: `cluster nodes writes_per_sender seed out_dir [hold] [ft=MS] [replay=BYTES]`.
+/// With `hold` it stays a member after printing DONE until `out_dir/go` exists, so the
+/// test can read the hub's counters before anyone leaves; `ft=MS` sets its failure
+/// timeout (how long the hub may stay silent), `replay=BYTES` its replay memory.
 pub fn worker(a: &[String]) {
     let (name, nodes, writes, seed, out) = (
         &a[0],
@@ -41,7 +42,15 @@ pub fn worker(a: &[String]) {
         a[3].parse::<u64>().unwrap(),
         &a[4],
     );
-    let c = Cluster::join(name).unwrap();
+    let hold = a[5..].iter().any(|o| o == "hold");
+    let mut cfg = memchan::Config::default();
+    if let Some(ms) = a[5..].iter().find_map(|o| o.strip_prefix("ft=")) {
+        cfg.failure_timeout = Duration::from_millis(ms.parse().unwrap());
+    }
+    if let Some(bytes) = a[5..].iter().find_map(|o| o.strip_prefix("replay=")) {
+        cfg.replay_limit = bytes.parse().unwrap();
+    }
+    let c = Cluster::join_with(name, cfg).unwrap();
     c.wait_for_members(usize::from(nodes), Duration::from_secs(30))
         .unwrap();
     let me = c.node_id();
@@ -63,8 +72,17 @@ pub fn worker(a: &[String]) {
         .collect();
     let done = AtomicBool::new(false);
     let mut rec = ReadRecorder::new(me, layout);
+    /// Ends the readers' loop however the writer ends: a writer that panics must
+    /// make the worker exit (and fail), not leave it reading forever.
+    struct SetOnDrop<'a>(&'a AtomicBool);
+    impl Drop for SetOnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+        }
+    }
     std::thread::scope(|s| {
         s.spawn(|| {
+            let _done = SetOnDrop(&done);
             let mut maps = HashMap::new();
             for (i, w) in Schedule::generate(&cfg, me).into_iter().enumerate() {
                 if i % 16 == 0 {
@@ -87,7 +105,6 @@ pub fn worker(a: &[String]) {
             }
             c.ack().unwrap();
             c.barrier().unwrap(); // every sender's writes are applied everywhere
-            done.store(true, Ordering::Release);
         });
         while !done.load(Ordering::Acquire) {
             for _ in 0..64 {
@@ -108,7 +125,7 @@ pub fn worker(a: &[String]) {
         log.observations.len(),
         log.reads_done
     );
-    if a.get(5).map(String::as_str) == Some("hold") {
+    if hold {
         let go = std::path::Path::new(out).join(GO_FILE);
         let deadline = std::time::Instant::now() + Duration::from_secs(240);
         while !go.exists() {
@@ -119,14 +136,14 @@ pub fn worker(a: &[String]) {
     c.barrier().unwrap();
 }
 
-/// Arguments of an ordering worker (see [`worker`]).
+/// Arguments of an ordering worker (see [`worker`]); `opts` as `["hold", "ft=3000"]`.
 pub fn worker_args(
     name: &str,
     nodes: u16,
     writes: u64,
     seed: u64,
     dir: &std::path::Path,
-    hold: bool,
+    opts: &[&str],
 ) -> Vec<String> {
     let mut a = vec![
         name.to_string(),
@@ -135,9 +152,7 @@ pub fn worker_args(
         seed.to_string(),
         dir.display().to_string(),
     ];
-    if hold {
-        a.push("hold".into());
-    }
+    a.extend(opts.iter().map(|o| o.to_string()));
     a
 }
 
@@ -207,7 +222,7 @@ fn ordering_rules_hold_among_concurrent_sender_processes(t: &Transport) {
     let name = unique_cluster("order");
     let dir = std::env::temp_dir().join(&name);
     std::fs::create_dir_all(&dir).unwrap();
-    let args = worker_args(&name, nodes, writes, seed, &dir, false);
+    let args = worker_args(&name, nodes, writes, seed, &dir, &[]);
     let mut ws: Vec<Worker> = (0..nodes).map(|_| t.spawn("order", &args)).collect();
     let mut seen = Vec::new();
     for w in &mut ws {
