@@ -232,18 +232,28 @@ impl Hub {
         node: NodeId,
         inc: u64,
         kind: Kind,
-        payload: &[u8],
+        parts: &[&[u8]],
     ) -> Result<(), Duration> {
         {
             let mut st = self.sh.lock();
             if !st.alive(node, inc) {
                 return Ok(());
             }
-            self.sh.frame(&mut st, node, 0, kind, payload);
+            match parts {
+                [head, body] if kind == Kind::Data && head.len() == proto::DATA_HEAD => {
+                    self.sh.data(&mut st, node, 0, head, body);
+                }
+                _ => self.sh.frame(&mut st, node, 0, kind, &parts.concat()),
+            }
         }
         let limit = self.sh.cfg.link.replay_limit;
         let timeout = self.sh.cfg.link.backpressure_timeout;
-        for (_, _, link) in self.sh.remote_links().iter() {
+        for &(node, inc, ref link) in self.sh.remote_links().iter() {
+            if link.window_full() {
+                // Read the acks here rather than wait for the link's reader thread to
+                // be scheduled beside this busy one.
+                self.sh.pump(node, inc, link);
+            }
             if !link.wait_replay_below(limit, timeout) {
                 return Err(timeout);
             }
@@ -480,10 +490,10 @@ struct HubHandler<'a> {
 }
 
 impl Handler for HubHandler<'_> {
-    fn frame(&mut self, _link: &Link, seq: u64, kind: Kind, payload: Vec<u8>) {
+    fn frame(&mut self, _link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
         let mut st = self.sh.lock();
         if st.alive(self.node, self.inc) {
-            self.sh.frame(&mut st, self.node, seq, kind, &payload);
+            self.sh.frame(&mut st, self.node, seq, kind, payload);
         }
     }
 
@@ -658,7 +668,10 @@ impl Shared {
     /// A reliable frame from `n` (seq 0: a local node, which needs no release).
     fn frame(&self, st: &mut State, n: NodeId, seq: u64, kind: Kind, payload: &[u8]) {
         let outstanding = match kind {
-            Kind::Data => self.data(st, n, seq, payload),
+            Kind::Data if payload.len() >= proto::DATA_HEAD => {
+                let (head, body) = payload.split_at(proto::DATA_HEAD);
+                self.data(st, n, seq, head, body)
+            }
             Kind::Request => {
                 self.request(st, n, payload);
                 0
@@ -680,8 +693,8 @@ impl Shared {
     }
 
     /// Orders one packet; returns how many deliveries went over links.
-    fn data(&self, st: &mut State, n: NodeId, seq: u64, payload: &[u8]) -> u32 {
-        let d = match proto::get_data(payload) {
+    fn data(&self, st: &mut State, n: NodeId, seq: u64, head: &[u8], body: &[u8]) -> u32 {
+        let d = match proto::get_data_split(head, body) {
             Ok(d) => d,
             Err(e) => {
                 log(format!("{n}: {e}; packet dropped"));

@@ -24,7 +24,7 @@
 //! waiting for the socket; the one thread that may wait is a sender in back-pressure.
 
 use crate::status::LinkCounters;
-use crate::wire::{self, Decoder, Key, Kind, Received, WireError};
+use crate::wire::{self, Borrowed, Decoder, Key, Kind, WireError};
 use std::collections::VecDeque;
 use std::io::{self, IoSlice, Read, Write};
 use std::net::TcpStream;
@@ -59,8 +59,8 @@ impl Default for LinkConfig {
         LinkConfig {
             replay_limit: 16 << 20,
             retransmit_timeout: Duration::from_millis(100),
-            window_bytes: 1 << 20,
-            window_frames: 128,
+            window_bytes: 4 << 20,
+            window_frames: 256,
             backpressure_timeout: Duration::from_secs(60),
             peer_releases_on_receive: false,
         }
@@ -164,7 +164,7 @@ struct Rx {
 /// What the receive side hands its owner.
 pub trait Handler {
     /// A reliable frame accepted in order.
-    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: Vec<u8>);
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]);
     /// A verified control frame (heartbeat, isolation notice) after the link handled its
     /// own part (acks, NAKs).
     fn control(&mut self, _link: &Link, _kind: Kind, _payload: &[u8]) {}
@@ -333,8 +333,8 @@ impl Link {
         // The header ack rides along: the peer's send window moves with it.
         let unacked = self.received.load(Relaxed)
             - self.ack_sent.load(Relaxed).min(self.received.load(Relaxed));
-        let window_due = unacked >= self.cfg.window_frames / 4
-            || self.unacked_bytes.load(Relaxed) >= self.cfg.window_bytes as u64 / 4
+        let window_due = unacked >= self.cfg.window_frames / 8
+            || self.unacked_bytes.load(Relaxed) >= self.cfg.window_bytes as u64 / 8
             || (force && unacked > 0);
         if asked || window_due || (r != sent && (force || r - sent >= RELEASE_BATCH)) {
             self.released_sent.store(r, Relaxed);
@@ -583,6 +583,16 @@ impl Link {
         !tx.closed && (!tx.ctl.is_empty() || tx.partial != Partial::None || self.window_open(&tx))
     }
 
+    /// Whether frames wait for the peer to confirm earlier ones (the send window is
+    /// full): a sender then reads the link itself to see the acks sooner.
+    pub fn window_full(&self) -> bool {
+        let tx = self.lock_tx();
+        !tx.closed
+            && tx.partial == Partial::None
+            && tx.send_idx < tx.replay.len()
+            && !self.window_open(&tx)
+    }
+
     /// Whether the frame at the send cursor exists and fits the send window.
     fn window_open(&self, tx: &Tx) -> bool {
         let Some(f) = tx.replay.get(tx.send_idx) else {
@@ -635,7 +645,7 @@ impl Link {
 
     fn process(&self, rx: &mut Rx, h: &mut dyn Handler) -> Result<(), LinkError> {
         loop {
-            let got = match rx.dec.next_frame() {
+            let got = match rx.dec.next_borrowed() {
                 Ok(Some(r)) => r,
                 Ok(None) => return Ok(()),
                 Err(e) => {
@@ -647,21 +657,21 @@ impl Link {
             };
             inc(&self.counters.frames_rx);
             let (hd, payload) = match got {
-                Received::Refused(why) => return Err(LinkError::Refused(why)),
-                Received::Corrupt => {
+                Borrowed::Refused(why) => return Err(LinkError::Refused(why)),
+                Borrowed::Corrupt => {
                     inc(&self.counters.crc_failures);
                     self.nak(rx);
                     continue;
                 }
-                Received::Frame(hd, p) => (hd, p),
+                Borrowed::Frame(hd, p) => (hd, p),
             };
             self.on_peer_received(hd.ack);
             if self.cfg.peer_releases_on_receive {
                 self.on_peer_released(hd.ack);
             }
             if !hd.kind.reliable() {
-                self.control(hd.kind, &payload);
-                h.control(self, hd.kind, &payload);
+                self.control(hd.kind, payload);
+                h.control(self, hd.kind, payload);
                 continue;
             }
             if hd.seq < rx.expected {

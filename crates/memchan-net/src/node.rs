@@ -433,8 +433,8 @@ impl LocalPort for LocalSlot {
 struct NodeHandler<'a>(&'a Shared);
 
 impl Handler for NodeHandler<'_> {
-    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: Vec<u8>) {
-        self.0.on_frame(kind, &payload);
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
+        self.0.on_frame(kind, payload);
         link.release(seq);
     }
 
@@ -672,25 +672,33 @@ impl Shared {
     fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<()> {
         self.check()?;
         match &self.up {
-            Up::Link(l) => l.send(kind, parts).map(drop).map_err(|e| {
-                if let LinkError::Stalled(d) = e {
+            Up::Link(l) => l
+                .send(kind, parts)
+                .map(|_| {
+                    if l.window_full() {
+                        // Read the acks here (see `Hub::submit_local`).
+                        self.progress(Duration::ZERO);
+                    }
+                })
+                .map_err(|e| {
+                    if let LinkError::Stalled(d) = e {
+                        if let Err(e) = self.check() {
+                            return e;
+                        }
+                        // Nothing was sent: the write fails, the link lives on.
+                        return Error::Timeout(d, "replay memory (the hub holds back this sender)");
+                    }
+                    // An isolation notice may wait unread behind the closed link.
+                    let _ = l.receive(&mut NodeHandler(self));
                     if let Err(e) = self.check() {
                         return e;
                     }
-                    // Nothing was sent: the write fails, the link lives on.
-                    return Error::Timeout(d, "replay memory (the hub holds back this sender)");
-                }
-                // An isolation notice may wait unread behind the closed link.
-                let _ = l.receive(&mut NodeHandler(self));
-                if let Err(e) = self.check() {
-                    return e;
-                }
-                let why = format!("cannot send to the hub: {e}");
-                self.set_lost(why.clone());
-                Error::HubLost(why)
-            }),
+                    let why = format!("cannot send to the hub: {e}");
+                    self.set_lost(why.clone());
+                    Error::HubLost(why)
+                }),
             Up::Local(h) => {
-                h.submit_local(self.me, self.inc, kind, &parts.concat())
+                h.submit_local(self.me, self.inc, kind, parts)
                     .map_err(|d| Error::Timeout(d, "a destination to release (back-pressure)"))?;
                 self.check()
             }

@@ -176,7 +176,15 @@ pub struct Data<'a> {
 
 /// Decodes a Data payload.
 pub fn get_data(b: &[u8]) -> R<Data<'_>> {
-    let mut g = Get::new(b, "data packet");
+    if b.len() < DATA_HEAD {
+        return Err(WireError::Malformed("data packet"));
+    }
+    get_data_split(&b[..DATA_HEAD], &b[DATA_HEAD..])
+}
+
+/// Decodes a Data payload given as its header and its bytes (no copy to join them).
+pub fn get_data_split<'a>(head: &[u8], data: &'a [u8]) -> R<Data<'a>> {
+    let mut g = Get::new(head, "data packet");
     let seg = g.u32()?;
     let gen = g.u32()?;
     let offset = g.u64()?;
@@ -195,7 +203,7 @@ pub fn get_data(b: &[u8]) -> R<Data<'_>> {
         offset,
         dest,
         flags,
-        data: g.rest(),
+        data,
     })
 }
 

@@ -115,13 +115,23 @@ impl Key {
         Key(blake3::derive_key("memchan cluster key v1", secret))
     }
 
-    /// The key used when none is configured: anyone who can reach the hub may join.
+    /// The key used when none is configured: anyone who can reach the hub may join,
+    /// and frames carry no MAC (a MAC under a public key would cost and prove nothing).
     pub fn open() -> Key {
-        Key::from_secret(b"")
+        static OPEN: std::sync::OnceLock<Key> = std::sync::OnceLock::new();
+        OPEN.get_or_init(|| Key::from_secret(b"")).clone()
     }
 
-    /// The per-link key, fresh for every connection (both nonces).
+    /// Whether this is the [`open`](Self::open) key.
+    pub fn is_open(&self) -> bool {
+        *self == Key::open()
+    }
+
+    /// The per-link key, fresh for every connection (both nonces); open stays open.
     pub fn link(&self, hub_nonce: &[u8; 16], node_nonce: &[u8; 16]) -> Key {
+        if self.is_open() {
+            return Key::open();
+        }
         let mut h = blake3::Hasher::new_keyed(&self.0);
         h.update(b"memchan link v1");
         h.update(hub_nonce);
@@ -196,6 +206,9 @@ pub fn parse_header(b: &[u8]) -> Result<Option<Header>, WireError> {
 }
 
 fn mac(key: &Key, head: &[u8; HEADER], parts: &[&[u8]]) -> [u8; MAC] {
+    if key.is_open() {
+        return [0; MAC];
+    }
     let mut h = blake3::Hasher::new_keyed(&key.0);
     let mut zeroed = *head;
     zeroed[12..16].fill(0);
@@ -253,6 +266,17 @@ pub enum Received {
     Corrupt,
 }
 
+/// [`Received`] with the payload borrowed from the decoder.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Borrowed<'a> {
+    /// CRC and MAC verified.
+    Frame(Header, &'a [u8]),
+    /// A Refuse frame (reason).
+    Refused(String),
+    /// The CRC failed.
+    Corrupt,
+}
+
 /// Splits a byte stream into frames and checks them with the current key.
 pub struct Decoder {
     /// Always initialised; bytes `start..end` are received and not yet consumed.
@@ -301,6 +325,16 @@ impl Decoder {
 
     /// The next complete frame, `Ok(None)` if more bytes are needed.
     pub fn next_frame(&mut self) -> Result<Option<Received>, WireError> {
+        Ok(self.next_borrowed()?.map(|b| match b {
+            Borrowed::Frame(h, p) => Received::Frame(h, p.to_vec()),
+            Borrowed::Refused(why) => Received::Refused(why),
+            Borrowed::Corrupt => Received::Corrupt,
+        }))
+    }
+
+    /// Like [`next_frame`](Self::next_frame), with the payload borrowed from the
+    /// decoder's buffer (no copy).
+    pub fn next_borrowed(&mut self) -> Result<Option<Borrowed<'_>>, WireError> {
         let avail = &self.buf[self.start..self.end];
         let Some(h) = parse_header(avail)? else {
             return Ok(None);
@@ -315,12 +349,12 @@ impl Decoder {
         let tag = &frame[HEADER + h.len..];
         let want = u32::from_le_bytes(frame[12..16].try_into().expect("4 bytes"));
         if h.kind == Kind::Refuse {
-            return Ok(Some(Received::Refused(
+            return Ok(Some(Borrowed::Refused(
                 String::from_utf8_lossy(payload).into_owned(),
             )));
         }
         if crc(&frame[..HEADER], payload, tag) != want {
-            return Ok(Some(Received::Corrupt));
+            return Ok(Some(Borrowed::Corrupt));
         }
         if let Some(key) = &self.key {
             let head: [u8; HEADER] = frame[..HEADER].try_into().expect("header");
@@ -328,7 +362,7 @@ impl Decoder {
                 return Err(WireError::BadMac);
             }
         }
-        Ok(Some(Received::Frame(h, payload.to_vec())))
+        Ok(Some(Borrowed::Frame(h, payload)))
     }
 
     /// Takes the bytes buffered past the last returned frame (a handshake hands them

@@ -229,9 +229,9 @@ fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
     let b = std::sync::Arc::new(Link::new(j.sock, j.key, Default::default(), &j.pending).unwrap());
     struct Answers(Vec<Vec<u8>>);
     impl Handler for Answers {
-        fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: Vec<u8>) {
+        fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: &[u8]) {
             if kind == Kind::Response {
-                self.0.push(p);
+                self.0.push(p.to_vec());
             }
         }
     }
