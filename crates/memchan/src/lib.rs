@@ -391,28 +391,55 @@ impl TxMapping {
     /// Atomic 8-byte write.
     #[inline(always)]
     pub fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
-        each!(TxMapping, self, t => t.write_u64(offset, v))
+        match self {
+            TxMapping::Shm(t) => t.write_u64(offset, v),
+            // Out of line: the one-host store stays a few instructions.
+            TxMapping::Net(t) => cold(|| t.write_u64(offset, v)),
+        }
     }
     /// Atomic 4-byte write.
     #[inline(always)]
     pub fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
-        each!(TxMapping, self, t => t.write_u32(offset, v))
+        match self {
+            TxMapping::Shm(t) => t.write_u32(offset, v),
+            // Out of line: the one-host store stays a few instructions.
+            TxMapping::Net(t) => cold(|| t.write_u32(offset, v)),
+        }
     }
     /// Atomic 2-byte write.
     #[inline(always)]
     pub fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
-        each!(TxMapping, self, t => t.write_u16(offset, v))
+        match self {
+            TxMapping::Shm(t) => t.write_u16(offset, v),
+            // Out of line: the one-host store stays a few instructions.
+            TxMapping::Net(t) => cold(|| t.write_u16(offset, v)),
+        }
     }
     /// 1-byte write.
     #[inline(always)]
     pub fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
-        each!(TxMapping, self, t => t.write_u8(offset, v))
+        match self {
+            TxMapping::Shm(t) => t.write_u8(offset, v),
+            // Out of line: the one-host store stays a few instructions.
+            TxMapping::Net(t) => cold(|| t.write_u8(offset, v)),
+        }
     }
     /// Writes `data` at `offset` (split into packets, each applied whole).
     #[inline(always)]
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        each!(TxMapping, self, t => t.write(offset, data))
+        match self {
+            TxMapping::Shm(t) => t.write(offset, data),
+            // Out of line: the one-host store stays a few instructions.
+            TxMapping::Net(t) => cold(|| t.write(offset, data)),
+        }
     }
+}
+
+/// Runs `f` out of line (the hub transport's writes, beside the inlined one-host store).
+#[cold]
+#[inline(never)]
+fn cold<T>(f: impl FnOnce() -> T) -> T {
+    f()
 }
 
 /// This node's receive memory for a segment.
