@@ -349,6 +349,11 @@ impl HostReport {
             super::netns::ADDR_B,
             m["tsc_ghz"].as_f64().unwrap_or(0.0),
         );
+        let links = match std::env::var_os("MEMCHAN_KEY_FILE").filter(|v| !v.is_empty()) {
+            Some(_) => "keyed cluster (MEMCHAN_KEY_FILE): every frame carries a BLAKE3 MAC",
+            None => "open cluster (no MEMCHAN_KEY_FILE): frames carry CRC32C, no MAC",
+        };
+        let _ = writeln!(o, "memchan links: {links}");
         for (what, key) in [("memchan", "memchan"), ("mpi_tcp", "mpi_tcp")] {
             if let Some(s) = self.hosts[key].as_str().filter(|s| *s != "measured") {
                 let _ = writeln!(o, "{what}: {s}");
