@@ -13,7 +13,7 @@
 //!   duplicates, reorders, drops or delays frames; the randomized checker finds no
 //!   violation and no lost, duplicated or corrupt write, and the hub's counters (both
 //!   ends of every link) and the relay's prove the fault was hit. The nodes run with the
-//!   default link settings: the send window (1 MiB, 128 frames) bounds what one bad
+//!   default link settings: the send window (4 MiB, 256 frames) bounds what one bad
 //!   frame costs, and the retransmit timeout backs off while a slow path drains.
 //! - **Failure detection across hosts** (semantics 7): kill -9, SIGSTOP, link down, and
 //!   the hub itself killed.
