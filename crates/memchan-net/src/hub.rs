@@ -439,8 +439,10 @@ impl Shared {
             inc,
         };
         match link.receive(&mut handler) {
-            Ok(_) => {
-                self.settle(&mut self.lock(), node);
+            Ok(any) => {
+                if any {
+                    self.settle(&mut self.lock(), node);
+                }
                 true
             }
             Err(e) => {
