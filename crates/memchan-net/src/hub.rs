@@ -76,8 +76,9 @@ impl Default for HubConfig {
 
 /// A node living in the hub's own process: frames for it are handed over directly.
 pub trait LocalPort: Send + Sync {
-    /// A Deliver, Response or Event for this node, in the hub's order.
-    fn frame(&self, kind: Kind, payload: &[u8]);
+    /// A Deliver, Response or Event for this node, in the hub's order: its payload is
+    /// the concatenation of `parts`.
+    fn frame(&self, kind: Kind, parts: &[&[u8]]);
     /// The node was isolated.
     fn isolated(&self, epoch: u64, why: &str);
 }
@@ -249,12 +250,13 @@ impl Hub {
         let limit = self.sh.cfg.link.replay_limit;
         let timeout = self.sh.cfg.link.backpressure_timeout;
         for &(node, inc, ref link) in self.sh.remote_links().iter() {
-            if link.window_full() {
+            let (window_full, over) = link.pressure(limit);
+            if window_full {
                 // Read the acks here rather than wait for the link's reader thread to
                 // be scheduled beside this busy one.
                 self.sh.pump(node, inc, link);
             }
-            if !link.wait_replay_below(limit, timeout) {
+            if over && !link.wait_replay_below(limit, timeout) {
                 return Err(timeout);
             }
         }
@@ -439,8 +441,8 @@ impl Shared {
             inc,
         };
         match link.receive(&mut handler) {
-            Ok(any) => {
-                if any {
+            Ok(_) => {
+                if link.release_moved() {
                     self.settle(&mut self.lock(), node);
                 }
                 true
@@ -563,7 +565,7 @@ impl State {
         match &self.ports[n.index()].as_ref()?.sink {
             Sink::Remote(l) => l.send(kind, parts).ok(),
             Sink::Local(p) => {
-                p.frame(kind, &parts.concat());
+                p.frame(kind, parts);
                 None
             }
         }

@@ -191,6 +191,8 @@ pub struct Link {
     ack_now: AtomicBool,
     /// Last seq the peer released (frames up to here left the replay memory).
     peer_released: AtomicU64,
+    /// `peer_released` as last seen by `release_moved`.
+    release_seen: AtomicU64,
     /// When a frame last arrived, in ns since `born`.
     last_heard: AtomicU64,
     /// When bytes were last written, in ns since `born`.
@@ -249,6 +251,7 @@ impl Link {
             released_sent: AtomicU64::new(0),
             ack_now: AtomicBool::new(false),
             peer_released: AtomicU64::new(0),
+            release_seen: AtomicU64::new(0),
             last_heard: AtomicU64::new(0),
             last_sent: AtomicU64::new(0),
             born: Instant::now(),
@@ -591,6 +594,23 @@ impl Link {
             && tx.partial == Partial::None
             && tx.send_idx < tx.replay.len()
             && !self.window_open(&tx)
+    }
+
+    /// (window full, more than `limit` bytes unreleased), under one lock.
+    pub fn pressure(&self, limit: usize) -> (bool, bool) {
+        let tx = self.lock_tx();
+        let full = !tx.closed
+            && tx.partial == Partial::None
+            && tx.send_idx < tx.replay.len()
+            && !self.window_open(&tx);
+        (full, tx.replay_bytes > limit)
+    }
+
+    /// Whether the peer's release point moved since the last call (the hub then
+    /// credits the deliveries it released).
+    pub fn release_moved(&self) -> bool {
+        let now = self.peer_released.load(Relaxed);
+        self.release_seen.swap(now, Relaxed) != now
     }
 
     /// Whether the frame at the send cursor exists and fits the send window.

@@ -410,14 +410,14 @@ impl LocalSlot {
 }
 
 impl LocalPort for LocalSlot {
-    fn frame(&self, kind: Kind, payload: &[u8]) {
+    fn frame(&self, kind: Kind, parts: &[&[u8]]) {
         match self.node.get() {
-            Some(sh) => sh.on_frame(kind, payload),
+            Some(sh) => sh.on_parts(kind, parts),
             None => {
                 let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
                 match self.node.get() {
-                    Some(sh) => sh.on_frame(kind, payload),
-                    None => p.push((kind, payload.to_vec())),
+                    Some(sh) => sh.on_parts(kind, parts),
+                    None => p.push((kind, parts.concat())),
                 }
             }
         }
@@ -614,25 +614,42 @@ impl Shared {
         }
     }
 
+    /// Applies a delivered packet to this node's rx mapping of the segment, if any.
+    fn deliver(&self, seg: u32, gen: u32, offset: u64, data: &[u8]) {
+        let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = map.get(&seg) {
+            // SeqCst pairs with the waiter's announce-then-check (Dekker): either it
+            // sees the new notify count or we see it reading and wake it.
+            if m.gen == gen
+                && m.apply(offset as usize, data)
+                && self.app_reading.load(Ordering::SeqCst) != 0
+                && !IN_WAIT.get()
+                && !self.wake_pending.swap(true, Ordering::SeqCst)
+            {
+                let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
+            }
+        }
+    }
+
+    /// A frame handed over by the hub in this process, in pieces (a Deliver's header
+    /// and data are not joined).
+    fn on_parts(&self, kind: Kind, parts: &[&[u8]]) {
+        match parts {
+            [head, data] if kind == Kind::Deliver && head.len() == proto::DELIVER_HEAD => {
+                if let Ok((_, seg, gen, offset, _)) = proto::get_deliver(head) {
+                    self.deliver(seg, gen, offset, data);
+                }
+            }
+            _ => self.on_frame(kind, &parts.concat()),
+        }
+    }
+
     /// A frame from the hub, in its order.
     fn on_frame(&self, kind: Kind, payload: &[u8]) {
         match kind {
             Kind::Deliver => {
-                let Ok((_origin, seg, gen, offset, data)) = proto::get_deliver(payload) else {
-                    return;
-                };
-                let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
-                if let Some(m) = map.get(&seg) {
-                    // SeqCst pairs with the waiter's announce-then-check (Dekker): either
-                    // it sees the new notify count or we see it reading and wake it.
-                    if m.gen == gen
-                        && m.apply(offset as usize, data)
-                        && self.app_reading.load(Ordering::SeqCst) != 0
-                        && !IN_WAIT.get()
-                        && !self.wake_pending.swap(true, Ordering::SeqCst)
-                    {
-                        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
-                    }
+                if let Ok((_origin, seg, gen, offset, data)) = proto::get_deliver(payload) {
+                    self.deliver(seg, gen, offset, data);
                 }
             }
             Kind::Response => {
