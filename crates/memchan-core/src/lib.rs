@@ -15,6 +15,7 @@
 //! ```
 
 pub mod attr;
+pub mod backoff;
 pub mod check;
 pub mod error;
 pub mod event;

@@ -334,8 +334,10 @@ impl Link {
         let sent = self.released_sent.load(Relaxed);
         let asked = self.ack_now.swap(false, Relaxed);
         // The header ack rides along: the peer's send window moves with it.
-        let unacked = self.received.load(Relaxed)
-            - self.ack_sent.load(Relaxed).min(self.received.load(Relaxed));
+        let unacked = self
+            .received
+            .load(Relaxed)
+            .saturating_sub(self.ack_sent.load(Relaxed));
         let window_due = unacked >= self.cfg.window_frames / 8
             || self.unacked_bytes.load(Relaxed) >= self.cfg.window_bytes as u64 / 8
             || (force && unacked > 0);

@@ -12,7 +12,6 @@ use crate::hub::{Hub, HubConfig, LocalPort};
 use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, ROLE_NODE};
 use crate::wire::{self, Get, Key, Kind};
-use memchan_core::notify::{Futex, Notify};
 use memchan_core::{
     Dest, Error, EventKind, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result, RxAttrs,
     TxAttrs, MAX_NODES,
@@ -363,7 +362,7 @@ impl Node {
             slot: self.sh.me.index(),
             rx,
             tx,
-            rng: std::cell::Cell::new(self.sh.inc | 1),
+            rng: memchan_core::backoff::Backoff::new(self.sh.inc),
         })
     }
 
@@ -532,11 +531,13 @@ impl Shared {
         self.wake_readers();
     }
 
+    /// Wakes threads waiting in `RxMapping::wait`: they find the node no longer alive.
     fn wake_readers(&self) {
         for m in self.rx.read().unwrap_or_else(|e| e.into_inner()).values() {
             m.notify.fetch_add(1, Ordering::SeqCst);
-            PrivateFutex.wake(&m.notify);
         }
+        self.wake_pending.store(true, Ordering::SeqCst);
+        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
     }
 
     fn garbled(&self, e: wire::WireError) -> Error {
@@ -1192,26 +1193,6 @@ fn attrs_bits(a: RxAttrs) -> u8 {
     u8::from(a.receive_enable) | (u8::from(a.notify) << 1)
 }
 
-struct PrivateFutex;
-
-impl Futex for PrivateFutex {
-    fn wait(&self, word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
-        use rustix::thread::futex;
-        let ts = timeout.map(|t| rustix::time::Timespec {
-            tv_sec: t.as_secs() as i64,
-            tv_nsec: i64::from(t.subsec_nanos()),
-        });
-        let _ = futex::wait(word, futex::Flags::PRIVATE, expected, ts.as_ref());
-    }
-    fn wake(&self, word: &AtomicU32) {
-        let _ = rustix::thread::futex::wake(
-            word,
-            rustix::thread::futex::Flags::PRIVATE,
-            i32::MAX as u32,
-        );
-    }
-}
-
 /// Receive memory: page-aligned, locked if the limit allows, written by the link
 /// thread with atomic stores and read by the application with atomic loads.
 struct RxMem {
@@ -1221,8 +1202,8 @@ struct RxMem {
     base: *mut u8,
     map_len: usize,
     pct: Vec<AtomicU8>,
+    /// Count of packets landed on notify pages; waiters compare it (see `deliver`).
     notify: AtomicU32,
-    waiters: AtomicU32,
 }
 
 // SAFETY: the mapping is only accessed through atomics; `base` stays valid until drop.
@@ -1258,7 +1239,6 @@ impl RxMem {
                 .map(|_| AtomicU8::new(attrs_bits(attrs)))
                 .collect(),
             notify: AtomicU32::new(0),
-            waiters: AtomicU32::new(0),
         })
     }
 
@@ -1287,7 +1267,8 @@ impl RxMem {
             self.store(lo, &data[lo - offset..hi - offset]);
         }
         if notify {
-            Notify::new(&self.notify, &self.waiters).post(&PrivateFutex);
+            // SeqCst: half of the Dekker pair with a waiter (see `Shared::deliver`).
+            self.notify.fetch_add(1, Ordering::SeqCst);
         }
         notify
     }
@@ -1349,7 +1330,7 @@ pub struct Lock {
     slot: usize,
     rx: RxMapping,
     tx: TxMapping,
-    rng: std::cell::Cell<u64>,
+    rng: memchan_core::backoff::Backoff,
 }
 
 /// Holds a [`Lock`] until dropped.
@@ -1368,13 +1349,7 @@ impl Lock {
     }
 
     fn backoff(&self, attempt: u32) {
-        let mut x = self.rng.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.rng.set(x);
-        let us = x % (20u64 << attempt.min(8));
-        std::thread::sleep(Duration::from_micros(us));
+        self.rng.pause(20u64 << attempt.min(8));
     }
 
     /// Waits until our own slot shows `v`: our write came back in the global order.

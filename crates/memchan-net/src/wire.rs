@@ -118,13 +118,12 @@ impl Key {
     /// The key used when none is configured: anyone who can reach the hub may join,
     /// and frames carry no MAC (a MAC under a public key would cost and prove nothing).
     pub fn open() -> Key {
-        static OPEN: std::sync::OnceLock<Key> = std::sync::OnceLock::new();
-        OPEN.get_or_init(|| Key::from_secret(b"")).clone()
+        open_key().clone()
     }
 
-    /// Whether this is the [`open`](Self::open) key.
+    /// Whether this is the [`open`](Self::open) key (checked on every frame: no copy).
     pub fn is_open(&self) -> bool {
-        *self == Key::open()
+        self == open_key()
     }
 
     /// The per-link key, fresh for every connection (both nonces); open stays open.
@@ -138,6 +137,11 @@ impl Key {
         h.update(node_nonce);
         Key(*h.finalize().as_bytes())
     }
+}
+
+fn open_key() -> &'static Key {
+    static OPEN: std::sync::OnceLock<Key> = std::sync::OnceLock::new();
+    OPEN.get_or_init(|| Key::from_secret(b""))
 }
 
 /// A decoded frame header.

@@ -16,7 +16,6 @@ use crate::tx::TxMapping;
 use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::{Dest, Result, RxAttrs, TxAttrs, MAX_NODES};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// A named cluster lock.
 pub struct Lock {
@@ -24,7 +23,7 @@ pub struct Lock {
     rx: RxMapping,
     tx: TxMapping,
     slot: usize,
-    rng: std::cell::Cell<u64>,
+    rng: memchan_core::backoff::Backoff,
 }
 
 /// Holds the lock until dropped.
@@ -56,7 +55,7 @@ impl Lock {
             rx,
             tx,
             slot: inner.me.index(),
-            rng: std::cell::Cell::new(
+            rng: memchan_core::backoff::Backoff::new(
                 (u64::from(inner.me.0) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             ),
         })
@@ -88,19 +87,7 @@ impl Lock {
     }
 
     fn backoff(&self, attempt: u32) {
-        // xorshift: spread retries so bidders do not collide in lockstep.
-        let mut x = self.rng.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.rng.set(x);
-        let cap = 1u64 << attempt.min(10);
-        let us = x % cap;
-        if us < 2 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_micros(us));
-        }
+        self.rng.pause(1u64 << attempt.min(10));
     }
 
     /// Acquires the lock, blocking (spin, then back off) until it is ours.

@@ -96,18 +96,22 @@ struct Session {
     peer: NodeId,
 }
 
+/// Waits for the other bench node to join and returns its id.
+pub fn other_node(c: &Cluster) -> Result<NodeId> {
+    c.wait_for_members(2, PEER_TIMEOUT)
+        .context("waiting for the other bench node")?;
+    let me = c.node_id();
+    c.members()
+        .into_iter()
+        .find(|&n| n != me)
+        .context("no other member in the bench cluster")
+}
+
 impl Session {
     fn join(a: &WorkerArgs) -> Result<Self> {
         let name = a.cluster.as_deref().context("--cluster is required")?;
         let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
-        c.wait_for_members(2, PEER_TIMEOUT)
-            .context("waiting for the other bench node")?;
-        let me = c.node_id();
-        let peer = c
-            .members()
-            .into_iter()
-            .find(|&n| n != me)
-            .context("no other member in the bench cluster")?;
+        let peer = other_node(&c)?;
         Ok(Self { c, peer })
     }
 

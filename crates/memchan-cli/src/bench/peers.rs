@@ -337,17 +337,8 @@ impl Peers {
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting {} {}", prog.tool.launcher(), prog.name))?;
-        let deadline = Instant::now() + PEER_TIMEOUT;
-        let status = loop {
-            if let Some(s) = child.try_wait()? {
-                break s;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                bail!("timed out after {PEER_TIMEOUT:?}");
-            }
-            std::thread::sleep(Duration::from_millis(5));
+        let Some(status) = wait_with_deadline(&mut child, PEER_TIMEOUT)? else {
+            bail!("timed out after {PEER_TIMEOUT:?}");
         };
         let stdout = std::fs::read_to_string(&out_file).unwrap_or_default();
         let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
@@ -407,4 +398,24 @@ fn tail(s: &str, n: usize) -> &str {
         start += 1;
     }
     &s[start..]
+}
+
+/// Waits for `child` up to `timeout`; on timeout kills and reaps it and returns `None`
+/// (an mpirun or oshrun takes its ranks down with it).
+pub(crate) fn wait_with_deadline(
+    child: &mut std::process::Child,
+    timeout: Duration,
+) -> Result<Option<std::process::ExitStatus>> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(s) = child.try_wait()? {
+            return Ok(Some(s));
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }

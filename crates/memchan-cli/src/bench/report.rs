@@ -24,13 +24,13 @@ pub struct Target {
 }
 
 impl Target {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self.cmp {
             Cmp::AtMost => format!("<= {}x", self.factor),
             Cmp::AtLeast => format!(">= {}x", self.factor),
         }
     }
-    fn met(&self, ratio: f64) -> bool {
+    pub(crate) fn met(&self, ratio: f64) -> bool {
         match self.cmp {
             Cmp::AtMost => ratio <= self.factor,
             Cmp::AtLeast => ratio >= self.factor,
@@ -188,16 +188,28 @@ fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
     let (Some(tg), Some(reference)) = (&t.target, t.reference) else {
         return vec![];
     };
+    ratios_per_round(set, figure, tg.subject, reference, t.higher_is_better)
+}
+
+/// `subject` / `reference` from each round's medians (inverted when higher is better,
+/// so a ratio below 1 always means memchan did better).
+pub(crate) fn ratios_per_round(
+    set: &SampleSet,
+    figure: &str,
+    subject: &str,
+    reference: &str,
+    higher_is_better: bool,
+) -> Vec<f64> {
     let Some(m) = set.round_medians.get(figure) else {
         return vec![];
     };
-    let (Some(a), Some(b)) = (m.get(tg.subject), m.get(reference)) else {
+    let (Some(a), Some(b)) = (m.get(subject), m.get(reference)) else {
         return vec![];
     };
     a.iter()
         .filter_map(|(round, x)| {
             let y = b.get(round)?;
-            Some(if t.higher_is_better { y / x } else { x / y })
+            Some(if higher_is_better { y / x } else { x / y })
         })
         .collect()
 }
@@ -727,7 +739,7 @@ fn machine_json(cfg: &Config, info: &RunInfo) -> Value {
     })
 }
 
-fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

@@ -75,14 +75,7 @@ fn join(a: &WorkerArgs, ping: bool) -> Result<Side> {
         c.is_hub_transport(),
         "joined cluster {name} over shared memory, not through the hub"
     );
-    c.wait_for_members(2, PEER_TIMEOUT)
-        .context("waiting for the other bench node")?;
-    let me = c.node_id();
-    let peer = c
-        .members()
-        .into_iter()
-        .find(|&n| n != me)
-        .context("no other member in the bench cluster")?;
+    let peer = super::super::memchan_side::other_node(&c)?;
     Ok(Side { c, peer, ping })
 }
 

@@ -25,7 +25,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -160,19 +160,9 @@ impl Mpi {
             .stdout(File::create(&out_file).context("creating mpirun's stdout file")?)
             .stderr(File::create(&err_file).context("creating mpirun's stderr file")?);
         let mut child = cmd.spawn().context("starting ip netns exec ... mpirun")?;
-        let deadline = Instant::now() + MPI_TIMEOUT;
-        let status = loop {
-            if let Some(s) = child.try_wait()? {
-                break s;
-            }
-            if Instant::now() > deadline {
-                // `ip netns exec` execs mpirun: this pid is mpirun's, and
-                // mpirun takes its ranks down with it.
-                let _ = child.kill();
-                let _ = child.wait();
-                bail!("mpirun timed out after {MPI_TIMEOUT:?}");
-            }
-            std::thread::sleep(Duration::from_millis(5));
+        // `ip netns exec` execs mpirun: this pid is mpirun's.
+        let Some(status) = super::super::peers::wait_with_deadline(&mut child, MPI_TIMEOUT)? else {
+            bail!("mpirun timed out after {MPI_TIMEOUT:?}");
         };
         let stdout = std::fs::read_to_string(&out_file).unwrap_or_default();
         let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();

@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
+use super::super::report::{cpu_model, ratios_per_round, Cmp, Target};
 use super::super::stats::{self, Summary};
 use super::super::SampleSet;
 use super::{HostInfo, Params, FIG_BANDWIDTH, FIG_LATENCY, MIB};
@@ -36,36 +37,6 @@ pub const LATENCY_SERIES: [&str; 5] = [
 ];
 /// The bandwidth series, in JSON order.
 pub const BANDWIDTH_SERIES: [&str; 2] = ["memchan", "tcp_raw"];
-
-/// Direction of a target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    AtMost,
-    AtLeast,
-}
-
-/// `subject` ≤/≥ `factor` × the table's reference.
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub subject: &'static str,
-    pub cmp: Cmp,
-    pub factor: f64,
-}
-
-impl Target {
-    fn text(&self) -> String {
-        match self.cmp {
-            Cmp::AtMost => format!("<= {}x", self.factor),
-            Cmp::AtLeast => format!(">= {}x", self.factor),
-        }
-    }
-    fn met(&self, ratio: f64) -> bool {
-        match self.cmp {
-            Cmp::AtMost => ratio <= self.factor,
-            Cmp::AtLeast => ratio >= self.factor,
-        }
-    }
-}
 
 /// One series of a table, in the table's unit.
 #[derive(Debug, Clone)]
@@ -173,18 +144,13 @@ fn table(
 /// Per-round ratios subject / reference (inverted for bandwidth, whose
 /// samples are window times).
 fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
-    let Some(m) = set.round_medians.get(figure) else {
-        return vec![];
-    };
-    let (Some(a), Some(b)) = (m.get(t.target.subject), m.get(t.reference)) else {
-        return vec![];
-    };
-    a.iter()
-        .filter_map(|(round, x)| {
-            let y = b.get(round)?;
-            Some(if t.higher_is_better { y / x } else { x / y })
-        })
-        .collect()
+    ratios_per_round(
+        set,
+        figure,
+        t.target.subject,
+        t.reference,
+        t.higher_is_better,
+    )
 }
 
 impl HostReport {
@@ -559,18 +525,6 @@ fn machine_json(p: &Params, info: &HostInfo) -> Value {
         "elapsed_s": info.elapsed_s,
         "memchan_version": env!("CARGO_PKG_VERSION"),
     })
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
 #[cfg(test)]
