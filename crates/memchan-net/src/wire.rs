@@ -225,11 +225,12 @@ fn mac(key: &Key, head: &[u8; HEADER], parts: &[&[u8]]) -> [u8; MAC] {
     out
 }
 
-fn crc(head: &[u8], payload: &[u8], tag: &[u8]) -> u32 {
-    let c = crc32c::crc32c(&head[..12]);
-    let c = crc32c::crc32c_append(c, &head[16..HEADER]);
-    let c = crc32c::crc32c_append(c, payload);
-    crc32c::crc32c_append(c, tag)
+/// CRC32C (Castagnoli, as iSCSI) of a whole frame but its own field (bytes 12..16).
+fn crc(frame: &[u8]) -> u32 {
+    let mut d = crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc32Iscsi);
+    d.update(&frame[..12]);
+    d.update(&frame[16..]);
+    d.finalize() as u32
 }
 
 /// Appends one frame whose payload is the concatenation of `parts` to `out`.
@@ -251,11 +252,7 @@ pub fn encode(out: &mut Vec<u8>, key: &Key, kind: Kind, seq: u64, ack: u64, part
         out.extend_from_slice(p);
     }
     out.extend_from_slice(&tag);
-    let c = crc(
-        &out[start..start + HEADER],
-        &out[start + HEADER..start + HEADER + len],
-        &tag,
-    );
+    let c = crc(&out[start..]);
     out[start + 12..start + 16].copy_from_slice(&c.to_le_bytes());
 }
 
@@ -357,7 +354,7 @@ impl Decoder {
                 String::from_utf8_lossy(payload).into_owned(),
             )));
         }
-        if crc(&frame[..HEADER], payload, tag) != want {
+        if crc(frame) != want {
             return Ok(Some(Borrowed::Corrupt));
         }
         if let Some(key) = &self.key {
@@ -493,6 +490,35 @@ mod tests {
         let mut d = Decoder::new(Some(k));
         d.push(&out);
         d.next_frame().unwrap().unwrap()
+    }
+
+    /// Bitwise CRC32C (reflected polynomial 0x82F63B78), the definition itself.
+    fn crc32c_reference(bytes: impl IntoIterator<Item = u8>) -> u32 {
+        let mut c = !0u32;
+        for b in bytes {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    (c >> 1) ^ 0x82F6_3B78
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+
+    #[test]
+    fn crc_field_is_crc32c_of_the_rest_of_the_frame() {
+        assert_eq!(crc32c_reference(*b"123456789"), 0xE306_9283);
+        for len in [0usize, 1, 8, 63, 64, 1000, 70_000] {
+            let payload: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            let mut out = Vec::new();
+            encode(&mut out, &Key::open(), Kind::Data, 9, 4, &[&payload]);
+            let field = u32::from_le_bytes(out[12..16].try_into().unwrap());
+            let rest = out[..12].iter().chain(&out[16..]).copied();
+            assert_eq!(field, crc32c_reference(rest), "payload of {len} bytes");
+        }
     }
 
     #[test]
