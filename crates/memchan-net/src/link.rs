@@ -106,11 +106,32 @@ struct Counters {
     tcp_retransmits: AtomicU64,
 }
 
+/// Frame buffers kept for reuse, and the largest capacity kept (a full packet's
+/// frame): freeing 64 KiB frames lets the allocator return the memory to the kernel,
+/// and every new frame then page-faults.
+const POOL_FRAMES: usize = 64;
+const POOLED_CAPACITY: usize = 80 * 1024;
+/// Buffers an idle link keeps.
+const POOL_IDLE: usize = 4;
+
 /// Releases owed before an `Ack` goes out unasked.
 const RELEASE_BATCH: u64 = 32;
 
 fn inc(c: &AtomicU64) {
     c.fetch_add(1, Relaxed);
+}
+
+/// Adds to a counter that only one of the link's locks' holders writes (tx or rx):
+/// a plain load and store, no locked instruction on the per-frame path.
+fn add(c: &AtomicU64, n: u64) {
+    c.store(c.load(Relaxed) + n, Relaxed);
+}
+
+/// Monotonic nanoseconds from the coarse clock (a few ms resolution, a fraction of
+/// the fine clock's cost): enough for silence and heartbeat timing, read per frame.
+fn coarse_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::MonotonicCoarse);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 struct Frame {
@@ -144,13 +165,22 @@ struct Tx {
     last_rewind: Option<(u64, Instant)>,
     /// Highest seq the peer received in order, and when that last grew.
     peer_received: u64,
-    progress_at: Instant,
+    progress_at: u64,
     /// Current retransmit timeout (backs off while the peer makes no progress).
     rto: Duration,
     /// `end` of the last frame pushed, and of the last one released.
     pushed_end: u64,
     popped_end: u64,
     closed: bool,
+    /// Buffers of released frames, reused for new ones (saves an allocation and a
+    /// free per frame); trimmed when a tick finds the link idle.
+    pool: Vec<Vec<u8>>,
+    /// `next_seq` at the last tick.
+    pool_mark: u64,
+    /// Threads waiting on `tx_cv` for replay memory. Releases notify only when there
+    /// are some: a condvar notify is a system call, and the hub releases on every
+    /// frame its peer receives.
+    waiters: usize,
 }
 
 struct Rx {
@@ -189,15 +219,16 @@ pub struct Link {
     released_sent: AtomicU64,
     /// The peer asked us to report releases at once (an `ack()` is waiting).
     ack_now: AtomicBool,
+    /// `Tx::peer_received`, readable without the lock (skips it for repeated acks).
+    peer_received_seen: AtomicU64,
     /// Last seq the peer released (frames up to here left the replay memory).
     peer_released: AtomicU64,
     /// `peer_released` as last seen by `release_moved`.
     release_seen: AtomicU64,
-    /// When a frame last arrived, in ns since `born`.
+    /// When a frame last arrived ([`coarse_ns`]).
     last_heard: AtomicU64,
-    /// When bytes were last written, in ns since `born`.
+    /// When bytes were last written ([`coarse_ns`]).
     last_sent: AtomicU64,
-    born: Instant,
     counters: Counters,
     down: AtomicBool,
     /// Peer address, for logs and status.
@@ -232,11 +263,14 @@ impl Link {
                 rewind: None,
                 last_rewind: None,
                 peer_received: 0,
-                progress_at: Instant::now(),
+                progress_at: coarse_ns(),
                 rto,
                 pushed_end: 0,
                 popped_end: 0,
                 closed: false,
+                waiters: 0,
+                pool: Vec::new(),
+                pool_mark: 1,
             }),
             tx_cv: Condvar::new(),
             rx: Mutex::new(Rx {
@@ -250,11 +284,11 @@ impl Link {
             released: AtomicU64::new(0),
             released_sent: AtomicU64::new(0),
             ack_now: AtomicBool::new(false),
+            peer_received_seen: AtomicU64::new(0),
             peer_released: AtomicU64::new(0),
             release_seen: AtomicU64::new(0),
-            last_heard: AtomicU64::new(0),
+            last_heard: AtomicU64::new(coarse_ns()),
             last_sent: AtomicU64::new(0),
-            born: Instant::now(),
             counters: Counters::default(),
             down: AtomicBool::new(false),
             peer,
@@ -276,19 +310,11 @@ impl Link {
             self.request_release();
             tx = self.lock_tx();
             let deadline = Instant::now() + self.cfg.backpressure_timeout;
-            while tx.replay_bytes + size > self.cfg.replay_limit
-                && !tx.replay.is_empty()
-                && !tx.closed
-            {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(LinkError::Stalled(self.cfg.backpressure_timeout));
-                }
-                tx = self
-                    .tx_cv
-                    .wait_timeout(tx, left.min(Duration::from_millis(50)))
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
+            let fits =
+                |tx: &Tx| tx.replay_bytes + size <= self.cfg.replay_limit || tx.replay.is_empty();
+            tx = self.wait_tx(tx, deadline, fits);
+            if !fits(&tx) && !tx.closed {
+                return Err(LinkError::Stalled(self.cfg.backpressure_timeout));
             }
         }
         if tx.closed || self.down.load(Relaxed) {
@@ -296,7 +322,8 @@ impl Link {
         }
         let seq = tx.next_seq;
         tx.next_seq += 1;
-        let mut bytes = Vec::with_capacity(size);
+        let mut bytes = tx.pool.pop().unwrap_or_default();
+        bytes.reserve(size);
         let ack = self.received.load(Relaxed);
         self.ack_sent.fetch_max(ack, Relaxed);
         self.unacked_bytes.store(0, Relaxed);
@@ -323,7 +350,7 @@ impl Link {
         wire::encode(&mut ctl, &self.key, kind, 0, ack, &[payload]);
         tx.ctl = ctl;
         // Counted when queued: a control frame is never sent twice.
-        inc(&self.counters.frames_tx);
+        add(&self.counters.frames_tx, 1);
         self.flush_locked(&mut tx);
     }
 
@@ -332,7 +359,8 @@ impl Link {
     pub fn send_release(&self, force: bool) {
         let r = self.released.load(Relaxed);
         let sent = self.released_sent.load(Relaxed);
-        let asked = self.ack_now.swap(false, Relaxed);
+        // Load first: a swap is a locked instruction, and this runs per read.
+        let asked = self.ack_now.load(Relaxed) && self.ack_now.swap(false, Relaxed);
         // The header ack rides along: the peer's send window moves with it.
         let unacked = self
             .received
@@ -371,16 +399,16 @@ impl Link {
                     self.rewind_locked(tx, seq);
                 }
             }
-            let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(16);
+            let mut slices = Slices::default();
             let mut next = tx.send_idx;
             match tx.partial {
                 Partial::Replay => {
-                    slices.push(IoSlice::new(&tx.replay[tx.send_idx].bytes[tx.off..]));
-                    slices.push(IoSlice::new(&tx.ctl));
+                    slices.push(&tx.replay[tx.send_idx].bytes[tx.off..]);
+                    slices.push(&tx.ctl);
                     next += 1;
                 }
-                Partial::Ctl => slices.push(IoSlice::new(&tx.ctl[tx.off..])),
-                Partial::None => slices.push(IoSlice::new(&tx.ctl)),
+                Partial::Ctl => slices.push(&tx.ctl[tx.off..]),
+                Partial::None => slices.push(&tx.ctl),
             }
             let (base_end, base_seq) = self.window_base(tx);
             for f in tx.replay.range(next.min(tx.replay.len())..).take(14) {
@@ -391,13 +419,13 @@ impl Link {
                 {
                     break;
                 }
-                slices.push(IoSlice::new(&f.bytes));
+                slices.push(&f.bytes);
             }
-            let total: usize = slices.iter().map(|s| s.len()).sum();
+            let total = slices.total;
             if total == 0 {
                 return;
             }
-            let n = match (&self.sock).write_vectored(&slices) {
+            let n = match slices.write(&self.sock) {
                 Ok(n) if n > 0 => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -407,10 +435,8 @@ impl Link {
                     return;
                 }
             };
-            drop(slices);
-            self.counters.bytes_tx.fetch_add(n as u64, Relaxed);
-            self.last_sent
-                .store(self.born.elapsed().as_nanos() as u64, Relaxed);
+            add(&self.counters.bytes_tx, n as u64);
+            self.last_sent.store(coarse_ns(), Relaxed);
             self.advance(tx, n);
             if n < total {
                 return;
@@ -443,7 +469,7 @@ impl Link {
             tx.send_idx += 1;
             tx.off = 0;
             tx.partial = Partial::None;
-            inc(&self.counters.frames_tx);
+            add(&self.counters.frames_tx, 1);
         }
         let from = if tx.partial == Partial::Ctl {
             tx.off
@@ -471,7 +497,7 @@ impl Link {
             }
             n -= len;
             tx.send_idx += 1;
-            inc(&self.counters.frames_tx);
+            add(&self.counters.frames_tx, 1);
         }
     }
 
@@ -482,7 +508,7 @@ impl Link {
         let idx = seq.saturating_sub(front) as usize;
         if idx < tx.send_idx {
             let again = (tx.send_idx - idx) as u64;
-            self.counters.retransmits.fetch_add(again, Relaxed);
+            add(&self.counters.retransmits, again);
             tx.send_idx = idx;
             tx.last_rewind = Some((seq, Instant::now()));
         }
@@ -504,31 +530,53 @@ impl Link {
         self.flush_locked(tx);
     }
 
-    fn on_peer_received(&self, ack: u64) {
+    /// A header ack: the peer received everything up to `ack` (and, on a link whose
+    /// peer releases on receive, released it). One tx lock for both.
+    fn on_header_ack(&self, ack: u64) {
+        let release = self.cfg.peer_releases_on_receive && self.peer_released.load(Relaxed) < ack;
+        if ack <= self.peer_received_seen.load(Relaxed) && !release {
+            return;
+        }
         let mut tx = self.lock_tx();
         if ack > tx.peer_received {
             tx.peer_received = ack;
-            tx.progress_at = Instant::now();
+            self.peer_received_seen.store(ack, Relaxed);
+            tx.progress_at = coarse_ns();
             tx.rto = self.cfg.retransmit_timeout;
-            // The window moved: frames held back by it may go now.
-            if tx.send_idx < tx.replay.len() {
-                self.flush_locked(&mut tx);
-            }
+        }
+        if release {
+            self.release_locked(&mut tx, ack);
+        }
+        // The window moved: frames held back by it may go now.
+        if tx.send_idx < tx.replay.len() {
+            self.flush_locked(&mut tx);
         }
     }
 
     fn on_peer_released(&self, upto: u64) {
-        if self.peer_released.fetch_max(upto, Relaxed) >= upto {
+        if self.peer_released.load(Relaxed) >= upto {
             return;
         }
         let mut tx = self.lock_tx();
+        self.release_locked(&mut tx, upto);
+    }
+
+    /// Drops the frames up to `upto` from the replay memory.
+    fn release_locked(&self, tx: &mut Tx, upto: u64) {
+        if self.peer_released.fetch_max(upto, Relaxed) >= upto {
+            return;
+        }
         let mut freed = false;
         while let Some(f) = tx.replay.front() {
             if f.seq > upto || (tx.send_idx == 0 && tx.partial == Partial::Replay) {
                 break;
             }
-            let f = tx.replay.pop_front().expect("front");
+            let mut f = tx.replay.pop_front().expect("front");
             tx.replay_bytes -= f.bytes.len();
+            if f.bytes.capacity() <= POOLED_CAPACITY && tx.pool.len() < POOL_FRAMES {
+                f.bytes.clear();
+                tx.pool.push(std::mem::take(&mut f.bytes));
+            }
             tx.popped_end = f.end;
             if tx.send_idx > 0 {
                 tx.send_idx -= 1;
@@ -540,7 +588,7 @@ impl Link {
                 tx.rewind = None;
             }
         }
-        if freed {
+        if freed && tx.waiters > 0 {
             self.tx_cv.notify_all();
         }
     }
@@ -556,15 +604,19 @@ impl Link {
                 (i < tx.send_idx).then_some(i)
             });
             if let Some(i) = unreceived {
-                if tx.progress_at.elapsed() > tx.rto {
+                if coarse_ns().saturating_sub(tx.progress_at) > tx.rto.as_nanos() as u64 {
                     let seq = tx.replay[i].seq;
-                    tx.progress_at = Instant::now();
+                    tx.progress_at = coarse_ns();
                     tx.rto = (tx.rto * 2).min(self.cfg.retransmit_timeout * 16);
                     tx.last_rewind = None;
                     self.go_back(&mut tx, seq);
                 }
             }
             self.flush_locked(&mut tx);
+            if tx.next_seq == tx.pool_mark {
+                tx.pool.truncate(POOL_IDLE);
+            }
+            tx.pool_mark = tx.next_seq;
         }
         self.send_release(true);
         let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
@@ -612,6 +664,9 @@ impl Link {
     /// credits the deliveries it released).
     pub fn release_moved(&self) -> bool {
         let now = self.peer_released.load(Relaxed);
+        if self.release_seen.load(Relaxed) == now {
+            return false;
+        }
         self.release_seen.swap(now, Relaxed) != now
     }
 
@@ -642,9 +697,8 @@ impl Link {
                 Ok(n) => {
                     let short = n < rx.dec.spare(0).len();
                     rx.dec.filled(n);
-                    self.counters.bytes_rx.fetch_add(n as u64, Relaxed);
-                    self.last_heard
-                        .store(self.born.elapsed().as_nanos() as u64, Relaxed);
+                    add(&self.counters.bytes_rx, n as u64);
+                    self.last_heard.store(coarse_ns(), Relaxed);
                     any = true;
                     self.process(&mut rx, h)?;
                     if short {
@@ -672,44 +726,45 @@ impl Link {
                 Ok(None) => return Ok(()),
                 Err(e) => {
                     if e == WireError::BadMac {
-                        inc(&self.counters.mac_failures);
+                        add(&self.counters.mac_failures, 1);
                     }
                     return Err(e.into());
                 }
             };
-            inc(&self.counters.frames_rx);
+            add(&self.counters.frames_rx, 1);
             let (hd, payload) = match got {
                 Borrowed::Refused(why) => return Err(LinkError::Refused(why)),
                 Borrowed::Corrupt => {
-                    inc(&self.counters.crc_failures);
+                    add(&self.counters.crc_failures, 1);
                     self.nak(rx);
                     continue;
                 }
                 Borrowed::Frame(hd, p) => (hd, p),
             };
-            self.on_peer_received(hd.ack);
-            if self.cfg.peer_releases_on_receive {
-                self.on_peer_released(hd.ack);
-            }
+            self.on_header_ack(hd.ack);
             if !hd.kind.reliable() {
                 self.control(hd.kind, payload);
                 h.control(self, hd.kind, payload);
                 continue;
             }
             if hd.seq < rx.expected {
-                inc(&self.counters.duplicates);
+                add(&self.counters.duplicates, 1);
                 continue;
             }
             if hd.seq > rx.expected {
-                inc(&self.counters.discards);
+                add(&self.counters.discards, 1);
                 self.nak(rx);
                 continue;
             }
             rx.expected += 1;
             rx.nak_at = None;
             self.received.store(hd.seq, Relaxed);
-            self.unacked_bytes
-                .fetch_add((wire::HEADER + hd.len + wire::MAC) as u64, Relaxed);
+            // Not locked against the sender's reset: a lost update only moves when
+            // the next window ack goes out.
+            add(
+                &self.unacked_bytes,
+                (wire::HEADER + hd.len + wire::MAC) as u64,
+            );
             h.frame(self, hd.seq, hd.kind, payload);
         }
     }
@@ -748,7 +803,7 @@ impl Link {
     /// `period`. Any thread may call it: a thread spinning on the link keeps it alive
     /// even when the timer thread beside it gets no CPU.
     pub fn heartbeat_if_quiet(&self, period: Duration) {
-        let now = self.born.elapsed().as_nanos() as u64;
+        let now = coarse_ns();
         let quiet = now.saturating_sub(self.last_sent.load(Relaxed));
         if quiet >= period.as_nanos() as u64 {
             self.send_control(Kind::Heartbeat, &crate::proto::heartbeat(&self.counters()));
@@ -757,7 +812,7 @@ impl Link {
 
     /// How long since bytes last arrived.
     pub fn silence(&self) -> Duration {
-        let now = self.born.elapsed().as_nanos() as u64;
+        let now = coarse_ns();
         Duration::from_nanos(now.saturating_sub(self.last_heard.load(Relaxed)))
     }
 
@@ -848,19 +903,31 @@ impl Link {
     /// the hub's own node writing into this link). Counted as a back-pressure wait.
     /// `false` if `timeout` passed first.
     pub fn wait_replay_below(&self, limit: usize, timeout: Duration) -> bool {
-        let mut tx = self.lock_tx();
+        let tx = self.lock_tx();
         if tx.replay_bytes <= limit || tx.closed {
             return true;
         }
         inc(&self.counters.backpressure_waits);
         drop(tx);
         self.request_release();
-        let deadline = Instant::now() + timeout;
-        tx = self.lock_tx();
-        while tx.replay_bytes > limit && !tx.closed {
+        let below = |tx: &Tx| tx.replay_bytes <= limit;
+        let tx = self.wait_tx(self.lock_tx(), Instant::now() + timeout, below);
+        below(&tx) || tx.closed
+    }
+
+    /// Waits on `tx_cv` until `done` holds, the link closes or `deadline` passes;
+    /// registered as a waiter so that releases know to notify.
+    fn wait_tx<'a>(
+        &self,
+        mut tx: MutexGuard<'a, Tx>,
+        deadline: Instant,
+        done: impl Fn(&Tx) -> bool,
+    ) -> MutexGuard<'a, Tx> {
+        tx.waiters += 1;
+        while !done(&tx) && !tx.closed {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return false;
+                break;
             }
             tx = self
                 .tx_cv
@@ -868,12 +935,49 @@ impl Link {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        true
+        tx.waiters -= 1;
+        tx
     }
 
     /// Bytes held in the replay memory.
     pub fn replay_bytes(&self) -> usize {
         self.lock_tx().replay_bytes
+    }
+}
+
+/// Up to 16 non-empty byte slices for one write, gathered without allocating.
+struct Slices<'a> {
+    s: [IoSlice<'a>; 16],
+    n: usize,
+    total: usize,
+}
+
+impl Default for Slices<'_> {
+    fn default() -> Self {
+        Slices {
+            s: [IoSlice::new(&[]); 16],
+            n: 0,
+            total: 0,
+        }
+    }
+}
+
+impl<'a> Slices<'a> {
+    fn push(&mut self, b: &'a [u8]) {
+        if !b.is_empty() && self.n < self.s.len() {
+            self.s[self.n] = IoSlice::new(b);
+            self.n += 1;
+            self.total += b.len();
+        }
+    }
+
+    /// One `send` for a single slice (measured ~0.2 µs cheaper than `writev` per
+    /// small frame on this kernel), `writev` for several.
+    fn write(&self, mut sock: &TcpStream) -> io::Result<usize> {
+        match self.n {
+            1 => sock.write(&self.s[0]),
+            _ => sock.write_vectored(&self.s[..self.n]),
+        }
     }
 }
 
