@@ -140,6 +140,8 @@ struct State {
     next_gen: u32,
     groups: Vec<(String, NodeSet)>,
     acks: Vec<PendingAck>,
+    /// Scratch list of `settle` (origin, seq), kept to save an allocation per frame.
+    credited: Vec<(u16, u64)>,
     barriers: HashMap<u16, Barrier>,
     isolations: u64,
     joins: u64,
@@ -186,6 +188,7 @@ impl Hub {
                 next_gen: 1,
                 groups: Vec::new(),
                 acks: Vec::new(),
+                credited: Vec::new(),
                 barriers: HashMap::new(),
                 isolations: 0,
                 joins: 0,
@@ -494,10 +497,13 @@ struct HubHandler<'a> {
 }
 
 impl Handler for HubHandler<'_> {
-    fn frame(&mut self, _link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
         let mut st = self.sh.lock();
         if st.alive(self.node, self.inc) {
             self.sh.frame(&mut st, self.node, seq, kind, payload);
+            // `frame` settled this node: the releases its header ack moved (this
+            // thread's `receive`, before this call) need no second settle in `pump`.
+            link.release_moved();
         }
     }
 
@@ -987,7 +993,8 @@ impl Shared {
             })) => l.peer_released(),
             _ => return,
         };
-        let mut credited = Vec::new();
+        // Reused between calls: this runs for nearly every frame a node sends.
+        let mut credited = std::mem::take(&mut st.credited);
         if let Some(Some(p)) = st.ports.get_mut(n.index()) {
             while let Some(&(ds, origin, oseq)) = p.owed.front() {
                 if ds > released {
@@ -999,24 +1006,27 @@ impl Shared {
                 }
             }
         }
-        self.credit(st, credited);
-        self.check_acks(st);
+        self.credit(st, &credited);
+        credited.clear();
+        st.credited = credited;
+        if !st.acks.is_empty() {
+            self.check_acks(st);
+        }
     }
 
-    fn credit(&self, st: &mut State, credited: Vec<(u16, u64)>) {
-        let mut touched = Vec::new();
-        for (origin, oseq) in credited {
+    fn credit(&self, st: &mut State, credited: &[(u16, u64)]) {
+        for &(origin, oseq) in credited {
             if let Some(Some(p)) = st.ports.get_mut(origin as usize) {
                 if let Some(&(front, _)) = p.inflight.front() {
                     if let Some(e) = p.inflight.get_mut(oseq.wrapping_sub(front) as usize) {
                         e.1 = e.1.saturating_sub(1);
                     }
                 }
-                touched.push(origin as usize);
             }
         }
-        for o in touched {
-            if let Some(Some(p)) = st.ports.get_mut(o) {
+        // After all decrements, so each origin releases as far as it can at once.
+        for &(origin, _) in credited {
+            if let Some(Some(p)) = st.ports.get_mut(origin as usize) {
                 release_done(p);
             }
         }
@@ -1054,13 +1064,13 @@ impl Shared {
             }
         }
         // Deliveries it will never release no longer hold their senders back.
-        let credited = p
+        let credited: Vec<_> = p
             .owed
             .iter()
             .filter(|e| e.1 != HUB_ORIGIN)
             .map(|e| (e.1, e.2))
             .collect();
-        self.credit(st, credited);
+        self.credit(st, &credited);
         let mut clear = Vec::new();
         for (i, s) in st.segs.iter_mut().enumerate() {
             if let Some(s) = s {

@@ -609,7 +609,9 @@ impl Shared {
             }
             Up::Local(h) => h.progress(Some(self.wake.as_fd()), slice),
         }
-        if self.wake_pending.swap(false, Ordering::SeqCst) {
+        if self.wake_pending.load(Ordering::SeqCst)
+            && self.wake_pending.swap(false, Ordering::SeqCst)
+        {
             let mut buf = [0u8; 8];
             let _ = rustix::io::read(&self.wake, &mut buf);
         }
@@ -1300,14 +1302,19 @@ impl RxMem {
                     self.byte(at + i).store(d[i], Ordering::Relaxed);
                     i += 1;
                 }
-                while i + 8 <= d.len() {
-                    // SAFETY: `at + i` is 8-aligned and 8 bytes fit (loop condition).
-                    unsafe { &*(self.base.add(at + i) as *const AtomicU64) }.store(
-                        u64::from_le_bytes(d[i..i + 8].try_into().expect("8")),
+                let words = (d.len() - i) / 8;
+                // SAFETY: `at + i` is 8-aligned, and `words` 8-byte words from there
+                // lie inside `at..at+len`.
+                let dst = unsafe { self.base.add(at + i) } as *const AtomicU64;
+                // One pointer, no bounds checks: this loop is the receive side's copy.
+                for (k, w) in d[i..i + words * 8].chunks_exact(8).enumerate() {
+                    // SAFETY: word `k < words` of the range above.
+                    unsafe { &*dst.add(k) }.store(
+                        u64::from_le_bytes(w.try_into().expect("8")),
                         Ordering::Relaxed,
                     );
-                    i += 8;
                 }
+                i += words * 8;
                 while i < d.len() {
                     self.byte(at + i).store(d[i], Ordering::Relaxed);
                     i += 1;
