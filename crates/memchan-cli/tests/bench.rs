@@ -382,7 +382,7 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         );
     }
     let bw = &v["figures"]["net_bandwidth_1mib_gbps"];
-    for s in ["memchan", "tcp_raw"] {
+    for s in ["memchan", "tcp_raw", "tcp_raw_64k"] {
         let x = bw
             .get(s)
             .unwrap_or_else(|| panic!("bandwidth series {s} missing: {bw}"));
@@ -404,10 +404,25 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
     );
     let tcp_bw = bw["tcp_raw"].as_f64().expect("tcp_raw bandwidth measured");
     assert!(tcp_bw > 0.05, "tcp_raw bandwidth {tcp_bw} GB/s");
+    let tcp_bw_64k = bw["tcp_raw_64k"]
+        .as_f64()
+        .expect("tcp_raw_64k bandwidth measured");
+    assert!(tcp_bw_64k > 0.05, "tcp_raw_64k bandwidth {tcp_bw_64k} GB/s");
+    assert!(
+        v["figures"]["net_bandwidth_1mib_gbps_p99"]["tcp_raw_64k"]
+            .as_f64()
+            .is_some_and(|x| x > 0.0),
+        "tcp_raw_64k p99 missing"
+    );
 
     // The traffic really crossed the veth.
     let crossed = &v["hosts"]["veth_bytes_per_measurement"];
-    for s in ["tcp_raw", "tcp_raw_spin", "tcp_raw_bandwidth"] {
+    for s in [
+        "tcp_raw",
+        "tcp_raw_spin",
+        "tcp_raw_bandwidth",
+        "tcp_raw_64k_bandwidth",
+    ] {
         let b = crossed[s][0].as_u64().unwrap_or(0);
         assert!(b > 0, "no veth bytes recorded for {s}: {crossed}");
     }

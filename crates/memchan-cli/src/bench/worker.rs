@@ -39,6 +39,8 @@ pub enum Kind {
     HostTcp,
     HostTcpSpin,
     HostTcpBw,
+    /// `tcp_raw_64k`: the `HostTcpBw` stream written in 64 KiB `write_all`s.
+    HostTcpBw64k,
     HostMemchan,
     HostMemchanSpin,
     HostMemchanBw,

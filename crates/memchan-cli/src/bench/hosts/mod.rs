@@ -7,6 +7,7 @@
 //! | `tcp_raw`                   | 8-byte TCP ping-pong, blocking receive, TCP_NODELAY ([`tcp`]) |
 //! | `tcp_raw_spin`              | the same, busy-polling `recv(MSG_DONTWAIT)` on both sides   |
 //! | `tcp_raw` bandwidth         | a stream of 1 MiB writes, 1-byte answer per window          |
+//! | `tcp_raw_64k` bandwidth     | the same stream and receiver, each 1 MiB buffer written as 16 × 64 KiB (information, no target) |
 //! | `mpi_tcp`                   | Open MPI ob1 + TCP BTL ping-pong, rank 1 in namespace B ([`mpi`]) |
 //! | `memchan`, `memchan_spin`, bandwidth | memchan through a hub hosted by side A ([`memchan_net`]) |
 //!
@@ -15,9 +16,11 @@
 //! `setns` first: the timing ("ping") side in namespace A on the first core,
 //! the answering side in namespace B on the second. Each reference and its
 //! memchan twin run next to each other, the order flipping every other round;
-//! samples of all rounds are pooled. After every measurement the coordinator
-//! checks that the veth's byte counters grew by at least the payload, so a
-//! figure is only kept if its traffic really crossed the veth.
+//! samples of all rounds are pooled. `tcp_raw_64k` runs next to the bandwidth
+//! pair, after memchan in the rounds where `tcp_raw` leads and before it in
+//! the others. After every measurement the coordinator checks that the veth's
+//! byte counters grew by at least the payload, so a figure is only kept if its
+//! traffic really crossed the veth.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -40,6 +43,8 @@ pub use memchan_net::memchan_side_hosts;
 
 /// One mebibyte: the write size of the bandwidth figures.
 pub const MIB: usize = 1 << 20;
+/// The `write_all` size of `tcp_raw_64k` (the size of memchan's frames).
+pub const CHUNK_64K: usize = 64 << 10;
 
 /// Figure ids inside the bench (the JSON keys are built in [`tables`]).
 pub const FIG_LATENCY: &str = "net_latency";
@@ -77,6 +82,7 @@ pub fn is_host_kind(k: Kind) -> bool {
         Kind::HostTcp
             | Kind::HostTcpSpin
             | Kind::HostTcpBw
+            | Kind::HostTcpBw64k
             | Kind::HostMemchan
             | Kind::HostMemchanSpin
             | Kind::HostMemchanBw
@@ -88,6 +94,7 @@ fn series(k: Kind) -> &'static str {
     match k {
         Kind::HostTcp | Kind::HostTcpBw => "tcp_raw",
         Kind::HostTcpSpin => "tcp_raw_spin",
+        Kind::HostTcpBw64k => "tcp_raw_64k",
         Kind::HostMemchan | Kind::HostMemchanBw => "memchan",
         Kind::HostMemchanSpin => "memchan_spin",
         _ => "?",
@@ -95,7 +102,10 @@ fn series(k: Kind) -> &'static str {
 }
 
 fn is_bandwidth(k: Kind) -> bool {
-    matches!(k, Kind::HostTcpBw | Kind::HostMemchanBw)
+    matches!(
+        k,
+        Kind::HostTcpBw | Kind::HostTcpBw64k | Kind::HostMemchanBw
+    )
 }
 
 fn is_memchan(k: Kind) -> bool {
@@ -121,7 +131,8 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
     match kind {
         Kind::HostTcp => tcp::latency(a, clock, ping, false),
         Kind::HostTcpSpin => tcp::latency(a, clock, ping, true),
-        Kind::HostTcpBw => tcp::bandwidth(a, clock, ping),
+        Kind::HostTcpBw => tcp::bandwidth(a, clock, ping, MIB),
+        Kind::HostTcpBw64k => tcp::bandwidth(a, clock, ping, CHUNK_64K),
         Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw => {
             memchan_side_hosts(kind, a, clock, ping)
         }
@@ -245,10 +256,13 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 
     let mut launcher = Launcher::new(&scratch.0, clock)?;
     let mut set = SampleSet::default();
-    let pairs = [
-        (Kind::HostTcp, Kind::HostMemchan),
-        (Kind::HostTcpSpin, Kind::HostMemchanSpin),
-        (Kind::HostTcpBw, Kind::HostMemchanBw),
+    // Each reference next to its memchan twin, the order reversed every
+    // other round; the informational tcp_raw_64k after the bandwidth pair,
+    // so that it too sits next to memchan on either side.
+    let groups: [&[Kind]; 3] = [
+        &[Kind::HostTcp, Kind::HostMemchan],
+        &[Kind::HostTcpSpin, Kind::HostMemchanSpin],
+        &[Kind::HostTcpBw, Kind::HostMemchanBw, Kind::HostTcpBw64k],
     ];
     let mpi_rounds = if mpi.is_none() {
         0
@@ -257,7 +271,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     } else {
         p.rounds
     };
-    let per_round = pairs.len() * 2;
+    let per_round: usize = groups.iter().map(|g| g.len()).sum();
     let pb = ProgressBar::new((per_round * p.rounds + mpi_rounds) as u64);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -271,10 +285,14 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     for round in 0..p.rounds {
         set.round = round;
         let msg = |what: &str| format!("round {}/{}: {what}", round + 1, p.rounds);
-        for (reference, twin) in pairs {
-            let memchan_first = round % 2 == 1;
-            for memchan_turn in [memchan_first, !memchan_first] {
-                let kind = if memchan_turn { twin } else { reference };
+        for group in groups {
+            let reversed = round % 2 == 1;
+            let order: Vec<Kind> = if reversed {
+                group.iter().rev().copied().collect()
+            } else {
+                group.to_vec()
+            };
+            for kind in order {
                 pb.set_message(msg(&format!("{} ({kind:?})", series(kind))));
                 port = port.wrapping_add(1).max(20_000);
                 let r = measure(kind, port, &mut launcher, &ns, &p, &mut set, &mut info);

@@ -5,14 +5,17 @@
 //! ```text
 //! "figures": {
 //!   "net_latency_8b_one_way_us": { "memchan", "tcp_raw", "memchan_spin", "tcp_raw_spin", "mpi_tcp" },
-//!   "net_bandwidth_1mib_gbps":   { "memchan", "tcp_raw" },
+//!   "net_bandwidth_1mib_gbps":   { "memchan", "tcp_raw", "tcp_raw_64k" },
 //!   ... the same with _p99 (bandwidth: the 99th-percentile-slowest window)
 //! }
 //! ```
 //!
 //! Medians pooled over rounds; every series is present, `null` when it was
 //! not measured. Targets: memchan ≤ 1.25 × tcp_raw in the same receive mode;
-//! bandwidth memchan ≥ 0.9 × tcp_raw.
+//! bandwidth memchan ≥ 0.9 × tcp_raw. `tcp_raw_64k` (the `tcp_raw` stream
+//! written in 64 KiB `write_all`s, the size of memchan's frames) is shown
+//! for information, with `memchan / tcp_raw_64k` (JSON
+//! `ratios.net_bandwidth_1mib_gbps.memchan_vs_tcp_raw_64k`); it has no target.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -36,7 +39,7 @@ pub const LATENCY_SERIES: [&str; 5] = [
     "mpi_tcp",
 ];
 /// The bandwidth series, in JSON order.
-pub const BANDWIDTH_SERIES: [&str; 2] = ["memchan", "tcp_raw"];
+pub const BANDWIDTH_SERIES: [&str; 3] = ["memchan", "tcp_raw", "tcp_raw_64k"];
 
 /// One series of a table, in the table's unit.
 #[derive(Debug, Clone)]
@@ -61,6 +64,9 @@ pub struct Table {
     pub higher_is_better: bool,
     /// Target ratio per round, from that round's medians.
     pub round_ratios: Vec<f64>,
+    /// Ratios shown for information, no target: (subject, reference, ratio
+    /// of the medians in the table's unit when both were measured).
+    pub info_ratios: Vec<(&'static str, &'static str, Option<f64>)>,
 }
 
 impl Table {
@@ -138,6 +144,7 @@ fn table(
         notes: vec![],
         higher_is_better,
         round_ratios: vec![],
+        info_ratios: vec![],
     }
 }
 
@@ -236,7 +243,7 @@ impl HostReport {
                 p.window_mib
             ),
             "GB/s",
-            &["tcp_raw", "memchan"],
+            &["tcp_raw", "memchan", "tcp_raw_64k"],
             &bandwidth,
             "tcp_raw",
             Target {
@@ -250,6 +257,20 @@ impl HostReport {
              1 byte; memchan: tx.write of 1 MiB, then a flag, the receiver answers the flag"
                 .into(),
         );
+        t.notes.push(
+            "tcp_raw_64k: the tcp_raw stream and receiver, each 1 MiB buffer written as 16 \
+             write_all of 64 KiB (memchan's frame size); information only, the target is \
+             against tcp_raw"
+                .into(),
+        );
+        t.info_ratios.push((
+            "memchan",
+            "tcp_raw_64k",
+            match (bandwidth.get("memchan"), bandwidth.get("tcp_raw_64k")) {
+                (Some(m), Some(r)) => Some(m.0 / r.0),
+                _ => None,
+            },
+        ));
         t.round_ratios = round_ratios(set, FIG_BANDWIDTH, &t);
         tables.push(t);
 
@@ -410,6 +431,13 @@ impl HostReport {
                 met
             );
         }
+        for (subject, reference, x) in &t.info_ratios {
+            let x = x.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
+            let _ = writeln!(
+                o,
+                "   {subject} / {reference}: {x} (information, no target)"
+            );
+        }
         if t.higher_is_better {
             let _ = writeln!(
                 o,
@@ -463,6 +491,9 @@ impl HostReport {
                 if r.name != t.reference {
                     entry[format!("{}_vs_{}", r.name, t.reference)] = json!(r.ratio);
                 }
+            }
+            for (subject, reference, x) in &t.info_ratios {
+                entry[format!("{subject}_vs_{reference}")] = json!(x);
             }
             let v = t.verdict();
             targets.push(json!({
@@ -580,6 +611,9 @@ mod tests {
         let bw = v["figures"][KEY_BANDWIDTH]["tcp_raw"].as_f64().unwrap();
         assert!((bw - (64 << 20) as f64 / 32e6).abs() < 1e-9);
         assert!(v["figures"][KEY_BANDWIDTH]["memchan"].is_null());
+        assert!(v["figures"][KEY_BANDWIDTH]["tcp_raw_64k"].is_null());
+        assert!(v["figures"][&format!("{KEY_BANDWIDTH}_p99")]["tcp_raw_64k"].is_null());
+        assert!(v["ratios"][KEY_BANDWIDTH]["memchan_vs_tcp_raw_64k"].is_null());
         let r = v["ratios"][KEY_LATENCY]["mpi_tcp_vs_tcp_raw_spin"]
             .as_f64()
             .unwrap();
@@ -607,5 +641,55 @@ mod tests {
         assert!((v[0].0 - 1.2).abs() < 1e-9 && v[0].1);
         assert!((v[1].0 - 1.4).abs() < 1e-9 && !v[1].1);
         assert!((v[2].0 - 0.75).abs() < 1e-9 && !v[2].1);
+    }
+
+    #[test]
+    fn tcp_raw_64k_is_reported_for_information_only() {
+        let mut set = SampleSet::default();
+        for round in 0..2 {
+            set.round = round;
+            // window times: 64 MiB in 30 ms (tcp_raw), 32 ms (memchan), 20 ms (64 KiB writes)
+            set.add(FIG_BANDWIDTH, "tcp_raw", vec![30e6; 3]);
+            set.add(FIG_BANDWIDTH, "memchan", vec![32e6; 3]);
+            set.add(FIG_BANDWIDTH, "tcp_raw_64k", vec![20e6; 3]);
+        }
+        let mut i = info();
+        i.memchan = Ok(());
+        let rep = HostReport::build(&params(), &set, &i);
+        let v = rep.to_json();
+        let window = (64 << 20) as f64;
+        let bw = &v["figures"][KEY_BANDWIDTH];
+        let x = bw["tcp_raw_64k"].as_f64().expect("tcp_raw_64k in the JSON");
+        assert!((x - window / 20e6).abs() < 1e-9);
+        let p99 = v["figures"][&format!("{KEY_BANDWIDTH}_p99")]["tcp_raw_64k"]
+            .as_f64()
+            .expect("tcp_raw_64k in the p99 JSON");
+        assert!((p99 - window / 20e6).abs() < 1e-9);
+        assert_eq!(v["samples"][KEY_BANDWIDTH]["tcp_raw_64k"], json!(6));
+        let ratios = &v["ratios"][KEY_BANDWIDTH];
+        let r = ratios["memchan_vs_tcp_raw_64k"].as_f64().unwrap();
+        assert!((r - 20.0 / 32.0).abs() < 1e-9, "{ratios}");
+        let r = ratios["tcp_raw_64k_vs_tcp_raw"].as_f64().unwrap();
+        assert!((r - 1.5).abs() < 1e-9, "{ratios}");
+        // The verdict stays memchan against tcp_raw.
+        let t = &rep.tables[2];
+        let (r, met) = t.verdict().unwrap();
+        assert!((r - 30.0 / 32.0).abs() < 1e-9 && met);
+        let targets = v["targets"].as_array().unwrap();
+        assert_eq!(targets.len(), 3);
+        assert!(targets
+            .iter()
+            .all(|t| t["subject"] != "tcp_raw_64k" && t["reference"] != "tcp_raw_64k"));
+        let text = rep.render_text();
+        assert!(text.contains("memchan / tcp_raw_64k: 0.62"), "{text}");
+        assert!(text.contains("tcp_raw_64k: the tcp_raw stream"), "{text}");
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("tcp_raw_64k "))
+            .expect("a tcp_raw_64k row");
+        assert!(
+            row.contains("1.50") && !row.contains("yes") && !row.contains(">="),
+            "{row}"
+        );
     }
 }

@@ -1,12 +1,14 @@
 //! The raw TCP references over the veth (`tcp_raw`, `tcp_raw_spin`, and the
-//! `tcp_raw` bandwidth). The pong side (namespace B) listens on its address,
-//! the ping side (namespace A) connects to it; TCP_NODELAY on both.
+//! `tcp_raw` and `tcp_raw_64k` bandwidths). The pong side (namespace B)
+//! listens on its address, the ping side (namespace A) connects to it;
+//! TCP_NODELAY on both.
 //!
 //! | kind          | ping (timing side, ns A)                      | pong (ns B)                      |
 //! |---------------|-----------------------------------------------|----------------------------------|
 //! | `tcp_raw`     | 8-byte send, blocking `read`                  | blocking `read`, 8-byte send     |
 //! | `tcp_raw_spin`| 8-byte send, `recv(MSG_DONTWAIT)` in a spin   | same                             |
 //! | bandwidth     | per window: N × 1 MiB `write_all`, then read the 1-byte answer | read N MiB, answer 1 byte |
+//! | `tcp_raw_64k` bandwidth | the same, each 1 MiB buffer as 16 `write_all` of 64 KiB | same             |
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -130,10 +132,16 @@ fn run_pingpong(
     }
 }
 
-/// Stream of 1 MiB writes: `warmup + iters` windows of `window_mib` MiB each;
-/// the receiver reads all of a window and answers one byte. Samples (ping
-/// side): ns per window, first write to answer.
-pub fn bandwidth(a: &WorkerArgs, clock: &Clock, ping: bool) -> Result<WorkerOutput> {
+/// Stream of 1 MiB buffers: `warmup + iters` windows of `window_mib` MiB
+/// each; the receiver reads all of a window and answers one byte. The sender
+/// hands each buffer to the kernel in `write_all` calls of `chunk` bytes
+/// (`MIB`: one call per buffer). Samples (ping side): ns per window, first
+/// write to answer.
+pub fn bandwidth(a: &WorkerArgs, clock: &Clock, ping: bool, chunk: usize) -> Result<WorkerOutput> {
+    ensure!(
+        chunk > 0 && MIB.is_multiple_of(chunk),
+        "write size {chunk} does not divide 1 MiB"
+    );
     let mut s = connection(a, ping)?;
     s.set_nodelay(true).context("TCP_NODELAY")?;
     s.set_read_timeout(Some(PEER_TIMEOUT))
@@ -148,7 +156,9 @@ pub fn bandwidth(a: &WorkerArgs, clock: &Clock, ping: bool) -> Result<WorkerOutp
         for w in 0..windows {
             let t0 = ticks();
             for _ in 0..n {
-                s.write_all(buf.as_slice()).context("tcp send")?;
+                for c in buf.as_slice().chunks(chunk) {
+                    s.write_all(c).context("tcp send")?;
+                }
             }
             s.read_exact(&mut answer).context("tcp receive (answer)")?;
             let t1 = ticks();
