@@ -623,14 +623,23 @@ impl Shared {
         if let Some(m) = map.get(&seg) {
             // SeqCst pairs with the waiter's announce-then-check (Dekker): either it
             // sees the new notify count or we see it reading and wake it.
-            if m.gen == gen
-                && m.apply(offset as usize, data)
-                && self.app_reading.load(Ordering::SeqCst) != 0
-                && !IN_WAIT.get()
-                && !self.wake_pending.swap(true, Ordering::SeqCst)
-            {
-                let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
+            if m.gen == gen && m.apply(offset as usize, data) {
+                self.wake_other_readers();
             }
+        }
+    }
+
+    /// Wakes the application threads reading the link (in a wait or a request) other
+    /// than this one: what this thread just handled may be what they wait for. SeqCst
+    /// pairs with a reader's announce-then-check (Dekker): either it sees the change
+    /// or we see it reading and wake it. A lone waiter handling its own frames costs
+    /// nothing here.
+    fn wake_other_readers(&self) {
+        let me = u32::from(IN_WAIT.get());
+        if self.app_reading.load(Ordering::SeqCst) > me
+            && !self.wake_pending.swap(true, Ordering::SeqCst)
+        {
+            let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
         }
     }
 
@@ -658,7 +667,7 @@ impl Shared {
             Kind::Response => {
                 if let Ok((id, status, body)) = proto::get_response(payload) {
                     self.lock().responses.insert(id, (status, body.to_vec()));
-                    self.cv.notify_all();
+                    self.wake_other_readers();
                 }
             }
             Kind::Event => {
@@ -738,21 +747,21 @@ impl Shared {
         };
         self.send(Kind::Request, &[&op.put(id)])?;
         let deadline = Instant::now() + timeout;
-        let mut st = self.lock();
+        // Like a wait, the requesting thread reads the link itself: the answer wakes
+        // it directly, and a service thread that stays off the link while another
+        // application thread reads it cannot hold the answer back.
+        let _reading = Reading::new(self);
         let (status, body) = loop {
-            if let Some(r) = st.responses.remove(&id) {
+            if let Some(r) = self.lock().responses.remove(&id) {
                 break r;
             }
-            drop(st);
             self.check()?;
-            st = self.lock();
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(Error::Timeout(timeout, what));
             }
-            st = self.wait(st, left);
+            self.progress(left.min(Duration::from_millis(100)));
         };
-        drop(st);
         let text = || String::from_utf8_lossy(&body).into_owned();
         match status {
             code::OK => Ok(body),

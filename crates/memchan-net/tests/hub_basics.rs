@@ -318,3 +318,69 @@ fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
     assert!(h.status().isolations >= 1);
     drop(b);
 }
+
+/// Thread X busy-polls the link waiting on segment "x", so it reads nearly every frame
+/// that arrives; this thread blocks waiting on segment "y". A write to "y" that X reads
+/// must still wake this thread at once, not when its wait's 100 ms poll slice runs
+/// out (about 80 ms after each write below, if nothing wakes it).
+#[test]
+fn a_waiter_wakes_when_another_waiting_thread_reads_its_write() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Instant;
+    let key = Key::from_secret(b"waiters");
+    let h = hub(&key);
+    let addr = h.local_addr().to_string();
+    let a = Node::join("wt", cfg(&addr, &key)).unwrap();
+    let b = Node::join("wt", cfg(&addr, &key)).unwrap();
+    b.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    let notify = RxAttrs {
+        receive_enable: true,
+        notify: true,
+    };
+    let rx_y = b
+        .segment("y", 4096, 0o600)
+        .unwrap()
+        .map_rx_with(notify)
+        .unwrap();
+    let tx_y = a
+        .segment("y", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.id()), TxAttrs::default())
+        .unwrap();
+    let stop = AtomicBool::new(false);
+    let (sent_tx, sent_rx) = std::sync::mpsc::channel::<Instant>();
+    let mut late = Vec::new();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let rx_x = b
+                .segment("x", 4096, 0o600)
+                .unwrap()
+                .map_rx_with(notify)
+                .unwrap();
+            while !stop.load(Ordering::Relaxed) {
+                rx_x.wait_spin(Some(Duration::from_millis(5))).unwrap();
+            }
+        });
+        s.spawn(|| {
+            for i in 1..=9u64 {
+                std::thread::sleep(Duration::from_millis(20));
+                let t = Instant::now();
+                tx_y.write_u64(0, i).unwrap();
+                sent_tx.send(t).unwrap();
+            }
+        });
+        for i in 1..=9u64 {
+            while rx_y.load_u64(0).unwrap() < i {
+                rx_y.wait(Some(Duration::from_secs(5))).unwrap();
+            }
+            let woke = Instant::now();
+            late.push(woke - sent_rx.recv().unwrap());
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    late.sort();
+    assert!(
+        late[late.len() / 2] < Duration::from_millis(40),
+        "a waiting thread was not woken for a write another thread read: {late:?}"
+    );
+}
