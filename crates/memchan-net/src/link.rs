@@ -361,13 +361,16 @@ impl Link {
         let sent = self.released_sent.load(Relaxed);
         // Load first: a swap is a locked instruction, and this runs per read.
         let asked = self.ack_now.load(Relaxed) && self.ack_now.swap(false, Relaxed);
-        // The header ack rides along: the peer's send window moves with it.
+        // The header ack rides along: the peer's send window moves with it. Once a
+        // quarter window: each Ack wakes a thread at the sender (measured: acks every
+        // eighth cost a 64 MiB stream about 15% of its rate), and a quarter still
+        // leaves three quarters of the window to send into meanwhile.
         let unacked = self
             .received
             .load(Relaxed)
             .saturating_sub(self.ack_sent.load(Relaxed));
-        let window_due = unacked >= self.cfg.window_frames / 8
-            || self.unacked_bytes.load(Relaxed) >= self.cfg.window_bytes as u64 / 8
+        let window_due = unacked >= self.cfg.window_frames / 4
+            || self.unacked_bytes.load(Relaxed) >= self.cfg.window_bytes as u64 / 4
             || (force && unacked > 0);
         if asked || window_due || (r != sent && (force || r - sent >= RELEASE_BATCH)) {
             self.released_sent.store(r, Relaxed);
