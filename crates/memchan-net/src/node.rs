@@ -609,11 +609,16 @@ impl Shared {
             }
             Up::Local(h) => h.progress(Some(self.wake.as_fd()), slice),
         }
-        if self.wake_pending.load(Ordering::SeqCst)
-            && self.wake_pending.swap(false, Ordering::SeqCst)
-        {
+        // Only a thread that blocked drains the wake-up: a busy-polling thread that
+        // just wrote it for a blocked one would otherwise take it back before the
+        // blocked one's poll looked (it then slept on to the end of its slice).
+        // Drain first, then clear: a wake skipped in between is covered by this
+        // thread's own re-check, and the flag never stays set over an empty eventfd.
+        if !slice.is_zero() && self.wake_pending.load(Ordering::SeqCst) {
             let mut buf = [0u8; 8];
-            let _ = rustix::io::read(&self.wake, &mut buf);
+            if rustix::io::read(&self.wake, &mut buf).is_ok() {
+                self.wake_pending.store(false, Ordering::SeqCst);
+            }
         }
     }
 
