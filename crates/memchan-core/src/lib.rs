@@ -22,6 +22,7 @@ pub mod event;
 pub mod names;
 pub mod notify;
 pub mod order;
+pub mod perm;
 pub mod sync;
 
 pub use attr::{Dest, RxAttrs, TxAttrs};

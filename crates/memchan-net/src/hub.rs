@@ -285,24 +285,11 @@ impl Hub {
             tv_sec: timeout.as_secs() as i64,
             tv_nsec: i64::from(timeout.subsec_nanos()),
         };
-        if !matches!(poll(&mut fds, Some(&ts)), Ok(n) if n > 0) {
-            drop(fds);
-            for (_, _, link) in links.iter() {
-                link.heartbeat_if_quiet(self.sh.cfg.heartbeat);
-            }
-            return;
-        }
-        let ready: Vec<bool> = fds[..links.len()]
-            .iter()
-            .map(|f| !f.revents().is_empty())
-            .collect();
-        drop(fds);
-        for ((node, inc, link), r) in links.iter().zip(ready) {
-            if r {
+        let any = matches!(poll(&mut fds, Some(&ts)), Ok(n) if n > 0);
+        for ((node, inc, link), f) in links.iter().zip(&fds) {
+            if any && !f.revents().is_empty() {
                 self.sh.pump(*node, *inc, link);
             }
-        }
-        for (_, _, link) in links.iter() {
             link.heartbeat_if_quiet(self.sh.cfg.heartbeat);
         }
     }

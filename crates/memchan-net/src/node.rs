@@ -799,27 +799,13 @@ impl Shared {
 
     fn check_perm(&self, seg: &Segment, want: u32, op: &'static str) -> Result<()> {
         let i = &seg.info;
-        let bits = if self.uid == 0 {
-            7
-        } else if self.uid == i.uid {
-            (i.mode >> 6) & 7
-        } else if self.gid == i.gid {
-            (i.mode >> 3) & 7
-        } else {
-            i.mode & 7
-        };
-        if bits & want == want {
-            Ok(())
-        } else {
-            Err(Error::PermissionDenied {
-                segment: seg.name.clone(),
-                op,
-                uid: i.uid,
-                gid: i.gid,
-                mode: i.mode,
-                caller_uid: self.uid,
-            })
-        }
+        memchan_core::perm::check(
+            (self.uid, self.gid),
+            (i.uid, i.gid, i.mode),
+            want,
+            &seg.name,
+            op,
+        )
     }
 }
 

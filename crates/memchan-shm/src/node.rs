@@ -727,27 +727,7 @@ impl Inner {
             e.gid.load(Ordering::Relaxed),
             e.mode.load(Ordering::Relaxed),
         );
-        let bits = if self.uid == 0 {
-            7
-        } else if self.uid == uid {
-            (mode >> 6) & 7
-        } else if self.gid == gid {
-            (mode >> 3) & 7
-        } else {
-            mode & 7
-        };
-        if bits & want == want {
-            Ok(())
-        } else {
-            Err(Error::PermissionDenied {
-                segment: seg.name.clone(),
-                op,
-                uid,
-                gid,
-                mode,
-                caller_uid: self.uid,
-            })
-        }
+        memchan_core::perm::check((self.uid, self.gid), (uid, gid, mode), want, &seg.name, op)
     }
 
     /// Frees a segment: only its owner (or root) may.
