@@ -4,7 +4,7 @@
 //! MPI/OpenSHMEM peers, pools all samples and prints one table per figure.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -20,6 +20,7 @@ pub mod plot;
 pub mod refs;
 pub mod report;
 pub mod stats;
+pub mod table;
 pub mod worker;
 
 use clock::Clock;
@@ -430,10 +431,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let rep = report::Report::build(&cfg, &set, &info);
     print!("{}", rep.render_text());
     if let Some(path) = &args.json {
-        let json = rep.to_json();
-        let text = serde_json::to_string_pretty(&json).context("serialising the JSON report")?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+        write_json(path, &rep.to_json())?;
     }
     if let Some(dir) = &args.plot {
         let files = plot::write(dir, &rep, &set)
@@ -442,6 +440,20 @@ pub fn run(args: BenchArgs) -> Result<()> {
             eprintln!("wrote {}", f.display());
         }
     }
+    check_failures(&failures)
+}
+
+/// Writes the JSON report to `path` (`--json`).
+fn write_json(path: &Path, json: &serde_json::Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(json).context("serialising the JSON report")?;
+    std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// The bench's outcome once everything measured is printed: an error listing
+/// the memchan measurements that failed, if any.
+fn check_failures(failures: &[String]) -> Result<()> {
     if !failures.is_empty() {
         bail!(
             "{} memchan measurement(s) failed (the tables show what was measured):\n{}",

@@ -201,7 +201,7 @@ pub struct PeerLine {
     pub samples: u64,
 }
 
-fn on_path(tool: &str) -> Option<PathBuf> {
+pub(crate) fn on_path(tool: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join(tool))
@@ -349,37 +349,21 @@ impl Peers {
                 tail(&stderr, 1200)
             );
         }
-        let line = stdout
-            .lines()
-            .rev()
-            .find(|l| l.trim_start().starts_with('{'))
-            .with_context(|| format!("no JSON line in the output: {}", tail(&stdout, 400)))?;
-        let line: PeerLine =
-            serde_json::from_str(line).with_context(|| format!("parsing {line:?}"))?;
-        ensure!(
-            line.peer == prog.series,
-            "{} reported peer {:?}, expected {:?}",
-            prog.name,
-            line.peer,
-            prog.series
-        );
-        ensure!(
-            line.median.is_finite() && line.median > 0.0 && line.p99.is_finite(),
-            "implausible median {}",
-            line.median
-        );
-        let text = std::fs::read_to_string(&samples_file)
-            .with_context(|| format!("reading {}", samples_file.display()))?;
-        let raw: Vec<f64> = text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| l.trim().parse::<f64>())
-            .collect::<Result<_, _>>()
-            .context("parsing the samples file")?;
-        ensure!(
-            raw.len() as u64 == line.samples,
-            "samples file and JSON line disagree"
-        );
+        let (line, raw) = read_peer_output(&stdout, "the output", &samples_file, |line| {
+            ensure!(
+                line.peer == prog.series,
+                "{} reported peer {:?}, expected {:?}",
+                prog.name,
+                line.peer,
+                prog.series
+            );
+            ensure!(
+                line.median.is_finite() && line.median > 0.0 && line.p99.is_finite(),
+                "implausible median {}",
+                line.median
+            );
+            Ok(())
+        })?;
         let samples_ns = match prog.unit {
             Unit::Ns => raw,
             Unit::GbpsWindow1MiB => {
@@ -391,7 +375,39 @@ impl Peers {
     }
 }
 
-fn tail(s: &str, n: usize) -> &str {
+/// What a peer run under mpirun/oshrun reported: the JSON line it printed
+/// last on `stdout` (`output` names that output in the error), which `check`
+/// accepts, and the raw samples it wrote to `samples_file`, one per line,
+/// as many as the line says.
+pub(crate) fn read_peer_output(
+    stdout: &str,
+    output: &str,
+    samples_file: &Path,
+    check: impl FnOnce(&PeerLine) -> Result<()>,
+) -> Result<(PeerLine, Vec<f64>)> {
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'))
+        .with_context(|| format!("no JSON line in {output}: {}", tail(stdout, 400)))?;
+    let line: PeerLine = serde_json::from_str(line).with_context(|| format!("parsing {line:?}"))?;
+    check(&line)?;
+    let text = std::fs::read_to_string(samples_file)
+        .with_context(|| format!("reading {}", samples_file.display()))?;
+    let raw: Vec<f64> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .context("parsing the samples file")?;
+    ensure!(
+        raw.len() as u64 == line.samples,
+        "samples file and JSON line disagree"
+    );
+    Ok((line, raw))
+}
+
+pub(crate) fn tail(s: &str, n: usize) -> &str {
     let s = s.trim();
     let mut start = s.len().saturating_sub(n);
     while !s.is_char_boundary(start) {

@@ -6,78 +6,8 @@ use std::fmt::Write as _;
 use serde_json::{json, Map, Value};
 
 use super::stats::{self, Summary};
+use super::table::{self, render_targets, Cmp, Table, Target};
 use super::{fig, refs, Config, RunInfo, SampleSet, SIZES};
-
-/// Direction of a target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    AtMost,
-    AtLeast,
-}
-
-/// A target: `subject` ≤/≥ `factor` × the table's reference.
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub subject: &'static str,
-    pub cmp: Cmp,
-    pub factor: f64,
-}
-
-impl Target {
-    pub(crate) fn text(&self) -> String {
-        match self.cmp {
-            Cmp::AtMost => format!("<= {}x", self.factor),
-            Cmp::AtLeast => format!(">= {}x", self.factor),
-        }
-    }
-    pub(crate) fn met(&self, ratio: f64) -> bool {
-        match self.cmp {
-            Cmp::AtMost => ratio <= self.factor,
-            Cmp::AtLeast => ratio >= self.factor,
-        }
-    }
-}
-
-/// One row: a series' median and p99 in the table's unit.
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub name: String,
-    pub median: f64,
-    pub p99: f64,
-    pub n: usize,
-    pub ratio: Option<f64>,
-}
-
-/// One figure.
-#[derive(Debug, Clone)]
-pub struct Table {
-    /// JSON key under "figures".
-    pub key: &'static str,
-    pub title: String,
-    pub unit: &'static str,
-    pub reference: Option<&'static str>,
-    pub target: Option<Target>,
-    pub rows: Vec<Row>,
-    pub notes: Vec<String>,
-    /// Larger is better (bandwidth): p99 is the slow tail.
-    pub higher_is_better: bool,
-    /// Target ratio computed per round from that round's medians (subject and
-    /// reference measured next to each other), for rounds with both.
-    pub round_ratios: Vec<f64>,
-}
-
-impl Table {
-    fn row(&self, name: &str) -> Option<&Row> {
-        self.rows.iter().find(|r| r.name == name)
-    }
-
-    /// (ratio, met) of the target, when both sides were measured.
-    pub fn verdict(&self) -> Option<(f64, bool)> {
-        let t = self.target.as_ref()?;
-        let r = self.row(t.subject)?.ratio?;
-        Some((r, t.met(r)))
-    }
-}
 
 /// One size of the bandwidth sweep.
 #[derive(Debug, Clone)]
@@ -120,39 +50,14 @@ fn time_table(
     figure: &str,
     key: &'static str,
     title: String,
-    order: &[&str],
+    order: &[&'static str],
     reference: Option<&'static str>,
     target: Option<Target>,
 ) -> Table {
-    let mut rows: Vec<Row> = order
+    let rows = order
         .iter()
-        .filter_map(|s| {
-            summarize_time(set, figure, s).map(|m| Row {
-                name: s.to_string(),
-                median: m.median,
-                p99: m.p99,
-                n: m.n,
-                ratio: None,
-            })
-        })
-        .collect();
-    let refv = reference.and_then(|r| rows.iter().find(|x| x.name == r).map(|x| x.median));
-    if let Some(rv) = refv {
-        for r in &mut rows {
-            r.ratio = Some(r.median / rv);
-        }
-    }
-    Table {
-        key,
-        title,
-        unit: "ns",
-        reference,
-        target,
-        rows,
-        notes: vec![],
-        higher_is_better: false,
-        round_ratios: vec![],
-    }
+        .filter_map(|&s| summarize_time(set, figure, s).map(|m| (s, Ok((m.median, m.p99, m.n)))));
+    Table::new(key, title, "ns", reference, target, rows)
 }
 
 /// A time table of memchan against the oshmem reference, memchan at most
@@ -180,38 +85,6 @@ fn oshmem_table(
     );
     t.notes.push(note.into());
     t
-}
-
-/// Per-round ratios subject / reference of the round medians of `figure`
-/// (inverted for bandwidth, whose samples are window times).
-fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
-    let (Some(tg), Some(reference)) = (&t.target, t.reference) else {
-        return vec![];
-    };
-    ratios_per_round(set, figure, tg.subject, reference, t.higher_is_better)
-}
-
-/// `subject` / `reference` from each round's medians (inverted when higher is better,
-/// so a ratio below 1 always means memchan did better).
-pub(crate) fn ratios_per_round(
-    set: &SampleSet,
-    figure: &str,
-    subject: &str,
-    reference: &str,
-    higher_is_better: bool,
-) -> Vec<f64> {
-    let Some(m) = set.round_medians.get(figure) else {
-        return vec![];
-    };
-    let (Some(a), Some(b)) = (m.get(subject), m.get(reference)) else {
-        return vec![];
-    };
-    a.iter()
-        .filter_map(|(round, x)| {
-            let y = b.get(round)?;
-            Some(if higher_is_better { y / x } else { x / y })
-        })
-        .collect()
 }
 
 /// Bandwidth of a series of window times for transfers of `size` bytes:
@@ -250,42 +123,27 @@ impl Report {
 
         // 2. bandwidth 1 MiB
         let mib = 1 << 20;
-        let mut rows = Vec::new();
-        for s in ["memcpy", "memchan", "mpi"] {
-            if let Some((m, p, n)) = bandwidth(set, mib, s) {
-                rows.push(Row {
-                    name: s.to_string(),
-                    median: m,
-                    p99: p,
-                    n,
-                    ratio: None,
-                });
-            }
-        }
-        if let Some(rv) = rows.iter().find(|r| r.name == "memcpy").map(|r| r.median) {
-            for r in &mut rows {
-                r.ratio = Some(r.median / rv);
-            }
-        }
-        tables.push(Table {
-            key: "bandwidth_1mib_gbps",
-            title: "bandwidth, 1 MiB transfers (windows of 64)".into(),
-            unit: "GB/s",
-            reference: Some("memcpy"),
-            target: Some(Target {
+        let rows = ["memcpy", "memchan", "mpi"]
+            .into_iter()
+            .filter_map(|s| bandwidth(set, mib, s).map(|v| (s, Ok(v))));
+        let mut t = Table::new(
+            "bandwidth_1mib_gbps",
+            "bandwidth, 1 MiB transfers (windows of 64)".into(),
+            "GB/s",
+            Some("memcpy"),
+            Some(Target {
                 subject: "memchan",
                 cmp: Cmp::AtLeast,
                 factor: 0.8,
             }),
             rows,
-            notes: vec![
-                "memcpy: single core, page-aligned source to destination; p99 column = bandwidth of the \
-                 99th-percentile-slowest window; mpi: osu_bw style (64 Isend + ack)"
-                    .into(),
-            ],
-            higher_is_better: true,
-            round_ratios: vec![],
-        });
+        );
+        t.notes.push(
+            "memcpy: single core, page-aligned source to destination; p99 column = bandwidth of the \
+             99th-percentile-slowest window; mpi: osu_bw style (64 Isend + ack)"
+                .into(),
+        );
+        tables.push(t);
 
         // 3. overhead
         let mut t = time_table(
@@ -359,7 +217,7 @@ impl Report {
                 "barrier_ns" => fig::BARRIER.into(),
                 _ => continue,
             };
-            t.round_ratios = round_ratios(set, &figure, t);
+            t.round_ratios = table::round_ratios(set, &figure, t);
         }
 
         // flop time and q-ratio
@@ -367,7 +225,9 @@ impl Report {
         let mut q = BTreeMap::new();
         if let (Some(f), Some(lat)) = (flop, tables.first()) {
             for r in &lat.rows {
-                q.insert(r.name.clone(), r.median / f.median);
+                if let Ok((m, ..)) = r.value {
+                    q.insert(r.name.to_string(), m / f.median);
+                }
             }
         }
 
@@ -385,28 +245,30 @@ impl Report {
             }
         }
 
-        let round_medians = {
-            let mut m = Map::new();
-            for (figure, series) in &set.round_medians {
-                let mut o = Map::new();
-                for (s, v) in series {
-                    o.insert(s.clone(), json!(v));
-                }
-                m.insert(figure.clone(), Value::Object(o));
-            }
-            Value::Object(m)
-        };
-
         Report {
             tables,
             sweep,
             flop,
             q,
-            machine: machine_json(cfg, info),
+            machine: machine_json(
+                cfg.cpus,
+                json!({
+                    "date": info.date,
+                    "tsc_ghz": info.tsc_ghz,
+                    "tsc_step_ns": info.tsc_step_ns,
+                    "timer_read_ns": info.timer_read_ns,
+                    "rounds": cfg.rounds,
+                    "quick": cfg.quick,
+                    "latency_round_trips_per_round": cfg.iters,
+                    "tcp_round_trips_per_round": cfg.tcp_iters,
+                    "peer_versions": info.peer_versions,
+                    "elapsed_s": info.elapsed_s,
+                }),
+            ),
             notes: info.notes.clone(),
             memchan_status: info.memchan.clone(),
             peers: info.peers.clone(),
-            round_medians,
+            round_medians: json!(set.round_medians),
             peer_runs: info.peer_runs.clone(),
         }
     }
@@ -415,14 +277,7 @@ impl Report {
     pub fn render_text(&self) -> String {
         let mut o = String::new();
         let m = &self.machine;
-        let _ = writeln!(
-            o,
-            "memchan bench — {} — cores {} — {} round(s), samples pooled — {}",
-            m["cpu_model"].as_str().unwrap_or("?"),
-            m["cores_used"],
-            m["rounds"],
-            m["date"].as_str().unwrap_or("")
-        );
+        render_header(&mut o, "memchan bench", m);
         let _ = writeln!(
             o,
             "clock: TSC {:.4} GHz, step {:.1} ns, read {:.1} ns; peers: {}",
@@ -436,7 +291,7 @@ impl Report {
         }
         for t in &self.tables {
             o.push('\n');
-            render_table(&mut o, t);
+            t.render(&mut o);
         }
 
         // sweep
@@ -500,41 +355,8 @@ impl Report {
             }
         }
 
-        // verdict
-        o.push('\n');
-        let _ = writeln!(o, "== targets");
-        for t in &self.tables {
-            let Some(tg) = &t.target else { continue };
-            let mut status = match t.verdict() {
-                Some((r, met)) => format!("{:.2}x  {:<8}", r, if met { "met" } else { "NOT MET" }),
-                None => "not measured".into(),
-            };
-            if t.round_ratios.len() > 1 {
-                let mut v = t.round_ratios.clone();
-                v.sort_by(f64::total_cmp);
-                let _ = write!(
-                    status,
-                    "  per round: median {:.2}x, range {:.2}-{:.2}x over {} rounds",
-                    stats::interpolated_median(&v),
-                    v[0],
-                    v[v.len() - 1],
-                    v.len()
-                );
-            }
-            let rule = format!(
-                "{} {} {}",
-                tg.subject,
-                tg.text(),
-                t.reference.unwrap_or("-")
-            );
-            let _ = writeln!(o, "   {:<26} {:<36} {}", t.key, rule, status);
-        }
-        if !self.notes.is_empty() {
-            o.push('\n');
-            for n in &self.notes {
-                let _ = writeln!(o, "note: {n}");
-            }
-        }
+        render_targets(&mut o, "targets", &self.tables);
+        render_notes(&mut o, &self.notes);
         o
     }
 
@@ -551,9 +373,10 @@ impl Report {
             let mut rat = Map::new();
             let mut n = Map::new();
             for r in &t.rows {
-                med.insert(r.name.clone(), json!(r.median));
-                p99.insert(r.name.clone(), json!(r.p99));
-                n.insert(r.name.clone(), json!(r.n));
+                let Ok((m, p, k)) = r.value else { continue };
+                med.insert(r.name.into(), json!(m));
+                p99.insert(r.name.into(), json!(p));
+                n.insert(r.name.into(), json!(k));
                 if let (Some(x), Some(reference)) = (r.ratio, t.reference) {
                     if r.name != reference {
                         rat.insert(format!("{}_vs_{}", r.name, reference), json!(x));
@@ -567,18 +390,7 @@ impl Report {
                 ratios.insert(t.key.into(), Value::Object(rat));
             }
             counts.insert(t.key.into(), Value::Object(n));
-            if let Some(tg) = &t.target {
-                let v = t.verdict();
-                targets.push(json!({
-                    "figure": t.key,
-                    "subject": tg.subject,
-                    "reference": t.reference,
-                    "target": tg.text(),
-                    "ratio": v.map(|x| x.0),
-                    "met": v.map(|x| x.1),
-                    "per_round_ratios": t.round_ratios,
-                }));
-            }
+            targets.extend(t.target_json());
         }
         let mut sweep = Map::new();
         let mut sweep_p99 = Map::new();
@@ -616,92 +428,11 @@ impl Report {
             "samples": counts,
             "per_round_medians_ns": self.round_medians,
             "machine": self.machine,
-            "memchan": match &self.memchan_status { Ok(()) => json!("measured"), Err(e) => json!(format!("not measured: {e}")) },
+            "memchan": status_json(&self.memchan_status),
             "peers": self.peers,
             "peer_runs": self.peer_runs,
             "notes": self.notes,
         })
-    }
-}
-
-fn fmt_val(v: f64, unit: &str) -> String {
-    if unit == "GB/s" {
-        format!("{v:.2}")
-    } else if v >= 1000.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
-fn render_table(o: &mut String, t: &Table) {
-    let _ = writeln!(o, "== {}   [{}]", t.title, t.key);
-    let ratio_head = match t.reference {
-        Some(r) => format!("ratio vs {r}"),
-        None => "ratio".into(),
-    };
-    let _ = writeln!(
-        o,
-        "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
-        "name",
-        format!("median ({})", t.unit),
-        format!("p99 ({})", t.unit),
-        ratio_head,
-        "target",
-        "met"
-    );
-    if t.rows.is_empty() {
-        let _ = writeln!(o, "   (nothing measured)");
-    }
-    for r in &t.rows {
-        let is_ref = t.reference == Some(r.name.as_str());
-        let ratio = match r.ratio {
-            Some(_) if is_ref => "1.00 (reference)".to_string(),
-            Some(x) => format!("{x:.2}"),
-            None => "-".into(),
-        };
-        let (target, met) = match &t.target {
-            Some(tg) if tg.subject == r.name => match r.ratio {
-                Some(x) => (tg.text(), if tg.met(x) { "yes" } else { "NO" }.to_string()),
-                None => (
-                    tg.text(),
-                    format!("n/a (no {})", t.reference.unwrap_or("reference")),
-                ),
-            },
-            _ => (String::new(), String::new()),
-        };
-        let _ = writeln!(
-            o,
-            "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
-            r.name,
-            fmt_val(r.median, t.unit),
-            fmt_val(r.p99, t.unit),
-            ratio,
-            target,
-            met
-        );
-    }
-    if let Some(tg) = &t.target {
-        if t.row(tg.subject).is_none() {
-            let _ = writeln!(
-                o,
-                "   ({} not measured: target {} {} not evaluated)",
-                tg.subject,
-                tg.text(),
-                t.reference.unwrap_or("")
-            );
-        }
-    }
-    if t.higher_is_better {
-        let _ = writeln!(
-            o,
-            "   p99 = slow tail: bandwidth of the 99th-percentile-slowest window"
-        );
-    }
-    for n in &t.notes {
-        let _ = writeln!(o, "   {n}");
     }
 }
 
@@ -716,30 +447,56 @@ pub fn human_size(n: usize) -> String {
     }
 }
 
-fn machine_json(cfg: &Config, info: &RunInfo) -> Value {
+/// The first line of both reports: `name`, then the machine and the run.
+pub(crate) fn render_header(o: &mut String, name: &str, machine: &Value) {
+    let _ = writeln!(
+        o,
+        "{name} — {} — cores {} — {} round(s), samples pooled — {}",
+        machine["cpu_model"].as_str().unwrap_or("?"),
+        machine["cores_used"],
+        machine["rounds"],
+        machine["date"].as_str().unwrap_or("")
+    );
+}
+
+/// The run's notes, which end both reports.
+pub(crate) fn render_notes(o: &mut String, notes: &[String]) {
+    if !notes.is_empty() {
+        o.push('\n');
+        for n in notes {
+            let _ = writeln!(o, "note: {n}");
+        }
+    }
+}
+
+/// "measured", or "not measured: why".
+pub(crate) fn status_json(r: &Result<(), String>) -> Value {
+    match r {
+        Ok(()) => json!("measured"),
+        Err(e) => json!(format!("not measured: {e}")),
+    }
+}
+
+/// The JSON "machine" of both reports: the facts about the machine, with
+/// `run` (the report's own keys: date, clock, rounds, ...) merged in.
+pub(crate) fn machine_json(cpus: (usize, usize), run: Value) -> Value {
     let uname = rustix::system::uname();
-    json!({
+    let mut m = json!({
         "cpu_model": cpu_model(),
-        "cores_used": [cfg.cpus.0, cfg.cpus.1],
+        "cores_used": [cpus.0, cpus.1],
         "logical_cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-        "date": info.date,
         "hostname": uname.nodename().to_string_lossy(),
         "kernel": uname.release().to_string_lossy(),
         "arch": std::env::consts::ARCH,
-        "tsc_ghz": info.tsc_ghz,
-        "tsc_step_ns": info.tsc_step_ns,
-        "timer_read_ns": info.timer_read_ns,
-        "rounds": cfg.rounds,
-        "quick": cfg.quick,
-        "latency_round_trips_per_round": cfg.iters,
-        "tcp_round_trips_per_round": cfg.tcp_iters,
-        "peer_versions": info.peer_versions,
-        "elapsed_s": info.elapsed_s,
         "memchan_version": env!("CARGO_PKG_VERSION"),
-    })
+    });
+    if let (Some(m), Value::Object(run)) = (m.as_object_mut(), run) {
+        m.extend(run);
+    }
+    m
 }
 
-pub(crate) fn cpu_model() -> String {
+fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

@@ -31,7 +31,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::clock::Clock;
 use super::worker::{self, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
-use super::{report, take, BenchArgs, Config, SampleSet, ScratchDir};
+use super::{check_failures, report, take, write_json, BenchArgs, Config, SampleSet, ScratchDir};
 
 pub mod memchan_net;
 pub mod mpi;
@@ -350,19 +350,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let rep = tables::HostReport::build(&p, &set, &info);
     print!("{}", rep.render_text());
     if let Some(path) = &args.json {
-        let text =
-            serde_json::to_string_pretty(&rep.to_json()).context("serialising the JSON report")?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+        write_json(path, &rep.to_json())?;
     }
-    if !failures.is_empty() {
-        bail!(
-            "{} memchan measurement(s) failed (the tables show what was measured):\n{}",
-            failures.len(),
-            failures.join("\n")
-        );
-    }
-    Ok(())
+    check_failures(&failures)
 }
 
 /// Runs one pair of workers and adds the samples, if their traffic crossed

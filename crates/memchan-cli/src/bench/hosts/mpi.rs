@@ -30,7 +30,7 @@ use std::time::Duration;
 use anyhow::{bail, ensure, Context, Result};
 
 use super::super::clock::Clock;
-use super::super::peers::PeerLine;
+use super::super::peers::{on_path, read_peer_output, tail};
 use super::netns::{Namespaces, SUBNET};
 
 const COMMON_H: &str = include_str!("../../../../../bench/peers/peer_common.h");
@@ -52,13 +52,6 @@ pub struct Mpi {
 pub enum Prepared {
     Ready(Mpi),
     Skipped(String),
-}
-
-fn on_path(tool: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(tool))
-        .find(|p| p.is_file())
 }
 
 /// Finds mpicc / mpirun and compiles the ping-pong into `scratch`.
@@ -169,39 +162,14 @@ impl Mpi {
         if !status.success() {
             bail!("mpirun exited with {status}: {}", tail(&stderr, 1200));
         }
-        let line = stdout
-            .lines()
-            .rev()
-            .find(|l| l.trim_start().starts_with('{'))
-            .with_context(|| format!("no JSON line in mpirun's output: {}", tail(&stdout, 400)))?;
-        let line: PeerLine =
-            serde_json::from_str(line).with_context(|| format!("parsing {line:?}"))?;
-        ensure!(
-            line.median.is_finite() && line.median > 0.0,
-            "implausible median {}",
-            line.median
-        );
-        let text = std::fs::read_to_string(&samples_file)
-            .with_context(|| format!("reading {}", samples_file.display()))?;
-        let raw: Vec<f64> = text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| l.trim().parse::<f64>())
-            .collect::<Result<_, _>>()
-            .context("parsing the samples file")?;
-        ensure!(
-            raw.len() as u64 == line.samples,
-            "samples file and JSON line disagree"
-        );
+        let (_, raw) = read_peer_output(&stdout, "mpirun's output", &samples_file, |line| {
+            ensure!(
+                line.median.is_finite() && line.median > 0.0,
+                "implausible median {}",
+                line.median
+            );
+            Ok(())
+        })?;
         Ok(raw)
     }
-}
-
-fn tail(s: &str, n: usize) -> &str {
-    let s = s.trim();
-    let mut start = s.len().saturating_sub(n);
-    while !s.is_char_boundary(start) {
-        start += 1;
-    }
-    &s[start..]
 }

@@ -22,8 +22,9 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::super::report::{cpu_model, ratios_per_round, Cmp, Target};
+use super::super::report::{machine_json, render_header, render_notes, status_json};
 use super::super::stats::{self, Summary};
+use super::super::table::{render_targets, round_ratios, Cmp, Table, Target};
 use super::super::SampleSet;
 use super::{HostInfo, Params, FIG_BANDWIDTH, FIG_LATENCY, MIB};
 
@@ -41,46 +42,6 @@ pub const LATENCY_SERIES: [&str; 5] = [
 /// The bandwidth series, in JSON order.
 pub const BANDWIDTH_SERIES: [&str; 3] = ["memchan", "tcp_raw", "tcp_raw_64k"];
 
-/// One series of a table, in the table's unit.
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub name: &'static str,
-    /// (median, p99, samples), None when not measured.
-    pub value: Option<(f64, f64, usize)>,
-    /// median / reference median, when both exist.
-    pub ratio: Option<f64>,
-}
-
-/// One table.
-#[derive(Debug, Clone)]
-pub struct Table {
-    pub key: &'static str,
-    pub title: String,
-    pub unit: &'static str,
-    pub reference: &'static str,
-    pub target: Target,
-    pub rows: Vec<Row>,
-    pub notes: Vec<String>,
-    pub higher_is_better: bool,
-    /// Target ratio per round, from that round's medians.
-    pub round_ratios: Vec<f64>,
-    /// Ratios shown for information, no target: (subject, reference, ratio
-    /// of the medians in the table's unit when both were measured).
-    pub info_ratios: Vec<(&'static str, &'static str, Option<f64>)>,
-}
-
-impl Table {
-    fn row(&self, name: &str) -> Option<&Row> {
-        self.rows.iter().find(|r| r.name == name)
-    }
-
-    /// (ratio, met), when subject and reference were both measured.
-    pub fn verdict(&self) -> Option<(f64, bool)> {
-        let r = self.row(self.target.subject)?.ratio?;
-        Some((r, self.target.met(r)))
-    }
-}
-
 /// Everything `--hosts` prints and writes.
 #[derive(Debug)]
 pub struct HostReport {
@@ -88,8 +49,6 @@ pub struct HostReport {
     /// series → (median, p99, n) in µs / GB/s.
     pub latency: BTreeMap<&'static str, (f64, f64, usize)>,
     pub bandwidth: BTreeMap<&'static str, (f64, f64, usize)>,
-    /// Why a series is missing.
-    pub missing: BTreeMap<&'static str, String>,
     pub machine: Value,
     pub hosts: Value,
     pub round_medians: Value,
@@ -108,58 +67,6 @@ fn bandwidth_gbps(set: &SampleSet, series: &str, window_bytes: f64) -> Option<(f
     Some((window_bytes / s.median, window_bytes / s.p99, s.n))
 }
 
-fn table(
-    key: &'static str,
-    title: String,
-    unit: &'static str,
-    order: &[&'static str],
-    values: &BTreeMap<&'static str, (f64, f64, usize)>,
-    reference: &'static str,
-    target: Target,
-) -> Table {
-    // the bandwidth table, where larger is better, is the one with a floor
-    let higher_is_better = target.cmp == Cmp::AtLeast;
-    let refv = values.get(reference).map(|v| v.0);
-    let rows = order
-        .iter()
-        .map(|&name| {
-            let value = values.get(name).copied();
-            Row {
-                name,
-                value,
-                ratio: match (value, refv) {
-                    (Some(v), Some(r)) => Some(v.0 / r),
-                    _ => None,
-                },
-            }
-        })
-        .collect();
-    Table {
-        key,
-        title,
-        unit,
-        reference,
-        target,
-        rows,
-        notes: vec![],
-        higher_is_better,
-        round_ratios: vec![],
-        info_ratios: vec![],
-    }
-}
-
-/// Per-round ratios subject / reference (inverted for bandwidth, whose
-/// samples are window times).
-fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
-    ratios_per_round(
-        set,
-        figure,
-        t.target.subject,
-        t.reference,
-        t.higher_is_better,
-    )
-}
-
 impl HostReport {
     pub fn build(p: &Params, set: &SampleSet, info: &HostInfo) -> HostReport {
         let (ca, cb) = p.cpus;
@@ -176,32 +83,35 @@ impl HostReport {
                 bandwidth.insert(s, v);
             }
         }
-        let mut missing = BTreeMap::new();
-        for s in LATENCY_SERIES.iter().chain(BANDWIDTH_SERIES.iter()) {
-            let why = match *s {
+        // Every series gets a row: its values, or why it is missing.
+        let why = |s: &str| -> String {
+            match s {
                 "memchan" | "memchan_spin" => info.memchan.clone().err(),
                 "mpi_tcp" => info.mpi.clone().err(),
                 _ => None,
-            };
-            missing.insert(*s, why.unwrap_or_else(|| "failed (see the notes)".into()));
-        }
+            }
+            .unwrap_or_else(|| "failed (see the notes)".into())
+        };
+        let rows = |order: &[&'static str], values: &BTreeMap<&'static str, (f64, f64, usize)>| {
+            let row = |&s: &&'static str| (s, values.get(s).copied().ok_or_else(|| why(s)));
+            order.iter().map(row).collect::<Vec<_>>()
+        };
 
         let mut tables = Vec::new();
-        let mut t = table(
+        let mut t = Table::new(
             KEY_LATENCY,
             format!(
                 "8-byte one-way latency over a veth between two network namespaces, \
                  blocking receive (cpu {ca} <-> cpu {cb}, round trip / 2)"
             ),
             "us",
-            &["tcp_raw", "memchan"],
-            &latency,
-            "tcp_raw",
-            Target {
+            Some("tcp_raw"),
+            Some(Target {
                 subject: "memchan",
                 cmp: Cmp::AtMost,
                 factor: 1.25,
-            },
+            }),
+            rows(&["tcp_raw", "memchan"], &latency),
         );
         t.notes.push(
             "tcp_raw: TCP_NODELAY, blocking read; memchan: both sides block in rx.wait \
@@ -211,21 +121,20 @@ impl HostReport {
         t.round_ratios = round_ratios(set, FIG_LATENCY, &t);
         tables.push(t);
 
-        let mut t = table(
+        let mut t = Table::new(
             KEY_LATENCY,
             format!(
                 "8-byte one-way latency over the veth, busy-polling receive \
                  (cpu {ca} <-> cpu {cb}, round trip / 2)"
             ),
             "us",
-            &["tcp_raw_spin", "memchan_spin", "mpi_tcp"],
-            &latency,
-            "tcp_raw_spin",
-            Target {
+            Some("tcp_raw_spin"),
+            Some(Target {
                 subject: "memchan_spin",
                 cmp: Cmp::AtMost,
                 factor: 1.25,
-            },
+            }),
+            rows(&["tcp_raw_spin", "memchan_spin", "mpi_tcp"], &latency),
         );
         t.notes.push(
             "tcp_raw_spin: recv(MSG_DONTWAIT) in a spin loop on both sides; memchan_spin: \
@@ -235,7 +144,7 @@ impl HostReport {
         t.round_ratios = round_ratios(set, FIG_LATENCY, &t);
         tables.push(t);
 
-        let mut t = table(
+        let mut t = Table::new(
             KEY_BANDWIDTH,
             format!(
                 "bandwidth over the veth, 1 MiB writes (windows of {} MiB, first write to the \
@@ -243,14 +152,13 @@ impl HostReport {
                 p.window_mib
             ),
             "GB/s",
-            &["tcp_raw", "memchan", "tcp_raw_64k"],
-            &bandwidth,
-            "tcp_raw",
-            Target {
+            Some("tcp_raw"),
+            Some(Target {
                 subject: "memchan",
                 cmp: Cmp::AtLeast,
                 factor: 0.9,
-            },
+            }),
+            rows(&["tcp_raw", "memchan", "tcp_raw_64k"], &bandwidth),
         );
         t.notes.push(
             "tcp_raw: write_all of 1 MiB buffers, the receiver reads the window and answers \
@@ -274,30 +182,14 @@ impl HostReport {
         t.round_ratios = round_ratios(set, FIG_BANDWIDTH, &t);
         tables.push(t);
 
-        let round_medians = {
-            let mut m = Map::new();
-            for (figure, series) in &set.round_medians {
-                let mut o = Map::new();
-                for (s, v) in series {
-                    o.insert(s.clone(), json!(v));
-                }
-                m.insert(figure.clone(), Value::Object(o));
-            }
-            Value::Object(m)
-        };
-
-        let status = |r: &Result<(), String>| match r {
-            Ok(()) => json!("measured"),
-            Err(e) => json!(format!("not measured: {e}")),
-        };
         let hosts = json!({
             "namespaces": [info.namespaces.0, info.namespaces.1],
             "veth": [info.namespaces.0, info.namespaces.1],
             "addresses": [super::netns::ADDR_A, super::netns::ADDR_B],
             "subnet": super::netns::SUBNET,
             "veth_bytes_per_measurement": info.veth_bytes,
-            "memchan": status(&info.memchan),
-            "mpi_tcp": status(&info.mpi),
+            "memchan": status_json(&info.memchan),
+            "mpi_tcp": status_json(&info.mpi),
             "latency_round_trips_per_round": p.iters,
             "bandwidth_windows_per_round": p.bw_windows,
             "bandwidth_window_mib": p.window_mib,
@@ -307,10 +199,22 @@ impl HostReport {
             tables,
             latency,
             bandwidth,
-            missing,
-            machine: machine_json(p, info),
+            machine: machine_json(
+                p.cpus,
+                json!({
+                    "date": info.date,
+                    "tsc_ghz": info.tsc_ghz,
+                    "tsc_step_ns": info.tsc_step_ns,
+                    "rounds": p.rounds,
+                    "quick": p.quick,
+                    "latency_round_trips_per_round": p.iters,
+                    "latency_warmup_round_trips": p.warmup,
+                    "mpirun_version": info.mpi_version,
+                    "elapsed_s": info.elapsed_s,
+                }),
+            ),
             hosts,
-            round_medians,
+            round_medians: json!(set.round_medians),
             notes: info.notes.clone(),
         }
     }
@@ -319,14 +223,7 @@ impl HostReport {
     pub fn render_text(&self) -> String {
         let mut o = String::new();
         let m = &self.machine;
-        let _ = writeln!(
-            o,
-            "memchan bench --hosts — {} — cores {} — {} round(s), samples pooled — {}",
-            m["cpu_model"].as_str().unwrap_or("?"),
-            m["cores_used"],
-            m["rounds"],
-            m["date"].as_str().unwrap_or("")
-        );
+        render_header(&mut o, "memchan bench --hosts", m);
         let _ = writeln!(
             o,
             "hosts: network namespaces {} ({}) and {} ({}), one veth pair; clock: TSC {:.4} GHz",
@@ -348,105 +245,11 @@ impl HostReport {
         }
         for t in &self.tables {
             o.push('\n');
-            self.render_table(&mut o, t);
+            t.render(&mut o);
         }
-        o.push('\n');
-        let _ = writeln!(o, "== targets (--hosts)");
-        for t in &self.tables {
-            let tg = &t.target;
-            let mut status = match t.verdict() {
-                Some((r, met)) => format!("{:.2}x  {:<8}", r, if met { "met" } else { "NOT MET" }),
-                None => "not measured".into(),
-            };
-            if t.round_ratios.len() > 1 {
-                let mut v = t.round_ratios.clone();
-                v.sort_by(f64::total_cmp);
-                let _ = write!(
-                    status,
-                    "  per round: median {:.2}x, range {:.2}-{:.2}x over {} rounds",
-                    stats::interpolated_median(&v),
-                    v[0],
-                    v[v.len() - 1],
-                    v.len()
-                );
-            }
-            let rule = format!("{} {} {}", tg.subject, tg.text(), t.reference);
-            let _ = writeln!(o, "   {:<26} {:<36} {}", t.key, rule, status);
-        }
-        if !self.notes.is_empty() {
-            o.push('\n');
-            for n in &self.notes {
-                let _ = writeln!(o, "note: {n}");
-            }
-        }
+        render_targets(&mut o, "targets (--hosts)", &self.tables);
+        render_notes(&mut o, &self.notes);
         o
-    }
-
-    fn render_table(&self, o: &mut String, t: &Table) {
-        let _ = writeln!(o, "== {}   [{}]", t.title, t.key);
-        let _ = writeln!(
-            o,
-            "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
-            "name",
-            format!("median ({})", t.unit),
-            format!("p99 ({})", t.unit),
-            format!("ratio vs {}", t.reference),
-            "target",
-            "met"
-        );
-        for r in &t.rows {
-            let Some((med, p99, _)) = r.value else {
-                let why = self
-                    .missing
-                    .get(r.name)
-                    .map(|s| s.as_str())
-                    .unwrap_or("not measured");
-                let _ = writeln!(o, "   {:<18} not measured: {why}", r.name);
-                continue;
-            };
-            let ratio = match r.ratio {
-                Some(_) if r.name == t.reference => "1.00 (reference)".to_string(),
-                Some(x) => format!("{x:.2}"),
-                None => "-".into(),
-            };
-            let (target, met) = if t.target.subject == r.name {
-                match r.ratio {
-                    Some(x) => (
-                        t.target.text(),
-                        if t.target.met(x) { "yes" } else { "NO" }.to_string(),
-                    ),
-                    None => (t.target.text(), format!("n/a (no {})", t.reference)),
-                }
-            } else {
-                (String::new(), String::new())
-            };
-            let _ = writeln!(
-                o,
-                "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
-                r.name,
-                fmt_val(med, t.unit),
-                fmt_val(p99, t.unit),
-                ratio,
-                target,
-                met
-            );
-        }
-        for (subject, reference, x) in &t.info_ratios {
-            let x = x.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
-            let _ = writeln!(
-                o,
-                "   {subject} / {reference}: {x} (information, no target)"
-            );
-        }
-        if t.higher_is_better {
-            let _ = writeln!(
-                o,
-                "   p99 = slow tail: bandwidth of the 99th-percentile-slowest window"
-            );
-        }
-        for n in &t.notes {
-            let _ = writeln!(o, "   {n}");
-        }
     }
 
     /// The JSON report.
@@ -487,24 +290,15 @@ impl HostReport {
             let entry = ratios
                 .entry(t.key.to_string())
                 .or_insert_with(|| Value::Object(Map::new()));
-            for r in &t.rows {
-                if r.name != t.reference {
-                    entry[format!("{}_vs_{}", r.name, t.reference)] = json!(r.ratio);
+            if let Some(reference) = t.reference {
+                for r in t.rows.iter().filter(|r| r.name != reference) {
+                    entry[format!("{}_vs_{reference}", r.name)] = json!(r.ratio);
                 }
             }
             for (subject, reference, x) in &t.info_ratios {
                 entry[format!("{subject}_vs_{reference}")] = json!(x);
             }
-            let v = t.verdict();
-            targets.push(json!({
-                "figure": t.key,
-                "subject": t.target.subject,
-                "reference": t.reference,
-                "target": t.target.text(),
-                "ratio": v.map(|x| x.0),
-                "met": v.map(|x| x.1),
-                "per_round_ratios": t.round_ratios,
-            }));
+            targets.extend(t.target_json());
         }
         json!({
             "figures": figures,
@@ -524,38 +318,6 @@ impl HostReport {
             "notes": self.notes,
         })
     }
-}
-
-fn fmt_val(v: f64, unit: &str) -> String {
-    if unit == "GB/s" || v < 10.0 {
-        format!("{v:.2}")
-    } else if v < 1000.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
-    }
-}
-
-fn machine_json(p: &Params, info: &HostInfo) -> Value {
-    let uname = rustix::system::uname();
-    json!({
-        "cpu_model": cpu_model(),
-        "cores_used": [p.cpus.0, p.cpus.1],
-        "logical_cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-        "date": info.date,
-        "hostname": uname.nodename().to_string_lossy(),
-        "kernel": uname.release().to_string_lossy(),
-        "arch": std::env::consts::ARCH,
-        "tsc_ghz": info.tsc_ghz,
-        "tsc_step_ns": info.tsc_step_ns,
-        "rounds": p.rounds,
-        "quick": p.quick,
-        "latency_round_trips_per_round": p.iters,
-        "latency_warmup_round_trips": p.warmup,
-        "mpirun_version": info.mpi_version,
-        "elapsed_s": info.elapsed_s,
-        "memchan_version": env!("CARGO_PKG_VERSION"),
-    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,300 @@
+//! One figure table, shared by the one-host report ([`super::report`]) and
+//! `--hosts` ([`super::hosts::tables`]): its rows, its target and verdict,
+//! and how it is printed.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use super::{stats, SampleSet};
+
+/// Direction of a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    AtMost,
+    AtLeast,
+}
+
+/// A target: `subject` ≤/≥ `factor` × the table's reference.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub subject: &'static str,
+    pub cmp: Cmp,
+    pub factor: f64,
+}
+
+impl Target {
+    pub(crate) fn text(&self) -> String {
+        match self.cmp {
+            Cmp::AtMost => format!("<= {}x", self.factor),
+            Cmp::AtLeast => format!(">= {}x", self.factor),
+        }
+    }
+    pub(crate) fn met(&self, ratio: f64) -> bool {
+        match self.cmp {
+            Cmp::AtMost => ratio <= self.factor,
+            Cmp::AtLeast => ratio >= self.factor,
+        }
+    }
+}
+
+/// One series of a table.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub name: &'static str,
+    /// (median, p99, samples) in the table's unit, or why the series was not
+    /// measured: the `--hosts` tables list every series, and such a row reads
+    /// "not measured: why".
+    pub value: Result<(f64, f64, usize), String>,
+    /// median / reference median, when both exist.
+    pub ratio: Option<f64>,
+}
+
+/// One figure.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// JSON key under "figures".
+    pub key: &'static str,
+    pub title: String,
+    pub unit: &'static str,
+    pub reference: Option<&'static str>,
+    pub target: Option<Target>,
+    pub rows: Vec<Row>,
+    pub notes: Vec<String>,
+    /// Larger is better (bandwidth, the figures whose target is a floor): p99
+    /// is the slow tail.
+    pub higher_is_better: bool,
+    /// Target ratio computed per round from that round's medians (subject and
+    /// reference measured next to each other), for rounds with both.
+    pub round_ratios: Vec<f64>,
+    /// Ratios shown for information, no target: (subject, reference, ratio
+    /// of the medians in the table's unit when both were measured).
+    pub info_ratios: Vec<(&'static str, &'static str, Option<f64>)>,
+}
+
+impl Table {
+    /// A table of `rows` (series, values or why not measured), in that order;
+    /// every measured row gets its ratio to the reference's median.
+    pub fn new(
+        key: &'static str,
+        title: String,
+        unit: &'static str,
+        reference: Option<&'static str>,
+        target: Option<Target>,
+        rows: impl IntoIterator<Item = (&'static str, Result<(f64, f64, usize), String>)>,
+    ) -> Table {
+        let mut rows: Vec<Row> = rows
+            .into_iter()
+            .map(|(name, value)| Row {
+                name,
+                value,
+                ratio: None,
+            })
+            .collect();
+        let refv = reference
+            .and_then(|r| rows.iter().find(|x| x.name == r))
+            .and_then(|x| x.value.as_ref().ok())
+            .map(|v| v.0);
+        if let Some(rv) = refv {
+            for r in &mut rows {
+                if let Ok(v) = &r.value {
+                    r.ratio = Some(v.0 / rv);
+                }
+            }
+        }
+        Table {
+            key,
+            title,
+            unit,
+            reference,
+            higher_is_better: matches!(
+                target,
+                Some(Target {
+                    cmp: Cmp::AtLeast,
+                    ..
+                })
+            ),
+            target,
+            rows,
+            notes: vec![],
+            round_ratios: vec![],
+            info_ratios: vec![],
+        }
+    }
+
+    fn row(&self, name: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.name == name)
+    }
+
+    /// (ratio, met) of the target, when both sides were measured.
+    pub fn verdict(&self) -> Option<(f64, bool)> {
+        let t = self.target.as_ref()?;
+        let r = self.row(t.subject)?.ratio?;
+        Some((r, t.met(r)))
+    }
+
+    /// The table's entry of the JSON "targets", if it has a target.
+    pub fn target_json(&self) -> Option<Value> {
+        let tg = self.target.as_ref()?;
+        let v = self.verdict();
+        Some(json!({
+            "figure": self.key,
+            "subject": tg.subject,
+            "reference": self.reference,
+            "target": tg.text(),
+            "ratio": v.map(|x| x.0),
+            "met": v.map(|x| x.1),
+            "per_round_ratios": self.round_ratios,
+        }))
+    }
+
+    /// The table as text.
+    pub fn render(&self, o: &mut String) {
+        let _ = writeln!(o, "== {}   [{}]", self.title, self.key);
+        let ratio_head = match self.reference {
+            Some(r) => format!("ratio vs {r}"),
+            None => "ratio".into(),
+        };
+        let _ = writeln!(
+            o,
+            "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
+            "name",
+            format!("median ({})", self.unit),
+            format!("p99 ({})", self.unit),
+            ratio_head,
+            "target",
+            "met"
+        );
+        if self.rows.is_empty() {
+            let _ = writeln!(o, "   (nothing measured)");
+        }
+        for r in &self.rows {
+            let (med, p99) = match &r.value {
+                Ok((med, p99, _)) => (med, p99),
+                Err(why) => {
+                    let _ = writeln!(o, "   {:<18} not measured: {why}", r.name);
+                    continue;
+                }
+            };
+            let is_ref = self.reference == Some(r.name);
+            let ratio = match r.ratio {
+                Some(_) if is_ref => "1.00 (reference)".to_string(),
+                Some(x) => format!("{x:.2}"),
+                None => "-".into(),
+            };
+            let (target, met) = match &self.target {
+                Some(tg) if tg.subject == r.name => match r.ratio {
+                    Some(x) => (tg.text(), if tg.met(x) { "yes" } else { "NO" }.to_string()),
+                    None => (
+                        tg.text(),
+                        format!("n/a (no {})", self.reference.unwrap_or("reference")),
+                    ),
+                },
+                _ => (String::new(), String::new()),
+            };
+            let _ = writeln!(
+                o,
+                "   {:<18} {:>14} {:>14} {:>28} {:>10} {:>8}",
+                r.name,
+                fmt_val(*med, self.unit),
+                fmt_val(*p99, self.unit),
+                ratio,
+                target,
+                met
+            );
+        }
+        if let Some(tg) = &self.target {
+            if self.row(tg.subject).is_none() {
+                let _ = writeln!(
+                    o,
+                    "   ({} not measured: target {} {} not evaluated)",
+                    tg.subject,
+                    tg.text(),
+                    self.reference.unwrap_or("")
+                );
+            }
+        }
+        for (subject, reference, x) in &self.info_ratios {
+            let x = x.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
+            let _ = writeln!(
+                o,
+                "   {subject} / {reference}: {x} (information, no target)"
+            );
+        }
+        if self.higher_is_better {
+            let _ = writeln!(
+                o,
+                "   p99 = slow tail: bandwidth of the 99th-percentile-slowest window"
+            );
+        }
+        for n in &self.notes {
+            let _ = writeln!(o, "   {n}");
+        }
+    }
+}
+
+/// The "== targets" section: one line per table with a target, its verdict
+/// and, over several rounds, the spread of the per-round ratios.
+pub fn render_targets(o: &mut String, heading: &str, tables: &[Table]) {
+    o.push('\n');
+    let _ = writeln!(o, "== {heading}");
+    for t in tables {
+        let Some(tg) = &t.target else { continue };
+        let mut status = match t.verdict() {
+            Some((r, met)) => format!("{:.2}x  {:<8}", r, if met { "met" } else { "NOT MET" }),
+            None => "not measured".into(),
+        };
+        if t.round_ratios.len() > 1 {
+            let mut v = t.round_ratios.clone();
+            v.sort_by(f64::total_cmp);
+            let _ = write!(
+                status,
+                "  per round: median {:.2}x, range {:.2}-{:.2}x over {} rounds",
+                stats::interpolated_median(&v),
+                v[0],
+                v[v.len() - 1],
+                v.len()
+            );
+        }
+        let rule = format!(
+            "{} {} {}",
+            tg.subject,
+            tg.text(),
+            t.reference.unwrap_or("-")
+        );
+        let _ = writeln!(o, "   {:<26} {:<36} {}", t.key, rule, status);
+    }
+}
+
+fn fmt_val(v: f64, unit: &str) -> String {
+    if unit == "GB/s" {
+        format!("{v:.2}")
+    } else if v >= 1000.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The target's ratio from each round's medians of `figure`, for rounds with
+/// both sides (inverted when higher is better, whose samples are window
+/// times, so a ratio below 1 always means memchan did better).
+pub fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
+    let (Some(tg), Some(reference)) = (&t.target, t.reference) else {
+        return vec![];
+    };
+    let Some(m) = set.round_medians.get(figure) else {
+        return vec![];
+    };
+    let (Some(a), Some(b)) = (m.get(tg.subject), m.get(reference)) else {
+        return vec![];
+    };
+    a.iter()
+        .filter_map(|(round, x)| {
+            let y = b.get(round)?;
+            Some(if t.higher_is_better { y / x } else { x / y })
+        })
+        .collect()
+}
