@@ -201,6 +201,26 @@ pub struct PeerLine {
     pub samples: u64,
 }
 
+/// Pins rank 0 (the timing side) to `cpus.0` and rank 1 to `cpus.1`: by core
+/// for the default pair, else through a rankfile written into `dir`.
+pub(crate) fn bind_ranks(cmd: &mut Command, dir: &Path, cpus: (usize, usize)) -> Result<()> {
+    if cpus == (0, 1) {
+        cmd.args(["--bind-to", "core", "--map-by", "core"]);
+    } else {
+        let rf = dir.join("rankfile");
+        std::fs::write(
+            &rf,
+            format!(
+                "rank 0=localhost slot={}\nrank 1=localhost slot={}\n",
+                cpus.0, cpus.1
+            ),
+        )
+        .context("writing the rankfile")?;
+        cmd.arg("--rankfile").arg(&rf);
+    }
+    Ok(())
+}
+
 pub(crate) fn on_path(tool: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -308,21 +328,7 @@ impl Peers {
         cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
             .args(["--allow-run-as-root", "-np", "2"]);
-        if self.cpus == (0, 1) {
-            cmd.args(["--bind-to", "core", "--map-by", "core"]);
-        } else {
-            // rank 0 (the timing side) on the first core, rank 1 on the second
-            let rf = self.dir.join("rankfile");
-            std::fs::write(
-                &rf,
-                format!(
-                    "rank 0=localhost slot={}\nrank 1=localhost slot={}\n",
-                    self.cpus.0, self.cpus.1
-                ),
-            )
-            .context("writing the rankfile")?;
-            cmd.arg("--rankfile").arg(&rf);
-        }
+        bind_ranks(&mut cmd, &self.dir, self.cpus)?;
         if prog.tool == Tool::Oshmem {
             cmd.args(["--mca", "memory", "^patcher"]);
         }

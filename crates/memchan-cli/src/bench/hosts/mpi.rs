@@ -30,7 +30,7 @@ use std::time::Duration;
 use anyhow::{bail, ensure, Context, Result};
 
 use super::super::clock::Clock;
-use super::super::peers::{on_path, read_peer_output, tail};
+use super::super::peers::{bind_ranks, on_path, read_peer_output, tail};
 use super::netns::{Namespaces, SUBNET};
 
 const COMMON_H: &str = include_str!("../../../../../bench/peers/peer_common.h");
@@ -127,20 +127,7 @@ impl Mpi {
             .args(["--mca", "btl", "tcp,self", "--mca", "pml", "ob1"])
             .args(["--mca", "btl_tcp_if_include", SUBNET])
             .args(["--mca", "oob_tcp_if_include", SUBNET]);
-        if cpus == (0, 1) {
-            cmd.args(["--bind-to", "core", "--map-by", "core"]);
-        } else {
-            let rf = self.dir.join("rankfile");
-            std::fs::write(
-                &rf,
-                format!(
-                    "rank 0=localhost slot={}\nrank 1=localhost slot={}\n",
-                    cpus.0, cpus.1
-                ),
-            )
-            .context("writing the rankfile")?;
-            cmd.arg("--rankfile").arg(&rf);
-        }
+        bind_ranks(&mut cmd, &self.dir, cpus)?;
         cmd.args(["-np", "1"])
             .arg(&self.exe)
             .args(&prog_args)
