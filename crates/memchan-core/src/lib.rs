@@ -16,6 +16,7 @@
 
 pub mod attr;
 pub mod backoff;
+pub mod bidlock;
 pub mod check;
 pub mod error;
 pub mod event;

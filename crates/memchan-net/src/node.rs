@@ -12,6 +12,7 @@ use crate::hub::{Hub, HubConfig, LocalPort};
 use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, ROLE_NODE};
 use crate::wire::{self, Get, Key, Kind};
+use memchan_core::bidlock::{self, BidPage};
 use memchan_core::{
     Dest, Error, EventKind, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result, RxAttrs,
     TxAttrs, MAX_NODES,
@@ -1374,37 +1375,38 @@ impl Lock {
 
     /// Acquires the lock.
     pub fn acquire(&self) -> Result<LockGuard<'_>> {
-        let mut attempt = 0u32;
-        loop {
-            while self.others_bid()? {
-                self.rx.sh.check()?;
-                self.backoff(attempt.max(2));
-            }
-            self.tx.write_u8(self.slot, 1)?;
-            self.own_write_back(1)?;
-            if !self.others_bid()? {
-                return Ok(LockGuard { lock: self });
-            }
-            self.tx.write_u8(self.slot, 0)?;
-            self.own_write_back(0)?;
-            attempt += 1;
-            self.backoff(attempt);
-        }
+        bidlock::acquire(&Page(self))?;
+        Ok(LockGuard { lock: self })
     }
 
     /// Tries once; `None` if another node holds or bids.
     pub fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
-        if self.others_bid()? {
-            return Ok(None);
-        }
-        self.tx.write_u8(self.slot, 1)?;
-        self.own_write_back(1)?;
-        if !self.others_bid()? {
-            return Ok(Some(LockGuard { lock: self }));
-        }
-        self.tx.write_u8(self.slot, 0)?;
-        self.own_write_back(0)?;
-        Ok(None)
+        Ok(bidlock::try_acquire(&Page(self))?.then_some(LockGuard { lock: self }))
+    }
+}
+
+/// The lock page as the bid protocol (`memchan_core::bidlock`) sees it; the point of
+/// global order is the hub.
+struct Page<'a>(&'a Lock);
+
+impl BidPage for Page<'_> {
+    fn others_bid(&self) -> Result<bool> {
+        self.0.others_bid()
+    }
+
+    fn bid(&self, v: u8) -> Result<()> {
+        self.0.tx.write_u8(self.0.slot, v)?;
+        self.0.own_write_back(v)
+    }
+
+    fn hold_off(&self, _waits: u32, attempt: u32) -> Result<()> {
+        self.0.rx.sh.check()?;
+        self.0.backoff(attempt.max(2));
+        Ok(())
+    }
+
+    fn back_off(&self, attempt: u32) {
+        self.0.backoff(attempt);
     }
 }
 

@@ -1,18 +1,14 @@
-//! The cluster lock of seed 000 (MEMORY CHANNEL 2): a lock page mapped broadcast with
-//! local copy by every bidder. To acquire, a node writes 1 into its own slot, waits for
-//! that write to come back into its local copy, and reads the page: if its slot is the
-//! only one set it holds the lock, otherwise it withdraws (writes 0) and backs off.
-//!
-//! Why at most one node holds it: every bid passes the point of global order and is
-//! applied at every bidder (including the bidder's own copy) in that one order. Of any
-//! two overlapping bids, the later one is applied after the earlier everywhere, so the
-//! later bidder sees the earlier bid and withdraws; the earlier bidder may see itself
-//! alone and win. A holder that dies has its slot cleared by the survivor that isolates
-//! it (the lock page is flagged, see `Inner::release_locks_of`).
+//! The cluster lock of seed 000 on one host: the protocol is
+//! `memchan_core::bidlock` (why at most one node holds it is argued there); this is
+//! its lock page. The point of global order is the order point, and the sender
+//! applies its own copy at once. A holder that dies has its slot cleared by the
+//! survivor that isolates it (the lock page is flagged, see
+//! `Inner::release_locks_of`).
 
 use crate::node::Inner;
 use crate::rxmap::RxMapping;
 use crate::tx::TxMapping;
+use memchan_core::bidlock::{self, BidPage};
 use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::{Dest, Result, RxAttrs, TxAttrs, MAX_NODES};
 use std::sync::Arc;
@@ -92,49 +88,51 @@ impl Lock {
 
     /// Acquires the lock, blocking (spin, then back off) until it is ours.
     pub fn acquire(&self) -> Result<LockGuard<'_>> {
-        let mut attempt = 0u32;
-        loop {
-            // Wait while someone holds or bids: bidding then would only collide.
-            let mut waits = 0u32;
-            while self.others_bid()? {
-                waits += 1;
-                if waits < 100 {
-                    std::hint::spin_loop();
-                } else {
-                    self.backoff(attempt.max(3));
-                }
-            }
-            self.tx.write_u8(self.slot, 1)?;
-            // Wait for our bid to come back in the global order (at once on one host,
-            // where the sender applies its own copy; an isolated node never gets it).
-            let mut spins = 0u32;
-            while self.rx.load_u8(self.slot)? != 1 {
-                spins = spins.wrapping_add(1);
-                if spins.is_multiple_of(1024) {
-                    self.inner.check_alive()?;
-                }
-                std::hint::spin_loop();
-            }
-            if !self.others_bid()? {
-                return Ok(LockGuard { lock: self });
-            }
-            self.tx.write_u8(self.slot, 0)?;
-            attempt += 1;
-            self.backoff(attempt);
-        }
+        bidlock::acquire(&Page(self))?;
+        Ok(LockGuard { lock: self })
     }
 
     /// Tries once; `None` if another node holds or bids.
     pub fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
-        if self.others_bid()? {
-            return Ok(None);
+        Ok(bidlock::try_acquire(&Page(self))?.then_some(LockGuard { lock: self }))
+    }
+}
+
+/// The lock page as the bid protocol sees it.
+struct Page<'a>(&'a Lock);
+
+impl BidPage for Page<'_> {
+    fn others_bid(&self) -> Result<bool> {
+        self.0.others_bid()
+    }
+
+    fn bid(&self, v: u8) -> Result<()> {
+        let l = self.0;
+        l.tx.write_u8(l.slot, v)?;
+        // Back at once on one host, where the sender applies its own copy; an
+        // isolated node never gets it.
+        let mut spins = 0u32;
+        while l.rx.load_u8(l.slot)? != v {
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(1024) {
+                l.inner.check_alive()?;
+            }
+            std::hint::spin_loop();
         }
-        self.tx.write_u8(self.slot, 1)?;
-        if !self.others_bid()? {
-            return Ok(Some(LockGuard { lock: self }));
+        Ok(())
+    }
+
+    fn hold_off(&self, waits: u32, attempt: u32) -> Result<()> {
+        if waits < 100 {
+            std::hint::spin_loop();
+        } else {
+            self.0.backoff(attempt.max(3));
         }
-        self.tx.write_u8(self.slot, 0)?;
-        Ok(None)
+        Ok(())
+    }
+
+    fn back_off(&self, attempt: u32) {
+        self.0.backoff(attempt);
     }
 }
 
