@@ -74,7 +74,7 @@ pub(crate) fn key_file(arg: Option<PathBuf>) -> Option<PathBuf> {
 
 /// The cluster key from `path` (`None`: the open key), and whether there was one.
 pub(crate) fn load_key(path: Option<&std::path::Path>) -> Result<(Key, bool)> {
-    let secret = memchan::read_key(path)?;
+    let secret = memchan_net::node::read_key(path)?;
     Ok(match secret {
         Some(s) => (Key::from_secret(&s), true),
         None => (Key::open(), false),

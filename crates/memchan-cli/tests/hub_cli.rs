@@ -193,7 +193,7 @@ fn join(cluster: &str, hub: &str, key: &Path) -> Cluster {
     Cluster::join_with(
         cluster,
         Config {
-            hub: Some(memchan::Hub::Connect(hub.to_string())),
+            hub: Some(memchan::HubSpec::Connect(hub.to_string())),
             key_file: Some(key.to_path_buf()),
             ..Default::default()
         },

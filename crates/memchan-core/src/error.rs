@@ -139,6 +139,10 @@ pub enum Error {
     /// failure timeout): nothing more can be sent or received. Rejoin when a hub is back.
     #[error("lost the hub: {0}")]
     HubLost(String),
+    /// The transport this node joined through does not offer the operation (see
+    /// `Caps`: what each transport offers).
+    #[error("{0} is not offered by this transport")]
+    Unsupported(&'static str),
     /// An operating-system call failed.
     #[error("{op}: {source}")]
     Os {
@@ -151,6 +155,33 @@ pub enum Error {
 }
 
 impl Error {
+    /// A stable number for the kind of error (the C API returns its negation); it
+    /// never changes meaning once given.
+    pub fn code(&self) -> i32 {
+        match self {
+            Error::OutOfBounds { .. } => 1,
+            Error::Unaligned { .. } => 2,
+            Error::TransmitDisabled { .. } => 3,
+            Error::Isolated { .. } => 4,
+            Error::SegmentFreed { .. } => 5,
+            Error::PermissionDenied { .. } => 6,
+            Error::UnknownSegment(_) => 7,
+            Error::SegmentSizeMismatch { .. } => 8,
+            Error::UnknownNode(_) => 9,
+            Error::UnknownGroup(_) => 10,
+            Error::Invalid { .. } => 11,
+            Error::TableFull(_) => 12,
+            Error::VersionMismatch { .. } => 13,
+            Error::PageSizeMismatch { .. } => 14,
+            Error::AckIncomplete(_) => 15,
+            Error::Timeout(..) => 16,
+            Error::HubRefused { .. } => 17,
+            Error::HubLost(_) => 18,
+            Error::Unsupported(_) => 19,
+            Error::Os { .. } => 20,
+        }
+    }
+
     /// Wraps an OS error with what memchan was doing.
     pub fn os(op: impl Into<String>, source: impl Into<std::io::Error>) -> Error {
         Error::Os {

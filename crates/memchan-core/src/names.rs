@@ -77,19 +77,26 @@ impl NodeSet {
     /// The empty set.
     pub const EMPTY: NodeSet = NodeSet([0; MAX_NODES / 64]);
 
-    /// Adds `n`.
+    /// Adds `n`; an id past [`MAX_NODES`] names no node and is ignored (callers
+    /// validate ids first, see `validate::node`).
     pub fn insert(&mut self, n: NodeId) {
-        self.0[n.index() / 64] |= 1 << (n.index() % 64);
+        if let Some(w) = self.0.get_mut(n.index() / 64) {
+            *w |= 1 << (n.index() % 64);
+        }
     }
 
-    /// Removes `n`.
+    /// Removes `n` (nothing for an id past [`MAX_NODES`]).
     pub fn remove(&mut self, n: NodeId) {
-        self.0[n.index() / 64] &= !(1 << (n.index() % 64));
+        if let Some(w) = self.0.get_mut(n.index() / 64) {
+            *w &= !(1 << (n.index() % 64));
+        }
     }
 
-    /// Whether `n` is in the set.
+    /// Whether `n` is in the set (never for an id past [`MAX_NODES`]).
     pub fn contains(&self, n: NodeId) -> bool {
-        self.0[n.index() / 64] & (1 << (n.index() % 64)) != 0
+        self.0
+            .get(n.index() / 64)
+            .is_some_and(|w| w & (1 << (n.index() % 64)) != 0)
     }
 
     /// The members in increasing order.
@@ -153,6 +160,9 @@ mod tests {
         assert_eq!(v, vec![NodeId(0), NodeId(63), NodeId(64), NodeId(255)]);
         let mut t = s;
         t.remove(NodeId(63));
+        t.insert(NodeId(999));
+        t.remove(NodeId(999));
+        assert!(!t.contains(NodeId(999)));
         assert_eq!(s.intersect(&t).len(), 3);
     }
 

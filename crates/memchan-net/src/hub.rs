@@ -26,7 +26,9 @@ use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
 use crate::status::{HubStatus, LinkCounters, MemberStatus};
 use crate::wire::{self, Decoder, Key, Kind, Put};
-use memchan_core::{Dest, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
+use memchan_core::{
+    validate, Dest, Error, GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES,
+};
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
@@ -36,7 +38,7 @@ use std::time::{Duration, Instant};
 /// Origin id of packets the hub makes itself (lock slot clearing, rx snapshots).
 pub const HUB_ORIGIN: u16 = u16::MAX;
 /// The most segments a cluster may have.
-pub const MAX_SEGMENTS: usize = 1024;
+pub const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 
 /// How a hub runs.
 #[derive(Debug, Clone)]
@@ -124,10 +126,13 @@ struct PendingAck {
     missing: Vec<NodeId>,
 }
 
-#[derive(Default)]
-struct Barrier {
-    arrived: NodeSet,
-    waiters: Vec<(NodeId, u64, u32)>,
+/// A node waiting in a barrier: it arrived at `target` of `scope`'s count.
+struct BarrierWait {
+    node: NodeId,
+    inc: u64,
+    req: u32,
+    scope: u16,
+    target: u64,
 }
 
 struct State {
@@ -142,7 +147,11 @@ struct State {
     acks: Vec<PendingAck>,
     /// Scratch list of `settle` (origin, seq), kept to save an allocation per frame.
     credited: Vec<(u16, u64)>,
-    barriers: HashMap<u16, Barrier>,
+    /// Barrier arrivals per scope (group id, `u16::MAX` the cluster) and node: the
+    /// same per-node counters as the one-host control block, so a node that joins
+    /// during a barrier starts level with the live members and is not part of it.
+    barrier_counts: HashMap<u16, [u64; MAX_NODES]>,
+    barrier_waits: Vec<BarrierWait>,
     isolations: u64,
     joins: u64,
     refused: u64,
@@ -189,7 +198,8 @@ impl Hub {
                 groups: Vec::new(),
                 acks: Vec::new(),
                 credited: Vec::new(),
-                barriers: HashMap::new(),
+                barrier_counts: HashMap::new(),
+                barrier_waits: Vec::new(),
                 isolations: 0,
                 joins: 0,
                 refused: 0,
@@ -568,6 +578,39 @@ impl State {
         self.send(n, Kind::Response, &[&proto::response(req, status, body)]);
     }
 
+    /// Answers a request with the typed refusal `e` (the node rebuilds the same error).
+    fn refuse(&self, n: NodeId, req: u32, e: &Error) {
+        let (status, body) = match e {
+            Error::Invalid { what, why } => (code::INVALID, Put::new().str(what).str(why).0),
+            Error::UnknownNode(id) => (code::UNKNOWN_NODE, Put::new().u16(id.0).0),
+            Error::UnknownGroup(g) => (code::UNKNOWN_GROUP, g.as_bytes().to_vec()),
+            Error::TableFull(what) => (code::TABLE_FULL, what.as_bytes().to_vec()),
+            Error::PermissionDenied {
+                segment,
+                op,
+                uid,
+                gid,
+                mode,
+                caller_uid,
+            } => (
+                code::PERMISSION_DENIED,
+                Put::new()
+                    .u32(*uid)
+                    .u32(*gid)
+                    .u32(*mode)
+                    .u32(*caller_uid)
+                    .str(op)
+                    .str(segment)
+                    .0,
+            ),
+            other => (
+                code::INVALID,
+                Put::new().str("request").str(&other.to_string()).0,
+            ),
+        };
+        self.respond(n, req, status, &body);
+    }
+
     fn event(&self, node: NodeId, inc: u64, kind: u8) {
         let members = self.members();
         let ev = proto::event(self.epoch, node, inc, kind, &members);
@@ -658,6 +701,10 @@ impl Shared {
             l.send_control(Kind::Welcome, &welcome.put());
         }
         self.refresh_links(&st);
+        let live = st.members();
+        for counts in st.barrier_counts.values_mut() {
+            counts[id] = live.iter().map(|m| counts[m.index()]).max().unwrap_or(0);
+        }
         st.event(node, inc, event_kind::JOINED);
         Ok(welcome)
     }
@@ -766,6 +813,17 @@ impl Shared {
                 flags,
                 name,
             } => {
+                // The node checked these too; the hub never relies on it.
+                let checked = validate::stored_segment_name(&name, flags & 1 != 0).and_then(|()| {
+                    if create {
+                        validate::segment_size(size)?;
+                        validate::mode(mode)?;
+                    }
+                    Ok(())
+                });
+                if let Err(e) = checked {
+                    return st.refuse(n, req, &e);
+                }
                 let page = st.page.unwrap_or(PageSize::K4);
                 let found = st
                     .segs
@@ -784,10 +842,6 @@ impl Shared {
                 if !create {
                     return st.respond(n, req, code::UNKNOWN_SEGMENT, name.as_bytes());
                 }
-                if size == 0 || size > (1 << 40) || name.is_empty() || name.len() > 200 {
-                    let why = "segment size must be 1 byte..1 TiB and the name 1..200 bytes";
-                    return st.respond(n, req, code::INVALID, why.as_bytes());
-                }
                 let i = match st.segs.iter().position(|s| s.is_none()) {
                     Some(i) => i,
                     None if st.segs.len() < MAX_SEGMENTS => {
@@ -805,7 +859,7 @@ impl Shared {
                     size,
                     uid,
                     gid,
-                    mode: mode & 0o777,
+                    mode,
                     rx: NodeSet::EMPTY,
                     shadow: (flags & 1 != 0).then(|| vec![0; size]),
                 });
@@ -815,7 +869,15 @@ impl Shared {
             Op::SegFree { seg, gen } => match st.segs.get(seg as usize) {
                 Some(Some(s)) if s.gen == gen => {
                     if uid != 0 && uid != s.uid {
-                        return st.respond(n, req, code::INVALID, b"only the owner may free");
+                        let e = Error::PermissionDenied {
+                            segment: s.name.clone(),
+                            op: "free",
+                            uid: s.uid,
+                            gid: s.gid,
+                            mode: s.mode,
+                            caller_uid: uid,
+                        };
+                        return st.refuse(n, req, &e);
                     }
                     st.segs[seg as usize] = None;
                     st.respond(n, req, code::OK, &[]);
@@ -824,6 +886,17 @@ impl Shared {
             },
             Op::MapRx { seg, gen } => match st.segs.get_mut(seg as usize) {
                 Some(Some(s)) if s.gen == gen => {
+                    // Read permission, from the uid and gid the node joined with.
+                    let perm = memchan_core::perm::check(
+                        (uid, gid),
+                        (s.uid, s.gid, s.mode),
+                        4,
+                        &s.name,
+                        "map_rx",
+                    );
+                    if let Err(e) = perm {
+                        return st.refuse(n, req, &e);
+                    }
                     s.rx.insert(n);
                     if let Some(shadow) = s.shadow.clone() {
                         let head = proto::deliver_head(HUB_ORIGIN, seg, gen, 0);
@@ -846,6 +919,12 @@ impl Shared {
                 st.respond(n, req, code::OK, &[]);
             }
             Op::GroupCreate { name, members } => {
+                let list: Vec<NodeId> = members.iter().collect();
+                let checked = validate::group_name(&name)
+                    .and_then(|()| validate::group_members(&list, &st.members()));
+                if let Err(e) = checked {
+                    return st.refuse(n, req, &e);
+                }
                 if let Some(i) = st.groups.iter().position(|g| g.0 == name) {
                     if st.groups[i].1 != members {
                         let why = format!("group `{name}` exists with other members");
@@ -893,10 +972,38 @@ impl Shared {
                 self.check_acks(st);
             }
             Op::Barrier { group } => {
-                let b = st.barriers.entry(group).or_default();
-                b.arrived.insert(n);
-                b.waiters.push((n, inc, req));
+                if group != u16::MAX {
+                    let g = GroupId(group);
+                    match st.groups.get(g.index()) {
+                        None => return st.refuse(n, req, &validate::unknown_group(g)),
+                        Some((_, m)) if !m.contains(n) => {
+                            let e = Error::Invalid {
+                                what: "group barrier",
+                                why: format!("{n} is not a member of group #{group}"),
+                            };
+                            return st.refuse(n, req, &e);
+                        }
+                        Some(_) => {}
+                    }
+                }
+                let counts = st.barrier_counts.entry(group).or_insert([0; MAX_NODES]);
+                counts[n.index()] += 1;
+                let target = counts[n.index()];
+                st.barrier_waits.push(BarrierWait {
+                    node: n,
+                    inc,
+                    req,
+                    scope: group,
+                    target,
+                });
                 self.check_barriers(st);
+            }
+            Op::GroupCheck { group } => {
+                if st.groups.get(usize::from(group)).is_some() {
+                    st.respond(n, req, code::OK, &[]);
+                } else {
+                    st.refuse(n, req, &validate::unknown_group(GroupId(group)));
+                }
             }
             Op::Leave => {
                 st.respond(n, req, code::OK, &[]);
@@ -946,26 +1053,29 @@ impl Shared {
         }
     }
 
+    /// Answers every barrier waiter whose scope's live members all reached its count.
     fn check_barriers(&self, st: &mut State) {
         let members = st.members();
-        let groups: Vec<u16> = st.barriers.keys().copied().collect();
-        for g in groups {
-            let want = if g == u16::MAX {
-                members
-            } else {
-                match st.groups.get(g as usize) {
-                    Some((_, m)) => m.intersect(&members),
-                    None => NodeSet::EMPTY,
-                }
+        let mut done = Vec::new();
+        st.barrier_waits.retain(|w| {
+            let mut want = match w.scope {
+                u16::MAX => members,
+                g => st
+                    .groups
+                    .get(usize::from(g))
+                    .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
             };
-            let b = &st.barriers[&g];
-            if want.iter().all(|m| b.arrived.contains(m)) {
-                let b = st.barriers.remove(&g).expect("present");
-                for (n, inc, req) in b.waiters {
-                    if st.alive(n, inc) {
-                        st.respond(n, req, code::OK, &[]);
-                    }
-                }
+            want.remove(w.node);
+            let counts = &st.barrier_counts[&w.scope];
+            let passed = want.iter().all(|m| counts[m.index()] >= w.target);
+            if passed {
+                done.push((w.node, w.inc, w.req));
+            }
+            !passed
+        });
+        for (n, inc, req) in done {
+            if st.alive(n, inc) {
+                st.respond(n, req, code::OK, &[]);
             }
         }
     }
@@ -1074,9 +1184,9 @@ impl Shared {
             st.hub_write(seg, n.index(), &[0]);
         }
         st.event(n, inc, kind);
-        for b in st.barriers.values_mut() {
-            b.arrived.remove(n);
-            b.waiters.retain(|w| w.0 != n);
+        st.barrier_waits.retain(|w| w.node != n);
+        for counts in st.barrier_counts.values_mut() {
+            counts[n.index()] = 0;
         }
         self.check_barriers(st);
         self.check_acks(st);

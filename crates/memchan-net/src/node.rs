@@ -13,26 +13,20 @@ use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, ROLE_NODE};
 use crate::wire::{self, Get, Key, Kind};
 use memchan_core::bidlock::{self, BidPage};
+use memchan_core::transport::{Caps, GuardOps, LockOps, RxOps, SegmentOps, Transport, TxOps};
 use memchan_core::{
-    Dest, Error, EventKind, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result, RxAttrs,
-    TxAttrs, MAX_NODES,
+    validate, Config, Dest, Error, EventKind, GroupId, MembershipEvent, NodeId, NodeSet, PageSize,
+    Result, RxAttrs, TxAttrs, MAX_NODES,
 };
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
 
-/// Where the hub is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HubSpec {
-    /// Connect to the hub at `HOST:PORT`.
-    Connect(String),
-    /// Host the hub in this process, listening on `HOST:PORT` (the virtual hub of a
-    /// two-node cluster: the other node connects here).
-    Host(String),
-}
+pub use memchan_core::HubSpec;
 
-/// How a node joins through a hub.
+/// How a node joins through a hub: the [`Config`] with its key read and its link
+/// tunables resolved ([`NetConfig::from_config`]).
 #[derive(Debug, Clone)]
 pub struct NetConfig {
     /// The hub.
@@ -49,6 +43,49 @@ pub struct NetConfig {
     pub failure_timeout: Duration,
     /// Link tunables (replay memory, retransmit timeout).
     pub link: LinkConfig,
+}
+
+impl NetConfig {
+    /// The hub transport's view of a validated `cfg` (the key file read).
+    ///
+    /// # Errors
+    /// `Invalid` without a hub in `cfg`; the key file's read errors.
+    pub fn from_config(cfg: &Config) -> Result<NetConfig> {
+        let hub = cfg.hub.clone().ok_or(Error::Invalid {
+            what: "request",
+            why: "the hub transport needs a hub address".into(),
+        })?;
+        let secret = read_key(cfg.key_file.as_deref())?;
+        Ok(NetConfig {
+            hub,
+            key: secret.as_deref().map_or_else(Key::open, Key::from_secret),
+            keyed: secret.is_some(),
+            page_size: cfg.page_size,
+            heartbeat: cfg.heartbeat,
+            failure_timeout: cfg.failure_timeout,
+            link: LinkConfig {
+                replay_limit: cfg.replay_limit,
+                ..LinkConfig::default()
+            },
+        })
+    }
+}
+
+/// Reads the cluster key named by a config (`None`: an open cluster).
+///
+/// # Errors
+/// `Os` if the file cannot be read, `Invalid` if it is empty.
+pub fn read_key(path: Option<&std::path::Path>) -> Result<Option<Vec<u8>>> {
+    let Some(path) = path else { return Ok(None) };
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::os(format!("read the cluster key file {}", path.display()), e))?;
+    if bytes.trim_ascii().is_empty() {
+        return Err(Error::Invalid {
+            what: "cluster key file",
+            why: format!("{} is empty", path.display()),
+        });
+    }
+    Ok(Some(bytes.trim_ascii().to_vec()))
 }
 
 /// Longest a request waits for the hub's answer.
@@ -119,12 +156,7 @@ fn host_name() -> String {
 impl Node {
     /// Joins cluster `name` through the hub `cfg.hub`.
     pub fn join(name: &str, cfg: NetConfig) -> Result<Node> {
-        if name.is_empty() || name.len() > 200 {
-            return Err(Error::Invalid {
-                what: "cluster name",
-                why: "must be 1..200 bytes".into(),
-            });
-        }
+        validate::cluster_name(name)?;
         let join = Join {
             hub_nonce: [0; 16],
             node_nonce: [0; 16],
@@ -279,11 +311,10 @@ impl Node {
     }
 
     fn open(&self, name: &str, create: bool, size: usize, mode: u32, flags: u8) -> Result<Segment> {
-        if create && size == 0 {
-            return Err(Error::Invalid {
-                what: "segment size",
-                why: "must be at least 1 byte".into(),
-            });
+        validate::stored_segment_name(name, flags & 1 != 0)?;
+        if create {
+            validate::segment_size(size as u64)?;
+            validate::mode(mode)?;
         }
         let op = Op::SegOpen {
             create,
@@ -303,15 +334,11 @@ impl Node {
 
     /// Creates or finds a multicast group.
     pub fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId> {
-        if members.iter().any(|m| m.index() >= MAX_NODES) {
-            return Err(Error::Invalid {
-                what: "group members",
-                why: "node id out of range".into(),
-            });
-        }
+        validate::group_name(name)?;
+        let members = validate::group_members(members, &self.members())?;
         let op = Op::GroupCreate {
             name: name.to_string(),
-            members: members.iter().copied().collect(),
+            members,
         };
         let body = self.sh.request(op)?;
         let id = Get::new(&body, "group id")
@@ -350,7 +377,7 @@ impl Node {
 
     /// The cluster lock `name`.
     pub fn lock(&self, name: &str) -> Result<Lock> {
-        let seg = self.open(&format!("_lock.{name}"), true, MAX_NODES, 0o666, 1)?;
+        let seg = self.open(&validate::lock_segment(name)?, true, MAX_NODES, 0o666, 1)?;
         let rx = seg.map_rx()?;
         let tx = seg.map_tx(
             Dest::Broadcast,
@@ -690,6 +717,10 @@ impl Shared {
                         // Our own join: events are reported from the join on.
                         return;
                     }
+                    if st.events.len() >= validate::EVENT_RING {
+                        // The same bound as one host's ring: the reader skips the oldest.
+                        st.events.pop_front();
+                    }
                     st.events.push_back(MembershipEvent {
                         epoch,
                         node,
@@ -791,10 +822,39 @@ impl Shared {
                 Err(Error::AckIncomplete(set.iter().collect()))
             }
             code::SEGMENT_FREED => Err(Error::SegmentFreed { segment: text() }),
-            _ => Err(Error::Invalid {
-                what: "request",
-                why: text(),
-            }),
+            code::UNKNOWN_NODE => Err(Error::UnknownNode(NodeId(
+                Get::new(&body, "node").u16().unwrap_or(u16::MAX),
+            ))),
+            code::PERMISSION_DENIED => {
+                let mut g = Get::new(&body, "permission");
+                let (uid, gid, mode, caller_uid) = (
+                    g.u32().unwrap_or(0),
+                    g.u32().unwrap_or(0),
+                    g.u32().unwrap_or(0),
+                    g.u32().unwrap_or(0),
+                );
+                let op = match g.str().unwrap_or_default().as_str() {
+                    "map_rx" => "map_rx",
+                    "map_tx" => "map_tx",
+                    _ => "free",
+                };
+                Err(Error::PermissionDenied {
+                    segment: g.str().unwrap_or_default(),
+                    op,
+                    uid,
+                    gid,
+                    mode,
+                    caller_uid,
+                })
+            }
+            _ => {
+                let mut g = Get::new(&body, "invalid");
+                let what = validate::what_from(&g.str().unwrap_or_default());
+                Err(Error::Invalid {
+                    what,
+                    why: g.str().unwrap_or_else(|_| text()),
+                })
+            }
         }
     }
 
@@ -877,11 +937,10 @@ impl Segment {
     pub fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
         self.sh.check_perm(self, 2, "map_tx")?;
         self.sh.check()?;
-        match dest {
-            Dest::Node(n) if !self.sh.lock().members.contains(n) => {
-                return Err(Error::UnknownNode(n))
-            }
-            _ => {}
+        let members = self.sh.lock().members;
+        validate::dest(dest, &members)?;
+        if let Dest::Group(g) = dest {
+            self.sh.request(Op::GroupCheck { group: g.0 })?;
         }
         let mut flags = 0;
         if attrs.local_copy {
@@ -1424,5 +1483,190 @@ impl Drop for LockGuard<'_> {
     fn drop(&mut self) {
         let _ = self.lock.tx.write_u8(self.lock.slot, 0);
         let _ = self.lock.own_write_back(0);
+    }
+}
+
+impl Transport for Node {
+    type Segment = Segment;
+    type Tx = TxMapping;
+    type Rx = RxMapping;
+    type Lock = Lock;
+    const NAME: &'static str = "hub";
+
+    fn join(name: &str, cfg: &Config) -> Result<Node> {
+        cfg.validate()?;
+        Node::join(name, NetConfig::from_config(cfg)?)
+    }
+    fn caps(&self) -> Caps {
+        let hosted = if self.hub.is_some() {
+            Caps::HOSTED_HUB
+        } else {
+            Caps::default()
+        };
+        Caps::ORDERED | Caps::NOTIFY | Caps::RELIABLE_LINKS | hosted
+    }
+    fn node_id(&self) -> NodeId {
+        self.id()
+    }
+    fn incarnation(&self) -> u64 {
+        self.incarnation()
+    }
+    fn cluster(&self) -> &str {
+        self.cluster()
+    }
+    fn page_size(&self) -> usize {
+        self.page_size()
+    }
+    fn members(&self) -> NodeSet {
+        self.members()
+    }
+    fn epoch(&self) -> u64 {
+        self.epoch()
+    }
+    fn next_event(&self, timeout: Option<Duration>) -> Option<MembershipEvent> {
+        self.next_event(timeout)
+    }
+    fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()> {
+        self.wait_for_members(n, timeout)
+    }
+    fn segment(&self, name: &str, size: usize, mode: u32) -> Result<Segment> {
+        self.segment(name, size, mode)
+    }
+    fn open_segment(&self, name: &str) -> Result<Segment> {
+        self.open_segment(name)
+    }
+    fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId> {
+        self.create_group(name, members)
+    }
+    fn group(&self, name: &str) -> Result<GroupId> {
+        self.group(name)
+    }
+    fn ack(&self) -> Result<()> {
+        self.ack()
+    }
+    fn barrier(&self) -> Result<()> {
+        self.barrier()
+    }
+    fn barrier_group(&self, g: GroupId) -> Result<()> {
+        self.barrier_group(g)
+    }
+    fn lock(&self, name: &str) -> Result<Lock> {
+        self.lock(name)
+    }
+    fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr> {
+        self.hub
+            .as_ref()
+            .map(|h| h.local_addr())
+            .ok_or(Error::Unsupported(
+                "a hosted hub (this node connects to one)",
+            ))
+    }
+    fn leave(self) {
+        self.leave()
+    }
+}
+
+impl SegmentOps for Segment {
+    type Tx = TxMapping;
+    type Rx = RxMapping;
+    fn name(&self) -> &str {
+        self.name()
+    }
+    fn size(&self) -> usize {
+        self.size()
+    }
+    fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
+        self.map_rx_with(attrs)
+    }
+    fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
+        self.map_tx(dest, attrs)
+    }
+    fn free(self) -> Result<()> {
+        self.free()
+    }
+}
+
+impl TxOps for TxMapping {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn dest(&self) -> Dest {
+        self.dest()
+    }
+    fn attrs(&self) -> TxAttrs {
+        self.attrs()
+    }
+    fn set_transmit_enable(&mut self, on: bool) {
+        self.set_transmit_enable(on)
+    }
+    fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
+        self.write_u64(offset, v)
+    }
+    fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
+        self.write_u32(offset, v)
+    }
+    fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
+        self.write_u16(offset, v)
+    }
+    fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
+        self.write_u8(offset, v)
+    }
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.write(offset, data)
+    }
+}
+
+impl RxOps for RxMapping {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn name(&self) -> &str {
+        self.name()
+    }
+    fn as_ptr(&self) -> *const u8 {
+        self.as_ptr()
+    }
+    fn load_u64(&self, offset: usize) -> Result<u64> {
+        self.load_u64(offset)
+    }
+    fn load_u32(&self, offset: usize) -> Result<u32> {
+        self.load_u32(offset)
+    }
+    fn load_u16(&self, offset: usize) -> Result<u16> {
+        self.load_u16(offset)
+    }
+    fn load_u8(&self, offset: usize) -> Result<u8> {
+        self.load_u8(offset)
+    }
+    fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.read(offset, buf)
+    }
+    fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
+        self.set_attrs(offset, len, attrs)
+    }
+    fn attrs(&self, offset: usize) -> Result<RxAttrs> {
+        self.attrs(offset)
+    }
+    fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
+        self.wait(timeout)
+    }
+    fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
+        self.wait_spin(timeout)
+    }
+}
+
+impl LockOps for Lock {
+    type Guard<'a> = LockGuard<'a>;
+    fn acquire(&self) -> Result<LockGuard<'_>> {
+        self.acquire()
+    }
+    fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
+        self.try_acquire()
+    }
+}
+
+impl GuardOps for LockGuard<'_> {
+    fn release(self) -> Result<()> {
+        self.release()
     }
 }

@@ -281,6 +281,11 @@ pub enum Op {
     },
     /// Leave the cluster.
     Leave,
+    /// Whether a group exists (`UNKNOWN_GROUP` if not).
+    GroupCheck {
+        /// Group id.
+        group: u16,
+    },
 }
 
 impl Op {
@@ -309,6 +314,7 @@ impl Op {
             Op::Ack => p.u8(7),
             Op::Barrier { group } => p.u8(8).u16(*group),
             Op::Leave => p.u8(9),
+            Op::GroupCheck { group } => p.u8(10).u16(*group),
         }
         .0
     }
@@ -345,6 +351,7 @@ impl Op {
             7 => Op::Ack,
             8 => Op::Barrier { group: g.u16()? },
             9 => Op::Leave,
+            10 => Op::GroupCheck { group: g.u16()? },
             _ => return Err(WireError::Malformed("request op")),
         };
         Ok((id, op))
@@ -406,12 +413,16 @@ pub mod code {
     pub const UNKNOWN_GROUP: u8 = 3;
     /// Table full (body: what).
     pub const TABLE_FULL: u8 = 4;
-    /// Invalid argument (body: message).
+    /// Invalid argument (body: what str, one of `memchan_core::validate::WHATS`; why str).
     pub const INVALID: u8 = 5;
     /// Ack incomplete (body: node set).
     pub const ACK_INCOMPLETE: u8 = 6;
     /// The segment was freed (body: name).
     pub const SEGMENT_FREED: u8 = 7;
+    /// Not a member (body: node id u16).
+    pub const UNKNOWN_NODE: u8 = 8;
+    /// Permission denied (body: owner uid, gid, mode, caller uid u32; op, segment str).
+    pub const PERMISSION_DENIED: u8 = 9;
 }
 
 /// Encodes a response.

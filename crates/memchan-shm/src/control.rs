@@ -35,11 +35,11 @@ pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes.
 pub(crate) const VERSION: u32 = 2;
 /// Segments per cluster.
-pub(crate) const MAX_SEGMENTS: usize = 256;
+pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
-pub(crate) const EVENTS: usize = 128;
+pub(crate) const EVENTS: usize = memchan_core::validate::EVENT_RING;
 /// Longest segment, group and cluster name in bytes.
-pub(crate) const NAME_LEN: usize = 64;
+pub(crate) const NAME_LEN: usize = memchan_core::validate::NAME_LEN;
 /// Largest packet: one 8 KiB page.
 pub(crate) const MAX_PACKET: usize = 8192;
 /// Barrier scopes: the whole cluster, then one per group.

@@ -7,15 +7,19 @@
 //!
 //! Most users want the `memchan` crate, which re-exports this behind `Cluster`.
 //!
+//! It implements the contract of `memchan_core::transport`:
+//!
 //! ```
-//! use memchan_shm::{Config, Node};
-//! use memchan_core::{Dest, TxAttrs};
+//! use memchan_shm::Node;
+//! use memchan_core::transport::{SegmentOps, Transport, TxOps, RxOps};
+//! use memchan_core::{Config, Dest, RxAttrs, TxAttrs};
 //! let name = format!("doc-shm-{}", std::process::id());
-//! let a = Node::join(&name, Config::default())?;
-//! let b = Node::join(&name, Config::default())?;
+//! let cfg = Config { hub: None, ..Config::default() };
+//! let a = Node::join(&name, &cfg)?;
+//! let b = Node::join(&name, &cfg)?;
 //! let seg = b.segment("data", 4096, 0o600)?;
-//! let rx = seg.map_rx()?;
-//! let tx = a.segment("data", 4096, 0o600)?.map_tx(Dest::Node(b.id()), TxAttrs::default())?;
+//! let rx = seg.map_rx_with(RxAttrs::default())?;
+//! let tx = a.segment("data", 4096, 0o600)?.map_tx(Dest::Node(b.node_id()), TxAttrs::default())?;
 //! tx.write_u64(64, 42)?;
 //! assert_eq!(rx.load_u64(64)?, 42);
 //! # Ok::<(), memchan_core::Error>(())
@@ -33,11 +37,12 @@ mod shm;
 mod tx;
 
 pub use lock::{Lock, LockGuard};
-pub use node::{Config, EventKind, MembershipEvent};
+pub use node::{EventKind, MembershipEvent};
 pub use rxmap::RxMapping;
 pub use tx::TxMapping;
 
-use memchan_core::{Dest, GroupId, NodeId, NodeSet, Result, RxAttrs, TxAttrs};
+use memchan_core::transport::{Caps, GuardOps, LockOps, RxOps, SegmentOps, Transport, TxOps};
+use memchan_core::{Config, Dest, GroupId, NodeId, NodeSet, Result, RxAttrs, TxAttrs};
 use node::{Inner, SegRef};
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,11 +54,16 @@ pub struct Node {
     cursor: std::sync::Mutex<u64>,
 }
 
-impl Node {
-    /// Joins the cluster `name`, creating it if this is its first node.
-    pub fn join(name: &str, cfg: Config) -> Result<Node> {
+impl Transport for Node {
+    type Segment = Segment;
+    type Tx = TxMapping;
+    type Rx = RxMapping;
+    type Lock = Lock;
+    const NAME: &'static str = "shm";
+
+    fn join(name: &str, cfg: &Config) -> Result<Node> {
         let inner = Inner::join(name, cfg)?;
-        let service = Some(service::start(&inner));
+        let service = Some(service::start(&inner)?);
         let cursor = std::sync::Mutex::new(inner.event_head());
         Ok(Node {
             inner,
@@ -62,46 +72,44 @@ impl Node {
         })
     }
 
-    /// This node's id.
-    pub fn id(&self) -> NodeId {
+    fn caps(&self) -> Caps {
+        Caps::DIRECT_DEPOSIT | Caps::ORDERED | Caps::NOTIFY
+    }
+
+    fn node_id(&self) -> NodeId {
         self.inner.me
     }
 
-    /// This node's incarnation: unique for every join, never reused.
-    pub fn incarnation(&self) -> u64 {
+    fn incarnation(&self) -> u64 {
         self.inner.incarnation
     }
 
-    /// The cluster's name.
-    pub fn cluster(&self) -> &str {
+    fn cluster(&self) -> &str {
         &self.inner.cluster
     }
 
-    /// Page size in bytes.
-    pub fn page_size(&self) -> usize {
+    fn page_size(&self) -> usize {
         self.inner.page.bytes()
     }
 
-    /// Live members.
-    pub fn members(&self) -> NodeSet {
+    fn members(&self) -> NodeSet {
         self.inner.members()
     }
 
-    /// Current membership epoch.
-    pub fn epoch(&self) -> u64 {
+    fn epoch(&self) -> u64 {
         self.inner.epoch()
     }
 
-    /// The next membership event after the last one returned (starting at this join),
-    /// waiting up to `timeout`.
-    pub fn next_event(&self, timeout: Option<Duration>) -> Option<MembershipEvent> {
+    fn next_event(&self, timeout: Option<Duration>) -> Option<MembershipEvent> {
         let mut c = self.cursor.lock().unwrap_or_else(|p| p.into_inner());
         self.inner.next_event(&mut c, timeout)
     }
 
-    /// Finds or creates the segment `name` of `size` bytes (rounded up to pages), owned
-    /// by the caller with permission bits `mode` if it is created.
-    pub fn segment(&self, name: &str, size: usize, mode: u32) -> Result<Segment> {
+    fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()> {
+        self.inner.wait_for_members(n, timeout)
+    }
+
+    fn segment(&self, name: &str, size: usize, mode: u32) -> Result<Segment> {
         let seg = self.inner.segment(name, size, mode, 0, true)?;
         Ok(Segment {
             inner: self.inner.clone(),
@@ -109,8 +117,7 @@ impl Node {
         })
     }
 
-    /// Opens an existing segment.
-    pub fn open_segment(&self, name: &str) -> Result<Segment> {
+    fn open_segment(&self, name: &str) -> Result<Segment> {
         let seg = self.inner.segment(name, 0, 0, 0, false)?;
         Ok(Segment {
             inner: self.inner.clone(),
@@ -118,33 +125,27 @@ impl Node {
         })
     }
 
-    /// Creates (or finds, with the same members) a multicast group.
-    pub fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId> {
-        self.inner
-            .create_group(name, &members.iter().copied().collect())
+    fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId> {
+        self.inner.create_group(name, members)
     }
 
-    /// Looks a multicast group up by name.
-    pub fn group(&self, name: &str) -> Result<GroupId> {
+    fn group(&self, name: &str) -> Result<GroupId> {
         self.inner.group(name)
     }
 
-    /// Returns once every earlier write of this node is applied at every destination.
     /// On one host every write is applied by the time it returns; the fence makes it
     /// visible to every reader.
-    pub fn ack(&self) -> Result<()> {
+    fn ack(&self) -> Result<()> {
         self.inner.check_alive()?;
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 
-    /// Barrier over every live member.
-    pub fn barrier(&self) -> Result<()> {
+    fn barrier(&self) -> Result<()> {
         self.inner.barrier(0, None)
     }
 
-    /// Barrier over the live members of group `g` (this node must be one).
-    pub fn barrier_group(&self, g: GroupId) -> Result<()> {
+    fn barrier_group(&self, g: GroupId) -> Result<()> {
         let members = self.inner.group_members(g)?;
         if !members.contains(self.inner.me) {
             return Err(memchan_core::Error::Invalid {
@@ -155,28 +156,16 @@ impl Node {
         self.inner.barrier(1 + g.index(), Some(members))
     }
 
-    /// The cluster lock `name`.
-    pub fn lock(&self, name: &str) -> Result<Lock> {
+    fn lock(&self, name: &str) -> Result<Lock> {
         Lock::new(&self.inner, name)
     }
 
-    /// Waits until at least `n` nodes are members.
-    pub fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()> {
-        let deadline = std::time::Instant::now() + timeout;
-        while self.members().len() < n {
-            if std::time::Instant::now() >= deadline {
-                return Err(memchan_core::Error::Timeout(timeout, "cluster members"));
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        Ok(())
-    }
-
-    /// Leaves the cluster now (dropping the node does the same).
-    pub fn leave(mut self) {
+    fn leave(mut self) {
         self.shutdown();
     }
+}
 
+impl Node {
     fn shutdown(&mut self) {
         if let Some(h) = self.service.take() {
             self.inner.leave();
@@ -199,34 +188,121 @@ pub struct Segment {
     seg: SegRef,
 }
 
-impl Segment {
-    /// Name.
-    pub fn name(&self) -> &str {
+impl SegmentOps for Segment {
+    type Tx = TxMapping;
+    type Rx = RxMapping;
+
+    fn name(&self) -> &str {
         &self.seg.name
     }
 
-    /// Size in bytes (whole pages).
-    pub fn size(&self) -> usize {
+    fn size(&self) -> usize {
         self.seg.size
     }
 
-    /// Maps the segment rx with default attributes (receive enabled, no notify).
-    pub fn map_rx(&self) -> Result<RxMapping> {
-        self.map_rx_with(RxAttrs::default())
-    }
-
-    /// Maps the segment rx with `attrs` on every page.
-    pub fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
+    fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
         RxMapping::new(self.inner.clone(), self.seg.clone(), attrs)
     }
 
-    /// Maps the segment tx towards `dest`.
-    pub fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
+    fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
         TxMapping::new(self.inner.clone(), self.seg.clone(), dest, attrs)
     }
 
-    /// Frees the segment (owner or root only); every mapping of it stops working.
-    pub fn free(self) -> Result<()> {
+    fn free(self) -> Result<()> {
         self.inner.free_segment(&self.seg)
+    }
+}
+
+impl TxOps for TxMapping {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn dest(&self) -> Dest {
+        self.dest()
+    }
+    fn attrs(&self) -> TxAttrs {
+        self.attrs()
+    }
+    fn set_transmit_enable(&mut self, on: bool) {
+        self.set_transmit_enable(on)
+    }
+    #[inline(always)]
+    fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
+        self.write_u64(offset, v)
+    }
+    #[inline(always)]
+    fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
+        self.write_u32(offset, v)
+    }
+    #[inline(always)]
+    fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
+        self.write_u16(offset, v)
+    }
+    #[inline(always)]
+    fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
+        self.write_u8(offset, v)
+    }
+    #[inline(always)]
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.write(offset, data)
+    }
+}
+
+impl RxOps for RxMapping {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn name(&self) -> &str {
+        self.name()
+    }
+    fn as_ptr(&self) -> *const u8 {
+        self.as_ptr()
+    }
+    #[inline(always)]
+    fn load_u64(&self, offset: usize) -> Result<u64> {
+        self.load_u64(offset)
+    }
+    #[inline(always)]
+    fn load_u32(&self, offset: usize) -> Result<u32> {
+        self.load_u32(offset)
+    }
+    #[inline(always)]
+    fn load_u16(&self, offset: usize) -> Result<u16> {
+        self.load_u16(offset)
+    }
+    #[inline(always)]
+    fn load_u8(&self, offset: usize) -> Result<u8> {
+        self.load_u8(offset)
+    }
+    fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.read(offset, buf)
+    }
+    fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
+        self.set_attrs(offset, len, attrs)
+    }
+    fn attrs(&self, offset: usize) -> Result<RxAttrs> {
+        self.attrs(offset)
+    }
+    fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
+        self.wait(timeout)
+    }
+    fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
+        self.wait_spin(timeout)
+    }
+}
+
+impl LockOps for Lock {
+    type Guard<'a> = LockGuard<'a>;
+    fn acquire(&self) -> Result<LockGuard<'_>> {
+        self.acquire()
+    }
+    fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
+        self.try_acquire()
+    }
+}
+
+impl GuardOps for LockGuard<'_> {
+    fn release(self) -> Result<()> {
+        self.release()
     }
 }

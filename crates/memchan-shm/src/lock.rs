@@ -30,7 +30,7 @@ pub struct LockGuard<'a> {
 impl Lock {
     pub(crate) fn new(inner: &Arc<Inner>, name: &str) -> Result<Lock> {
         let seg = inner.segment(
-            &format!("_lock.{name}"),
+            &memchan_core::validate::lock_segment(name)?,
             MAX_NODES,
             0o666,
             crate::control::seg_state::FLAG_LOCK,

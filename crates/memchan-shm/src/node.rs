@@ -8,7 +8,7 @@
 
 use crate::control::{
     journal_state, load_name, load_set, node_state, seg_state, store_name, store_set, Control,
-    MAGIC, MAX_SEGMENTS, NAME_LEN, VERSION,
+    MAGIC, MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
 use crate::idle::SpinThenPark;
@@ -17,33 +17,13 @@ use crate::shm::{Open, ShmMap};
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::order::OrderPoint;
 use memchan_core::sync::{fence, AtomicU64, Ordering};
-use memchan_core::{Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES};
+use memchan_core::{
+    validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
+};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-
-/// How a node joins: page size and failure-detection timing.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Page size; `None` accepts the cluster's (4 KiB for a new cluster).
-    pub page_size: Option<PageSize>,
-    /// Heartbeat period of the node service thread.
-    pub heartbeat: Duration,
-    /// A node silent this long is declared failed (a dead process is seen within one
-    /// heartbeat). Detection bound = `failure_timeout + heartbeat`.
-    pub failure_timeout: Duration,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            page_size: None,
-            heartbeat: Duration::from_millis(100),
-            failure_timeout: Duration::from_millis(800),
-        }
-    }
-}
 
 pub use memchan_core::{EventKind, MembershipEvent};
 
@@ -82,22 +62,6 @@ pub(crate) struct PlaneGuard<'a> {
 impl Drop for PlaneGuard<'_> {
     fn drop(&mut self) {
         let _ = rustix::fs::flock(self.inner.ctl.fd(), rustix::fs::FlockOperation::Unlock);
-    }
-}
-
-fn valid_name(what: &'static str, name: &str, max: usize) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= max
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::Invalid {
-            what,
-            why: format!("`{name}`: use 1..={max} characters of [A-Za-z0-9._-]"),
-        })
     }
 }
 
@@ -144,8 +108,9 @@ fn stop_process(pid: u32) {
 
 impl Inner {
     /// Joins (creating if needed) the cluster `name`.
-    pub(crate) fn join(name: &str, cfg: Config) -> Result<Arc<Inner>> {
-        valid_name("cluster name", name, 48)?;
+    pub(crate) fn join(name: &str, cfg: &Config) -> Result<Arc<Inner>> {
+        validate::cluster_name(name)?;
+        cfg.validate()?;
         let file = format!("memchan.{name}.ctl");
         let len = std::mem::size_of::<Control>();
         for _attempt in 0..200 {
@@ -184,7 +149,7 @@ impl Inner {
         })
     }
 
-    fn join_locked(name: &str, ctl: ShmMap, cfg: Config) -> Result<Arc<Inner>> {
+    fn join_locked(name: &str, ctl: ShmMap, cfg: &Config) -> Result<Arc<Inner>> {
         let unlock = |ctl: &ShmMap| {
             let _ = rustix::fs::flock(ctl.fd(), rustix::fs::FlockOperation::Unlock);
         };
@@ -663,18 +628,10 @@ impl Inner {
         flags: u32,
         create: bool,
     ) -> Result<SegRef> {
-        valid_name("segment name", name, NAME_LEN)?;
-        if create && (size == 0 || size > (1 << 34)) {
-            return Err(Error::Invalid {
-                what: "segment size",
-                why: format!("{size} bytes: must be 1 byte ..= 16 GiB"),
-            });
-        }
-        if mode > 0o777 {
-            return Err(Error::Invalid {
-                what: "segment mode",
-                why: format!("{mode:o}: only permission bits (0o777) are allowed"),
-            });
+        validate::stored_segment_name(name, flags & seg_state::FLAG_LOCK != 0)?;
+        if create {
+            validate::segment_size(size as u64)?;
+            validate::mode(mode)?;
         }
         let _g = self.plane();
         let c = self.ctl();
@@ -812,13 +769,9 @@ impl Inner {
     // ---- groups --------------------------------------------------------------------
 
     /// Creates a multicast group (or returns it if it exists with the same members).
-    pub(crate) fn create_group(&self, name: &str, members: &NodeSet) -> Result<GroupId> {
-        valid_name("group name", name, NAME_LEN)?;
-        for n in members.iter() {
-            if !self.is_member(n) {
-                return Err(Error::UnknownNode(n));
-            }
-        }
+    pub(crate) fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId> {
+        validate::group_name(name)?;
+        let members = &validate::group_members(members, &self.members())?;
         let _g = self.plane();
         let c = self.ctl();
         for (i, g) in c.groups.iter().enumerate() {
@@ -859,12 +812,13 @@ impl Inner {
 
     /// A group's member set.
     pub(crate) fn group_members(&self, g: GroupId) -> Result<NodeSet> {
+        validate::group_id(g)?;
         let e = self
             .ctl()
             .groups
             .get(g.index())
             .filter(|e| e.state.load(Ordering::Acquire) == 1)
-            .ok_or_else(|| Error::UnknownGroup(format!("#{}", g.0)))?;
+            .ok_or_else(|| validate::unknown_group(g))?;
         Ok(load_set(&e.members))
     }
 
@@ -970,6 +924,26 @@ impl Inner {
             ShmMap::unlink(&format!("memchan.{}.ctl", self.cluster));
         }
         drop(g);
+    }
+
+    /// Waits until at least `n` nodes are members, asleep between membership events
+    /// (every join, leave and failure posts the event notify pair).
+    pub(crate) fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()> {
+        let c = self.ctl();
+        let notify = Notify::new(&c.header.event_seq, &c.header.event_waiters);
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let seen = notify.current();
+            self.check_alive()?;
+            if self.members().len() >= n {
+                return Ok(());
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout(timeout, "cluster members"));
+            }
+            notify.wait(seen, Some(left), &SharedFutex);
+        }
     }
 
     /// Header fields for status and tests.

@@ -169,6 +169,30 @@ impl RxMapping {
             None => Ok(false),
         }
     }
+
+    /// As [`wait`](Self::wait), but busy-polling the notify counter: no futex, one
+    /// busy core. Returns false on timeout.
+    pub fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
+        let h = self.obj.header();
+        let n = Notify::new(&h.notify_seq, &h.notify_waiters);
+        let deadline = timeout.map(|t| std::time::Instant::now() + t);
+        let mut spins = 0u32;
+        loop {
+            let now = n.current();
+            if now != self.seen.get() {
+                self.seen.set(now);
+                return Ok(true);
+            }
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(1024) {
+                self.inner.check_alive()?;
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return Ok(false);
+                }
+            }
+            std::hint::spin_loop();
+        }
+    }
 }
 
 impl Drop for RxMapping {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Starts the service thread of `inner`.
-pub(crate) fn start(inner: &Arc<Inner>) -> JoinHandle<()> {
+pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<JoinHandle<()>> {
     let weak = Arc::downgrade(inner);
     let (period, _) = inner.timing();
     std::thread::Builder::new()
@@ -31,7 +31,7 @@ pub(crate) fn start(inner: &Arc<Inner>) -> JoinHandle<()> {
                 std::thread::park_timeout(period);
             }
         })
-        .expect("spawn memchan service thread")
+        .map_err(|e| memchan_core::Error::os("start the memchan service thread", e))
 }
 
 fn process_gone(fd: &Option<OwnedFd>, pid: u32) -> bool {

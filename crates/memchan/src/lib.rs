@@ -37,105 +37,109 @@
 //!
 //! See `ARCHITECTURE.md` for the layers.
 
+pub use memchan_core::transport::Caps;
+pub use memchan_core::validate::{
+    CLUSTER_NAME_LEN, EVENT_RING, MAX_SEGMENTS, MAX_SEGMENT_SIZE, NAME_LEN,
+};
 pub use memchan_core::{
-    Dest, Error, EventKind, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result, RxAttrs,
-    TxAttrs,
+    Config, Dest, Error, EventKind, GroupId, HubSpec, MembershipEvent, NodeId, NodeSet, PageSize,
+    Result, RxAttrs, TxAttrs, MAX_GROUPS, MAX_NODES,
 };
 
-use memchan_net::node as net;
+use memchan_core::transport::{GuardOps, LockOps, RxOps, SegmentOps, Transport, TxOps};
 use std::time::Duration;
 
-/// Where a node's hub is (see [`Config::hub`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Hub {
-    /// Join through the hub listening at `HOST:PORT` (`memchan hub --listen`).
-    Connect(String),
-    /// Host the hub in this process, listening at `HOST:PORT`: the virtual hub of a
-    /// two-node cluster, whose other node connects here. The cluster ends with this node.
-    Host(String),
-}
-
-/// How a node joins. [`Config::default`] reads `MEMCHAN_HUB`, `MEMCHAN_HUB_HOST` and
-/// `MEMCHAN_KEY_FILE` (see the crate doc).
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Page size; `None` accepts the cluster's (4 KiB for a new cluster).
-    pub page_size: Option<PageSize>,
-    /// Heartbeat period.
-    pub heartbeat: Duration,
-    /// A node (or hub) silent this long is declared failed.
-    pub failure_timeout: Duration,
-    /// `None`: this host only, over shared memory. `Some`: through a hub.
-    pub hub: Option<Hub>,
-    /// File holding the cluster key (hub transport).
-    pub key_file: Option<std::path::PathBuf>,
-    /// Bytes of unreleased packets a node may hold before writes wait (hub transport).
-    pub replay_limit: usize,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        let hub = env("MEMCHAN_HUB")
-            .map(Hub::Connect)
-            .or_else(|| env("MEMCHAN_HUB_HOST").map(Hub::Host));
-        Config {
-            page_size: None,
-            heartbeat: Duration::from_millis(100),
-            failure_timeout: Duration::from_millis(800),
-            hub,
-            key_file: env("MEMCHAN_KEY_FILE").map(Into::into),
-            replay_limit: memchan_net::link::LinkConfig::default().replay_limit,
+/// The transports behind the public types, one line each: the variant, the type that
+/// implements `memchan_core::transport::Transport`, and when a join picks it (the
+/// first line whose condition holds). The first line's data path is inlined; the
+/// others' runs out of line, so the one-host store stays a few instructions. Adding a
+/// transport is one implementation of the contract and one line here.
+macro_rules! flavors {
+    ($d:tt; $hot:ident($hot_t:ty) if $hot_when:expr, $($v:ident($t:ty) if $when:expr),* $(,)?) => {
+        enum NodeFlavor { $hot($hot_t), $($v($t)),* }
+        enum SegFlavor { $hot(<$hot_t as Transport>::Segment), $($v(<$t as Transport>::Segment)),* }
+        enum TxFlavor { $hot(<$hot_t as Transport>::Tx), $($v(<$t as Transport>::Tx)),* }
+        enum RxFlavor { $hot(<$hot_t as Transport>::Rx), $($v(<$t as Transport>::Rx)),* }
+        enum LockFlavor { $hot(<$hot_t as Transport>::Lock), $($v(<$t as Transport>::Lock)),* }
+        enum GuardFlavor<'a> {
+            $hot(<<$hot_t as Transport>::Lock as LockOps>::Guard<'a>),
+            $($v(<<$t as Transport>::Lock as LockOps>::Guard<'a>)),*
         }
-    }
-}
 
-impl Config {
-    /// This config with the hub at `addr`.
-    pub fn with_hub(mut self, hub: Hub) -> Config {
-        self.hub = Some(hub);
-        self
-    }
-}
+        /// `$e` with `$b` bound to whichever transport's value `$x` holds.
+        macro_rules! each {
+            ($d f:ident, $d x:expr, $d b:ident => $d e:expr) => {
+                match $d x { $d f::$hot($d b) => $d e, $($d f::$v($d b) => $d e),* }
+            };
+        }
 
-/// Reads the cluster key named by a config (`None`: an open cluster).
-pub fn read_key(path: Option<&std::path::Path>) -> Result<Option<Vec<u8>>> {
-    let Some(path) = path else { return Ok(None) };
-    let bytes = std::fs::read(path)
-        .map_err(|e| Error::os(format!("read the cluster key file {}", path.display()), e))?;
-    if bytes.trim_ascii().is_empty() {
-        return Err(Error::Invalid {
-            what: "cluster key file",
-            why: format!("{} is empty", path.display()),
-        });
-    }
-    Ok(Some(bytes.trim_ascii().to_vec()))
-}
+        /// As `each!`, the first transport inline and the others out of line.
+        macro_rules! hot {
+            ($d f:ident, $d x:expr, $d b:ident => $d e:expr) => {
+                match $d x { $d f::$hot($d b) => $d e, $($d f::$v($d b) => cold(|| $d e)),* }
+            };
+        }
 
-enum Node {
-    Shm(memchan_shm::Node),
-    Net(net::Node),
-}
+        /// `$e` of whichever transport `$x` holds, wrapped in the same variant of `$to`.
+        macro_rules! wrap {
+            ($d f:ident => $d to:ident, $d x:expr, $d b:ident => $d e:expr) => {
+                match $d x { $d f::$hot($d b) => $d to::$hot($d e), $($d f::$v($d b) => $d to::$v($d e)),* }
+            };
+        }
 
-/// Calls the same method on whichever transport `$x` holds.
-macro_rules! both {
-    ($x:expr, $v:ident => $e:expr) => {
-        match $x {
-            Node::Shm($v) => $e,
-            Node::Net($v) => $e,
+        /// As `wrap!` for an `Option`.
+        macro_rules! wrap_some {
+            ($d f:ident => $d to:ident, $d x:expr, $d b:ident => $d e:expr) => {
+                match $d x { $d f::$hot($d b) => $d e.map($d to::$hot), $($d f::$v($d b) => $d e.map($d to::$v)),* }
+            };
+        }
+
+        fn join_flavor(name: &str, cfg: &Config) -> Result<NodeFlavor> {
+            let picks = |f: fn(&Config) -> bool| f(cfg);
+            if picks($hot_when) {
+                return Ok(NodeFlavor::$hot(<$hot_t as Transport>::join(name, cfg)?));
+            }
+            $(if picks($when) {
+                return Ok(NodeFlavor::$v(<$t as Transport>::join(name, cfg)?));
+            })*
+            Err(Error::Unsupported("no transport serves this configuration"))
+        }
+
+        impl NodeFlavor {
+            fn transport_name(&self) -> &'static str {
+                match self {
+                    NodeFlavor::$hot(_) => <$hot_t as Transport>::NAME,
+                    $(NodeFlavor::$v(_) => <$t as Transport>::NAME),*
+                }
+            }
         }
     };
+}
+
+flavors!($;
+    Shm(memchan_shm::Node) if |c| c.hub.is_none(),
+    Hub(memchan_net::node::Node) if |c| c.hub.is_some(),
+);
+
+/// Runs `f` out of line (the other transports' writes, beside the inlined one-host store).
+#[cold]
+#[inline(never)]
+fn cold<T>(f: impl FnOnce() -> T) -> T {
+    f()
 }
 
 /// This process's membership in a cluster: the handle for segments, groups, ack,
 /// barrier, locks and membership. Leaves the cluster on drop.
 pub struct Cluster {
-    node: Node,
+    node: NodeFlavor,
 }
 
 impl Cluster {
     /// Joins the cluster `name` with default settings (from the environment: on this
     /// host, or through the hub `MEMCHAN_HUB` names), creating it if needed.
+    ///
+    /// # Errors
+    /// As [`join_with`](Self::join_with).
     pub fn join(name: &str) -> Result<Cluster> {
         Self::join_with(name, Config::default())
     }
@@ -149,412 +153,431 @@ impl Cluster {
     /// assert_eq!(c.page_size(), 8192);
     /// # Ok::<(), memchan::Error>(())
     /// ```
+    ///
+    /// # Errors
+    /// `Invalid` for a bad cluster name or `Config` value (checked once, here, by
+    /// [`Config::validate`]: a zero heartbeat, a failure timeout under twice the
+    /// heartbeat, ...); `VersionMismatch`, `PageSizeMismatch`, `TableFull("node")`;
+    /// through a hub `HubRefused` naming why.
     pub fn join_with(name: &str, cfg: Config) -> Result<Cluster> {
-        let node = match &cfg.hub {
-            None => Node::Shm(memchan_shm::Node::join(
-                name,
-                memchan_shm::Config {
-                    page_size: cfg.page_size,
-                    heartbeat: cfg.heartbeat,
-                    failure_timeout: cfg.failure_timeout,
-                },
-            )?),
-            Some(hub) => {
-                let secret = read_key(cfg.key_file.as_deref())?;
-                let key = secret.as_deref().map_or_else(
-                    memchan_net::wire::Key::open,
-                    memchan_net::wire::Key::from_secret,
-                );
-                Node::Net(net::Node::join(
-                    name,
-                    net::NetConfig {
-                        hub: match hub {
-                            Hub::Connect(a) => net::HubSpec::Connect(a.clone()),
-                            Hub::Host(a) => net::HubSpec::Host(a.clone()),
-                        },
-                        key,
-                        keyed: secret.is_some(),
-                        page_size: cfg.page_size,
-                        heartbeat: cfg.heartbeat,
-                        failure_timeout: cfg.failure_timeout,
-                        link: memchan_net::link::LinkConfig {
-                            replay_limit: cfg.replay_limit,
-                            ..Default::default()
-                        },
-                    },
-                )?)
-            }
-        };
-        Ok(Cluster { node })
+        memchan_core::validate::cluster_name(name)?;
+        cfg.validate()?;
+        Ok(Cluster {
+            node: join_flavor(name, &cfg)?,
+        })
     }
 
-    /// Whether this node joined through a hub (else: shared memory on this host).
-    pub fn is_hub_transport(&self) -> bool {
-        matches!(self.node, Node::Net(_))
+    /// The transport this node joined through: `"shm"` (shared memory, this host) or
+    /// `"hub"`.
+    pub fn transport(&self) -> &'static str {
+        self.node.transport_name()
+    }
+
+    /// What the transport offers ([`Caps`]); an operation it does not offer returns
+    /// [`Error::Unsupported`].
+    pub fn caps(&self) -> Caps {
+        each!(NodeFlavor, &self.node, n => n.caps())
     }
 
     /// This node's id, `0..256`.
     pub fn node_id(&self) -> NodeId {
-        both!(&self.node, n => n.id())
+        each!(NodeFlavor, &self.node, n => n.node_id())
     }
 
     /// This node's incarnation (new on every join).
     pub fn incarnation(&self) -> u64 {
-        both!(&self.node, n => n.incarnation())
+        each!(NodeFlavor, &self.node, n => n.incarnation())
     }
 
     /// The cluster's name.
     pub fn name(&self) -> &str {
-        both!(&self.node, n => n.cluster())
+        each!(NodeFlavor, &self.node, n => n.cluster())
     }
 
     /// The cluster's page size in bytes.
     pub fn page_size(&self) -> usize {
-        both!(&self.node, n => n.page_size())
+        each!(NodeFlavor, &self.node, n => n.page_size())
     }
 
     /// The live members.
     pub fn members(&self) -> Vec<NodeId> {
-        both!(&self.node, n => n.members().iter().collect())
+        each!(NodeFlavor, &self.node, n => n.members().iter().collect())
     }
 
     /// The membership epoch: it grows with every join, leave and failure.
     pub fn epoch(&self) -> u64 {
-        both!(&self.node, n => n.epoch())
+        each!(NodeFlavor, &self.node, n => n.epoch())
     }
 
     /// The next membership event (from this node's join on), waiting up to `timeout`
-    /// (`None`: forever). Every node sees the same events in the same order.
+    /// (`None`: forever). Every node sees the same events in the same order. The last
+    /// [`EVENT_RING`] events are kept for a reader; one further behind skips to the
+    /// oldest kept, on every transport.
     pub fn next_event(&self, timeout: Option<Duration>) -> Option<MembershipEvent> {
-        both!(&self.node, n => n.next_event(timeout))
+        each!(NodeFlavor, &self.node, n => n.next_event(timeout))
     }
 
     /// Waits until at least `n` nodes are members.
+    ///
+    /// # Errors
+    /// `Timeout`; `Isolated` or `HubLost` if this node can no longer take part.
     pub fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()> {
-        both!(&self.node, x => x.wait_for_members(n, timeout))
+        each!(NodeFlavor, &self.node, x => x.wait_for_members(n, timeout))
     }
 
     /// Finds the segment `name`, or creates it with `size` bytes (rounded up to whole
     /// pages), owned by this process's uid/gid with permission bits `mode`.
+    ///
+    /// # Errors
+    /// `Invalid` for a name that is not 1..=64 characters of `[A-Za-z0-9._-]` or starts
+    /// with `_` (memchan's own), a size of 0 or over 16 GiB, a mode beyond `0o777`;
+    /// `SegmentSizeMismatch` if it exists with another size; `TableFull("segment")`
+    /// past [`MAX_SEGMENTS`].
     pub fn segment(&self, name: &str, size: usize, mode: u32) -> Result<Segment> {
-        Ok(match &self.node {
-            Node::Shm(n) => Segment::Shm(n.segment(name, size, mode)?),
-            Node::Net(n) => Segment::Net(n.segment(name, size, mode)?),
+        Ok(Segment {
+            seg: wrap!(NodeFlavor => SegFlavor, &self.node, n => n.segment(name, size, mode)?),
         })
     }
 
-    /// Opens an existing segment; [`Error::UnknownSegment`] if there is none.
+    /// Opens an existing segment.
+    ///
+    /// # Errors
+    /// [`Error::UnknownSegment`] if there is none; `Invalid` for a bad name.
     pub fn open_segment(&self, name: &str) -> Result<Segment> {
-        Ok(match &self.node {
-            Node::Shm(n) => Segment::Shm(n.open_segment(name)?),
-            Node::Net(n) => Segment::Net(n.open_segment(name)?),
+        Ok(Segment {
+            seg: wrap!(NodeFlavor => SegFlavor, &self.node, n => n.open_segment(name)?),
         })
     }
 
     /// Creates a multicast group of `members` (or finds it if it exists with the same
     /// members).
+    ///
+    /// # Errors
+    /// `Invalid` for a bad name or an empty member list, or if the group exists with
+    /// other members; `UnknownNode` for an id that is not a live member (whatever its
+    /// value); `TableFull("group")` past [`MAX_GROUPS`].
     pub fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId> {
-        both!(&self.node, n => n.create_group(name, members))
+        each!(NodeFlavor, &self.node, n => n.create_group(name, members))
     }
 
     /// Looks up a multicast group.
+    ///
+    /// # Errors
+    /// `UnknownGroup`.
     pub fn group(&self, name: &str) -> Result<GroupId> {
-        both!(&self.node, n => n.group(name))
+        each!(NodeFlavor, &self.node, n => n.group(name))
     }
 
     /// Returns once every earlier write of this node has been applied at every
     /// destination (OpenSHMEM's `quiet`).
+    ///
+    /// # Errors
+    /// `AckIncomplete` naming the nodes that did not acknowledge; `Isolated`; `HubLost`.
     pub fn ack(&self) -> Result<()> {
-        both!(&self.node, n => n.ack())
+        each!(NodeFlavor, &self.node, n => n.ack())
     }
 
     /// Waits until every live member has reached this barrier; earlier writes of each
-    /// are applied everywhere before anyone passes.
+    /// are applied everywhere before anyone passes. A node that joins while a barrier
+    /// is under way is not part of it: its first `barrier` is the next one.
+    ///
+    /// # Errors
+    /// `Isolated`; `HubLost`.
     pub fn barrier(&self) -> Result<()> {
-        both!(&self.node, n => n.barrier())
+        each!(NodeFlavor, &self.node, n => n.barrier())
     }
 
-    /// Barrier over the live members of a group.
+    /// Barrier over the live members of a group, of which this node must be one.
+    ///
+    /// # Errors
+    /// `UnknownGroup` for a group that does not exist; `Invalid` (`"group barrier"`)
+    /// if this node is not a member.
     pub fn barrier_group(&self, g: GroupId) -> Result<()> {
-        both!(&self.node, n => n.barrier_group(g))
+        each!(NodeFlavor, &self.node, n => n.barrier_group(g))
     }
 
     /// The cluster lock `name` (created on first use). At most one node holds it; a
     /// holder that dies is released by the cluster.
+    ///
+    /// # Errors
+    /// `Invalid` (`"lock name"`) for a name that is not 1..=58 characters of
+    /// `[A-Za-z0-9._-]`; `TableFull("segment")` (each lock uses a segment).
     pub fn lock(&self, name: &str) -> Result<Lock> {
-        Ok(match &self.node {
-            Node::Shm(n) => Lock::Shm(n.lock(name)?),
-            Node::Net(n) => Lock::Net(n.lock(name)?),
+        Ok(Lock {
+            lock: wrap!(NodeFlavor => LockFlavor, &self.node, n => n.lock(name)?),
         })
     }
 
-    /// The hub this node hosts in its process (virtual hub), for status and tests.
-    pub fn hosted_hub(&self) -> Option<&memchan_net::hub::Hub> {
-        match &self.node {
-            Node::Net(n) => n.hosted_hub(),
-            Node::Shm(_) => None,
-        }
+    /// The address of the hub this node hosts in its process (virtual hub, started
+    /// with [`HubSpec::Host`]): the other node connects there.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] on a node that hosts no hub.
+    pub fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr> {
+        each!(NodeFlavor, &self.node, n => n.hosted_hub_addr())
     }
 
     /// Leaves the cluster now.
     pub fn leave(self) {
-        match self.node {
-            Node::Shm(n) => n.leave(),
-            Node::Net(n) => n.leave(),
-        }
+        each!(NodeFlavor, self.node, n => n.leave())
     }
 }
 
 /// A named segment of the cluster's address space.
-pub enum Segment {
-    /// On this host's shared memory.
-    #[doc(hidden)]
-    Shm(memchan_shm::Segment),
-    /// Through a hub.
-    #[doc(hidden)]
-    Net(net::Segment),
-}
-
-macro_rules! each {
-    ($t:ident, $x:expr, $v:ident => $e:expr) => {
-        match $x {
-            $t::Shm($v) => $e,
-            $t::Net($v) => $e,
-        }
-    };
+pub struct Segment {
+    seg: SegFlavor,
 }
 
 impl Segment {
     /// The segment's name.
     pub fn name(&self) -> &str {
-        each!(Segment, self, s => s.name())
+        each!(SegFlavor, &self.seg, s => s.name())
     }
     /// Size in bytes (whole pages).
     pub fn size(&self) -> usize {
-        each!(Segment, self, s => s.size())
+        each!(SegFlavor, &self.seg, s => s.size())
     }
     /// Maps it rx: local memory that receives every write addressed to it.
+    ///
+    /// # Errors
+    /// As [`map_rx_with`](Self::map_rx_with).
     pub fn map_rx(&self) -> Result<RxMapping> {
         self.map_rx_with(RxAttrs::default())
     }
     /// Maps it rx with page attributes (receive enable, notify on receive).
+    ///
+    /// # Errors
+    /// `PermissionDenied` (op `map_rx`) without read permission; `Invalid`
+    /// (`"rx mapping"`) if this node maps it rx already; `SegmentFreed`.
     pub fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
-        Ok(match self {
-            Segment::Shm(s) => RxMapping::Shm(s.map_rx_with(attrs)?),
-            Segment::Net(s) => RxMapping::Net(s.map_rx_with(attrs)?),
+        Ok(RxMapping {
+            rx: wrap!(SegFlavor => RxFlavor, &self.seg, s => s.map_rx_with(attrs)?),
         })
     }
     /// Maps it tx towards `dest`.
+    ///
+    /// # Errors
+    /// `PermissionDenied` (op `map_tx`) without write permission; `UnknownNode` for a
+    /// node that is not a live member; `UnknownGroup` for a group that does not exist.
     pub fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
-        Ok(match self {
-            Segment::Shm(s) => TxMapping::Shm(s.map_tx(dest, attrs)?),
-            Segment::Net(s) => TxMapping::Net(s.map_tx(dest, attrs)?),
+        Ok(TxMapping {
+            tx: wrap!(SegFlavor => TxFlavor, &self.seg, s => s.map_tx(dest, attrs)?),
         })
     }
-    /// Frees the segment (owner only).
+    /// Frees the segment: its owner (or root) only; every mapping of it stops working.
+    ///
+    /// # Errors
+    /// `PermissionDenied` (op `free`) for anyone else; `SegmentFreed` if it is gone.
     pub fn free(self) -> Result<()> {
-        each!(Segment, self, s => s.free())
+        each!(SegFlavor, self.seg, s => s.free())
     }
 }
 
-/// A transmit window: writes land in the destination's rx mappings.
-pub enum TxMapping {
-    /// On this host's shared memory.
-    #[doc(hidden)]
-    Shm(memchan_shm::TxMapping),
-    /// Through a hub.
-    #[doc(hidden)]
-    Net(net::TxMapping),
+/// A transmit window: writes land in the destination's rx mappings. Each write is
+/// checked (bounds, alignment, transmit enable) before anything is sent: a refused
+/// write deposits nothing. A write longer than 8 bytes is applied page by page: each
+/// page lands whole, in the one order; another sender's packets may fall between the
+/// pages of one write, on every transport.
+pub struct TxMapping {
+    tx: TxFlavor,
 }
 
 impl TxMapping {
     /// Size in bytes.
     pub fn len(&self) -> usize {
-        each!(TxMapping, self, t => t.len())
+        each!(TxFlavor, &self.tx, t => TxOps::len(t))
     }
     /// Never empty.
     pub fn is_empty(&self) -> bool {
-        each!(TxMapping, self, t => t.is_empty())
+        self.len() == 0
     }
     /// Destination.
     pub fn dest(&self) -> Dest {
-        each!(TxMapping, self, t => t.dest())
+        each!(TxFlavor, &self.tx, t => TxOps::dest(t))
     }
     /// Attributes.
     pub fn attrs(&self) -> TxAttrs {
-        each!(TxMapping, self, t => t.attrs())
+        each!(TxFlavor, &self.tx, t => TxOps::attrs(t))
     }
     /// Turns transmit enable on or off.
     pub fn set_transmit_enable(&mut self, on: bool) {
-        each!(TxMapping, self, t => t.set_transmit_enable(on))
+        each!(TxFlavor, &mut self.tx, t => TxOps::set_transmit_enable(t, on))
     }
     /// Atomic 8-byte write.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`, `TransmitDisabled`, `Isolated`, `SegmentFreed`,
+    /// `HubLost`.
     #[inline(always)]
     pub fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
-        match self {
-            TxMapping::Shm(t) => t.write_u64(offset, v),
-            // Out of line: the one-host store stays a few instructions.
-            TxMapping::Net(t) => cold(|| t.write_u64(offset, v)),
-        }
+        hot!(TxFlavor, &self.tx, t => TxOps::write_u64(t, offset, v))
     }
     /// Atomic 4-byte write.
+    ///
+    /// # Errors
+    /// As [`write_u64`](Self::write_u64).
     #[inline(always)]
     pub fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
-        match self {
-            TxMapping::Shm(t) => t.write_u32(offset, v),
-            // Out of line: the one-host store stays a few instructions.
-            TxMapping::Net(t) => cold(|| t.write_u32(offset, v)),
-        }
+        hot!(TxFlavor, &self.tx, t => TxOps::write_u32(t, offset, v))
     }
     /// Atomic 2-byte write.
+    ///
+    /// # Errors
+    /// As [`write_u64`](Self::write_u64).
     #[inline(always)]
     pub fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
-        match self {
-            TxMapping::Shm(t) => t.write_u16(offset, v),
-            // Out of line: the one-host store stays a few instructions.
-            TxMapping::Net(t) => cold(|| t.write_u16(offset, v)),
-        }
+        hot!(TxFlavor, &self.tx, t => TxOps::write_u16(t, offset, v))
     }
     /// 1-byte write.
+    ///
+    /// # Errors
+    /// As [`write_u64`](Self::write_u64).
     #[inline(always)]
     pub fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
-        match self {
-            TxMapping::Shm(t) => t.write_u8(offset, v),
-            // Out of line: the one-host store stays a few instructions.
-            TxMapping::Net(t) => cold(|| t.write_u8(offset, v)),
-        }
+        hot!(TxFlavor, &self.tx, t => TxOps::write_u8(t, offset, v))
     }
-    /// Writes `data` at `offset` (split into packets, each applied whole).
+    /// Writes `data` at `offset` (applied page by page, see the type's doc).
+    ///
+    /// # Errors
+    /// As [`write_u64`](Self::write_u64), less `Unaligned`.
     #[inline(always)]
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        match self {
-            TxMapping::Shm(t) => t.write(offset, data),
-            // Out of line: the one-host store stays a few instructions.
-            TxMapping::Net(t) => cold(|| t.write(offset, data)),
-        }
+        hot!(TxFlavor, &self.tx, t => TxOps::write(t, offset, data))
     }
-}
-
-/// Runs `f` out of line (the hub transport's writes, beside the inlined one-host store).
-#[cold]
-#[inline(never)]
-fn cold<T>(f: impl FnOnce() -> T) -> T {
-    f()
 }
 
 /// This node's receive memory for a segment.
-pub enum RxMapping {
-    /// On this host's shared memory.
-    #[doc(hidden)]
-    Shm(memchan_shm::RxMapping),
-    /// Through a hub.
-    #[doc(hidden)]
-    Net(net::RxMapping),
+pub struct RxMapping {
+    rx: RxFlavor,
 }
 
 impl RxMapping {
     /// Size in bytes.
     pub fn len(&self) -> usize {
-        each!(RxMapping, self, r => r.len())
+        each!(RxFlavor, &self.rx, r => RxOps::len(r))
     }
     /// Never empty.
     pub fn is_empty(&self) -> bool {
-        each!(RxMapping, self, r => r.is_empty())
+        self.len() == 0
     }
     /// Segment name.
     pub fn name(&self) -> &str {
-        each!(RxMapping, self, r => r.name())
+        each!(RxFlavor, &self.rx, r => RxOps::name(r))
     }
     /// Start of the receive memory (written concurrently: read it through atomics).
     pub fn as_ptr(&self) -> *const u8 {
-        each!(RxMapping, self, r => r.as_ptr())
+        each!(RxFlavor, &self.rx, r => RxOps::as_ptr(r))
     }
     /// Atomic 8-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`.
     #[inline(always)]
     pub fn load_u64(&self, offset: usize) -> Result<u64> {
-        each!(RxMapping, self, r => r.load_u64(offset))
+        each!(RxFlavor, &self.rx, r => RxOps::load_u64(r, offset))
     }
     /// Atomic 4-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`.
     #[inline(always)]
     pub fn load_u32(&self, offset: usize) -> Result<u32> {
-        each!(RxMapping, self, r => r.load_u32(offset))
+        each!(RxFlavor, &self.rx, r => RxOps::load_u32(r, offset))
     }
     /// Atomic 2-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`.
     #[inline(always)]
     pub fn load_u16(&self, offset: usize) -> Result<u16> {
-        each!(RxMapping, self, r => r.load_u16(offset))
+        each!(RxFlavor, &self.rx, r => RxOps::load_u16(r, offset))
     }
     /// 1-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
     #[inline(always)]
     pub fn load_u8(&self, offset: usize) -> Result<u8> {
-        each!(RxMapping, self, r => r.load_u8(offset))
+        each!(RxFlavor, &self.rx, r => RxOps::load_u8(r, offset))
     }
     /// Copies bytes out.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        each!(RxMapping, self, r => r.read(offset, buf))
+        each!(RxFlavor, &self.rx, r => RxOps::read(r, offset, buf))
     }
     /// Sets the attributes of the pages covering `offset..offset+len`.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
     pub fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
-        each!(RxMapping, self, r => r.set_attrs(offset, len, attrs))
+        each!(RxFlavor, &self.rx, r => RxOps::set_attrs(r, offset, len, attrs))
     }
     /// The attributes of the page holding `offset`.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
     pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
-        each!(RxMapping, self, r => r.attrs(offset))
+        each!(RxFlavor, &self.rx, r => RxOps::attrs(r, offset))
     }
-    /// Blocks until a write lands on a notify page (`Ok(true)`) or `timeout` passes.
+    /// Blocks, without a busy core, until a write lands on a notify page (`Ok(true)`)
+    /// or `timeout` passes (`Ok(false)`).
+    ///
+    /// # Errors
+    /// `Isolated` or `HubLost` where the transport can tell.
     pub fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
-        each!(RxMapping, self, r => r.wait(timeout))
+        each!(RxFlavor, &self.rx, r => RxOps::wait(r, timeout))
     }
-    /// Like [`wait`](Self::wait) but busy-polling (through a hub: the link itself, in
-    /// the calling thread).
+    /// Like [`wait`](Self::wait) but busy-polling, on every transport: lower latency,
+    /// one busy core (through a hub it reads the link itself, in the calling thread).
+    ///
+    /// # Errors
+    /// As [`wait`](Self::wait).
     pub fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
-        match self {
-            RxMapping::Shm(r) => r.wait(timeout),
-            RxMapping::Net(r) => r.wait_spin(timeout),
-        }
+        each!(RxFlavor, &self.rx, r => RxOps::wait_spin(r, timeout))
     }
 }
 
 /// A named cluster lock.
-pub enum Lock {
-    /// On this host's shared memory.
-    #[doc(hidden)]
-    Shm(memchan_shm::Lock),
-    /// Through a hub.
-    #[doc(hidden)]
-    Net(net::Lock),
+pub struct Lock {
+    lock: LockFlavor,
 }
 
 /// Holds a [`Lock`] until dropped.
-pub enum LockGuard<'a> {
-    /// On this host's shared memory.
-    #[doc(hidden)]
-    Shm(memchan_shm::LockGuard<'a>),
-    /// Through a hub.
-    #[doc(hidden)]
-    Net(net::LockGuard<'a>),
+pub struct LockGuard<'a> {
+    guard: GuardFlavor<'a>,
 }
 
 impl Lock {
     /// Waits for the lock.
+    ///
+    /// # Errors
+    /// `Isolated`; `HubLost`.
     pub fn acquire(&self) -> Result<LockGuard<'_>> {
-        Ok(match self {
-            Lock::Shm(l) => LockGuard::Shm(l.acquire()?),
-            Lock::Net(l) => LockGuard::Net(l.acquire()?),
+        Ok(LockGuard {
+            guard: wrap!(LockFlavor => GuardFlavor, &self.lock, l => LockOps::acquire(l)?),
         })
     }
     /// Tries once; `None` if another node holds or bids.
+    ///
+    /// # Errors
+    /// `Isolated`; `HubLost`.
     pub fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
-        Ok(match self {
-            Lock::Shm(l) => l.try_acquire()?.map(LockGuard::Shm),
-            Lock::Net(l) => l.try_acquire()?.map(LockGuard::Net),
-        })
+        let guard =
+            wrap_some!(LockFlavor => GuardFlavor, &self.lock, l => LockOps::try_acquire(l)?);
+        Ok(guard.map(|guard| LockGuard { guard }))
     }
 }
 
 impl LockGuard<'_> {
-    /// Releases now, reporting errors (drop releases too, ignoring them).
+    /// Releases now, reporting errors (drop releases too, ignoring them). It returns
+    /// once the release is in the global order (this node's copy of the lock page
+    /// shows it), on every transport.
+    ///
+    /// # Errors
+    /// `Isolated` (the cluster already cleared this node's slot); `HubLost`.
     pub fn release(self) -> Result<()> {
-        each!(LockGuard, self, g => g.release())
+        each!(GuardFlavor, self.guard, g => GuardOps::release(g))
     }
 }

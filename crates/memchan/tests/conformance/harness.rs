@@ -17,8 +17,9 @@ pub fn unique_cluster(tag: &str) -> String {
     )
 }
 
-/// The transport a conformance test runs on: the suite is written once and each test
-/// runs on every transport (`on_every_transport!`).
+/// The transport a conformance test runs on: the suite is written once against the
+/// public API (the transport contract's one face) and every test runs on every
+/// transport listed in [`every_transport!`].
 pub enum Transport {
     /// One host, shared memory.
     Shm,
@@ -27,17 +28,69 @@ pub enum Transport {
     Hub(memchan_net::hub::Hub),
 }
 
-impl Transport {
-    /// A fresh hub with the default timing (heartbeat 100 ms, failure timeout 800 ms).
-    pub fn hub() -> Transport {
-        Self::hub_timed(Duration::from_millis(100), Duration::from_millis(800))
-    }
+/// The liveness timing a test's cluster runs with (the hub's, for a hub).
+#[derive(Clone, Copy)]
+pub struct Timing {
+    pub heartbeat: Duration,
+    pub failure_timeout: Duration,
+}
 
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            heartbeat: Duration::from_millis(100),
+            failure_timeout: Duration::from_millis(800),
+        }
+    }
+}
+
+/// Lists every transport the suite runs on, one line each: the name of its test
+/// variant and how the test process sets it up for a [`Timing`]. A new transport is
+/// one line here; every `on_every_transport!` test then runs on it too.
+#[macro_export]
+macro_rules! every_transport {
+    ($then:ident ! ($($args:tt)*)) => {
+        $then!($($args)*;
+            shm => |_t: $crate::harness::Timing| $crate::harness::Transport::Shm,
+            hub => $crate::harness::Transport::hub_timed,
+        );
+    };
+}
+
+/// Runs the test function `$f(&Transport)` once per transport of [`every_transport!`]
+/// (as `$f::shm`, `$f::hub`, ...), with the default timing or `$timing`.
+#[macro_export]
+macro_rules! on_every_transport {
+    ($f:ident) => {
+        $crate::on_every_transport!($f, $crate::harness::Timing::default());
+    };
+    ($f:ident, $timing:expr) => {
+        $crate::every_transport!(instantiate_per_transport!($f, $timing));
+    };
+}
+
+/// One `#[test]` per transport line (used by `on_every_transport!`).
+#[macro_export]
+macro_rules! instantiate_per_transport {
+    ($f:ident, $timing:expr; $($name:ident => $setup:expr),* $(,)?) => {
+        mod $f {
+            $(
+                #[test]
+                fn $name() {
+                    let setup = $setup;
+                    super::$f(&setup($timing));
+                }
+            )*
+        }
+    };
+}
+
+impl Transport {
     /// A fresh hub with the given heartbeat and failure timeout.
-    pub fn hub_timed(heartbeat: Duration, failure_timeout: Duration) -> Transport {
+    pub fn hub_timed(t: Timing) -> Transport {
         let hub = memchan_net::hub::Hub::start(memchan_net::hub::HubConfig {
-            heartbeat,
-            failure_timeout,
+            heartbeat: t.heartbeat,
+            failure_timeout: t.failure_timeout,
             ..Default::default()
         })
         .expect("start a hub");
@@ -53,7 +106,7 @@ impl Transport {
 
     /// `cfg` pointed at this transport.
     pub fn config(&self, mut cfg: memchan::Config) -> memchan::Config {
-        cfg.hub = self.hub_addr().map(memchan::Hub::Connect);
+        cfg.hub = self.hub_addr().map(memchan::HubSpec::Connect);
         cfg
     }
 
@@ -83,27 +136,6 @@ impl Transport {
     pub fn is_hub(&self) -> bool {
         matches!(self, Transport::Hub(_))
     }
-}
-
-/// Runs the test function `$f(&Transport)` once per transport, as `$f::shm` and
-/// `$f::hub` (the hub made by `$hub`, default `Transport::hub()`).
-#[macro_export]
-macro_rules! on_every_transport {
-    ($f:ident) => {
-        $crate::on_every_transport!($f, $crate::harness::Transport::hub());
-    };
-    ($f:ident, $hub:expr) => {
-        mod $f {
-            #[test]
-            fn shm() {
-                super::$f(&$crate::harness::Transport::Shm);
-            }
-            #[test]
-            fn hub() {
-                super::$f(&$hub);
-            }
-        }
-    };
 }
 
 /// A worker process, killed (by PID) and reaped when dropped. Its stdout is read by

@@ -5,6 +5,7 @@
 
 #[macro_use]
 mod harness;
+mod contract;
 mod lock;
 mod membership;
 mod multihost;

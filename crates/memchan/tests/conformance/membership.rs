@@ -192,10 +192,10 @@ fn hung_node_is_isolated_by_heartbeat_timeout(t: &Transport) {
 }
 on_every_transport!(
     hung_node_is_isolated_by_heartbeat_timeout,
-    crate::harness::Transport::hub_timed(
-        std::time::Duration::from_millis(50),
-        std::time::Duration::from_millis(300)
-    )
+    crate::harness::Timing {
+        heartbeat: std::time::Duration::from_millis(50),
+        failure_timeout: std::time::Duration::from_millis(300),
+    }
 );
 
 #[test]

@@ -57,7 +57,7 @@ pub fn hub_worker(a: &[String]) {
     let key_file = std::env::var_os("MEMCHAN_KEY_FILE")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
-    let secret = memchan::read_key(key_file.as_deref()).unwrap();
+    let secret = memchan_net::node::read_key(key_file.as_deref()).unwrap();
     let (key, keyed) = match secret {
         Some(s) => (Key::from_secret(&s), true),
         None => (Key::open(), false),
@@ -1232,7 +1232,7 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
     let (cname, addr, kf) = (name.clone(), hub_addr(&topo, 1, port), good.clone());
     let me = in_ns(&topo.hosts[1].ns, move || {
         let cfg = Config {
-            hub: Some(memchan::Hub::Connect(addr)),
+            hub: Some(memchan::HubSpec::Connect(addr)),
             key_file: Some(kf),
             ..Config::default()
         };

@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use memchan::{
-    Cluster, Config as NodeConfig, Dest, Hub, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping,
+    Cluster, Config as NodeConfig, Dest, HubSpec as Hub, NodeId, RxAttrs, RxMapping, TxAttrs,
+    TxMapping,
 };
 
 use super::super::clock::{ticks, Clock};
@@ -72,7 +73,7 @@ fn join(a: &WorkerArgs, ping: bool) -> Result<Side> {
         }
     };
     ensure!(
-        c.is_hub_transport(),
+        c.transport() == "hub",
         "joined cluster {name} over shared memory, not through the hub"
     );
     let peer = super::super::memchan_side::other_node(&c)?;

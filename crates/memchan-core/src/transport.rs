@@ -1,0 +1,346 @@
+//! The transport contract: what every transport (shared memory on one host, the hub
+//! between hosts, and any later one) offers, as traits the public `memchan` crate is
+//! written against once. Nothing here does I/O.
+//!
+//! A transport is a [`Transport`] (a joined node) with associated segment, tx
+//! mapping, rx mapping and lock types. The data path ([`TxOps`], [`RxOps`]) is called
+//! through the concrete types, so it is monomorphised: the one-host store stays a few
+//! instructions. An operation a transport does not offer returns
+//! [`Error::Unsupported`], and [`Transport::caps`] says beforehand what it offers
+//! (as libfabric's capability bits do).
+//!
+//! The behaviour both transports must show is written down on each method and checked
+//! by the conformance suite (`crates/memchan/tests/conformance`), which runs the same
+//! tests on every transport.
+
+use crate::attr::{Dest, RxAttrs, TxAttrs};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::event::MembershipEvent;
+use crate::names::{GroupId, NodeId, NodeSet};
+use std::time::Duration;
+
+/// What a transport offers, as bits (see the constants).
+///
+/// ```
+/// use memchan_core::transport::Caps;
+/// let c = Caps::ORDERED | Caps::NOTIFY;
+/// assert!(c.contains(Caps::NOTIFY) && !c.contains(Caps::DIRECT_DEPOSIT));
+/// assert_eq!(c.names(), vec!["ordered", "notify"]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Caps(pub u32);
+
+impl Caps {
+    /// A point-to-point write is a store into the destination's memory (no system
+    /// call, no daemon).
+    pub const DIRECT_DEPOSIT: Caps = Caps(1);
+    /// Broadcast, multicast and local copy in one global order (MEMORY CHANNEL's
+    /// rules 1 and 2).
+    pub const ORDERED: Caps = Caps(1 << 1);
+    /// Notify on receive: `RxOps::wait` blocks without a busy core.
+    pub const NOTIFY: Caps = Caps(1 << 2);
+    /// The links repair loss, corruption and duplication themselves (CRC, go-back-N).
+    pub const RELIABLE_LINKS: Caps = Caps(1 << 3);
+    /// The cluster can be hosted by one of its nodes (virtual hub).
+    pub const HOSTED_HUB: Caps = Caps(1 << 4);
+    /// Remote read (`get`): not offered by any transport yet.
+    pub const GET: Caps = Caps(1 << 8);
+    /// Remote atomics: not offered by any transport yet.
+    pub const ATOMICS: Caps = Caps(1 << 9);
+    /// Two rails with fail-over: not offered by any transport yet.
+    pub const RAILS: Caps = Caps(1 << 10);
+
+    const NAMES: [(Caps, &'static str); 8] = [
+        (Caps::DIRECT_DEPOSIT, "direct-deposit"),
+        (Caps::ORDERED, "ordered"),
+        (Caps::NOTIFY, "notify"),
+        (Caps::RELIABLE_LINKS, "reliable-links"),
+        (Caps::HOSTED_HUB, "hosted-hub"),
+        (Caps::GET, "get"),
+        (Caps::ATOMICS, "atomics"),
+        (Caps::RAILS, "rails"),
+    ];
+
+    /// Whether every bit of `other` is set here.
+    pub fn contains(self, other: Caps) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The names of the bits set, in a fixed order.
+    pub fn names(self) -> Vec<&'static str> {
+        Self::NAMES
+            .iter()
+            .filter(|(c, _)| self.contains(*c))
+            .map(|(_, n)| *n)
+            .collect()
+    }
+}
+
+impl std::ops::BitOr for Caps {
+    type Output = Caps;
+    fn bitor(self, o: Caps) -> Caps {
+        Caps(self.0 | o.0)
+    }
+}
+
+/// A node joined to a cluster through one transport: the control plane.
+///
+/// Decided behaviour every implementation keeps (checked by the conformance suite):
+/// - arguments are checked by [`crate::validate`] before anything changes, with the
+///   same typed error on every transport, and no argument makes a call panic;
+/// - membership events are kept for the reader up to [`crate::validate::EVENT_RING`];
+///   a reader further behind skips to the oldest kept;
+/// - a node that joins while a barrier is under way is not part of that barrier; its
+///   first `barrier` call is the next one;
+/// - the page is the unit a write larger than 8 bytes is applied in: each page of it
+///   lands whole and in the one order, pages of one write may have another sender's
+///   packets between them.
+pub trait Transport: Sized + Send + Sync + 'static {
+    /// A segment handle.
+    type Segment: SegmentOps<Tx = Self::Tx, Rx = Self::Rx>;
+    /// A tx mapping: the write path.
+    type Tx: TxOps;
+    /// An rx mapping: the read path.
+    type Rx: RxOps;
+    /// A cluster lock.
+    type Lock: LockOps;
+
+    /// The transport's name (`shm`, `hub`), for status and errors.
+    const NAME: &'static str;
+
+    /// Joins (creating if needed) the cluster `name`; `cfg` was validated by the caller.
+    ///
+    /// # Errors
+    /// A bad cluster name, a version or page-size mismatch, a full node table, or the
+    /// transport's own refusals (`HubRefused`, `Os`).
+    fn join(name: &str, cfg: &Config) -> Result<Self>;
+    /// What this transport offers.
+    fn caps(&self) -> Caps;
+    /// This node's id.
+    fn node_id(&self) -> NodeId;
+    /// This node's incarnation (new on every join).
+    fn incarnation(&self) -> u64;
+    /// The cluster's name.
+    fn cluster(&self) -> &str;
+    /// The cluster's page size in bytes.
+    fn page_size(&self) -> usize;
+    /// The live members.
+    fn members(&self) -> NodeSet;
+    /// The membership epoch.
+    fn epoch(&self) -> u64;
+    /// The next membership event after this node's join, waiting up to `timeout`.
+    fn next_event(&self, timeout: Option<Duration>) -> Option<MembershipEvent>;
+    /// Waits until at least `n` nodes are members.
+    ///
+    /// # Errors
+    /// `Timeout`, or this node's isolation.
+    fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()>;
+    /// Finds or creates a segment.
+    ///
+    /// # Errors
+    /// A bad name, size or mode (`Invalid`), another size (`SegmentSizeMismatch`), a
+    /// full table (`TableFull`).
+    fn segment(&self, name: &str, size: usize, mode: u32) -> Result<Self::Segment>;
+    /// Opens an existing segment.
+    ///
+    /// # Errors
+    /// `UnknownSegment`, or a bad name.
+    fn open_segment(&self, name: &str) -> Result<Self::Segment>;
+    /// Creates (or finds, with the same members) a multicast group.
+    ///
+    /// # Errors
+    /// A bad name, no members (`Invalid`), a non-member (`UnknownNode`), a full table.
+    fn create_group(&self, name: &str, members: &[NodeId]) -> Result<GroupId>;
+    /// Looks a group up by name.
+    ///
+    /// # Errors
+    /// `UnknownGroup`.
+    fn group(&self, name: &str) -> Result<GroupId>;
+    /// Returns once every earlier write of this node is applied at every destination.
+    ///
+    /// # Errors
+    /// `AckIncomplete` naming the nodes that did not acknowledge, `Isolated`, `HubLost`.
+    fn ack(&self) -> Result<()>;
+    /// Barrier over the live members.
+    ///
+    /// # Errors
+    /// `Isolated`, `HubLost`.
+    fn barrier(&self) -> Result<()>;
+    /// Barrier over the live members of group `g`, of which this node must be one.
+    ///
+    /// # Errors
+    /// `UnknownGroup`, `Invalid` (`"group barrier"`: not a member).
+    fn barrier_group(&self, g: GroupId) -> Result<()>;
+    /// The cluster lock `name`.
+    ///
+    /// # Errors
+    /// A bad lock name (`Invalid`), a full segment table.
+    fn lock(&self, name: &str) -> Result<Self::Lock>;
+    /// The address of the hub this node hosts in its process (virtual hub).
+    ///
+    /// # Errors
+    /// `Unsupported` where the node hosts none.
+    fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr> {
+        Err(Error::Unsupported("a hosted hub"))
+    }
+    /// Leaves the cluster now (dropping the node does too).
+    fn leave(self);
+}
+
+/// A named segment.
+pub trait SegmentOps: Send + Sync {
+    /// Its tx mapping type.
+    type Tx: TxOps;
+    /// Its rx mapping type.
+    type Rx: RxOps;
+    /// The segment's name.
+    fn name(&self) -> &str;
+    /// Size in bytes (whole pages).
+    fn size(&self) -> usize;
+    /// Maps it rx with `attrs` on every page.
+    ///
+    /// # Errors
+    /// `PermissionDenied` (read), `Invalid` (`"rx mapping"`: this node maps it rx
+    /// already), `SegmentFreed`.
+    fn map_rx_with(&self, attrs: RxAttrs) -> Result<Self::Rx>;
+    /// Maps it tx towards `dest`.
+    ///
+    /// # Errors
+    /// `PermissionDenied` (write), `UnknownNode`, `UnknownGroup`, `Isolated`.
+    fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<Self::Tx>;
+    /// Frees the segment: its owner (or root) only.
+    ///
+    /// # Errors
+    /// `PermissionDenied` (op `free`) for anyone else, `SegmentFreed`.
+    fn free(self) -> Result<()>;
+}
+
+/// The write path of a tx mapping.
+pub trait TxOps: Send {
+    /// Size in bytes.
+    fn len(&self) -> usize;
+    /// Never true: a segment has at least one page.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Destination.
+    fn dest(&self) -> Dest;
+    /// Attributes.
+    fn attrs(&self) -> TxAttrs;
+    /// Turns transmit enable on or off.
+    fn set_transmit_enable(&mut self, on: bool);
+    /// Atomic 8-byte write.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`, `TransmitDisabled`, `Isolated`, `SegmentFreed`.
+    fn write_u64(&self, offset: usize, v: u64) -> Result<()>;
+    /// Atomic 4-byte write (errors as [`write_u64`](Self::write_u64)).
+    ///
+    /// # Errors
+    /// As `write_u64`.
+    fn write_u32(&self, offset: usize, v: u32) -> Result<()>;
+    /// Atomic 2-byte write.
+    ///
+    /// # Errors
+    /// As `write_u64`.
+    fn write_u16(&self, offset: usize, v: u16) -> Result<()>;
+    /// 1-byte write.
+    ///
+    /// # Errors
+    /// As `write_u64`.
+    fn write_u8(&self, offset: usize, v: u8) -> Result<()>;
+    /// Writes `data` at `offset`, applied page by page.
+    ///
+    /// # Errors
+    /// As `write_u64`, less `Unaligned`.
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
+}
+
+/// The read path of an rx mapping.
+pub trait RxOps: Send {
+    /// Size in bytes.
+    fn len(&self) -> usize;
+    /// Never true: a segment has at least one page.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Segment name.
+    fn name(&self) -> &str;
+    /// Start of the receive memory (written concurrently: read it through atomics).
+    fn as_ptr(&self) -> *const u8;
+    /// Atomic 8-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`.
+    fn load_u64(&self, offset: usize) -> Result<u64>;
+    /// Atomic 4-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`.
+    fn load_u32(&self, offset: usize) -> Result<u32>;
+    /// Atomic 2-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`.
+    fn load_u16(&self, offset: usize) -> Result<u16>;
+    /// 1-byte load.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
+    fn load_u8(&self, offset: usize) -> Result<u8>;
+    /// Copies bytes out.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
+    fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()>;
+    /// Sets the attributes of the pages covering `offset..offset+len`.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
+    fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()>;
+    /// The attributes of the page holding `offset`.
+    ///
+    /// # Errors
+    /// `OutOfBounds`.
+    fn attrs(&self, offset: usize) -> Result<RxAttrs>;
+    /// Blocks, without a busy core, until a write lands on a notify page (`Ok(true)`)
+    /// or `timeout` passes (`Ok(false)`).
+    ///
+    /// # Errors
+    /// `HubLost`, `Isolated` where the transport can tell.
+    fn wait(&self, timeout: Option<Duration>) -> Result<bool>;
+    /// As [`wait`](Self::wait), busy-polling: lower latency, one busy core.
+    ///
+    /// # Errors
+    /// As `wait`.
+    fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool>;
+}
+
+/// A cluster lock (seed 000's bid lock; `crate::bidlock`).
+pub trait LockOps: Send {
+    /// Holds the lock until dropped or released.
+    type Guard<'a>: GuardOps
+    where
+        Self: 'a;
+    /// Waits for the lock.
+    ///
+    /// # Errors
+    /// `Isolated`, `HubLost`.
+    fn acquire(&self) -> Result<Self::Guard<'_>>;
+    /// Tries once; `None` if another node holds or bids.
+    ///
+    /// # Errors
+    /// `Isolated`, `HubLost`.
+    fn try_acquire(&self) -> Result<Option<Self::Guard<'_>>>;
+}
+
+/// A held lock.
+pub trait GuardOps {
+    /// Releases now: returns once the release is in the global order (this node's own
+    /// copy of the lock page shows it), so every node's next bid sees it free.
+    ///
+    /// # Errors
+    /// `Isolated` (the cluster already cleared this node's slot), `HubLost`.
+    fn release(self) -> Result<()>;
+}
