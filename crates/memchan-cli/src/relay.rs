@@ -1,6 +1,6 @@
 //! `memchan relay`: a fault-injecting TCP relay for testing memchan links.
 //!
-//! The relay itself lives in `memchan_net::relay` (so test workers can run it inside a
+//! The relay itself lives in `memchan_testkit::relay` (so test workers can run it inside a
 //! network namespace); this is its command line: flags, the `listening ADDR` line, the
 //! stats file (every 200 ms and at exit) and the summary on stderr. SIGTERM and SIGINT
 //! stop it cleanly.
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use memchan_net::relay::{check_probability, write_stats_file, Relay, RelayConfig};
+use memchan_testkit::relay::{check_probability, write_stats_file, Relay, RelayConfig};
 
 /// Stats-file period.
 const STATS_PERIOD: Duration = Duration::from_millis(200);

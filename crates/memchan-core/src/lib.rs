@@ -17,7 +17,6 @@
 pub mod attr;
 pub mod backoff;
 pub mod bidlock;
-pub mod check;
 pub mod error;
 pub mod event;
 pub mod names;

@@ -14,6 +14,5 @@ pub mod link;
 pub mod metrics;
 pub mod node;
 pub mod proto;
-pub mod relay;
 pub mod status;
 pub mod wire;
