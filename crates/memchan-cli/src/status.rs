@@ -52,12 +52,12 @@ fn status(args: StatusArgs) -> Result<()> {
         .ok_or_else(|| anyhow!("no hub given: use --hub HOST:PORT or set MEMCHAN_HUB"))?;
     let (key, _) = load_key(key_file(args.key_file).as_deref())?;
     if let Some(listen) = &args.metrics {
-        catch_signals();
+        let signals = catch_signals()?;
         let (h, k) = (hub.clone(), key.clone());
         let srv = serve_metrics(listen, move || ask(&h, &k).map(|s| prometheus(&s)))
             .with_context(|| format!("cannot serve metrics on {listen}"))?;
         announce(&format!("metrics {}", srv.local_addr()))?;
-        wait_for_signal();
+        wait_for_signal(signals);
         drop(srv);
         return Ok(());
     }
