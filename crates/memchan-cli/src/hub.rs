@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::metrics::{exposition, serve_metrics};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use memchan_core::PageSize;
 use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::metrics::{prometheus, serve_metrics};
 use memchan_net::wire::Key;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -143,7 +143,7 @@ fn serve(args: HubArgs) -> Result<()> {
     let metrics = match &args.metrics {
         Some(listen) => {
             let h = hub.clone();
-            let srv = serve_metrics(listen, move || Ok(prometheus(&h.status())))
+            let srv = serve_metrics(listen, move || Ok(exposition(&h.status())))
                 .with_context(|| format!("cannot serve metrics on {listen}"))?;
             announce(&format!("metrics {}", srv.local_addr()))?;
             Some(srv)

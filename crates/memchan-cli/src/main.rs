@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod hub;
+mod metrics;
 mod relay;
 mod status;
 

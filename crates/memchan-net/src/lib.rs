@@ -11,7 +11,6 @@
 pub mod handshake;
 pub mod hub;
 pub mod link;
-pub mod metrics;
 pub mod node;
 pub mod proto;
 pub mod status;
