@@ -6,19 +6,17 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::metrics::{exposition, serve_metrics};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use memchan_core::PageSize;
 use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::metrics::{prometheus, serve_metrics};
 use memchan_net::wire::Key;
-
-/// How often the main thread looks at the signal flag.
-const POLL: Duration = Duration::from_millis(50);
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 
 /// Options of `memchan hub`.
 #[derive(Debug, Clone, Args)]
@@ -81,29 +79,15 @@ pub(crate) fn load_key(path: Option<&std::path::Path>) -> Result<(Key, bool)> {
     })
 }
 
-/// Set by SIGTERM/SIGINT once [`catch_signals`] ran.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    // An atomic store is async-signal-safe; nothing else happens here.
-    STOP.store(true, Ordering::SeqCst);
+/// Makes SIGTERM and SIGINT wake [`wait_for_signal`] instead of killing the process
+/// (from here on: a signal that arrives before the wait is kept for it).
+pub(crate) fn catch_signals() -> Result<Signals> {
+    Signals::new([SIGTERM, SIGINT]).context("installing the SIGTERM/SIGINT handlers")
 }
 
-/// Makes SIGTERM and SIGINT set a flag instead of killing the process.
-pub(crate) fn catch_signals() {
-    let handler: extern "C" fn(libc::c_int) = on_signal;
-    // SAFETY: `on_signal` only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
-        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
-    }
-}
-
-/// Sleeps until SIGTERM or SIGINT arrived.
-pub(crate) fn wait_for_signal() {
-    while !STOP.load(Ordering::SeqCst) {
-        std::thread::sleep(POLL);
-    }
+/// Blocks until SIGTERM or SIGINT arrived.
+pub(crate) fn wait_for_signal(mut signals: Signals) {
+    let _ = signals.forever().next();
 }
 
 /// Prints one line on stdout and flushes it (scripts wait for these lines).
@@ -135,7 +119,7 @@ fn serve(args: HubArgs) -> Result<()> {
         );
     }
     let (key, keyed) = load_key(key_file(args.key_file).as_deref())?;
-    catch_signals();
+    let signals = catch_signals()?;
     let hub = Hub::start(HubConfig {
         listen: args.listen.clone(),
         cluster: args.cluster,
@@ -159,14 +143,14 @@ fn serve(args: HubArgs) -> Result<()> {
     let metrics = match &args.metrics {
         Some(listen) => {
             let h = hub.clone();
-            let srv = serve_metrics(listen, move || Ok(prometheus(&h.status())))
+            let srv = serve_metrics(listen, move || Ok(exposition(&h.status())))
                 .with_context(|| format!("cannot serve metrics on {listen}"))?;
             announce(&format!("metrics {}", srv.local_addr()))?;
             Some(srv)
         }
         None => None,
     };
-    wait_for_signal();
+    wait_for_signal(signals);
     // The metrics server first (its thread holds a reference to the hub), then the
     // hub, which closes every link.
     drop(metrics);

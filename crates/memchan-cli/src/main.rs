@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod hub;
+mod metrics;
 mod relay;
 mod status;
 
@@ -51,7 +52,7 @@ fn main() -> Result<()> {
         Command::Status(args) => status::run(args),
         Command::BenchWorker(args) => {
             // One line for the coordinator to quote, without a backtrace.
-            if let Err(e) = bench::worker::main(args) {
+            if let Err(e) = bench::dispatch::main(args) {
                 eprintln!("{e:#}");
                 std::process::exit(1);
             }

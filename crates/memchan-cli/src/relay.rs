@@ -1,6 +1,6 @@
 //! `memchan relay`: a fault-injecting TCP relay for testing memchan links.
 //!
-//! The relay itself lives in `memchan_net::relay` (so test workers can run it inside a
+//! The relay itself lives in `memchan_testkit::relay` (so test workers can run it inside a
 //! network namespace); this is its command line: flags, the `listening ADDR` line, the
 //! stats file (every 200 ms and at exit) and the summary on stderr. SIGTERM and SIGINT
 //! stop it cleanly.
@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use memchan_net::relay::{check_probability, write_stats_file, Relay, RelayConfig};
+use memchan_testkit::relay::{check_probability, write_stats_file, Relay, RelayConfig};
+use signal_hook::consts::{SIGINT, SIGTERM};
 
 /// Stats-file period.
 const STATS_PERIOD: Duration = Duration::from_millis(200);
@@ -73,18 +74,10 @@ fn probability(s: &str) -> std::result::Result<f64, String> {
 /// Set by SIGTERM/SIGINT.
 static STOP: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_signal(_: libc::c_int) {
-    // An atomic store is async-signal-safe; nothing else happens here.
-    STOP.store(true, Ordering::SeqCst);
-}
-
 /// Runs `memchan relay` until SIGTERM or SIGINT.
 pub fn run(args: RelayArgs) -> Result<()> {
-    let handler: extern "C" fn(libc::c_int) = on_signal;
-    // SAFETY: `on_signal` only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
-        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+    for sig in [SIGTERM, SIGINT] {
+        signal_hook::flag::register(sig, &STOP).context("installing the signal handlers")?;
     }
     let relay = Relay::bind(RelayConfig {
         listen: args.listen.clone(),

@@ -5,10 +5,10 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::metrics::{exposition, serve_metrics};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use memchan_net::hub::query_status;
-use memchan_net::metrics::{prometheus, serve_metrics};
 use memchan_net::status::{HubStatus, LinkCounters};
 use memchan_net::wire::Key;
 
@@ -52,12 +52,12 @@ fn status(args: StatusArgs) -> Result<()> {
         .ok_or_else(|| anyhow!("no hub given: use --hub HOST:PORT or set MEMCHAN_HUB"))?;
     let (key, _) = load_key(key_file(args.key_file).as_deref())?;
     if let Some(listen) = &args.metrics {
-        catch_signals();
+        let signals = catch_signals()?;
         let (h, k) = (hub.clone(), key.clone());
-        let srv = serve_metrics(listen, move || ask(&h, &k).map(|s| prometheus(&s)))
+        let srv = serve_metrics(listen, move || ask(&h, &k).map(|s| exposition(&s)))
             .with_context(|| format!("cannot serve metrics on {listen}"))?;
         announce(&format!("metrics {}", srv.local_addr()))?;
-        wait_for_signal();
+        wait_for_signal(signals);
         drop(srv);
         return Ok(());
     }

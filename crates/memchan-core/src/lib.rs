@@ -17,7 +17,6 @@
 pub mod attr;
 pub mod backoff;
 pub mod bidlock;
-pub mod check;
 pub mod config;
 pub mod error;
 pub mod event;

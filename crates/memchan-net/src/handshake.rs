@@ -6,6 +6,7 @@
 use crate::link::LinkError;
 use crate::proto::{Join, Welcome, ROLE_NODE};
 use crate::wire::{self, Decoder, Key, Kind, Received};
+use memchan_core::Error;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -64,20 +65,13 @@ pub fn write_frame(
     sock.write_all(&out)
 }
 
-/// A fresh random nonce (from the kernel; time and pid if that is unavailable, which
-/// still makes it unique per connection).
-pub fn nonce() -> [u8; 16] {
+/// A fresh random nonce from the operating system's generator (`getrandom`). There is
+/// no fallback: a predictable nonce would weaken the link key derived from it, so a
+/// failure is an [`Error::Os`] and the handshake does not happen.
+pub fn nonce() -> Result<[u8; 16], Error> {
     let mut n = [0u8; 16];
-    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut n));
-    if random.is_err() {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos();
-        let h = blake3::hash(format!("{t}.{}", std::process::id()).as_bytes());
-        n.copy_from_slice(&h.as_bytes()[..16]);
-    }
-    n
+    getrandom::fill(&mut n).map_err(|e| Error::os("getting a random nonce", e))?;
+    Ok(n)
 }
 
 /// What the node side of a handshake yields.
@@ -116,7 +110,7 @@ pub fn connect(
         return Err(format!("expected the hub's hello, got {:?}", h.kind));
     }
     join.hub_nonce.copy_from_slice(&p[..16]);
-    join.node_nonce = nonce();
+    join.node_nonce = nonce().map_err(|e| e.to_string())?;
     write_frame(&mut sock, cluster_key, Kind::Join, &join.put())
         .map_err(|e| format!("cannot send join: {e}"))?;
     let key = cluster_key.link(&join.hub_nonce, &join.node_nonce);
@@ -157,5 +151,17 @@ pub fn describe(e: LinkError) -> String {
         LinkError::Protocol(e) => format!("the peer is not a memchan hub: {e}"),
         LinkError::Closed => "the hub closed the connection during the handshake".into(),
         e => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonces_come_from_the_os_and_differ() {
+        let (a, b) = (nonce().unwrap(), nonce().unwrap());
+        assert_ne!(a, b);
+        assert_ne!(a, [0u8; 16]);
     }
 }

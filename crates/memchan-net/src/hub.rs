@@ -357,7 +357,14 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         sh.lock().refused += 1;
         let _ = write_frame(sock, &sh.cfg.key, Kind::Refuse, why.as_bytes());
     };
-    let hub_nonce = handshake::nonce();
+    let hub_nonce = match handshake::nonce() {
+        Ok(n) => n,
+        Err(e) => {
+            // No randomness, no handshake: a predictable nonce is never used.
+            log(format!("dropped {peer}: {e}"));
+            return;
+        }
+    };
     if write_frame(&mut sock, &sh.cfg.key, Kind::Hello, &hub_nonce).is_err() {
         return;
     }

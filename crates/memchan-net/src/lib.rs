@@ -11,9 +11,7 @@
 pub mod handshake;
 pub mod hub;
 pub mod link;
-pub mod metrics;
 pub mod node;
 pub mod proto;
-pub mod relay;
 pub mod status;
 pub mod wire;

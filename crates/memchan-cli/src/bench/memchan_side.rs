@@ -20,10 +20,10 @@ use anyhow::{bail, ensure, Context, Result};
 use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping};
 
 use super::clock::{spin_until, ticks, Clock};
+use super::model::{fig, Config, SampleSet, Step};
 use super::pingpong::{self, Fns};
 use super::refs::{self, OVERHEAD_BATCH, PEER_TIMEOUT, WINDOW};
-use super::worker::{self, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
-use super::{fig, take, Config, SampleSet, Step};
+use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 /// Write + ack pairs per timed batch (as the OSHMEM put + quiet peer).
 pub const ACK_BATCH: usize = 100;

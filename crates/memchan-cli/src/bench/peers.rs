@@ -23,7 +23,7 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::Deserialize;
 
 use super::clock::Clock;
-use super::{fig, Config, Step};
+use super::model::{fig, Config, Step};
 
 const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
 

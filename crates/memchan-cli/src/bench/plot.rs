@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 
+use super::model::{fig, SampleSet, SIZES};
 use super::report::Report;
-use super::{fig, SampleSet, SIZES};
 
 const SCRIPT: &str = include_str!("../../../../scripts/plot.py");
 

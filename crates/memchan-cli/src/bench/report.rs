@@ -5,9 +5,10 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
+use super::model::{fig, Config, RunInfo, SampleSet, SIZES};
+use super::refs;
 use super::stats::{self, Summary};
 use super::table::{self, render_targets, Cmp, Table, Target};
-use super::{fig, refs, Config, RunInfo, SampleSet, SIZES};
 
 /// One size of the bandwidth sweep.
 #[derive(Debug, Clone)]

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::{stats, SampleSet};
+use super::model::SampleSet;
+use super::stats;
 
 /// Direction of a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

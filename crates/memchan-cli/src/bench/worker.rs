@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -15,10 +15,7 @@ use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 use super::clock::Clock;
-use super::hosts;
-use super::memchan_side;
 use super::pingpong::{self, Endpoint};
-use super::refs::{self, CacheLine, ShmRegion, Tcp};
 
 /// What a worker measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -102,7 +99,31 @@ pub struct WorkerArgs {
     pub out: PathBuf,
     /// Namespaces and addresses of the `--hosts` measurements.
     #[command(flatten)]
-    pub hosts: super::hosts::HostArgs,
+    pub hosts: HostArgs,
+}
+
+/// Worker options of the host measurements (flattened into `bench-worker`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct HostArgs {
+    /// Network namespaces of the ping side and of the pong side.
+    #[arg(long, value_delimiter = ',')]
+    pub netns: Vec<String>,
+    /// Addresses of the ping side (the hub's) and of the pong side.
+    #[arg(long, value_delimiter = ',')]
+    pub addrs: Vec<String>,
+    /// MiB per bandwidth window.
+    #[arg(long, default_value_t = 64)]
+    pub window_mib: usize,
+}
+
+impl HostArgs {
+    /// Address of side `i` (0: ping side, 1: pong side).
+    pub fn addr(&self, i: usize) -> Result<&str> {
+        self.addrs
+            .get(i)
+            .map(|s| s.as_str())
+            .context("--addrs needs the two sides' addresses")
+    }
 }
 
 /// What a worker hands back: named series of samples (ns).
@@ -126,96 +147,10 @@ pub fn pin(cpu: usize) -> Result<()> {
     rustix::thread::sched_setaffinity(None, &set).with_context(|| format!("pinning to cpu {cpu}"))
 }
 
-/// Entry point of `memchan bench-worker`.
-pub fn main(args: WorkerArgs) -> Result<()> {
-    pin(args.cpu)?;
-    let clock = Clock { ghz: args.tsc_ghz };
-    let out =
-        run(&args, &clock).with_context(|| format!("{:?} worker ({:?})", args.kind, args.role))?;
-    let f = File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    serde_json::to_writer(std::io::BufWriter::new(f), &out)
-        .with_context(|| format!("writing {}", args.out.display()))?;
-    Ok(())
-}
-
-fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
-    match a.kind {
-        Kind::Cacheline => {
-            let name = a.shm.as_deref().context("--shm is required")?;
-            let region = ShmRegion::open(name, refs::REGION_LEN)?;
-            let (la, lb) = (
-                region.atomic_u64(refs::LINE_A),
-                region.atomic_u64(refs::LINE_B),
-            );
-            match a.role {
-                Role::Ping => {
-                    let mut ep = CacheLine { out: la, inp: lb };
-                    ping_output(&mut ep, a, clock)
-                }
-                _ => {
-                    let mut ep = CacheLine { out: lb, inp: la };
-                    pingpong::pong(&mut ep, a.warmup, a.iters)?;
-                    Ok(WorkerOutput::default())
-                }
-            }
-        }
-        Kind::Tcp => {
-            let port = a.port.context("--port is required")?;
-            match a.role {
-                Role::Ping => {
-                    let s = connect_retry(port)?;
-                    let mut ep = Tcp::new(s)?;
-                    ping_output(&mut ep, a, clock)
-                }
-                _ => {
-                    let l = TcpListener::bind(("127.0.0.1", port))
-                        .with_context(|| format!("binding 127.0.0.1:{port}"))?;
-                    let (s, _) = l.accept().context("accepting the ping side")?;
-                    let mut ep = Tcp::new(s)?;
-                    pingpong::pong(&mut ep, a.warmup, a.iters)?;
-                    Ok(WorkerOutput::default())
-                }
-            }
-        }
-        Kind::Memcpy => {
-            let mut out = WorkerOutput::default();
-            for &size in &a.sizes {
-                let w = refs::windows_for(size, a.budget, a.min_windows, a.max_windows);
-                out.series
-                    .insert(size.to_string(), refs::memcpy_window_ns(size, w, clock));
-            }
-            Ok(out)
-        }
-        Kind::StoreFence => Ok(WorkerOutput::one(
-            "local_store_fence",
-            refs::store_fence_ns(a.iters as usize, clock),
-        )),
-        Kind::Flops => Ok(WorkerOutput::one(
-            "linpack_100",
-            refs::flop_ns(a.iters as usize, clock)?,
-        )),
-        k if hosts::is_host_kind(k) => hosts::worker(k, a, clock),
-        k => memchan_side::worker(k, a, clock),
-    }
-}
-
 /// Runs the timing side of a ping-pong and packages its samples.
 pub fn ping_output(ep: &mut impl Endpoint, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
     let v = pingpong::ping(ep, a.warmup, a.iters, clock)?;
     Ok(WorkerOutput::one("one_way", v))
-}
-
-fn connect_retry(port: u16) -> Result<TcpStream> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match TcpStream::connect(("127.0.0.1", port)) {
-            Ok(s) => return Ok(s),
-            Err(e) if Instant::now() > deadline => {
-                return Err(e).with_context(|| format!("connecting to 127.0.0.1:{port}"))
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(2)),
-        }
-    }
 }
 
 /// Starts and collects worker processes for the coordinator.
@@ -389,4 +324,11 @@ pub fn pair(
         (Err(e), _) => Err(e),
         (Ok(_), Err(e)) => Err(e),
     }
+}
+
+/// Takes one named series out of a worker's output.
+pub fn take(mut out: WorkerOutput, name: &str) -> Result<Vec<f64>> {
+    out.series
+        .remove(name)
+        .with_context(|| format!("worker output has no series {name:?}"))
 }

@@ -1,15 +1,15 @@
 //! Ordering rules 1 and 2 among concurrent senders in separate processes: every node
 //! sends a seeded random mix of point-to-point, multicast and broadcast writes (some
 //! with local copy) while every node reads its rx mapping round-robin and logs what
-//! it sees; the checker in `memchan_core::check` then proves both rules and that no
+//! it sees; the checker in `memchan_testkit::check` then proves both rules and that no
 //! write was lost, duplicated, corrupted or misdelivered.
 
 use crate::harness::{field, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Dest, GroupId, TxAttrs};
-use memchan_core::check::{
+use memchan_core::NodeId;
+use memchan_testkit::check::{
     check, Layout, Observation, ReadRecorder, ReceiverLog, Schedule, ScheduleConfig,
 };
-use memchan_core::NodeId;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -163,7 +163,7 @@ pub fn check_run(
     writes: u64,
     seed: u64,
     dir: &std::path::Path,
-) -> memchan_core::check::Report {
+) -> memchan_testkit::check::Report {
     let logs: Vec<ReceiverLog> = (0..nodes)
         .map(|n| decode_log(&std::fs::read_to_string(dir.join(format!("node{n}.log"))).unwrap()))
         .collect();

@@ -31,7 +31,7 @@ use super::super::clock::{ticks, Clock};
 use super::super::pingpong::{self, Fns};
 use super::super::refs::{PageBuf, PEER_TIMEOUT};
 use super::super::worker::{self, Kind, WorkerArgs, WorkerOutput};
-use super::MIB;
+use super::model::MIB;
 
 /// How long side B retries joining while side A's hub is not up yet.
 const JOIN_RETRY: Duration = Duration::from_secs(20);

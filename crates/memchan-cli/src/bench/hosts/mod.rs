@@ -26,54 +26,22 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::clock::Clock;
-use super::worker::{self, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
-use super::{check_failures, report, take, write_json, BenchArgs, Config, SampleSet, ScratchDir};
+use super::model::{check_failures, write_json, BenchArgs, Config, SampleSet, ScratchDir};
+use super::report;
+use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 pub mod memchan_net;
+pub mod model;
 pub mod mpi;
 pub mod netns;
 pub mod tables;
 pub mod tcp;
 
 pub use memchan_net::memchan_side_hosts;
-
-/// One mebibyte: the write size of the bandwidth figures.
-pub const MIB: usize = 1 << 20;
-/// The `write_all` size of `tcp_raw_64k` (the size of memchan's frames).
-pub const CHUNK_64K: usize = 64 << 10;
-
-/// Figure ids inside the bench (the JSON keys are built in [`tables`]).
-pub const FIG_LATENCY: &str = "net_latency";
-/// Samples: ns per window of `window_mib` MiB.
-pub const FIG_BANDWIDTH: &str = "net_bandwidth";
-
-/// Worker options of the host measurements (flattened into `bench-worker`).
-#[derive(Debug, Clone, Default, Args)]
-pub struct HostArgs {
-    /// Network namespaces of the ping side and of the pong side.
-    #[arg(long, value_delimiter = ',')]
-    pub netns: Vec<String>,
-    /// Addresses of the ping side (the hub's) and of the pong side.
-    #[arg(long, value_delimiter = ',')]
-    pub addrs: Vec<String>,
-    /// MiB per bandwidth window.
-    #[arg(long, default_value_t = 64)]
-    pub window_mib: usize,
-}
-
-impl HostArgs {
-    /// Address of side `i` (0: ping side, 1: pong side).
-    pub fn addr(&self, i: usize) -> Result<&str> {
-        self.addrs
-            .get(i)
-            .map(|s| s.as_str())
-            .context("--addrs needs the two sides' addresses")
-    }
-}
+use model::{HostInfo, Params, CHUNK_64K, FIG_BANDWIDTH, FIG_LATENCY, MIB};
 
 /// Is `k` one of the `--hosts` measurements?
 pub fn is_host_kind(k: Kind) -> bool {
@@ -140,21 +108,6 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
     }
 }
 
-/// Run parameters of the host figures.
-#[derive(Debug, Clone)]
-pub struct Params {
-    pub rounds: usize,
-    pub quick: bool,
-    pub cpus: (usize, usize),
-    /// Round trips per latency measurement, and untimed warm-up ones.
-    pub iters: u64,
-    pub warmup: u64,
-    /// Timed bandwidth windows per measurement, and warm-up windows.
-    pub bw_windows: u64,
-    pub bw_warmup: u64,
-    pub window_mib: usize,
-}
-
 impl Params {
     fn new(cfg: &Config) -> Self {
         // A round trip over the veth costs microseconds, as over loopback:
@@ -180,23 +133,6 @@ impl Params {
             (self.iters + self.warmup) * 2 * 8
         }
     }
-}
-
-/// What the report needs to know about the run besides the samples.
-#[derive(Debug)]
-pub struct HostInfo {
-    pub tsc_ghz: f64,
-    pub tsc_step_ns: f64,
-    pub namespaces: (String, String),
-    /// `Ok` or why memchan / mpi_tcp were not measured.
-    pub memchan: Result<(), String>,
-    pub mpi: Result<(), String>,
-    pub mpi_version: Option<String>,
-    /// Bytes that crossed the veth per series, one entry per measurement.
-    pub veth_bytes: BTreeMap<String, Vec<u64>>,
-    pub notes: Vec<String>,
-    pub date: String,
-    pub elapsed_s: f64,
 }
 
 /// Entry point of `memchan bench --hosts`.

@@ -13,18 +13,18 @@
 //!
 //! Cleanup (kill every process inside the namespaces by pid, then `ip netns
 //! del`) runs from `Drop` (normal exit, errors, panics that unwind) and from a
-//! watcher thread woken by SIGINT / SIGTERM / SIGHUP through a self-pipe (the
-//! signal handler itself only writes one byte). A worker enters its namespace
+//! watcher thread woken by SIGINT / SIGTERM / SIGHUP (`signal_hook`'s iterator:
+//! the handler itself only wakes the thread). A worker enters its namespace
 //! with `setns(2)` on `/run/netns/<name>` ([`enter`]).
 
-use std::ffi::c_int;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 
 /// The subnet of the veth pair.
 pub const SUBNET: &str = "10.202.0.0/24";
@@ -39,8 +39,6 @@ static ACTIVE: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// Scratch directories the signal watcher removes too (`Drop` does not run
 /// when it exits the process).
 static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-/// Write end of the self-pipe the signal handler writes to (-1: none).
-static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
 
 /// The pair of namespaces; the veth ends are named like their namespaces.
 #[derive(Debug)]
@@ -222,49 +220,22 @@ fn kill_children() {
     }
 }
 
-extern "C" fn on_signal(sig: c_int) {
-    let fd = SIGNAL_PIPE.load(Ordering::Relaxed);
-    if fd >= 0 {
-        let b = sig as u8;
-        // SAFETY: write(2) is async-signal-safe; `b` lives across the call and
-        // is one byte long. A failed write only loses the cleanup.
-        unsafe {
-            libc::write(fd, (&b as *const u8).cast(), 1);
-        }
-    }
-}
-
-/// Installs (once) handlers for SIGINT, SIGTERM and SIGHUP that stop the
-/// workers and remove the namespaces, then exit with 128 + signal.
+/// Installs (once) handlers for SIGINT, SIGTERM and SIGHUP and a watcher thread
+/// that, on the first of them, stops the workers and removes the namespaces, then
+/// exits with 128 + signal.
 fn install_signal_cleanup() -> Result<()> {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     if INSTALLED.get().is_some() {
         return Ok(());
     }
-    let mut fds = [0 as c_int; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("pipe2 for the signal watcher");
-    }
-    let (rd, wr) = (fds[0], fds[1]);
-    SIGNAL_PIPE.store(wr, Ordering::Relaxed);
+    let mut signals =
+        Signals::new([SIGINT, SIGTERM, SIGHUP]).context("installing the signal handlers")?;
     std::thread::Builder::new()
         .name("netns-cleanup".into())
         .spawn(move || {
-            let mut b = 0u8;
-            loop {
-                // SAFETY: reads one byte into `b` from the pipe we own.
-                let n = unsafe { libc::read(rd, (&mut b as *mut u8).cast(), 1) };
-                if n == 1 {
-                    break;
-                }
-                if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-                {
-                    continue;
-                }
-                return; // pipe closed: nothing to watch
-            }
-            let sig = b as i32;
+            let Some(sig) = signals.forever().next() else {
+                return; // the handlers were removed: nothing to watch
+            };
             eprintln!(
                 "\nmemchan bench --hosts: signal {sig}: stopping the workers and removing the network namespaces"
             );
@@ -280,19 +251,6 @@ fn install_signal_cleanup() -> Result<()> {
             std::process::exit(128 + sig);
         })
         .context("starting the signal watcher thread")?;
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value;
-        // the handler is an `extern "C" fn(c_int)` that only calls write(2).
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut sa.sa_mask);
-            if libc::sigaction(sig, &sa, std::ptr::null_mut()) != 0 {
-                return Err(std::io::Error::last_os_error()).context("sigaction");
-            }
-        }
-    }
     let _ = INSTALLED.set(());
     Ok(())
 }

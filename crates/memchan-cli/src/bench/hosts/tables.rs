@@ -22,11 +22,11 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
+use super::super::model::SampleSet;
 use super::super::report::{machine_json, render_header, render_notes, status_json};
 use super::super::stats::{self, Summary};
 use super::super::table::{render_targets, round_ratios, Cmp, Table, Target};
-use super::super::SampleSet;
-use super::{HostInfo, Params, FIG_BANDWIDTH, FIG_LATENCY, MIB};
+use super::model::{HostInfo, Params, FIG_BANDWIDTH, FIG_LATENCY, MIB};
 
 pub const KEY_LATENCY: &str = "net_latency_8b_one_way_us";
 pub const KEY_BANDWIDTH: &str = "net_bandwidth_1mib_gbps";

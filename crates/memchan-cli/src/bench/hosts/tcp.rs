@@ -21,7 +21,7 @@ use super::super::clock::{ticks, Clock};
 use super::super::pingpong::{self, Endpoint};
 use super::super::refs::{PageBuf, Tcp, PEER_TIMEOUT};
 use super::super::worker::{self, WorkerArgs, WorkerOutput};
-use super::MIB;
+use super::model::MIB;
 
 /// Busy-polling TCP endpoint: blocking 8-byte send, and a receive that spins
 /// on `recv(MSG_DONTWAIT)` (never sleeps in the kernel).

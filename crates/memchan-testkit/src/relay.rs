@@ -13,11 +13,11 @@
 //! with blocking IO. When either side closes or fails, both sockets are shut down, so
 //! the relay never keeps a half-dead connection.
 //!
-//! Only `std` (and this crate's frame parser): the relay must be runnable from any
-//! process, a test worker included.
+//! Only `std`, memchan-net's frame parser and serde (for the counters): the relay must
+//! be runnable from any process, a test worker included.
 //!
 //! ```no_run
-//! use memchan_net::relay::{Relay, RelayConfig};
+//! use memchan_testkit::relay::{Relay, RelayConfig};
 //! use std::sync::atomic::AtomicBool;
 //! let relay = Relay::bind(RelayConfig {
 //!     corrupt: 0.01,
@@ -30,7 +30,8 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use crate::wire::{self, Kind};
+use memchan_net::wire::{self, Kind};
+use serde::{Deserialize, Serialize};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -132,8 +133,10 @@ pub struct RelayStats {
     passthrough: AtomicU64,
 }
 
-/// A copy of [`RelayStats`] at one moment.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// A copy of [`RelayStats`] at one moment. Its JSON form (serde, the field names as
+/// keys, in declaration order) is what `memchan relay --stats-file` writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RelayCounters {
     /// Accepted connections.
     pub connections: u64,
@@ -178,55 +181,15 @@ fn bump(a: &AtomicU64) {
 }
 
 impl RelayCounters {
-    /// The counters as (name, value), in declaration order (the JSON keys).
-    pub fn fields(&self) -> [(&'static str, u64); 9] {
-        [
-            ("connections", self.connections),
-            ("connect_failed", self.connect_failed),
-            ("frames", self.frames),
-            ("dropped", self.dropped),
-            ("corrupted", self.corrupted),
-            ("duplicated", self.duplicated),
-            ("reordered", self.reordered),
-            ("delayed", self.delayed),
-            ("passthrough", self.passthrough),
-        ]
-    }
-
     /// One JSON object, `{"connections":1,"connect_failed":0,…}`, on one line.
     pub fn json(&self) -> String {
-        let body: Vec<String> = self
-            .fields()
-            .iter()
-            .map(|(k, v)| format!("\"{k}\":{v}"))
-            .collect();
-        format!("{{{}}}", body.join(","))
+        serde_json::to_string(self).expect("a struct of integers always serialises")
     }
 
     /// Parses what [`json`](Self::json) writes (unknown keys are ignored, missing ones
-    /// are 0); `None` if it is not a flat object of unsigned numbers.
+    /// are 0); `None` if it is not such an object.
     pub fn from_json(s: &str) -> Option<RelayCounters> {
-        let body = s.trim().strip_prefix('{')?.strip_suffix('}')?;
-        let mut c = RelayCounters::default();
-        for kv in body.split(',').filter(|kv| !kv.trim().is_empty()) {
-            let (k, v) = kv.split_once(':')?;
-            let k = k.trim().strip_prefix('"')?.strip_suffix('"')?;
-            let v: u64 = v.trim().parse().ok()?;
-            let slot = match k {
-                "connections" => &mut c.connections,
-                "connect_failed" => &mut c.connect_failed,
-                "frames" => &mut c.frames,
-                "dropped" => &mut c.dropped,
-                "corrupted" => &mut c.corrupted,
-                "duplicated" => &mut c.duplicated,
-                "reordered" => &mut c.reordered,
-                "delayed" => &mut c.delayed,
-                "passthrough" => &mut c.passthrough,
-                _ => continue,
-            };
-            *slot = v;
-        }
-        Some(c)
+        serde_json::from_str(s).ok()
     }
 
     /// The one-line summary `memchan relay` prints at exit.

@@ -33,7 +33,7 @@
 //! final value is the last write to that word destined to the receiver).
 //!
 //! ```
-//! use memchan_core::check::{check, Layout, ReadRecorder, Schedule, ScheduleConfig};
+//! use memchan_testkit::check::{check, Layout, ReadRecorder, Schedule, ScheduleConfig};
 //! use memchan_core::NodeId;
 //!
 //! // Three nodes; 0 and 1 send. Two owned words per sender, then two shared words.
@@ -72,8 +72,8 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::ops::Range;
 
-use crate::attr::Dest;
-use crate::names::{GroupId, NodeId, NodeSet, MAX_NODES};
+use memchan_core::attr::Dest;
+use memchan_core::names::{GroupId, NodeId, NodeSet, MAX_NODES};
 
 /// The most violations a [`Report`] lists; the rest are only counted.
 pub const MAX_REPORTED: usize = 20;

@@ -1,0 +1,48 @@
+//! The shared data of `memchan bench --hosts`: sizes, figure ids, and the run
+//! parameters and facts the host report reads. A leaf: the
+//! coordinator (`hosts/mod.rs`), the measurements and `tables.rs` use it, and it
+//! imports none of them.
+
+use std::collections::BTreeMap;
+
+/// One mebibyte: the write size of the bandwidth figures.
+pub const MIB: usize = 1 << 20;
+/// The `write_all` size of `tcp_raw_64k` (the size of memchan's frames).
+pub const CHUNK_64K: usize = 64 << 10;
+
+/// Figure ids inside the bench (the JSON keys are built in [`tables`]).
+pub const FIG_LATENCY: &str = "net_latency";
+/// Samples: ns per window of `window_mib` MiB.
+pub const FIG_BANDWIDTH: &str = "net_bandwidth";
+
+/// Run parameters of the host figures.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub rounds: usize,
+    pub quick: bool,
+    pub cpus: (usize, usize),
+    /// Round trips per latency measurement, and untimed warm-up ones.
+    pub iters: u64,
+    pub warmup: u64,
+    /// Timed bandwidth windows per measurement, and warm-up windows.
+    pub bw_windows: u64,
+    pub bw_warmup: u64,
+    pub window_mib: usize,
+}
+
+/// What the report needs to know about the run besides the samples.
+#[derive(Debug)]
+pub struct HostInfo {
+    pub tsc_ghz: f64,
+    pub tsc_step_ns: f64,
+    pub namespaces: (String, String),
+    /// `Ok` or why memchan / mpi_tcp were not measured.
+    pub memchan: Result<(), String>,
+    pub mpi: Result<(), String>,
+    pub mpi_version: Option<String>,
+    /// Bytes that crossed the veth per series, one entry per measurement.
+    pub veth_bytes: BTreeMap<String, Vec<u64>>,
+    pub notes: Vec<String>,
+    pub date: String,
+    pub elapsed_s: f64,
+}
