@@ -344,3 +344,103 @@ pub trait GuardOps {
     /// `Isolated` (the cluster already cleared this node's slot), `HubLost`.
     fn release(self) -> Result<()>;
 }
+
+/// Implements [`TxOps`], [`RxOps`], [`LockOps`] and [`GuardOps`] for a transport's
+/// types by calling their inherent methods of the same names (the data path stays
+/// inlined: `#[inline(always)]` on each). One macro, so the transports do not each
+/// write the same forwarding.
+#[macro_export]
+macro_rules! ops_from_inherent {
+    (tx: $tx:ty, rx: $rx:ty, lock: $lock:ty, guard: $guard:ident) => {
+        impl $crate::transport::TxOps for $tx {
+            fn len(&self) -> usize {
+                <$tx>::len(self)
+            }
+            fn dest(&self) -> $crate::Dest {
+                <$tx>::dest(self)
+            }
+            fn attrs(&self) -> $crate::TxAttrs {
+                <$tx>::attrs(self)
+            }
+            fn set_transmit_enable(&mut self, on: bool) {
+                <$tx>::set_transmit_enable(self, on)
+            }
+            #[inline(always)]
+            fn write_u64(&self, o: usize, v: u64) -> $crate::Result<()> {
+                <$tx>::write_u64(self, o, v)
+            }
+            #[inline(always)]
+            fn write_u32(&self, o: usize, v: u32) -> $crate::Result<()> {
+                <$tx>::write_u32(self, o, v)
+            }
+            #[inline(always)]
+            fn write_u16(&self, o: usize, v: u16) -> $crate::Result<()> {
+                <$tx>::write_u16(self, o, v)
+            }
+            #[inline(always)]
+            fn write_u8(&self, o: usize, v: u8) -> $crate::Result<()> {
+                <$tx>::write_u8(self, o, v)
+            }
+            #[inline(always)]
+            fn write(&self, o: usize, d: &[u8]) -> $crate::Result<()> {
+                <$tx>::write(self, o, d)
+            }
+        }
+        impl $crate::transport::RxOps for $rx {
+            fn len(&self) -> usize {
+                <$rx>::len(self)
+            }
+            fn name(&self) -> &str {
+                <$rx>::name(self)
+            }
+            fn as_ptr(&self) -> *const u8 {
+                <$rx>::as_ptr(self)
+            }
+            #[inline(always)]
+            fn load_u64(&self, o: usize) -> $crate::Result<u64> {
+                <$rx>::load_u64(self, o)
+            }
+            #[inline(always)]
+            fn load_u32(&self, o: usize) -> $crate::Result<u32> {
+                <$rx>::load_u32(self, o)
+            }
+            #[inline(always)]
+            fn load_u16(&self, o: usize) -> $crate::Result<u16> {
+                <$rx>::load_u16(self, o)
+            }
+            #[inline(always)]
+            fn load_u8(&self, o: usize) -> $crate::Result<u8> {
+                <$rx>::load_u8(self, o)
+            }
+            fn read(&self, o: usize, b: &mut [u8]) -> $crate::Result<()> {
+                <$rx>::read(self, o, b)
+            }
+            fn set_attrs(&self, o: usize, l: usize, a: $crate::RxAttrs) -> $crate::Result<()> {
+                <$rx>::set_attrs(self, o, l, a)
+            }
+            fn attrs(&self, o: usize) -> $crate::Result<$crate::RxAttrs> {
+                <$rx>::attrs(self, o)
+            }
+            fn wait(&self, t: Option<std::time::Duration>) -> $crate::Result<bool> {
+                <$rx>::wait(self, t)
+            }
+            fn wait_spin(&self, t: Option<std::time::Duration>) -> $crate::Result<bool> {
+                <$rx>::wait_spin(self, t)
+            }
+        }
+        impl $crate::transport::LockOps for $lock {
+            type Guard<'a> = $guard<'a>;
+            fn acquire(&self) -> $crate::Result<$guard<'_>> {
+                <$lock>::acquire(self)
+            }
+            fn try_acquire(&self) -> $crate::Result<Option<$guard<'_>>> {
+                <$lock>::try_acquire(self)
+            }
+        }
+        impl $crate::transport::GuardOps for $guard<'_> {
+            fn release(self) -> $crate::Result<()> {
+                $guard::release(self)
+            }
+        }
+    };
+}

@@ -13,7 +13,7 @@ use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, ROLE_NODE};
 use crate::wire::{self, Get, Key, Kind};
 use memchan_core::bidlock::{self, BidPage};
-use memchan_core::transport::{Caps, GuardOps, LockOps, RxOps, SegmentOps, Transport, TxOps};
+use memchan_core::transport::{Caps, SegmentOps, Transport};
 use memchan_core::{
     validate, Config, Dest, Error, EventKind, GroupId, MembershipEvent, NodeId, NodeSet, PageSize,
     Result, RxAttrs, TxAttrs, MAX_NODES,
@@ -1586,87 +1586,4 @@ impl SegmentOps for Segment {
     }
 }
 
-impl TxOps for TxMapping {
-    fn len(&self) -> usize {
-        self.len()
-    }
-    fn dest(&self) -> Dest {
-        self.dest()
-    }
-    fn attrs(&self) -> TxAttrs {
-        self.attrs()
-    }
-    fn set_transmit_enable(&mut self, on: bool) {
-        self.set_transmit_enable(on)
-    }
-    fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
-        self.write_u64(offset, v)
-    }
-    fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
-        self.write_u32(offset, v)
-    }
-    fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
-        self.write_u16(offset, v)
-    }
-    fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
-        self.write_u8(offset, v)
-    }
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.write(offset, data)
-    }
-}
-
-impl RxOps for RxMapping {
-    fn len(&self) -> usize {
-        self.len()
-    }
-    fn name(&self) -> &str {
-        self.name()
-    }
-    fn as_ptr(&self) -> *const u8 {
-        self.as_ptr()
-    }
-    fn load_u64(&self, offset: usize) -> Result<u64> {
-        self.load_u64(offset)
-    }
-    fn load_u32(&self, offset: usize) -> Result<u32> {
-        self.load_u32(offset)
-    }
-    fn load_u16(&self, offset: usize) -> Result<u16> {
-        self.load_u16(offset)
-    }
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.load_u8(offset)
-    }
-    fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.read(offset, buf)
-    }
-    fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
-        self.set_attrs(offset, len, attrs)
-    }
-    fn attrs(&self, offset: usize) -> Result<RxAttrs> {
-        self.attrs(offset)
-    }
-    fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
-        self.wait(timeout)
-    }
-    fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
-        self.wait_spin(timeout)
-    }
-}
-
-impl LockOps for Lock {
-    type Guard<'a> = LockGuard<'a>;
-    fn acquire(&self) -> Result<LockGuard<'_>> {
-        self.acquire()
-    }
-    fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
-        self.try_acquire()
-    }
-}
-
-impl GuardOps for LockGuard<'_> {
-    fn release(self) -> Result<()> {
-        self.release()
-    }
-}
+memchan_core::ops_from_inherent!(tx: TxMapping, rx: RxMapping, lock: Lock, guard: LockGuard);

@@ -41,7 +41,7 @@ pub use node::{EventKind, MembershipEvent};
 pub use rxmap::RxMapping;
 pub use tx::TxMapping;
 
-use memchan_core::transport::{Caps, GuardOps, LockOps, RxOps, SegmentOps, Transport, TxOps};
+use memchan_core::transport::{Caps, SegmentOps, Transport};
 use memchan_core::{Config, Dest, GroupId, NodeId, NodeSet, Result, RxAttrs, TxAttrs};
 use node::{Inner, SegRef};
 use std::sync::Arc;
@@ -213,96 +213,4 @@ impl SegmentOps for Segment {
     }
 }
 
-impl TxOps for TxMapping {
-    fn len(&self) -> usize {
-        self.len()
-    }
-    fn dest(&self) -> Dest {
-        self.dest()
-    }
-    fn attrs(&self) -> TxAttrs {
-        self.attrs()
-    }
-    fn set_transmit_enable(&mut self, on: bool) {
-        self.set_transmit_enable(on)
-    }
-    #[inline(always)]
-    fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
-        self.write_u64(offset, v)
-    }
-    #[inline(always)]
-    fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
-        self.write_u32(offset, v)
-    }
-    #[inline(always)]
-    fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
-        self.write_u16(offset, v)
-    }
-    #[inline(always)]
-    fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
-        self.write_u8(offset, v)
-    }
-    #[inline(always)]
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.write(offset, data)
-    }
-}
-
-impl RxOps for RxMapping {
-    fn len(&self) -> usize {
-        self.len()
-    }
-    fn name(&self) -> &str {
-        self.name()
-    }
-    fn as_ptr(&self) -> *const u8 {
-        self.as_ptr()
-    }
-    #[inline(always)]
-    fn load_u64(&self, offset: usize) -> Result<u64> {
-        self.load_u64(offset)
-    }
-    #[inline(always)]
-    fn load_u32(&self, offset: usize) -> Result<u32> {
-        self.load_u32(offset)
-    }
-    #[inline(always)]
-    fn load_u16(&self, offset: usize) -> Result<u16> {
-        self.load_u16(offset)
-    }
-    #[inline(always)]
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.load_u8(offset)
-    }
-    fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.read(offset, buf)
-    }
-    fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
-        self.set_attrs(offset, len, attrs)
-    }
-    fn attrs(&self, offset: usize) -> Result<RxAttrs> {
-        self.attrs(offset)
-    }
-    fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
-        self.wait(timeout)
-    }
-    fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
-        self.wait_spin(timeout)
-    }
-}
-
-impl LockOps for Lock {
-    type Guard<'a> = LockGuard<'a>;
-    fn acquire(&self) -> Result<LockGuard<'_>> {
-        self.acquire()
-    }
-    fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
-        self.try_acquire()
-    }
-}
-
-impl GuardOps for LockGuard<'_> {
-    fn release(self) -> Result<()> {
-        self.release()
-    }
-}
+memchan_core::ops_from_inherent!(tx: TxMapping, rx: RxMapping, lock: Lock, guard: LockGuard);
