@@ -5,7 +5,8 @@
 #
 #   1. the loom models (crates/memchan-core/tests/loom.rs) at a larger preemption bound
 #      than CI's built-in ones: LOOM_MAX_PREEMPTIONS, default 3 (about 2 min 10 s on
-#      two cores; 4 takes far longer). The models' #[ignore]d ones document open problems
+#      two cores, plus ~16 s for the blocking-lock model, which caps it at 2; 4 takes
+#      far longer). The models' #[ignore]d ones document open problems
 #      and are not run here (run them with `-- --ignored`);
 #   2. every test of the workspace in release, including the #[ignore]d slow ones:
 #      `cargo test --release -- --include-ignored`, less the test named exactly

@@ -144,19 +144,15 @@ fn quick_bench_writes_json_tables_and_plots() {
     }
     all_positive(&v["figures"], "figures");
 
-    // Sane relations.
-    assert!(
-        (10.0..=10_000.0).contains(&limit),
-        "cache-line limit {limit} ns"
-    );
-    assert!(
-        (0.5..=500.0).contains(&memcpy),
-        "memcpy 1 MiB {memcpy} GB/s"
-    );
-    assert!(
-        tcp > limit,
-        "tcp loopback {tcp} ns <= cache-line limit {limit} ns"
-    );
+    // Units, not speed: each bound is one that a slow or busy machine cannot break
+    // (a latency only grows under load, a bandwidth only shrinks), so crossing it
+    // means a unit or a measurement is wrong (ns taken for µs, bytes for GB). How
+    // the figures relate to each other (tcp above the cache-line limit, memchan
+    // against its references) is the bench's own table and met / NOT MET verdict,
+    // not this test's: CI shares two busy cores.
+    assert!(limit >= 10.0, "cache-line limit {limit} ns");
+    assert!(tcp >= 10.0, "tcp loopback {tcp} ns");
+    assert!(memcpy <= 500.0, "memcpy 1 MiB {memcpy} GB/s");
 
     // Machine description.
     let m = &v["machine"];
@@ -392,22 +388,19 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         );
     }
 
-    // The raw TCP references are sane (µs; GB/s).
+    // The raw TCP references were measured (positive and finite, checked above).
+    // Only bounds that load cannot break are asserted (µs, not ns: a one-way trip
+    // over a veth takes more than half a microsecond however fast the machine); how
+    // busy-polling compares with blocking is the bench's table, not this test's.
     let tcp = lat["tcp_raw"].as_f64().expect("tcp_raw measured");
     let spin = lat["tcp_raw_spin"].as_f64().expect("tcp_raw_spin measured");
     for (name, x) in [("tcp_raw", tcp), ("tcp_raw_spin", spin)] {
-        assert!(x > 0.5 && x < 5000.0, "{name} one-way latency {x} us");
+        assert!(x > 0.5, "{name} one-way latency {x} us");
     }
-    assert!(
-        spin <= tcp * 2.0,
-        "busy-polling ({spin} us) should not be slower than 2x blocking ({tcp} us)"
-    );
-    let tcp_bw = bw["tcp_raw"].as_f64().expect("tcp_raw bandwidth measured");
-    assert!(tcp_bw > 0.05, "tcp_raw bandwidth {tcp_bw} GB/s");
-    let tcp_bw_64k = bw["tcp_raw_64k"]
+    bw["tcp_raw"].as_f64().expect("tcp_raw bandwidth measured");
+    bw["tcp_raw_64k"]
         .as_f64()
         .expect("tcp_raw_64k bandwidth measured");
-    assert!(tcp_bw_64k > 0.05, "tcp_raw_64k bandwidth {tcp_bw_64k} GB/s");
     assert!(
         v["figures"]["net_bandwidth_1mib_gbps_p99"]["tcp_raw_64k"]
             .as_f64()

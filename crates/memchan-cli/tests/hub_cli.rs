@@ -45,6 +45,8 @@ struct Proc {
     child: Child,
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    /// The thread collecting stderr; it ends at the pipe's end of file.
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Proc {
@@ -69,7 +71,7 @@ impl Proc {
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut err = child.stderr.take().unwrap();
         let sink = stderr.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = err.read(&mut buf) {
                 if n == 0 {
@@ -84,6 +86,7 @@ impl Proc {
             child,
             lines,
             stderr,
+            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -123,8 +126,11 @@ impl Proc {
             );
             std::thread::sleep(Duration::from_millis(10));
         };
-        // Let the reader thread drain what is left.
-        std::thread::sleep(Duration::from_millis(50));
+        // The child exited, so its stderr reaches end of file: the reader thread has
+        // everything once it ends (rather than hoping 50 ms was enough to drain it).
+        if let Some(r) = self.stderr_reader.take() {
+            r.join().expect("stderr reader");
+        }
         let err = self.stderr();
         assert!(status.success(), "exited {status}; stderr:\n{err}");
         err

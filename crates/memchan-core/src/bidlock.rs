@@ -56,6 +56,12 @@ pub fn try_acquire(p: &impl BidPage) -> Result<bool> {
     try_once(p)
 }
 
+/// Gives the lock up: clears our slot, like a withdrawal (and, like one, returns once
+/// our own copy shows it).
+pub fn release(p: &impl BidPage) -> Result<()> {
+    p.bid(0)
+}
+
 fn try_once(p: &impl BidPage) -> Result<bool> {
     p.bid(1)?;
     if !p.others_bid()? {
@@ -126,5 +132,14 @@ mod tests {
         assert!(!try_acquire(&lost).unwrap());
         assert_eq!(*lost.log.borrow(), ["bid 1", "bid 0"]);
         assert_eq!(lost.mine.get(), 0, "a losing bid is withdrawn");
+    }
+
+    #[test]
+    fn release_clears_our_slot() {
+        let p = page(&[false, false]);
+        assert!(try_acquire(&p).unwrap());
+        release(&p).unwrap();
+        assert_eq!(p.mine.get(), 0);
+        assert_eq!(*p.log.borrow(), ["bid 1", "bid 0"]);
     }
 }

@@ -3,7 +3,7 @@
 //! ([`memchan_core::order::OrderPoint`]), the take-over of a dead holder's journaled
 //! packet (as `memchan-shm`'s `recover_order_point` does it), the notify handshake
 //! ([`memchan_core::notify::Notify`]) against a futex model, and the seed-000 cluster
-//! lock built on the order point (as `memchan-shm`'s `lock.rs`).
+//! lock ([`memchan_core::bidlock`]) built on the order point.
 //!
 //! Run with
 //!
@@ -13,8 +13,8 @@
 //!
 //! (use a separate `CARGO_TARGET_DIR`, e.g. `target/loom`, so the `--cfg loom` build
 //! does not evict the normal one). Each model has a default preemption bound (3 for the
-//! two-thread models, 2 for the three-thread ones; about 30 s for the file in release
-//! on two cores, most of it the cluster lock) that `LOOM_MAX_PREEMPTIONS` overrides;
+//! two-thread models, 2 for the three-thread ones, 1 for the blocking lock; about 30 s
+//! for the file in release on two cores, most of it the cluster lock) that `LOOM_MAX_PREEMPTIONS` overrides;
 //! `scripts/slow-checks.sh` runs them all at 3 (about 2 min 10 s).
 //!
 //! These models found five real bugs, all fixed: a late `leave` by a holder declared
@@ -22,12 +22,15 @@
 //! tags it), a half-applied packet after a death seen by timeout (read-modify-write
 //! reads of the word and the journal), and an isolated bidder waiting forever.
 //!
-//! The algorithms under test are the crate's own (`order.rs`, `notify.rs`, compiled
-//! over loom's atomics through `memchan_core::sync`). The transport-level steps that
-//! live in `memchan-shm` (`ordered_packet`'s journal and apply loop,
-//! `recover_order_point`, the lock's bid/check/withdraw) are re-stated here in a few
-//! lines each, keeping their memory orderings; if those functions change, change the
-//! models with them.
+//! What runs as shipped: the order point (`order.rs`: `enter`, `leave`, `take_over`,
+//! `load_latest`), the notify handshake (`notify.rs`), both compiled over loom's
+//! atomics through `memchan_core::sync`, and the lock's protocol (`bidlock.rs`:
+//! `acquire`, `try_acquire`, `release`), driven through a lock page of loom atomics
+//! ([`BidPage`]). What is still re-stated here, in a few lines each keeping their
+//! memory orderings: the transport-level steps that live in `memchan-shm`
+//! (`ordered_packet`'s journal and apply loop, `recover_order_point`) and the lock
+//! page itself (a one-host ordered write, as `lock.rs` does it); if those change,
+//! change the models with them.
 //!
 //! Each model's doc comment says which broken variants it was checked to catch (by
 //! breaking a scratch copy of the source and watching the model fail).
@@ -36,6 +39,7 @@ use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
+use memchan_core::bidlock::{self, BidPage};
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::order::{owner_of, OrderPoint};
 use std::time::Duration;
@@ -45,10 +49,14 @@ use Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 /// Checks `model` under loom with the default preemption bound `bound` (unless
 /// `LOOM_MAX_PREEMPTIONS` overrides it) and prints how many executions it explored.
 fn check(name: &str, bound: usize, model: impl Fn() + Sync + Send + 'static) {
+    check_capped(name, bound, usize::MAX, model)
+}
+
+/// [`check`] for a model whose executions multiply fast with the bound: an override by
+/// `LOOM_MAX_PREEMPTIONS` is lowered to `cap`.
+fn check_capped(name: &str, bound: usize, cap: usize, model: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
-    if b.preemption_bound.is_none() {
-        b.preemption_bound = Some(bound);
-    }
+    b.preemption_bound = Some(b.preemption_bound.unwrap_or(bound).min(cap));
     let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = runs.clone();
     let start = std::time::Instant::now();
@@ -652,59 +660,133 @@ struct LockNet {
     counter: UnsafeCell<u32>,
 }
 
-/// Bidding attempts per node (loom needs bounded loops).
+/// Bidding attempts per node in the bounded model (loom needs bounded loops).
 const LOCK_ATTEMPTS: u32 = 2;
 
 impl LockNet {
-    /// `tx.write_u8(slot, v)` on the broadcast + local copy mapping: an ordered packet
-    /// applied (Release store) at every node's copy in node order, under the point.
-    fn ordered_write(&self, me: u32, v: u8) {
-        let op = OrderPoint::new(&self.order);
-        let mut spin = Spin::new();
-        op.enter(me, |_| spin.idle());
+    fn new() -> Self {
+        LockNet {
+            order: AtomicU64::new(0),
+            copies: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU8::new(0))),
+            holders: AtomicU32::new(0),
+            counter: UnsafeCell::new(0),
+        }
+    }
+
+    /// The critical section: one holder at a time, each ordered after the last.
+    fn critical_section(&self) {
+        let inside = self.holders.fetch_add(1, Relaxed);
+        assert_eq!(inside, 0, "two holders of the cluster lock");
+        // SAFETY: loom's `UnsafeCell` checks this access: it reports a causality
+        // violation unless every other holder's access happens-before this one.
+        self.counter.with_mut(|c| unsafe { *c += 1 });
+        self.holders.fetch_sub(1, Relaxed);
+    }
+
+    /// Checks after every thread joined: the counter equals the wins, every slot is 0.
+    fn check_end(&self, wins: u32) {
+        // SAFETY: every thread has joined; loom checks the access.
+        assert_eq!(self.counter.with(|c| unsafe { *c }), wins);
         for copy in &self.copies {
-            copy[me as usize].store(v, Release);
-        }
-        assert!(op.leave(me));
-    }
-
-    /// `Lock::others_bid`: any other slot set in our own copy (Acquire loads).
-    fn others_bid(&self, me: u32) -> bool {
-        let mine = &self.copies[me as usize];
-        (0..2).any(|slot| slot != me as usize && mine[slot].load(Acquire) != 0)
-    }
-
-    /// `Lock::acquire`, bounded: returns whether this node won (and then ran its
-    /// critical section and released) within `LOCK_ATTEMPTS` bids.
-    fn acquire_cs_release(&self, me: u32) -> bool {
-        for _ in 0..LOCK_ATTEMPTS {
-            // Wait while someone holds or bids (bounded: one look, then back off).
-            if self.others_bid(me) {
-                loom::thread::yield_now();
-                continue;
+            for slot in copy {
+                assert_eq!(slot.load(Relaxed), 0, "a slot left set");
             }
-            self.ordered_write(me, 1);
-            // Our bid came back in the global order (synchronous on one host).
-            assert_eq!(self.copies[me as usize][me as usize].load(Acquire), 1);
-            if !self.others_bid(me) {
-                let inside = self.holders.fetch_add(1, Relaxed);
-                assert_eq!(inside, 0, "two holders of the cluster lock");
-                self.counter.with_mut(|c| unsafe { *c += 1 });
-                self.holders.fetch_sub(1, Relaxed);
-                self.ordered_write(me, 0); // release
-                return true;
-            }
-            self.ordered_write(me, 0); // withdraw
-            loom::thread::yield_now(); // back off
         }
-        false
     }
 }
 
-/// Model 4, the seed-000 cluster lock over the order point: two nodes bid (ordered
-/// write of 1 into their slot of both nodes' copies), check their own copy for other
-/// bids, and either run the critical section and release (ordered write of 0) or
-/// withdraw and retry, up to two attempts each.
+/// Node `me`'s lock page over [`LockNet`], as `memchan-shm`'s `lock.rs` places it on
+/// one host: the [`bidlock`] protocol runs unchanged on top of it.
+///
+/// `bid` is `tx.write_u8(slot, v)` on the broadcast + local copy mapping: an ordered
+/// packet applied (Release store) at every node's copy in node order, under the real
+/// [`OrderPoint`]; then it waits until its own copy shows `v` (at once on one host,
+/// where the sender applies its own copy under the point). `others_bid` reads the
+/// other slot of its own copy (Acquire loads). Holding off and backing off are idle
+/// steps whose exploration [`Spin`] bounds (one budget for the whole page: a node
+/// that keeps colliding stops branching after `SPIN_LIMIT` idle steps in all).
+struct ModelPage<'a> {
+    net: &'a LockNet,
+    me: u32,
+    spin: std::cell::RefCell<Spin>,
+}
+
+impl<'a> ModelPage<'a> {
+    fn new(net: &'a LockNet, me: u32) -> Self {
+        ModelPage {
+            net,
+            me,
+            spin: std::cell::RefCell::new(Spin::new()),
+        }
+    }
+
+    fn ordered_write(&self, v: u8) {
+        let op = OrderPoint::new(&self.net.order);
+        let mut spin = Spin::new();
+        op.enter(self.me, |_| spin.idle());
+        for copy in &self.net.copies {
+            copy[self.me as usize].store(v, Release);
+        }
+        assert!(op.leave(self.me));
+    }
+}
+
+impl BidPage for ModelPage<'_> {
+    fn others_bid(&self) -> memchan_core::Result<bool> {
+        let mine = &self.net.copies[self.me as usize];
+        Ok((0..2).any(|slot| slot != self.me as usize && mine[slot].load(Acquire) != 0))
+    }
+
+    fn bid(&self, v: u8) -> memchan_core::Result<()> {
+        self.ordered_write(v);
+        let own = &self.net.copies[self.me as usize][self.me as usize];
+        let mut spin = Spin::new();
+        while own.load(Acquire) != v {
+            spin.idle();
+        }
+        Ok(())
+    }
+
+    fn hold_off(&self, _waits: u32, _attempt: u32) -> memchan_core::Result<()> {
+        self.spin.borrow_mut().idle();
+        Ok(())
+    }
+
+    fn back_off(&self, _attempt: u32) {
+        self.spin.borrow_mut().idle();
+    }
+}
+
+/// Node `me`, bounded: up to `LOCK_ATTEMPTS` calls of [`bidlock::try_acquire`], backing
+/// off after each one that fails; on a win it runs the critical section and calls
+/// [`bidlock::release`]. Returns whether it won.
+fn try_acquire_cs_release(net: &LockNet, me: u32) -> bool {
+    let page = ModelPage::new(net, me);
+    for attempt in 1..=LOCK_ATTEMPTS {
+        if bidlock::try_acquire(&page).unwrap() {
+            net.critical_section();
+            bidlock::release(&page).unwrap();
+            return true;
+        }
+        page.back_off(attempt);
+    }
+    false
+}
+
+/// Node `me`: [`bidlock::acquire`] (which bids until it wins), the critical section,
+/// [`bidlock::release`].
+fn acquire_cs_release(net: &LockNet, me: u32) {
+    let page = ModelPage::new(net, me);
+    bidlock::acquire(&page).unwrap();
+    net.critical_section();
+    bidlock::release(&page).unwrap();
+}
+
+/// Model 4a, the seed-000 cluster lock ([`bidlock`], the code both transports run) over
+/// the order point: two nodes call `try_acquire` (bid: ordered write of 1 into their
+/// slot of both nodes' copies, then check their own copy for other bids, withdrawing
+/// with an ordered write of 0 on a collision) up to two times each, and the winner
+/// runs the critical section and calls `release`.
 ///
 /// Checks: at most one holder at a time (an atomic holder count, and loom's race
 /// detection on the non-atomic counter, which also demands that each critical section
@@ -715,28 +797,51 @@ impl LockNet {
 /// copies and reads the other's slot as 0: store buffering, two holders); a bidder
 /// checks for other bids before placing its own; `try_enter`'s CAS is Relaxed or
 /// `leave`'s is Relaxed (critical sections not ordered by happens-before); `try_enter`
-/// is a load-then-store.
+/// is a load-then-store. (Checked on the re-stated steps this model used before it
+/// drove `bidlock`; re-checked on a scratch copy of `bidlock.rs`: `try_once` checking
+/// for other bids before placing its own fails as above, and a colliding bid that is
+/// not withdrawn fails "a slot left set".)
 #[test]
 fn cluster_lock_mutual_exclusion() {
     check("cluster_lock", 3, || {
-        let net = Arc::new(LockNet {
-            order: AtomicU64::new(0),
-            copies: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU8::new(0))),
-            holders: AtomicU32::new(0),
-            counter: UnsafeCell::new(0),
-        });
+        let net = Arc::new(LockNet::new());
         let other = {
             let net = net.clone();
-            thread::spawn(move || net.acquire_cs_release(1))
+            thread::spawn(move || try_acquire_cs_release(&net, 1))
         };
-        let won0 = net.acquire_cs_release(0);
+        let won0 = try_acquire_cs_release(&net, 0);
         let won1 = other.join().unwrap();
-        let wins = u32::from(won0) + u32::from(won1);
-        assert_eq!(net.counter.with(|c| unsafe { *c }), wins);
-        for copy in &net.copies {
-            for slot in copy {
-                assert_eq!(slot.load(Relaxed), 0, "a slot left set");
-            }
-        }
+        net.check_end(u32::from(won0) + u32::from(won1));
+    });
+}
+
+/// Model 4b, the blocking `bidlock::acquire`: two nodes each acquire (holding off while
+/// the other bids or holds, withdrawing and backing off on a collision, until they
+/// win), run the critical section and release.
+///
+/// Checks: as 4a, and both nodes win (the counter is 2): `acquire` neither returns
+/// without the lock nor leaves a slot set. Exploration past `SPIN_LIMIT` idle steps
+/// per node is pruned (see [`Spin`]), so this bounds the schedules explored, not how
+/// long `acquire` may take.
+///
+/// Preemption bound 1 by default (about 4,000 executions, a fraction of a second);
+/// `LOOM_MAX_PREEMPTIONS` raises it to at most 2 (about 365,000, some 16 s on two
+/// cores; 3 is far longer).
+///
+/// Verified to fail at bound 1 when, in a scratch copy of `bidlock.rs`: `try_once`
+/// checks for other bids before placing its own (loom: causality violation on the
+/// counter, two holders); a colliding bid is not withdrawn (loom: the model exceeds
+/// its branches, both nodes waiting for ever, and 4a finds the slot left set).
+#[test]
+fn cluster_lock_blocking_acquire() {
+    check_capped("cluster_lock_blocking_acquire", 1, 2, || {
+        let net = Arc::new(LockNet::new());
+        let other = {
+            let net = net.clone();
+            thread::spawn(move || acquire_cs_release(&net, 1))
+        };
+        acquire_cs_release(&net, 0);
+        other.join().unwrap();
+        net.check_end(2);
     });
 }

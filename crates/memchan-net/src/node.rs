@@ -1474,8 +1474,7 @@ impl LockGuard<'_> {
     pub fn release(self) -> Result<()> {
         let l = self.lock;
         std::mem::forget(self);
-        l.tx.write_u8(l.slot, 0)?;
-        l.own_write_back(0)
+        bidlock::release(&Page(l))
     }
 }
 

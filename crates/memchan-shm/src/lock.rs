@@ -140,9 +140,9 @@ impl LockGuard<'_> {
     /// Releases the lock, reporting a failed release (e.g. this node was isolated, in
     /// which case the cluster already cleared its slot).
     pub fn release(self) -> Result<()> {
-        let r = self.lock.tx.write_u8(self.lock.slot, 0);
+        let lock = self.lock;
         std::mem::forget(self);
-        r
+        bidlock::release(&Page(lock))
     }
 }
 

@@ -54,19 +54,16 @@ fn notify_wakes_a_blocked_reader_without_spinning(t: &Transport) {
     let mut w = t.spawn("notify", std::slice::from_ref(&name));
     c.wait_for_members(2, Duration::from_secs(20)).unwrap();
     c.barrier().unwrap();
-    let (t0, cpu0) = (Instant::now(), thread_cpu());
+    let cpu0 = thread_cpu();
     assert!(rx.wait(Some(Duration::from_secs(10))).unwrap(), "timed out");
-    let (waited, cpu) = (t0.elapsed(), thread_cpu() - cpu0);
+    let cpu = thread_cpu() - cpu0;
+    // Woken by the notify page (written second), not the plain one: the notify
+    // page's value is there when the wait returns.
     assert_eq!(rx.load_u64(0).unwrap(), 77);
     assert_eq!(
         rx.load_u64(4096).unwrap(),
         1,
         "the plain page was written first"
-    );
-    // Woken by the notify page (at ~400 ms), not the plain one (at ~200 ms).
-    assert!(
-        waited >= Duration::from_millis(350),
-        "woke after {waited:?}"
     );
     assert!(
         cpu < Duration::from_millis(40),
