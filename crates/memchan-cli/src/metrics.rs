@@ -1,5 +1,5 @@
 //! The hub's status as Prometheus metrics (`memchan hub --metrics`, `memchan status
-//! --metrics`): a `prometheus-client` collector over one [`HubStatus`], and a tiny
+//! --metrics`): a `prometheus-client` collector over one [`ClusterStatus`], and a tiny
 //! blocking HTTP/1.1 server for `GET /metrics` that asks for a fresh status on every
 //! scrape.
 //!
@@ -7,7 +7,7 @@
 //! member and per end of its link, every [`LinkCounters::fields`] entry becomes the
 //! counter `memchan_link_<name>_total{node,incarnation,host,side="hub"|"node"}`; the
 //! hub-wide figures are the gauges `memchan_epoch`, `memchan_members`,
-//! `memchan_segments`, `memchan_groups`, `memchan_uptime_seconds` and the counters
+//! `memchan_segments`, `memchan_groups`, `memchan_locks`, `memchan_uptime_seconds` and the counters
 //! `memchan_isolations_total`, `memchan_joins_total`, `memchan_refused_total`.
 //!
 //! The server uses `std::net` only. It serves one connection at a time and bounds
@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use memchan_net::status::{HubStatus, LinkCounters};
+use memchan_core::status::{ClusterStatus, LinkCounters};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
@@ -51,20 +51,21 @@ struct LinkEnd {
 /// A [`Collector`] over one status snapshot: each scrape builds a registry holding
 /// one of these with the hub's answer of that moment.
 #[derive(Debug)]
-struct StatusCollector(HubStatus);
+struct StatusCollector(ClusterStatus);
 
 impl Collector for StatusCollector {
     fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let s = &self.0;
-        let gauges: [(&str, &str, u64); 5] = [
+        let gauges: [(&str, &str, u64); 6] = [
             ("memchan_epoch", "current membership epoch", s.epoch),
             ("memchan_members", "live members", s.members.len() as u64),
             (
                 "memchan_segments",
                 "segments allocated",
-                u64::from(s.segments),
+                s.segments.len() as u64,
             ),
-            ("memchan_groups", "multicast groups", u64::from(s.groups)),
+            ("memchan_groups", "multicast groups", s.groups.len() as u64),
+            ("memchan_locks", "cluster locks", s.locks.len() as u64),
             (
                 "memchan_uptime_seconds",
                 "seconds since the hub started",
@@ -126,7 +127,7 @@ impl Collector for StatusCollector {
 }
 
 /// `s` in the OpenMetrics text format (ending in `# EOF`).
-pub fn exposition(s: &HubStatus) -> String {
+pub fn exposition(s: &ClusterStatus) -> String {
     let mut registry = Registry::default();
     registry.register_collector(Box::new(StatusCollector(s.clone())));
     let mut out = String::with_capacity(1024 + s.members.len() * 24 * 128);
@@ -386,7 +387,7 @@ fn linger(mut stream: TcpStream) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memchan_net::status::MemberStatus;
+    use memchan_core::status::{GroupStatus, LockStatus, MemberStatus, SegmentStatus};
 
     fn counters(base: u64) -> LinkCounters {
         LinkCounters {
@@ -405,8 +406,8 @@ mod tests {
         }
     }
 
-    fn status() -> HubStatus {
-        HubStatus {
+    fn status() -> ClusterStatus {
+        ClusterStatus {
             cluster: "c".into(),
             listen: "0.0.0.0:7000".into(),
             protocol: 1,
@@ -419,6 +420,7 @@ mod tests {
                     incarnation: 7,
                     host: "h1".into(),
                     pid: 100,
+                    uid: 0,
                     addr: "10.0.0.1:5000".into(),
                     joined_epoch: 1,
                     last_heard_ms: 5,
@@ -430,6 +432,7 @@ mod tests {
                     incarnation: 1,
                     host: "we\"ird\\host\nname".into(),
                     pid: 200,
+                    uid: 1000,
                     addr: "local".into(),
                     joined_epoch: 2,
                     last_heard_ms: 0,
@@ -437,8 +440,10 @@ mod tests {
                     node_side: counters(400),
                 },
             ],
-            segments: 5,
-            groups: 2,
+            segments: vec![SegmentStatus::default(); 5],
+            groups: vec![GroupStatus::default(); 2],
+            locks: vec![LockStatus::default(); 3],
+            transport: "hub".into(),
             isolations: 1,
             joins: 11,
             refused: 4,
@@ -461,6 +466,7 @@ mod tests {
             "memchan_members 2",
             "memchan_segments 5",
             "memchan_groups 2",
+            "memchan_locks 3",
             "memchan_uptime_seconds 3600",
             "memchan_isolations_total 1",
             "memchan_joins_total 11",
@@ -504,7 +510,7 @@ mod tests {
 
     #[test]
     fn an_empty_status_has_the_hub_wide_samples_only() {
-        let text = exposition(&HubStatus::default());
+        let text = exposition(&ClusterStatus::default());
         let lines = samples(&text);
         assert_eq!(lines.len(), 8, "{text}");
         assert!(lines.iter().all(|l| l.ends_with(" 0")), "{text}");

@@ -1,6 +1,7 @@
-//! `memchan status`: asks a hub for its view of the cluster (members, epochs and the
-//! counters of both ends of every link) and prints it as tables or JSON, or serves it
-//! as Prometheus metrics.
+//! `memchan status`: the cluster's members, segments, groups, locks and counters, the
+//! same report for both transports: asked of a hub (with the counters of both ends of
+//! every link), or read from a one-host cluster's control block. Printed as tables or
+//! JSON, or served as Prometheus metrics.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -8,8 +9,8 @@ use std::path::PathBuf;
 use crate::metrics::{exposition, serve_metrics};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
+use memchan_core::status::{ClusterStatus, LinkCounters};
 use memchan_net::hub::query_status;
-use memchan_net::status::{HubStatus, LinkCounters};
 use memchan_net::wire::Key;
 
 use crate::hub::{announce, catch_signals, key_file, load_key, wait_for_signal};
@@ -18,8 +19,13 @@ use crate::hub::{announce, catch_signals, key_file, load_key, wait_for_signal};
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
     /// The hub to ask (default: `MEMCHAN_HUB`).
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "cluster")]
     pub hub: Option<String>,
+
+    /// A cluster on this host (shared memory): read its control block, without
+    /// joining it.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
 
     /// File holding the cluster key (default: the file `MEMCHAN_KEY_FILE` names).
     #[arg(long, value_name = "PATH")]
@@ -45,34 +51,71 @@ pub fn run(args: StatusArgs) -> Result<()> {
     Ok(())
 }
 
+/// Where the report comes from.
+#[derive(Clone)]
+enum Source {
+    Hub(String, Key),
+    Local(String),
+}
+
+impl Source {
+    fn ask(&self) -> std::result::Result<ClusterStatus, String> {
+        match self {
+            Source::Hub(hub, key) => ask(hub, key),
+            Source::Local(c) => memchan_shm::status::query(c).map_err(|e| match e {
+                memchan_core::Error::Os { .. } => {
+                    format!("no cluster `{c}` on this host ({e})")
+                }
+                e => format!("cluster `{c}`: {e}"),
+            }),
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Source::Hub(h, _) | Source::Local(h) => h,
+        }
+    }
+}
+
 fn status(args: StatusArgs) -> Result<()> {
     let hub = args
         .hub
-        .or_else(|| std::env::var("MEMCHAN_HUB").ok().filter(|v| !v.is_empty()))
-        .ok_or_else(|| anyhow!("no hub given: use --hub HOST:PORT or set MEMCHAN_HUB"))?;
-    let (key, _) = load_key(key_file(args.key_file).as_deref())?;
+        .or_else(|| std::env::var("MEMCHAN_HUB").ok().filter(|v| !v.is_empty()));
+    let source = match (args.cluster, hub) {
+        (Some(c), _) => Source::Local(c),
+        (None, Some(hub)) => {
+            let (key, _) = load_key(key_file(args.key_file).as_deref())?;
+            Source::Hub(hub, key)
+        }
+        (None, None) => {
+            return Err(anyhow!(
+                "no cluster given: use --cluster NAME (this host) or --hub HOST:PORT (or set MEMCHAN_HUB)"
+            ))
+        }
+    };
     if let Some(listen) = &args.metrics {
         let signals = catch_signals()?;
-        let (h, k) = (hub.clone(), key.clone());
-        let srv = serve_metrics(listen, move || ask(&h, &k).map(|s| exposition(&s)))
+        let src = source.clone();
+        let srv = serve_metrics(listen, move || src.ask().map(|s| exposition(&s)))
             .with_context(|| format!("cannot serve metrics on {listen}"))?;
         announce(&format!("metrics {}", srv.local_addr()))?;
         wait_for_signal(signals);
         drop(srv);
         return Ok(());
     }
-    let st = ask(&hub, &key).map_err(anyhow::Error::msg)?;
+    let st = source.ask().map_err(anyhow::Error::msg)?;
     if args.json {
         let text = serde_json::to_string_pretty(&st).context("encoding the report")?;
         println!("{text}");
     } else {
-        print!("{}", render(&hub, &st));
+        print!("{}", render(source.name(), &st));
     }
     Ok(())
 }
 
 /// Queries the hub, with an error that says which hub and what went wrong.
-fn ask(hub: &str, key: &Key) -> std::result::Result<HubStatus, String> {
+fn ask(hub: &str, key: &Key) -> std::result::Result<ClusterStatus, String> {
     query_status(hub, key).map_err(|e| {
         if e.starts_with("cannot connect") || e.starts_with("cannot resolve") || e == "no address" {
             format!("cannot reach hub {hub}: {e}")
@@ -125,10 +168,12 @@ fn table(out: &mut String, header: &[&str], rows: &[Vec<String>], left: usize) {
     }
 }
 
-/// The report as text: a header, the members, and both ends of every link.
-fn render(hub: &str, st: &HubStatus) -> String {
+/// The report as text: a header, the members, segments, groups and locks, and both
+/// ends of every link (a hub cluster's).
+fn render(hub: &str, st: &ClusterStatus) -> String {
     let mut out = String::new();
     let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let local = st.transport == "shm";
     let fields: [(&str, String); 8] = [
         (
             "cluster",
@@ -138,14 +183,18 @@ fn render(hub: &str, st: &HubStatus) -> String {
                 st.cluster.clone()
             },
         ),
-        (
-            "hub",
-            if st.listen == hub {
-                hub.to_string()
-            } else {
-                format!("{hub} (listening on {})", st.listen)
-            },
-        ),
+        if local {
+            ("transport", "shm (shared memory on this host)".into())
+        } else {
+            (
+                "hub",
+                if st.listen == hub {
+                    hub.to_string()
+                } else {
+                    format!("{hub} (listening on {})", st.listen)
+                },
+            )
+        },
         ("protocol", st.protocol.to_string()),
         ("epoch", st.epoch.to_string()),
         (
@@ -160,8 +209,13 @@ fn render(hub: &str, st: &HubStatus) -> String {
         (
             "history",
             format!(
-                "{} joins, {} refused, {} isolations; {} segments, {} groups",
-                st.joins, st.refused, st.isolations, st.segments, st.groups
+                "{} joins, {} refused, {} isolations; {} segments, {} groups, {} locks",
+                st.joins,
+                st.refused,
+                st.isolations,
+                st.segments.len(),
+                st.groups.len(),
+                st.locks.len()
             ),
         ),
     ];
@@ -181,6 +235,7 @@ fn render(hub: &str, st: &HubStatus) -> String {
                     m.addr.clone(),
                     m.incarnation.to_string(),
                     m.pid.to_string(),
+                    m.uid.to_string(),
                     m.joined_epoch.to_string(),
                     m.last_heard_ms.to_string(),
                 ]
@@ -194,13 +249,18 @@ fn render(hub: &str, st: &HubStatus) -> String {
                 "addr",
                 "incarnation",
                 "pid",
+                "uid",
                 "joined_epoch",
                 "last_heard_ms",
             ],
             &rows,
             3,
         );
-
+    }
+    render_tables(&mut out, st);
+    if local {
+        out.push_str("\nlinks: none (shared memory: a write is a store, no link to count)\n");
+    } else if !st.members.is_empty() {
         out.push_str("\nlinks (hub side: the hub's end; node side: as the node last reported)\n");
         let names = LinkCounters::default().fields().map(|(n, _, _)| n);
         let mut header = vec!["node", "side"];
@@ -221,10 +281,56 @@ fn render(hub: &str, st: &HubStatus) -> String {
     out
 }
 
+/// The segments, groups and locks.
+fn render_tables(out: &mut String, st: &ClusterStatus) {
+    let nodes = |v: &[u16]| {
+        if v.is_empty() {
+            "-".to_string()
+        } else {
+            v.iter().map(u16::to_string).collect::<Vec<_>>().join(",")
+        }
+    };
+    let _ = writeln!(out, "\nsegments: {}", st.segments.len());
+    let rows: Vec<Vec<String>> = st
+        .segments
+        .iter()
+        .map(|s| {
+            vec![
+                s.name.clone(),
+                format!("{}:{}", s.uid, s.gid),
+                format!("{:o}", s.mode),
+                nodes(&s.rx),
+                s.size.to_string(),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        table(out, &["name", "owner", "mode", "rx", "size"], &rows, 4);
+    }
+    let _ = writeln!(out, "\ngroups: {}", st.groups.len());
+    let rows: Vec<Vec<String>> = st
+        .groups
+        .iter()
+        .map(|g| vec![g.id.to_string(), g.name.clone(), nodes(&g.members)])
+        .collect();
+    if !rows.is_empty() {
+        table(out, &["id", "name", "members"], &rows, 3);
+    }
+    let _ = writeln!(out, "\nlocks: {}", st.locks.len());
+    let rows: Vec<Vec<String>> = st
+        .locks
+        .iter()
+        .map(|l| vec![l.name.clone(), nodes(&l.bidders)])
+        .collect();
+    if !rows.is_empty() {
+        table(out, &["name", "held or bid by"], &rows, 2);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memchan_net::status::MemberStatus;
+    use memchan_core::status::MemberStatus;
 
     #[test]
     fn durations_read_well() {
@@ -237,7 +343,7 @@ mod tests {
 
     #[test]
     fn renders_members_and_both_link_ends() {
-        let st = HubStatus {
+        let st = ClusterStatus {
             cluster: "c1".into(),
             listen: "0.0.0.0:7100".into(),
             protocol: 1,
@@ -249,6 +355,7 @@ mod tests {
                 incarnation: 77,
                 host: "h".into(),
                 pid: 99,
+                uid: 0,
                 addr: "10.0.0.2:5000".into(),
                 joined_epoch: 2,
                 last_heard_ms: 12,
@@ -297,7 +404,7 @@ mod tests {
 
     #[test]
     fn an_empty_hub_renders() {
-        let text = render("h:1", &HubStatus::default());
+        let text = render("h:1", &ClusterStatus::default());
         assert!(text.contains("members: 0\n"));
         assert!(text.contains("(not named yet)"));
     }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use memchan::{Cluster, Config, Dest, TxAttrs};
-use memchan_net::status::{HubStatus, LinkCounters};
+use memchan_core::status::{ClusterStatus, LinkCounters};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -207,7 +207,7 @@ fn join(cluster: &str, hub: &str, key: &Path) -> Cluster {
     .expect("join through the hub")
 }
 
-fn status_json(hub: &str, key: &Path) -> HubStatus {
+fn status_json(hub: &str, key: &Path) -> ClusterStatus {
     let out = run(&[
         "status",
         "--hub",
@@ -399,7 +399,7 @@ fn an_open_hub_warns_and_reads_the_environment() {
     cmd.args(["status", "--json"]).env("MEMCHAN_HUB", &addr);
     let out = run_cmd(cmd);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let st: HubStatus = serde_json::from_slice(&out.stdout).unwrap();
+    let st: ClusterStatus = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (
             st.cluster.as_str(),

@@ -24,6 +24,7 @@ pub mod names;
 pub mod notify;
 pub mod order;
 pub mod perm;
+pub mod status;
 pub mod sync;
 pub mod transport;
 pub mod validate;

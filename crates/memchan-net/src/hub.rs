@@ -24,8 +24,10 @@
 use crate::handshake::{self, read_frame, write_frame, STEP};
 use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
-use crate::status::{HubStatus, LinkCounters, MemberStatus};
 use crate::wire::{self, Decoder, Key, Kind, Put};
+use memchan_core::status::{
+    ClusterStatus, GroupStatus, LinkCounters, LockStatus, MemberStatus, SegmentStatus,
+};
 use memchan_core::{
     validate, Dest, Error, GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES,
 };
@@ -228,7 +230,7 @@ impl Hub {
     }
 
     /// The hub's report for `memchan status`.
-    pub fn status(&self) -> HubStatus {
+    pub fn status(&self) -> ClusterStatus {
         self.sh.status()
     }
 
@@ -1199,10 +1201,32 @@ impl Shared {
         self.check_acks(st);
     }
 
-    fn status(&self) -> HubStatus {
+    fn status(&self) -> ClusterStatus {
         let st = self.lock();
-        HubStatus {
+        let mut segments = Vec::new();
+        let mut locks = Vec::new();
+        for seg in st.segs.iter().flatten() {
+            match (&seg.shadow, seg.name.strip_prefix(validate::LOCK_PREFIX)) {
+                (Some(page), Some(name)) => locks.push(LockStatus {
+                    name: name.to_string(),
+                    bidders: (0..page.len().min(MAX_NODES))
+                        .filter(|&i| page[i] != 0)
+                        .map(|i| i as u16)
+                        .collect(),
+                }),
+                _ => segments.push(SegmentStatus {
+                    name: seg.name.clone(),
+                    size: seg.size as u64,
+                    uid: seg.uid,
+                    gid: seg.gid,
+                    mode: seg.mode,
+                    rx: seg.rx.iter().map(|n| n.0).collect(),
+                }),
+            }
+        }
+        ClusterStatus {
             cluster: st.cluster.clone().unwrap_or_default(),
+            transport: "hub".into(),
             listen: self.addr.to_string(),
             protocol: wire::VERSION,
             epoch: st.epoch,
@@ -1223,6 +1247,7 @@ impl Shared {
                         incarnation: p.inc,
                         host: p.host.clone(),
                         pid: p.pid,
+                        uid: p.uid,
                         addr: p.addr.clone(),
                         joined_epoch: p.joined_epoch,
                         last_heard_ms: heard.as_millis() as u64,
@@ -1231,8 +1256,18 @@ impl Shared {
                     })
                 })
                 .collect(),
-            segments: st.segs.iter().flatten().count() as u32,
-            groups: st.groups.len() as u32,
+            segments,
+            groups: st
+                .groups
+                .iter()
+                .enumerate()
+                .map(|(i, (name, m))| GroupStatus {
+                    id: i as u16,
+                    name: name.clone(),
+                    members: m.iter().map(|n| n.0).collect(),
+                })
+                .collect(),
+            locks,
             isolations: st.isolations,
             joins: st.joins,
             refused: st.refused,
@@ -1267,7 +1302,7 @@ fn seg_info(i: usize, s: &Seg) -> SegInfo {
 }
 
 /// Asks the hub at `addr` for its status (what `memchan status` shows).
-pub fn query_status(addr: &str, key: &Key) -> Result<HubStatus, String> {
+pub fn query_status(addr: &str, key: &Key) -> Result<ClusterStatus, String> {
     let join = Join {
         hub_nonce: [0; 16],
         node_nonce: [0; 16],

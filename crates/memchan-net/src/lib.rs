@@ -13,5 +13,4 @@ pub mod hub;
 pub mod link;
 pub mod node;
 pub mod proto;
-pub mod status;
 pub mod wire;

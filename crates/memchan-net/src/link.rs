@@ -23,8 +23,8 @@
 //! **Never block on receive.** Receiving queues control frames (acks, NAKs) without
 //! waiting for the socket; the one thread that may wait is a sender in back-pressure.
 
-use crate::status::LinkCounters;
 use crate::wire::{self, Borrowed, Decoder, Key, Kind, WireError};
+use memchan_core::status::LinkCounters;
 use std::collections::VecDeque;
 use std::io::{self, IoSlice, Read, Write};
 use std::net::TcpStream;

@@ -1,8 +1,8 @@
 //! Payloads of the frames the hub and its nodes exchange (little-endian, every read
 //! bounds-checked by [`Get`]).
 
-use crate::status::LinkCounters;
 use crate::wire::{Get, Put, WireError};
+use memchan_core::status::LinkCounters;
 use memchan_core::{Dest, GroupId, NodeId, NodeSet};
 
 type R<T> = Result<T, WireError>;

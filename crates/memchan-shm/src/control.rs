@@ -33,7 +33,7 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
@@ -77,8 +77,12 @@ pub(crate) struct Header {
     pub failure_timeout_ns: u64,
     /// Membership epoch: bumped on every join, leave and failure.
     pub epoch: AtomicU64,
-    /// Source of node incarnations (never reused).
+    /// Source of node incarnations (never reused); also the count of joins.
     pub incarnations: AtomicU64,
+    /// Nodes declared failed and isolated since the cluster was created.
+    pub isolations: AtomicU64,
+    /// CLOCK_MONOTONIC ns when the cluster was created (status: uptime).
+    pub created_ns: AtomicU64,
     /// Notify pair for membership events.
     pub event_seq: AtomicU32,
     pub event_waiters: AtomicU32,
@@ -122,6 +126,8 @@ pub(crate) struct NodeSlot {
     pub isolated_epoch: AtomicU64,
     pub uid: AtomicU32,
     pub gid: AtomicU32,
+    /// Epoch of its join (status).
+    pub joined_epoch: AtomicU64,
     /// Barrier arrivals per scope.
     pub barrier: [AtomicU64; BARRIER_SCOPES],
 }

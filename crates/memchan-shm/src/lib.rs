@@ -34,6 +34,7 @@ mod rx;
 mod rxmap;
 mod service;
 mod shm;
+pub mod status;
 mod tx;
 
 pub use lock::{Lock, LockGuard};

@@ -168,6 +168,7 @@ impl Inner {
                 (*hp).heartbeat_ns = cfg.heartbeat.as_nanos() as u64;
                 (*hp).failure_timeout_ns = cfg.failure_timeout.as_nanos() as u64;
             }
+            h.created_ns.store(now_ns(), Ordering::Relaxed);
             h.magic.store(MAGIC, Ordering::Release);
             page
         } else {
@@ -256,7 +257,8 @@ impl Inner {
                     }
                 }
             }
-            inner.push_event(inner.me, incarnation, EventKind::Joined);
+            let epoch = inner.push_event(inner.me, incarnation, EventKind::Joined);
+            s.joined_epoch.store(epoch, Ordering::Relaxed);
         }
         unlock(&inner.ctl);
         Ok(inner)
@@ -439,6 +441,7 @@ impl Inner {
         self.set_member(node, false);
         self.drop_rx_everywhere(node, inc);
         self.release_locks_of(node);
+        c.header.isolations.fetch_add(1, Ordering::Relaxed);
         let epoch = self.push_event(node, inc, EventKind::Failed);
         c.nodes[node.index()]
             .isolated_epoch

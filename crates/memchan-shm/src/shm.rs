@@ -28,6 +28,8 @@ pub(crate) enum Open {
     Create { len: usize, mode: u32 },
     /// Open an existing one of whatever length it has.
     Existing,
+    /// Open an existing one to read only (status).
+    ReadOnly,
 }
 
 impl ShmMap {
@@ -40,6 +42,11 @@ impl ShmMap {
                 Mode::from_raw_mode(mode),
             ),
             Open::Existing => (shm::OFlags::RDWR, Mode::empty()),
+            Open::ReadOnly => (shm::OFlags::RDONLY, Mode::empty()),
+        };
+        let prot = match how {
+            Open::ReadOnly => ProtFlags::READ,
+            _ => ProtFlags::READ | ProtFlags::WRITE,
         };
         let fd = shm::open(path.as_str(), flags, mode)
             .map_err(|e| Error::os(format!("shm_open {path}"), e))?;
@@ -52,16 +59,16 @@ impl ShmMap {
                     .map_err(|e| Error::os(format!("ftruncate {path}"), e))?;
                 len
             }
-            Open::Existing => {
+            Open::Existing | Open::ReadOnly => {
                 rustix::fs::fstat(&fd)
                     .map_err(|e| Error::os(format!("fstat {path}"), e))?
                     .st_size as usize
             }
         };
-        Self::map(fd, len, &path)
+        Self::map(fd, len, prot, &path)
     }
 
-    fn map(fd: OwnedFd, len: usize, what: &str) -> Result<ShmMap> {
+    fn map(fd: OwnedFd, len: usize, prot: ProtFlags, what: &str) -> Result<ShmMap> {
         if len == 0 {
             return Err(Error::Invalid {
                 what: "shared memory object",
@@ -74,7 +81,7 @@ impl ShmMap {
             rustix::mm::mmap(
                 std::ptr::null_mut(),
                 len,
-                ProtFlags::READ | ProtFlags::WRITE,
+                prot,
                 MapFlags::SHARED | MapFlags::POPULATE,
                 &fd,
                 0,

@@ -28,8 +28,8 @@ use crate::harness::{field, mono_ns, unique_cluster, Worker};
 use crate::netns::{in_ns, Topology};
 use crate::ordering;
 use memchan::{Cluster, Config, Dest, Error, EventKind, MembershipEvent, TxAttrs};
+use memchan_core::status::{ClusterStatus, LinkCounters};
 use memchan_net::hub::{query_status, Hub, HubConfig};
-use memchan_net::status::{HubStatus, LinkCounters};
 use memchan_net::wire::{self, Decoder, Key, Kind, Received};
 use memchan_testkit::relay::{Relay, RelayConfig, RelayCounters};
 use std::io::{Read, Write};
@@ -447,7 +447,7 @@ fn hub_addr(topo: &Topology, h: usize, port: u16) -> String {
 }
 
 /// The hub's status, asked from inside the hub namespace.
-fn status(topo: &Topology, port: u16, key: &Key) -> HubStatus {
+fn status(topo: &Topology, port: u16, key: &Key) -> ClusterStatus {
     let (addr, key) = (format!("127.0.0.1:{port}"), key.clone());
     in_ns(&topo.hub_ns, move || query_status(&addr, &key))
         .unwrap_or_else(|e| panic!("hub status: {e}"))
@@ -455,7 +455,7 @@ fn status(topo: &Topology, port: u16, key: &Key) -> HubStatus {
 
 /// A status whose node-side counters are fresh: every member sent a heartbeat after
 /// the first look (its counters as of now, not of the run's middle).
-fn settled_status(topo: &Topology, port: u16, key: &Key) -> HubStatus {
+fn settled_status(topo: &Topology, port: u16, key: &Key) -> ClusterStatus {
     let first = status(topo, port, key);
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {

@@ -1,5 +1,16 @@
-//! What `memchan status` and the Prometheus endpoint show: the hub's view of the
-//! cluster, with the error counters of both ends of every link.
+//! What `memchan status` and the Prometheus endpoint show, the same for every
+//! transport: the cluster's members, segments, groups and locks, and the error
+//! counters of both ends of every link (a hub cluster; one host has no links).
+//!
+//! ```
+//! use memchan_core::status::{ClusterStatus, SegmentStatus};
+//! let st = ClusterStatus {
+//!     transport: "shm".into(),
+//!     segments: vec![SegmentStatus { name: "inbox".into(), size: 4096, ..Default::default() }],
+//!     ..Default::default()
+//! };
+//! assert_eq!(st.segments.len(), 1);
+//! ```
 
 use serde::{Deserialize, Serialize};
 
@@ -80,56 +91,101 @@ impl LinkCounters {
     }
 }
 
-/// One member as the hub sees it.
+/// One member.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemberStatus {
     /// Node id.
     pub node: u16,
     /// Incarnation.
     pub incarnation: u64,
-    /// The host name the node reported.
+    /// The host name the node reported (one host: this host's).
     pub host: String,
     /// Its process id on that host.
     pub pid: u32,
-    /// The peer address of its link (`local` for a node inside the hub's process).
+    /// Its effective uid (what segment permissions are checked against).
+    pub uid: u32,
+    /// The peer address of its link (`local` for a node inside the hub's process or
+    /// on a one-host cluster).
     pub addr: String,
     /// Epoch at which it joined.
     pub joined_epoch: u64,
-    /// Milliseconds since the hub last heard from it.
+    /// Milliseconds since it was last heard from (the hub's link, or its heartbeat
+    /// word on one host).
     pub last_heard_ms: u64,
-    /// The hub's end of the link.
+    /// The hub's end of the link (zero on one host: no link).
     pub hub_side: LinkCounters,
-    /// The node's end, as last reported in its heartbeat.
+    /// The node's end, as last reported in its heartbeat (zero on one host).
     pub node_side: LinkCounters,
 }
 
-/// The hub's whole report.
+/// One segment (cluster lock pages are listed under [`ClusterStatus::locks`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HubStatus {
+pub struct SegmentStatus {
+    /// Name.
+    pub name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Owner uid.
+    pub uid: u32,
+    /// Owner gid.
+    pub gid: u32,
+    /// Permission bits.
+    pub mode: u32,
+    /// The nodes that map it rx.
+    pub rx: Vec<u16>,
+}
+
+/// One multicast group.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupStatus {
+    /// Id.
+    pub id: u16,
+    /// Name.
+    pub name: String,
+    /// Members.
+    pub members: Vec<u16>,
+}
+
+/// One cluster lock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockStatus {
+    /// The lock's name (without the `_lock.` of its page).
+    pub name: String,
+    /// The nodes whose slot is set: the holder, or bidders between bid and withdrawal.
+    pub bidders: Vec<u16>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterStatus {
     /// Cluster name.
     pub cluster: String,
-    /// Address the hub listens on.
+    /// The transport: `shm` (one host) or `hub`.
+    pub transport: String,
+    /// Address the hub listens on (empty on one host).
     pub listen: String,
-    /// Protocol version.
+    /// Protocol version (of the wire, or of the one-host control block).
     pub protocol: u16,
     /// Current membership epoch.
     pub epoch: u64,
     /// Page size in bytes.
     pub page_size: u32,
-    /// Whether joins must prove a cluster key.
+    /// Whether joins must prove a cluster key (never on one host).
     pub keyed: bool,
     /// Live members.
     pub members: Vec<MemberStatus>,
-    /// Segments allocated.
-    pub segments: u32,
+    /// Segments allocated (lock pages apart).
+    pub segments: Vec<SegmentStatus>,
     /// Multicast groups.
-    pub groups: u32,
-    /// Nodes isolated (declared failed) since the hub started.
+    pub groups: Vec<GroupStatus>,
+    /// Cluster locks.
+    pub locks: Vec<LockStatus>,
+    /// Nodes isolated (declared failed) since the hub or the cluster started.
     pub isolations: u64,
     /// Joins accepted.
     pub joins: u64,
-    /// Connections refused (wrong key, wrong version, garbage, bad join).
+    /// Connections refused (wrong key, wrong version, garbage, bad join; hub only).
     pub refused: u64,
-    /// Seconds since the hub started.
+    /// Seconds since the hub started (one host: since the cluster was created).
     pub uptime_s: u64,
 }
