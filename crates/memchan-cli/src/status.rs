@@ -359,6 +359,7 @@ mod tests {
                 addr: "10.0.0.2:5000".into(),
                 joined_epoch: 2,
                 last_heard_ms: 12,
+                barriers: 0,
                 hub_side: LinkCounters {
                     crc_failures: 31337,
                     ..Default::default()

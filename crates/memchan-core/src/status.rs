@@ -112,6 +112,9 @@ pub struct MemberStatus {
     /// Milliseconds since it was last heard from (the hub's link, or its heartbeat
     /// word on one host).
     pub last_heard_ms: u64,
+    /// Its count of cluster-wide barrier arrivals (a joiner starts level with the
+    /// live members): a barrier under way shows as members one apart.
+    pub barriers: u64,
     /// The hub's end of the link (zero on one host: no link).
     pub hub_side: LinkCounters,
     /// The node's end, as last reported in its heartbeat (zero on one host).

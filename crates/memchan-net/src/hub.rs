@@ -1250,6 +1250,7 @@ impl Shared {
                         uid: p.uid,
                         addr: p.addr.clone(),
                         joined_epoch: p.joined_epoch,
+                        barriers: st.barrier_counts.get(&u16::MAX).map_or(0, |c| c[i]),
                         last_heard_ms: heard.as_millis() as u64,
                         hub_side,
                         node_side: p.node_counters.clone(),
