@@ -1167,7 +1167,7 @@ impl RxMapping {
         self.check(offset, len, false)?;
         let p = self.mem.page;
         for page in offset / p..(offset + len).div_ceil(p) {
-            self.mem.pct[page].store(attrs_bits(attrs), Ordering::Release);
+            self.mem.pct[page].store(attrs.bits(), Ordering::Release);
         }
         Ok(())
     }
@@ -1175,10 +1175,7 @@ impl RxMapping {
     pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
         self.check(offset, 1, false)?;
         let b = self.mem.pct[offset / self.mem.page].load(Ordering::Acquire);
-        Ok(RxAttrs {
-            receive_enable: b & 1 != 0,
-            notify: b & 2 != 0,
-        })
+        Ok(RxAttrs::from_bits(b))
     }
 
     /// Blocks until a write lands on a notify page of this mapping (`Ok(true)`), or
@@ -1251,10 +1248,6 @@ impl Drop for Reading<'_> {
     }
 }
 
-fn attrs_bits(a: RxAttrs) -> u8 {
-    u8::from(a.receive_enable) | (u8::from(a.notify) << 1)
-}
-
 /// Receive memory: page-aligned, locked if the limit allows, written by the link
 /// thread with atomic stores and read by the application with atomic loads.
 struct RxMem {
@@ -1298,7 +1291,7 @@ impl RxMem {
             base,
             map_len,
             pct: (0..map_len / page)
-                .map(|_| AtomicU8::new(attrs_bits(attrs)))
+                .map(|_| AtomicU8::new(attrs.bits()))
                 .collect(),
             notify: AtomicU32::new(0),
         })
