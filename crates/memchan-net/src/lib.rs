@@ -13,5 +13,6 @@ pub mod hub;
 pub mod link;
 pub mod node;
 pub mod proto;
+mod service;
 pub mod status;
 pub mod wire;
