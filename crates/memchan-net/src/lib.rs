@@ -13,6 +13,7 @@ pub mod hub;
 pub mod link;
 pub mod node;
 pub mod proto;
+mod rx;
 mod service;
 pub mod status;
 pub mod wire;

@@ -8,8 +8,8 @@
 
 use crate::hub::{Hub, LocalPort};
 use crate::link::{Handler, Link, LinkError};
-use crate::node::RxMem;
 use crate::proto::{self, event_kind, Join};
+use crate::rx::RxMem;
 use crate::wire::{self, Get, Kind};
 use memchan_core::{
     validate, Error, EventKind, MembershipEvent, NodeId, NodeSet, PageSize, Result,
