@@ -16,4 +16,5 @@ pub mod proto;
 mod rx;
 mod service;
 pub mod status;
+mod tx;
 pub mod wire;

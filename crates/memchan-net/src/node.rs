@@ -1,7 +1,7 @@
 //! The node side of the hub transport: a joined node, its segments, its tx and rx
 //! mappings and its cluster lock.
 //!
-//! A write to a tx mapping becomes `Data` packets (at most [`wire::PACKET`] bytes each)
+//! A write to a tx mapping becomes `Data` packets (at most [`crate::wire::PACKET`] bytes each)
 //! on the link to the hub. The node's service thread reads `Deliver` packets from the
 //! hub and applies each to the rx mapping it names, in the hub's order, then releases
 //! it; readers see the bytes with plain (atomic) loads. A node in the hub's process
@@ -14,7 +14,8 @@ use crate::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
 pub use crate::rx::RxMapping;
 use crate::rx::RxMem;
 use crate::service::{LocalSlot, Reading, Shared, Up, ALIVE};
-use crate::wire::{self, Get, Key, Kind};
+pub use crate::tx::TxMapping;
+use crate::wire::{Get, Key, Kind};
 use memchan_core::bidlock::{self, BidPage};
 use memchan_core::transport::{Caps, SegmentOps, Transport};
 use memchan_core::{
@@ -543,18 +544,13 @@ impl Segment {
         if let Dest::Group(g) = dest {
             self.sh.request(Op::GroupCheck { group: g.0 })?;
         }
-        let mut flags = 0;
-        if attrs.local_copy {
-            flags |= proto::FLAG_LOCAL_COPY;
-        }
-        Ok(TxMapping {
-            sh: self.sh.clone(),
-            name: self.name.clone(),
-            info: self.info.clone(),
+        Ok(TxMapping::new(
+            self.sh.clone(),
+            self.name.clone(),
+            self.info.clone(),
             dest,
             attrs,
-            flags,
-        })
+        ))
     }
 
     /// Frees the segment.
@@ -565,103 +561,6 @@ impl Segment {
                 gen: self.info.gen,
             })
             .map(drop)
-    }
-}
-
-/// A transmit window onto a segment of a hub cluster.
-pub struct TxMapping {
-    sh: Arc<Shared>,
-    name: String,
-    info: SegInfo,
-    dest: Dest,
-    attrs: TxAttrs,
-    flags: u8,
-}
-
-impl TxMapping {
-    /// Size in bytes.
-    pub fn len(&self) -> usize {
-        self.info.size as usize
-    }
-    /// Never empty.
-    pub fn is_empty(&self) -> bool {
-        self.info.size == 0
-    }
-    /// Destination.
-    pub fn dest(&self) -> Dest {
-        self.dest
-    }
-    /// Attributes.
-    pub fn attrs(&self) -> TxAttrs {
-        self.attrs
-    }
-    /// Turns transmit on or off.
-    pub fn set_transmit_enable(&mut self, on: bool) {
-        self.attrs.transmit_enable = on;
-    }
-
-    fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<()> {
-        if offset.checked_add(len).is_none_or(|e| e > self.len()) {
-            return Err(Error::OutOfBounds {
-                segment: self.name.clone(),
-                offset,
-                len,
-                size: self.len(),
-            });
-        }
-        if atomic && !offset.is_multiple_of(len) {
-            return Err(Error::Unaligned {
-                segment: self.name.clone(),
-                offset,
-                size: len,
-            });
-        }
-        if !self.attrs.transmit_enable {
-            return Err(Error::TransmitDisabled {
-                segment: self.name.clone(),
-            });
-        }
-        Ok(())
-    }
-
-    fn packet(&self, offset: usize, data: &[u8]) -> Result<()> {
-        let head = proto::data_head(
-            self.info.seg,
-            self.info.gen,
-            offset as u64,
-            self.dest,
-            self.flags,
-        );
-        self.sh.send(Kind::Data, &[&head, data])
-    }
-
-    /// Atomic 8-byte write.
-    pub fn write_u64(&self, offset: usize, v: u64) -> Result<()> {
-        self.check(offset, 8, true)?;
-        self.packet(offset, &v.to_le_bytes())
-    }
-    /// Atomic 4-byte write.
-    pub fn write_u32(&self, offset: usize, v: u32) -> Result<()> {
-        self.check(offset, 4, true)?;
-        self.packet(offset, &v.to_le_bytes())
-    }
-    /// Atomic 2-byte write.
-    pub fn write_u16(&self, offset: usize, v: u16) -> Result<()> {
-        self.check(offset, 2, true)?;
-        self.packet(offset, &v.to_le_bytes())
-    }
-    /// 1-byte write.
-    pub fn write_u8(&self, offset: usize, v: u8) -> Result<()> {
-        self.check(offset, 1, true)?;
-        self.packet(offset, &[v])
-    }
-    /// Writes `data` at `offset`, in packets of at most [`wire::PACKET`] bytes.
-    pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.check(offset, data.len(), false)?;
-        for (i, chunk) in data.chunks(wire::PACKET).enumerate() {
-            self.packet(offset + i * wire::PACKET, chunk)?;
-        }
-        Ok(())
     }
 }
 
