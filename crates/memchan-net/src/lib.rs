@@ -11,6 +11,7 @@
 pub mod handshake;
 pub mod hub;
 pub mod link;
+mod lock;
 pub mod node;
 pub mod proto;
 mod rx;

@@ -10,13 +10,13 @@
 use crate::handshake;
 use crate::hub::{Hub, HubConfig};
 use crate::link::{Link, LinkConfig};
+pub use crate::lock::{Lock, LockGuard};
 use crate::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
 pub use crate::rx::RxMapping;
 use crate::rx::RxMem;
 use crate::service::{LocalSlot, Reading, Shared, Up, ALIVE};
 pub use crate::tx::TxMapping;
 use crate::wire::{Get, Key, Kind};
-use memchan_core::bidlock::{self, BidPage};
 use memchan_core::transport::{Caps, SegmentOps, Transport};
 use memchan_core::{
     validate, Config, Dest, Error, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result,
@@ -341,12 +341,7 @@ impl Node {
                 ..TxAttrs::default()
             },
         )?;
-        Ok(Lock {
-            slot: self.sh.me.index(),
-            rx,
-            tx,
-            rng: memchan_core::backoff::Backoff::new(self.sh.inc),
-        })
+        Ok(Lock::new(self.sh.me.index(), rx, tx, self.sh.inc))
     }
 
     /// Leaves the cluster now.
@@ -561,99 +556,6 @@ impl Segment {
                 gen: self.info.gen,
             })
             .map(drop)
-    }
-}
-
-/// A cluster lock (seed 000's bid lock over a broadcast page with local copy).
-pub struct Lock {
-    slot: usize,
-    rx: RxMapping,
-    tx: TxMapping,
-    rng: memchan_core::backoff::Backoff,
-}
-
-/// Holds a [`Lock`] until dropped.
-pub struct LockGuard<'a> {
-    lock: &'a Lock,
-}
-
-impl Lock {
-    fn others_bid(&self) -> Result<bool> {
-        let mut page = [0u8; MAX_NODES];
-        self.rx.read(0, &mut page)?;
-        Ok(page
-            .iter()
-            .enumerate()
-            .any(|(i, &b)| i != self.slot && b != 0))
-    }
-
-    fn backoff(&self, attempt: u32) {
-        self.rng.pause(20u64 << attempt.min(8));
-    }
-
-    /// Waits until our own slot shows `v`: our write came back in the global order.
-    fn own_write_back(&self, v: u8) -> Result<()> {
-        let mut spins = 0u32;
-        while self.rx.load_u8(self.slot)? != v {
-            spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) {
-                self.rx.sh.check()?;
-                std::thread::yield_now();
-            }
-        }
-        Ok(())
-    }
-
-    /// Acquires the lock.
-    pub fn acquire(&self) -> Result<LockGuard<'_>> {
-        bidlock::acquire(&Page(self))?;
-        Ok(LockGuard { lock: self })
-    }
-
-    /// Tries once; `None` if another node holds or bids.
-    pub fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
-        Ok(bidlock::try_acquire(&Page(self))?.then_some(LockGuard { lock: self }))
-    }
-}
-
-/// The lock page as the bid protocol (`memchan_core::bidlock`) sees it; the point of
-/// global order is the hub.
-struct Page<'a>(&'a Lock);
-
-impl BidPage for Page<'_> {
-    fn others_bid(&self) -> Result<bool> {
-        self.0.others_bid()
-    }
-
-    fn bid(&self, v: u8) -> Result<()> {
-        self.0.tx.write_u8(self.0.slot, v)?;
-        self.0.own_write_back(v)
-    }
-
-    fn hold_off(&self, _waits: u32, attempt: u32) -> Result<()> {
-        self.0.rx.sh.check()?;
-        self.0.backoff(attempt.max(2));
-        Ok(())
-    }
-
-    fn back_off(&self, attempt: u32) {
-        self.0.backoff(attempt);
-    }
-}
-
-impl LockGuard<'_> {
-    /// Releases now, reporting errors (drop releases too, ignoring them).
-    pub fn release(self) -> Result<()> {
-        let l = self.lock;
-        std::mem::forget(self);
-        bidlock::release(&Page(l))
-    }
-}
-
-impl Drop for LockGuard<'_> {
-    fn drop(&mut self) {
-        let _ = self.lock.tx.write_u8(self.lock.slot, 0);
-        let _ = self.lock.own_write_back(0);
     }
 }
 
