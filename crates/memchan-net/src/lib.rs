@@ -15,6 +15,7 @@ mod lock;
 pub mod node;
 pub mod proto;
 mod rx;
+mod segment;
 mod service;
 pub mod status;
 mod tx;

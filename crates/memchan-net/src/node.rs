@@ -13,14 +13,14 @@ use crate::link::{Link, LinkConfig};
 pub use crate::lock::{Lock, LockGuard};
 use crate::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
 pub use crate::rx::RxMapping;
-use crate::rx::RxMem;
+pub use crate::segment::Segment;
 use crate::service::{LocalSlot, Reading, Shared, Up, ALIVE};
 pub use crate::tx::TxMapping;
 use crate::wire::{Get, Key, Kind};
-use memchan_core::transport::{Caps, SegmentOps, Transport};
+use memchan_core::transport::{Caps, Transport};
 use memchan_core::{
     validate, Config, Dest, Error, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result,
-    RxAttrs, TxAttrs, MAX_NODES,
+    TxAttrs, MAX_NODES,
 };
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -280,11 +280,7 @@ impl Node {
         };
         let body = self.sh.request(op)?;
         let info = SegInfo::get(&body).map_err(|e| self.sh.garbled(e))?;
-        Ok(Segment {
-            sh: self.sh.clone(),
-            name: name.to_string(),
-            info,
-        })
+        Ok(Segment::new(self.sh.clone(), name.to_string(), info))
     }
 
     /// Creates or finds a multicast group.
@@ -370,7 +366,7 @@ impl Drop for Node {
 }
 
 impl Shared {
-    fn request(&self, op: Op) -> Result<Vec<u8>> {
+    pub(crate) fn request(&self, op: Op) -> Result<Vec<u8>> {
         self.request_within(op, REQUEST_TIMEOUT)
     }
 
@@ -456,107 +452,6 @@ impl Shared {
             }
         }
     }
-
-    fn check_perm(&self, seg: &Segment, want: u32, op: &'static str) -> Result<()> {
-        let i = &seg.info;
-        memchan_core::perm::check(
-            (self.uid, self.gid),
-            (i.uid, i.gid, i.mode),
-            want,
-            &seg.name,
-            op,
-        )
-    }
-}
-
-/// A segment of a hub cluster.
-pub struct Segment {
-    sh: Arc<Shared>,
-    name: String,
-    info: SegInfo,
-}
-
-impl Segment {
-    /// Name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-    /// Size in bytes (whole pages).
-    pub fn size(&self) -> usize {
-        self.info.size as usize
-    }
-
-    /// Maps the segment rx with default attributes.
-    pub fn map_rx(&self) -> Result<RxMapping> {
-        self.map_rx_with(RxAttrs::default())
-    }
-
-    /// Maps the segment rx; every page gets `attrs`.
-    pub fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
-        self.sh.check_perm(self, 4, "map_rx")?;
-        let mem = Arc::new(RxMem::new(
-            self.info.gen,
-            self.size(),
-            self.sh.page.bytes(),
-            attrs,
-        )?);
-        {
-            let mut map = self.sh.rx.write().unwrap_or_else(|e| e.into_inner());
-            if map.contains_key(&self.info.seg) {
-                return Err(Error::Invalid {
-                    what: "map_rx",
-                    why: format!("segment `{}` is already mapped rx on this node", self.name),
-                });
-            }
-            map.insert(self.info.seg, mem.clone());
-        }
-        let op = Op::MapRx {
-            seg: self.info.seg,
-            gen: self.info.gen,
-        };
-        if let Err(e) = self.sh.request(op) {
-            self.sh
-                .rx
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&self.info.seg);
-            return Err(e);
-        }
-        Ok(RxMapping::new(
-            self.sh.clone(),
-            self.name.clone(),
-            self.info.seg,
-            mem,
-        ))
-    }
-
-    /// Maps the segment tx towards `dest`.
-    pub fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
-        self.sh.check_perm(self, 2, "map_tx")?;
-        self.sh.check()?;
-        let members = self.sh.lock().members;
-        validate::dest(dest, &members)?;
-        if let Dest::Group(g) = dest {
-            self.sh.request(Op::GroupCheck { group: g.0 })?;
-        }
-        Ok(TxMapping::new(
-            self.sh.clone(),
-            self.name.clone(),
-            self.info.clone(),
-            dest,
-            attrs,
-        ))
-    }
-
-    /// Frees the segment.
-    pub fn free(self) -> Result<()> {
-        self.sh
-            .request(Op::SegFree {
-                seg: self.info.seg,
-                gen: self.info.gen,
-            })
-            .map(drop)
-    }
 }
 
 impl Transport for Node {
@@ -636,26 +531,6 @@ impl Transport for Node {
     }
     fn leave(self) {
         self.leave()
-    }
-}
-
-impl SegmentOps for Segment {
-    type Tx = TxMapping;
-    type Rx = RxMapping;
-    fn name(&self) -> &str {
-        self.name()
-    }
-    fn size(&self) -> usize {
-        self.size()
-    }
-    fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
-        self.map_rx_with(attrs)
-    }
-    fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
-        self.map_tx(dest, attrs)
-    }
-    fn free(self) -> Result<()> {
-        self.free()
     }
 }
 
