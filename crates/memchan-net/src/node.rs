@@ -1,21 +1,25 @@
-//! The node side of the hub transport: a joined node, its segments, its tx and rx
-//! mappings and its cluster lock.
+//! The node side of the hub transport: a joined [`Node`] (join, membership, events,
+//! segments, groups, ack, barrier, lock, leave), its requests to the hub, and the
+//! transport contract's `Transport` impl.
 //!
-//! A write to a tx mapping becomes `Data` packets (at most [`crate::wire::PACKET`] bytes each)
-//! on the link to the hub. The node's service thread reads `Deliver` packets from the
-//! hub and applies each to the rx mapping it names, in the hub's order, then releases
-//! it; readers see the bytes with plain (atomic) loads. A node in the hub's process
-//! (virtual hub) hands its packets to the hub directly and is handed its deliveries.
+//! A write to a tx mapping becomes `Data` packets (at most [`crate::wire::PACKET`] bytes
+//! each) on the link to the hub. The node's service thread reads `Deliver` packets from
+//! the hub and applies each to the rx mapping it names, in the hub's order, then
+//! releases it; readers see the bytes with plain (atomic) loads. A node in the hub's
+//! process (virtual hub) hands its packets to the hub directly and is handed its
+//! deliveries.
+//!
+//! The node side's other parts live in their own modules, named as in `memchan-shm`,
+//! and are re-exported here: `segment.rs` ([`Segment`]), `tx.rs` ([`TxMapping`]),
+//! `rx.rs` ([`RxMapping`] and the receive memory the link reader writes), `lock.rs`
+//! ([`Lock`], [`LockGuard`]) and `service.rs` (the state the handles share, the
+//! service thread and the reading of the link).
 
 use crate::handshake;
 use crate::hub::{Hub, HubConfig};
 use crate::link::{Link, LinkConfig};
-pub use crate::lock::{Lock, LockGuard};
 use crate::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
-pub use crate::rx::RxMapping;
-pub use crate::segment::Segment;
 use crate::service::{LocalSlot, Reading, Shared, Up, ALIVE};
-pub use crate::tx::TxMapping;
 use crate::wire::{Get, Key, Kind};
 use memchan_core::transport::{Caps, Transport};
 use memchan_core::{
@@ -26,6 +30,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub use crate::lock::{Lock, LockGuard};
+pub use crate::rx::RxMapping;
+pub use crate::segment::Segment;
+pub use crate::tx::TxMapping;
 pub use memchan_core::HubSpec;
 
 /// How a node joins through a hub: the [`Config`] with its key read and its link
@@ -365,6 +373,7 @@ impl Drop for Node {
     }
 }
 
+/// Requests to the hub: the answer, or the hub's refusal as an [`Error`].
 impl Shared {
     pub(crate) fn request(&self, op: Op) -> Result<Vec<u8>> {
         self.request_within(op, REQUEST_TIMEOUT)
