@@ -268,20 +268,23 @@ impl RxMem {
 
     /// Stores bytes so that aligned 2/4/8-byte writes are single atomic stores.
     fn store(&self, at: usize, d: &[u8]) {
-        // SAFETY (all four casts): `at..at+len` is in bounds (checked by `apply`) and the
-        // offset is aligned to the access size (checked here; the base is page-aligned).
+        // `at..at+len` is in bounds (checked by `apply`), and each cast below is to an
+        // offset aligned to its access size (checked in its arm; the base is page-aligned).
         match d.len() {
+            // SAFETY: `at..at+8` is in bounds and 8-aligned (see above).
             8 if at.is_multiple_of(8) => unsafe { &*(self.base.add(at) as *const AtomicU64) }
                 .store(
                     u64::from_le_bytes(d.try_into().expect("8")),
                     Ordering::Release,
                 ),
+            // SAFETY: `at..at+4` is in bounds and 4-aligned (see above).
             4 if at.is_multiple_of(4) => unsafe { &*(self.base.add(at) as *const AtomicU32) }
                 .store(
                     u32::from_le_bytes(d.try_into().expect("4")),
                     Ordering::Release,
                 ),
             2 if at.is_multiple_of(2) => {
+                // SAFETY: `at..at+2` is in bounds and 2-aligned (see above).
                 unsafe { &*(self.base.add(at) as *const std::sync::atomic::AtomicU16) }.store(
                     u16::from_le_bytes(d.try_into().expect("2")),
                     Ordering::Release,
