@@ -11,6 +11,11 @@
 pub mod handshake;
 pub mod hub;
 pub mod link;
+mod lock;
 pub mod node;
 pub mod proto;
+mod rx;
+mod segment;
+mod service;
+mod tx;
 pub mod wire;

@@ -1,0 +1,327 @@
+//! This node's receive memory for a segment of a hub cluster.
+//!
+//! [`RxMem`] is process-private memory (an anonymous mapping, locked if the limit
+//! allows) with a page control byte per page. The thread that reads the link applies
+//! each delivered packet to it ([`RxMem::apply`]) in the hub's order, with atomic
+//! stores; [`RxMapping`] is the application's view: atomic loads, `read`, the pages'
+//! attributes, and `wait` for a write to a notify page.
+
+use crate::proto::Op;
+use crate::service::{Reading, Shared};
+use crate::wire::Kind;
+use memchan_core::{Error, Result, RxAttrs};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// This node's receive memory for a segment of a hub cluster.
+pub struct RxMapping {
+    pub(crate) sh: Arc<Shared>,
+    name: String,
+    seg: u32,
+    mem: Arc<RxMem>,
+    seen: std::cell::Cell<u32>,
+}
+
+impl Drop for RxMapping {
+    fn drop(&mut self) {
+        self.sh
+            .rx
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.seg);
+        if self.sh.check().is_ok() {
+            let op = Op::UnmapRx {
+                seg: self.seg,
+                gen: self.mem.gen,
+            };
+            let _ = self.sh.send(Kind::Request, &[&op.put(0)]);
+        }
+    }
+}
+
+impl RxMapping {
+    /// The mapping of `mem`, registered for segment `seg` in `sh`.
+    pub(crate) fn new(sh: Arc<Shared>, name: String, seg: u32, mem: Arc<RxMem>) -> RxMapping {
+        let seen = mem.notify.load(Ordering::Acquire);
+        RxMapping {
+            sh,
+            name,
+            seg,
+            mem,
+            seen: std::cell::Cell::new(seen),
+        }
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.mem.size
+    }
+    /// Never empty.
+    pub fn is_empty(&self) -> bool {
+        self.mem.size == 0
+    }
+    /// Segment name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Start of the receive memory (read through atomics only).
+    pub fn as_ptr(&self) -> *const u8 {
+        self.mem.base
+    }
+
+    fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<()> {
+        if offset.checked_add(len).is_none_or(|e| e > self.mem.size) {
+            return Err(Error::OutOfBounds {
+                segment: self.name.clone(),
+                offset,
+                len,
+                size: self.mem.size,
+            });
+        }
+        if atomic && !offset.is_multiple_of(len) {
+            return Err(Error::Unaligned {
+                segment: self.name.clone(),
+                offset,
+                size: len,
+            });
+        }
+        Ok(())
+    }
+
+    /// Atomic 8-byte load.
+    pub fn load_u64(&self, offset: usize) -> Result<u64> {
+        self.check(offset, 8, true)?;
+        // SAFETY: in bounds and 8-aligned (checked; the base is page-aligned).
+        Ok(unsafe { &*(self.mem.base.add(offset) as *const AtomicU64) }.load(Ordering::Acquire))
+    }
+    /// Atomic 4-byte load.
+    pub fn load_u32(&self, offset: usize) -> Result<u32> {
+        self.check(offset, 4, true)?;
+        // SAFETY: in bounds and 4-aligned (checked).
+        Ok(unsafe { &*(self.mem.base.add(offset) as *const AtomicU32) }.load(Ordering::Acquire))
+    }
+    /// Atomic 2-byte load.
+    pub fn load_u16(&self, offset: usize) -> Result<u16> {
+        self.check(offset, 2, true)?;
+        // SAFETY: in bounds and 2-aligned (checked).
+        Ok(
+            unsafe { &*(self.mem.base.add(offset) as *const std::sync::atomic::AtomicU16) }
+                .load(Ordering::Acquire),
+        )
+    }
+    /// 1-byte load.
+    pub fn load_u8(&self, offset: usize) -> Result<u8> {
+        self.check(offset, 1, true)?;
+        Ok(self.mem.byte(offset).load(Ordering::Acquire))
+    }
+    /// Copies `buf.len()` bytes from `offset`.
+    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.check(offset, buf.len(), false)?;
+        std::sync::atomic::fence(Ordering::Acquire);
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = self.mem.byte(offset + i).load(Ordering::Relaxed);
+        }
+        Ok(())
+    }
+    /// Sets the rx attributes of the pages covering `offset..offset+len`.
+    pub fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
+        self.check(offset, len, false)?;
+        let p = self.mem.page;
+        for page in offset / p..(offset + len).div_ceil(p) {
+            self.mem.pct[page].store(attrs.bits(), Ordering::Release);
+        }
+        Ok(())
+    }
+    /// The attributes of the page holding `offset`.
+    pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
+        self.check(offset, 1, false)?;
+        let b = self.mem.pct[offset / self.mem.page].load(Ordering::Acquire);
+        Ok(RxAttrs::from_bits(b))
+    }
+
+    /// Blocks until a write lands on a notify page of this mapping (`Ok(true)`), or
+    /// `timeout` passes (`Ok(false)`). The waiting thread reads the link itself, so
+    /// the frame it waits for wakes it directly (as a blocking `recv` would).
+    pub fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
+        self.wait_with(timeout, false)
+    }
+
+    /// Like [`wait`](Self::wait), but busy-polls the link in the calling thread.
+    pub fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
+        self.wait_with(timeout, true)
+    }
+
+    fn wait_with(&self, timeout: Option<Duration>, spin: bool) -> Result<bool> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let _reading = Reading::new(&self.sh);
+        let mut spins = 0u32;
+        loop {
+            let v = self.mem.notify.load(Ordering::SeqCst);
+            if v != self.seen.get() {
+                self.seen.set(v);
+                self.sh.check()?;
+                return Ok(true);
+            }
+            spins = spins.wrapping_add(1);
+            if !spin || spins.is_multiple_of(256) {
+                self.sh.check()?;
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Ok(false);
+                }
+            }
+            let slice = if spin {
+                Duration::ZERO
+            } else {
+                let left = deadline.map_or(Duration::from_millis(100), |d| {
+                    d.saturating_duration_since(Instant::now())
+                });
+                left.min(Duration::from_millis(100))
+            };
+            self.sh.progress(slice);
+            if spin {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+/// Receive memory: page-aligned, locked if the limit allows, written by the link
+/// thread with atomic stores and read by the application with atomic loads.
+pub(crate) struct RxMem {
+    pub(crate) gen: u32,
+    size: usize,
+    page: usize,
+    base: *mut u8,
+    map_len: usize,
+    pct: Vec<AtomicU8>,
+    /// Count of packets landed on notify pages; waiters compare it (see `deliver`).
+    pub(crate) notify: AtomicU32,
+}
+
+// SAFETY: the mapping is only accessed through atomics; `base` stays valid until drop.
+unsafe impl Send for RxMem {}
+// SAFETY: as above: concurrent access goes through atomic loads and stores only.
+unsafe impl Sync for RxMem {}
+
+impl RxMem {
+    pub(crate) fn new(gen: u32, size: usize, page: usize, attrs: RxAttrs) -> Result<RxMem> {
+        use rustix::mm::{mmap_anonymous, MapFlags, ProtFlags};
+        let map_len = size.div_ceil(page) * page;
+        // SAFETY: a fresh anonymous private mapping; no existing memory is affected.
+        let base = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                map_len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE,
+            )
+        }
+        .map_err(|e| Error::os("map rx memory", e))?
+        .cast::<u8>();
+        // Resident if the memlock limit allows; the mapping works either way.
+        // SAFETY: `base..base+map_len` is the mapping just made.
+        let _ = unsafe { rustix::mm::mlock(base.cast(), map_len) };
+        Ok(RxMem {
+            gen,
+            size,
+            page,
+            base,
+            map_len,
+            pct: (0..map_len / page)
+                .map(|_| AtomicU8::new(attrs.bits()))
+                .collect(),
+            notify: AtomicU32::new(0),
+        })
+    }
+
+    fn byte(&self, i: usize) -> &AtomicU8 {
+        debug_assert!(i < self.map_len);
+        // SAFETY: `i` is inside the mapping (callers check bounds).
+        unsafe { &*(self.base.add(i) as *const AtomicU8) }
+    }
+
+    /// Applies one delivered packet (dropped if it reaches past the segment); whether
+    /// it landed on a notify page.
+    pub(crate) fn apply(&self, offset: usize, data: &[u8]) -> bool {
+        if offset.checked_add(data.len()).is_none_or(|e| e > self.size) || data.is_empty() {
+            return false;
+        }
+        let (first, last) = (offset / self.page, (offset + data.len() - 1) / self.page);
+        let mut notify = false;
+        for page in first..=last {
+            let bits = self.pct[page].load(Ordering::Acquire);
+            if bits & 1 == 0 {
+                continue;
+            }
+            notify |= bits & 2 != 0;
+            let lo = (page * self.page).max(offset);
+            let hi = ((page + 1) * self.page).min(offset + data.len());
+            self.store(lo, &data[lo - offset..hi - offset]);
+        }
+        if notify {
+            // SeqCst: half of the Dekker pair with a waiter (see `Shared::deliver`).
+            self.notify.fetch_add(1, Ordering::SeqCst);
+        }
+        notify
+    }
+
+    /// Stores bytes so that aligned 2/4/8-byte writes are single atomic stores.
+    fn store(&self, at: usize, d: &[u8]) {
+        // `at..at+len` is in bounds (checked by `apply`), and each cast below is to an
+        // offset aligned to its access size (checked in its arm; the base is page-aligned).
+        match d.len() {
+            // SAFETY: `at..at+8` is in bounds and 8-aligned (see above).
+            8 if at.is_multiple_of(8) => unsafe { &*(self.base.add(at) as *const AtomicU64) }
+                .store(
+                    u64::from_le_bytes(d.try_into().expect("8")),
+                    Ordering::Release,
+                ),
+            // SAFETY: `at..at+4` is in bounds and 4-aligned (see above).
+            4 if at.is_multiple_of(4) => unsafe { &*(self.base.add(at) as *const AtomicU32) }
+                .store(
+                    u32::from_le_bytes(d.try_into().expect("4")),
+                    Ordering::Release,
+                ),
+            2 if at.is_multiple_of(2) => {
+                // SAFETY: `at..at+2` is in bounds and 2-aligned (see above).
+                unsafe { &*(self.base.add(at) as *const std::sync::atomic::AtomicU16) }.store(
+                    u16::from_le_bytes(d.try_into().expect("2")),
+                    Ordering::Release,
+                )
+            }
+            _ => {
+                let mut i = 0;
+                while i < d.len() && !(at + i).is_multiple_of(8) {
+                    self.byte(at + i).store(d[i], Ordering::Relaxed);
+                    i += 1;
+                }
+                let words = (d.len() - i) / 8;
+                // SAFETY: `at + i` is 8-aligned, and `words` 8-byte words from there
+                // lie inside `at..at+len`.
+                let dst = unsafe { self.base.add(at + i) } as *const AtomicU64;
+                // One pointer, no bounds checks: this loop is the receive side's copy.
+                for (k, w) in d[i..i + words * 8].chunks_exact(8).enumerate() {
+                    // SAFETY: word `k < words` of the range above.
+                    unsafe { &*dst.add(k) }.store(
+                        u64::from_le_bytes(w.try_into().expect("8")),
+                        Ordering::Relaxed,
+                    );
+                }
+                i += words * 8;
+                while i < d.len() {
+                    self.byte(at + i).store(d[i], Ordering::Relaxed);
+                    i += 1;
+                }
+                std::sync::atomic::fence(Ordering::Release);
+            }
+        }
+    }
+}
+
+impl Drop for RxMem {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`; nothing refers to it any more (last Arc).
+        let _ = unsafe { rustix::mm::munmap(self.base.cast(), self.map_len) };
+    }
+}

@@ -1,0 +1,137 @@
+//! A segment of a hub cluster, as this node sees it: the hub's table entry (index,
+//! generation, size, owner and mode), the permission check of `map_rx` / `map_tx`,
+//! and the mappings made from it; the transport contract's `SegmentOps`.
+
+use crate::proto::{Op, SegInfo};
+use crate::rx::{RxMapping, RxMem};
+use crate::service::Shared;
+use crate::tx::TxMapping;
+use memchan_core::transport::SegmentOps;
+use memchan_core::{validate, Dest, Error, Result, RxAttrs, TxAttrs};
+use std::sync::Arc;
+
+/// A segment of a hub cluster.
+pub struct Segment {
+    sh: Arc<Shared>,
+    name: String,
+    info: SegInfo,
+}
+
+impl Segment {
+    /// The segment `name` the hub answered with `info`.
+    pub(crate) fn new(sh: Arc<Shared>, name: String, info: SegInfo) -> Segment {
+        Segment { sh, name, info }
+    }
+
+    /// Name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Size in bytes (whole pages).
+    pub fn size(&self) -> usize {
+        self.info.size as usize
+    }
+
+    /// Maps the segment rx with default attributes.
+    pub fn map_rx(&self) -> Result<RxMapping> {
+        self.map_rx_with(RxAttrs::default())
+    }
+
+    /// Maps the segment rx; every page gets `attrs`.
+    pub fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
+        self.check_perm(4, "map_rx")?;
+        let mem = Arc::new(RxMem::new(
+            self.info.gen,
+            self.size(),
+            self.sh.page.bytes(),
+            attrs,
+        )?);
+        {
+            let mut map = self.sh.rx.write().unwrap_or_else(|e| e.into_inner());
+            if map.contains_key(&self.info.seg) {
+                return Err(Error::Invalid {
+                    what: "map_rx",
+                    why: format!("segment `{}` is already mapped rx on this node", self.name),
+                });
+            }
+            map.insert(self.info.seg, mem.clone());
+        }
+        let op = Op::MapRx {
+            seg: self.info.seg,
+            gen: self.info.gen,
+        };
+        if let Err(e) = self.sh.request(op) {
+            self.sh
+                .rx
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&self.info.seg);
+            return Err(e);
+        }
+        Ok(RxMapping::new(
+            self.sh.clone(),
+            self.name.clone(),
+            self.info.seg,
+            mem,
+        ))
+    }
+
+    /// Maps the segment tx towards `dest`.
+    pub fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
+        self.check_perm(2, "map_tx")?;
+        self.sh.check()?;
+        let members = self.sh.lock().members;
+        validate::dest(dest, &members)?;
+        if let Dest::Group(g) = dest {
+            self.sh.request(Op::GroupCheck { group: g.0 })?;
+        }
+        Ok(TxMapping::new(
+            self.sh.clone(),
+            self.name.clone(),
+            self.info.clone(),
+            dest,
+            attrs,
+        ))
+    }
+
+    fn check_perm(&self, want: u32, op: &'static str) -> Result<()> {
+        let i = &self.info;
+        memchan_core::perm::check(
+            (self.sh.uid, self.sh.gid),
+            (i.uid, i.gid, i.mode),
+            want,
+            &self.name,
+            op,
+        )
+    }
+
+    /// Frees the segment.
+    pub fn free(self) -> Result<()> {
+        self.sh
+            .request(Op::SegFree {
+                seg: self.info.seg,
+                gen: self.info.gen,
+            })
+            .map(drop)
+    }
+}
+
+impl SegmentOps for Segment {
+    type Tx = TxMapping;
+    type Rx = RxMapping;
+    fn name(&self) -> &str {
+        self.name()
+    }
+    fn size(&self) -> usize {
+        self.size()
+    }
+    fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
+        self.map_rx_with(attrs)
+    }
+    fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
+        self.map_tx(dest, attrs)
+    }
+    fn free(self) -> Result<()> {
+        self.free()
+    }
+}

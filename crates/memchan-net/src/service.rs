@@ -1,0 +1,448 @@
+//! A joined node's link progress: the state its handles share (`Shared`), the
+//! service thread of a remote node (reads the link, ticks, heartbeats, watches the
+//! hub's liveness), application threads that read the link themselves while they wait
+//! (`Reading`, `Shared::progress`), the dispatch of what the hub sends (deliveries,
+//! responses, events, isolation), and sending up the link (`Shared::send`). A node in
+//! the hub's process (virtual hub) has no service thread: the hub hands it its frames
+//! through a `LocalSlot`.
+
+use crate::hub::{Hub, LocalPort};
+use crate::link::{Handler, Link, LinkError};
+use crate::proto::{self, event_kind, Join};
+use crate::rx::RxMem;
+use crate::wire::{self, Get, Kind};
+use memchan_core::{
+    validate, Error, EventKind, MembershipEvent, NodeId, NodeSet, PageSize, Result,
+};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant};
+
+pub(crate) const ALIVE: u8 = 0;
+const ISOLATED: u8 = 1;
+const LOST: u8 = 2;
+
+/// What the hub last told this node, and the answers its requests wait for.
+pub(crate) struct State {
+    pub(crate) members: NodeSet,
+    pub(crate) epoch: u64,
+    pub(crate) events: VecDeque<MembershipEvent>,
+    pub(crate) responses: HashMap<u32, (u8, Vec<u8>)>,
+    lost: String,
+    isolated_epoch: u64,
+}
+
+/// The way up to the hub: a link, or the hub in this process (virtual hub).
+pub(crate) enum Up {
+    Link(Arc<Link>),
+    Local(Arc<Hub>),
+}
+
+/// A joined node, shared by its `Node` and every segment, mapping and lock of it.
+pub(crate) struct Shared {
+    pub(crate) cluster: String,
+    pub(crate) me: NodeId,
+    pub(crate) inc: u64,
+    pub(crate) page: PageSize,
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
+    pub(crate) up: Up,
+    pub(crate) health: AtomicU8,
+    st: Mutex<State>,
+    cv: Condvar,
+    pub(crate) rx: RwLock<HashMap<u32, Arc<RxMem>>>,
+    pub(crate) next_req: AtomicU32,
+    pub(crate) stop: AtomicBool,
+    /// Application threads inside a wait, reading the link (or the hosted hub's links)
+    /// themselves.
+    app_reading: AtomicU32,
+    /// Wakes such a thread when another thread applied a notify write for it.
+    wake: rustix::fd::OwnedFd,
+    /// Heartbeat period.
+    heartbeat: Duration,
+    /// `wake` was written and not yet drained (one syscall per wake-up, not per write).
+    wake_pending: AtomicBool,
+}
+
+thread_local! {
+    /// This thread is inside a wait: what it applies it sees itself, no wake-up needed.
+    static IN_WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Holds frames for a local node until it exists, then forwards.
+#[derive(Default)]
+pub(crate) struct LocalSlot {
+    node: std::sync::OnceLock<Arc<Shared>>,
+    pending: Mutex<Vec<(Kind, Vec<u8>)>>,
+}
+
+impl LocalSlot {
+    pub(crate) fn set(&self, sh: Arc<Shared>) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        for (k, f) in p.drain(..) {
+            sh.on_frame(k, &f);
+        }
+        let _ = self.node.set(sh);
+    }
+}
+
+impl LocalPort for LocalSlot {
+    fn frame(&self, kind: Kind, parts: &[&[u8]]) {
+        match self.node.get() {
+            Some(sh) => sh.on_parts(kind, parts),
+            None => {
+                let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                match self.node.get() {
+                    Some(sh) => sh.on_parts(kind, parts),
+                    None => p.push((kind, parts.concat())),
+                }
+            }
+        }
+    }
+
+    fn isolated(&self, epoch: u64, why: &str) {
+        if let Some(sh) = self.node.get() {
+            sh.set_isolated(epoch, why);
+        }
+    }
+}
+
+struct NodeHandler<'a>(&'a Shared);
+
+impl Handler for NodeHandler<'_> {
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
+        self.0.on_frame(kind, payload);
+        link.release(seq);
+    }
+
+    fn control(&mut self, _link: &Link, kind: Kind, payload: &[u8]) {
+        if kind == Kind::Isolated {
+            let mut g = Get::new(payload, "isolation");
+            let epoch = g.u64().unwrap_or(0);
+            let why = g.str().unwrap_or_default();
+            self.0.set_isolated(epoch, &why);
+        }
+    }
+}
+
+impl Shared {
+    pub(crate) fn new(name: &str, join: &Join, w: &proto::Welcome, up: Up) -> Result<Shared> {
+        let page = PageSize::from_bytes(w.page_size as usize).ok_or_else(|| Error::Invalid {
+            what: "page size from the hub",
+            why: format!("{} bytes", w.page_size),
+        })?;
+        Ok(Shared {
+            cluster: name.to_string(),
+            me: w.node,
+            inc: w.incarnation,
+            page,
+            uid: join.uid,
+            gid: join.gid,
+            up,
+            health: AtomicU8::new(ALIVE),
+            st: Mutex::new(State {
+                members: w.members,
+                epoch: w.epoch,
+                events: VecDeque::new(),
+                responses: HashMap::new(),
+                lost: String::new(),
+                isolated_epoch: 0,
+            }),
+            cv: Condvar::new(),
+            rx: RwLock::new(HashMap::new()),
+            next_req: AtomicU32::new(1),
+            stop: AtomicBool::new(false),
+            app_reading: AtomicU32::new(0),
+            wake: rustix::event::eventfd(
+                0,
+                rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
+            )
+            .map_err(|e| Error::os("create the wake-up eventfd", e))?,
+            wake_pending: AtomicBool::new(false),
+            heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
+        })
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn wait<'a>(&self, st: MutexGuard<'a, State>, t: Duration) -> MutexGuard<'a, State> {
+        self.cv
+            .wait_timeout(st, t.min(Duration::from_millis(100)))
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+    }
+
+    /// `Ok` while the node may send.
+    pub(crate) fn check(&self) -> Result<()> {
+        match self.health.load(Ordering::Acquire) {
+            ALIVE => Ok(()),
+            ISOLATED => Err(Error::Isolated {
+                node: self.me,
+                epoch: self.lock().isolated_epoch,
+            }),
+            _ => Err(Error::HubLost(self.lock().lost.clone())),
+        }
+    }
+
+    fn set_isolated(&self, epoch: u64, why: &str) {
+        {
+            let mut st = self.lock();
+            st.isolated_epoch = epoch;
+            st.lost = format!("isolated at epoch {epoch}: {why}");
+        }
+        self.health.store(ISOLATED, Ordering::Release);
+        self.cv.notify_all();
+        self.wake_readers();
+    }
+
+    fn set_lost(&self, why: String) {
+        if let Up::Link(l) = &self.up {
+            l.shutdown();
+        }
+        self.lock().lost = why;
+        let _ = self
+            .health
+            .compare_exchange(ALIVE, LOST, Ordering::AcqRel, Ordering::Acquire);
+        self.cv.notify_all();
+        self.wake_readers();
+    }
+
+    /// Wakes threads waiting in `RxMapping::wait`: they find the node no longer alive.
+    fn wake_readers(&self) {
+        for m in self.rx.read().unwrap_or_else(|e| e.into_inner()).values() {
+            m.notify.fetch_add(1, Ordering::SeqCst);
+        }
+        self.wake_pending.store(true, Ordering::SeqCst);
+        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
+    }
+
+    pub(crate) fn garbled(&self, e: wire::WireError) -> Error {
+        Error::HubLost(format!("the hub sent a malformed answer: {e}"))
+    }
+
+    /// The service thread of a remote node: reads the link, ticks, heartbeats, watches
+    /// the hub's liveness.
+    pub(crate) fn service(self: Arc<Self>, heartbeat: Duration, timeout: Duration) {
+        let Up::Link(link) = &self.up else { return };
+        let mut last_hb = Instant::now() - heartbeat;
+        let mut last_tick = Instant::now();
+        while !self.stop.load(Ordering::Acquire) {
+            // While the application waits for data it reads the link itself (see
+            // `RxMapping::wait`); this thread then only ticks.
+            let read = self.app_reading.load(Ordering::SeqCst) == 0;
+            if link.wait(None, Duration::from_millis(10), read) {
+                if let Err(e) = link.receive(&mut NodeHandler(&self)) {
+                    if self.health.load(Ordering::Acquire) == ALIVE
+                        && !self.stop.load(Ordering::Acquire)
+                    {
+                        let why = match e {
+                            LinkError::Closed => "the hub closed the link".to_string(),
+                            e => format!("hub link failed: {e}"),
+                        };
+                        self.set_lost(why);
+                    }
+                    // Wakes writers waiting for replay memory.
+                    link.shutdown();
+                    return;
+                }
+            }
+            if last_tick.elapsed() >= Duration::from_millis(10) {
+                last_tick = Instant::now();
+                link.tick();
+                let silent = link.silence();
+                if silent > timeout {
+                    self.set_lost(format!("the hub was silent for {} ms", silent.as_millis()));
+                    link.shutdown();
+                    return;
+                }
+            }
+            if last_hb.elapsed() >= heartbeat {
+                last_hb = Instant::now();
+                link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
+            }
+        }
+    }
+
+    /// Reads what arrived for this node in the calling thread, waiting up to `slice`
+    /// (zero: just looks) for it or for the wake-up eventfd.
+    pub(crate) fn progress(&self, slice: Duration) {
+        use std::os::fd::AsFd;
+        match &self.up {
+            Up::Link(l) => {
+                let readable = if slice.is_zero() {
+                    true
+                } else {
+                    l.wait(Some(self.wake.as_fd()), slice, true)
+                };
+                if readable {
+                    if let Err(e) = l.receive(&mut NodeHandler(self)) {
+                        if !self.stop.load(Ordering::Acquire) {
+                            self.set_lost(format!("hub link failed: {e}"));
+                        }
+                    }
+                }
+                l.heartbeat_if_quiet(self.heartbeat);
+            }
+            Up::Local(h) => h.progress(Some(self.wake.as_fd()), slice),
+        }
+        // Only a thread that blocked drains the wake-up: a busy-polling thread that
+        // just wrote it for a blocked one would otherwise take it back before the
+        // blocked one's poll looked (it then slept on to the end of its slice).
+        // Drain first, then clear: a wake skipped in between is covered by this
+        // thread's own re-check, and the flag never stays set over an empty eventfd.
+        if !slice.is_zero() && self.wake_pending.load(Ordering::SeqCst) {
+            let mut buf = [0u8; 8];
+            if rustix::io::read(&self.wake, &mut buf).is_ok() {
+                self.wake_pending.store(false, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Applies a delivered packet to this node's rx mapping of the segment, if any.
+    fn deliver(&self, seg: u32, gen: u32, offset: u64, data: &[u8]) {
+        let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = map.get(&seg) {
+            // SeqCst pairs with the waiter's announce-then-check (Dekker): either it
+            // sees the new notify count or we see it reading and wake it.
+            if m.gen == gen && m.apply(offset as usize, data) {
+                self.wake_other_readers();
+            }
+        }
+    }
+
+    /// Wakes the application threads reading the link (in a wait or a request) other
+    /// than this one: what this thread just handled may be what they wait for. SeqCst
+    /// pairs with a reader's announce-then-check (Dekker): either it sees the change
+    /// or we see it reading and wake it. A lone waiter handling its own frames costs
+    /// nothing here.
+    fn wake_other_readers(&self) {
+        let me = u32::from(IN_WAIT.get());
+        if self.app_reading.load(Ordering::SeqCst) > me
+            && !self.wake_pending.swap(true, Ordering::SeqCst)
+        {
+            let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
+        }
+    }
+
+    /// A frame handed over by the hub in this process, in pieces (a Deliver's header
+    /// and data are not joined).
+    fn on_parts(&self, kind: Kind, parts: &[&[u8]]) {
+        match parts {
+            [head, data] if kind == Kind::Deliver && head.len() == proto::DELIVER_HEAD => {
+                if let Ok((_, seg, gen, offset, _)) = proto::get_deliver(head) {
+                    self.deliver(seg, gen, offset, data);
+                }
+            }
+            _ => self.on_frame(kind, &parts.concat()),
+        }
+    }
+
+    /// A frame from the hub, in its order.
+    fn on_frame(&self, kind: Kind, payload: &[u8]) {
+        match kind {
+            Kind::Deliver => {
+                if let Ok((_origin, seg, gen, offset, data)) = proto::get_deliver(payload) {
+                    self.deliver(seg, gen, offset, data);
+                }
+            }
+            Kind::Response => {
+                if let Ok((id, status, body)) = proto::get_response(payload) {
+                    self.lock().responses.insert(id, (status, body.to_vec()));
+                    self.wake_other_readers();
+                }
+            }
+            Kind::Event => {
+                if let Ok((epoch, node, inc, k, members)) = proto::get_event(payload) {
+                    let kind = match k {
+                        event_kind::JOINED => EventKind::Joined,
+                        event_kind::LEFT => EventKind::Left,
+                        _ => EventKind::Failed,
+                    };
+                    let mut st = self.lock();
+                    st.members = members;
+                    st.epoch = st.epoch.max(epoch);
+                    if node == self.me && inc == self.inc {
+                        // Our own join: events are reported from the join on.
+                        return;
+                    }
+                    if st.events.len() >= validate::EVENT_RING {
+                        // The same bound as one host's ring: the reader skips the oldest.
+                        st.events.pop_front();
+                    }
+                    st.events.push_back(MembershipEvent {
+                        epoch,
+                        node,
+                        incarnation: inc,
+                        kind,
+                    });
+                    drop(st);
+                    self.cv.notify_all();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<()> {
+        self.check()?;
+        match &self.up {
+            Up::Link(l) => l
+                .send(kind, parts)
+                .map(|_| {
+                    if l.window_full() {
+                        // Read the acks here (see `Hub::submit_local`).
+                        self.progress(Duration::ZERO);
+                    }
+                })
+                .map_err(|e| {
+                    if let LinkError::Stalled(d) = e {
+                        if let Err(e) = self.check() {
+                            return e;
+                        }
+                        // Nothing was sent: the write fails, the link lives on.
+                        return Error::Timeout(d, "replay memory (the hub holds back this sender)");
+                    }
+                    // An isolation notice may wait unread behind the closed link.
+                    let _ = l.receive(&mut NodeHandler(self));
+                    if let Err(e) = self.check() {
+                        return e;
+                    }
+                    let why = format!("cannot send to the hub: {e}");
+                    self.set_lost(why.clone());
+                    Error::HubLost(why)
+                }),
+            Up::Local(h) => {
+                h.submit_local(self.me, self.inc, kind, parts)
+                    .map_err(|d| Error::Timeout(d, "a destination to release (back-pressure)"))?;
+                self.check()
+            }
+        }
+    }
+}
+
+/// Marks an application thread as reading for the duration of a wait.
+pub(crate) struct Reading<'a>(&'a Shared);
+
+impl<'a> Reading<'a> {
+    pub(crate) fn new(sh: &'a Shared) -> Reading<'a> {
+        IN_WAIT.set(true);
+        sh.app_reading.fetch_add(1, Ordering::SeqCst);
+        if let Up::Local(h) = &sh.up {
+            h.begin_progress();
+        }
+        Reading(sh)
+    }
+}
+
+impl Drop for Reading<'_> {
+    fn drop(&mut self) {
+        if let Up::Local(h) = &self.0.up {
+            h.end_progress();
+        }
+        self.0.app_reading.fetch_sub(1, Ordering::SeqCst);
+        IN_WAIT.set(false);
+    }
+}
