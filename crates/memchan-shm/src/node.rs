@@ -509,7 +509,7 @@ impl Inner {
             if let Some(segref) = self.seg_by_index(seg, gen) {
                 for d in dests.iter().skip(done) {
                     if let Ok(Some(view)) = self.view(&segref, d) {
-                        crate::tx::apply(&view, self.page, offset, &data);
+                        crate::rx::apply(&view, self.page, offset, &data);
                     }
                 }
             }

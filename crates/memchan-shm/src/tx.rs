@@ -13,128 +13,12 @@
 //! 2 constrains it against nothing.
 
 use crate::control::{journal_state, load_set, node_state, store_set, MAX_PACKET};
-use crate::futex::SharedFutex;
 use crate::node::{Inner, SegRef};
-use crate::rx::{RxHeader, RxObject};
-use memchan_core::notify::Notify;
-use memchan_core::sync::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use memchan_core::{Dest, Error, NodeId, NodeSet, PageSize, Result, TxAttrs, MAX_NODES};
+use crate::rx::{RxObject, Target};
+use memchan_core::sync::{fence, AtomicU64, Ordering};
+use memchan_core::{Dest, Error, NodeId, NodeSet, Result, TxAttrs, MAX_NODES};
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
-
-/// A destination's receive memory, resolved to raw pointers for the data path. The
-/// `Arc<RxObject>` that keeps it mapped is held next to it (see [`Targets`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Target {
-    data: *mut u8,
-    pct: *const AtomicU8,
-    hdr: *const RxHeader,
-}
-
-impl Target {
-    const NONE: Target = Target {
-        data: std::ptr::null_mut(),
-        pct: std::ptr::null(),
-        hdr: std::ptr::null(),
-    };
-
-    fn of(obj: &RxObject) -> Target {
-        Target {
-            data: obj.data(),
-            pct: obj.pct(0),
-            hdr: obj.header(),
-        }
-    }
-
-    /// Applies one packet (never crossing a page) honouring the destination's page
-    /// control byte: dropped when receive is disabled, notify posted when asked.
-    ///
-    /// # Safety
-    /// `offset + data.len()` must be within the segment this target maps, and the
-    /// mapping must still be held.
-    #[inline(always)]
-    unsafe fn apply(self, page_shift: u32, offset: usize, data: &[u8]) {
-        // SAFETY: the page index is within the page control table (caller's bound).
-        let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
-        if bits & RX_ENABLE == 0 {
-            return;
-        }
-        // SAFETY: in bounds by the caller's contract.
-        unsafe { store(self.data.add(offset), data) };
-        if bits & RX_NOTIFY != 0 {
-            // SAFETY: the header lives as long as the mapping.
-            let h = unsafe { &*self.hdr };
-            Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
-        }
-    }
-}
-
-const RX_ENABLE: u8 = 1;
-const RX_NOTIFY: u8 = 2;
-
-/// Applies one packet to one destination's receive memory (used by recovery, off
-/// the data path).
-pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8]) {
-    // SAFETY: callers checked the range against the segment; `view` is held.
-    unsafe { Target::of(view).apply(page.bytes().trailing_zeros(), offset, data) }
-}
-
-/// Stores `data` at `dst`: aligned 1/2/4/8-byte packets as one atomic store (no
-/// reader sees them torn); short packets with inline overlapping moves; longer ones
-/// with `memcpy`. Packets are at most a page, far below the size at which `memcpy`
-/// switches to non-temporal stores, so every store stays ordered before the next
-/// packet's (x86-64 TSO).
-///
-/// # Safety
-/// `dst..dst + data.len()` must be writable memory of one mapping.
-#[inline(always)]
-pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
-    let n = data.len();
-    let src = data.as_ptr();
-    // Masks, not `%`: a division by a runtime length costs more than the store.
-    let addr = dst as usize;
-    // SAFETY (every branch): `dst..dst + n` is writable (caller) and `src..src + n` is
-    // the caller's slice; aligned words are stored through atomics because other
-    // processes read them concurrently.
-    unsafe {
-        if n >= 16 {
-            fence(Ordering::Release);
-            if n <= 32 {
-                let a = (src as *const u128).read_unaligned();
-                let b = (src.add(n - 16) as *const u128).read_unaligned();
-                (dst as *mut u128).write_unaligned(a);
-                (dst.add(n - 16) as *mut u128).write_unaligned(b);
-            } else if n <= 64 {
-                let a = (src as *const [u128; 2]).read_unaligned();
-                let b = (src.add(n - 32) as *const [u128; 2]).read_unaligned();
-                (dst as *mut [u128; 2]).write_unaligned(a);
-                (dst.add(n - 32) as *mut [u128; 2]).write_unaligned(b);
-            } else {
-                std::ptr::copy_nonoverlapping(src, dst, n);
-            }
-            return;
-        }
-        match n {
-            8 if addr & 7 == 0 => (*(dst as *const AtomicU64)).store(
-                u64::from_ne_bytes(data.try_into().expect("8")),
-                Ordering::Release,
-            ),
-            4 if addr & 3 == 0 => (*(dst as *const AtomicU32)).store(
-                u32::from_ne_bytes(data.try_into().expect("4")),
-                Ordering::Release,
-            ),
-            2 if addr & 1 == 0 => (*(dst as *const AtomicU16)).store(
-                u16::from_ne_bytes(data.try_into().expect("2")),
-                Ordering::Release,
-            ),
-            1 => (*(dst as *const AtomicU8)).store(data[0], Ordering::Release),
-            _ => {
-                fence(Ordering::Release);
-                std::ptr::copy_nonoverlapping(src, dst, n);
-            }
-        }
-    }
-}
 
 /// The resolved destinations of a tx mapping, rebuilt when the segment's rx set or
 /// the membership changes.
@@ -432,7 +316,7 @@ impl TxMapping {
             self.refresh_direct(gen)?;
         }
         let t = self.target.get();
-        if t.data.is_null() {
+        if t.is_none() {
             return Ok(()); // the destination does not map the segment rx: dropped
         }
         let last = offset + data.len() - 1;
