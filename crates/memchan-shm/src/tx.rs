@@ -13,7 +13,8 @@
 //! 2 constrains it against nothing.
 
 use crate::control::{journal_state, load_set, node_state, store_set, MAX_PACKET};
-use crate::node::{Inner, SegRef};
+use crate::local::SegRef;
+use crate::node::Inner;
 use crate::rx::{RxObject, Target};
 use memchan_core::sync::{fence, AtomicU64, Ordering};
 use memchan_core::{Dest, Error, NodeId, NodeSet, Result, TxAttrs, MAX_NODES};
@@ -42,7 +43,7 @@ impl Targets {
     /// Brings the list up to date for `dests` (under the order point for ordered
     /// packets, so no change can slip in before the packet is applied).
     fn refresh(&mut self, inner: &Inner, seg: &SegRef, dests: &NodeSet) -> Result<()> {
-        let ctl = inner.ctl();
+        let ctl = inner.local.ctl();
         let e = &ctl.segs[seg.idx as usize];
         let rx_gen = e.rx_gen.load(Ordering::Acquire);
         let epoch = ctl.header.epoch.load(Ordering::Acquire);
@@ -72,7 +73,7 @@ impl Targets {
 }
 
 /// Sends one ordered packet (≤ one page, not crossing a page) to `dests` as node
-/// `inner.me`, through the point of global order. Journaled first, so a survivor can
+/// `inner.local.me`, through the point of global order. Journaled first, so a survivor can
 /// finish it if this process dies half-way.
 pub(crate) fn ordered_packet(
     inner: &Inner,
@@ -83,19 +84,20 @@ pub(crate) fn ordered_packet(
     data: &[u8],
 ) -> Result<()> {
     debug_assert!(data.len() <= MAX_PACKET);
-    let me = u32::from(inner.me.0);
+    let me = u32::from(inner.local.me.0);
     inner.enter_order();
     // Under the order point: who is alive and who maps the segment is now fixed, and
     // so is whether this node may still send (isolation would drop our own copy and
     // leave a lock bidder waiting for a bid that never comes back).
     if let Err(e) = inner
+        .local
         .check_alive()
         .and_then(|()| targets.refresh(inner, seg, dests))
     {
         inner.order_point().leave(me);
         return Err(e);
     }
-    let j = &inner.ctl().journal;
+    let j = &inner.local.ctl().journal;
     j.seg.store(seg.idx, Ordering::Relaxed);
     j.seg_gen.store(seg.generation, Ordering::Relaxed);
     j.offset.store(offset as u64, Ordering::Relaxed);
@@ -110,7 +112,7 @@ pub(crate) fn ordered_packet(
     // point holder writes it, and readers read it after the Release below.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len()) };
     j.state.store(journal_state::APPLYING, Ordering::Release);
-    let shift = inner.page.bytes().trailing_zeros();
+    let shift = inner.local.page.bytes().trailing_zeros();
     for (i, (_, t)) in targets.list.iter().enumerate() {
         // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
         // holds every mapping in the list.
@@ -120,7 +122,7 @@ pub(crate) fn ordered_packet(
     j.state.store(journal_state::IDLE, Ordering::Release);
     if !inner.order_point().leave(me) {
         // We were declared failed while applying and a survivor finished the packet.
-        inner.check_alive()?;
+        inner.local.check_alive()?;
     }
     Ok(())
 }
@@ -142,7 +144,7 @@ pub struct TxMapping {
     /// The segment entry's `rx_gen` word and this node's slot, resolved once.
     rx_gen: *const AtomicU64,
     alive: *const AtomicU64,
-    /// Copies of `inner.incarnation` and `seg.size`, next to the other hot fields.
+    /// Copies of `inner.local.incarnation` and `seg.size`, next to the other hot fields.
     incarnation: u64,
     size: usize,
     /// `rx_gen` when `target` was resolved.
@@ -167,17 +169,17 @@ impl TxMapping {
         };
         // A sender is among its own destinations only with local copy (or when it
         // names itself point-to-point).
-        if attrs.local_copy || dest == Dest::Node(inner.me) {
-            dests.insert(inner.me);
+        if attrs.local_copy || dest == Dest::Node(inner.local.me) {
+            dests.insert(inner.local.me);
         } else {
-            dests.remove(inner.me);
+            dests.remove(inner.local.me);
         }
-        let direct = matches!(dest, Dest::Node(n) if n != inner.me) && !attrs.local_copy;
-        let rx_gen = &inner.ctl().segs[seg.idx as usize].rx_gen as *const AtomicU64;
-        let alive = inner.alive_word() as *const AtomicU64;
+        let direct = matches!(dest, Dest::Node(n) if n != inner.local.me) && !attrs.local_copy;
+        let rx_gen = &inner.local.ctl().segs[seg.idx as usize].rx_gen as *const AtomicU64;
+        let alive = inner.local.alive_word() as *const AtomicU64;
         Ok(TxMapping {
-            page_shift: inner.page.bytes().trailing_zeros(),
-            incarnation: inner.incarnation,
+            page_shift: inner.local.page.bytes().trailing_zeros(),
+            incarnation: inner.local.incarnation,
             size: seg.size,
             inner,
             seg,
@@ -220,7 +222,7 @@ impl TxMapping {
 
     /// The node that sends.
     pub fn node(&self) -> NodeId {
-        self.inner.me
+        self.inner.local.me
     }
 
     #[inline(always)]
@@ -340,7 +342,7 @@ impl TxMapping {
         {
             Ok(())
         } else {
-            Err(self.inner.isolated())
+            Err(self.inner.local.isolated())
         }
     }
 
