@@ -31,6 +31,7 @@ mod idle;
 mod local;
 mod lock;
 mod node;
+mod order;
 mod rx;
 mod rxmap;
 mod service;

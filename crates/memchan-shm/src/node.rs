@@ -1,40 +1,42 @@
-//! A joined node: its view of the control block, the control-plane operations (join,
-//! leave, segments, groups, membership events, barrier) and the cache of other nodes'
-//! receive memory that its tx mappings deposit into.
+//! A joined node's control plane: join, leave, segments, groups, membership events,
+//! barrier, and the isolation of a failed node. Who the node is lives in `local.rs`;
+//! the point of global order, which the control plane enters to change rx sets and to
+//! release a dead node's locks, in `order.rs` (this module calls it, never the data
+//! path in `tx.rs`).
 //!
 //! Control-plane changes hold the control block's `flock` (and an in-process mutex,
 //! since `flock` does not exclude threads sharing one open file). The data path never
 //! takes either.
 
 use crate::control::{
-    journal_state, load_name, load_set, node_state, seg_state, store_name, store_set, Control,
-    MAGIC, MAX_SEGMENTS, VERSION,
+    load_name, load_set, node_state, seg_state, store_name, store_set, Control, MAGIC,
+    MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
-use crate::idle::SpinThenPark;
 use crate::local::{Local, SegRef};
+use crate::order::{Order, Targets, Views};
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::{Futex, Notify};
-use memchan_core::order::OrderPoint;
 use memchan_core::sync::{fence, Ordering};
 use memchan_core::{
     validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
 };
-use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use memchan_core::{EventKind, MembershipEvent};
 
-type ViewKey = (u32, u32, u16, u64);
-
 /// A joined node, shared by its segments and mappings.
 pub(crate) struct Inner {
+    /// Who this node is, and its mapping of the control block.
     pub local: Local,
+    /// The in-process half of the control-plane lock (see [`PlaneGuard`]).
     plane: Mutex<()>,
-    views: Mutex<HashMap<ViewKey, Arc<RxObject>>>,
+    /// Other nodes' receive memory mapped here, for the order point and tx mappings.
+    views: Views,
+    /// Set on leave: tells the service thread to stop.
     pub stop: AtomicBool,
 }
 
@@ -68,30 +70,6 @@ pub(crate) fn pid_alive(pid: u32) -> bool {
         ),
         None => false,
     }
-}
-
-/// Kills process `pid` (SIGKILL through a pidfd, so a reused pid is never hit after
-/// the open) and waits up to a second for it to be gone. Nothing if it is gone or not
-/// ours to signal.
-fn stop_process(pid: u32) {
-    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
-        return;
-    };
-    let Ok(fd) = rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()) else {
-        return;
-    };
-    if rustix::process::pidfd_send_signal(&fd, rustix::process::Signal::KILL).is_err() {
-        return;
-    }
-    let mut pfd = [rustix::event::PollFd::new(
-        &fd,
-        rustix::event::PollFlags::IN,
-    )];
-    let second = rustix::time::Timespec {
-        tv_sec: 1,
-        tv_nsec: 0,
-    };
-    let _ = rustix::event::poll(&mut pfd, Some(&second));
 }
 
 impl Inner {
@@ -206,7 +184,7 @@ impl Inner {
                 gid,
             ),
             plane: Mutex::new(()),
-            views: Mutex::new(HashMap::new()),
+            views: Views::new(),
             stop: AtomicBool::new(false),
         });
         {
@@ -241,7 +219,7 @@ impl Inner {
                 {
                     let inc = o.incarnation.load(Ordering::Relaxed);
                     if inner.mark_failed(NodeId(n as u16)) {
-                        inner.recover_order_point(NodeId(n as u16));
+                        inner.order().recover(NodeId(n as u16));
                         inner.cleanup_failed(NodeId(n as u16), inc);
                     }
                 }
@@ -271,8 +249,9 @@ impl Inner {
         PlaneGuard { inner: self, _m: m }
     }
 
-    pub(crate) fn order_point(&self) -> OrderPoint<'_> {
-        OrderPoint::new(&self.local.ctl().order.word)
+    /// This node's side of the point of global order.
+    pub(crate) fn order(&self) -> Order<'_> {
+        Order::new(&self.local, &self.views)
     }
 
     /// Live members.
@@ -371,7 +350,7 @@ impl Inner {
         }
         // Finish its ordered packet before taking the plane: a plane holder may be
         // queued behind it at the order point.
-        self.recover_order_point(node);
+        self.order().recover(node);
         let _g = self.plane();
         self.cleanup_failed(node, inc);
         true
@@ -433,71 +412,6 @@ impl Inner {
         }
     }
 
-    /// If the failed `dead` holds the order point, takes it over, finishes its
-    /// journaled packet (every destination applied, in order) and frees the point.
-    ///
-    /// A holder declared failed by heartbeat timeout may only be hung: if its process
-    /// still exists it is killed first, because on one host nothing else stops its
-    /// stores, and it would go on applying a packet that we finish for it.
-    pub(crate) fn recover_order_point(&self, dead: NodeId) {
-        let op = self.order_point();
-        let seen = op.load_latest();
-        if memchan_core::order::owner_of(seen) != Some(u32::from(dead.0)) {
-            return;
-        }
-        let slot = &self.local.ctl().nodes[dead.index()];
-        if slot.state.load(Ordering::Acquire) != node_state::FAILED {
-            return;
-        }
-        stop_process(slot.pid.load(Ordering::Relaxed));
-        if !op.take_over(seen, u32::from(self.local.me.0)) {
-            return;
-        }
-        let j = &self.local.ctl().journal;
-        // Read-modify-writes see the dead holder's last journal writes even though
-        // nothing synchronised with it (its death was seen by timeout or pidfd).
-        if j.state.fetch_add(0, Ordering::AcqRel) == journal_state::APPLYING {
-            let done = j.progress.fetch_add(0, Ordering::AcqRel) as usize;
-            let seg = j.seg.load(Ordering::Relaxed);
-            let gen = j.seg_gen.load(Ordering::Relaxed);
-            let offset = j.offset.load(Ordering::Relaxed) as usize;
-            let len = j.len.load(Ordering::Relaxed) as usize;
-            let dests = load_set(&j.dests);
-            let mut data = vec![0u8; len];
-            // SAFETY: `data` (the journal's payload words) holds ≥ len bytes written
-            // before `state` was set APPLYING (Release), which the RMW above read.
-            unsafe {
-                std::ptr::copy_nonoverlapping(j.data.as_ptr() as *const u8, data.as_mut_ptr(), len)
-            };
-            if let Some(segref) = self.local.seg_by_index(seg, gen) {
-                for d in dests.iter().skip(done) {
-                    if let Ok(Some(view)) = self.view(&segref, d) {
-                        crate::rx::apply(&view, self.local.page, offset, &data);
-                    }
-                }
-            }
-            j.state.store(journal_state::IDLE, Ordering::Release);
-        }
-        op.leave(u32::from(self.local.me.0));
-    }
-
-    /// Waits for the order point, recovering it from a holder declared failed.
-    pub(crate) fn enter_order(&self) -> u64 {
-        let ctl = self.local.ctl();
-        let mut idle = SpinThenPark::new();
-        self.order_point()
-            .enter(u32::from(self.local.me.0), |holder| {
-                idle.idle();
-                if idle.is_parked()
-                    && (holder as usize) < MAX_NODES
-                    && ctl.nodes[holder as usize].state.load(Ordering::Acquire)
-                        == node_state::FAILED
-                {
-                    self.recover_order_point(NodeId(holder as u16));
-                }
-            })
-    }
-
     /// Writes 0 into `node`'s bid slot of every cluster lock, so a lock it held is free.
     fn release_locks_of(&self, node: NodeId) {
         let c = self.local.ctl();
@@ -511,15 +425,10 @@ impl Inner {
             let gen = seg.generation.load(Ordering::Acquire);
             if let Some(segref) = self.local.seg_by_index(i as u32, gen) {
                 let dests = load_set(&seg.rx_set);
-                let mut targets = crate::tx::Targets::new();
-                let _ = crate::tx::ordered_packet(
-                    self,
-                    &segref,
-                    &dests,
-                    &mut targets,
-                    node.index(),
-                    &[0],
-                );
+                let mut targets = Targets::new();
+                let _ =
+                    self.order()
+                        .ordered_packet(&segref, &dests, &mut targets, node.index(), &[0]);
             }
         }
     }
@@ -527,38 +436,6 @@ impl Inner {
     fn release_barrier_waiters(&self) {
         let h = &self.local.ctl().header;
         Notify::new(&h.barrier_seq, &h.barrier_waiters).post(&SharedFutex);
-    }
-
-    /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
-    pub(crate) fn view(&self, seg: &SegRef, node: NodeId) -> Result<Option<Arc<RxObject>>> {
-        let c = self.local.ctl();
-        let slot = &c.nodes[node.index()];
-        if slot.state.load(Ordering::Acquire) != node_state::ALIVE
-            || !load_set(&c.segs[seg.idx as usize].rx_set).contains(node)
-        {
-            return Ok(None);
-        }
-        let inc = slot.incarnation.load(Ordering::Acquire);
-        let key = (seg.idx, seg.generation, node.0, inc);
-        let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = views.get(&key) {
-            return Ok(Some(v.clone()));
-        }
-        let name = self.local.rx_name(seg.idx, seg.generation, node, inc);
-        let obj = match RxObject::open(&name, self.local.page, seg.size) {
-            Ok(o) => Arc::new(o),
-            // Removed between our check and open: the node just unmapped or died.
-            Err(Error::Os { source, .. })
-                if source.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) =>
-            {
-                return Ok(None)
-            }
-            Err(e) => return Err(e),
-        };
-        // Forget views of earlier generations or incarnations of the same pair.
-        views.retain(|k, _| !(k.0 == seg.idx && k.2 == node.0));
-        views.insert(key, obj.clone());
-        Ok(Some(obj))
     }
 
     // ---- segments ------------------------------------------------------------------
@@ -692,9 +569,12 @@ impl Inner {
                 why: format!("segment `{}` is already mapped rx by this node", seg.name),
             });
         }
-        self.enter_order();
+        self.order().enter();
         if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0 {
-            if let Some(src) = set.iter().find_map(|n| self.view(seg, n).ok().flatten()) {
+            if let Some(src) = set
+                .iter()
+                .find_map(|n| self.order().view(seg, n).ok().flatten())
+            {
                 // SAFETY: both ranges are `size` bytes inside their mappings; the copy
                 // runs under the order point, so no ordered write races it.
                 unsafe { std::ptr::copy_nonoverlapping(src.data(), obj.data(), seg.size) };
@@ -703,7 +583,7 @@ impl Inner {
         set.insert(self.local.me);
         store_set(&e.rx_set, &set);
         e.rx_gen.fetch_add(1, Ordering::AcqRel);
-        self.order_point().leave(u32::from(self.local.me.0));
+        self.order().leave();
         Ok(())
     }
 

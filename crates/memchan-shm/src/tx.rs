@@ -2,7 +2,7 @@
 //! destination on this host, no local copy: a bounds check and a store into the
 //! destination's receive memory, no system call, no lock) or an **ordered packet**
 //! (broadcast, multicast, or local copy: it passes the point of global order, which
-//! applies it at every destination before the next ordered packet).
+//! applies it at every destination before the next ordered packet; see `order.rs`).
 //!
 //! Why this keeps both ordering rules: a sender's stores reach memory in program order
 //! (x86-64 TSO, and Release stores elsewhere), and a sender applies its ordered packets
@@ -12,120 +12,14 @@
 //! order (rule 2). A direct deposit has a single destination and no local copy, so rule
 //! 2 constrains it against nothing.
 
-use crate::control::{journal_state, load_set, node_state, store_set, MAX_PACKET};
 use crate::local::SegRef;
 use crate::node::Inner;
-use crate::rx::{RxObject, Target};
+use crate::order::Targets;
+use crate::rx::Target;
 use memchan_core::sync::{fence, AtomicU64, Ordering};
 use memchan_core::{Dest, Error, NodeId, NodeSet, Result, TxAttrs, MAX_NODES};
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
-
-/// The resolved destinations of a tx mapping, rebuilt when the segment's rx set or
-/// the membership changes.
-pub(crate) struct Targets {
-    rx_gen: u64,
-    epoch: u64,
-    list: Vec<(NodeId, Target)>,
-    keep: Vec<Arc<RxObject>>,
-}
-
-impl Targets {
-    pub(crate) fn new() -> Targets {
-        Targets {
-            rx_gen: u64::MAX,
-            epoch: u64::MAX,
-            list: Vec::new(),
-            keep: Vec::new(),
-        }
-    }
-
-    /// Brings the list up to date for `dests` (under the order point for ordered
-    /// packets, so no change can slip in before the packet is applied).
-    fn refresh(&mut self, inner: &Inner, seg: &SegRef, dests: &NodeSet) -> Result<()> {
-        let ctl = inner.local.ctl();
-        let e = &ctl.segs[seg.idx as usize];
-        let rx_gen = e.rx_gen.load(Ordering::Acquire);
-        let epoch = ctl.header.epoch.load(Ordering::Acquire);
-        if rx_gen == self.rx_gen && epoch == self.epoch {
-            return Ok(());
-        }
-        if e.generation.load(Ordering::Acquire) != seg.generation {
-            return Err(Error::SegmentFreed {
-                segment: seg.name.clone(),
-            });
-        }
-        self.list.clear();
-        self.keep.clear();
-        for d in dests.intersect(&load_set(&e.rx_set)).iter() {
-            if ctl.nodes[d.index()].state.load(Ordering::Acquire) != node_state::ALIVE {
-                continue;
-            }
-            if let Some(obj) = inner.view(seg, d)? {
-                self.list.push((d, Target::of(&obj)));
-                self.keep.push(obj);
-            }
-        }
-        self.rx_gen = rx_gen;
-        self.epoch = epoch;
-        Ok(())
-    }
-}
-
-/// Sends one ordered packet (≤ one page, not crossing a page) to `dests` as node
-/// `inner.local.me`, through the point of global order. Journaled first, so a survivor can
-/// finish it if this process dies half-way.
-pub(crate) fn ordered_packet(
-    inner: &Inner,
-    seg: &SegRef,
-    dests: &NodeSet,
-    targets: &mut Targets,
-    offset: usize,
-    data: &[u8],
-) -> Result<()> {
-    debug_assert!(data.len() <= MAX_PACKET);
-    let me = u32::from(inner.local.me.0);
-    inner.enter_order();
-    // Under the order point: who is alive and who maps the segment is now fixed, and
-    // so is whether this node may still send (isolation would drop our own copy and
-    // leave a lock bidder waiting for a bid that never comes back).
-    if let Err(e) = inner
-        .local
-        .check_alive()
-        .and_then(|()| targets.refresh(inner, seg, dests))
-    {
-        inner.order_point().leave(me);
-        return Err(e);
-    }
-    let j = &inner.local.ctl().journal;
-    j.seg.store(seg.idx, Ordering::Relaxed);
-    j.seg_gen.store(seg.generation, Ordering::Relaxed);
-    j.offset.store(offset as u64, Ordering::Relaxed);
-    j.len.store(data.len() as u32, Ordering::Relaxed);
-    let mut live = NodeSet::EMPTY;
-    for (d, _) in &targets.list {
-        live.insert(*d);
-    }
-    store_set(&j.dests, &live);
-    j.progress.store(0, Ordering::Relaxed);
-    // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len(); only the order
-    // point holder writes it, and readers read it after the Release below.
-    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len()) };
-    j.state.store(journal_state::APPLYING, Ordering::Release);
-    let shift = inner.local.page.bytes().trailing_zeros();
-    for (i, (_, t)) in targets.list.iter().enumerate() {
-        // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
-        // holds every mapping in the list.
-        unsafe { t.apply(shift, offset, data) };
-        j.progress.store(i as u32 + 1, Ordering::Release);
-    }
-    j.state.store(journal_state::IDLE, Ordering::Release);
-    if !inner.order_point().leave(me) {
-        // We were declared failed while applying and a survivor finished the packet.
-        inner.local.check_alive()?;
-    }
-    Ok(())
-}
 
 /// A transmit window onto a segment: writes land in the destination's rx mappings.
 ///
@@ -354,9 +248,8 @@ impl TxMapping {
     fn refresh_direct(&self, gen: u64) -> Result<()> {
         self.may_send()?;
         let mut targets = self.targets.borrow_mut();
-        targets.refresh(&self.inner, &self.seg, &self.dests)?;
-        self.target
-            .set(targets.list.first().map_or(Target::NONE, |(_, t)| *t));
+        targets.refresh(self.inner.order(), &self.seg, &self.dests)?;
+        self.target.set(targets.first());
         self.seen_gen.set(gen);
         Ok(())
     }
@@ -366,14 +259,9 @@ impl TxMapping {
         self.may_send()?;
         let mut targets = self.targets.borrow_mut();
         for (off, chunk) in packets(offset, data, 1 << self.page_shift) {
-            ordered_packet(
-                &self.inner,
-                &self.seg,
-                &self.dests,
-                &mut targets,
-                off,
-                chunk,
-            )?;
+            self.inner
+                .order()
+                .ordered_packet(&self.seg, &self.dests, &mut targets, off, chunk)?;
         }
         Ok(())
     }
