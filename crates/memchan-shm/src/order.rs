@@ -5,16 +5,19 @@
 //! memory (the per-process cache of mapped receive memory, and each tx mapping's
 //! [`Targets`]).
 //!
-//! The order point's word and its protocol are `memchan_core::order`; the word and
-//! the journal live in the control block (`control::OrderLine`, `control::Journal`).
+//! The order point's word and its protocol are `memchan_core::order`, the journal's
+//! steps `memchan_core::journal`; this module places both in the control block
+//! (`control::OrderLine`, `control::Journal`) and supplies the journal's record and how
+//! a packet is applied.
 //!
 //! Below the control plane (`node.rs`) and the data path (`tx.rs`), which both call it;
 //! it calls neither, only the leaves `local.rs`, `rx.rs` and `control.rs`.
 
-use crate::control::{journal_state, load_set, node_state, store_set, MAX_PACKET};
+use crate::control::{load_set, node_state, store_set, MAX_PACKET};
 use crate::idle::SpinThenPark;
 use crate::local::{Local, SegRef};
 use crate::rx::{RxObject, Target};
+use memchan_core::journal::{self, Journal};
 use memchan_core::order::OrderPoint;
 use memchan_core::sync::Ordering;
 use memchan_core::{Error, NodeId, NodeSet, Result, MAX_NODES};
@@ -49,6 +52,11 @@ impl<'a> Order<'a> {
 
     fn point(&self) -> OrderPoint<'a> {
         OrderPoint::new(&self.local.ctl().order.word)
+    }
+
+    fn journal(&self) -> Journal<'a> {
+        let j = &self.local.ctl().journal;
+        Journal::new(&j.state, &j.progress)
     }
 
     fn me(&self) -> u32 {
@@ -101,30 +109,28 @@ impl<'a> Order<'a> {
             return Err(e);
         }
         let j = &self.local.ctl().journal;
-        j.seg.store(seg.idx, Ordering::Relaxed);
-        j.seg_gen.store(seg.generation, Ordering::Relaxed);
-        j.offset.store(offset as u64, Ordering::Relaxed);
-        j.len.store(data.len() as u32, Ordering::Relaxed);
-        let mut live = NodeSet::EMPTY;
-        for (d, _) in &targets.list {
-            live.insert(*d);
-        }
-        store_set(&j.dests, &live);
-        j.progress.store(0, Ordering::Relaxed);
-        // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len(); only the order
-        // point holder writes it, and readers read it after the Release below.
-        unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len())
+        let record = || {
+            j.seg.store(seg.idx, Ordering::Relaxed);
+            j.seg_gen.store(seg.generation, Ordering::Relaxed);
+            j.offset.store(offset as u64, Ordering::Relaxed);
+            j.len.store(data.len() as u32, Ordering::Relaxed);
+            let mut live = NodeSet::EMPTY;
+            for (d, _) in &targets.list {
+                live.insert(*d);
+            }
+            store_set(&j.dests, &live);
+            // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len(); only the
+            // order point holder writes it, and readers read it after `begin`'s Release.
+            unsafe {
+                std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len())
+            };
         };
-        j.state.store(journal_state::APPLYING, Ordering::Release);
         let shift = self.local.page.bytes().trailing_zeros();
-        for (i, (_, t)) in targets.list.iter().enumerate() {
+        self.journal().apply(record, &targets.list, |(_, t)| {
             // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
             // holds every mapping in the list.
-            unsafe { t.apply(shift, offset, data) };
-            j.progress.store(i as u32 + 1, Ordering::Release);
-        }
-        j.state.store(journal_state::IDLE, Ordering::Release);
+            unsafe { t.apply(shift, offset, data) }
+        });
         if !self.leave() {
             // We were declared failed while applying and a survivor finished the packet.
             self.local.check_alive()?;
@@ -139,24 +145,19 @@ impl<'a> Order<'a> {
     /// still exists it is killed first, because on one host nothing else stops its
     /// stores, and it would go on applying a packet that we finish for it.
     pub(crate) fn recover(&self, dead: NodeId) {
-        let op = self.point();
-        let seen = op.load_latest();
-        if memchan_core::order::owner_of(seen) != Some(u32::from(dead.0)) {
-            return;
-        }
-        let slot = &self.local.ctl().nodes[dead.index()];
-        if slot.state.load(Ordering::Acquire) != node_state::FAILED {
-            return;
-        }
-        stop_process(slot.pid.load(Ordering::Relaxed));
-        if !op.take_over(seen, self.me()) {
-            return;
-        }
+        let confirm = || {
+            let slot = &self.local.ctl().nodes[dead.index()];
+            if slot.state.load(Ordering::Acquire) != node_state::FAILED {
+                return false;
+            }
+            stop_process(slot.pid.load(Ordering::Relaxed));
+            true
+        };
         let j = &self.local.ctl().journal;
-        // Read-modify-writes see the dead holder's last journal writes even though
-        // nothing synchronised with it (its death was seen by timeout or pidfd).
-        if j.state.fetch_add(0, Ordering::AcqRel) == journal_state::APPLYING {
-            let done = j.progress.fetch_add(0, Ordering::AcqRel) as usize;
+        // Called only after the journal's state read APPLYING and `from` was read, both
+        // by read-modify-writes, which see the dead holder's last journal writes even
+        // though nothing synchronised with it (its death was seen by timeout or pidfd).
+        let finish = |from: usize| {
             let seg = j.seg.load(Ordering::Relaxed);
             let gen = j.seg_gen.load(Ordering::Relaxed);
             let offset = j.offset.load(Ordering::Relaxed) as usize;
@@ -164,20 +165,26 @@ impl<'a> Order<'a> {
             let dests = load_set(&j.dests);
             let mut data = vec![0u8; len];
             // SAFETY: `data` (the journal's payload words) holds ≥ len bytes written
-            // before `state` was set APPLYING (Release), which the RMW above read.
+            // before `state` was set APPLYING (Release), which `finish` read by RMW.
             unsafe {
                 std::ptr::copy_nonoverlapping(j.data.as_ptr() as *const u8, data.as_mut_ptr(), len)
             };
             if let Some(segref) = self.local.seg_by_index(seg, gen) {
-                for d in dests.iter().skip(done) {
+                for d in dests.iter().skip(from) {
                     if let Ok(Some(view)) = self.view(&segref, d) {
                         crate::rx::apply(&view, self.local.page, offset, &data);
                     }
                 }
             }
-            j.state.store(journal_state::IDLE, Ordering::Release);
-        }
-        op.leave(self.me());
+        };
+        journal::recover(
+            self.point(),
+            self.journal(),
+            u32::from(dead.0),
+            self.me(),
+            confirm,
+            finish,
+        );
     }
 
     /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
