@@ -459,7 +459,9 @@ fn take_over_model_with(dies: DiesAfter, detect: Ordering) {
 /// survivor skips the roll-forward (destination 1 never gets it); `take_over` in
 /// `order.rs` is an unconditional swap instead of a CAS (both survivors take over and
 /// leave: `completed()` 3); the survivor does not `leave` (the sender spins forever:
-/// loom's branch limit); and on every broken `order.rs` of model 1.
+/// loom's branch limit); and on every broken `order.rs` of model 1. (The three
+/// survivor bugs re-checked on a scratch copy of `journal.rs`, in `Journal::finish`
+/// and `journal::recover`, once the models drove them.)
 #[test]
 fn take_over_half_applied() {
     check("take_over_half_applied", 2, || {
@@ -497,11 +499,22 @@ fn take_over_other_death_points() {
 /// The order word itself is read the same way (`OrderPoint::load_latest`): with a plain
 /// load the survivor may see the word from before the holder's entry, find no holder,
 /// and leave the packet half-applied (loom found exactly that).
+///
+/// Run at two death points: half-applied (`Dest0`), and journaled with nothing applied
+/// (`Journal`), where only `begin`'s Release store of APPLYING publishes the record.
+/// Verified to fail, on a scratch copy of `journal.rs`, when: `finish` reads `state`
+/// and `progress` with plain Acquire loads; `applied` stores `progress` Relaxed (both
+/// at `Dest0`); `begin` stores APPLYING Relaxed (at `Journal`: the survivor reads a
+/// stale record and applies the wrong packet).
 #[test]
 fn take_over_detected_by_timeout() {
-    check("take_over_detected_by_timeout", 2, || {
-        take_over_model_with(DiesAfter::Dest0, Relaxed)
-    });
+    for dies in [DiesAfter::Dest0, DiesAfter::Journal] {
+        check(
+            &format!("take_over_detected_by_timeout {dies:?}"),
+            2,
+            move || take_over_model_with(dies, Relaxed),
+        );
+    }
 }
 
 /// Model 2 with a holder that is declared failed while alive (hung past the heartbeat
