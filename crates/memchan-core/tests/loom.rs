@@ -16,7 +16,7 @@
 //! does not evict the normal one). Each model has a default preemption bound (3 for the
 //! two-thread models, 2 for the three-thread ones, 1 for the blocking lock; about 30 s
 //! for the file in release on two cores, most of it the cluster lock) that `LOOM_MAX_PREEMPTIONS` overrides;
-//! `scripts/slow-checks.sh` runs them all at 3 (about 2 min 10 s).
+//! `scripts/slow-checks.sh` runs them all at 3 (about 2 min 30 s).
 //!
 //! These models found five real bugs, all fixed: a late `leave` by a holder declared
 //! failed (now one CAS-only word), a stale take-over of a reused node id (the sequence
