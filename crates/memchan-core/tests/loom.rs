@@ -355,7 +355,7 @@ const SENDER_PKT: u32 = 0x5E;
 /// (it never leaves; its exit sets `failed`, the way the cluster service learns of a
 /// death, with Release so that the survivor sees what the dead process wrote). Node 1
 /// is the cluster service's `declare_failed`: it waits for `failed` and recovers the
-/// point. Node 2 sends `SENDER_PKT` concurrently through `enter_order`, whose idle
+/// point. Node 2 sends `SENDER_PKT` concurrently through `Order::enter`, whose idle
 /// callback also recovers the point from a failed holder (so two survivors race for
 /// the take-over).
 fn take_over_model(dies: DiesAfter) {
