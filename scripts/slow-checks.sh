@@ -4,7 +4,7 @@
 # point, the notify handshake, the transmit path, the lock or failure recovery:
 #
 #   1. the loom models (crates/memchan-core/tests/loom.rs) at a larger preemption bound
-#      than CI's built-in ones: LOOM_MAX_PREEMPTIONS, default 3 (about 2 min 10 s on
+#      than CI's built-in ones: LOOM_MAX_PREEMPTIONS, default 3 (about 2 min 30 s on
 #      two cores, plus ~16 s for the blocking-lock model, which caps it at 2; 4 takes
 #      far longer). The models' #[ignore]d ones document open problems
 #      and are not run here (run them with `-- --ignored`);

@@ -1,6 +1,7 @@
 //! memchan's address space and ordering core: the names, attributes and errors every
-//! layer shares, and the lock-free algorithms (order point, notify handshake) written
-//! once over a [`sync`] facade so that loom can model them. No I/O lives here.
+//! layer shares, and the lock-free algorithms (order point and its journal, notify
+//! handshake, the cluster lock's protocol) written once over a [`sync`] facade so that
+//! loom can model them. No I/O lives here.
 //!
 //! The transports (`memchan-shm` for one host, the hub later) place these algorithms on
 //! shared memory; the public crate `memchan` exposes them as a cluster API.
@@ -20,6 +21,7 @@ pub mod bidlock;
 pub mod config;
 pub mod error;
 pub mod event;
+pub mod journal;
 pub mod names;
 pub mod notify;
 pub mod order;

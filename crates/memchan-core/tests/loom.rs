@@ -1,9 +1,10 @@
 #![cfg(loom)]
 //! Loom models of memchan's lock-free core: the point of global order
-//! ([`memchan_core::order::OrderPoint`]), the take-over of a dead holder's journaled
-//! packet (as `memchan-shm`'s `recover_order_point` does it), the notify handshake
-//! ([`memchan_core::notify::Notify`]) against a futex model, and the seed-000 cluster
-//! lock ([`memchan_core::bidlock`]) built on the order point.
+//! ([`memchan_core::order::OrderPoint`]), its journal and the take-over of a dead
+//! holder's journaled packet ([`memchan_core::journal`], which `memchan-shm`'s
+//! `order.rs` runs), the notify handshake ([`memchan_core::notify::Notify`]) against a
+//! futex model, and the seed-000 cluster lock ([`memchan_core::bidlock`]) built on the
+//! order point.
 //!
 //! Run with
 //!
@@ -15,7 +16,7 @@
 //! does not evict the normal one). Each model has a default preemption bound (3 for the
 //! two-thread models, 2 for the three-thread ones, 1 for the blocking lock; about 30 s
 //! for the file in release on two cores, most of it the cluster lock) that `LOOM_MAX_PREEMPTIONS` overrides;
-//! `scripts/slow-checks.sh` runs them all at 3 (about 2 min 10 s).
+//! `scripts/slow-checks.sh` runs them all at 3 (about 2 min 30 s).
 //!
 //! These models found five real bugs, all fixed: a late `leave` by a holder declared
 //! failed (now one CAS-only word), a stale take-over of a reused node id (the sequence
@@ -23,14 +24,17 @@
 //! reads of the word and the journal), and an isolated bidder waiting forever.
 //!
 //! What runs as shipped: the order point (`order.rs`: `enter`, `leave`, `take_over`,
-//! `load_latest`), the notify handshake (`notify.rs`), both compiled over loom's
-//! atomics through `memchan_core::sync`, and the lock's protocol (`bidlock.rs`:
-//! `acquire`, `try_acquire`, `release`), driven through a lock page of loom atomics
-//! ([`BidPage`]). What is still re-stated here, in a few lines each keeping their
-//! memory orderings: the transport-level steps that live in `memchan-shm`
-//! (`ordered_packet`'s journal and apply loop, `recover_order_point`) and the lock
-//! page itself (a one-host ordered write, as `lock.rs` does it); if those change,
-//! change the models with them.
+//! `load_latest`), the journal (`journal.rs`: the holder's `Journal::apply`, the
+//! survivor's `recover` and `Journal::finish`; the dying holder of model 2 calls the
+//! steps `begin`, `applied` and `end` itself, so that it can stop between them), the
+//! notify handshake (`notify.rs`), all compiled over loom's atomics through
+//! `memchan_core::sync`, and the lock's protocol (`bidlock.rs`: `acquire`,
+//! `try_acquire`, `release`), driven through a lock page of loom atomics ([`BidPage`]).
+//! What is still re-stated here, in a few lines each keeping their memory orderings:
+//! what `memchan-shm` supplies around them (the journal's record, reduced to one data
+//! word; applying a packet at a destination, reduced to an apply log; the one-host
+//! lock page, an ordered write as `lock.rs` does it); if those change, change the
+//! models with them.
 //!
 //! Each model's doc comment says which broken variants it was checked to catch (by
 //! breaking a scratch copy of the source and watching the model fail).
@@ -40,11 +44,12 @@ use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
 use memchan_core::bidlock::{self, BidPage};
+use memchan_core::journal::{self, IDLE};
 use memchan_core::notify::{Futex, Notify};
-use memchan_core::order::{owner_of, OrderPoint};
+use memchan_core::order::OrderPoint;
 use std::time::Duration;
 
-use Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+use Ordering::{Acquire, Relaxed, Release, SeqCst};
 
 /// Checks `model` under loom with the default preemption bound `bound` (unless
 /// `LOOM_MAX_PREEMPTIONS` overrides it) and prints how many executions it explored.
@@ -140,15 +145,19 @@ impl DestLog {
     }
 }
 
-/// The journal of the packet in flight (`control::Journal`, reduced to one data word).
+/// The journal of the packet in flight (`memchan-shm`'s `control::Journal`, its
+/// record reduced to one data word), run by [`journal::Journal`].
 struct Journal {
     state: AtomicU32,
     data: AtomicU32,
     progress: AtomicU32,
 }
 
-const IDLE: u32 = 0;
-const APPLYING: u32 = 1;
+impl Journal {
+    fn steps(&self) -> journal::Journal<'_> {
+        journal::Journal::new(&self.state, &self.progress)
+    }
+}
 
 /// A one-host cluster reduced to what ordered packets touch: the order point's word,
 /// the journal, and two destinations (applied in node order).
@@ -175,54 +184,52 @@ impl Net {
         OrderPoint::new(&self.word)
     }
 
-    /// `tx::ordered_packet` from its journal write on, as the holder: journal, apply at
-    /// every destination in node order advancing `progress`, journal idle. Returns each
-    /// destination's apply position.
+    /// `order.rs`'s `ordered_packet` from its journal on, as the holder:
+    /// [`journal::Journal::apply`] with the packet id as the record and an apply at
+    /// every destination in node order. Returns each destination's apply position.
     fn apply_journaled(&self, pkt: u32) -> [usize; 2] {
         let j = &self.journal;
-        j.data.store(pkt, Relaxed);
-        j.progress.store(0, Relaxed);
-        j.state.store(APPLYING, Release);
         let mut pos = [0; 2];
-        for (i, d) in self.dests.iter().enumerate() {
-            pos[i] = d.apply(pkt);
-            j.progress.store(i as u32 + 1, Release);
-        }
-        j.state.store(IDLE, Release);
+        j.steps().apply(
+            || j.data.store(pkt, Relaxed),
+            self.dests.iter().zip(&mut pos),
+            |(d, p)| *p = d.apply(pkt),
+        );
         pos
     }
 
-    /// `Inner::recover_order_point`: load the order word; if `dead` holds the point
-    /// and is declared failed (`failed`, read with `detect`), take it over as `me` from
-    /// that word, finish its journaled packet from `progress`, and leave. The journal
-    /// words are read with read-modify-writes, as in `node.rs`: they read the latest
-    /// value even when the death was seen without a happens-before edge.
+    /// `order.rs`'s `recover`: [`journal::recover`] from `dead` as `me`, confirmed
+    /// when `dead` is declared failed (`failed`, read with `detect`), finishing the
+    /// journaled packet at the destinations from `from` on. Returns whether it took
+    /// the point over.
     fn recover(&self, dead: u32, me: u32, failed: &AtomicBool, detect: Ordering) -> bool {
-        let op = self.point();
-        let seen = op.load_latest();
-        if owner_of(seen) != Some(dead) || !failed.load(detect) {
-            return false;
-        }
-        if !op.take_over(seen, me) {
-            return false;
-        }
         let j = &self.journal;
-        if j.state.fetch_add(0, AcqRel) == APPLYING {
+        let finish = |from: usize| {
             let data = j.data.load(Relaxed);
-            let done = j.progress.fetch_add(0, AcqRel) as usize;
-            for d in self.dests.iter().skip(done) {
+            for d in self.dests.iter().skip(from) {
                 d.apply(data);
             }
-            j.state.store(IDLE, Release);
+        };
+        match journal::recover(
+            self.point(),
+            j.steps(),
+            dead,
+            me,
+            || failed.load(detect),
+            finish,
+        ) {
+            None => false,
+            Some(left) => {
+                assert!(left, "the point was taken from a live survivor");
+                true
+            }
         }
-        assert!(op.leave(me), "the point was taken from a live survivor");
-        true
     }
 }
 
 /// Sends one ordered packet `pkt` from node `me` to both destinations, as
-/// `tx::ordered_packet` does; returns the order index `enter` gave it, after checking
-/// that it is the packet's apply position at both destinations.
+/// `order.rs`'s `ordered_packet` does; returns the order index `enter` gave it, after
+/// checking that it is the packet's apply position at both destinations.
 fn send(net: &Net, me: u32, pkt: u32) -> u64 {
     let op = net.point();
     let mut spin = Spin::new();
@@ -348,7 +355,7 @@ const SENDER_PKT: u32 = 0x5E;
 /// (it never leaves; its exit sets `failed`, the way the cluster service learns of a
 /// death, with Release so that the survivor sees what the dead process wrote). Node 1
 /// is the cluster service's `declare_failed`: it waits for `failed` and recovers the
-/// point. Node 2 sends `SENDER_PKT` concurrently through `enter_order`, whose idle
+/// point. Node 2 sends `SENDER_PKT` concurrently through `Order::enter`, whose idle
 /// callback also recovers the point from a failed holder (so two survivors race for
 /// the take-over).
 fn take_over_model(dies: DiesAfter) {
@@ -368,21 +375,20 @@ fn take_over_model_with(dies: DiesAfter, detect: Ordering) {
             let op = net.point();
             let mut spin = Spin::new();
             op.enter(DEAD, |_| spin.idle());
+            // `Journal::apply`'s steps, stopping at `dies`.
             let j = &net.journal;
             if dies > DiesAfter::Enter {
-                j.data.store(DEAD_PKT, Relaxed);
-                j.progress.store(0, Relaxed);
-                j.state.store(APPLYING, Release);
+                j.steps().begin(|| j.data.store(DEAD_PKT, Relaxed));
             }
             for (i, d) in net.dests.iter().enumerate() {
                 let step = [DiesAfter::Dest0, DiesAfter::Dest1][i];
                 if dies >= step {
                     d.apply(DEAD_PKT);
-                    j.progress.store(i as u32 + 1, Release);
+                    j.steps().applied(i);
                 }
             }
             if dies >= DiesAfter::Idle {
-                j.state.store(IDLE, Release);
+                j.steps().end();
             }
             // Dies holding the point.
             failed.store(true, set);
@@ -453,7 +459,9 @@ fn take_over_model_with(dies: DiesAfter, detect: Ordering) {
 /// survivor skips the roll-forward (destination 1 never gets it); `take_over` in
 /// `order.rs` is an unconditional swap instead of a CAS (both survivors take over and
 /// leave: `completed()` 3); the survivor does not `leave` (the sender spins forever:
-/// loom's branch limit); and on every broken `order.rs` of model 1.
+/// loom's branch limit); and on every broken `order.rs` of model 1. (The three
+/// survivor bugs re-checked on a scratch copy of `journal.rs`, in `Journal::finish`
+/// and `journal::recover`, once the models drove them.)
 #[test]
 fn take_over_half_applied() {
     check("take_over_half_applied", 2, || {
@@ -483,7 +491,7 @@ fn take_over_other_death_points() {
 /// declares a node failed on a heartbeat timeout (`service.rs::tick`, `silent`), which
 /// synchronizes with nothing the holder wrote. Here `failed` is set and read Relaxed,
 /// so only the survivor's read-modify-writes of `journal.state` and `journal.progress`
-/// (`fetch_add(0, AcqRel)`, as in `recover_order_point`) make it see the holder's
+/// (`fetch_add(0, AcqRel)` in `Journal::finish`) make it see the holder's
 /// journal: they read the latest value and synchronize with the holder's Release
 /// stores. Without them (plain Acquire loads) the survivor may read the journal IDLE,
 /// or an old `progress`, and leave the packet half-applied.
@@ -491,11 +499,22 @@ fn take_over_other_death_points() {
 /// The order word itself is read the same way (`OrderPoint::load_latest`): with a plain
 /// load the survivor may see the word from before the holder's entry, find no holder,
 /// and leave the packet half-applied (loom found exactly that).
+///
+/// Run at two death points: half-applied (`Dest0`), and journaled with nothing applied
+/// (`Journal`), where only `begin`'s Release store of APPLYING publishes the record.
+/// Verified to fail, on a scratch copy of `journal.rs`, when: `finish` reads `state`
+/// and `progress` with plain Acquire loads; `applied` stores `progress` Relaxed (both
+/// at `Dest0`); `begin` stores APPLYING Relaxed (at `Journal`: the survivor reads a
+/// stale record and applies the wrong packet).
 #[test]
 fn take_over_detected_by_timeout() {
-    check("take_over_detected_by_timeout", 2, || {
-        take_over_model_with(DiesAfter::Dest0, Relaxed)
-    });
+    for dies in [DiesAfter::Dest0, DiesAfter::Journal] {
+        check(
+            &format!("take_over_detected_by_timeout {dies:?}"),
+            2,
+            move || take_over_model_with(dies, Relaxed),
+        );
+    }
 }
 
 /// Model 2 with a holder that is declared failed while alive (hung past the heartbeat

@@ -61,13 +61,6 @@ pub(crate) mod seg_state {
     pub const FLAG_LOCK: u32 = 1;
 }
 
-/// Journal states.
-pub(crate) mod journal_state {
-    pub const IDLE: u32 = 0;
-    /// The record is complete; destinations `progress..` are still to be applied.
-    pub const APPLYING: u32 = 1;
-}
-
 #[repr(C, align(64))]
 pub(crate) struct Header {
     pub magic: AtomicU64,
@@ -99,8 +92,12 @@ pub(crate) struct OrderLine {
     pub word: AtomicU64,
 }
 
+/// The order point holder's packet in flight: the two protocol words of
+/// `memchan_core::journal` (`state`, `progress`) and the record it leaves to the
+/// transport (segment, offset, destinations, payload).
 #[repr(C, align(64))]
 pub(crate) struct Journal {
+    /// `memchan_core::journal::IDLE` or `APPLYING`.
     pub state: AtomicU32,
     /// Segment index of the packet.
     pub seg: AtomicU32,

@@ -28,8 +28,10 @@
 mod control;
 mod futex;
 mod idle;
+mod local;
 mod lock;
 mod node;
+mod order;
 mod rx;
 mod rxmap;
 mod service;
@@ -42,9 +44,10 @@ pub use node::{EventKind, MembershipEvent};
 pub use rxmap::RxMapping;
 pub use tx::TxMapping;
 
+use local::SegRef;
 use memchan_core::transport::{Caps, SegmentOps, Transport};
 use memchan_core::{Config, Dest, GroupId, NodeId, NodeSet, Result, RxAttrs, TxAttrs};
-use node::{Inner, SegRef};
+use node::Inner;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -78,19 +81,19 @@ impl Transport for Node {
     }
 
     fn node_id(&self) -> NodeId {
-        self.inner.me
+        self.inner.local.me
     }
 
     fn incarnation(&self) -> u64 {
-        self.inner.incarnation
+        self.inner.local.incarnation
     }
 
     fn cluster(&self) -> &str {
-        &self.inner.cluster
+        &self.inner.local.cluster
     }
 
     fn page_size(&self) -> usize {
-        self.inner.page.bytes()
+        self.inner.local.page.bytes()
     }
 
     fn members(&self) -> NodeSet {
@@ -137,7 +140,7 @@ impl Transport for Node {
     /// On one host every write is applied by the time it returns; the fence makes it
     /// visible to every reader.
     fn ack(&self) -> Result<()> {
-        self.inner.check_alive()?;
+        self.inner.local.check_alive()?;
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
@@ -148,10 +151,10 @@ impl Transport for Node {
 
     fn barrier_group(&self, g: GroupId) -> Result<()> {
         let members = self.inner.group_members(g)?;
-        if !members.contains(self.inner.me) {
+        if !members.contains(self.inner.local.me) {
             return Err(memchan_core::Error::Invalid {
                 what: "group barrier",
-                why: format!("{} is not a member of group #{}", self.inner.me, g.0),
+                why: format!("{} is not a member of group #{}", self.inner.local.me, g.0),
             });
         }
         self.inner.barrier(1 + g.index(), Some(members))

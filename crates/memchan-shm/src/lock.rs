@@ -50,9 +50,9 @@ impl Lock {
             inner: inner.clone(),
             rx,
             tx,
-            slot: inner.me.index(),
+            slot: inner.local.me.index(),
             rng: memchan_core::backoff::Backoff::new(
-                (u64::from(inner.me.0) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                (u64::from(inner.local.me.0) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             ),
         })
     }
@@ -115,7 +115,7 @@ impl BidPage for Page<'_> {
         while l.rx.load_u8(l.slot)? != v {
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(1024) {
-                l.inner.check_alive()?;
+                l.inner.local.check_alive()?;
             }
             std::hint::spin_loop();
         }

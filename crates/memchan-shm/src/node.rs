@@ -1,55 +1,42 @@
-//! A joined node: its view of the control block, the control-plane operations (join,
-//! leave, segments, groups, membership events, barrier) and the cache of other nodes'
-//! receive memory that its tx mappings deposit into.
+//! A joined node's control plane: join, leave, segments, groups, membership events,
+//! barrier, and the isolation of a failed node. Who the node is lives in `local.rs`;
+//! the point of global order, which the control plane enters to change rx sets and to
+//! release a dead node's locks, in `order.rs` (this module calls it, never the data
+//! path in `tx.rs`).
 //!
 //! Control-plane changes hold the control block's `flock` (and an in-process mutex,
 //! since `flock` does not exclude threads sharing one open file). The data path never
 //! takes either.
 
 use crate::control::{
-    journal_state, load_name, load_set, node_state, seg_state, store_name, store_set, Control,
-    MAGIC, MAX_SEGMENTS, VERSION,
+    load_name, load_set, node_state, seg_state, store_name, store_set, Control, MAGIC,
+    MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
-use crate::idle::SpinThenPark;
+use crate::local::{Local, SegRef};
+use crate::order::{Order, Targets, Views};
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::{Futex, Notify};
-use memchan_core::order::OrderPoint;
-use memchan_core::sync::{fence, AtomicU64, Ordering};
+use memchan_core::sync::{fence, Ordering};
 use memchan_core::{
     validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
 };
-use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 pub use memchan_core::{EventKind, MembershipEvent};
 
-/// Identifies one live segment (index + generation) for the data path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SegRef {
-    pub idx: u32,
-    pub generation: u32,
-    pub size: usize,
-    pub name: String,
-    pub mode: u32,
-}
-
-type ViewKey = (u32, u32, u16, u64);
-
 /// A joined node, shared by its segments and mappings.
 pub(crate) struct Inner {
-    pub cluster: String,
-    ctl: ShmMap,
-    pub me: NodeId,
-    pub incarnation: u64,
-    pub page: PageSize,
-    pub uid: u32,
-    pub gid: u32,
+    /// Who this node is, and its mapping of the control block.
+    pub local: Local,
+    /// The in-process half of the control-plane lock (see [`PlaneGuard`]).
     plane: Mutex<()>,
-    views: Mutex<HashMap<ViewKey, Arc<RxObject>>>,
+    /// Other nodes' receive memory mapped here, for the order point and tx mappings.
+    views: Views,
+    /// Set on leave: tells the service thread to stop.
     pub stop: AtomicBool,
 }
 
@@ -61,7 +48,10 @@ pub(crate) struct PlaneGuard<'a> {
 
 impl Drop for PlaneGuard<'_> {
     fn drop(&mut self) {
-        let _ = rustix::fs::flock(self.inner.ctl.fd(), rustix::fs::FlockOperation::Unlock);
+        let _ = rustix::fs::flock(
+            self.inner.local.ctl_map().fd(),
+            rustix::fs::FlockOperation::Unlock,
+        );
     }
 }
 
@@ -80,30 +70,6 @@ pub(crate) fn pid_alive(pid: u32) -> bool {
         ),
         None => false,
     }
-}
-
-/// Kills process `pid` (SIGKILL through a pidfd, so a reused pid is never hit after
-/// the open) and waits up to a second for it to be gone. Nothing if it is gone or not
-/// ours to signal.
-fn stop_process(pid: u32) {
-    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
-        return;
-    };
-    let Ok(fd) = rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()) else {
-        return;
-    };
-    if rustix::process::pidfd_send_signal(&fd, rustix::process::Signal::KILL).is_err() {
-        return;
-    }
-    let mut pfd = [rustix::event::PollFd::new(
-        &fd,
-        rustix::event::PollFlags::IN,
-    )];
-    let second = rustix::time::Timespec {
-        tv_sec: 1,
-        tv_nsec: 0,
-    };
-    let _ = rustix::event::poll(&mut pfd, Some(&second));
 }
 
 impl Inner {
@@ -209,15 +175,17 @@ impl Inner {
         };
         let incarnation = h.incarnations.fetch_add(1, Ordering::AcqRel) + 1;
         let inner = Arc::new(Inner {
-            cluster: name.to_string(),
-            ctl,
-            me: NodeId(slot_idx as u16),
-            incarnation,
-            page,
-            uid,
-            gid,
+            local: Local::new(
+                name.to_string(),
+                ctl,
+                NodeId(slot_idx as u16),
+                incarnation,
+                page,
+                uid,
+                gid,
+            ),
             plane: Mutex::new(()),
-            views: Mutex::new(HashMap::new()),
+            views: Views::new(),
             stop: AtomicBool::new(false),
         });
         {
@@ -241,7 +209,7 @@ impl Inner {
                 s.barrier[scope].store(top, Ordering::Relaxed);
             }
             s.state.store(node_state::ALIVE, Ordering::Release);
-            inner.set_member(inner.me, true);
+            inner.set_member(inner.local.me, true);
             // Dead nodes nobody has cleaned up yet (the survivors have not looked, or
             // the whole cluster crashed) are reaped now that this node is alive: the
             // ordered writes that release their locks are sent as this node.
@@ -252,83 +220,57 @@ impl Inner {
                 {
                     let inc = o.incarnation.load(Ordering::Relaxed);
                     if inner.mark_failed(NodeId(n as u16)) {
-                        inner.recover_order_point(NodeId(n as u16));
+                        inner.order().recover(NodeId(n as u16));
                         inner.cleanup_failed(NodeId(n as u16), inc);
                     }
                 }
             }
-            let epoch = inner.push_event(inner.me, incarnation, EventKind::Joined);
+            let epoch = inner.push_event(inner.local.me, incarnation, EventKind::Joined);
             s.joined_epoch.store(epoch, Ordering::Relaxed);
         }
-        unlock(&inner.ctl);
+        unlock(inner.local.ctl_map());
         Ok(inner)
-    }
-
-    pub(crate) fn ctl(&self) -> &Control {
-        // SAFETY: `join` checked the mapping holds a whole `Control`; it lives as long
-        // as `self`; every field is an atomic or a header field fixed before `magic`.
-        unsafe { &*(self.ctl.ptr() as *const Control) }
     }
 
     pub(crate) fn plane(&self) -> PlaneGuard<'_> {
         let m = self.plane.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            match rustix::fs::flock(self.ctl.fd(), rustix::fs::FlockOperation::LockExclusive) {
+            match rustix::fs::flock(
+                self.local.ctl_map().fd(),
+                rustix::fs::FlockOperation::LockExclusive,
+            ) {
                 Ok(()) => break,
                 Err(rustix::io::Errno::INTR) => continue,
                 // Only a bad descriptor or a kernel out of lock records gets here.
-                Err(e) => panic!("flock on the control block of `{}`: {e}", self.cluster),
+                Err(e) => panic!(
+                    "flock on the control block of `{}`: {e}",
+                    self.local.cluster
+                ),
             }
         }
         PlaneGuard { inner: self, _m: m }
     }
 
-    pub(crate) fn order_point(&self) -> OrderPoint<'_> {
-        OrderPoint::new(&self.ctl().order.word)
-    }
-
-    /// Whether this node may still send: its slot still carries its incarnation (a
-    /// failed or departed node's slot is zeroed, a reused one carries another).
-    #[inline(always)]
-    pub(crate) fn check_alive(&self) -> Result<()> {
-        let s = &self.ctl().nodes[self.me.index()];
-        if s.incarnation.load(Ordering::Relaxed) == self.incarnation {
-            Ok(())
-        } else {
-            Err(self.isolated())
-        }
-    }
-
-    /// This node's incarnation word, for the data path's liveness check.
-    pub(crate) fn alive_word(&self) -> &AtomicU64 {
-        &self.ctl().nodes[self.me.index()].incarnation
-    }
-
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn isolated(&self) -> Error {
-        let s = &self.ctl().nodes[self.me.index()];
-        Error::Isolated {
-            node: self.me,
-            epoch: s
-                .isolated_epoch
-                .load(Ordering::Relaxed)
-                .max(self.ctl().header.epoch.load(Ordering::Relaxed)),
-        }
+    /// This node's side of the point of global order.
+    pub(crate) fn order(&self) -> Order<'_> {
+        Order::new(&self.local, &self.views)
     }
 
     /// Live members.
     pub(crate) fn members(&self) -> NodeSet {
-        load_set(&self.ctl().header.members)
+        load_set(&self.local.ctl().header.members)
     }
 
     pub(crate) fn is_member(&self, n: NodeId) -> bool {
         n.index() < MAX_NODES
-            && self.ctl().nodes[n.index()].state.load(Ordering::Acquire) == node_state::ALIVE
+            && self.local.ctl().nodes[n.index()]
+                .state
+                .load(Ordering::Acquire)
+                == node_state::ALIVE
     }
 
     fn push_event(&self, node: NodeId, incarnation: u64, kind: EventKind) -> u64 {
-        let c = self.ctl();
+        let c = self.local.ctl();
         let epoch = c.header.epoch.fetch_add(1, Ordering::AcqRel) + 1;
         let ring = &c.events;
         let head = ring.head.load(Ordering::Relaxed);
@@ -346,7 +288,7 @@ impl Inner {
 
     /// Number of membership events written so far (a cursor for [`next_event`]).
     pub(crate) fn event_head(&self) -> u64 {
-        self.ctl().events.head.load(Ordering::Acquire)
+        self.local.ctl().events.head.load(Ordering::Acquire)
     }
 
     /// The event at `cursor`, waiting up to `timeout` for it. Events older than the ring
@@ -356,7 +298,7 @@ impl Inner {
         cursor: &mut u64,
         timeout: Option<Duration>,
     ) -> Option<MembershipEvent> {
-        let c = self.ctl();
+        let c = self.local.ctl();
         let ring = &c.events;
         let notify = Notify::new(&c.header.event_seq, &c.header.event_waiters);
         let deadline = timeout.map(|t| std::time::Instant::now() + t);
@@ -400,7 +342,7 @@ impl Inner {
     /// Declares `node` (incarnation `inc`) failed and isolates it, unless another
     /// survivor already did. Returns whether this call did it.
     pub(crate) fn declare_failed(&self, node: NodeId, inc: u64) -> bool {
-        if self.ctl().nodes[node.index()]
+        if self.local.ctl().nodes[node.index()]
             .incarnation
             .load(Ordering::Acquire)
             != inc
@@ -410,7 +352,7 @@ impl Inner {
         }
         // Finish its ordered packet before taking the plane: a plane holder may be
         // queued behind it at the order point.
-        self.recover_order_point(node);
+        self.order().recover(node);
         let _g = self.plane();
         self.cleanup_failed(node, inc);
         true
@@ -418,7 +360,7 @@ impl Inner {
 
     /// ALIVE -> FAILED; true for the one caller that made the change.
     fn mark_failed(&self, node: NodeId) -> bool {
-        self.ctl().nodes[node.index()]
+        self.local.ctl().nodes[node.index()]
             .state
             .compare_exchange(
                 node_state::ALIVE,
@@ -432,7 +374,7 @@ impl Inner {
     /// Isolates a failed node completely, then tells everyone: a survivor that sees
     /// the event can rely on nothing more of the node landing.
     fn cleanup_failed(&self, node: NodeId, inc: u64) {
-        let c = self.ctl();
+        let c = self.local.ctl();
         // From here the node's own data path refuses to send (see `check_alive`), and
         // the rx_gen move in drop_rx_everywhere makes its direct deposits re-check.
         c.nodes[node.index()]
@@ -457,7 +399,7 @@ impl Inner {
     /// the node's own direct-deposit path learns, at its next write, to re-check
     /// whether it may still send (see `TxMapping::deposit`).
     fn drop_rx_everywhere(&self, node: NodeId, inc: u64) {
-        let c = self.ctl();
+        let c = self.local.ctl();
         for (i, seg) in c.segs.iter().enumerate() {
             if seg.state.load(Ordering::Acquire) != seg_state::LIVE {
                 continue;
@@ -469,76 +411,13 @@ impl Inner {
             }
             seg.rx_gen.fetch_add(1, Ordering::AcqRel);
             let gen = seg.generation.load(Ordering::Acquire);
-            ShmMap::unlink(&self.rx_name(i as u32, gen, node, inc));
+            ShmMap::unlink(&self.local.rx_name(i as u32, gen, node, inc));
         }
-    }
-
-    /// If the failed `dead` holds the order point, takes it over, finishes its
-    /// journaled packet (every destination applied, in order) and frees the point.
-    ///
-    /// A holder declared failed by heartbeat timeout may only be hung: if its process
-    /// still exists it is killed first, because on one host nothing else stops its
-    /// stores, and it would go on applying a packet that we finish for it.
-    pub(crate) fn recover_order_point(&self, dead: NodeId) {
-        let op = self.order_point();
-        let seen = op.load_latest();
-        if memchan_core::order::owner_of(seen) != Some(u32::from(dead.0)) {
-            return;
-        }
-        let slot = &self.ctl().nodes[dead.index()];
-        if slot.state.load(Ordering::Acquire) != node_state::FAILED {
-            return;
-        }
-        stop_process(slot.pid.load(Ordering::Relaxed));
-        if !op.take_over(seen, u32::from(self.me.0)) {
-            return;
-        }
-        let j = &self.ctl().journal;
-        // Read-modify-writes see the dead holder's last journal writes even though
-        // nothing synchronised with it (its death was seen by timeout or pidfd).
-        if j.state.fetch_add(0, Ordering::AcqRel) == journal_state::APPLYING {
-            let done = j.progress.fetch_add(0, Ordering::AcqRel) as usize;
-            let seg = j.seg.load(Ordering::Relaxed);
-            let gen = j.seg_gen.load(Ordering::Relaxed);
-            let offset = j.offset.load(Ordering::Relaxed) as usize;
-            let len = j.len.load(Ordering::Relaxed) as usize;
-            let dests = load_set(&j.dests);
-            let mut data = vec![0u8; len];
-            // SAFETY: `data` (the journal's payload words) holds ≥ len bytes written
-            // before `state` was set APPLYING (Release), which the RMW above read.
-            unsafe {
-                std::ptr::copy_nonoverlapping(j.data.as_ptr() as *const u8, data.as_mut_ptr(), len)
-            };
-            if let Some(segref) = self.seg_by_index(seg, gen) {
-                for d in dests.iter().skip(done) {
-                    if let Ok(Some(view)) = self.view(&segref, d) {
-                        crate::tx::apply(&view, self.page, offset, &data);
-                    }
-                }
-            }
-            j.state.store(journal_state::IDLE, Ordering::Release);
-        }
-        op.leave(u32::from(self.me.0));
-    }
-
-    /// Waits for the order point, recovering it from a holder declared failed.
-    pub(crate) fn enter_order(&self) -> u64 {
-        let ctl = self.ctl();
-        let mut idle = SpinThenPark::new();
-        self.order_point().enter(u32::from(self.me.0), |holder| {
-            idle.idle();
-            if idle.is_parked()
-                && (holder as usize) < MAX_NODES
-                && ctl.nodes[holder as usize].state.load(Ordering::Acquire) == node_state::FAILED
-            {
-                self.recover_order_point(NodeId(holder as u16));
-            }
-        })
     }
 
     /// Writes 0 into `node`'s bid slot of every cluster lock, so a lock it held is free.
     fn release_locks_of(&self, node: NodeId) {
-        let c = self.ctl();
+        let c = self.local.ctl();
         for i in 0..MAX_SEGMENTS {
             let seg = &c.segs[i];
             if seg.state.load(Ordering::Acquire) != seg_state::LIVE
@@ -547,77 +426,19 @@ impl Inner {
                 continue;
             }
             let gen = seg.generation.load(Ordering::Acquire);
-            if let Some(segref) = self.seg_by_index(i as u32, gen) {
+            if let Some(segref) = self.local.seg_by_index(i as u32, gen) {
                 let dests = load_set(&seg.rx_set);
-                let mut targets = crate::tx::Targets::new();
-                let _ = crate::tx::ordered_packet(
-                    self,
-                    &segref,
-                    &dests,
-                    &mut targets,
-                    node.index(),
-                    &[0],
-                );
+                let mut targets = Targets::new();
+                let _ =
+                    self.order()
+                        .ordered_packet(&segref, &dests, &mut targets, node.index(), &[0]);
             }
         }
     }
 
     fn release_barrier_waiters(&self) {
-        let h = &self.ctl().header;
+        let h = &self.local.ctl().header;
         Notify::new(&h.barrier_seq, &h.barrier_waiters).post(&SharedFutex);
-    }
-
-    pub(crate) fn rx_name(&self, seg: u32, gen: u32, node: NodeId, inc: u64) -> String {
-        format!("memchan.{}.s{seg}.g{gen}.n{}.i{inc}", self.cluster, node.0)
-    }
-
-    /// The segment at `idx` if it is still generation `gen`.
-    pub(crate) fn seg_by_index(&self, idx: u32, gen: u32) -> Option<SegRef> {
-        let e = &self.ctl().segs[idx as usize];
-        if e.state.load(Ordering::Acquire) != seg_state::LIVE
-            || e.generation.load(Ordering::Acquire) != gen
-        {
-            return None;
-        }
-        Some(SegRef {
-            idx,
-            generation: gen,
-            size: e.size.load(Ordering::Acquire) as usize,
-            name: load_name(&e.name),
-            mode: e.mode.load(Ordering::Relaxed),
-        })
-    }
-
-    /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
-    pub(crate) fn view(&self, seg: &SegRef, node: NodeId) -> Result<Option<Arc<RxObject>>> {
-        let c = self.ctl();
-        let slot = &c.nodes[node.index()];
-        if slot.state.load(Ordering::Acquire) != node_state::ALIVE
-            || !load_set(&c.segs[seg.idx as usize].rx_set).contains(node)
-        {
-            return Ok(None);
-        }
-        let inc = slot.incarnation.load(Ordering::Acquire);
-        let key = (seg.idx, seg.generation, node.0, inc);
-        let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = views.get(&key) {
-            return Ok(Some(v.clone()));
-        }
-        let name = self.rx_name(seg.idx, seg.generation, node, inc);
-        let obj = match RxObject::open(&name, self.page, seg.size) {
-            Ok(o) => Arc::new(o),
-            // Removed between our check and open: the node just unmapped or died.
-            Err(Error::Os { source, .. })
-                if source.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) =>
-            {
-                return Ok(None)
-            }
-            Err(e) => return Err(e),
-        };
-        // Forget views of earlier generations or incarnations of the same pair.
-        views.retain(|k, _| !(k.0 == seg.idx && k.2 == node.0));
-        views.insert(key, obj.clone());
-        Ok(Some(obj))
     }
 
     // ---- segments ------------------------------------------------------------------
@@ -637,11 +458,11 @@ impl Inner {
             validate::mode(mode)?;
         }
         let _g = self.plane();
-        let c = self.ctl();
+        let c = self.local.ctl();
         for (i, e) in c.segs.iter().enumerate() {
             if e.state.load(Ordering::Acquire) == seg_state::LIVE && load_name(&e.name) == name {
                 let existing = e.size.load(Ordering::Acquire) as usize;
-                if create && self.page.round_up(size) != existing {
+                if create && self.local.page.round_up(size) != existing {
                     return Err(Error::SegmentSizeMismatch {
                         segment: name.to_string(),
                         existing,
@@ -650,6 +471,7 @@ impl Inner {
                 }
                 let gen = e.generation.load(Ordering::Acquire);
                 return self
+                    .local
                     .seg_by_index(i as u32, gen)
                     .ok_or_else(|| Error::UnknownSegment(name.into()));
             }
@@ -668,52 +490,61 @@ impl Inner {
         let gen = e.generation.fetch_add(1, Ordering::AcqRel) + 1;
         store_name(&e.name, name);
         e.size
-            .store(self.page.round_up(size) as u64, Ordering::Relaxed);
+            .store(self.local.page.round_up(size) as u64, Ordering::Relaxed);
         e.mode.store(mode, Ordering::Relaxed);
-        e.uid.store(self.uid, Ordering::Relaxed);
-        e.gid.store(self.gid, Ordering::Relaxed);
+        e.uid.store(self.local.uid, Ordering::Relaxed);
+        e.gid.store(self.local.gid, Ordering::Relaxed);
         e.flags.store(flags, Ordering::Relaxed);
         store_set(&e.rx_set, &NodeSet::EMPTY);
         e.rx_gen.fetch_add(1, Ordering::AcqRel);
         e.state.store(seg_state::LIVE, Ordering::Release);
-        Ok(self.seg_by_index(i as u32, gen).expect("just created"))
+        Ok(self
+            .local
+            .seg_by_index(i as u32, gen)
+            .expect("just created"))
     }
 
     /// Checks the caller's permission (`want`: 4 read, 2 write) on a segment.
     pub(crate) fn check_perm(&self, seg: &SegRef, want: u32, op: &'static str) -> Result<()> {
-        let e = &self.ctl().segs[seg.idx as usize];
+        let e = &self.local.ctl().segs[seg.idx as usize];
         let (uid, gid, mode) = (
             e.uid.load(Ordering::Relaxed),
             e.gid.load(Ordering::Relaxed),
             e.mode.load(Ordering::Relaxed),
         );
-        memchan_core::perm::check((self.uid, self.gid), (uid, gid, mode), want, &seg.name, op)
+        memchan_core::perm::check(
+            (self.local.uid, self.local.gid),
+            (uid, gid, mode),
+            want,
+            &seg.name,
+            op,
+        )
     }
 
     /// Frees a segment: only its owner (or root) may.
     pub(crate) fn free_segment(&self, seg: &SegRef) -> Result<()> {
         let _g = self.plane();
-        let e = &self.ctl().segs[seg.idx as usize];
-        if self.seg_by_index(seg.idx, seg.generation).is_none() {
+        let e = &self.local.ctl().segs[seg.idx as usize];
+        if self.local.seg_by_index(seg.idx, seg.generation).is_none() {
             return Err(Error::SegmentFreed {
                 segment: seg.name.clone(),
             });
         }
         let owner = e.uid.load(Ordering::Relaxed);
-        if self.uid != 0 && self.uid != owner {
+        if self.local.uid != 0 && self.local.uid != owner {
             return Err(Error::PermissionDenied {
                 segment: seg.name.clone(),
                 op: "free",
                 uid: owner,
                 gid: e.gid.load(Ordering::Relaxed),
                 mode: e.mode.load(Ordering::Relaxed),
-                caller_uid: self.uid,
+                caller_uid: self.local.uid,
             });
         }
-        let c = self.ctl();
+        let c = self.local.ctl();
         for n in load_set(&e.rx_set).iter() {
             let inc = c.nodes[n.index()].incarnation.load(Ordering::Acquire);
-            ShmMap::unlink(&self.rx_name(seg.idx, seg.generation, n, inc));
+            ShmMap::unlink(&self.local.rx_name(seg.idx, seg.generation, n, inc));
         }
         store_set(&e.rx_set, &NodeSet::EMPTY);
         e.state.store(seg_state::FREE, Ordering::Release);
@@ -727,46 +558,54 @@ impl Inner {
     /// as a copy of an existing one, so a late bidder sees the current holder.
     pub(crate) fn attach_rx(&self, seg: &SegRef, obj: &RxObject) -> Result<()> {
         let _g = self.plane();
-        let c = self.ctl();
+        let c = self.local.ctl();
         let e = &c.segs[seg.idx as usize];
-        if self.seg_by_index(seg.idx, seg.generation).is_none() {
+        if self.local.seg_by_index(seg.idx, seg.generation).is_none() {
             return Err(Error::SegmentFreed {
                 segment: seg.name.clone(),
             });
         }
         let mut set = load_set(&e.rx_set);
-        if set.contains(self.me) {
+        if set.contains(self.local.me) {
             return Err(Error::Invalid {
                 what: "rx mapping",
                 why: format!("segment `{}` is already mapped rx by this node", seg.name),
             });
         }
-        self.enter_order();
+        self.order().enter();
         if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0 {
-            if let Some(src) = set.iter().find_map(|n| self.view(seg, n).ok().flatten()) {
+            if let Some(src) = set
+                .iter()
+                .find_map(|n| self.order().view(seg, n).ok().flatten())
+            {
                 // SAFETY: both ranges are `size` bytes inside their mappings; the copy
                 // runs under the order point, so no ordered write races it.
                 unsafe { std::ptr::copy_nonoverlapping(src.data(), obj.data(), seg.size) };
             }
         }
-        set.insert(self.me);
+        set.insert(self.local.me);
         store_set(&e.rx_set, &set);
         e.rx_gen.fetch_add(1, Ordering::AcqRel);
-        self.order_point().leave(u32::from(self.me.0));
+        self.order().leave();
         Ok(())
     }
 
     /// Removes this node from the segment's rx set and deletes its receive memory.
     pub(crate) fn detach_rx(&self, seg: &SegRef) {
         let _g = self.plane();
-        let e = &self.ctl().segs[seg.idx as usize];
-        if self.seg_by_index(seg.idx, seg.generation).is_some() {
+        let e = &self.local.ctl().segs[seg.idx as usize];
+        if self.local.seg_by_index(seg.idx, seg.generation).is_some() {
             let mut set = load_set(&e.rx_set);
-            set.remove(self.me);
+            set.remove(self.local.me);
             store_set(&e.rx_set, &set);
             e.rx_gen.fetch_add(1, Ordering::AcqRel);
         }
-        ShmMap::unlink(&self.rx_name(seg.idx, seg.generation, self.me, self.incarnation));
+        ShmMap::unlink(&self.local.rx_name(
+            seg.idx,
+            seg.generation,
+            self.local.me,
+            self.local.incarnation,
+        ));
     }
 
     // ---- groups --------------------------------------------------------------------
@@ -776,7 +615,7 @@ impl Inner {
         validate::group_name(name)?;
         let members = &validate::group_members(members, &self.members())?;
         let _g = self.plane();
-        let c = self.ctl();
+        let c = self.local.ctl();
         for (i, g) in c.groups.iter().enumerate() {
             if g.state.load(Ordering::Acquire) == 1 && load_name(&g.name) == name {
                 if load_set(&g.members) != *members {
@@ -805,7 +644,8 @@ impl Inner {
     /// Looks a group up by name.
     pub(crate) fn group(&self, name: &str) -> Result<GroupId> {
         let _g = self.plane();
-        self.ctl()
+        self.local
+            .ctl()
             .groups
             .iter()
             .position(|g| g.state.load(Ordering::Acquire) == 1 && load_name(&g.name) == name)
@@ -817,6 +657,7 @@ impl Inner {
     pub(crate) fn group_members(&self, g: GroupId) -> Result<NodeSet> {
         validate::group_id(g)?;
         let e = self
+            .local
             .ctl()
             .groups
             .get(g.index())
@@ -829,10 +670,10 @@ impl Inner {
 
     /// Barrier over the live members of `scope` (0 = cluster, 1 + g = group g).
     pub(crate) fn barrier(&self, scope: usize, group: Option<NodeSet>) -> Result<()> {
-        self.check_alive()?;
-        let c = self.ctl();
+        self.local.check_alive()?;
+        let c = self.local.ctl();
         let h = &c.header;
-        let mine = &c.nodes[self.me.index()].barrier[scope];
+        let mine = &c.nodes[self.local.me.index()].barrier[scope];
         let target = mine.load(Ordering::Relaxed) + 1;
         // Release: every earlier write of this node is visible to whoever sees the
         // arrival (on one host each write is applied when it returns).
@@ -849,7 +690,7 @@ impl Inner {
             if let Some(g) = group {
                 scope_set = scope_set.intersect(&g);
             }
-            scope_set.remove(self.me);
+            scope_set.remove(self.local.me);
             scope_set
                 .iter()
                 .all(|n| c.nodes[n.index()].barrier[scope].load(Ordering::Acquire) >= target)
@@ -861,7 +702,7 @@ impl Inner {
             }
             spins += 1;
             if spins.is_multiple_of(64) {
-                self.check_alive()?;
+                self.local.check_alive()?;
             }
             if spins < 4000 {
                 std::hint::spin_loop();
@@ -880,7 +721,7 @@ impl Inner {
 
     /// Adds or removes `n` in the members bitmap (under the flock).
     fn set_member(&self, n: NodeId, member: bool) {
-        let words = &self.ctl().header.members;
+        let words = &self.local.ctl().header.members;
         let mut set = load_set(words);
         if member {
             set.insert(n);
@@ -896,16 +737,16 @@ impl Inner {
     pub(crate) fn leave(&self) {
         self.stop.store(true, Ordering::Release);
         let g = self.plane();
-        let c = self.ctl();
-        let s = &c.nodes[self.me.index()];
-        if s.incarnation.load(Ordering::Acquire) == self.incarnation
+        let c = self.local.ctl();
+        let s = &c.nodes[self.local.me.index()];
+        if s.incarnation.load(Ordering::Acquire) == self.local.incarnation
             && s.state.load(Ordering::Acquire) == node_state::ALIVE
         {
-            self.release_locks_of(self.me);
-            self.drop_rx_everywhere(self.me, self.incarnation);
+            self.release_locks_of(self.local.me);
+            self.drop_rx_everywhere(self.local.me, self.local.incarnation);
             s.incarnation.store(0, Ordering::Release);
-            self.set_member(self.me, false);
-            self.push_event(self.me, self.incarnation, EventKind::Left);
+            self.set_member(self.local.me, false);
+            self.push_event(self.local.me, self.local.incarnation, EventKind::Left);
             s.state.store(node_state::FREE, Ordering::Release);
         }
         // A member whose process is gone (killed before anyone noticed) does not keep
@@ -920,11 +761,11 @@ impl Inner {
                     let gen = e.generation.load(Ordering::Acquire);
                     for n in load_set(&e.rx_set).iter() {
                         let inc = c.nodes[n.index()].incarnation.load(Ordering::Acquire);
-                        ShmMap::unlink(&self.rx_name(i as u32, gen, n, inc));
+                        ShmMap::unlink(&self.local.rx_name(i as u32, gen, n, inc));
                     }
                 }
             }
-            ShmMap::unlink(&format!("memchan.{}.ctl", self.cluster));
+            ShmMap::unlink(&format!("memchan.{}.ctl", self.local.cluster));
         }
         drop(g);
     }
@@ -932,12 +773,12 @@ impl Inner {
     /// Waits until at least `n` nodes are members, asleep between membership events
     /// (every join, leave and failure posts the event notify pair).
     pub(crate) fn wait_for_members(&self, n: usize, timeout: Duration) -> Result<()> {
-        let c = self.ctl();
+        let c = self.local.ctl();
         let notify = Notify::new(&c.header.event_seq, &c.header.event_waiters);
         let deadline = std::time::Instant::now() + timeout;
         loop {
             let seen = notify.current();
-            self.check_alive()?;
+            self.local.check_alive()?;
             if self.members().len() >= n {
                 return Ok(());
             }
@@ -951,12 +792,12 @@ impl Inner {
 
     /// Header fields for status and tests.
     pub(crate) fn epoch(&self) -> u64 {
-        self.ctl().header.epoch.load(Ordering::Acquire)
+        self.local.ctl().header.epoch.load(Ordering::Acquire)
     }
 
     /// The failure-detection timing of the cluster (set by its first node).
     pub(crate) fn timing(&self) -> (Duration, Duration) {
-        let h = &self.ctl().header;
+        let h = &self.local.ctl().header;
         (
             Duration::from_nanos(h.heartbeat_ns),
             Duration::from_nanos(h.failure_timeout_ns),

@@ -1,6 +1,9 @@
 //! Receive memory: one shared-memory object per (segment, node) that receives every
 //! write addressed to the segment at that node. Senders on the same host map it and
 //! store into it directly (direct deposit); the owner reads it with plain loads.
+//! [`Target`] is the writers' side: how one packet is applied to it (page control
+//! byte, store, notify), the same for direct deposit (`tx.rs`) and ordered packets
+//! (`order.rs`).
 //!
 //! # Layout
 //!
@@ -15,8 +18,10 @@
 //!  page control byte: bit 0 receive enable, bit 1 notify on receive.
 //! ```
 
+use crate::futex::SharedFutex;
 use crate::shm::{Open, ShmMap};
-use memchan_core::sync::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+use memchan_core::notify::Notify;
+use memchan_core::sync::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use memchan_core::{Error, PageSize, Result, RxAttrs};
 
 const RX_MAGIC: u64 = u64::from_le_bytes(*b"MCRXMEM\0");
@@ -111,5 +116,126 @@ impl RxObject {
     pub(crate) fn data(&self) -> *mut u8 {
         // SAFETY: `data_off + size` ≤ mapping length, checked on open and create.
         unsafe { self.map.ptr().add(self.data_off) }
+    }
+}
+
+/// A destination's receive memory, resolved to raw pointers for the data path. The
+/// `Arc<RxObject>` that keeps it mapped is held next to it (see `Targets`).
+#[derive(Clone, Copy)]
+pub(crate) struct Target {
+    data: *mut u8,
+    pct: *const AtomicU8,
+    hdr: *const RxHeader,
+}
+
+impl Target {
+    /// No destination: writes to it are dropped.
+    pub(crate) const NONE: Target = Target {
+        data: std::ptr::null_mut(),
+        pct: std::ptr::null(),
+        hdr: std::ptr::null(),
+    };
+
+    /// `obj`'s receive memory; valid while `obj` is held.
+    pub(crate) fn of(obj: &RxObject) -> Target {
+        Target {
+            data: obj.data(),
+            pct: obj.pct(0),
+            hdr: obj.header(),
+        }
+    }
+
+    /// Whether this is [`Target::NONE`].
+    pub(crate) fn is_none(self) -> bool {
+        self.data.is_null()
+    }
+
+    /// Applies one packet (never crossing a page) honouring the destination's page
+    /// control byte: dropped when receive is disabled, notify posted when asked.
+    ///
+    /// # Safety
+    /// `offset + data.len()` must be within the segment this target maps, and the
+    /// mapping must still be held.
+    #[inline(always)]
+    pub(crate) unsafe fn apply(self, page_shift: u32, offset: usize, data: &[u8]) {
+        // SAFETY: the page index is within the page control table (caller's bound).
+        let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
+        if bits & RX_ENABLE == 0 {
+            return;
+        }
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { store(self.data.add(offset), data) };
+        if bits & RX_NOTIFY != 0 {
+            // SAFETY: the header lives as long as the mapping.
+            let h = unsafe { &*self.hdr };
+            Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
+        }
+    }
+}
+
+const RX_ENABLE: u8 = 1;
+const RX_NOTIFY: u8 = 2;
+
+/// Applies one packet to one destination's receive memory (used by recovery, off
+/// the data path).
+pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8]) {
+    // SAFETY: callers checked the range against the segment; `view` is held.
+    unsafe { Target::of(view).apply(page.bytes().trailing_zeros(), offset, data) }
+}
+
+/// Stores `data` at `dst`: aligned 1/2/4/8-byte packets as one atomic store (no
+/// reader sees them torn); short packets with inline overlapping moves; longer ones
+/// with `memcpy`. Packets are at most a page, far below the size at which `memcpy`
+/// switches to non-temporal stores, so every store stays ordered before the next
+/// packet's (x86-64 TSO).
+///
+/// # Safety
+/// `dst..dst + data.len()` must be writable memory of one mapping.
+#[inline(always)]
+pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
+    let n = data.len();
+    let src = data.as_ptr();
+    // Masks, not `%`: a division by a runtime length costs more than the store.
+    let addr = dst as usize;
+    // SAFETY (every branch): `dst..dst + n` is writable (caller) and `src..src + n` is
+    // the caller's slice; aligned words are stored through atomics because other
+    // processes read them concurrently.
+    unsafe {
+        if n >= 16 {
+            fence(Ordering::Release);
+            if n <= 32 {
+                let a = (src as *const u128).read_unaligned();
+                let b = (src.add(n - 16) as *const u128).read_unaligned();
+                (dst as *mut u128).write_unaligned(a);
+                (dst.add(n - 16) as *mut u128).write_unaligned(b);
+            } else if n <= 64 {
+                let a = (src as *const [u128; 2]).read_unaligned();
+                let b = (src.add(n - 32) as *const [u128; 2]).read_unaligned();
+                (dst as *mut [u128; 2]).write_unaligned(a);
+                (dst.add(n - 32) as *mut [u128; 2]).write_unaligned(b);
+            } else {
+                std::ptr::copy_nonoverlapping(src, dst, n);
+            }
+            return;
+        }
+        match n {
+            8 if addr & 7 == 0 => (*(dst as *const AtomicU64)).store(
+                u64::from_ne_bytes(data.try_into().expect("8")),
+                Ordering::Release,
+            ),
+            4 if addr & 3 == 0 => (*(dst as *const AtomicU32)).store(
+                u32::from_ne_bytes(data.try_into().expect("4")),
+                Ordering::Release,
+            ),
+            2 if addr & 1 == 0 => (*(dst as *const AtomicU16)).store(
+                u16::from_ne_bytes(data.try_into().expect("2")),
+                Ordering::Release,
+            ),
+            1 => (*(dst as *const AtomicU8)).store(data[0], Ordering::Release),
+            _ => {
+                fence(Ordering::Release);
+                std::ptr::copy_nonoverlapping(src, dst, n);
+            }
+        }
     }
 }

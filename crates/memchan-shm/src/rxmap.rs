@@ -2,7 +2,8 @@
 //! (atomic) loads, with blocking waits for notify-on-receive pages.
 
 use crate::futex::SharedFutex;
-use crate::node::{Inner, SegRef};
+use crate::local::SegRef;
+use crate::node::Inner;
 use crate::rx::RxObject;
 use memchan_core::notify::Notify;
 use memchan_core::sync::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -27,10 +28,15 @@ unsafe impl Send for RxMapping {}
 impl RxMapping {
     pub(crate) fn new(inner: Arc<Inner>, seg: SegRef, attrs: RxAttrs) -> Result<RxMapping> {
         inner.check_perm(&seg, 4, "map_rx")?;
-        let name = inner.rx_name(seg.idx, seg.generation, inner.me, inner.incarnation);
+        let name = inner.local.rx_name(
+            seg.idx,
+            seg.generation,
+            inner.local.me,
+            inner.local.incarnation,
+        );
         let obj = Arc::new(RxObject::create(
             &name,
-            inner.page,
+            inner.local.page,
             seg.size,
             seg.mode | 0o600,
             attrs,
@@ -138,7 +144,7 @@ impl RxMapping {
     /// Sets the receive attributes of the pages covering `offset..offset + len`.
     pub fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
         self.check(offset, len, false)?;
-        let page = self.inner.page.bytes();
+        let page = self.inner.local.page.bytes();
         for p in offset / page..(offset + len).div_ceil(page) {
             self.obj.pct(p).store(attrs.bits(), Ordering::Release);
         }
@@ -150,7 +156,7 @@ impl RxMapping {
         self.check(offset, 1, false)?;
         let b = self
             .obj
-            .pct(offset / self.inner.page.bytes())
+            .pct(offset / self.inner.local.page.bytes())
             .load(Ordering::Acquire);
         Ok(RxAttrs::from_bits(b))
     }
@@ -185,7 +191,7 @@ impl RxMapping {
             }
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(1024) {
-                self.inner.check_alive()?;
+                self.inner.local.check_alive()?;
                 if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                     return Ok(false);
                 }

@@ -18,7 +18,7 @@ pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<JoinHandle<()>> 
     let weak = Arc::downgrade(inner);
     let (period, _) = inner.timing();
     std::thread::Builder::new()
-        .name(format!("memchan-svc-{}", inner.me.0))
+        .name(format!("memchan-svc-{}", inner.local.me.0))
         .spawn(move || {
             let mut pidfds: HashMap<(usize, u64), Option<OwnedFd>> = HashMap::new();
             loop {
@@ -50,8 +50,8 @@ fn process_gone(fd: &Option<OwnedFd>, pid: u32) -> bool {
 }
 
 fn tick(inner: &Inner, pidfds: &mut HashMap<(usize, u64), Option<OwnedFd>>) {
-    let c = inner.ctl();
-    let me = inner.me.index();
+    let c = inner.local.ctl();
+    let me = inner.local.me.index();
     c.nodes[me].heartbeat_ns.store(now_ns(), Ordering::Release);
     let (_, timeout) = inner.timing();
     let now = now_ns();

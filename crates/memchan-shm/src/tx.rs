@@ -2,7 +2,7 @@
 //! destination on this host, no local copy: a bounds check and a store into the
 //! destination's receive memory, no system call, no lock) or an **ordered packet**
 //! (broadcast, multicast, or local copy: it passes the point of global order, which
-//! applies it at every destination before the next ordered packet).
+//! applies it at every destination before the next ordered packet; see `order.rs`).
 //!
 //! Why this keeps both ordering rules: a sender's stores reach memory in program order
 //! (x86-64 TSO, and Release stores elsewhere), and a sender applies its ordered packets
@@ -12,234 +12,14 @@
 //! order (rule 2). A direct deposit has a single destination and no local copy, so rule
 //! 2 constrains it against nothing.
 
-use crate::control::{journal_state, load_set, node_state, store_set, MAX_PACKET};
-use crate::futex::SharedFutex;
-use crate::node::{Inner, SegRef};
-use crate::rx::{RxHeader, RxObject};
-use memchan_core::notify::Notify;
-use memchan_core::sync::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use memchan_core::{Dest, Error, NodeId, NodeSet, PageSize, Result, TxAttrs, MAX_NODES};
+use crate::local::SegRef;
+use crate::node::Inner;
+use crate::order::Targets;
+use crate::rx::Target;
+use memchan_core::sync::{fence, AtomicU64, Ordering};
+use memchan_core::{Dest, Error, NodeId, NodeSet, Result, TxAttrs, MAX_NODES};
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
-
-/// A destination's receive memory, resolved to raw pointers for the data path. The
-/// `Arc<RxObject>` that keeps it mapped is held next to it (see [`Targets`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Target {
-    data: *mut u8,
-    pct: *const AtomicU8,
-    hdr: *const RxHeader,
-}
-
-impl Target {
-    const NONE: Target = Target {
-        data: std::ptr::null_mut(),
-        pct: std::ptr::null(),
-        hdr: std::ptr::null(),
-    };
-
-    fn of(obj: &RxObject) -> Target {
-        Target {
-            data: obj.data(),
-            pct: obj.pct(0),
-            hdr: obj.header(),
-        }
-    }
-
-    /// Applies one packet (never crossing a page) honouring the destination's page
-    /// control byte: dropped when receive is disabled, notify posted when asked.
-    ///
-    /// # Safety
-    /// `offset + data.len()` must be within the segment this target maps, and the
-    /// mapping must still be held.
-    #[inline(always)]
-    unsafe fn apply(self, page_shift: u32, offset: usize, data: &[u8]) {
-        // SAFETY: the page index is within the page control table (caller's bound).
-        let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
-        if bits & RX_ENABLE == 0 {
-            return;
-        }
-        // SAFETY: in bounds by the caller's contract.
-        unsafe { store(self.data.add(offset), data) };
-        if bits & RX_NOTIFY != 0 {
-            // SAFETY: the header lives as long as the mapping.
-            let h = unsafe { &*self.hdr };
-            Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
-        }
-    }
-}
-
-const RX_ENABLE: u8 = 1;
-const RX_NOTIFY: u8 = 2;
-
-/// Applies one packet to one destination's receive memory (used by recovery, off
-/// the data path).
-pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8]) {
-    // SAFETY: callers checked the range against the segment; `view` is held.
-    unsafe { Target::of(view).apply(page.bytes().trailing_zeros(), offset, data) }
-}
-
-/// Stores `data` at `dst`: aligned 1/2/4/8-byte packets as one atomic store (no
-/// reader sees them torn); short packets with inline overlapping moves; longer ones
-/// with `memcpy`. Packets are at most a page, far below the size at which `memcpy`
-/// switches to non-temporal stores, so every store stays ordered before the next
-/// packet's (x86-64 TSO).
-///
-/// # Safety
-/// `dst..dst + data.len()` must be writable memory of one mapping.
-#[inline(always)]
-pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
-    let n = data.len();
-    let src = data.as_ptr();
-    // Masks, not `%`: a division by a runtime length costs more than the store.
-    let addr = dst as usize;
-    // SAFETY (every branch): `dst..dst + n` is writable (caller) and `src..src + n` is
-    // the caller's slice; aligned words are stored through atomics because other
-    // processes read them concurrently.
-    unsafe {
-        if n >= 16 {
-            fence(Ordering::Release);
-            if n <= 32 {
-                let a = (src as *const u128).read_unaligned();
-                let b = (src.add(n - 16) as *const u128).read_unaligned();
-                (dst as *mut u128).write_unaligned(a);
-                (dst.add(n - 16) as *mut u128).write_unaligned(b);
-            } else if n <= 64 {
-                let a = (src as *const [u128; 2]).read_unaligned();
-                let b = (src.add(n - 32) as *const [u128; 2]).read_unaligned();
-                (dst as *mut [u128; 2]).write_unaligned(a);
-                (dst.add(n - 32) as *mut [u128; 2]).write_unaligned(b);
-            } else {
-                std::ptr::copy_nonoverlapping(src, dst, n);
-            }
-            return;
-        }
-        match n {
-            8 if addr & 7 == 0 => (*(dst as *const AtomicU64)).store(
-                u64::from_ne_bytes(data.try_into().expect("8")),
-                Ordering::Release,
-            ),
-            4 if addr & 3 == 0 => (*(dst as *const AtomicU32)).store(
-                u32::from_ne_bytes(data.try_into().expect("4")),
-                Ordering::Release,
-            ),
-            2 if addr & 1 == 0 => (*(dst as *const AtomicU16)).store(
-                u16::from_ne_bytes(data.try_into().expect("2")),
-                Ordering::Release,
-            ),
-            1 => (*(dst as *const AtomicU8)).store(data[0], Ordering::Release),
-            _ => {
-                fence(Ordering::Release);
-                std::ptr::copy_nonoverlapping(src, dst, n);
-            }
-        }
-    }
-}
-
-/// The resolved destinations of a tx mapping, rebuilt when the segment's rx set or
-/// the membership changes.
-pub(crate) struct Targets {
-    rx_gen: u64,
-    epoch: u64,
-    list: Vec<(NodeId, Target)>,
-    keep: Vec<Arc<RxObject>>,
-}
-
-impl Targets {
-    pub(crate) fn new() -> Targets {
-        Targets {
-            rx_gen: u64::MAX,
-            epoch: u64::MAX,
-            list: Vec::new(),
-            keep: Vec::new(),
-        }
-    }
-
-    /// Brings the list up to date for `dests` (under the order point for ordered
-    /// packets, so no change can slip in before the packet is applied).
-    fn refresh(&mut self, inner: &Inner, seg: &SegRef, dests: &NodeSet) -> Result<()> {
-        let ctl = inner.ctl();
-        let e = &ctl.segs[seg.idx as usize];
-        let rx_gen = e.rx_gen.load(Ordering::Acquire);
-        let epoch = ctl.header.epoch.load(Ordering::Acquire);
-        if rx_gen == self.rx_gen && epoch == self.epoch {
-            return Ok(());
-        }
-        if e.generation.load(Ordering::Acquire) != seg.generation {
-            return Err(Error::SegmentFreed {
-                segment: seg.name.clone(),
-            });
-        }
-        self.list.clear();
-        self.keep.clear();
-        for d in dests.intersect(&load_set(&e.rx_set)).iter() {
-            if ctl.nodes[d.index()].state.load(Ordering::Acquire) != node_state::ALIVE {
-                continue;
-            }
-            if let Some(obj) = inner.view(seg, d)? {
-                self.list.push((d, Target::of(&obj)));
-                self.keep.push(obj);
-            }
-        }
-        self.rx_gen = rx_gen;
-        self.epoch = epoch;
-        Ok(())
-    }
-}
-
-/// Sends one ordered packet (≤ one page, not crossing a page) to `dests` as node
-/// `inner.me`, through the point of global order. Journaled first, so a survivor can
-/// finish it if this process dies half-way.
-pub(crate) fn ordered_packet(
-    inner: &Inner,
-    seg: &SegRef,
-    dests: &NodeSet,
-    targets: &mut Targets,
-    offset: usize,
-    data: &[u8],
-) -> Result<()> {
-    debug_assert!(data.len() <= MAX_PACKET);
-    let me = u32::from(inner.me.0);
-    inner.enter_order();
-    // Under the order point: who is alive and who maps the segment is now fixed, and
-    // so is whether this node may still send (isolation would drop our own copy and
-    // leave a lock bidder waiting for a bid that never comes back).
-    if let Err(e) = inner
-        .check_alive()
-        .and_then(|()| targets.refresh(inner, seg, dests))
-    {
-        inner.order_point().leave(me);
-        return Err(e);
-    }
-    let j = &inner.ctl().journal;
-    j.seg.store(seg.idx, Ordering::Relaxed);
-    j.seg_gen.store(seg.generation, Ordering::Relaxed);
-    j.offset.store(offset as u64, Ordering::Relaxed);
-    j.len.store(data.len() as u32, Ordering::Relaxed);
-    let mut live = NodeSet::EMPTY;
-    for (d, _) in &targets.list {
-        live.insert(*d);
-    }
-    store_set(&j.dests, &live);
-    j.progress.store(0, Ordering::Relaxed);
-    // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len(); only the order
-    // point holder writes it, and readers read it after the Release below.
-    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len()) };
-    j.state.store(journal_state::APPLYING, Ordering::Release);
-    let shift = inner.page.bytes().trailing_zeros();
-    for (i, (_, t)) in targets.list.iter().enumerate() {
-        // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
-        // holds every mapping in the list.
-        unsafe { t.apply(shift, offset, data) };
-        j.progress.store(i as u32 + 1, Ordering::Release);
-    }
-    j.state.store(journal_state::IDLE, Ordering::Release);
-    if !inner.order_point().leave(me) {
-        // We were declared failed while applying and a survivor finished the packet.
-        inner.check_alive()?;
-    }
-    Ok(())
-}
 
 /// A transmit window onto a segment: writes land in the destination's rx mappings.
 ///
@@ -258,7 +38,7 @@ pub struct TxMapping {
     /// The segment entry's `rx_gen` word and this node's slot, resolved once.
     rx_gen: *const AtomicU64,
     alive: *const AtomicU64,
-    /// Copies of `inner.incarnation` and `seg.size`, next to the other hot fields.
+    /// Copies of `inner.local.incarnation` and `seg.size`, next to the other hot fields.
     incarnation: u64,
     size: usize,
     /// `rx_gen` when `target` was resolved.
@@ -283,17 +63,17 @@ impl TxMapping {
         };
         // A sender is among its own destinations only with local copy (or when it
         // names itself point-to-point).
-        if attrs.local_copy || dest == Dest::Node(inner.me) {
-            dests.insert(inner.me);
+        if attrs.local_copy || dest == Dest::Node(inner.local.me) {
+            dests.insert(inner.local.me);
         } else {
-            dests.remove(inner.me);
+            dests.remove(inner.local.me);
         }
-        let direct = matches!(dest, Dest::Node(n) if n != inner.me) && !attrs.local_copy;
-        let rx_gen = &inner.ctl().segs[seg.idx as usize].rx_gen as *const AtomicU64;
-        let alive = inner.alive_word() as *const AtomicU64;
+        let direct = matches!(dest, Dest::Node(n) if n != inner.local.me) && !attrs.local_copy;
+        let rx_gen = &inner.local.ctl().segs[seg.idx as usize].rx_gen as *const AtomicU64;
+        let alive = inner.local.alive_word() as *const AtomicU64;
         Ok(TxMapping {
-            page_shift: inner.page.bytes().trailing_zeros(),
-            incarnation: inner.incarnation,
+            page_shift: inner.local.page.bytes().trailing_zeros(),
+            incarnation: inner.local.incarnation,
             size: seg.size,
             inner,
             seg,
@@ -336,7 +116,7 @@ impl TxMapping {
 
     /// The node that sends.
     pub fn node(&self) -> NodeId {
-        self.inner.me
+        self.inner.local.me
     }
 
     #[inline(always)]
@@ -432,7 +212,7 @@ impl TxMapping {
             self.refresh_direct(gen)?;
         }
         let t = self.target.get();
-        if t.data.is_null() {
+        if t.is_none() {
             return Ok(()); // the destination does not map the segment rx: dropped
         }
         let last = offset + data.len() - 1;
@@ -456,7 +236,7 @@ impl TxMapping {
         {
             Ok(())
         } else {
-            Err(self.inner.isolated())
+            Err(self.inner.local.isolated())
         }
     }
 
@@ -468,9 +248,8 @@ impl TxMapping {
     fn refresh_direct(&self, gen: u64) -> Result<()> {
         self.may_send()?;
         let mut targets = self.targets.borrow_mut();
-        targets.refresh(&self.inner, &self.seg, &self.dests)?;
-        self.target
-            .set(targets.list.first().map_or(Target::NONE, |(_, t)| *t));
+        targets.refresh(self.inner.order(), &self.seg, &self.dests)?;
+        self.target.set(targets.first());
         self.seen_gen.set(gen);
         Ok(())
     }
@@ -480,14 +259,9 @@ impl TxMapping {
         self.may_send()?;
         let mut targets = self.targets.borrow_mut();
         for (off, chunk) in packets(offset, data, 1 << self.page_shift) {
-            ordered_packet(
-                &self.inner,
-                &self.seg,
-                &self.dests,
-                &mut targets,
-                off,
-                chunk,
-            )?;
+            self.inner
+                .order()
+                .ordered_packet(&self.seg, &self.dests, &mut targets, off, chunk)?;
         }
         Ok(())
     }
