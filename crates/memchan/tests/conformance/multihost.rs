@@ -24,13 +24,13 @@
 //! neighbour saturating both cores would blur); each cleans up its namespaces and
 //! processes on every path (`Topology` and `Worker` drops).
 
-use crate::harness::{field, mono_ns, unique_cluster, Worker};
-use crate::netns::{in_ns, Topology};
 use crate::ordering;
 use memchan::{Cluster, Config, Dest, Error, EventKind, MembershipEvent, TxAttrs};
 use memchan_net::hub::{query_status, Hub, HubConfig};
 use memchan_net::status::{HubStatus, LinkCounters};
 use memchan_net::wire::{self, Decoder, Key, Kind, Received};
+use memchan_testkit::harness::{field, mono_ns, unique_cluster, Worker};
+use memchan_testkit::netns::{in_ns, Topology};
 use memchan_testkit::relay::{Relay, RelayConfig, RelayCounters};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

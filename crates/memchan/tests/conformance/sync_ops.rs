@@ -1,7 +1,8 @@
 //! Direct deposit, atomicity, ack, notify, barrier, permissions and bad input.
 
-use crate::harness::{field, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Config, Dest, Error, NodeId, PageSize, RxAttrs, TxAttrs};
+use memchan_testkit::harness::{field, unique_cluster, Transport, Worker};
+use memchan_testkit::on_every_transport;
 use std::time::{Duration, Instant};
 
 fn peer(c: &Cluster) -> NodeId {
