@@ -4,9 +4,17 @@
 //! - [`check`]: the pure checker of ordering rules 1 and 2 from senders' schedules and
 //!   receivers' read logs;
 //! - [`relay`]: a TCP relay that drops, corrupts, duplicates, reorders and delays link
-//!   frames.
+//!   frames;
+//! - [`harness`]: multi-process tests: [`Worker`](harness::Worker) processes (the test
+//!   binary re-executed), the [`Transport`](harness::Transport) a conformance test runs
+//!   on, and the macros that run a test on every transport ([`every_transport!`],
+//!   [`on_every_transport!`]);
+//! - [`netns`]: network-namespace topologies (a hub namespace and host namespaces joined
+//!   by veth pairs) and the faults a multi-host test inflicts on them (root only).
 //!
 //! Not published: it exists for this workspace's tests and tools.
 
 pub mod check;
+pub mod harness;
+pub mod netns;
 pub mod relay;

@@ -3,8 +3,9 @@
 //! membership events are bounded the same way, `wait_spin` busy-polls, and
 //! overlapping multi-page broadcasts end the same at every destination.
 
-use crate::harness::{unique_cluster, Transport};
 use memchan::{Config, Dest, Error, GroupId, NodeId, RxAttrs, TxAttrs, EVENT_RING};
+use memchan_testkit::harness::{unique_cluster, Transport};
+use memchan_testkit::on_every_transport;
 use std::time::{Duration, Instant};
 
 fn is_invalid(r: Result<impl Sized, Error>, what: &str) -> bool {

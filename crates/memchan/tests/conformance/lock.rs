@@ -1,8 +1,9 @@
 //! The cluster lock of seed 000 under contention from separate processes, and with its
 //! holder killed inside the critical section.
 
-use crate::harness::{field, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Dest, EventKind, TxAttrs};
+use memchan_testkit::harness::{field, unique_cluster, Transport, Worker};
+use memchan_testkit::on_every_transport;
 use std::time::Duration;
 
 /// Worker: `cluster nodes iterations victim_at` (victim_at 0 = never).

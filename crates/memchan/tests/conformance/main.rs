@@ -2,18 +2,18 @@
 //! behaviour of SPEC.md, written once against the public `Cluster` API and run with
 //! real processes. Every transport runs this same suite; `multihost` runs the hub
 //! transport across network namespaces (hosts, a hub, a fault-injecting relay).
+//!
+//! The tooling lives in `memchan-testkit`: `harness` (worker processes, the transport
+//! list `every_transport!`, `on_every_transport!`) and `netns` (the topologies).
 
-#[macro_use]
-mod harness;
 mod contract;
 mod lock;
 mod membership;
 mod multihost;
-mod netns;
 mod ordering;
 mod sync_ops;
 
-use harness::args;
+use memchan_testkit::harness::args;
 
 /// Worker entry: the suite re-executes this binary with `MEMCHAN_ROLE` set. Ignored so
 /// it never runs as a test of its own.

@@ -1,8 +1,9 @@
 //! Membership on one host: join and leave with node ids and epochs; a killed node is
 //! detected within the bound, isolated, and every survivor sees one event for it.
 
-use crate::harness::{field, mono_ns, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Config, EventKind};
+use memchan_testkit::harness::{field, mono_ns, unique_cluster, Transport, Worker};
+use memchan_testkit::on_every_transport;
 use std::time::Duration;
 
 /// Detection times are liveness checks here, not performance claims: a shared,
@@ -218,7 +219,7 @@ fn hung_node_is_isolated_by_heartbeat_timeout(t: &Transport) {
 }
 on_every_transport!(
     hung_node_is_isolated_by_heartbeat_timeout,
-    crate::harness::Timing {
+    memchan_testkit::harness::Timing {
         heartbeat: std::time::Duration::from_millis(50),
         failure_timeout: std::time::Duration::from_millis(300),
     }

@@ -1,6 +1,7 @@
 //! Multi-host conformance (run as root): three host namespaces and a hub namespace
-//! joined by veth pairs (`netns::Topology`), the hub and a fault-injecting relay run as
-//! worker processes in the hub namespace, nodes as worker processes in the hosts.
+//! joined by veth pairs (`memchan_testkit::netns::Topology`), the hub and a
+//! fault-injecting relay run as worker processes in the hub namespace, nodes as worker
+//! processes in the hosts.
 //!
 //! ```text
 //!   host 0  (2 nodes) --veth--+
@@ -16,7 +17,8 @@
 //!   default link settings: the send window (4 MiB, 256 frames) bounds what one bad
 //!   frame costs, and the retransmit timeout backs off while a slow path drains.
 //! - **Failure detection across hosts** (semantics 7): kill -9, SIGSTOP, link down, and
-//!   the hub itself killed.
+//!   the hub itself killed; each is seen, its time printed against its bound and
+//!   asserted only as a hang guard (`HANG_FACTOR`).
 //! - **Who may join** (SPEC "what bad input gets"): a wrong key, garbage, another
 //!   protocol version are refused by name while a running cluster keeps working.
 //!
@@ -24,13 +26,13 @@
 //! neighbour saturating both cores would blur); each cleans up its namespaces and
 //! processes on every path (`Topology` and `Worker` drops).
 
-use crate::harness::{field, mono_ns, unique_cluster, Worker};
-use crate::netns::{in_ns, Topology};
 use crate::ordering;
 use memchan::{Cluster, Config, Dest, Error, EventKind, MembershipEvent, TxAttrs};
 use memchan_core::status::{ClusterStatus, LinkCounters};
 use memchan_net::hub::{query_status, Hub, HubConfig};
 use memchan_net::wire::{self, Decoder, Key, Kind, Received};
+use memchan_testkit::harness::{field, mono_ns, unique_cluster, Worker};
+use memchan_testkit::netns::{in_ns, Topology};
 use memchan_testkit::relay::{Relay, RelayConfig, RelayCounters};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -42,8 +44,12 @@ use std::time::{Duration, Instant};
 /// Heartbeat and failure timeout of the hub in the failure-detection tests.
 const HB_MS: u64 = 50;
 const FT_MS: u64 = 400;
-/// Scheduling slack on a loaded two-core machine, on top of every time bound.
-const MARGIN_MS: u64 = 1000;
+/// Detection times are liveness checks here, not performance claims: a shared,
+/// oversubscribed CI machine can deschedule a hub, a node or this test past any bound
+/// without anything being wrong. So the tests check that the failure (or the hub's
+/// loss) is seen at all, print how long it took next to its bound, and fail only past
+/// this many times the bound: a hang guard (as in `membership.rs`).
+const HANG_FACTOR: f64 = 10.0;
 /// Writes per node in the ordering tests: 6 x 17,000 = 102,000.
 const NODES: u16 = 6;
 const WRITES: u64 = 17_000;
@@ -852,10 +858,21 @@ fn multihost_ordering_holds_under_relay_delay_with_jitter() {
 // ---------------------------------------------------------------------------------
 // 2. Failure detection across hosts.
 
-/// The bound on detecting a failed node: the hub's failure timeout plus one heartbeat,
-/// plus scheduling slack.
+/// The bound on detecting a failed node: the hub's failure timeout plus one heartbeat.
+/// Printed next to each measured time; asserted only as a hang guard, times
+/// [`HANG_FACTOR`].
 fn detect_bound_ms() -> f64 {
-    (FT_MS + HB_MS + MARGIN_MS) as f64
+    (FT_MS + HB_MS) as f64
+}
+
+/// Fails the test if `took` (ms) passed the hang guard of a detection bounded by
+/// `bound_ms`: it was seen, but so late that something hangs.
+fn assert_within_hang_guard(what: &str, took: f64, bound_ms: f64) {
+    assert!(
+        took < bound_ms * HANG_FACTOR,
+        "{what} after {took:.1} ms: past the hang guard of {HANG_FACTOR} x the \
+         {bound_ms:.0} ms bound"
+    );
 }
 
 fn mh_args(name: &str, mode: &str, nodes: usize, dir: &TempDir, extra: &[&str]) -> Vec<String> {
@@ -891,14 +908,18 @@ fn multihost_killed_node_is_detected_and_seen_by_survivors_on_other_hosts() {
     for (i, s) in survivors.iter_mut().enumerate() {
         let line = s.expect_line("FAILED", Duration::from_secs(10));
         let took = ms_since(&line, killed_at);
-        println!("[fdkill] host {i} saw the failure {took:.1} ms after kill -9: {line}");
+        println!(
+            "[fdkill] host {i} saw the failure {took:.1} ms after kill -9 (bound {:.0} ms): \
+             {line}",
+            detect_bound_ms()
+        );
         assert_eq!(field(&line, "node"), field(&v, "node"), "{line}");
         assert!(
             field(&line, "epoch") > field(&line, "start_epoch"),
             "{line}"
         );
         assert_eq!(field(&line, "members"), 2, "{line}");
-        assert!(took < detect_bound_ms(), "detected after {took:.1} ms");
+        assert_within_hang_guard("detected", took, detect_bound_ms());
         epochs.push(field(&line, "epoch"));
     }
     for s in &mut survivors {
@@ -949,13 +970,17 @@ fn multihost_stopped_node_is_isolated_and_nothing_it_writes_later_lands() {
     for (i, o) in observers.iter_mut().enumerate() {
         let line = o.expect_line("FAILED", Duration::from_secs(10));
         let took = ms_since(&line, stopped_at);
-        println!("[fdstop] host {i} saw the failure {took:.1} ms after SIGSTOP: {line}");
+        println!(
+            "[fdstop] host {i} saw the failure {took:.1} ms after SIGSTOP (bound {:.0} ms): \
+             {line}",
+            detect_bound_ms()
+        );
         assert_eq!(field(&line, "node"), field(&v, "node"), "{line}");
         assert!(
             field(&line, "epoch") > field(&line, "start_epoch"),
             "{line}"
         );
-        assert!(took < detect_bound_ms(), "isolated after {took:.1} ms");
+        assert_within_hang_guard("isolated", took, detect_bound_ms());
         values.push(field(&line, "value"));
     }
     // Both observers hold the same prefix of the victim's writes.
@@ -1024,18 +1049,26 @@ fn multihost_link_down_isolates_the_host_releases_its_lock_and_it_rejoins() {
     // The waiter prints these two in either order.
     let got = waiter.expect_lines(&["ACQUIRED", "FAILED"], Duration::from_secs(10));
     let took = ms_since(&got[0], down_at);
-    println!("[fdlink] host 0 acquired the lock {took:.1} ms after the link went down");
-    assert!(took < detect_bound_ms(), "lock released after {took:.1} ms");
+    println!(
+        "[fdlink] host 0 acquired the lock {took:.1} ms after the link went down \
+         (bound {:.0} ms)",
+        detect_bound_ms()
+    );
+    assert_within_hang_guard("lock released", took, detect_bound_ms());
     let failed = [
         got[1].clone(),
         watcher.expect_line("FAILED", Duration::from_secs(10)),
     ];
     for (i, line) in failed.iter().enumerate() {
         let took = ms_since(line, down_at);
-        println!("[fdlink] host {i} saw the failure {took:.1} ms after link down: {line}");
+        println!(
+            "[fdlink] host {i} saw the failure {took:.1} ms after link down \
+             (bound {:.0} ms): {line}",
+            detect_bound_ms()
+        );
         assert_eq!(field(line, "node"), field(&old, "node"), "{line}");
         assert!(field(line, "epoch") > field(line, "start_epoch"), "{line}");
-        assert!(took < detect_bound_ms(), "isolated after {took:.1} ms");
+        assert_within_hang_guard("isolated", took, detect_bound_ms());
     }
     for w in [&mut waiter, &mut watcher] {
         let line = w.expect_line("AFTER", Duration::from_secs(10));
@@ -1088,7 +1121,8 @@ fn multihost_link_down_isolates_the_host_releases_its_lock_and_it_rejoins() {
 
 /// The hub killed: A blocked in `ack()`, B in `next_event`, C in a write held back by
 /// a full replay memory, E writing freely. D (the destination that holds A's ack and
-/// C's writes back) is SIGSTOPped first. Every one must get `HubLost` quickly.
+/// C's writes back) is SIGSTOPped first. Every one must get `HubLost`; how long it
+/// took is printed and bounded only by the hang guard.
 fn hub_killed(tag: &str, modes: &[(usize, &'static str)]) -> Vec<(&'static str, String, f64)> {
     let _one = serial();
     let topo = Topology::new(tag, 3);
@@ -1125,13 +1159,17 @@ fn hub_killed(tag: &str, modes: &[(usize, &'static str)]) -> Vec<(&'static str, 
     let killed_at = mono_ns();
     hub.kill9();
     let mut out = Vec::new();
-    let wait = Duration::from_millis(hub_lost_bound_ms() as u64) + Duration::from_secs(10);
+    // The hang guard: a node still blocked this long after the kill never learns.
+    let wait = Duration::from_secs_f64(hub_lost_bound_ms() * HANG_FACTOR / 1e3);
     for (m, w) in &mut ws {
         let line = w.try_expect_line("RESULT", wait).unwrap_or_else(|| {
             panic!("{m}: still blocked {wait:?} after the hub was killed (no error)")
         });
         let took = ms_since(&line, killed_at);
-        println!("[{tag}] {m}: {took:.1} ms after kill -9 of the hub: {line}");
+        println!(
+            "[{tag}] {m}: {took:.1} ms after kill -9 of the hub (bound {:.0} ms): {line}",
+            hub_lost_bound_ms()
+        );
         out.push((*m, line, took));
     }
     for (_, w) in &mut ws {
@@ -1140,10 +1178,11 @@ fn hub_killed(tag: &str, modes: &[(usize, &'static str)]) -> Vec<(&'static str, 
     out
 }
 
-/// The node's own bound on hub silence (`Config::default().failure_timeout`), plus
-/// slack. A killed hub's sockets are closed by the kernel, so this is generous.
+/// The node's own bound on hub silence (`Config::default().failure_timeout`). A killed
+/// hub's sockets are closed by the kernel, so it is usually far quicker. Printed next
+/// to each measured time; asserted only as a hang guard, times [`HANG_FACTOR`].
 fn hub_lost_bound_ms() -> f64 {
-    (Config::default().failure_timeout.as_millis() as u64 + MARGIN_MS) as f64
+    Config::default().failure_timeout.as_millis() as f64
 }
 
 #[test]
@@ -1151,7 +1190,7 @@ fn multihost_killed_hub_gives_every_node_hub_lost_in_ack_and_write() {
     let got = hub_killed("fdhub", &[(0, "acker"), (1, "freewriter")]);
     for (m, line, took) in &got {
         assert_eq!(word(line, "kind"), "HubLost", "{m}: {line}");
-        assert!(*took < hub_lost_bound_ms(), "{m}: after {took:.1} ms");
+        assert_within_hang_guard(&format!("{m}: HubLost"), *took, hub_lost_bound_ms());
         assert!(!msg(line).is_empty(), "{m}: the error names no reason");
     }
 }
@@ -1161,7 +1200,7 @@ fn multihost_killed_hub_wakes_a_node_blocked_in_next_event() {
     let got = hub_killed("fdhubev", &[(1, "eventer")]);
     for (m, line, took) in &got {
         assert_eq!(word(line, "kind"), "HubLost", "{m}: {line}");
-        assert!(*took < hub_lost_bound_ms(), "{m}: after {took:.1} ms");
+        assert_within_hang_guard(&format!("{m}: HubLost"), *took, hub_lost_bound_ms());
     }
 }
 
@@ -1170,7 +1209,7 @@ fn multihost_killed_hub_wakes_a_write_blocked_by_back_pressure() {
     let got = hub_killed("fdhubbp", &[(1, "blockedwriter")]);
     for (m, line, took) in &got {
         assert_eq!(word(line, "kind"), "HubLost", "{m}: {line}");
-        assert!(*took < hub_lost_bound_ms(), "{m}: after {took:.1} ms");
+        assert_within_hang_guard(&format!("{m}: HubLost"), *took, hub_lost_bound_ms());
     }
 }
 

@@ -4,12 +4,13 @@
 //! it sees; the checker in `memchan_testkit::check` then proves both rules and that no
 //! write was lost, duplicated, corrupted or misdelivered.
 
-use crate::harness::{field, unique_cluster, Transport, Worker};
 use memchan::{Cluster, Dest, GroupId, TxAttrs};
 use memchan_core::NodeId;
 use memchan_testkit::check::{
     check, Layout, Observation, ReadRecorder, ReceiverLog, Schedule, ScheduleConfig,
 };
+use memchan_testkit::harness::{field, unique_cluster, Transport, Worker};
+use memchan_testkit::on_every_transport;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};

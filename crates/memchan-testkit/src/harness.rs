@@ -1,5 +1,36 @@
-//! Real processes for multi-node tests: the test binary re-executes itself as a worker
-//! (the ignored test `worker`, dispatched on `MEMCHAN_ROLE`), never `fork`s.
+//! Real processes for multi-node tests: the test binary re-executes itself as a worker,
+//! never `fork`s.
+//!
+//! A test binary using [`Worker`] (or [`Transport::spawn`]) provides the worker entry
+//! itself: an ignored test named `worker` at the root of the binary that dispatches on
+//! the `MEMCHAN_ROLE` environment variable and reads its arguments with [`args`]. The
+//! worker is started as `current_exe() --ignored --exact worker`, so it runs the test
+//! binary that spawned it, with that binary's roles:
+//!
+//! ```no_run
+//! use memchan_testkit::harness::{args, Worker};
+//! use std::time::Duration;
+//!
+//! #[test]
+//! #[ignore = "entry point for worker processes"]
+//! fn worker() {
+//!     let a = args();
+//!     match std::env::var("MEMCHAN_ROLE").expect("MEMCHAN_ROLE").as_str() {
+//!         "hello" => println!("HELLO {}", a.join(" ")),
+//!         other => panic!("unknown role {other}"),
+//!     }
+//! }
+//!
+//! #[test]
+//! fn a_worker_says_hello() {
+//!     let mut w = Worker::spawn("hello", &["world".into()]);
+//!     assert_eq!(w.expect_line("HELLO", Duration::from_secs(30)), "world");
+//!     w.finish(Duration::from_secs(30));
+//! }
+//! ```
+//!
+//! A conformance test is a function of a [`Transport`]; `on_every_transport!(f)` makes
+//! one `#[test]` of it per line of [`every_transport!`](crate::every_transport).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -19,7 +50,7 @@ pub fn unique_cluster(tag: &str) -> String {
 
 /// The transport a conformance test runs on: the suite is written once against the
 /// public API (the transport contract's one face) and every test runs on every
-/// transport listed in [`every_transport!`].
+/// transport listed in [`every_transport!`](crate::every_transport).
 pub enum Transport {
     /// One host, shared memory.
     Shm,
@@ -47,10 +78,14 @@ impl Default for Timing {
 /// Lists every transport the suite runs on, one line each: the name of its test
 /// variant and how the test process sets it up for a [`Timing`]. A new transport is
 /// one line here; every `on_every_transport!` test then runs on it too.
+///
+/// `every_transport!(m!(args))` expands to `m!(args; name => setup, ...)`; `m` may be
+/// a path (`$crate::instantiate_per_transport`), so the macro needs no import at the
+/// caller.
 #[macro_export]
 macro_rules! every_transport {
-    ($then:ident ! ($($args:tt)*)) => {
-        $then!($($args)*;
+    ($($then:ident)::+ ! ($($args:tt)*)) => {
+        $($then)::+!($($args)*;
             shm => |_t: $crate::harness::Timing| $crate::harness::Transport::Shm,
             hub => $crate::harness::Transport::hub_timed,
         );
@@ -58,14 +93,15 @@ macro_rules! every_transport {
 }
 
 /// Runs the test function `$f(&Transport)` once per transport of [`every_transport!`]
-/// (as `$f::shm`, `$f::hub`, ...), with the default timing or `$timing`.
+/// (as `$f::shm`, `$f::hub`, ...), with the default timing or `$timing`. Invoke it at
+/// the level of `$f` (the generated module calls `super::$f`).
 #[macro_export]
 macro_rules! on_every_transport {
     ($f:ident) => {
         $crate::on_every_transport!($f, $crate::harness::Timing::default());
     };
     ($f:ident, $timing:expr) => {
-        $crate::every_transport!(instantiate_per_transport!($f, $timing));
+        $crate::every_transport!($crate::instantiate_per_transport!($f, $timing));
     };
 }
 

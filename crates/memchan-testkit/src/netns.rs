@@ -19,7 +19,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::harness::Worker;
 
@@ -242,6 +242,11 @@ impl Topology {
         topo
     }
 
+    /// The namespaces this topology created (the hub's first), all deleted on drop.
+    pub fn namespaces(&self) -> &[String] {
+        &self.created
+    }
+
     fn add_ns(&mut self, ns: &str) {
         ip(&["netns", "add", ns]);
         self.created.push(ns.to_string());
@@ -273,7 +278,8 @@ impl Topology {
         pid
     }
 
-    /// A conformance worker (the test binary re-executed as `role`) inside `ns`.
+    /// A worker (the running test binary re-executed as `role`, see
+    /// [`harness`](crate::harness)) inside `ns`.
     pub fn worker(&self, ns: &str, role: &str, args: &[String], env: &[(&str, String)]) -> Worker {
         Worker::spawn_in(ns, role, args, env)
     }
@@ -432,207 +438,21 @@ impl Drop for Topology {
     }
 }
 
-// ---------------------------------------------------------------------------------
-// Tests (root only: they create namespaces).
+#[cfg(test)]
+mod tests {
+    use super::our_pid;
 
-fn port_of(l: &TcpListener) -> u16 {
-    l.local_addr().unwrap().port()
-}
+    // The tests that create namespaces (root only) are in `tests/netns.rs`.
 
-const PROBE: Duration = Duration::from_millis(1500);
-
-#[test]
-fn netns_topology_connects_hosts_and_faults_cut_them_off() {
-    let topo = Topology::new("conn", 2);
-    let h1 = topo.hosts[1].clone();
-    let names = netns_list();
-    for ns in [&topo.hub_ns, &topo.hosts[0].ns, &h1.ns] {
-        assert!(names.contains(ns), "{ns} not in {names:?}");
+    #[test]
+    fn netns_stale_names_are_recognised() {
+        assert_eq!(our_pid("mc123connh0"), Some(123));
+        assert_eq!(our_pid("mc123connh12"), Some(123));
+        assert_eq!(our_pid("mc123connhub"), Some(123));
+        assert_eq!(our_pid("mc123h0"), None); // no tag
+        assert_eq!(our_pid("mcfooh0"), None); // no pid
+        assert_eq!(our_pid("mc123conn"), None);
+        assert_eq!(our_pid("mc123connh"), None);
+        assert_eq!(our_pid("other"), None);
     }
-
-    // Host 1 reaches its hub-side address.
-    let l = topo.listen(&topo.hub_ns, &format!("{}:0", h1.hub_addr));
-    let port = port_of(&l);
-    assert!(
-        topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
-        "no path h1 -> hub"
-    );
-
-    // 100% loss on its veth cuts it off; clearing restores it.
-    topo.nft_drop(&h1.ns, &h1.veth_host, 100);
-    assert!(
-        !topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
-        "nft 100% did not drop"
-    );
-    topo.nft_clear(&h1.ns);
-    topo.nft_clear(&h1.ns); // idempotent
-    assert!(
-        topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
-        "nft_clear did not restore"
-    );
-
-    // The same from the hub side of the link.
-    topo.nft_drop(&topo.hub_ns, &h1.veth_hub, 100);
-    assert!(!topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE));
-    topo.nft_clear(&topo.hub_ns);
-    assert!(topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE));
-
-    // Link down / up.
-    topo.link_down(1);
-    assert!(
-        !topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE),
-        "link down still passes"
-    );
-    topo.link_up(1);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !topo.tcp_probe(&h1.ns, &h1.hub_addr, port, PROBE) {
-        assert!(
-            Instant::now() < deadline,
-            "link_up did not restore the path"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-
-    // Host 0 reaches host 1 through the hub (routing), and not host 1's loopback.
-    let l1 = topo.listen(&h1.ns, &format!("{}:0", h1.addr));
-    assert!(
-        topo.tcp_probe(&topo.hosts[0].ns, &h1.addr, port_of(&l1), PROBE),
-        "h0 -> h1"
-    );
-
-    let all: Vec<String> = topo.created.clone();
-    drop(topo);
-    let names = netns_list();
-    for ns in &all {
-        assert!(!names.contains(ns), "{ns} left behind: {names:?}");
-    }
-}
-
-#[test]
-fn netns_loss_shows_up_as_tcp_retransmissions() {
-    let topo = Topology::new("retr", 1);
-    let h = topo.hosts[0].clone();
-    let l = topo.listen(&topo.hub_ns, &format!("{}:0", h.hub_addr));
-    let addr = l.local_addr().unwrap();
-    let mut c = topo
-        .connect(&h.ns, addr, Duration::from_secs(2))
-        .expect("connect");
-    let (mut s, _) = l.accept().unwrap();
-    let before = topo.tcp_retrans_segs(&h.ns);
-    // Lost on the way (dropped as it enters the hub), not refused at the sender: a
-    // segment dropped by the sender's own output hook fails with EPERM and is not
-    // counted as a retransmission.
-    topo.nft_drop(&topo.hub_ns, &h.veth_hub, 100);
-    c.write_all(&[7u8; 1000]).unwrap();
-    // The first retransmission comes after the minimum RTO (200 ms).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while topo.tcp_retrans_segs(&h.ns) == before {
-        assert!(
-            Instant::now() < deadline,
-            "no retransmission under 100% loss"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    topo.nft_clear(&topo.hub_ns);
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut got = [0u8; 1000];
-    std::io::Read::read_exact(&mut s, &mut got).expect("data after the loss ends");
-    assert_eq!(got, [7u8; 1000]);
-}
-
-#[test]
-fn netns_spawned_processes_run_inside_and_die_with_the_topology() {
-    let topo = Topology::new("proc", 1);
-    let h = topo.hosts[0].clone();
-    let ns_inode = |path: &str| {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).map(|m| (m.dev(), m.ino()))
-    };
-    let want = ns_inode(&format!("/run/netns/{}", h.ns)).unwrap();
-
-    // A worker (the test binary) in the host namespace, with an extra env var. Role
-    // "member <cluster> 1 idle" joins a one-host cluster (shared memory is not
-    // namespaced), prints JOINED and idles.
-    let cluster = crate::harness::unique_cluster("netns");
-    let mut w = topo.worker(
-        &h.ns,
-        "member",
-        &[cluster.clone(), "1".into(), "idle".into()],
-        &[("MEMCHAN_NETNS_TEST", "yes".into())],
-    );
-    let wpid = w.pid();
-    w.expect_line("JOINED", Duration::from_secs(30));
-    // `ip netns exec` execs, so the child's PID is the worker itself.
-    assert_eq!(
-        std::fs::read_link(format!("/proc/{wpid}/exe")).unwrap(),
-        std::env::current_exe().unwrap()
-    );
-    assert_eq!(ns_inode(&format!("/proc/{wpid}/ns/net")).unwrap(), want);
-    let env = std::fs::read(format!("/proc/{wpid}/environ")).unwrap();
-    assert!(
-        env.split(|b| *b == 0)
-            .any(|kv| kv == b"MEMCHAN_NETNS_TEST=yes"),
-        "env not passed"
-    );
-
-    // A tracked plain process.
-    let pid = topo.spawn(&h.ns, "sleep", &["600"]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while ns_inode(&format!("/proc/{pid}/ns/net")).ok() != Some(want) {
-        assert!(Instant::now() < deadline, "sleep {pid} not in {}", h.ns);
-        std::thread::sleep(Duration::from_millis(10));
-    }
-
-    drop(topo);
-    // The tracked child was reaped: its PID is gone.
-    assert!(
-        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
-        "spawned process {pid} survived"
-    );
-    // The worker was SIGKILLed: a zombie until `w` reaps it.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let stat = std::fs::read_to_string(format!("/proc/{wpid}/stat")).unwrap_or_default();
-        let state = stat.rsplit(") ").next().unwrap_or("").chars().next();
-        if matches!(state, None | Some('Z') | Some('X')) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "worker {wpid} survived: {state:?}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    drop(w);
-    assert!(!netns_list().contains(&h.ns));
-    // A joiner reaps the dead worker; leaving last removes the cluster's files.
-    drop(memchan::Cluster::join(&cluster).expect("join after the worker died"));
-    let left: Vec<_> = std::fs::read_dir("/dev/shm")
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(&format!("memchan.{cluster}.")))
-        .collect();
-    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
-}
-
-#[test]
-fn netns_stale_names_are_recognised() {
-    assert_eq!(our_pid("mc123connh0"), Some(123));
-    assert_eq!(our_pid("mc123connh12"), Some(123));
-    assert_eq!(our_pid("mc123connhub"), Some(123));
-    assert_eq!(our_pid("mc123h0"), None); // no tag
-    assert_eq!(our_pid("mcfooh0"), None); // no pid
-    assert_eq!(our_pid("mc123conn"), None);
-    assert_eq!(our_pid("mc123connh"), None);
-    assert_eq!(our_pid("other"), None);
-
-    // A namespace left by a dead process is deleted by the next topology.
-    // PIDs never exceed 2^22 (PID_MAX_LIMIT): this one is dead, and unique per run.
-    let dead = 4_000_000_000u32 - std::process::id();
-    let stale = format!("mc{dead}staleh0");
-    ip(&["netns", "add", &stale]);
-    let topo = Topology::new("stale", 1);
-    assert!(!netns_list().contains(&stale), "{stale} not deleted");
-    assert!(netns_list().contains(&topo.hosts[0].ns));
 }
