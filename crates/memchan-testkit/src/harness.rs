@@ -172,6 +172,18 @@ impl Transport {
     pub fn is_hub(&self) -> bool {
         matches!(self, Transport::Hub(_))
     }
+
+    /// The status report of `cluster` on this transport, as `memchan status` shows it
+    /// (one host: its control block; hub: the hub's view).
+    ///
+    /// # Panics
+    /// If it cannot be read (a test failure).
+    pub fn status(&self, cluster: &str) -> memchan_core::status::ClusterStatus {
+        match self {
+            Transport::Shm => memchan_shm::status::query(cluster).expect("one-host status"),
+            Transport::Hub(h) => h.status(),
+        }
+    }
 }
 
 /// A worker process, killed (by PID) and reaped when dropped. Its stdout is read by

@@ -1,7 +1,8 @@
 //! The decided behaviour of the transport contract (`memchan_core::transport`), on
 //! every transport: the bad input of the 4c63486 findings gets one typed error each,
-//! membership events are bounded the same way, `wait_spin` busy-polls, and
-//! overlapping multi-page broadcasts end the same at every destination.
+//! membership events are bounded the same way, `wait_spin` busy-polls, a node that
+//! joins during a barrier is not part of it, and overlapping multi-page broadcasts end
+//! the same at every destination.
 
 use memchan::{Config, Dest, Error, GroupId, NodeId, RxAttrs, TxAttrs, EVENT_RING};
 use memchan_testkit::harness::{unique_cluster, Transport};
@@ -273,3 +274,47 @@ fn overlapping_multi_page_broadcasts_end_the_same_everywhere(t: &Transport) {
     }
 }
 on_every_transport!(overlapping_multi_page_broadcasts_end_the_same_everywhere);
+
+/// Polls the status of `name` until `node`'s barrier count is `n` (hang guard only).
+fn barriers_reach(t: &Transport, name: &str, node: NodeId, n: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let st = t.status(name);
+        let count = st
+            .members
+            .iter()
+            .find(|m| m.node == node.0)
+            .map(|m| m.barriers);
+        if count == Some(n) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{node} never reached {n} barriers: {st:?}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn a_node_joining_during_a_barrier_is_not_part_of_it(t: &Transport) {
+    let name = unique_cluster("contract-barrier-join");
+    let a = t.join(&name).unwrap();
+    let b = t.join(&name).unwrap();
+    std::thread::scope(|s| {
+        let first = s.spawn(|| a.barrier());
+        // a is inside the barrier (its arrival counted), b is not yet.
+        barriers_reach(t, &name, a.node_id(), 1);
+        let c = t.join(&name).unwrap();
+        // c starts level with the members already arrived: not part of this barrier.
+        barriers_reach(t, &name, c.node_id(), 1);
+        b.barrier().unwrap();
+        first.join().unwrap().unwrap();
+        // Its first barrier is the next one, which all three pass together.
+        let others: Vec<_> = [&a, &b].map(|n| s.spawn(move || n.barrier())).into();
+        c.barrier().unwrap();
+        for o in others {
+            o.join().unwrap().unwrap();
+        }
+    });
+}
+on_every_transport!(a_node_joining_during_a_barrier_is_not_part_of_it);
