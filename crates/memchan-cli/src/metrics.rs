@@ -493,7 +493,7 @@ mod tests {
             }
         }
         // Every sample: 8 hub-wide, 12 per end of each of the two members' links.
-        assert_eq!(lines.len(), 8 + 2 * 2 * 12, "{text}");
+        assert_eq!(lines.len(), 9 + 2 * 2 * 12, "{text}");
         assert!(text.ends_with("# EOF\n"), "{text}");
     }
 
@@ -514,7 +514,7 @@ mod tests {
     fn an_empty_status_has_the_hub_wide_samples_only() {
         let text = exposition(&ClusterStatus::default());
         let lines = samples(&text);
-        assert_eq!(lines.len(), 8, "{text}");
+        assert_eq!(lines.len(), 9, "{text}");
         assert!(lines.iter().all(|l| l.ends_with(" 0")), "{text}");
     }
 
