@@ -117,3 +117,40 @@ fn status_of_a_cluster_that_is_not_here_says_so() {
     assert!(!ok);
     assert!(err.contains("--cluster NAME"), "{err}");
 }
+
+#[test]
+fn a_one_host_cluster_is_served_as_prometheus_metrics_too() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let name = format!("status-metrics-{}", std::process::id());
+    let cfg = Config {
+        hub: None,
+        ..Config::default()
+    };
+    let a = Cluster::join_with(&name, cfg.clone()).unwrap();
+    let _b = Cluster::join_with(&name, cfg).unwrap();
+    let _seg = a.segment("m", 4096, 0o600).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memchan"))
+        .args(["status", "--cluster", &name, "--metrics", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("metrics ")
+        .expect("metrics ADDR line");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut body = String::new();
+    s.read_to_string(&mut body).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(body.starts_with("HTTP/1.1 200"), "{body}");
+    for line in ["memchan_members 2", "memchan_segments 1", "memchan_locks 0"] {
+        assert!(body.lines().any(|l| l == line), "no `{line}` in {body}");
+    }
+}
