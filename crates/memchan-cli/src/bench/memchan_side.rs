@@ -206,7 +206,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
             let (_rx, tx) = s.channel("overhead", 4096, RxAttrs::default())?;
             let mut out = WorkerOutput::one("memchan", Vec::new());
             if ping {
-                out = overhead(a, clock, &tx)?;
+                out = overhead(a, clock, tx)?;
             }
             out
         }
@@ -274,7 +274,9 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
 /// same write through the one-host transport's own type as the contract's `TxOps`
 /// (`memchan_contract`), which goes first flipping every batch: the gap between the two is what the public API's private
 /// flavor costs on the hot path.
-fn overhead(a: &WorkerArgs, clock: &Clock, tx: &TxMapping) -> Result<WorkerOutput> {
+fn overhead(a: &WorkerArgs, clock: &Clock, tx: TxMapping) -> Result<WorkerOutput> {
+    // Owned here, as `dtx` is: a mapping behind a reference from outside is reloaded
+    // after every store (the compiler cannot tell the stores do not reach it).
     use memchan_core::transport::{SegmentOps, Transport, TxOps};
     let name = a.cluster.as_deref().context("--cluster is required")?;
     let cfg = memchan::Config {
