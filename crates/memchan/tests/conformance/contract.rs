@@ -5,7 +5,7 @@
 //! the same at every destination.
 
 use memchan::{Config, Dest, Error, GroupId, NodeId, RxAttrs, TxAttrs, EVENT_RING};
-use memchan_testkit::harness::{unique_cluster, Transport};
+use memchan_testkit::harness::{thread_cpu, unique_cluster, Transport};
 use memchan_testkit::on_every_transport;
 use std::time::{Duration, Instant};
 
@@ -176,17 +176,6 @@ fn membership_events_keep_the_last_event_ring(t: &Transport) {
     assert!(seen.windows(2).all(|w| w[0].epoch < w[1].epoch), "in order");
 }
 on_every_transport!(membership_events_keep_the_last_event_ring);
-
-/// CPU time of the calling thread.
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid clock id and a timespec to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
 
 fn wait_spin_busy_polls_and_wakes(t: &Transport) {
     let name = unique_cluster("contract-spin");

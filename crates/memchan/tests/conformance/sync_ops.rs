@@ -1,7 +1,7 @@
 //! Direct deposit, atomicity, ack, notify, barrier, permissions and bad input.
 
 use memchan::{Cluster, Config, Dest, Error, NodeId, PageSize, RxAttrs, TxAttrs};
-use memchan_testkit::harness::{field, unique_cluster, Transport, Worker};
+use memchan_testkit::harness::{field, thread_cpu, unique_cluster, Transport, Worker};
 use memchan_testkit::on_every_transport;
 use std::time::{Duration, Instant};
 
@@ -27,16 +27,6 @@ pub fn notify_worker(a: &[String]) {
     std::thread::sleep(Duration::from_millis(200));
     tx.write_u64(0, 77).unwrap(); // notify page
     c.barrier().unwrap();
-}
-
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 fn notify_wakes_a_blocked_reader_without_spinning(t: &Transport) {
