@@ -39,6 +39,13 @@ use std::time::{Duration, Instant};
 
 /// Origin id of packets the hub makes itself (lock slot clearing, rx snapshots).
 pub const HUB_ORIGIN: u16 = u16::MAX;
+/// The reason a join is refused when every node slot is taken (the node side turns it
+/// into `Error::TableFull("node")`, as on one host).
+pub const NODE_TABLE_FULL: &str = "the cluster's node table is full";
+/// How the reason a join is refused for another page size starts (then
+/// `{existing}-byte pages, not {requested}`; the node side turns it into
+/// `Error::PageSizeMismatch`, as on one host).
+pub const PAGES_REFUSAL: &str = "the cluster uses ";
 /// The most segments a cluster may have.
 pub const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 
@@ -668,7 +675,7 @@ impl Shared {
         let page = match (st.page, PageSize::from_bytes(j.page_size as usize)) {
             (Some(p), Some(want)) if p != want => {
                 return Err(format!(
-                    "the cluster uses {}-byte pages, not {}",
+                    "{PAGES_REFUSAL}{}-byte pages, not {}",
                     p.bytes(),
                     want.bytes()
                 ))
@@ -677,7 +684,7 @@ impl Shared {
             (None, want) => *st.page.insert(want.unwrap_or(PageSize::K4)),
         };
         let Some(id) = st.ports.iter().position(|p| p.is_none()) else {
-            return Err("the cluster's node table is full".into());
+            return Err(NODE_TABLE_FULL.into());
         };
         let node = NodeId(id as u16);
         st.next_inc += 1;

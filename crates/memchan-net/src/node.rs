@@ -99,6 +99,31 @@ pub fn read_key(path: Option<&std::path::Path>) -> Result<Option<Vec<u8>>> {
     Ok(Some(bytes.trim_ascii().to_vec()))
 }
 
+/// A hub's refusal of a join as an error: the causes the one-host transport has too
+/// (a full node table, another page size) get its typed errors, the rest
+/// `HubRefused` with the hub's reason.
+fn refusal(addr: &str, cluster: &str, why: &str) -> Error {
+    let reason = why.strip_prefix("refused: ").unwrap_or(why);
+    if reason == crate::hub::NODE_TABLE_FULL {
+        return Error::TableFull("node");
+    }
+    let pages = reason
+        .strip_prefix(crate::hub::PAGES_REFUSAL)
+        .and_then(|r| r.split_once("-byte pages, not "))
+        .and_then(|(e, r)| Some((e.parse().ok()?, r.parse().ok()?)));
+    if let Some((existing, requested)) = pages {
+        return Error::PageSizeMismatch {
+            cluster: cluster.to_string(),
+            existing,
+            requested,
+        };
+    }
+    Error::HubRefused {
+        addr: addr.to_string(),
+        why: why.to_string(),
+    }
+}
+
 /// Longest a request waits for the hub's answer.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -138,11 +163,8 @@ impl Node {
     }
 
     fn join_remote(addr: &str, name: &str, cfg: &NetConfig, join: Join) -> Result<Node> {
-        let refused = |why: String| Error::HubRefused {
-            addr: addr.to_string(),
-            why,
-        };
-        let j = handshake::join(addr, &cfg.key, join.clone()).map_err(refused)?;
+        let j = handshake::join(addr, &cfg.key, join.clone())
+            .map_err(|why| refusal(addr, name, &why))?;
         let link_cfg = LinkConfig {
             peer_releases_on_receive: false,
             ..cfg.link.clone()
@@ -181,10 +203,7 @@ impl Node {
         let port = Arc::new(LocalSlot::default());
         let w = hub
             .attach_local(port.clone(), &join)
-            .map_err(|why| Error::HubRefused {
-                addr: listen.to_string(),
-                why,
-            })?;
+            .map_err(|why| refusal(listen, name, &why))?;
         let sh = Arc::new(Shared::new(name, &join, &w, Up::Local(hub.clone()))?);
         port.set(sh.clone());
         Ok(Node {

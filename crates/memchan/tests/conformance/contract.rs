@@ -123,7 +123,32 @@ fn bad_input_from_the_findings_gets_one_typed_error(t: &Transport) {
     assert!(is_invalid(a.barrier_group(only_b), "group barrier"));
     assert!(matches!(a.hosted_hub_addr(), Err(Error::Unsupported(_))));
 
-    // Table limits: the 257th segment (one is `s`) is refused, the same everywhere.
+    // Another page size than the cluster's: the same typed error on every transport.
+    let eight = Config {
+        page_size: Some(memchan::PageSize::K8),
+        ..Config::default()
+    };
+    assert!(
+        matches!(
+            t.join_with(&name, eight),
+            Err(Error::PageSizeMismatch {
+                existing: 4096,
+                requested: 8192,
+                ..
+            })
+        ),
+        "page size"
+    );
+
+    // Table limits: the 33rd group and the 257th segment (one is `s`) are refused,
+    // the same everywhere.
+    for g in 1..memchan::MAX_GROUPS {
+        a.create_group(&format!("g{g}"), &[a.node_id()]).unwrap();
+    }
+    assert!(matches!(
+        a.create_group("one-too-many", &[a.node_id()]),
+        Err(Error::TableFull("group"))
+    ));
     let mut made = 1;
     let full = loop {
         match a.segment(&format!("t{made}"), 4096, 0o600) {
