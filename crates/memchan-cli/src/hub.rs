@@ -133,8 +133,8 @@ fn serve(args: HubArgs) -> Result<()> {
     .with_context(|| format!("cannot listen on {}", args.listen))?;
     let hub = Arc::new(hub);
     if !keyed {
-        eprintln!(
-            "memchan hub: warning: no cluster key: any process that reaches {} may join \
+        tracing::warn!(
+            "no cluster key: any process that reaches {} may join \
              (use --key-file or MEMCHAN_KEY_FILE)",
             hub.local_addr()
         );

@@ -6,6 +6,9 @@
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::EnvFilter;
 
 mod bench;
 mod hub;
@@ -43,8 +46,30 @@ enum Command {
     Status(status::StatusArgs),
 }
 
+/// The variable holding the log filter, in `tracing_subscriber::EnvFilter` syntax
+/// (`debug`, `warn,memchan_net=debug`, ...).
+const LOG_ENV: &str = "MEMCHAN_LOG";
+
+/// Sends the libraries' `tracing` events (the hub's joins, refusals and isolations,
+/// the relay's errors) to stderr, one line each: time, level, module, message and
+/// fields; `info` and up unless `MEMCHAN_LOG` says otherwise; coloured only on a
+/// terminal. What the command itself prints (`listening ADDR`, its errors) is output,
+/// not logs, and does not pass through here.
+fn init_logging() {
+    let filter = EnvFilter::builder()
+        .with_default_directive(LevelFilter::INFO.into())
+        .with_env_var(LOG_ENV)
+        .from_env_lossy();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
+    init_logging();
     match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::Relay(args) => relay::run(args),

@@ -102,7 +102,7 @@ pub fn run(args: RelayArgs) -> Result<()> {
             s.spawn(move || {
                 while !STOP.load(Ordering::SeqCst) {
                     if let Err(e) = write_stats_file(path, &stats.snapshot()) {
-                        eprintln!("relay: {e}");
+                        tracing::warn!(path = %path.display(), error = %e, "cannot write the stats file");
                     }
                     let next = std::time::Instant::now() + STATS_PERIOD;
                     while !STOP.load(Ordering::SeqCst) && std::time::Instant::now() < next {

@@ -182,10 +182,6 @@ pub struct Hub {
     sh: Arc<Shared>,
 }
 
-fn log(msg: impl AsRef<str>) {
-    eprintln!("memchan hub: {}", msg.as_ref());
-}
-
 impl Hub {
     /// Binds `cfg.listen` and starts serving.
     pub fn start(cfg: HubConfig) -> std::io::Result<Hub> {
@@ -362,7 +358,7 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         .map(|a| a.to_string())
         .unwrap_or_else(|_| "?".into());
     let refuse = |sock: &mut TcpStream, why: &str| {
-        log(format!("refused {peer}: {why}"));
+        tracing::warn!(%peer, reason = %why, "refused");
         sh.lock().refused += 1;
         let _ = write_frame(sock, &sh.cfg.key, Kind::Refuse, why.as_bytes());
     };
@@ -370,7 +366,7 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         Ok(n) => n,
         Err(e) => {
             // No randomness, no handshake: a predictable nonce is never used.
-            log(format!("dropped {peer}: {e}"));
+            tracing::error!(%peer, error = %e, "dropped: no nonce for the handshake");
             return;
         }
     };
@@ -430,10 +426,15 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         Err(why) => return refuse(&mut sock, &why),
     };
     let (node, inc) = (welcome.node, welcome.incarnation);
-    log(format!(
-        "{node} (incarnation {inc}) joined from {peer} ({} pid {}), epoch {}",
-        join.host, join.pid, welcome.epoch
-    ));
+    tracing::info!(
+        node = node.0,
+        incarnation = inc,
+        %peer,
+        host = %join.host,
+        pid = join.pid,
+        epoch = welcome.epoch,
+        "joined"
+    );
     loop {
         if sh.stop.load(Relaxed) || !sh.lock().alive(node, inc) {
             return;
@@ -737,9 +738,11 @@ impl Shared {
                 0
             }
             k => {
-                log(format!(
-                    "{n} sent a {k:?} frame, which only the hub sends; ignored"
-                ));
+                tracing::warn!(
+                    node = n.0,
+                    kind = ?k,
+                    "ignored a frame only the hub sends"
+                );
                 0
             }
         };
@@ -757,7 +760,7 @@ impl Shared {
         let d = match proto::get_data_split(head, body) {
             Ok(d) => d,
             Err(e) => {
-                log(format!("{n}: {e}; packet dropped"));
+                tracing::warn!(node = n.0, error = %e, "malformed packet dropped");
                 return 0;
             }
         };
@@ -813,7 +816,7 @@ impl Shared {
         let (req, op) = match Op::get(payload) {
             Ok(r) => r,
             Err(e) => {
-                log(format!("{n}: {e}; request dropped"));
+                tracing::warn!(node = n.0, error = %e, "malformed request dropped");
                 return;
             }
         };
@@ -1151,7 +1154,7 @@ impl Shared {
             return;
         }
         st.isolations += 1;
-        log(format!("{n} (incarnation {inc}) isolated: {why}"));
+        tracing::warn!(node = n.0, incarnation = inc, reason = %why, "isolated");
         self.remove(st, n, inc, event_kind::FAILED, why);
     }
 

@@ -422,6 +422,22 @@ pub fn field(line: &str, key: &str) -> u64 {
         .unwrap_or_else(|_| panic!("`{key}` not a number in `{line}`"))
 }
 
+/// Sends this worker's `tracing` events (the hub's joins and refusals, the relay's
+/// errors) to stderr as `memchan hub` does: filtered by `MEMCHAN_LOG` (default
+/// `info`), without colours, so [`Worker::expect_stderr`] can find them. Call it first
+/// in the worker entry; a second call does nothing.
+pub fn log_to_stderr() {
+    let filter = tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(tracing_subscriber::filter::LevelFilter::INFO.into())
+        .with_env_var("MEMCHAN_LOG")
+        .from_env_lossy();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
 /// The worker's arguments.
 pub fn args() -> Vec<String> {
     std::env::var("MEMCHAN_ARGS")

@@ -326,7 +326,7 @@ impl Relay {
                         .name("memchan-relay-conn".into())
                         .spawn(move || connection(client, &to, faults, seed, stats));
                     if let Err(e) = spawned {
-                        eprintln!("relay: cannot start a connection thread: {e}");
+                        tracing::error!(error = %e, "cannot start a connection thread");
                     }
                 }
                 Err(e)
@@ -335,7 +335,7 @@ impl Relay {
                     std::thread::sleep(POLL)
                 }
                 Err(e) => {
-                    eprintln!("relay: accept: {e}");
+                    tracing::warn!(error = %e, "accept failed");
                     std::thread::sleep(POLL)
                 }
             }
@@ -361,7 +361,7 @@ fn connection(client: TcpStream, to: &str, faults: Faults, seed: u64, stats: Arc
         Ok(s) => s,
         Err(e) => {
             bump(&stats.connect_failed);
-            eprintln!("relay: connecting to {to}: {e}");
+            tracing::warn!(%to, error = %e, "cannot connect");
             let _ = client.shutdown(Shutdown::Both);
             return;
         }
@@ -380,7 +380,7 @@ fn connection(client: TcpStream, to: &str, faults: Faults, seed: u64, stats: Arc
     let [c_read, s_write, s_read, c_write] = match setup() {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("relay: setting up a connection: {e}");
+            tracing::warn!(error = %e, "cannot set up a connection");
             let _ = client.shutdown(Shutdown::Both);
             let _ = server.shutdown(Shutdown::Both);
             return;
@@ -395,7 +395,7 @@ fn connection(client: TcpStream, to: &str, faults: Faults, seed: u64, stats: Arc
     let up = match up {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("relay: cannot start a forwarding thread: {e}");
+            tracing::error!(error = %e, "cannot start a forwarding thread");
             let _ = client.shutdown(Shutdown::Both);
             let _ = server.shutdown(Shutdown::Both);
             return;
@@ -446,7 +446,7 @@ impl Direction {
                 e.kind(),
                 ErrorKind::BrokenPipe | ErrorKind::ConnectionReset | ErrorKind::NotConnected
             ) {
-                eprintln!("relay: {e}");
+                tracing::warn!(error = %e, "forwarding failed");
             }
         }
         // Closes the whole connection: the other direction's blocking read returns 0

@@ -13,13 +13,15 @@ mod multihost;
 mod ordering;
 mod sync_ops;
 
-use memchan_testkit::harness::args;
+use memchan_testkit::harness::{args, log_to_stderr};
 
 /// Worker entry: the suite re-executes this binary with `MEMCHAN_ROLE` set. Ignored so
 /// it never runs as a test of its own.
 #[test]
 #[ignore = "entry point for worker processes"]
 fn worker() {
+    // The hub and relay roles log through `tracing`; the tests read their stderr.
+    log_to_stderr();
     // A worker whose test died must not outlive it for long.
     std::thread::spawn(|| {
         std::thread::sleep(std::time::Duration::from_secs(300));

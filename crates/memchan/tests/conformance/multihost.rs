@@ -1309,7 +1309,7 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
     assert_eq!(word(&line, "kind"), "HubRefused", "{line}");
     assert!(msg(&line).contains("key"), "the error names no key: {line}");
     wrong.finish(Duration::from_secs(10));
-    let log = hub.expect_stderr(&format!("refused {from}"), Duration::from_secs(10));
+    let log = hub.expect_stderr(&format!("refused peer={from}:"), Duration::from_secs(10));
     println!("[joinref] hub log: {log}");
     assert!(log.contains("key"), "{log}");
     advancing("after the wrong key");
@@ -1324,7 +1324,7 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
     let why = refusal(sock);
     println!("[joinref] garbage refused: {why}");
     assert!(why.contains("magic"), "{why}");
-    let log = hub.expect_stderr(&format!("refused {from}"), Duration::from_secs(10));
+    let log = hub.expect_stderr(&format!("refused peer={from}:"), Duration::from_secs(10));
     println!("[joinref] hub log: {log}");
     assert!(log.contains("magic"), "{log}");
     advancing("after garbage");
@@ -1356,7 +1356,7 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
         why.contains("version") && why.contains(&other.to_string()),
         "{why}"
     );
-    let log = hub.expect_stderr(&format!("refused {from}"), Duration::from_secs(10));
+    let log = hub.expect_stderr(&format!("refused peer={from}:"), Duration::from_secs(10));
     println!("[joinref] hub log: {log}");
     assert!(log.contains("version"), "{log}");
     advancing("after another version");
