@@ -13,7 +13,7 @@
 //! Below the control plane (`node.rs`) and the data path (`tx.rs`), which both call it;
 //! it calls neither, only the leaves `local.rs`, `rx.rs` and `control.rs`.
 
-use crate::control::{load_set, node_state, store_set, MAX_PACKET};
+use crate::control::{load_set, node_state, store_set, MAX_PACKET, MAX_SEGMENTS};
 use crate::idle::SpinThenPark;
 use crate::local::{Local, SegRef};
 use crate::rx::{RxObject, Target};
@@ -158,22 +158,40 @@ impl<'a> Order<'a> {
         // by read-modify-writes, which see the dead holder's last journal writes even
         // though nothing synchronised with it (its death was seen by timeout or pidfd).
         let finish = |from: usize| {
-            let seg = j.seg.load(Ordering::Relaxed);
-            let gen = j.seg_gen.load(Ordering::Relaxed);
-            let offset = j.offset.load(Ordering::Relaxed) as usize;
-            let len = j.len.load(Ordering::Relaxed) as usize;
-            let dests = load_set(&j.dests);
+            // Every word of the record is read from shared memory, which this node
+            // does not control: a record that does not describe a packet the dead
+            // holder could have sent is discarded (the journal goes IDLE), never applied.
+            let rec = Record {
+                seg: j.seg.load(Ordering::Relaxed),
+                gen: j.seg_gen.load(Ordering::Relaxed),
+                offset: j.offset.load(Ordering::Relaxed),
+                len: j.len.load(Ordering::Relaxed),
+                dests: load_set(&j.dests),
+            };
+            let segref = match self.check_record(&rec) {
+                Ok(s) => s,
+                Err(why) => {
+                    DISCARDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    eprintln!(
+                        "memchan: cluster `{}`: discarded the journal of failed node {}: {why}",
+                        self.local.cluster, dead.0
+                    );
+                    return;
+                }
+            };
+            let (offset, len) = (rec.offset as usize, rec.len as usize);
             let mut data = vec![0u8; len];
-            // SAFETY: `data` (the journal's payload words) holds ≥ len bytes written
-            // before `state` was set APPLYING (Release), which `finish` read by RMW.
+            // SAFETY: `len` ≤ MAX_PACKET (checked), the size of the journal's payload
+            // words, written before `state` was set APPLYING (Release), which `finish`
+            // read by RMW.
             unsafe {
                 std::ptr::copy_nonoverlapping(j.data.as_ptr() as *const u8, data.as_mut_ptr(), len)
             };
-            if let Some(segref) = self.local.seg_by_index(seg, gen) {
-                for d in dests.iter().skip(from) {
-                    if let Ok(Some(view)) = self.view(&segref, d) {
-                        crate::rx::apply(&view, self.local.page, offset, &data);
-                    }
+            for d in rec.dests.iter().skip(from) {
+                if let Ok(Some(view)) = self.view(&segref, d) {
+                    // `view` maps `segref.size` bytes (RxObject::open checks the
+                    // object's length) and the range was checked against that size.
+                    crate::rx::apply(&view, self.local.page, offset, &data);
                 }
             }
         };
@@ -185,6 +203,39 @@ impl<'a> Order<'a> {
             confirm,
             finish,
         );
+    }
+
+    /// The segment a journal record names, if the record describes a packet that could
+    /// have been sent: segment index in the table, LIVE at that generation, length ≤
+    /// one packet, the range inside the segment and inside one page. Otherwise why not.
+    fn check_record(&self, rec: &Record) -> std::result::Result<SegRef, String> {
+        if rec.seg as usize >= MAX_SEGMENTS {
+            return Err(format!("segment index {} out of range", rec.seg));
+        }
+        let seg = self
+            .local
+            .seg_by_index(rec.seg, rec.gen)
+            .ok_or_else(|| format!("segment {} generation {} is not live", rec.seg, rec.gen))?;
+        let len = rec.len as usize;
+        if len > MAX_PACKET {
+            return Err(format!("length {len} exceeds one packet"));
+        }
+        let page = self.local.page.bytes() as u64;
+        let end = rec.offset.checked_add(rec.len as u64);
+        if rec.offset >= seg.size as u64
+            || end.is_none_or(|e| e > seg.size as u64)
+            || (len > 0 && rec.offset / page != (rec.offset + rec.len as u64 - 1) / page)
+        {
+            return Err(format!(
+                "range {}+{len} outside segment `{}` ({} bytes) or across a page",
+                rec.offset, seg.name, seg.size
+            ));
+        }
+        // Destinations are a bitmap of MAX_NODES bits, so every id is in range; one
+        // that no longer maps the segment (it detached, or failed, since the packet was
+        // journaled) is skipped by `view`, which applies only at live members of the
+        // segment's rx set.
+        Ok(seg)
     }
 
     /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
@@ -219,6 +270,18 @@ impl<'a> Order<'a> {
         Ok(Some(obj))
     }
 }
+
+/// A journal record as read from the control block (unchecked).
+struct Record {
+    seg: u32,
+    gen: u32,
+    offset: u64,
+    len: u32,
+    dests: NodeSet,
+}
+
+/// Journal records discarded by this process's recoveries (see `Order::recover`).
+pub(crate) static DISCARDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The resolved destinations of a tx mapping, rebuilt when the segment's rx set or
 /// the membership changes.
@@ -303,4 +366,113 @@ fn stop_process(pid: u32) {
         tv_nsec: 0,
     };
     let _ = rustix::event::poll(&mut pfd, Some(&second));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Node;
+    use memchan_core::transport::{SegmentOps, Transport};
+    use memchan_core::{Config, RxAttrs};
+
+    fn cluster(tag: &str) -> String {
+        format!("order-{tag}-{}", std::process::id())
+    }
+
+    /// A pid that names no process: a child that has exited and been reaped.
+    fn dead_pid() -> u32 {
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        c.wait().unwrap();
+        pid
+    }
+
+    /// Makes free slot `f` a FAILED node with `pid` that holds the order point with a
+    /// journaled packet whose record `rec` writes, as a forger with write access to
+    /// the control block could.
+    fn forge_holder(node: &Node, f: usize, pid: u32, rec: impl FnOnce(&crate::control::Journal)) {
+        let c = node.inner.local.ctl();
+        let s = &c.nodes[f];
+        assert_eq!(s.state.load(Ordering::Acquire), node_state::FREE);
+        s.pid.store(pid, Ordering::Relaxed);
+        s.incarnation.store(u64::MAX - f as u64, Ordering::Relaxed);
+        s.state.store(node_state::FAILED, Ordering::Release);
+        let w = c.order.word.load(Ordering::Acquire);
+        assert_eq!(w & 0xFFFF, 0, "order point free before the forgery");
+        c.order.word.store(w | (f as u64 + 1), Ordering::Release);
+        rec(&c.journal);
+        c.journal.progress.store(0, Ordering::Relaxed);
+        c.journal.state.store(journal::APPLYING, Ordering::Release);
+    }
+
+    fn release_slot(node: &Node, f: usize) {
+        let s = &node.inner.local.ctl().nodes[f];
+        s.incarnation.store(0, Ordering::Relaxed);
+        s.state.store(node_state::FREE, Ordering::Release);
+    }
+
+    #[test]
+    fn recovery_discards_a_journal_that_names_no_possible_packet() {
+        let name = cluster("wild");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let seg = a.segment("s", 4096, 0o600).unwrap();
+        let rx = seg.map_rx_with(RxAttrs::default()).unwrap();
+        let sref = a
+            .inner
+            .local
+            .seg_by_index(0, 1)
+            .expect("segment 0, generation 1");
+        let me = a.inner.local.me;
+        let f = 200;
+        let wild: [(u32, u32, u64, u32); 6] = [
+            (sref.idx, sref.generation, 1 << 40, 8),      // attack c4
+            (sref.idx, sref.generation, u64::MAX - 3, 8), // offset + len wraps
+            (sref.idx, sref.generation, 4090, 8),         // past the end
+            (sref.idx, sref.generation, 0, 100_000),      // longer than a packet
+            (9999, sref.generation, 0, 8),                // no such segment index
+            (sref.idx, sref.generation + 7, 0, 8),        // not this generation
+        ];
+        for (i, &(s, g, off, len)) in wild.iter().enumerate() {
+            let before = DISCARDED.load(std::sync::atomic::Ordering::Relaxed);
+            forge_holder(&a, f, dead_pid(), |j| {
+                j.seg.store(s, Ordering::Relaxed);
+                j.seg_gen.store(g, Ordering::Relaxed);
+                j.offset.store(off, Ordering::Relaxed);
+                j.len.store(len, Ordering::Relaxed);
+                let mut d = NodeSet::EMPTY;
+                d.insert(me);
+                store_set(&j.dests, &d);
+                j.data[0].store(u64::MAX, Ordering::Relaxed);
+            });
+            a.inner.order().recover(NodeId(f as u16));
+            let c = a.inner.local.ctl();
+            assert_eq!(
+                DISCARDED.load(std::sync::atomic::Ordering::Relaxed),
+                before + 1,
+                "case {i} was not discarded"
+            );
+            assert_eq!(c.journal.state.load(Ordering::Acquire), journal::IDLE);
+            assert_eq!(a.inner.order().point().holder(), None, "case {i}");
+            release_slot(&a, f);
+        }
+        let mut back = vec![0u8; 4096];
+        rx.read(0, &mut back).unwrap();
+        assert!(back.iter().all(|&b| b == 0), "the segment was written");
+
+        // A record that describes a real packet is still finished (positive control).
+        forge_holder(&a, f, dead_pid(), |j| {
+            j.seg.store(sref.idx, Ordering::Relaxed);
+            j.seg_gen.store(sref.generation, Ordering::Relaxed);
+            j.offset.store(128, Ordering::Relaxed);
+            j.len.store(8, Ordering::Relaxed);
+            let mut d = NodeSet::EMPTY;
+            d.insert(me);
+            store_set(&j.dests, &d);
+            j.data[0].store(0x1122_3344_5566_7788, Ordering::Relaxed);
+        });
+        a.inner.order().recover(NodeId(f as u16));
+        release_slot(&a, f);
+        assert_eq!(rx.load_u64(128).unwrap(), 0x1122_3344_5566_7788);
+        assert_eq!(a.inner.order().point().holder(), None);
+    }
 }
