@@ -14,7 +14,7 @@ use crate::control::{
 };
 use crate::futex::SharedFutex;
 use crate::local::{Local, SegRef};
-use crate::order::{Order, Targets, Views};
+use crate::order::{Order, Pidfds, Targets, Views};
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::{Futex, Notify};
@@ -36,6 +36,8 @@ pub(crate) struct Inner {
     plane: Mutex<()>,
     /// Other nodes' receive memory mapped here, for the order point and tx mappings.
     views: Views,
+    /// Verified pidfds of the other members (filled by the service thread).
+    pub pidfds: Pidfds,
     /// Set on leave: tells the service thread to stop.
     pub stop: AtomicBool,
 }
@@ -186,6 +188,7 @@ impl Inner {
             ),
             plane: Mutex::new(()),
             views: Views::new(),
+            pidfds: Pidfds::new(),
             stop: AtomicBool::new(false),
         });
         {
@@ -253,7 +256,7 @@ impl Inner {
 
     /// This node's side of the point of global order.
     pub(crate) fn order(&self) -> Order<'_> {
-        Order::new(&self.local, &self.views)
+        Order::new(&self.local, &self.views, &self.pidfds)
     }
 
     /// Live members.
@@ -572,7 +575,7 @@ impl Inner {
                 why: format!("segment `{}` is already mapped rx by this node", seg.name),
             });
         }
-        self.order().enter();
+        self.order().enter()?;
         if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0 {
             if let Some(src) = set
                 .iter()

@@ -21,6 +21,7 @@ use memchan_core::journal::{self, Journal};
 use memchan_core::order::OrderPoint;
 use memchan_core::sync::Ordering;
 use memchan_core::{Error, NodeId, NodeSet, Result, MAX_NODES};
+use rustix::fd::OwnedFd;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -37,17 +38,45 @@ impl Views {
     }
 }
 
+/// The other members' processes as this node's service thread found them, by (slot,
+/// incarnation): a pidfd opened for the slot's pid and verified to be a process that
+/// maps this cluster's control block (`None`: no such process could be verified).
+/// Recovery signals only through these, never by a pid read from shared memory.
+pub(crate) struct Pidfds(Mutex<PidfdMap>);
+
+/// (slot, incarnation) → the verified pidfd, if any.
+pub(crate) type PidfdMap = HashMap<(usize, u64), Option<Arc<OwnedFd>>>;
+
+impl Pidfds {
+    pub(crate) fn new() -> Pidfds {
+        Pidfds(Mutex::new(HashMap::new()))
+    }
+
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, PidfdMap> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn get(&self, slot: usize, inc: u64) -> Option<Arc<OwnedFd>> {
+        self.lock().get(&(slot, inc)).cloned().flatten()
+    }
+}
+
 /// This node's side of the point of global order: its identity and control block,
-/// and the receive memory it has mapped.
+/// the receive memory it has mapped, and the verified pidfds of the other members.
 #[derive(Clone, Copy)]
 pub(crate) struct Order<'a> {
     local: &'a Local,
     views: &'a Views,
+    pidfds: &'a Pidfds,
 }
 
 impl<'a> Order<'a> {
-    pub(crate) fn new(local: &'a Local, views: &'a Views) -> Order<'a> {
-        Order { local, views }
+    pub(crate) fn new(local: &'a Local, views: &'a Views, pidfds: &'a Pidfds) -> Order<'a> {
+        Order {
+            local,
+            views,
+            pidfds,
+        }
     }
 
     fn point(&self) -> OrderPoint<'a> {
@@ -64,18 +93,40 @@ impl<'a> Order<'a> {
     }
 
     /// Waits for the order point, recovering it from a holder declared failed.
-    pub(crate) fn enter(&self) -> u64 {
+    ///
+    /// A holder that keeps the point (the same word) for longer than
+    /// [`order_timeout`] — alive but hung, a failed holder whose death cannot be
+    /// confirmed, or a word forged in the control block — is left holding it, and
+    /// this waiter gets `Error::Timeout(.., "the order point")`.
+    pub(crate) fn enter(&self) -> Result<u64> {
         let ctl = self.local.ctl();
+        let bound = order_timeout(self.local);
         let mut idle = SpinThenPark::new();
-        self.point().enter(self.me(), |holder| {
+        let mut held: Option<(u64, std::time::Instant)> = None;
+        loop {
+            let holder = match self.point().try_enter(self.me()) {
+                Ok(turn) => return Ok(turn),
+                Err(holder) => holder,
+            };
             idle.idle();
-            if idle.is_parked()
-                && (holder as usize) < MAX_NODES
+            if !idle.is_parked() {
+                continue;
+            }
+            if (holder as usize) < MAX_NODES
                 && ctl.nodes[holder as usize].state.load(Ordering::Acquire) == node_state::FAILED
             {
                 self.recover(NodeId(holder as u16));
             }
-        })
+            let w = self.point().load();
+            match held {
+                Some((seen, since)) if seen == w => {
+                    if since.elapsed() > bound {
+                        return Err(Error::Timeout(bound, "the order point"));
+                    }
+                }
+                _ => held = Some((w, std::time::Instant::now())),
+            }
+        }
     }
 
     /// Leaves the order point after [`enter`](Self::enter); false if this node was
@@ -96,7 +147,7 @@ impl<'a> Order<'a> {
         data: &[u8],
     ) -> Result<()> {
         debug_assert!(data.len() <= MAX_PACKET);
-        self.enter();
+        self.enter()?;
         // Under the order point: who is alive and who maps the segment is now fixed,
         // and so is whether this node may still send (isolation would drop our own copy
         // and leave a lock bidder waiting for a bid that never comes back).
@@ -141,17 +192,30 @@ impl<'a> Order<'a> {
     /// If the failed `dead` holds the order point, takes it over, finishes its
     /// journaled packet (every destination applied, in order) and frees the point.
     ///
-    /// A holder declared failed by heartbeat timeout may only be hung: if its process
-    /// still exists it is killed first, because on one host nothing else stops its
-    /// stores, and it would go on applying a packet that we finish for it.
+    /// Only once the holder is confirmed dead: a holder declared failed by heartbeat
+    /// timeout may only be hung, and on one host nothing else stops its stores, so it
+    /// would go on applying a packet that we finish for it. Its process is killed
+    /// through the pidfd this node's service thread opened and verified for it
+    /// (never by a pid read from shared memory), and the point is taken over once the
+    /// pidfd is readable. Without a verified pidfd nothing is signalled, and the point
+    /// is taken over only if the recorded pid names no process at all (a holder that
+    /// died before this node ever saw it). Otherwise the point stays with the holder
+    /// and waiters time out in [`enter`](Self::enter).
     pub(crate) fn recover(&self, dead: NodeId) {
         let confirm = || {
             let slot = &self.local.ctl().nodes[dead.index()];
             if slot.state.load(Ordering::Acquire) != node_state::FAILED {
                 return false;
             }
-            stop_process(slot.pid.load(Ordering::Relaxed));
-            true
+            let inc = slot.incarnation.load(Ordering::Acquire);
+            if slot.pid.load(Ordering::Relaxed) == std::process::id() {
+                // A node of this very process: no kill short of our own death.
+                return false;
+            }
+            match self.pidfds.get(dead.index(), inc) {
+                Some(fd) => kill_confirmed(&fd),
+                None => !crate::node::pid_alive(slot.pid.load(Ordering::Relaxed)),
+            }
         };
         let j = &self.local.ctl().journal;
         // Called only after the journal's state read APPLYING and `from` was read, both
@@ -344,28 +408,39 @@ impl Targets {
     }
 }
 
-/// Kills process `pid` (SIGKILL through a pidfd, so a reused pid is never hit after
-/// the open) and waits up to a second for it to be gone. Nothing if it is gone or not
-/// ours to signal.
-fn stop_process(pid: u32) {
-    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
-        return;
-    };
-    let Ok(fd) = rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()) else {
-        return;
-    };
-    if rustix::process::pidfd_send_signal(&fd, rustix::process::Signal::KILL).is_err() {
-        return;
-    }
-    let mut pfd = [rustix::event::PollFd::new(
-        &fd,
-        rustix::event::PollFlags::IN,
-    )];
-    let second = rustix::time::Timespec {
-        tv_sec: 1,
+/// How long a waiter lets one holder keep the order point before it gives up with
+/// `Error::Timeout`: 25 failure timeouts, at least 5 s (a live holder maps receive
+/// memory under the point, which can take a while for large segments).
+pub(crate) fn order_timeout(local: &Local) -> std::time::Duration {
+    let ft = std::time::Duration::from_nanos(local.ctl().header.failure_timeout_ns);
+    ft.saturating_mul(25).max(std::time::Duration::from_secs(5))
+}
+
+/// Whether the process behind `fd` has exited, without waiting.
+pub(crate) fn exited(fd: &OwnedFd, wait: Option<&rustix::time::Timespec>) -> bool {
+    let mut p = [rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN)];
+    matches!(rustix::event::poll(&mut p, wait), Ok(n) if n > 0)
+}
+
+/// SIGKILLs the process behind `fd` unless it has exited, and waits (up to 10 s) for
+/// its pidfd to turn readable. True only if it did: a refused signal (EPERM, another
+/// user's process) or a process still there after the wait is not a confirmed kill.
+fn kill_confirmed(fd: &OwnedFd) -> bool {
+    let now = rustix::time::Timespec {
+        tv_sec: 0,
         tv_nsec: 0,
     };
-    let _ = rustix::event::poll(&mut pfd, Some(&second));
+    if exited(fd, Some(&now)) {
+        return true;
+    }
+    if rustix::process::pidfd_send_signal(fd, rustix::process::Signal::KILL).is_err() {
+        return false;
+    }
+    let wait = rustix::time::Timespec {
+        tv_sec: 10,
+        tv_nsec: 0,
+    };
+    exited(fd, Some(&wait))
 }
 
 #[cfg(test)]
@@ -474,5 +549,68 @@ mod tests {
         release_slot(&a, f);
         assert_eq!(rx.load_u64(128).unwrap(), 0x1122_3344_5566_7788);
         assert_eq!(a.inner.order().point().holder(), None);
+    }
+
+    #[test]
+    fn a_forged_holder_with_an_unrelated_pid_is_never_killed_nor_taken_over() {
+        let name = cluster("c5");
+        let cfg = Config {
+            heartbeat: std::time::Duration::from_millis(20),
+            failure_timeout: std::time::Duration::from_millis(200),
+            ..Config::default()
+        };
+        let a = Node::join(&name, &cfg).unwrap();
+        let seg = a.segment("s", 4096, 0o600).unwrap();
+        let _rx = seg.map_rx_with(RxAttrs::default()).unwrap();
+        let tx = seg
+            .map_tx(
+                memchan_core::Dest::Broadcast,
+                memchan_core::TxAttrs::default(),
+            )
+            .unwrap();
+        let mut victim = std::process::Command::new("sleep")
+            .arg("300")
+            .spawn()
+            .unwrap();
+        // Attack c5: an ALIVE slot with a stale heartbeat and an unrelated live pid,
+        // holding the order point.
+        let f = 201;
+        let c = a.inner.local.ctl();
+        let s = &c.nodes[f];
+        s.pid.store(victim.id(), Ordering::Relaxed);
+        s.incarnation.store(7_000_001, Ordering::Relaxed);
+        s.heartbeat_ns.store(0, Ordering::Relaxed);
+        let w = c.order.word.load(Ordering::Acquire);
+        assert_eq!(w & 0xFFFF, 0);
+        c.order.word.store(w | (f as u64 + 1), Ordering::Release);
+        s.state.store(node_state::ALIVE, Ordering::Release);
+        // The service thread declares it failed and cleans its slot up (hang guard:
+        // a minute).
+        let start = std::time::Instant::now();
+        while s.state.load(Ordering::Acquire) != node_state::FREE {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "the fake node was never reaped"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(
+            victim.try_wait().unwrap().is_none(),
+            "memchan signalled an unrelated process"
+        );
+        assert_eq!(
+            a.inner.order().point().holder(),
+            Some(f as u32),
+            "taken over without a confirmed death"
+        );
+        // A waiter gets a typed error after the bound instead of hanging.
+        match tx.write_u64(0, 1) {
+            Err(Error::Timeout(_, what)) => assert_eq!(what, "the order point"),
+            other => panic!("expected Timeout at the order point, got {other:?}"),
+        }
+        victim.kill().unwrap();
+        victim.wait().unwrap();
+        c.order.word.store(w, Ordering::Release);
+        tx.write_u64(0, 2).unwrap();
     }
 }
