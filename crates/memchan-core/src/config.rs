@@ -50,6 +50,13 @@ pub struct Config {
     pub key_file: Option<std::path::PathBuf>,
     /// Bytes of unreleased packets a node may hold before writes wait (hub transport).
     pub replay_limit: usize,
+    /// One host: the permission bits of the cluster's control block when this node
+    /// creates it, and the widest it accepts when joining an existing one. Default
+    /// `0o600` (only the owner's uid, and root, can join), or `MEMCHAN_SHM_MODE`
+    /// (octal). A cluster shared with other users needs e.g. `0o660` (group) or
+    /// `0o666` on every node: any uid that can open the control block can rewrite
+    /// the whole cluster state, so segment modes protect only within that circle.
+    pub shm_mode: u32,
 }
 
 impl Default for Config {
@@ -65,6 +72,9 @@ impl Default for Config {
             hub,
             key_file: env("MEMCHAN_KEY_FILE").map(Into::into),
             replay_limit: DEFAULT_REPLAY_LIMIT,
+            shm_mode: env("MEMCHAN_SHM_MODE")
+                .and_then(|m| u32::from_str_radix(m.trim_start_matches("0o"), 8).ok())
+                .unwrap_or(0o600),
         }
     }
 }
@@ -97,6 +107,15 @@ impl Config {
                 format!(
                     "{:?}: must be at least twice the heartbeat ({:?}) and at most 1 hour",
                     self.failure_timeout, self.heartbeat
+                ),
+            );
+        }
+        if self.shm_mode & !0o666 != 0 || self.shm_mode & 0o600 != 0o600 {
+            return bad(
+                "shm mode",
+                format!(
+                    "{:o}: must grant the owner read and write and carry only read and write bits",
+                    self.shm_mode
                 ),
             );
         }
