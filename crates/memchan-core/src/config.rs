@@ -150,6 +150,38 @@ mod tests {
     }
 
     #[test]
+    fn shm_mode_must_be_owner_rw_plus_read_write_bits_only() {
+        assert_eq!(base().shm_mode & 0o777, base().shm_mode);
+        for ok in [0o600, 0o660, 0o640, 0o666] {
+            assert!(
+                Config {
+                    shm_mode: ok,
+                    ..base()
+                }
+                .validate()
+                .is_ok(),
+                "{ok:o}"
+            );
+        }
+        for bad in [0o400, 0o700, 0o4600, 0o611, 0o000] {
+            assert!(
+                matches!(
+                    Config {
+                        shm_mode: bad,
+                        ..base()
+                    }
+                    .validate(),
+                    Err(Error::Invalid {
+                        what: "shm mode",
+                        ..
+                    })
+                ),
+                "{bad:o}"
+            );
+        }
+    }
+
+    #[test]
     fn zero_or_inverted_timing_is_refused_by_name() {
         let zero_hb = Config {
             heartbeat: Duration::ZERO,

@@ -980,4 +980,25 @@ mod tests {
         let b = Node::join(&name, &shared).unwrap();
         assert_ne!(a.node_id(), b.node_id());
     }
+
+    #[test]
+    fn another_uid_cannot_open_a_default_control_block() {
+        if rustix::process::geteuid().as_raw() != 0 {
+            eprintln!("skipped: needs root to run a child as uid 65534");
+            return;
+        }
+        use std::os::unix::process::CommandExt;
+        let name = cluster("dac");
+        let _a = Node::join(&name, &Config::default()).unwrap();
+        // What attacks b1-c6 start with: open the control block for writing.
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec 3<>{}", ctl_path(&name)))
+            .uid(65534)
+            .gid(65534)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!status.success(), "uid 65534 opened the control block");
+    }
 }

@@ -235,7 +235,9 @@ impl<'a> Order<'a> {
             let segref = match self.check_record(&rec) {
                 Ok(s) => s,
                 Err(why) => {
-                    DISCARDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.local
+                        .discarded
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     eprintln!(
                         "memchan: cluster `{}`: discarded the journal of failed node {}: {why}",
                         self.local.cluster, dead.0
@@ -343,9 +345,6 @@ struct Record {
     len: u32,
     dests: NodeSet,
 }
-
-/// Journal records discarded by this process's recoveries (see `Order::recover`).
-pub(crate) static DISCARDED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The resolved destinations of a tx mapping, rebuilt when the segment's rx set or
 /// the membership changes.
@@ -480,6 +479,13 @@ mod tests {
         c.journal.state.store(journal::APPLYING, Ordering::Release);
     }
 
+    fn discarded(node: &Node) -> u64 {
+        node.inner
+            .local
+            .discarded
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn release_slot(node: &Node, f: usize) {
         let s = &node.inner.local.ctl().nodes[f];
         s.incarnation.store(0, Ordering::Relaxed);
@@ -508,7 +514,7 @@ mod tests {
             (sref.idx, sref.generation + 7, 0, 8),        // not this generation
         ];
         for (i, &(s, g, off, len)) in wild.iter().enumerate() {
-            let before = DISCARDED.load(std::sync::atomic::Ordering::Relaxed);
+            let before = discarded(&a);
             forge_holder(&a, f, dead_pid(), |j| {
                 j.seg.store(s, Ordering::Relaxed);
                 j.seg_gen.store(g, Ordering::Relaxed);
@@ -521,11 +527,7 @@ mod tests {
             });
             a.inner.order().recover(NodeId(f as u16));
             let c = a.inner.local.ctl();
-            assert_eq!(
-                DISCARDED.load(std::sync::atomic::Ordering::Relaxed),
-                before + 1,
-                "case {i} was not discarded"
-            );
+            assert_eq!(discarded(&a), before + 1, "case {i} was not discarded");
             assert_eq!(c.journal.state.load(Ordering::Acquire), journal::IDLE);
             assert_eq!(a.inner.order().point().holder(), None, "case {i}");
             release_slot(&a, f);
@@ -612,5 +614,85 @@ mod tests {
         victim.wait().unwrap();
         c.order.word.store(w, Ordering::Release);
         tx.write_u64(0, 2).unwrap();
+    }
+
+    #[test]
+    fn live_nodes_survive_a_forged_dead_holder_with_a_wild_journal() {
+        let name = cluster("c4live");
+        let cfg = Config {
+            heartbeat: std::time::Duration::from_millis(20),
+            failure_timeout: std::time::Duration::from_millis(200),
+            ..Config::default()
+        };
+        let a = Node::join(&name, &cfg).unwrap();
+        let b = Node::join(&name, &cfg).unwrap();
+        let seg = a.segment("s", 4096, 0o600).unwrap();
+        let rx_a = seg.map_rx_with(RxAttrs::default()).unwrap();
+        let seg_b = b.segment("s", 4096, 0o600).unwrap();
+        let rx_b = seg_b.map_rx_with(RxAttrs::default()).unwrap();
+        let sref = a
+            .inner
+            .local
+            .seg_by_index(0, 1)
+            .expect("segment 0, generation 1");
+        let before = discarded(&a) + discarded(&b);
+        // Attack c4 on a live cluster: an ALIVE slot whose pid is gone, holding the
+        // order point, with a journal entry at offset 2^40 for both nodes. The service
+        // threads find it dead and recover.
+        let f = 202;
+        let c = a.inner.local.ctl();
+        let s = &c.nodes[f];
+        s.pid.store(dead_pid(), Ordering::Relaxed);
+        s.incarnation.store(7_000_002, Ordering::Relaxed);
+        s.heartbeat_ns
+            .store(crate::node::now_ns(), Ordering::Relaxed);
+        let j = &c.journal;
+        j.seg.store(sref.idx, Ordering::Relaxed);
+        j.seg_gen.store(sref.generation, Ordering::Relaxed);
+        j.offset.store(1 << 40, Ordering::Relaxed);
+        j.len.store(8, Ordering::Relaxed);
+        let mut d = NodeSet::EMPTY;
+        d.insert(a.inner.local.me);
+        d.insert(b.inner.local.me);
+        store_set(&j.dests, &d);
+        j.progress.store(0, Ordering::Relaxed);
+        let w = c.order.word.load(Ordering::Acquire);
+        c.order.word.store(w | (f as u64 + 1), Ordering::Release);
+        j.state.store(journal::APPLYING, Ordering::Release);
+        s.state.store(node_state::ALIVE, Ordering::Release);
+        let start = std::time::Instant::now();
+        while s.state.load(Ordering::Acquire) != node_state::FREE
+            || a.inner.order().point().holder().is_some()
+        {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "the forged holder was never reaped"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // Exactly one survivor took over and discarded the record.
+        assert_eq!(discarded(&a) + discarded(&b), before + 1);
+        assert_eq!(c.journal.state.load(Ordering::Acquire), journal::IDLE);
+        // Both nodes are still members and ordered writes go on.
+        assert!(a.members().contains(b.node_id()) && b.members().contains(a.node_id()));
+        let tx = seg_b
+            .map_tx(
+                memchan_core::Dest::Broadcast,
+                memchan_core::TxAttrs {
+                    local_copy: true,
+                    ..memchan_core::TxAttrs::default()
+                },
+            )
+            .unwrap();
+        tx.write_u64(64, 5).unwrap();
+        assert_eq!(rx_a.load_u64(64).unwrap(), 5);
+        assert_eq!(rx_b.load_u64(64).unwrap(), 5);
+        let mut back = vec![0u8; 4096];
+        rx_a.read(0, &mut back).unwrap();
+        back[64..72].fill(0);
+        assert!(
+            back.iter().all(|&x| x == 0),
+            "the segment was written elsewhere"
+        );
     }
 }
