@@ -488,8 +488,20 @@ impl Inner {
     }
 
     /// Writes 0 into `node`'s bid slot of every cluster lock, so a lock it held is free.
+    ///
+    /// Not while `node` still holds the order point (a failed holder whose death could
+    /// not be confirmed, see `Order::recover`): each release is an ordered write that
+    /// would wait for the point until it times out, here on the service thread, which
+    /// stamps no heartbeat meanwhile. Its locks then stay set.
     fn release_locks_of(&self, node: NodeId) {
         let c = self.local.ctl();
+        if self.order().holder() == Some(u32::from(node.0)) {
+            eprintln!(
+                "memchan: cluster `{}`: node {} still holds the order point; its locks are not released",
+                self.local.cluster, node.0
+            );
+            return;
+        }
         for i in 0..MAX_SEGMENTS {
             let seg = &c.segs[i];
             if seg.state.load(Ordering::Acquire) != seg_state::LIVE

@@ -79,6 +79,11 @@ impl<'a> Order<'a> {
         }
     }
 
+    /// The order point's holder now, if any.
+    pub(crate) fn holder(&self) -> Option<u32> {
+        self.point().holder()
+    }
+
     fn point(&self) -> OrderPoint<'a> {
         OrderPoint::new(&self.local.ctl().order.word)
     }
@@ -570,6 +575,8 @@ mod tests {
                 memchan_core::TxAttrs::default(),
             )
             .unwrap();
+        // A lock page, so the reaping also meets release_locks_of.
+        let lock = a.lock("L").unwrap();
         let mut victim = std::process::Command::new("sleep")
             .arg("300")
             .spawn()
@@ -614,6 +621,7 @@ mod tests {
         victim.wait().unwrap();
         c.order.word.store(w, Ordering::Release);
         tx.write_u64(0, 2).unwrap();
+        lock.acquire().unwrap().release().unwrap();
     }
 
     #[test]
