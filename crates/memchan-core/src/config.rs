@@ -50,6 +50,13 @@ pub struct Config {
     pub key_file: Option<std::path::PathBuf>,
     /// Bytes of unreleased packets a node may hold before writes wait (hub transport).
     pub replay_limit: usize,
+    /// One host: the permission bits of the cluster's control block when this node
+    /// creates it, and the widest it accepts when joining an existing one. Default
+    /// `0o600` (only the owner's uid, and root, can join), or `MEMCHAN_SHM_MODE`
+    /// (octal). A cluster shared with other users needs e.g. `0o660` (group) or
+    /// `0o666` on every node: any uid that can open the control block can rewrite
+    /// the whole cluster state, so segment modes protect only within that circle.
+    pub shm_mode: u32,
 }
 
 impl Default for Config {
@@ -65,6 +72,9 @@ impl Default for Config {
             hub,
             key_file: env("MEMCHAN_KEY_FILE").map(Into::into),
             replay_limit: DEFAULT_REPLAY_LIMIT,
+            shm_mode: env("MEMCHAN_SHM_MODE")
+                .and_then(|m| u32::from_str_radix(m.trim_start_matches("0o"), 8).ok())
+                .unwrap_or(0o600),
         }
     }
 }
@@ -100,6 +110,15 @@ impl Config {
                 ),
             );
         }
+        if self.shm_mode & !0o666 != 0 || self.shm_mode & 0o600 != 0o600 {
+            return bad(
+                "shm mode",
+                format!(
+                    "{:o}: must grant the owner read and write and carry only read and write bits",
+                    self.shm_mode
+                ),
+            );
+        }
         if self.replay_limit < MIN_REPLAY_LIMIT {
             return bad(
                 "replay limit",
@@ -127,6 +146,38 @@ mod tests {
             hub: None,
             key_file: None,
             ..Config::default()
+        }
+    }
+
+    #[test]
+    fn shm_mode_must_be_owner_rw_plus_read_write_bits_only() {
+        assert_eq!(base().shm_mode & 0o777, base().shm_mode);
+        for ok in [0o600, 0o660, 0o640, 0o666] {
+            assert!(
+                Config {
+                    shm_mode: ok,
+                    ..base()
+                }
+                .validate()
+                .is_ok(),
+                "{ok:o}"
+            );
+        }
+        for bad in [0o400, 0o700, 0o4600, 0o611, 0o000] {
+            assert!(
+                matches!(
+                    Config {
+                        shm_mode: bad,
+                        ..base()
+                    }
+                    .validate(),
+                    Err(Error::Invalid {
+                        what: "shm mode",
+                        ..
+                    })
+                ),
+                "{bad:o}"
+            );
         }
     }
 

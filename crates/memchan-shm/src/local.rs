@@ -30,6 +30,8 @@ pub(crate) struct Local {
     pub page: PageSize,
     pub uid: u32,
     pub gid: u32,
+    /// Journal records this node's recoveries discarded as impossible (`Order::recover`).
+    pub discarded: std::sync::atomic::AtomicU64,
 }
 
 impl Local {
@@ -52,6 +54,7 @@ impl Local {
             page,
             uid,
             gid,
+            discarded: std::sync::atomic::AtomicU64::new(0),
         }
     }
 

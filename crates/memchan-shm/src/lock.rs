@@ -29,10 +29,15 @@ pub struct LockGuard<'a> {
 
 impl Lock {
     pub(crate) fn new(inner: &Arc<Inner>, name: &str) -> Result<Lock> {
+        // A lock page is open to exactly the uids the cluster is shared with: the
+        // control block's own read/write bits.
+        let mode = rustix::fs::fstat(inner.local.ctl_map().fd())
+            .map(|st| st.st_mode & 0o666)
+            .unwrap_or(0o600);
         let seg = inner.segment(
             &memchan_core::validate::lock_segment(name)?,
             MAX_NODES,
-            0o666,
+            mode,
             crate::control::seg_state::FLAG_LOCK,
             true,
         )?;

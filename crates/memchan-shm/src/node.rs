@@ -14,7 +14,7 @@ use crate::control::{
 };
 use crate::futex::SharedFutex;
 use crate::local::{Local, SegRef};
-use crate::order::{Order, Targets, Views};
+use crate::order::{Order, Pidfds, Targets, Views};
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::{Futex, Notify};
@@ -36,6 +36,8 @@ pub(crate) struct Inner {
     plane: Mutex<()>,
     /// Other nodes' receive memory mapped here, for the order point and tx mappings.
     views: Views,
+    /// Verified pidfds of the other members (filled by the service thread).
+    pub pidfds: Pidfds,
     /// Set on leave: tells the service thread to stop.
     pub stop: AtomicBool,
 }
@@ -72,6 +74,57 @@ pub(crate) fn pid_alive(pid: u32) -> bool {
     }
 }
 
+/// The errno of an `Error::Os`.
+fn errno(e: &Error) -> Option<rustix::io::Errno> {
+    match e {
+        Error::Os { source, .. } => source
+            .raw_os_error()
+            .map(rustix::io::Errno::from_raw_os_error),
+        _ => None,
+    }
+}
+
+/// The typed refusal of an existing control block this node must not trust.
+fn refused(cluster: &str, why: String) -> Error {
+    Error::Invalid {
+        what: "control block",
+        why: format!("/dev/shm/memchan.{cluster}.ctl {why}; refusing to join `{cluster}`"),
+    }
+}
+
+/// Whether an existing control block may be trusted: a regular file, owned by this
+/// process's effective uid or by root (a root process trusts only root's), with no
+/// permission bits beyond `allowed` (the joiner's `Config::shm_mode`). Whoever can
+/// write the block controls the cluster, so a block pre-created by another user
+/// (squatting) or opened wider than this node agreed to is refused.
+fn check_control(fd: &rustix::fd::OwnedFd, cluster: &str, allowed: u32) -> Result<()> {
+    let st = rustix::fs::fstat(fd).map_err(|e| Error::os("fstat control block", e))?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(refused(cluster, "is not a regular file".into()));
+    }
+    let me = rustix::process::geteuid().as_raw();
+    if st.st_uid != me && st.st_uid != 0 {
+        return Err(refused(
+            cluster,
+            format!(
+                "is owned by uid {}, not by this uid ({me}) or root (squatted?)",
+                st.st_uid
+            ),
+        ));
+    }
+    let extra = st.st_mode & 0o7777 & !allowed;
+    if extra != 0 {
+        return Err(refused(
+            cluster,
+            format!(
+                "has mode {:o}, wider than this node's shm_mode {allowed:o}",
+                st.st_mode & 0o7777
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Inner {
     /// Joins (creating if needed) the cluster `name`.
     pub(crate) fn join(name: &str, cfg: &Config) -> Result<Arc<Inner>> {
@@ -80,14 +133,32 @@ impl Inner {
         let file = format!("memchan.{name}.ctl");
         let len = std::mem::size_of::<Control>();
         for _attempt in 0..200 {
-            let ctl = match ShmMap::open(&file, Open::Create { len, mode: 0o666 }) {
-                Ok(m) => m,
-                Err(Error::Os { source, .. })
-                    if source.raw_os_error() == Some(rustix::io::Errno::EXIST.raw_os_error()) =>
-                {
-                    match ShmMap::open(&file, Open::Existing) {
+            let create = || Open::Create {
+                len,
+                mode: cfg.shm_mode,
+            };
+            let ctl = match ShmMap::open_fd(&file, &create()) {
+                Ok(fd) => ShmMap::map_opened(fd, &file, create())?,
+                Err(e) if errno(&e) == Some(rustix::io::Errno::EXIST) => {
+                    let fd = match ShmMap::open_fd(&file, &Open::Existing) {
+                        Ok(fd) => fd,
+                        // Just removed by its last node: create it afresh.
+                        Err(e) if errno(&e) == Some(rustix::io::Errno::NOENT) => continue,
+                        Err(e) if errno(&e) == Some(rustix::io::Errno::LOOP) => {
+                            return Err(refused(name, "is a symbolic link (squatted?)".into()))
+                        }
+                        Err(e) if errno(&e) == Some(rustix::io::Errno::ACCESS) => {
+                            return Err(refused(
+                                name,
+                                "is another user's and not shared with this uid".into(),
+                            ))
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    check_control(&fd, name, cfg.shm_mode)?;
+                    match ShmMap::map_opened(fd, &file, Open::Existing) {
                         Ok(m) => m,
-                        // Its creator has not sized it yet, or it was just removed.
+                        // Its creator has not sized it yet.
                         Err(_) => {
                             std::thread::sleep(Duration::from_millis(1));
                             continue;
@@ -186,6 +257,7 @@ impl Inner {
             ),
             plane: Mutex::new(()),
             views: Views::new(),
+            pidfds: Pidfds::new(),
             stop: AtomicBool::new(false),
         });
         {
@@ -253,7 +325,7 @@ impl Inner {
 
     /// This node's side of the point of global order.
     pub(crate) fn order(&self) -> Order<'_> {
-        Order::new(&self.local, &self.views)
+        Order::new(&self.local, &self.views, &self.pidfds)
     }
 
     /// Live members.
@@ -416,8 +488,20 @@ impl Inner {
     }
 
     /// Writes 0 into `node`'s bid slot of every cluster lock, so a lock it held is free.
+    ///
+    /// Not while `node` still holds the order point (a failed holder whose death could
+    /// not be confirmed, see `Order::recover`): each release is an ordered write that
+    /// would wait for the point until it times out, here on the service thread, which
+    /// stamps no heartbeat meanwhile. Its locks then stay set.
     fn release_locks_of(&self, node: NodeId) {
         let c = self.local.ctl();
+        if self.order().holder() == Some(u32::from(node.0)) {
+            eprintln!(
+                "memchan: cluster `{}`: node {} still holds the order point; its locks are not released",
+                self.local.cluster, node.0
+            );
+            return;
+        }
         for i in 0..MAX_SEGMENTS {
             let seg = &c.segs[i];
             if seg.state.load(Ordering::Acquire) != seg_state::LIVE
@@ -572,7 +656,7 @@ impl Inner {
                 why: format!("segment `{}` is already mapped rx by this node", seg.name),
             });
         }
-        self.order().enter();
+        self.order().enter()?;
         if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0 {
             if let Some(src) = set
                 .iter()
@@ -802,5 +886,131 @@ impl Inner {
             Duration::from_nanos(h.heartbeat_ns),
             Duration::from_nanos(h.failure_timeout_ns),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Node;
+    use memchan_core::transport::Transport;
+    use memchan_core::{Config, Error};
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    fn cluster(tag: &str) -> String {
+        format!("ctl-{tag}-{}", std::process::id())
+    }
+
+    fn ctl_path(name: &str) -> String {
+        format!("/dev/shm/memchan.{name}.ctl")
+    }
+
+    fn refused(r: memchan_core::Result<Node>, why: &str) {
+        match r {
+            Err(Error::Invalid {
+                what: "control block",
+                why: w,
+            }) => assert!(w.contains(why), "{w}"),
+            Err(e) => panic!("expected a refused control block ({why}), got {e}"),
+            Ok(_) => panic!("joined through a control block that must be refused ({why})"),
+        }
+    }
+
+    #[test]
+    fn a_new_cluster_and_its_lock_pages_are_owner_only() {
+        let name = cluster("mode");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let _lock = a.lock("L").unwrap();
+        let mut seen = 0;
+        for e in std::fs::read_dir("/dev/shm").unwrap() {
+            let e = e.unwrap();
+            if e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("memchan.{name}."))
+            {
+                let mode = e.metadata().unwrap().permissions().mode() & 0o7777;
+                assert_eq!(mode, 0o600, "{:?}", e.file_name());
+                seen += 1;
+            }
+        }
+        assert!(
+            seen >= 2,
+            "control block and the lock page's receive memory"
+        );
+    }
+
+    #[test]
+    fn a_symlinked_control_block_is_refused_and_its_target_untouched() {
+        let name = cluster("link");
+        let target = std::env::temp_dir().join(format!("memchan-link-target-{name}"));
+        std::fs::write(&target, vec![0u8; 1 << 20]).unwrap();
+        std::os::unix::fs::symlink(&target, ctl_path(&name)).unwrap();
+        let r = Node::join(&name, &Config::default());
+        let _ = std::fs::remove_file(ctl_path(&name));
+        refused(r, "symbolic link");
+        let after = std::fs::read(&target).unwrap();
+        let _ = std::fs::remove_file(&target);
+        assert!(
+            after.iter().all(|&b| b == 0),
+            "the link's target was written"
+        );
+    }
+
+    #[test]
+    fn a_control_block_squatted_by_another_uid_is_refused() {
+        if rustix::process::geteuid().as_raw() != 0 {
+            eprintln!("skipped: needs root to chown the squatted file");
+            return;
+        }
+        let name = cluster("squat");
+        let path = ctl_path(&name);
+        std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        let r = Node::join(&name, &Config::default());
+        let after = std::fs::read(&path).unwrap();
+        let owner = std::fs::metadata(&path).unwrap().uid();
+        let _ = std::fs::remove_file(&path);
+        refused(r, "owned by uid 65534");
+        assert_eq!(owner, 65534);
+        assert!(
+            after.iter().all(|&b| b == 0),
+            "the squatted file was written"
+        );
+    }
+
+    #[test]
+    fn a_control_block_wider_than_agreed_is_refused() {
+        let name = cluster("wide");
+        let shared = Config {
+            shm_mode: 0o666,
+            ..Config::default()
+        };
+        let a = Node::join(&name, &shared).unwrap();
+        let mode = std::fs::metadata(ctl_path(&name)).unwrap().mode() & 0o7777;
+        assert_eq!(mode, 0o666);
+        refused(Node::join(&name, &Config::default()), "wider");
+        let b = Node::join(&name, &shared).unwrap();
+        assert_ne!(a.node_id(), b.node_id());
+    }
+
+    #[test]
+    fn another_uid_cannot_open_a_default_control_block() {
+        if rustix::process::geteuid().as_raw() != 0 {
+            eprintln!("skipped: needs root to run a child as uid 65534");
+            return;
+        }
+        use std::os::unix::process::CommandExt;
+        let name = cluster("dac");
+        let _a = Node::join(&name, &Config::default()).unwrap();
+        // What attacks b1-c6 start with: open the control block for writing.
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec 3<>{}", ctl_path(&name)))
+            .uid(65534)
+            .gid(65534)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!status.success(), "uid 65534 opened the control block");
     }
 }

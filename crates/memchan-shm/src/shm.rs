@@ -4,9 +4,13 @@
 use memchan_core::{Error, Result};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::Mode;
+use rustix::fs::OFlags;
 use rustix::mm::{MapFlags, ProtFlags};
 use rustix::shm;
 use std::ptr::NonNull;
+
+/// Where POSIX shared-memory objects live on Linux.
+const SHM_DIR: &str = "/dev/shm";
 
 /// A mapped shared-memory object. Unmapped on drop; the name stays until [`unlink`].
 pub(crate) struct ShmMap {
@@ -34,25 +38,41 @@ pub(crate) enum Open {
 
 impl ShmMap {
     /// Opens (or creates) `/name` and maps it read-write, shared.
+    ///
+    /// Opened as `/dev/shm/name` with `O_NOFOLLOW | O_CLOEXEC` (what glibc's
+    /// `shm_open` does; rustix's `shm::open` adds no `O_NOFOLLOW`): a symbolic link
+    /// planted in /dev/shm is refused (ELOOP), never followed.
     pub(crate) fn open(name: &str, how: Open) -> Result<ShmMap> {
-        let path = format!("/{name}");
+        let fd = Self::open_fd(name, &how)?;
+        Self::map_opened(fd, name, how)
+    }
+
+    /// The descriptor of `/name`, opened as [`open`](Self::open) does, not mapped yet.
+    pub(crate) fn open_fd(name: &str, how: &Open) -> Result<OwnedFd> {
+        let path = format!("{SHM_DIR}/{name}");
+        let base = OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let (flags, mode) = match how {
             Open::Create { mode, .. } => (
-                shm::OFlags::CREATE | shm::OFlags::EXCL | shm::OFlags::RDWR,
-                Mode::from_raw_mode(mode),
+                base | OFlags::CREATE | OFlags::EXCL | OFlags::RDWR,
+                Mode::from_raw_mode(*mode & 0o777),
             ),
-            Open::Existing => (shm::OFlags::RDWR, Mode::empty()),
-            Open::ReadOnly => (shm::OFlags::RDONLY, Mode::empty()),
+            Open::Existing => (base | OFlags::RDWR, Mode::empty()),
+            Open::ReadOnly => (base | OFlags::RDONLY, Mode::empty()),
         };
+        rustix::fs::open(path.as_str(), flags, mode)
+            .map_err(|e| Error::os(format!("shm_open /{name}"), e))
+    }
+
+    /// Sizes (when created) and maps a descriptor from [`open_fd`](Self::open_fd).
+    pub(crate) fn map_opened(fd: OwnedFd, name: &str, how: Open) -> Result<ShmMap> {
+        let path = format!("/{name}");
         let prot = match how {
             Open::ReadOnly => ProtFlags::READ,
             _ => ProtFlags::READ | ProtFlags::WRITE,
         };
-        let fd = shm::open(path.as_str(), flags, mode)
-            .map_err(|e| Error::os(format!("shm_open {path}"), e))?;
         let len = match how {
             Open::Create { len, mode } => {
-                // shm_open applies the umask; the segment's mode is the cluster's word.
+                // open applies the umask; the object's mode is the one asked for.
                 rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))
                     .map_err(|e| Error::os(format!("fchmod {path}"), e))?;
                 rustix::fs::ftruncate(&fd, len as u64)

@@ -270,7 +270,7 @@ pub fn uid_worker(a: &[String]) {
         }
         assert_eq!(libc::setuid(65534), 0);
     }
-    let c = Cluster::join(&a[0]).unwrap();
+    let c = Cluster::join_with(&a[0], shared()).unwrap();
     let denied = |r: &Result<(), Error>| matches!(r, Err(Error::PermissionDenied { .. }));
     if group {
         // `team` is 0o640: the group may read (map rx) but not write (map tx).
@@ -301,9 +301,19 @@ pub fn uid_worker(a: &[String]) {
     );
 }
 
+/// A one-host cluster other uids may join: its control block is opened to every
+/// local user (`Config::shm_mode`), which both the creator and the joiner must agree
+/// to (the default, 0o600, admits only the owner's uid and root).
+fn shared() -> Config {
+    Config {
+        shm_mode: 0o666,
+        ..Config::default()
+    }
+}
+
 fn segment_permissions_are_enforced_for_other_users(t: &Transport) {
     let name = unique_cluster("perm");
-    let c = t.join(&name).unwrap();
+    let c = t.join_with(&name, shared()).unwrap();
     let private = c.segment("private", 4096, 0o600).unwrap();
     let prx = private.map_rx().unwrap();
     let ptx = private
@@ -454,6 +464,9 @@ fn a_cluster_of_another_protocol_version_is_refused() {
     block[8..12].copy_from_slice(&999u32.to_le_bytes());
     block[12..16].copy_from_slice(&4096u32.to_le_bytes());
     std::fs::write(&path, &block).unwrap();
+    // Owner-only, as a real control block (a wider one is refused before its version
+    // is read).
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     let r = Cluster::join(&name);
     std::fs::remove_file(&path).unwrap();
     match r {
