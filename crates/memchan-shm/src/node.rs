@@ -496,9 +496,10 @@ impl Inner {
     fn release_locks_of(&self, node: NodeId) {
         let c = self.local.ctl();
         if self.order().holder() == Some(u32::from(node.0)) {
-            eprintln!(
-                "memchan: cluster `{}`: node {} still holds the order point; its locks are not released",
-                self.local.cluster, node.0
+            tracing::warn!(
+                cluster = %self.local.cluster,
+                node = node.0,
+                "a failed node still holds the order point; its locks are not released"
             );
             return;
         }
@@ -957,10 +958,12 @@ mod tests {
 
     #[test]
     fn a_control_block_squatted_by_another_uid_is_refused() {
-        if rustix::process::geteuid().as_raw() != 0 {
-            eprintln!("skipped: needs root to chown the squatted file");
-            return;
-        }
+        // Root-only: fails loudly rather than passing without having run.
+        assert_eq!(
+            rustix::process::geteuid().as_raw(),
+            0,
+            "needs root to chown the squatted file"
+        );
         let name = cluster("squat");
         let path = ctl_path(&name);
         std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
@@ -995,10 +998,12 @@ mod tests {
 
     #[test]
     fn another_uid_cannot_open_a_default_control_block() {
-        if rustix::process::geteuid().as_raw() != 0 {
-            eprintln!("skipped: needs root to run a child as uid 65534");
-            return;
-        }
+        // Root-only: fails loudly rather than passing without having run.
+        assert_eq!(
+            rustix::process::geteuid().as_raw(),
+            0,
+            "needs root to run a child as uid 65534"
+        );
         use std::os::unix::process::CommandExt;
         let name = cluster("dac");
         let _a = Node::join(&name, &Config::default()).unwrap();

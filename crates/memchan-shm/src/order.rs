@@ -243,9 +243,11 @@ impl<'a> Order<'a> {
                     self.local
                         .discarded
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    eprintln!(
-                        "memchan: cluster `{}`: discarded the journal of failed node {}: {why}",
-                        self.local.cluster, dead.0
+                    tracing::warn!(
+                        cluster = %self.local.cluster,
+                        node = dead.0,
+                        reason = %why,
+                        "discarded the journal of a failed node"
                     );
                     return;
                 }
