@@ -17,6 +17,8 @@ pub enum HubSpec {
 
 /// Bytes of unreleased packets a node may hold before its writes wait (hub transport).
 pub const DEFAULT_REPLAY_LIMIT: usize = 16 << 20;
+/// What an unreadable `MEMCHAN_SHM_MODE` becomes, so that `validate` names it.
+const BAD_SHM_MODE: u32 = u32::MAX;
 /// The shortest heartbeat period [`Config::validate`] accepts.
 pub const MIN_HEARTBEAT: Duration = Duration::from_millis(1);
 /// The longest heartbeat period or failure timeout [`Config::validate`] accepts.
@@ -72,9 +74,11 @@ impl Default for Config {
             hub,
             key_file: env("MEMCHAN_KEY_FILE").map(Into::into),
             replay_limit: DEFAULT_REPLAY_LIMIT,
-            shm_mode: env("MEMCHAN_SHM_MODE")
-                .and_then(|m| u32::from_str_radix(m.trim_start_matches("0o"), 8).ok())
-                .unwrap_or(0o600),
+            // An unreadable value becomes one `validate` refuses, naming the variable,
+            // rather than a silent 0600.
+            shm_mode: env("MEMCHAN_SHM_MODE").map_or(0o600, |m| {
+                u32::from_str_radix(m.trim_start_matches("0o"), 8).unwrap_or(BAD_SHM_MODE)
+            }),
         }
     }
 }
@@ -108,6 +112,12 @@ impl Config {
                     "{:?}: must be at least twice the heartbeat ({:?}) and at most 1 hour",
                     self.failure_timeout, self.heartbeat
                 ),
+            );
+        }
+        if self.shm_mode == BAD_SHM_MODE {
+            return bad(
+                "shm mode",
+                "MEMCHAN_SHM_MODE is not an octal mode (e.g. 600, 660, 666)".into(),
             );
         }
         if self.shm_mode & !0o666 != 0 || self.shm_mode & 0o600 != 0o600 {
@@ -151,6 +161,13 @@ mod tests {
 
     #[test]
     fn shm_mode_must_be_owner_rw_plus_read_write_bits_only() {
+        let unreadable = Config {
+            shm_mode: BAD_SHM_MODE,
+            ..base()
+        };
+        assert!(
+            matches!(unreadable.validate(), Err(Error::Invalid { what: "shm mode", why }) if why.contains("MEMCHAN_SHM_MODE"))
+        );
         assert_eq!(base().shm_mode & 0o777, base().shm_mode);
         for ok in [0o600, 0o660, 0o640, 0o666] {
             assert!(
