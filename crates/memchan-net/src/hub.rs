@@ -133,6 +133,10 @@ struct PendingAck {
     req: u32,
     waits: Vec<(NodeId, u64, u64)>,
     missing: Vec<NodeId>,
+    /// Sum of the waited links' releases when last looked at, and when it last grew
+    /// (or a wait ended): an ack fails only after no progress for the failure timeout.
+    released: u64,
+    moved: Instant,
 }
 
 /// A node waiting in a barrier: it arrived at `target` of `scope`'s count.
@@ -987,6 +991,8 @@ impl Shared {
                     req,
                     waits,
                     missing: Vec::new(),
+                    released: 0,
+                    moved: Instant::now(),
                 });
                 self.check_acks(st);
             }
@@ -1037,6 +1043,7 @@ impl Shared {
         while i < st.acks.len() {
             let a = &mut st.acks[i];
             let ports = &st.ports;
+            let before = a.waits.len();
             a.waits.retain(|&(d, inc, target)| match &ports[d.index()] {
                 Some(Port {
                     inc: pi,
@@ -1050,6 +1057,29 @@ impl Shared {
             });
             if a.waits.is_empty() {
                 done.push(st.acks.swap_remove(i));
+                continue;
+            }
+            // Progress is any waited destination releasing more, or a wait ending: a
+            // backlog that drains, however slowly, is not a failure. A destination that
+            // stays connected (heartbeating) but releases nothing for the failure
+            // timeout fails the ack by name instead of holding it forever.
+            let released: u64 = a
+                .waits
+                .iter()
+                .filter_map(|&(d, _, _)| match &ports[d.index()] {
+                    Some(Port {
+                        sink: Sink::Remote(l),
+                        ..
+                    }) => Some(l.peer_released()),
+                    _ => None,
+                })
+                .sum();
+            if released != a.released || a.waits.len() < before {
+                a.released = released;
+                a.moved = Instant::now();
+            }
+            if a.moved.elapsed() > self.cfg.failure_timeout {
+                done.push(st.acks.swap_remove(i));
             } else {
                 i += 1;
             }
@@ -1058,7 +1088,14 @@ impl Shared {
             if !st.alive(a.origin, a.inc) {
                 continue;
             }
-            if a.missing.is_empty() {
+            if !a.waits.is_empty() {
+                let set: NodeSet = a.waits.iter().map(|w| w.0).collect();
+                let ms = self.cfg.failure_timeout.as_millis() as u64;
+                tracing::warn!(node = a.origin.0, stalled = ?set, "ack stalled: no release for {ms} ms");
+                let mut body = Put::new().u64(ms);
+                body = proto::put_set(body, &set);
+                st.respond(a.origin, a.req, code::ACK_STALLED, &body.0);
+            } else if a.missing.is_empty() {
                 st.respond(a.origin, a.req, code::OK, &[]);
             } else {
                 let set: NodeSet = a.missing.iter().copied().collect();

@@ -124,7 +124,10 @@ fn refusal(addr: &str, cluster: &str, why: &str) -> Error {
     }
 }
 
-/// Longest a request waits for the hub's answer.
+/// Longest a request other than `Ack` waits for the hub's answer. An ack has no fixed
+/// bound: it waits while the hub is alive (a silent hub is `HubLost` after the failure
+/// timeout), and the hub fails it (`ACK_STALLED`) once its destinations released
+/// nothing for the failure timeout, so a slow backlog is not a failure.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A node joined through a hub.
@@ -374,7 +377,9 @@ impl Node {
 
     fn leave_now(&mut self) {
         if self.sh.health.load(Ordering::Acquire) == ALIVE {
-            let _ = self.sh.request_within(Op::Leave, Duration::from_secs(2));
+            let _ = self
+                .sh
+                .request_within(Op::Leave, Some(Duration::from_secs(2)));
         }
         self.sh.stop.store(true, Ordering::Release);
         if let Up::Link(l) = &self.sh.up {
@@ -395,10 +400,15 @@ impl Drop for Node {
 /// Requests to the hub: the answer, or the hub's refusal as an [`Error`].
 impl Shared {
     pub(crate) fn request(&self, op: Op) -> Result<Vec<u8>> {
-        self.request_within(op, REQUEST_TIMEOUT)
+        let bound = match op {
+            Op::Ack => None,
+            _ => Some(REQUEST_TIMEOUT),
+        };
+        self.request_within(op, bound)
     }
 
-    fn request_within(&self, op: Op, timeout: Duration) -> Result<Vec<u8>> {
+    /// Sends `op` and waits for the answer; `bound: None` waits while the hub is alive.
+    fn request_within(&self, op: Op, bound: Option<Duration>) -> Result<Vec<u8>> {
         let id = self.next_req.fetch_add(1, Ordering::Relaxed);
         let what = match &op {
             Op::Ack => "the hub's acknowledge",
@@ -406,7 +416,7 @@ impl Shared {
             _ => "the hub's answer",
         };
         self.send(Kind::Request, &[&op.put(id)])?;
-        let deadline = Instant::now() + timeout;
+        let deadline = bound.map(|b| (Instant::now() + b, b));
         // Like a wait, the requesting thread reads the link itself: the answer wakes
         // it directly, and a service thread that stays off the link while another
         // application thread reads it cannot hold the answer back.
@@ -416,11 +426,18 @@ impl Shared {
                 break r;
             }
             self.check()?;
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(Error::Timeout(timeout, what));
-            }
-            self.progress(left.min(Duration::from_millis(100)));
+            let slice = Duration::from_millis(100);
+            let slice = match deadline {
+                Some((d, timeout)) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(Error::Timeout(timeout, what));
+                    }
+                    left.min(slice)
+                }
+                None => slice,
+            };
+            self.progress(slice);
         };
         let text = || String::from_utf8_lossy(&body).into_owned();
         match status {
@@ -443,6 +460,13 @@ impl Shared {
             code::ACK_INCOMPLETE => {
                 let set = proto::get_set(&mut Get::new(&body, "ack")).unwrap_or(NodeSet::EMPTY);
                 Err(Error::AckIncomplete(set.iter().collect()))
+            }
+            code::ACK_STALLED => {
+                let ms = Get::new(&body, "ack stalled").u64().unwrap_or(0);
+                Err(Error::Timeout(
+                    Duration::from_millis(ms),
+                    "a destination to release the acknowledged writes (none released any)",
+                ))
             }
             code::SEGMENT_FREED => Err(Error::SegmentFreed { segment: text() }),
             code::UNKNOWN_NODE => Err(Error::UnknownNode(NodeId(

@@ -423,6 +423,9 @@ pub mod code {
     pub const UNKNOWN_NODE: u8 = 8;
     /// Permission denied (body: owner uid, gid, mode, caller uid u32; op, segment str).
     pub const PERMISSION_DENIED: u8 = 9;
+    /// An ack's destinations released nothing for the hub's failure timeout while
+    /// still connected (body: the timeout in ms u64, then the node set waited for).
+    pub const ACK_STALLED: u8 = 10;
 }
 
 /// Encodes a response.
