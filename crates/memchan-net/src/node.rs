@@ -410,8 +410,8 @@ impl Shared {
     /// Sends `op` and waits for the answer; `bound: None` waits while the hub is alive.
     fn request_within(&self, op: Op, bound: Option<Duration>) -> Result<Vec<u8>> {
         let id = self.next_req.fetch_add(1, Ordering::Relaxed);
+        // An ack has no timer (`bound: None`), so it needs no name here.
         let what = match &op {
-            Op::Ack => "the hub's acknowledge",
             Op::Barrier { .. } => "the barrier",
             _ => "the hub's answer",
         };
