@@ -8,11 +8,13 @@
 //! slow case counts releases, each one a pause after the last, that happened while the
 //! ack waited; deadlines are hang guards only.
 
+#[allow(dead_code)]
+mod common;
 use memchan_core::{Dest, Error, NodeId, TxAttrs};
 use memchan_net::hub::{Hub, HubConfig};
 use memchan_net::link::{Handler, Link, LinkConfig};
-use memchan_net::node::{HubSpec, NetConfig, Node};
-use memchan_net::proto::{Join, Op, SegInfo, ROLE_NODE};
+use memchan_net::node::Node;
+use memchan_net::proto::{Op, SegInfo};
 use memchan_net::wire::{Key, Kind};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -76,35 +78,16 @@ fn cluster(slow: bool) -> (Hub, Node, Receiver) {
     let addr = h.local_addr().to_string();
     let a = Node::join(
         "backlog",
-        NetConfig {
-            hub: HubSpec::Connect(addr.clone()),
-            key: key.clone(),
-            keyed: true,
-            page_size: None,
-            heartbeat: Duration::from_millis(50),
-            failure_timeout: FAILURE,
-            link: LinkConfig::default(),
-        },
+        common::node_cfg(&addr, &key, Duration::from_millis(50), FAILURE),
     )
     .unwrap();
     a.segment("s", 1 << 16, 0o666).unwrap();
-    let join = Join {
-        hub_nonce: [0; 16],
-        node_nonce: [0; 16],
-        role: ROLE_NODE,
-        page_size: 0,
-        pid: std::process::id(),
-        uid: 0,
-        gid: 0,
-        cluster: "backlog".into(),
-        host: if slow { "slow" } else { "stuck" }.into(),
-    };
-    let j = memchan_net::handshake::join(&addr, &key, join).unwrap();
     let link_cfg = LinkConfig {
         peer_releases_on_receive: false,
         ..LinkConfig::default()
     };
-    let b = Link::new(j.sock, j.key, link_cfg, &j.pending).unwrap();
+    let host = if slow { "slow" } else { "stuck" };
+    let b = common::raw_join(&addr, &key, "backlog", host, 0, link_cfg);
     // Setup: answers are released at once.
     let mut seqs = Seqs(VecDeque::new(), Vec::new());
     let mut ask = |op: Op, id: u32| {

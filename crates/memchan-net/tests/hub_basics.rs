@@ -8,16 +8,16 @@ use memchan_net::node::{HubSpec, NetConfig, Node};
 use memchan_net::wire::Key;
 use std::time::Duration;
 
+#[allow(dead_code)]
+mod common;
+
 fn cfg(addr: &str, key: &Key) -> NetConfig {
-    NetConfig {
-        hub: HubSpec::Connect(addr.to_string()),
-        key: key.clone(),
-        keyed: true,
-        page_size: None,
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_millis(600),
-        link: LinkConfig::default(),
-    }
+    common::node_cfg(
+        addr,
+        key,
+        Duration::from_millis(50),
+        Duration::from_millis(600),
+    )
 }
 
 fn hub(key: &Key) -> Hub {
@@ -195,7 +195,7 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
 #[test]
 fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
     use memchan_net::link::{Handler, Link};
-    use memchan_net::proto::{Join, Op, SegInfo, ROLE_NODE};
+    use memchan_net::proto::{Op, SegInfo};
     use memchan_net::wire::Kind;
     let key = Key::from_secret(b"bp");
     let h = Hub::start(HubConfig {
@@ -214,19 +214,14 @@ fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
     a.segment("bp", 1 << 20, 0o666).unwrap();
     // B: a real node link that maps the segment rx and then never reads again, while a
     // thread keeps it alive with heartbeats (a slow receiver, not a dead one).
-    let join = Join {
-        hub_nonce: [0; 16],
-        node_nonce: [0; 16],
-        role: ROLE_NODE,
-        page_size: 0,
-        pid: std::process::id(),
-        uid: 0,
-        gid: 0,
-        cluster: "bp".into(),
-        host: "stuck".into(),
-    };
-    let j = memchan_net::handshake::join(&addr, &key, join).unwrap();
-    let b = std::sync::Arc::new(Link::new(j.sock, j.key, Default::default(), &j.pending).unwrap());
+    let b = std::sync::Arc::new(common::raw_join(
+        &addr,
+        &key,
+        "bp",
+        "stuck",
+        0,
+        LinkConfig::default(),
+    ));
     struct Answers(Vec<Vec<u8>>);
     impl Handler for Answers {
         fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: &[u8]) {

@@ -2,12 +2,14 @@
 //! a raw link speaking the protocol, claiming uid 1234) gets the same typed refusals
 //! from the hub as the library gives, and changes nothing.
 
+#[allow(dead_code)]
+mod common;
 use memchan_core::validate::MAX_SEGMENTS;
 use memchan_core::NodeSet;
 use memchan_net::hub::{Hub, HubConfig};
 use memchan_net::link::{Handler, Link};
-use memchan_net::node::{HubSpec, NetConfig, Node};
-use memchan_net::proto::{code, get_response, Join, Op, SegInfo, ROLE_NODE};
+use memchan_net::node::Node;
+use memchan_net::proto::{code, get_response, Op, SegInfo};
 use memchan_net::wire::{Get, Key, Kind};
 use std::time::{Duration, Instant};
 
@@ -26,19 +28,14 @@ struct Raw(Link);
 
 impl Raw {
     fn join(addr: &str, key: &Key, uid: u32) -> Raw {
-        let join = Join {
-            hub_nonce: [0; 16],
-            node_nonce: [0; 16],
-            role: ROLE_NODE,
-            page_size: 0,
-            pid: std::process::id(),
+        Raw(common::raw_join(
+            addr,
+            key,
+            "checks",
+            "raw",
             uid,
-            gid: uid,
-            cluster: "checks".into(),
-            host: "raw".into(),
-        };
-        let j = memchan_net::handshake::join(addr, key, join).unwrap();
-        Raw(Link::new(j.sock, j.key, Default::default(), &j.pending).unwrap())
+            Default::default(),
+        ))
     }
 
     /// Sends `op`, returns (status, body) of the answer.
@@ -86,15 +83,12 @@ fn the_hub_refuses_bad_requests_a_node_did_not_check() {
     // A real node (uid 0 here) owns a private segment.
     let owner = Node::join(
         "checks",
-        NetConfig {
-            hub: HubSpec::Connect(addr.clone()),
-            key: key.clone(),
-            keyed: true,
-            page_size: None,
-            heartbeat: Duration::from_millis(100),
-            failure_timeout: Duration::from_millis(800),
-            link: Default::default(),
-        },
+        common::node_cfg(
+            &addr,
+            &key,
+            Duration::from_millis(100),
+            Duration::from_millis(800),
+        ),
     )
     .unwrap();
     let private = owner.segment("private", 4096, 0o600).unwrap();
