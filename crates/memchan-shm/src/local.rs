@@ -21,6 +21,17 @@ pub(crate) struct SegRef {
     pub mode: u32,
 }
 
+/// The shared-memory name of cluster `cluster`'s control block (under `/dev/shm`).
+pub(crate) fn ctl_name(cluster: &str) -> String {
+    format!("memchan.{cluster}.ctl")
+}
+
+/// The shared-memory name of the receive memory of `node` (incarnation `inc`) for
+/// segment `seg` at generation `gen` of cluster `cluster`.
+pub(crate) fn rx_name(cluster: &str, seg: u32, gen: u32, node: NodeId, inc: u64) -> String {
+    format!("memchan.{cluster}.s{seg}.g{gen}.n{}.i{inc}", node.0)
+}
+
 /// A joined node's identity and its mapping of the control block.
 pub(crate) struct Local {
     pub cluster: String,
@@ -103,7 +114,7 @@ impl Local {
     /// The name of the receive memory of `node` (incarnation `inc`) for segment `seg`
     /// at generation `gen`.
     pub(crate) fn rx_name(&self, seg: u32, gen: u32, node: NodeId, inc: u64) -> String {
-        format!("memchan.{}.s{seg}.g{gen}.n{}.i{inc}", self.cluster, node.0)
+        rx_name(&self.cluster, seg, gen, node, inc)
     }
 
     /// The segment at `idx` if it is still generation `gen`.

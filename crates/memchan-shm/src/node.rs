@@ -130,7 +130,7 @@ impl Inner {
     pub(crate) fn join(name: &str, cfg: &Config) -> Result<Arc<Inner>> {
         validate::cluster_name(name)?;
         cfg.validate()?;
-        let file = format!("memchan.{name}.ctl");
+        let file = crate::local::ctl_name(name);
         let len = std::mem::size_of::<Control>();
         for _attempt in 0..200 {
             let create = || Open::Create {
@@ -850,7 +850,7 @@ impl Inner {
                     }
                 }
             }
-            ShmMap::unlink(&format!("memchan.{}.ctl", self.local.cluster));
+            ShmMap::unlink(&crate::local::ctl_name(&self.local.cluster));
         }
         drop(g);
     }

@@ -19,7 +19,7 @@ pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<JoinHandle<()>> 
     let ctl_ino = rustix::fs::fstat(inner.local.ctl_map().fd())
         .map_err(|e| memchan_core::Error::os("fstat control block", e))?
         .st_ino;
-    let ctl_name = format!("/memchan.{}.ctl", inner.local.cluster);
+    let ctl_name = format!("/{}", crate::local::ctl_name(&inner.local.cluster));
     std::thread::Builder::new()
         .name(format!("memchan-svc-{}", inner.local.me.0))
         .spawn(move || loop {

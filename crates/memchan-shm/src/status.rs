@@ -2,6 +2,7 @@
 //! (mapped read-only), reported in the same [`ClusterStatus`] a hub gives.
 
 use crate::control::{load_name, load_set, node_state, seg_state, Control, MAGIC, VERSION};
+use crate::local::{ctl_name, rx_name};
 use crate::node::now_ns;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
@@ -16,7 +17,7 @@ use memchan_core::{validate, Error, PageSize, Result, MAX_NODES};
 /// runs on this host; `VersionMismatch` for a control block of another version.
 pub fn query(cluster: &str) -> Result<ClusterStatus> {
     validate::cluster_name(cluster)?;
-    let map = ShmMap::open(&format!("memchan.{cluster}.ctl"), Open::ReadOnly)?;
+    let map = ShmMap::open(&ctl_name(cluster), Open::ReadOnly)?;
     if map.len() < std::mem::size_of::<Control>() {
         return Err(Error::Invalid {
             what: "cluster",
@@ -127,7 +128,7 @@ fn lock_bidders(
 ) -> Vec<u16> {
     let copy = rx.iter().find_map(|n| {
         let inc = c.nodes[n.index()].incarnation.load(Ordering::Relaxed);
-        let name = format!("memchan.{cluster}.s{seg}.g{gen}.n{}.i{inc}", n.0);
+        let name = rx_name(cluster, seg as u32, gen, n, inc);
         RxObject::open(&name, page, size as usize).ok()
     });
     let Some(copy) = copy else { return Vec::new() };
