@@ -109,7 +109,9 @@ pub trait Transport: Sized + Send + Sync + 'static {
     /// The transport's name (`shm`, `hub`), for status and errors.
     const NAME: &'static str;
 
-    /// Joins (creating if needed) the cluster `name`; `cfg` was validated by the caller.
+    /// Joins (creating if needed) the cluster `name`, after checking `name`
+    /// ([`crate::validate::cluster_name`]) and `cfg` ([`Config::validate`]) before
+    /// anything else: the one place either is checked.
     ///
     /// # Errors
     /// A bad cluster name, a version or page-size mismatch, a full node table, or the

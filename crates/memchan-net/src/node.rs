@@ -514,6 +514,7 @@ impl Transport for Node {
     const NAME: &'static str = "hub";
 
     fn join(name: &str, cfg: &Config) -> Result<Node> {
+        validate::cluster_name(name)?;
         cfg.validate()?;
         Node::join(name, NetConfig::from_config(cfg)?)
     }

@@ -155,13 +155,12 @@ impl Cluster {
     /// ```
     ///
     /// # Errors
-    /// `Invalid` for a bad cluster name or `Config` value (checked once, here, by
-    /// [`Config::validate`]: a zero heartbeat, a failure timeout under twice the
+    /// `Invalid` for a bad cluster name or `Config` value (checked once, by the
+    /// transport's join, with [`Config::validate`]: a zero heartbeat, a failure timeout under twice the
     /// heartbeat, ...); `VersionMismatch`, `PageSizeMismatch`, `TableFull("node")`;
     /// through a hub `HubRefused` naming why.
     pub fn join_with(name: &str, cfg: Config) -> Result<Cluster> {
-        memchan_core::validate::cluster_name(name)?;
-        cfg.validate()?;
+        // The transport's join checks `name` and `cfg` (the contract's one place).
         Ok(Cluster {
             node: join_flavor(name, &cfg)?,
         })
