@@ -1,11 +1,17 @@
-//! Joining: the hub says Hello (its nonce), the node answers Join (MACed with the
-//! cluster key, echoing the nonce), the hub answers Welcome (MACed with the fresh link
-//! key) or Refuse (the reason, readable without the key). After that the socket
-//! belongs to a [`Link`](crate::link::Link).
+//! Joining: the hub says Hello (its nonce, no MAC), the node answers Join (echoing the
+//! nonce, with its own, MACed under [`Key::join`]: the cluster key bound to this
+//! connection's hub nonce), the hub answers Welcome (the first frame of the link's
+//! hub-to-node direction, under its [`Key::link`] key) or Refuse (the reason, readable
+//! without the key). After that the socket belongs to a [`Link`](crate::link::Link).
+//!
+//! Proof of the key: only a holder of the cluster key can make a Join that verifies
+//! under a fresh hub nonce, and only one can make the Welcome that verifies under the
+//! link key. A peer without it learns the hub's nonce and the refusal's reason, nothing
+//! that helps it make either.
 
 use crate::link::LinkError;
 use crate::proto::{Join, Welcome, ROLE_NODE};
-use crate::wire::{self, Decoder, Key, Kind, Received};
+use crate::wire::{self, Decoder, FrameKey, Key, Kind, Received};
 use memchan_core::Error;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -53,15 +59,18 @@ pub fn read_frame(
     }
 }
 
-/// Sends one control frame on a blocking socket.
+/// Sends one control frame on a blocking socket: the first frame under `key` (counter
+/// 1). Every handshake frame is the first under its key: Hello and Refuse are open,
+/// a Join has a key of its own, and the observer's status report is the first of its
+/// connection's hub-to-node direction.
 pub fn write_frame(
     sock: &mut TcpStream,
-    key: &Key,
+    key: &FrameKey,
     kind: Kind,
     payload: &[u8],
 ) -> std::io::Result<()> {
     let mut out = Vec::new();
-    wire::encode(&mut out, key, kind, 0, 0, &[payload]);
+    wire::encode(&mut out, key, 1, kind, 0, 0, &[payload]);
     sock.write_all(&out)
 }
 
@@ -78,21 +87,23 @@ pub fn nonce() -> Result<[u8; 16], Error> {
 pub struct Joined {
     /// The connected socket.
     pub sock: TcpStream,
-    /// The link key.
-    pub key: Key,
-    /// Bytes read past the handshake.
-    pub pending: Vec<u8>,
+    /// The key of the frames this node writes.
+    pub key: FrameKey,
+    /// The decoder of the hub's frames: it read the Welcome (so its counter goes on
+    /// from there) and holds any bytes read past it.
+    pub dec: Decoder,
     /// The hub's acceptance.
     pub welcome: Welcome,
 }
 
 /// Node side: connects to `addr`, reads the Hello and sends `join`. Returns the socket,
-/// the link key and a decoder holding any bytes read past the Hello.
+/// the key of the frames this node writes, and the decoder of the hub's (holding any
+/// bytes read past the Hello).
 pub fn connect(
     addr: &str,
     cluster_key: &Key,
     mut join: Join,
-) -> Result<(TcpStream, Key, Decoder), String> {
+) -> Result<(TcpStream, FrameKey, Decoder), String> {
     let deadline = Instant::now() + STEP;
     let sa = addr
         .to_socket_addrs()
@@ -111,12 +122,13 @@ pub fn connect(
     }
     join.hub_nonce.copy_from_slice(&p[..16]);
     join.node_nonce = nonce().map_err(|e| e.to_string())?;
-    write_frame(&mut sock, cluster_key, Kind::Join, &join.put())
+    let join_key = cluster_key.join(&join.hub_nonce);
+    write_frame(&mut sock, &join_key, Kind::Join, &join.put())
         .map_err(|e| format!("cannot send join: {e}"))?;
-    let key = cluster_key.link(&join.hub_nonce, &join.node_nonce);
-    let mut next = Decoder::new(Some(key.clone()));
+    let keys = cluster_key.link(&join.hub_nonce, &join.node_nonce);
+    let mut next = Decoder::new(Some(keys.to_node));
     next.push(&dec.take_pending());
-    Ok((sock, key, next))
+    Ok((sock, keys.to_hub, next))
 }
 
 /// Node side: a full join of a node (not an observer).
@@ -132,7 +144,7 @@ pub fn join(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String>
     Ok(Joined {
         sock,
         key,
-        pending: dec.take_pending(),
+        dec,
         welcome,
     })
 }

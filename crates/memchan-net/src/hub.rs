@@ -24,7 +24,7 @@
 use crate::handshake::{self, read_frame, write_frame, STEP};
 use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
-use crate::wire::{self, Decoder, Key, Kind, Put};
+use crate::wire::{self, Decoder, FrameKey, Key, Kind, Put};
 use memchan_core::status::{
     ClusterStatus, GroupStatus, LinkCounters, LockStatus, MemberStatus, SegmentStatus,
 };
@@ -364,7 +364,7 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
     let refuse = |sock: &mut TcpStream, why: &str| {
         tracing::warn!(%peer, reason = %why, "refused");
         sh.lock().refused += 1;
-        let _ = write_frame(sock, &sh.cfg.key, Kind::Refuse, why.as_bytes());
+        let _ = write_frame(sock, &FrameKey::open(), Kind::Refuse, why.as_bytes());
     };
     let hub_nonce = match handshake::nonce() {
         Ok(n) => n,
@@ -374,10 +374,10 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
             return;
         }
     };
-    if write_frame(&mut sock, &sh.cfg.key, Kind::Hello, &hub_nonce).is_err() {
+    if write_frame(&mut sock, &FrameKey::open(), Kind::Hello, &hub_nonce).is_err() {
         return;
     }
-    let mut dec = Decoder::new(Some(sh.cfg.key.clone()));
+    let mut dec = Decoder::new(Some(sh.cfg.key.join(&hub_nonce)));
     let (h, payload) = match read_frame(&mut sock, &mut dec, Instant::now() + STEP) {
         Ok(f) => f,
         Err(LinkError::Protocol(wire::WireError::BadMac)) => {
@@ -404,10 +404,10 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         (Kind::Join, Err(e)) => return refuse(&mut sock, &e.to_string()),
         (k, _) => return refuse(&mut sock, &format!("expected a join, got {k:?}")),
     };
-    let key = sh.cfg.key.link(&hub_nonce, &join.node_nonce);
+    let keys = sh.cfg.key.link(&hub_nonce, &join.node_nonce);
     if join.role == ROLE_OBSERVER {
         let json = serde_json::to_vec(&sh.status()).unwrap_or_default();
-        let _ = write_frame(&mut sock, &key, Kind::Response, &json);
+        let _ = write_frame(&mut sock, &keys.to_node, Kind::Response, &json);
         return;
     }
     let cfg = LinkConfig {
@@ -416,12 +416,9 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         peer_releases_on_receive: true,
         ..sh.cfg.link.clone()
     };
-    let link = match Link::new(
-        sock.try_clone().expect("clone"),
-        key,
-        cfg,
-        &dec.take_pending(),
-    ) {
+    let mut up = Decoder::new(Some(keys.to_hub));
+    up.push(&dec.take_pending());
+    let link = match Link::new(sock.try_clone().expect("clone"), keys.to_node, up, cfg) {
         Ok(l) => Arc::new(l),
         Err(_) => return,
     };

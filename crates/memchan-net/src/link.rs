@@ -20,10 +20,19 @@
 //! destination has released its copy, so a slow receiver holds back the senders that
 //! write to it (end-to-end back-pressure) and the hub's memory stays bounded.
 //!
+//! **Counters and MACs.** Every frame carries a counter, its MAC's nonce, which must
+//! grow strictly in the order frames reach the wire (see [`wire`]). Reliable frames are
+//! kept unstamped-or-stamped in the replay memory and stamped as they are written: a
+//! frame is written under its stamp only while that stamp is above every counter
+//! already written or queued; otherwise (a retransmission, or control frames that went
+//! out first) it gets a new counter and MAC. Control frames take theirs when queued.
+//! A frame that arrives with a counter seen before is discarded and counted as a
+//! duplicate, like a duplicate seq.
+//!
 //! **Never block on receive.** Receiving queues control frames (acks, NAKs) without
 //! waiting for the socket; the one thread that may wait is a sender in back-pressure.
 
-use crate::wire::{self, Borrowed, Decoder, Key, Kind, WireError};
+use crate::wire::{self, Borrowed, Decoder, FrameKey, Kind, WireError};
 use memchan_core::status::LinkCounters;
 use std::collections::VecDeque;
 use std::io::{self, IoSlice, Read, Write};
@@ -136,6 +145,8 @@ fn coarse_ns() -> u64 {
 
 struct Frame {
     seq: u64,
+    /// The counter `bytes` carry (0: not stamped yet).
+    stamp: u64,
     bytes: Vec<u8>,
     /// Bytes of reliable frames sent on this link up to and including this one.
     end: u64,
@@ -150,6 +161,12 @@ enum Partial {
 
 struct Tx {
     next_seq: u64,
+    /// The last frame counter given out (every frame, control or reliable, takes the
+    /// next one).
+    counter: u64,
+    /// The highest counter written or queued to be written (in `ctl` or a half
+    /// written frame): a replay frame may go out under its stamp only above it.
+    floor: u64,
     /// Unreleased reliable frames, in seq order.
     replay: VecDeque<Frame>,
     replay_bytes: usize,
@@ -203,7 +220,8 @@ pub trait Handler {
 /// One end of a link (see the module doc).
 pub struct Link {
     sock: TcpStream,
-    key: Key,
+    /// The key of the frames this end writes.
+    key: FrameKey,
     cfg: LinkConfig,
     tx: Mutex<Tx>,
     tx_cv: Condvar,
@@ -236,17 +254,16 @@ pub struct Link {
 }
 
 impl Link {
-    /// A link over an established, handshaken connection; MACs use `key`. `pending`
-    /// holds bytes the handshake read past its last frame.
-    pub fn new(sock: TcpStream, key: Key, cfg: LinkConfig, pending: &[u8]) -> io::Result<Link> {
+    /// A link over an established, handshaken connection: this end's frames are MACed
+    /// under `key`; the peer's are read by `dec`, the handshake's decoder (its key, its
+    /// last counter and any bytes it read past the handshake).
+    pub fn new(sock: TcpStream, key: FrameKey, dec: Decoder, cfg: LinkConfig) -> io::Result<Link> {
         sock.set_nodelay(true)?;
         sock.set_nonblocking(true)?;
         let peer = sock
             .peer_addr()
             .map(|a| a.to_string())
             .unwrap_or_else(|_| "?".into());
-        let mut dec = Decoder::new(Some(key.clone()));
-        dec.push(pending);
         let rto = cfg.retransmit_timeout;
         Ok(Link {
             sock,
@@ -254,6 +271,8 @@ impl Link {
             cfg,
             tx: Mutex::new(Tx {
                 next_seq: 1,
+                counter: 0,
+                floor: 0,
                 replay: VecDeque::new(),
                 replay_bytes: 0,
                 send_idx: 0,
@@ -327,11 +346,17 @@ impl Link {
         let ack = self.received.load(Relaxed);
         self.ack_sent.fetch_max(ack, Relaxed);
         self.unacked_bytes.store(0, Relaxed);
-        wire::encode(&mut bytes, &self.key, kind, seq, ack, parts);
+        // Stamped (counter, MAC, CRC) when it is written: see `flush_locked`.
+        wire::encode_unstamped(&mut bytes, kind, seq, ack, parts);
         tx.replay_bytes += bytes.len();
         tx.pushed_end += bytes.len() as u64;
         let end = tx.pushed_end;
-        tx.replay.push_back(Frame { seq, bytes, end });
+        tx.replay.push_back(Frame {
+            seq,
+            stamp: 0,
+            bytes,
+            end,
+        });
         self.flush_locked(&mut tx);
         Ok(seq)
     }
@@ -346,8 +371,12 @@ impl Link {
         let ack = self.received.load(Relaxed);
         self.ack_sent.fetch_max(ack, Relaxed);
         self.unacked_bytes.store(0, Relaxed);
+        // Queued frames go out in order, before any replay frame not yet begun: this
+        // one's counter is above all of theirs, and those must be above it.
+        tx.counter += 1;
+        tx.floor = tx.counter;
         let mut ctl = std::mem::take(&mut tx.ctl);
-        wire::encode(&mut ctl, &self.key, kind, 0, ack, &[payload]);
+        wire::encode(&mut ctl, &self.key, tx.counter, kind, 0, ack, &[payload]);
         tx.ctl = ctl;
         // Counted when queued: a control frame is never sent twice.
         add(&self.counters.frames_tx, 1);
@@ -402,19 +431,13 @@ impl Link {
                     self.rewind_locked(tx, seq);
                 }
             }
-            let mut slices = Slices::default();
-            let mut next = tx.send_idx;
-            match tx.partial {
-                Partial::Replay => {
-                    slices.push(&tx.replay[tx.send_idx].bytes[tx.off..]);
-                    slices.push(&tx.ctl);
-                    next += 1;
-                }
-                Partial::Ctl => slices.push(&tx.ctl[tx.off..]),
-                Partial::None => slices.push(&tx.ctl),
-            }
+            // The replay frames after the half-written one (if any) that the window
+            // lets go now.
+            let from =
+                (tx.send_idx + usize::from(tx.partial == Partial::Replay)).min(tx.replay.len());
             let (base_end, base_seq) = self.window_base(tx);
-            for f in tx.replay.range(next.min(tx.replay.len())..).take(14) {
+            let mut count = 0;
+            for f in tx.replay.range(from..).take(14) {
                 let in_flight = f.seq > base_seq + 1;
                 if in_flight
                     && (f.end - base_end > self.cfg.window_bytes as u64
@@ -422,6 +445,33 @@ impl Link {
                 {
                     break;
                 }
+                count += 1;
+            }
+            // Counters in wire order: a frame keeps its stamp only if it is above
+            // everything written or queued before it, else it is stamped anew (a MAC
+            // per retransmission; rarely one more when control frames went first).
+            let mut prev = tx.floor;
+            let Tx {
+                replay, counter, ..
+            } = &mut *tx;
+            for f in replay.range_mut(from..from + count) {
+                if f.stamp <= prev {
+                    *counter += 1;
+                    f.stamp = *counter;
+                    wire::stamp(&mut f.bytes, &self.key, f.stamp);
+                }
+                prev = f.stamp;
+            }
+            let mut slices = Slices::default();
+            match tx.partial {
+                Partial::Replay => {
+                    slices.push(&tx.replay[tx.send_idx].bytes[tx.off..]);
+                    slices.push(&tx.ctl);
+                }
+                Partial::Ctl => slices.push(&tx.ctl[tx.off..]),
+                Partial::None => slices.push(&tx.ctl),
+            }
+            for f in tx.replay.range(from..from + count) {
                 slices.push(&f.bytes);
             }
             let total = slices.total;
@@ -493,6 +543,8 @@ impl Link {
         }
         while n > 0 {
             let len = tx.replay[tx.send_idx].bytes.len();
+            // Begun on the wire: its counter is spent.
+            tx.floor = tx.floor.max(tx.replay[tx.send_idx].stamp);
             if n < len {
                 tx.off = n;
                 tx.partial = Partial::Replay;
@@ -727,6 +779,13 @@ impl Link {
             let got = match rx.dec.next_borrowed() {
                 Ok(Some(r)) => r,
                 Ok(None) => return Ok(()),
+                Err(WireError::Replayed { .. }) => {
+                    // Seen before: verified, consumed and dropped; what it carried
+                    // was accepted the first time or will be resent.
+                    add(&self.counters.frames_rx, 1);
+                    add(&self.counters.duplicates, 1);
+                    continue;
+                }
                 Err(e) => {
                     if e == WireError::BadMac {
                         add(&self.counters.mac_failures, 1);

@@ -172,7 +172,7 @@ impl Node {
             peer_releases_on_receive: false,
             ..cfg.link.clone()
         };
-        let link = Link::new(j.sock, j.key, link_cfg, &j.pending)
+        let link = Link::new(j.sock, j.key, j.dec, link_cfg)
             .map_err(|e| Error::os("set up the hub link", e))?;
         let w = j.welcome;
         let sh = Arc::new(Shared::new(name, &join, &w, Up::Link(Arc::new(link)))?);

@@ -156,6 +156,74 @@ fn wrong_key_is_refused_and_the_hub_keeps_serving() {
     drop(other);
 }
 
+/// What a peer without the cluster key can see does not let it join: a node's Join
+/// recorded on one connection and replayed on another fails there (its MAC is bound
+/// to the first connection's hub nonce), and so does a Join that echoes the right
+/// nonce under the open key or under another cluster's key. Each is refused by name;
+/// the hub keeps serving.
+#[test]
+fn recorded_or_unkeyed_joins_are_refused() {
+    use memchan_net::handshake::{read_frame, STEP};
+    use memchan_net::link::LinkError;
+    use memchan_net::proto::{Join, ROLE_NODE};
+    use memchan_net::wire::{encode, Decoder, Kind};
+    use std::io::Write;
+    use std::time::Instant;
+    let key = Key::from_secret(b"recorded");
+    let h = hub(&key);
+    let addr = h.local_addr();
+    // Connects and reads the Hello: the socket, its decoder and the hub's nonce.
+    let hello = || {
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        let mut d = Decoder::new(None);
+        let (hd, p) = read_frame(&mut s, &mut d, Instant::now() + STEP).expect("hello");
+        assert_eq!(hd.kind, Kind::Hello);
+        let nonce: [u8; 16] = p[..16].try_into().unwrap();
+        (s, d, nonce)
+    };
+    let join_frame = |under: &memchan_net::wire::FrameKey, hub_nonce: [u8; 16]| {
+        let join = Join {
+            hub_nonce,
+            node_nonce: [7; 16],
+            role: ROLE_NODE,
+            page_size: 0,
+            pid: std::process::id(),
+            uid: 0,
+            gid: 0,
+            cluster: "recorded".into(),
+            host: "somewhere".into(),
+        };
+        let mut f = Vec::new();
+        encode(&mut f, under, 1, Kind::Join, 0, 0, &[&join.put()]);
+        f
+    };
+    let refusal = |mut s: std::net::TcpStream, mut d: Decoder, frame: &[u8]| {
+        s.write_all(frame).unwrap();
+        match read_frame(&mut s, &mut d, Instant::now() + STEP) {
+            Err(LinkError::Refused(why)) => why,
+            other => panic!("not refused: {other:?}"),
+        }
+    };
+    // A legitimate Join, made for the first connection (as a recording would hold it).
+    let (_first, _, n1) = hello();
+    let recorded = join_frame(&key.join(&n1), n1);
+    let (s, d, n2) = hello();
+    assert_ne!(n1, n2, "hub nonces repeat");
+    let why = refusal(s, d, &recorded);
+    assert!(why.contains("wrong cluster key"), "{why}");
+    // The right nonce, without the key.
+    for wrong in [Key::open(), Key::from_secret(b"another cluster")] {
+        let (s, d, n) = hello();
+        let why = refusal(s, d, &join_frame(&wrong.join(&n), n));
+        assert!(why.contains("wrong cluster key"), "{why}");
+    }
+    assert_eq!(h.status().refused, 3);
+    assert_eq!(h.status().joins, 0);
+    let node = Node::join("recorded", cfg(&addr.to_string(), &key)).unwrap();
+    node.ack().unwrap();
+    assert_eq!(h.status().joins, 1);
+}
+
 #[test]
 fn garbage_and_another_protocol_version_are_refused_by_name() {
     use std::io::{Read, Write};
@@ -177,7 +245,8 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
     let mut frame = Vec::new();
     memchan_net::wire::encode(
         &mut frame,
-        &key,
+        &key.join(&[0; 16]),
+        1,
         memchan_net::wire::Kind::Join,
         0,
         0,

@@ -6,8 +6,9 @@
 //! is one the script asked for; waits poll the link's counters or the peer's socket
 //! and fail only past a hang guard.
 
+use memchan_net::link::LinkError;
 use memchan_net::link::{Handler, Link, LinkConfig};
-use memchan_net::wire::{self, Decoder, Header, Key, Kind, Put, Received};
+use memchan_net::wire::{self, Decoder, Header, Key, Kind, LinkKeys, Put, Received, WireError};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
@@ -17,8 +18,10 @@ use std::time::{Duration, Instant};
 /// Only a guard against a hang: every wait ends as soon as what it waits for happens.
 const HANG_GUARD: Duration = Duration::from_secs(30);
 
-fn key() -> Key {
-    Key::from_secret(b"link go-back-N tests")
+/// The link under test is the node end (writes `to_hub`, reads `to_node`); the
+/// scripted peer is the hub end.
+fn keys() -> LinkKeys {
+    Key::from_secret(b"link go-back-N tests").link(&[1; 16], &[2; 16])
 }
 
 /// Bytes on the wire of a frame with `payload` bytes.
@@ -78,10 +81,11 @@ fn pair(cfg: LinkConfig, small_buffers: bool) -> (Link, Peer) {
     }
     let (peer, _) = listener.accept().unwrap();
     peer.set_read_timeout(Some(HANG_GUARD)).unwrap();
-    let link = Link::new(sock, key(), cfg, &[]).unwrap();
+    let link = Link::new(sock, keys().to_hub, Decoder::new(Some(keys().to_node)), cfg).unwrap();
     let peer = Peer {
         sock: peer,
-        dec: Decoder::new(Some(key())),
+        dec: Decoder::new(Some(keys().to_hub)),
+        counter: 0,
         controls: Vec::new(),
     };
     (link, peer)
@@ -90,7 +94,10 @@ fn pair(cfg: LinkConfig, small_buffers: bool) -> (Link, Peer) {
 /// The scripted end.
 struct Peer {
     sock: TcpStream,
+    /// Reads the link's frames: checks their MACs and that their counters grow.
     dec: Decoder,
+    /// The counter of the last frame this end encoded.
+    counter: u64,
     /// Control frames read from the link, in order.
     controls: Vec<(Header, Vec<u8>)>,
 }
@@ -161,9 +168,19 @@ impl Peer {
         self.sock.write_all(b).unwrap();
     }
 
-    fn encode(kind: Kind, seq: u64, ack: u64, p: &[u8]) -> Vec<u8> {
+    /// A frame of this end under the next counter.
+    fn encode(&mut self, kind: Kind, seq: u64, ack: u64, p: &[u8]) -> Vec<u8> {
+        self.counter += 1;
         let mut out = Vec::new();
-        wire::encode(&mut out, &key(), kind, seq, ack, &[p]);
+        wire::encode(
+            &mut out,
+            &keys().to_node,
+            self.counter,
+            kind,
+            seq,
+            ack,
+            &[p],
+        );
         out
     }
 
@@ -171,17 +188,25 @@ impl Peer {
     /// up to `released` (payload).
     fn ack(&mut self, received: u64, released: u64) {
         let p = Put::new().u64(released).u8(0).0;
-        self.send_bytes(&Self::encode(Kind::Ack, 0, received, &p));
+        let f = self.encode(Kind::Ack, 0, received, &p);
+        self.send_bytes(&f);
     }
 
     /// A NAK: resend from `seq`.
     fn nak(&mut self, seq: u64, received: u64) {
-        self.send_bytes(&Self::encode(Kind::Nak, 0, received, &seq.to_le_bytes()));
+        let f = self.encode(Kind::Nak, 0, received, &seq.to_le_bytes());
+        self.send_bytes(&f);
     }
 
     /// Reliable test frame `seq` with `len` payload bytes.
-    fn data(seq: u64, len: usize) -> Vec<u8> {
-        Self::encode(Kind::Data, seq, 0, &payload(seq, len))
+    fn data(&mut self, seq: u64, len: usize) -> Vec<u8> {
+        self.encode(Kind::Data, seq, 0, &payload(seq, len))
+    }
+
+    /// Sends reliable test frame `seq`.
+    fn send_data(&mut self, seq: u64, len: usize) {
+        let f = self.data(seq, len);
+        self.send_bytes(&f);
     }
 }
 
@@ -384,7 +409,7 @@ fn the_receiver_accepts_only_the_next_seq_naks_a_gap_or_damage_and_drops_duplica
     let mut rec = Rec::default();
     // Frame 3 is missing: 4 and 5 are discarded, and one NAK asks for 3.
     for seq in [1, 2, 4, 5] {
-        peer.send_bytes(&Peer::data(seq, LEN));
+        peer.send_data(seq, LEN);
     }
     pump_until(&link, &mut rec, "four frames read", |l, _| {
         l.counters().frames_rx == 4
@@ -397,7 +422,7 @@ fn the_receiver_accepts_only_the_next_seq_naks_a_gap_or_damage_and_drops_duplica
 
     // The go-back: 3, 4, 5 again, accepted in order.
     for seq in 3..=5 {
-        peer.send_bytes(&Peer::data(seq, LEN));
+        peer.send_data(seq, LEN);
     }
     pump_until(&link, &mut rec, "frames 3 to 5", |_, r| r.0.len() == 5);
     assert_eq!(rec.seqs(), [1, 2, 3, 4, 5]);
@@ -406,8 +431,8 @@ fn the_receiver_accepts_only_the_next_seq_naks_a_gap_or_damage_and_drops_duplica
     }
 
     // Seen before: dropped, counted, not handed on.
-    peer.send_bytes(&Peer::data(2, LEN));
-    peer.send_bytes(&Peer::data(5, LEN));
+    peer.send_data(2, LEN);
+    peer.send_data(5, LEN);
     pump_until(&link, &mut rec, "duplicates read", |l, _| {
         l.counters().frames_rx == 9
     });
@@ -416,7 +441,7 @@ fn the_receiver_accepts_only_the_next_seq_naks_a_gap_or_damage_and_drops_duplica
 
     // Damaged on the way (one payload bit): counted, not accepted, and NAKed (a new
     // NAK: the gap before was closed).
-    let mut bad = Peer::data(6, LEN);
+    let mut bad = peer.data(6, LEN);
     bad[wire::HEADER + 3] ^= 0x10;
     peer.send_bytes(&bad);
     pump_until(&link, &mut rec, "the damaged frame read", |l, _| {
@@ -427,7 +452,7 @@ fn the_receiver_accepts_only_the_next_seq_naks_a_gap_or_damage_and_drops_duplica
     assert_eq!(rec.seqs(), [1, 2, 3, 4, 5]);
     let (_, nak) = peer.control(Kind::Nak);
     assert_eq!(nak, 6u64.to_le_bytes());
-    peer.send_bytes(&Peer::data(6, LEN));
+    peer.send_data(6, LEN);
     pump_until(&link, &mut rec, "frame 6", |_, r| r.0.len() == 6);
     assert_eq!(rec.0[5], (6, payload(6, LEN)));
 
@@ -552,7 +577,8 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
     for _ in 1..=5 {
         let (h, p) = up.frame();
         if h.seq != 3 {
-            down.send_bytes(&Peer::encode(h.kind, h.seq, h.ack, &p));
+            let f = down.encode(h.kind, h.seq, h.ack, &p);
+            down.send_bytes(&f);
         }
     }
     let mut got = Rec::default();
@@ -563,7 +589,8 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
     // The receiver's NAK goes back to the sender unchanged.
     let (h, nak) = down.control(Kind::Nak);
     assert_eq!(nak, 3u64.to_le_bytes());
-    up.send_bytes(&Peer::encode(h.kind, h.seq, h.ack, &nak));
+    let f = up.encode(h.kind, h.seq, h.ack, &nak);
+    up.send_bytes(&f);
     let mut none = Rec::default();
     pump_until(&sender, &mut none, "the NAK read", |l, _| {
         l.counters().retransmits == 3
@@ -571,7 +598,8 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
     // The replay, forwarded whole this time.
     for _ in 3..=5 {
         let (h, p) = up.frame();
-        down.send_bytes(&Peer::encode(h.kind, h.seq, h.ack, &p));
+        let f = down.encode(h.kind, h.seq, h.ack, &p);
+        down.send_bytes(&f);
     }
     pump_until(&receiver, &mut got, "the replay accepted", |_, r| {
         r.0.len() == 5
@@ -582,4 +610,168 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
     }
     let r = receiver.counters();
     assert_eq!((r.discards, r.naks, r.duplicates), (2, 1, 0), "{r:?}");
+}
+
+/// What the MAC and the counter refuse, at a link: a frame seen before (replayed
+/// bytes), a new frame under a counter already used (even with the next seq) and a
+/// frame from the other direction. The first two are dropped and counted as
+/// duplicates, the link going on; the third is `BadMac` and ends it.
+#[test]
+fn replayed_reused_counter_and_reflected_frames_are_refused() {
+    const LEN: usize = 40;
+    let (link, mut peer) = pair(cfg(), false);
+    let mut rec = Rec::default();
+    let first = peer.data(1, LEN);
+    peer.send_bytes(&first);
+    pump_until(&link, &mut rec, "frame 1", |_, r| r.0.len() == 1);
+    // The same bytes again (a replay: a good MAC, a counter seen before).
+    peer.send_bytes(&first);
+    // Seq 2, the next one expected, but under counter 1 again.
+    let mut reused = Vec::new();
+    wire::encode(
+        &mut reused,
+        &keys().to_node,
+        1,
+        Kind::Data,
+        2,
+        0,
+        &[&payload(2, LEN)],
+    );
+    peer.send_bytes(&reused);
+    pump_until(&link, &mut rec, "the two refused frames read", |l, _| {
+        l.counters().frames_rx == 3
+    });
+    let c = link.counters();
+    assert_eq!((c.duplicates, c.mac_failures), (2, 0), "{c:?}");
+    assert_eq!(rec.seqs(), [1], "a refused frame was handed on");
+    // Seq 2 under a new counter is accepted: the link is still up.
+    peer.send_data(2, LEN);
+    pump_until(&link, &mut rec, "frame 2", |_, r| r.0.len() == 2);
+    assert_eq!(rec.0[1], (2, payload(2, LEN)));
+
+    // A frame MACed under the link's own key (the other direction), whatever its
+    // counter: reflected back, it does not verify.
+    let mut reflected = Vec::new();
+    wire::encode(
+        &mut reflected,
+        &keys().to_hub,
+        1000,
+        Kind::Data,
+        3,
+        0,
+        &[&payload(3, LEN)],
+    );
+    peer.send_bytes(&reflected);
+    let deadline = Instant::now() + HANG_GUARD;
+    let err = loop {
+        link.wait(None, Duration::from_millis(20), true);
+        match link.receive(&mut rec) {
+            Err(e) => break e,
+            Ok(_) => assert!(
+                Instant::now() < deadline,
+                "the reflected frame was not refused"
+            ),
+        }
+    };
+    assert!(
+        matches!(err, LinkError::Protocol(WireError::BadMac)),
+        "{err:?}"
+    );
+    assert_eq!(link.counters().mac_failures, 1);
+    assert_eq!(rec.seqs(), [1, 2]);
+}
+
+/// A retransmission is a new frame on the wire: every copy carries a counter above
+/// all before it (the peer's decoder refuses anything else), and control frames
+/// queued meanwhile fit in between.
+#[test]
+fn retransmissions_and_control_frames_carry_strictly_growing_counters() {
+    const LEN: usize = 64;
+    let (link, mut peer) = pair(cfg(), false);
+    let mut rec = Rec::default();
+    for seq in 1..=3 {
+        link.send(Kind::Data, &[&payload(seq, LEN)]).unwrap();
+    }
+    let mut counters = Vec::new();
+    for want in 1..=3 {
+        let (h, p) = peer.frame();
+        assert_eq!((h.seq, p), (want, payload(want, LEN)));
+        counters.push(h.counter);
+    }
+    peer.nak(1, 0);
+    pump_until(&link, &mut rec, "the NAK read", |l, _| {
+        l.counters().retransmits == 3
+    });
+    link.request_release();
+    link.send(Kind::Data, &[&payload(4, LEN)]).unwrap();
+    // 1, 2, 3 again, the Ack, then 4.
+    let mut kinds = Vec::new();
+    while kinds.len() < 5 {
+        let (h, _) = peer.frame();
+        counters.push(h.counter);
+        kinds.push((h.kind, h.seq));
+    }
+    assert_eq!(
+        kinds,
+        [
+            (Kind::Data, 1),
+            (Kind::Data, 2),
+            (Kind::Data, 3),
+            (Kind::Ack, 0),
+            (Kind::Data, 4)
+        ]
+    );
+    assert!(
+        counters.windows(2).all(|w| w[0] < w[1]),
+        "counters in wire order: {counters:?}"
+    );
+    assert_eq!(peer.dec.last_counter(), *counters.last().unwrap());
+}
+
+/// A frame stamped while it waited behind a half-written one, overtaken by a control
+/// frame queued after it: it is stamped anew, so the wire still sees growing counters
+/// (the peer's decoder would refuse it as replayed otherwise).
+#[test]
+fn a_waiting_frame_overtaken_by_a_control_frame_is_stamped_again() {
+    let (link, mut peer) = pair(cfg(), true);
+    link.send(Kind::Data, &[&payload(1, BIG)]).unwrap();
+    link.send(Kind::Data, &[&payload(2, 100)]).unwrap();
+    let c = link.counters();
+    assert_eq!(c.frames_tx, 0, "frame 1 not half written: {c:?}");
+    link.request_release();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let pump = s.spawn(|| {
+            let mut rec = Rec::default();
+            while !stop.load(Ordering::Relaxed) {
+                link.wait(None, Duration::from_millis(5), true);
+                link.receive(&mut rec).expect("the link stays up");
+            }
+        });
+        // Stops the pump however this thread leaves (a failed read panics).
+        struct StopOnDrop<'a>(&'a AtomicBool);
+        impl Drop for StopOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        let stopper = StopOnDrop(&stop);
+        let mut got = Vec::new();
+        while got.len() < 3 {
+            let (h, p) = peer.frame();
+            got.push((h.kind, h.seq, p.len(), h.counter));
+        }
+        drop(stopper);
+        pump.join().unwrap();
+        let shape: Vec<_> = got.iter().map(|g| (g.0, g.1, g.2)).collect();
+        assert_eq!(
+            shape,
+            [
+                (Kind::Data, 1, BIG),
+                (Kind::Ack, 0, 9),
+                (Kind::Data, 2, 100)
+            ]
+        );
+        assert!(got[0].3 < got[1].3 && got[1].3 < got[2].3, "{got:?}");
+    });
 }

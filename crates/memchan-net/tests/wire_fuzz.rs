@@ -1,10 +1,12 @@
 //! Property tests of the link decoder, the only code that parses bytes from the
 //! network: arbitrary bytes in arbitrary chunkings never panic it, valid frames
 //! roundtrip, a damaged frame is `Corrupt` without losing the frames after it, a
-//! wrong key is `BadMac`, and the payload readers survive anything.
+//! wrong key is `BadMac`, a frame seen before is `Replayed` without losing the frames
+//! after it, and the payload readers survive anything.
 
 use memchan_net::wire::{
-    encode, Decoder, Get, Key, Kind, Put, Received, WireError, HEADER, MAC, MAX_PAYLOAD,
+    encode, Decoder, FrameKey, Get, Key, Kind, Put, Received, WireError, HEADER, MAC, MAX_PAYLOAD,
+    VERSION,
 };
 use proptest::prelude::*;
 
@@ -32,8 +34,10 @@ const RELIABLE_KINDS: [Kind; 5] = [
     Kind::Event,
 ];
 
-fn key_of(seed: u8) -> Key {
+fn key_of(seed: u8) -> FrameKey {
     Key::from_secret(&[seed; 7])
+        .link(&[seed; 16], &[7; 16])
+        .to_hub
 }
 
 /// A frame to encode: kind, seq, ack, payload and where to split it into two parts.
@@ -47,9 +51,18 @@ struct Spec {
 }
 
 impl Spec {
-    fn encode(&self, out: &mut Vec<u8>, key: &Key) {
+    /// Encodes as the `i`-th frame of its stream (counter `i + 1`).
+    fn encode(&self, out: &mut Vec<u8>, key: &FrameKey, i: usize) {
         let (a, b) = self.payload.split_at(self.split.min(self.payload.len()));
-        encode(out, key, self.kind, self.seq, self.ack, &[a, b]);
+        encode(
+            out,
+            key,
+            i as u64 + 1,
+            self.kind,
+            self.seq,
+            self.ack,
+            &[a, b],
+        );
     }
 }
 
@@ -101,15 +114,24 @@ fn chunking() -> impl Strategy<Value = Chunking> {
         .prop_map(|(sizes, room)| Chunking { sizes, room })
 }
 
-/// What the decoder produced for a stream.
+/// What the decoder produced for a stream: frames and `Replayed` refusals in order,
+/// then the error that ended it, if any.
 #[derive(Debug, PartialEq, Eq)]
 struct Outcome {
-    items: Vec<Received>,
+    items: Vec<Result<Received, WireError>>,
     error: Option<WireError>,
 }
 
+impl Outcome {
+    /// The frames (not the refusals).
+    fn received(&self) -> Vec<&Received> {
+        self.items.iter().filter_map(|r| r.as_ref().ok()).collect()
+    }
+}
+
 /// Feeds `bytes` in `ch`'s chunks, draining the decoder after each, until the first
-/// error (which ends a connection). Checks the invariants every output must keep.
+/// error that ends a connection (every error but `Replayed`, after which the stream
+/// goes on). Checks the invariants every output must keep.
 fn feed(d: &mut Decoder, bytes: &[u8], ch: &Chunking) -> Outcome {
     let mut items = Vec::new();
     let mut fed = 0usize;
@@ -134,6 +156,11 @@ fn feed(d: &mut Decoder, bytes: &[u8], ch: &Chunking) -> Outcome {
         loop {
             match d.next_frame() {
                 Ok(None) => break,
+                Err(e @ WireError::Replayed { .. }) => {
+                    framed_out += HEADER + MAC;
+                    assert!(framed_out <= fed, "{framed_out} frame bytes from {fed}");
+                    items.push(Err(e));
+                }
                 Ok(Some(r)) => {
                     if let Received::Frame(h, p) = &r {
                         assert_eq!(h.len, p.len());
@@ -146,7 +173,7 @@ fn feed(d: &mut Decoder, bytes: &[u8], ch: &Chunking) -> Outcome {
                     assert!(payload_out <= fed, "{payload_out} payload bytes from {fed}");
                     assert!(framed_out <= fed, "{framed_out} frame bytes from {fed}");
                     assert!(d.pending() <= fed - framed_out);
-                    items.push(r);
+                    items.push(Ok(r));
                 }
                 Err(e) => {
                     // Calling again must not panic either.
@@ -175,7 +202,7 @@ fn hostile_bytes() -> impl Strategy<Value = Vec<u8>> {
     )
         .prop_map(|(kind, len, rest)| {
             let mut b = b"MCHN".to_vec();
-            b.extend_from_slice(&1u16.to_le_bytes());
+            b.extend_from_slice(&VERSION.to_le_bytes());
             b.push(kind % 16);
             b.push(0);
             b.extend_from_slice(&len.to_le_bytes());
@@ -190,8 +217,8 @@ fn hostile_bytes() -> impl Strategy<Value = Vec<u8>> {
     )
         .prop_map(|(frames, edits, cut, tail)| {
             let mut b = Vec::new();
-            for f in &frames {
-                f.encode(&mut b, &key_of(0));
+            for (i, f) in frames.iter().enumerate() {
+                f.encode(&mut b, &key_of(0), i);
             }
             for (at, v) in edits {
                 let at = at % b.len();
@@ -245,18 +272,19 @@ proptest! {
     ) {
         let key = key_of(seed);
         let mut bytes = Vec::new();
-        for f in &frames {
-            f.encode(&mut bytes, &key);
+        for (i, f) in frames.iter().enumerate() {
+            f.encode(&mut bytes, &key, i);
         }
         let mut d = Decoder::new(keyed.then(|| key.clone()));
         let out = feed(&mut d, &bytes, &ch);
-        prop_assert_eq!(out.error, None);
+        prop_assert_eq!(&out.error, &None);
         prop_assert_eq!(out.items.len(), frames.len());
-        for (r, f) in out.items.iter().zip(&frames) {
+        for (r, f) in out.received().into_iter().zip(&frames) {
             let Received::Frame(h, p) = r else {
                 panic!("{r:?}");
             };
             prop_assert_eq!((h.kind, h.seq, h.ack, h.len), (f.kind, f.seq, f.ack, f.payload.len()));
+            prop_assert!(h.counter >= 1 && h.counter <= frames.len() as u64);
             prop_assert_eq!(p, &f.payload);
         }
         prop_assert_eq!(d.pending(), 0);
@@ -282,7 +310,7 @@ proptest! {
             if i == target {
                 start = bytes.len();
             }
-            f.encode(&mut bytes, &key);
+            f.encode(&mut bytes, &key, i);
         }
         let len = HEADER + frames[target].payload.len() + MAC;
         let at = 12 + at % (len - 12);
@@ -290,9 +318,9 @@ proptest! {
 
         let mut d = Decoder::new(keyed.then_some(key));
         let out = feed(&mut d, &bytes, &ch);
-        prop_assert_eq!(out.error, None);
+        prop_assert_eq!(&out.error, &None);
         prop_assert_eq!(out.items.len(), frames.len());
-        for (i, (r, f)) in out.items.iter().zip(&frames).enumerate() {
+        for (i, (r, f)) in out.received().into_iter().zip(&frames).enumerate() {
             if i == target {
                 prop_assert_eq!(r, &Received::Corrupt, "flip at byte {} bit {}", at, bit);
             } else {
@@ -320,7 +348,7 @@ proptest! {
             if i == target {
                 start = bytes.len();
             }
-            f.encode(&mut bytes, &key);
+            f.encode(&mut bytes, &key, i);
         }
         let at = if kind_byte { 6 } else { 7 };
         bytes[start + at] ^= 1 << bit;
@@ -328,7 +356,7 @@ proptest! {
 
         let mut d = Decoder::new(Some(key));
         let out = feed(&mut d, &bytes, &ch);
-        let r = out.items.get(target);
+        let r = out.received().get(target).copied();
         match (&out.error, r) {
             (None, Some(Received::Corrupt)) => {}
             (None, Some(Received::Refused(_))) if kind_byte && flipped == Kind::Refuse as u8 => {}
@@ -339,9 +367,9 @@ proptest! {
             }
             other => panic!("flip at byte {at} bit {bit}: {other:?}"),
         }
-        prop_assert_eq!(out.error, None);
+        prop_assert_eq!(&out.error, &None);
         prop_assert_eq!(out.items.len(), frames.len());
-        for (i, (r, f)) in out.items.iter().zip(&frames).enumerate() {
+        for (i, (r, f)) in out.received().into_iter().zip(&frames).enumerate() {
             if i != target {
                 prop_assert!(matches!(r, Received::Frame(h, p) if h.seq == f.seq && *p == f.payload), "{:?}", r);
             }
@@ -359,17 +387,17 @@ proptest! {
         ch in chunking(),
     ) {
         prop_assume!(a != b);
-        let (ka, kb) = (Key(a), Key(b));
+        let (ka, kb) = (Key(a).join(&[0; 16]), Key(b).join(&[0; 16]));
         let mut bytes = Vec::new();
-        for f in &good {
-            f.encode(&mut bytes, &kb);
+        for (i, f) in good.iter().enumerate() {
+            f.encode(&mut bytes, &kb, i);
         }
-        bad.encode(&mut bytes, &ka);
+        bad.encode(&mut bytes, &ka, good.len());
         let mut d = Decoder::new(Some(kb));
         let out = feed(&mut d, &bytes, &ch);
-        prop_assert_eq!(out.error, Some(WireError::BadMac));
+        prop_assert_eq!(&out.error, &Some(WireError::BadMac));
         prop_assert_eq!(out.items.len(), good.len());
-        for (r, f) in out.items.iter().zip(&good) {
+        for (r, f) in out.received().into_iter().zip(&good) {
             prop_assert!(matches!(r, Received::Frame(h, p) if h.seq == f.seq && *p == f.payload), "{:?}", r);
         }
         // Without a key (before one is agreed) the same frame passes: CRC only.
@@ -377,6 +405,47 @@ proptest! {
         let out = feed(&mut d, &bytes, &ch);
         prop_assert_eq!(out.error, None);
         prop_assert_eq!(out.items.len(), good.len() + 1);
+    }
+
+    /// (f) Frames replayed, duplicated or reordered (each a valid frame of the
+    /// stream's key, under the counter it was made with): exactly those whose counter
+    /// is above every one accepted before are accepted; every other is `Replayed`,
+    /// naming its counter and the last accepted, and the stream goes on. Open or keyed.
+    #[test]
+    fn frames_seen_before_are_replayed_and_the_stream_goes_on(
+        frames in prop::collection::vec(spec(&CHECKED_KINDS, 256), 1..6),
+        order in prop::collection::vec(any::<prop::sample::Index>(), 1..16),
+        ch in chunking(),
+        keyed in any::<bool>(),
+    ) {
+        let key = if keyed { key_of(3) } else { FrameKey::open() };
+        let encoded: Vec<Vec<u8>> = frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mut b = Vec::new();
+                f.encode(&mut b, &key, i);
+                b
+            })
+            .collect();
+        let picks: Vec<usize> = order.iter().map(|ix| ix.index(frames.len())).collect();
+        let bytes: Vec<u8> = picks.iter().flat_map(|&i| encoded[i].iter().copied()).collect();
+        let mut d = Decoder::new(Some(key));
+        let out = feed(&mut d, &bytes, &ch);
+        prop_assert_eq!(&out.error, &None);
+        prop_assert_eq!(out.items.len(), picks.len());
+        let mut last = 0u64;
+        for (r, &i) in out.items.iter().zip(&picks) {
+            let counter = i as u64 + 1;
+            if counter > last {
+                let ok = matches!(r, Ok(Received::Frame(h, p)) if h.counter == counter && *p == frames[i].payload);
+                prop_assert!(ok, "frame {} (counter {}) after {}: {:?}", i, counter, last, r);
+                last = counter;
+            } else {
+                prop_assert_eq!(r, &Err(WireError::Replayed { counter, last }));
+            }
+        }
+        prop_assert_eq!(d.last_counter(), last);
     }
 
     /// (e) `Get` on arbitrary bytes with arbitrary reads never panics, and each read
@@ -482,6 +551,7 @@ fn refuse_is_read_with_any_key_and_any_crc() {
     encode(
         &mut bytes,
         &key_of(1),
+        1,
         Kind::Refuse,
         0,
         0,
@@ -501,7 +571,7 @@ fn refuse_is_read_with_any_key_and_any_crc() {
 #[test]
 fn over_long_length_is_refused_from_the_header() {
     let mut bytes = Vec::new();
-    encode(&mut bytes, &key_of(0), Kind::Data, 1, 0, &[b"x"]);
+    encode(&mut bytes, &key_of(0), 1, Kind::Data, 1, 0, &[b"x"]);
     bytes[8..12].copy_from_slice(&(MAX_PAYLOAD as u32 + 1).to_le_bytes());
     let mut d = Decoder::new(None);
     d.push(&bytes[..HEADER]);

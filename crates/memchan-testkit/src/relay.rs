@@ -693,8 +693,17 @@ mod tests {
         let (mut hub_side, _) = hub.accept().unwrap();
         let key = wire::Key::from_secret(b"relay unit test");
         let mut up = Vec::new();
-        wire::encode(&mut up, &key, Kind::Join, 0, 0, &[b"join"]);
-        wire::encode(&mut up, &key, Kind::Data, 1, 0, &[b"data"]);
+        wire::encode(
+            &mut up,
+            &key.join(&[0; 16]),
+            1,
+            Kind::Join,
+            0,
+            0,
+            &[b"join"],
+        );
+        let to_hub = key.link(&[0; 16], &[1; 16]).to_hub;
+        wire::encode(&mut up, &to_hub, 1, Kind::Data, 1, 0, &[b"data"]);
         node.write_all(&up).unwrap();
         let join_len = wire::HEADER + 4 + wire::MAC;
         let want = up.len() + (up.len() - join_len);

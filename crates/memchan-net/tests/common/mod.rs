@@ -45,5 +45,5 @@ pub fn raw_join(
         host: host.into(),
     };
     let j = memchan_net::handshake::join(addr, key, join).expect("raw join");
-    Link::new(j.sock, j.key, link, &j.pending).expect("raw link")
+    Link::new(j.sock, j.key, j.dec, link).expect("raw link")
 }

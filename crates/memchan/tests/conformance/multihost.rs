@@ -1346,7 +1346,15 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
         host: "future".into(),
     };
     let mut frame = Vec::new();
-    wire::encode(&mut frame, &key, Kind::Join, 0, 0, &[&join.put()]);
+    wire::encode(
+        &mut frame,
+        &key.join(&[0; 16]),
+        1,
+        Kind::Join,
+        0,
+        0,
+        &[&join.put()],
+    );
     let other = wire::VERSION + 1;
     frame[4..6].copy_from_slice(&other.to_le_bytes());
     sock.write_all(&frame).unwrap();
