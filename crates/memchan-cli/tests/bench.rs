@@ -364,8 +364,10 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
     let lat = &v["figures"]["net_latency_8b_one_way_us"];
     for s in [
         "memchan",
+        "memchan_keyed",
         "tcp_raw",
         "memchan_spin",
+        "memchan_keyed_spin",
         "tcp_raw_spin",
         "mpi_tcp",
     ] {
@@ -378,7 +380,7 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         );
     }
     let bw = &v["figures"]["net_bandwidth_1mib_gbps"];
-    for s in ["memchan", "tcp_raw", "tcp_raw_64k"] {
+    for s in ["memchan", "memchan_keyed", "tcp_raw", "tcp_raw_64k"] {
         let x = bw
             .get(s)
             .unwrap_or_else(|| panic!("bandwidth series {s} missing: {bw}"));
@@ -431,6 +433,51 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
             "stdout lacks {needle:?}:\n{stdout}"
         );
     }
+
+    // Open and keyed side by side: every figure has a target for each, against the
+    // same reference, and a table row and a targets line for each keyed series.
+    let targets: Vec<(String, String, String)> = v["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .map(|t| {
+            let f = |k: &str| t[k].as_str().unwrap_or("?").to_string();
+            (f("figure"), f("subject"), f("reference"))
+        })
+        .collect();
+    for (figure, subject, reference) in [
+        ("net_latency_8b_one_way_us", "memchan", "tcp_raw"),
+        ("net_latency_8b_one_way_us", "memchan_keyed", "tcp_raw"),
+        ("net_latency_8b_one_way_us", "memchan_spin", "tcp_raw_spin"),
+        (
+            "net_latency_8b_one_way_us",
+            "memchan_keyed_spin",
+            "tcp_raw_spin",
+        ),
+        ("net_bandwidth_1mib_gbps", "memchan", "tcp_raw"),
+        ("net_bandwidth_1mib_gbps", "memchan_keyed", "tcp_raw"),
+    ] {
+        let want = (figure.into(), subject.into(), reference.into());
+        assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
+    }
+    assert_eq!(targets.len(), 6, "{targets:?}");
+    for s in ["memchan_keyed", "memchan_keyed_spin"] {
+        let rows = stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with(&format!("{s} ")) && !l.contains(" / "))
+            .count();
+        let want = if s == "memchan_keyed" { 2 } else { 1 };
+        assert_eq!(rows, want, "{s} table rows:\n{stdout}");
+        let target = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("== targets"))
+            .any(|l| l.contains(&format!("{s} <= 1.25x")) || l.contains(&format!("{s} >= 0.9x")));
+        assert!(target, "no targets line for {s}:\n{stdout}");
+    }
+    assert!(
+        stdout.contains("memchan_keyed* a keyed cluster"),
+        "{stdout}"
+    );
 
     // The run's namespaces are gone, and it left no other mcb* one behind.
     let ns: Vec<String> = v["hosts"]["namespaces"]

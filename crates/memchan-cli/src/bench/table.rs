@@ -1,5 +1,5 @@
 //! One figure table, shared by the one-host report ([`super::report`]) and
-//! `--hosts` ([`super::hosts::tables`]): its rows, its target and verdict,
+//! `--hosts` ([`super::hosts::tables`]): its rows, its targets and verdicts,
 //! and how it is printed.
 
 use std::fmt::Write as _;
@@ -59,15 +59,18 @@ pub struct Table {
     pub title: String,
     pub unit: &'static str,
     pub reference: Option<&'static str>,
-    pub target: Option<Target>,
+    /// Each a row against the reference (`--hosts` has two subjects per figure: the
+    /// open and the keyed cluster; the one-host figures at most one).
+    pub targets: Vec<Target>,
     pub rows: Vec<Row>,
     pub notes: Vec<String>,
     /// Larger is better (bandwidth, the figures whose target is a floor): p99
     /// is the slow tail.
     pub higher_is_better: bool,
-    /// Target ratio computed per round from that round's medians (subject and
-    /// reference measured next to each other), for rounds with both.
-    pub round_ratios: Vec<f64>,
+    /// Per target (in `targets`' order), its ratio computed per round from that
+    /// round's medians (subject and reference measured next to each other), for
+    /// rounds with both.
+    pub round_ratios: Vec<Vec<f64>>,
     /// Ratios shown for information, no target: (subject, reference, ratio
     /// of the medians in the table's unit when both were measured).
     pub info_ratios: Vec<(&'static str, &'static str, Option<f64>)>,
@@ -81,9 +84,10 @@ impl Table {
         title: String,
         unit: &'static str,
         reference: Option<&'static str>,
-        target: Option<Target>,
+        targets: impl IntoIterator<Item = Target>,
         rows: impl IntoIterator<Item = (&'static str, Result<(f64, f64, usize), String>)>,
     ) -> Table {
+        let targets: Vec<Target> = targets.into_iter().collect();
         let mut rows: Vec<Row> = rows
             .into_iter()
             .map(|(name, value)| Row {
@@ -108,14 +112,8 @@ impl Table {
             title,
             unit,
             reference,
-            higher_is_better: matches!(
-                target,
-                Some(Target {
-                    cmp: Cmp::AtLeast,
-                    ..
-                })
-            ),
-            target,
+            higher_is_better: targets.iter().any(|t| t.cmp == Cmp::AtLeast),
+            targets,
             rows,
             notes: vec![],
             round_ratios: vec![],
@@ -127,26 +125,30 @@ impl Table {
         self.rows.iter().find(|r| r.name == name)
     }
 
-    /// (ratio, met) of the target, when both sides were measured.
-    pub fn verdict(&self) -> Option<(f64, bool)> {
-        let t = self.target.as_ref()?;
+    /// (ratio, met) of a target, when both sides were measured.
+    pub fn verdict_of(&self, t: &Target) -> Option<(f64, bool)> {
         let r = self.row(t.subject)?.ratio?;
         Some((r, t.met(r)))
     }
 
-    /// The table's entry of the JSON "targets", if it has a target.
-    pub fn target_json(&self) -> Option<Value> {
-        let tg = self.target.as_ref()?;
-        let v = self.verdict();
-        Some(json!({
-            "figure": self.key,
-            "subject": tg.subject,
-            "reference": self.reference,
-            "target": tg.text(),
-            "ratio": v.map(|x| x.0),
-            "met": v.map(|x| x.1),
-            "per_round_ratios": self.round_ratios,
-        }))
+    /// The table's entries of the JSON "targets", one per target.
+    pub fn target_json(&self) -> Vec<Value> {
+        self.targets
+            .iter()
+            .enumerate()
+            .map(|(i, tg)| {
+                let v = self.verdict_of(tg);
+                json!({
+                    "figure": self.key,
+                    "subject": tg.subject,
+                    "reference": self.reference,
+                    "target": tg.text(),
+                    "ratio": v.map(|x| x.0),
+                    "met": v.map(|x| x.1),
+                    "per_round_ratios": self.round_ratios.get(i).cloned().unwrap_or_default(),
+                })
+            })
+            .collect()
     }
 
     /// The table as text.
@@ -183,8 +185,8 @@ impl Table {
                 Some(x) => format!("{x:.2}"),
                 None => "-".into(),
             };
-            let (target, met) = match &self.target {
-                Some(tg) if tg.subject == r.name => match r.ratio {
+            let (target, met) = match self.targets.iter().find(|t| t.subject == r.name) {
+                Some(tg) => match r.ratio {
                     Some(x) => (tg.text(), if tg.met(x) { "yes" } else { "NO" }.to_string()),
                     None => (
                         tg.text(),
@@ -204,7 +206,7 @@ impl Table {
                 met
             );
         }
-        if let Some(tg) = &self.target {
+        for tg in &self.targets {
             if self.row(tg.subject).is_none() {
                 let _ = writeln!(
                     o,
@@ -239,14 +241,17 @@ impl Table {
 pub fn render_targets(o: &mut String, heading: &str, tables: &[Table]) {
     o.push('\n');
     let _ = writeln!(o, "== {heading}");
-    for t in tables {
-        let Some(tg) = &t.target else { continue };
-        let mut status = match t.verdict() {
+    for (t, i, tg) in tables
+        .iter()
+        .flat_map(|t| t.targets.iter().enumerate().map(move |(i, tg)| (t, i, tg)))
+    {
+        let rounds = t.round_ratios.get(i).map_or(&[][..], |v| v.as_slice());
+        let mut status = match t.verdict_of(tg) {
             Some((r, met)) => format!("{:.2}x  {:<8}", r, if met { "met" } else { "NOT MET" }),
             None => "not measured".into(),
         };
-        if t.round_ratios.len() > 1 {
-            let mut v = t.round_ratios.clone();
+        if rounds.len() > 1 {
+            let mut v = rounds.to_vec();
             v.sort_by(f64::total_cmp);
             let _ = write!(
                 status,
@@ -263,7 +268,7 @@ pub fn render_targets(o: &mut String, heading: &str, tables: &[Table]) {
             tg.text(),
             t.reference.unwrap_or("-")
         );
-        let _ = writeln!(o, "   {:<26} {:<36} {}", t.key, rule, status);
+        let _ = writeln!(o, "   {:<26} {:<42} {}", t.key, rule, status);
     }
 }
 
@@ -279,23 +284,26 @@ fn fmt_val(v: f64, unit: &str) -> String {
     }
 }
 
-/// The target's ratio from each round's medians of `figure`, for rounds with
+/// Each target's ratio from each round's medians of `figure`, for rounds with
 /// both sides (inverted when higher is better, whose samples are window
 /// times, so a ratio below 1 always means memchan did better).
-pub fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<f64> {
-    let (Some(tg), Some(reference)) = (&t.target, t.reference) else {
-        return vec![];
+pub fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<Vec<f64>> {
+    let per_target = |tg: &Target| -> Vec<f64> {
+        let Some(reference) = t.reference else {
+            return vec![];
+        };
+        let Some(m) = set.round_medians.get(figure) else {
+            return vec![];
+        };
+        let (Some(a), Some(b)) = (m.get(tg.subject), m.get(reference)) else {
+            return vec![];
+        };
+        a.iter()
+            .filter_map(|(round, x)| {
+                let y = b.get(round)?;
+                Some(if t.higher_is_better { y / x } else { x / y })
+            })
+            .collect()
     };
-    let Some(m) = set.round_medians.get(figure) else {
-        return vec![];
-    };
-    let (Some(a), Some(b)) = (m.get(tg.subject), m.get(reference)) else {
-        return vec![];
-    };
-    a.iter()
-        .filter_map(|(round, x)| {
-            let y = b.get(round)?;
-            Some(if t.higher_is_better { y / x } else { x / y })
-        })
-        .collect()
+    t.targets.iter().map(per_target).collect()
 }

@@ -114,6 +114,10 @@ pub struct HostArgs {
     /// MiB per bandwidth window.
     #[arg(long, default_value_t = 64)]
     pub window_mib: usize,
+    /// The cluster key file of a keyed memchan measurement (both sides get the
+    /// same); without it the cluster is open, whatever `MEMCHAN_KEY_FILE` says.
+    #[arg(long)]
+    pub key_file: Option<PathBuf>,
 }
 
 impl HostArgs {

@@ -10,6 +10,9 @@
 //! | `memchan_spin`  | the same with `rx.wait_spin` (busy-polls the link)          | same                           |
 //! | bandwidth       | per window: N × `write(0, 1 MiB)`, then the flag; `rx.wait` for the answer | `rx.wait` for the flag, answer |
 //!
+//! Each runs twice per round: on an open cluster (links with CRC32C, no MAC) and on
+//! a keyed one (`--key-file`, the same file for both sides: every frame MACed).
+//!
 //! Both sides map the segment rx with notify on receive and tx towards the
 //! other. Before anything timed, a handshake on a word of the segment makes
 //! sure both rx mappings exist (a write to a node without one is dropped).
@@ -61,6 +64,8 @@ fn join(a: &WorkerArgs, ping: bool) -> Result<Side> {
             } else {
                 Hub::Connect(hub.clone())
             }),
+            // Set either way: an open measurement stays open under MEMCHAN_KEY_FILE.
+            key_file: a.hosts.key_file.clone(),
             ..NodeConfig::default()
         };
         match Cluster::join_with(name, cfg) {

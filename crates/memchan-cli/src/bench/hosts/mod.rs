@@ -9,20 +9,23 @@
 //! | `tcp_raw` bandwidth         | a stream of 1 MiB writes, 1-byte answer per window          |
 //! | `tcp_raw_64k` bandwidth     | the same stream and receiver, each 1 MiB buffer written as 16 × 64 KiB (information, no target) |
 //! | `mpi_tcp`                   | Open MPI ob1 + TCP BTL ping-pong, rank 1 in namespace B ([`mpi`]) |
-//! | `memchan`, `memchan_spin`, bandwidth | memchan through a hub hosted by side A ([`memchan_net`]) |
+//! | `memchan`, `memchan_spin`, bandwidth | memchan through a hub hosted by side A ([`memchan_net`]), open cluster |
+//! | `memchan_keyed`, `memchan_keyed_spin`, bandwidth | the same on a keyed cluster (a key file written for the run): every frame MACed |
 //!
 //! Every pair runs as two worker processes (`memchan bench-worker`, as in the
 //! local bench) pinned to the two cores; a worker enters its namespace with
 //! `setns` first: the timing ("ping") side in namespace A on the first core,
 //! the answering side in namespace B on the second. Each reference and its
 //! memchan twin run next to each other, the order flipping every other round;
-//! samples of all rounds are pooled. `tcp_raw_64k` runs next to the bandwidth
-//! pair, after memchan in the rounds where `tcp_raw` leads and before it in
-//! the others. After every measurement the coordinator checks that the veth's
+//! samples of all rounds are pooled; the keyed twin runs right after the open
+//! one (right before it in the reversed rounds), so open and keyed see the same
+//! machine. `tcp_raw_64k` runs next to the bandwidth group, after memchan in the
+//! rounds where `tcp_raw` leads and before it in the others. After every measurement the coordinator checks that the veth's
 //! byte counters grew by at least the payload, so a figure is only kept if its
 //! traffic really crossed the veth.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -57,16 +60,56 @@ pub fn is_host_kind(k: Kind) -> bool {
     )
 }
 
-/// The series a kind's samples belong to.
-fn series(k: Kind) -> &'static str {
-    match k {
-        Kind::HostTcp | Kind::HostTcpBw => "tcp_raw",
-        Kind::HostTcpSpin => "tcp_raw_spin",
-        Kind::HostTcpBw64k => "tcp_raw_64k",
-        Kind::HostMemchan | Kind::HostMemchanBw => "memchan",
-        Kind::HostMemchanSpin => "memchan_spin",
+/// One measurement of a round: a worker kind and, for memchan's, whether its
+/// cluster is keyed.
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    kind: Kind,
+    keyed: bool,
+}
+
+const fn open(kind: Kind) -> Item {
+    Item { kind, keyed: false }
+}
+
+const fn keyed(kind: Kind) -> Item {
+    Item { kind, keyed: true }
+}
+
+/// The series an item's samples belong to.
+fn series(i: Item) -> &'static str {
+    match (i.kind, i.keyed) {
+        (Kind::HostTcp | Kind::HostTcpBw, _) => "tcp_raw",
+        (Kind::HostTcpSpin, _) => "tcp_raw_spin",
+        (Kind::HostTcpBw64k, _) => "tcp_raw_64k",
+        (Kind::HostMemchan | Kind::HostMemchanBw, false) => "memchan",
+        (Kind::HostMemchan | Kind::HostMemchanBw, true) => "memchan_keyed",
+        (Kind::HostMemchanSpin, false) => "memchan_spin",
+        (Kind::HostMemchanSpin, true) => "memchan_keyed_spin",
         _ => "?",
     }
+}
+
+/// Writes a fresh random cluster key (hex, mode 0600) for the keyed measurements.
+fn write_key_file(dir: &Path) -> Result<PathBuf> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let path = dir.join("cluster.key");
+    let mut secret = String::new();
+    for _ in 0..2 {
+        let n = ::memchan_net::handshake::nonce().context("random bytes for the bench's key")?;
+        for b in n {
+            secret.push_str(&format!("{b:02x}"));
+        }
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    writeln!(f, "{secret}").with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
 }
 
 fn is_bandwidth(k: Kind) -> bool {
@@ -191,14 +234,28 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     };
 
     let mut launcher = Launcher::new(&scratch.0, clock)?;
+    let key_file = write_key_file(&scratch.0)?;
     let mut set = SampleSet::default();
-    // Each reference next to its memchan twin, the order reversed every
-    // other round; the informational tcp_raw_64k after the bandwidth pair,
+    // Each reference next to its memchan twins (open, keyed), the order reversed
+    // every other round; the informational tcp_raw_64k after the bandwidth group,
     // so that it too sits next to memchan on either side.
-    let groups: [&[Kind]; 3] = [
-        &[Kind::HostTcp, Kind::HostMemchan],
-        &[Kind::HostTcpSpin, Kind::HostMemchanSpin],
-        &[Kind::HostTcpBw, Kind::HostMemchanBw, Kind::HostTcpBw64k],
+    let groups: [&[Item]; 3] = [
+        &[
+            open(Kind::HostTcp),
+            open(Kind::HostMemchan),
+            keyed(Kind::HostMemchan),
+        ],
+        &[
+            open(Kind::HostTcpSpin),
+            open(Kind::HostMemchanSpin),
+            keyed(Kind::HostMemchanSpin),
+        ],
+        &[
+            open(Kind::HostTcpBw),
+            open(Kind::HostMemchanBw),
+            keyed(Kind::HostMemchanBw),
+            open(Kind::HostTcpBw64k),
+        ],
     ];
     let mpi_rounds = if mpi.is_none() {
         0
@@ -223,21 +280,23 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         let msg = |what: &str| format!("round {}/{}: {what}", round + 1, p.rounds);
         for group in groups {
             let reversed = round % 2 == 1;
-            let order: Vec<Kind> = if reversed {
+            let order: Vec<Item> = if reversed {
                 group.iter().rev().copied().collect()
             } else {
                 group.to_vec()
             };
-            for kind in order {
-                pb.set_message(msg(&format!("{} ({kind:?})", series(kind))));
+            for item in order {
+                let kind = item.kind;
+                pb.set_message(msg(&format!("{} ({kind:?})", series(item))));
                 port = port.wrapping_add(1).max(20_000);
-                let r = measure(kind, port, &mut launcher, &ns, &p, &mut set, &mut info);
+                let key = item.keyed.then_some(key_file.as_path());
+                let r = measure(item, key, port, &mut launcher, &ns, &p, &mut set, &mut info);
                 match r {
                     Ok(()) => memchan_ok += usize::from(is_memchan(kind)),
                     Err(e) if is_memchan(kind) => {
                         let note = format!(
                             "memchan measurement {} ({kind:?}) failed in round {}: {e:#}",
-                            series(kind),
+                            series(item),
                             round + 1
                         );
                         pb.println(&note);
@@ -292,9 +351,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 }
 
 /// Runs one pair of workers and adds the samples, if their traffic crossed
-/// the veth.
+/// the veth. `key_file`: the key of a keyed memchan measurement.
+#[allow(clippy::too_many_arguments)]
 fn measure(
-    kind: Kind,
+    item: Item,
+    key_file: Option<&Path>,
     port: u16,
     l: &mut Launcher,
     ns: &netns::Namespaces,
@@ -302,6 +363,7 @@ fn measure(
     set: &mut SampleSet,
     info: &mut HostInfo,
 ) -> Result<()> {
+    let kind = item.kind;
     let (iters, warmup) = if is_bandwidth(kind) {
         (p.bw_windows, p.bw_warmup)
     } else {
@@ -324,10 +386,13 @@ fn measure(
     if is_memchan(kind) {
         extra.extend(["--cluster".to_string(), l.unique("memchan-bench-hosts")]);
     }
+    if let Some(k) = key_file {
+        extra.extend(["--key-file".to_string(), k.display().to_string()]);
+    }
     let before = ns.veth_bytes()?;
     let out = worker::pair(l, kind, p.cpus, &extra)?;
     let crossed = ns.veth_bytes()?.saturating_sub(before);
-    let name = series(kind);
+    let name = series(item);
     let key = if is_bandwidth(kind) {
         format!("{name}_bandwidth")
     } else {

@@ -4,18 +4,22 @@
 //!
 //! ```text
 //! "figures": {
-//!   "net_latency_8b_one_way_us": { "memchan", "tcp_raw", "memchan_spin", "tcp_raw_spin", "mpi_tcp" },
-//!   "net_bandwidth_1mib_gbps":   { "memchan", "tcp_raw", "tcp_raw_64k" },
+//!   "net_latency_8b_one_way_us": { "memchan", "memchan_keyed", "tcp_raw",
+//!                                  "memchan_spin", "memchan_keyed_spin", "tcp_raw_spin", "mpi_tcp" },
+//!   "net_bandwidth_1mib_gbps":   { "memchan", "memchan_keyed", "tcp_raw", "tcp_raw_64k" },
 //!   ... the same with _p99 (bandwidth: the 99th-percentile-slowest window)
 //! }
 //! ```
 //!
 //! Medians pooled over rounds; every series is present, `null` when it was
-//! not measured. Targets: memchan ≤ 1.25 × tcp_raw in the same receive mode;
-//! bandwidth memchan ≥ 0.9 × tcp_raw. `tcp_raw_64k` (the `tcp_raw` stream
-//! written in 64 KiB `write_all`s, the size of memchan's frames) is shown
-//! for information, with `memchan / tcp_raw_64k` (JSON
-//! `ratios.net_bandwidth_1mib_gbps.memchan_vs_tcp_raw_64k`); it has no target.
+//! not measured. `memchan*` is an open cluster, `memchan_keyed*` a keyed one
+//! (every frame MACed); both have the same targets: ≤ 1.25 × tcp_raw in the
+//! same receive mode; bandwidth ≥ 0.9 × tcp_raw. The cost of the MAC is shown
+//! for information as `memchan_keyed / memchan` (JSON
+//! `ratios.<figure>.memchan_keyed_vs_memchan`, `memchan_keyed_spin_vs_memchan_spin`).
+//! `tcp_raw_64k` (the `tcp_raw` stream written in 64 KiB `write_all`s, the size
+//! of memchan's frames) is shown for information, with `memchan / tcp_raw_64k`
+//! (JSON `ratios.net_bandwidth_1mib_gbps.memchan_vs_tcp_raw_64k`); it has no target.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -32,15 +36,30 @@ pub const KEY_LATENCY: &str = "net_latency_8b_one_way_us";
 pub const KEY_BANDWIDTH: &str = "net_bandwidth_1mib_gbps";
 
 /// The latency series, in JSON order.
-pub const LATENCY_SERIES: [&str; 5] = [
+pub const LATENCY_SERIES: [&str; 7] = [
     "memchan",
+    "memchan_keyed",
     "tcp_raw",
     "memchan_spin",
+    "memchan_keyed_spin",
     "tcp_raw_spin",
     "mpi_tcp",
 ];
 /// The bandwidth series, in JSON order.
-pub const BANDWIDTH_SERIES: [&str; 3] = ["memchan", "tcp_raw", "tcp_raw_64k"];
+pub const BANDWIDTH_SERIES: [&str; 4] = ["memchan", "memchan_keyed", "tcp_raw", "tcp_raw_64k"];
+
+/// The MAC's cost in a figure, for information: keyed over open, when both exist.
+fn keyed_vs_open(
+    values: &BTreeMap<&'static str, (f64, f64, usize)>,
+    keyed: &'static str,
+    open: &'static str,
+) -> (&'static str, &'static str, Option<f64>) {
+    let x = match (values.get(keyed), values.get(open)) {
+        (Some(k), Some(o)) => Some(k.0 / o.0),
+        _ => None,
+    };
+    (keyed, open, x)
+}
 
 /// Everything `--hosts` prints and writes.
 #[derive(Debug)]
@@ -86,7 +105,9 @@ impl HostReport {
         // Every series gets a row: its values, or why it is missing.
         let why = |s: &str| -> String {
             match s {
-                "memchan" | "memchan_spin" => info.memchan.clone().err(),
+                "memchan" | "memchan_spin" | "memchan_keyed" | "memchan_keyed_spin" => {
+                    info.memchan.clone().err()
+                }
                 "mpi_tcp" => info.mpi.clone().err(),
                 _ => None,
             }
@@ -106,18 +127,21 @@ impl HostReport {
             ),
             "us",
             Some("tcp_raw"),
-            Some(Target {
-                subject: "memchan",
+            ["memchan", "memchan_keyed"].map(|subject| Target {
+                subject,
                 cmp: Cmp::AtMost,
                 factor: 1.25,
             }),
-            rows(&["tcp_raw", "memchan"], &latency),
+            rows(&["tcp_raw", "memchan", "memchan_keyed"], &latency),
         );
         t.notes.push(
             "tcp_raw: TCP_NODELAY, blocking read; memchan: both sides block in rx.wait \
-             (notify on receive), through a hub hosted by the ping side"
+             (notify on receive), through a hub hosted by the ping side; memchan_keyed: \
+             the same on a keyed cluster"
                 .into(),
         );
+        t.info_ratios
+            .push(keyed_vs_open(&latency, "memchan_keyed", "memchan"));
         t.round_ratios = round_ratios(set, FIG_LATENCY, &t);
         tables.push(t);
 
@@ -129,18 +153,31 @@ impl HostReport {
             ),
             "us",
             Some("tcp_raw_spin"),
-            Some(Target {
-                subject: "memchan_spin",
+            ["memchan_spin", "memchan_keyed_spin"].map(|subject| Target {
+                subject,
                 cmp: Cmp::AtMost,
                 factor: 1.25,
             }),
-            rows(&["tcp_raw_spin", "memchan_spin", "mpi_tcp"], &latency),
+            rows(
+                &[
+                    "tcp_raw_spin",
+                    "memchan_spin",
+                    "memchan_keyed_spin",
+                    "mpi_tcp",
+                ],
+                &latency,
+            ),
         );
         t.notes.push(
             "tcp_raw_spin: recv(MSG_DONTWAIT) in a spin loop on both sides; memchan_spin: \
              rx.wait_spin; mpi_tcp: Open MPI ob1 + TCP BTL (it polls), rank 1 in the other namespace"
                 .into(),
         );
+        t.info_ratios.push(keyed_vs_open(
+            &latency,
+            "memchan_keyed_spin",
+            "memchan_spin",
+        ));
         t.round_ratios = round_ratios(set, FIG_LATENCY, &t);
         tables.push(t);
 
@@ -153,12 +190,15 @@ impl HostReport {
             ),
             "GB/s",
             Some("tcp_raw"),
-            Some(Target {
-                subject: "memchan",
+            ["memchan", "memchan_keyed"].map(|subject| Target {
+                subject,
                 cmp: Cmp::AtLeast,
                 factor: 0.9,
             }),
-            rows(&["tcp_raw", "memchan", "tcp_raw_64k"], &bandwidth),
+            rows(
+                &["tcp_raw", "memchan", "memchan_keyed", "tcp_raw_64k"],
+                &bandwidth,
+            ),
         );
         t.notes.push(
             "tcp_raw: write_all of 1 MiB buffers, the receiver reads the window and answers \
@@ -179,6 +219,8 @@ impl HostReport {
                 _ => None,
             },
         ));
+        t.info_ratios
+            .push(keyed_vs_open(&bandwidth, "memchan_keyed", "memchan"));
         t.round_ratios = round_ratios(set, FIG_BANDWIDTH, &t);
         tables.push(t);
 
@@ -233,11 +275,11 @@ impl HostReport {
             super::netns::ADDR_B,
             m["tsc_ghz"].as_f64().unwrap_or(0.0),
         );
-        let links = match std::env::var_os("MEMCHAN_KEY_FILE").filter(|v| !v.is_empty()) {
-            Some(_) => "keyed cluster (MEMCHAN_KEY_FILE): every frame carries a BLAKE3 MAC",
-            None => "open cluster (no MEMCHAN_KEY_FILE): frames carry CRC32C, no MAC",
-        };
-        let _ = writeln!(o, "memchan links: {links}");
+        let _ = writeln!(
+            o,
+            "memchan links: memchan* an open cluster (CRC32C, no MAC); memchan_keyed* a keyed \
+             cluster (a key written for the run): CRC32C and an AEGIS-128X4 MAC on every frame"
+        );
         for (what, key) in [("memchan", "memchan"), ("mpi_tcp", "mpi_tcp")] {
             if let Some(s) = self.hosts[key].as_str().filter(|s| *s != "measured") {
                 let _ = writeln!(o, "{what}: {s}");
@@ -381,9 +423,25 @@ mod tests {
             .unwrap();
         assert!((r - 1.5).abs() < 1e-9);
         assert!(v["ratios"][KEY_LATENCY]["memchan_vs_tcp_raw"].is_null());
-        assert_eq!(v["targets"].as_array().unwrap().len(), 3);
+        assert!(v["ratios"][KEY_LATENCY]["memchan_keyed_vs_memchan"].is_null());
+        for s in ["memchan_keyed", "memchan_keyed_spin"] {
+            assert!(lat[s].is_null(), "{s}");
+        }
+        assert!(v["figures"][KEY_BANDWIDTH]["memchan_keyed"].is_null());
+        // Two targets per figure (open and keyed), none evaluated without memchan.
+        let targets = v["targets"].as_array().unwrap();
+        assert_eq!(targets.len(), 6);
+        assert!(targets.iter().all(|t| t["met"].is_null()), "{targets:?}");
         let text = rep.render_text();
         assert!(text.contains("not measured: hub unreachable"), "{text}");
+        let keyed_row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("memchan_keyed_spin "))
+            .expect("a memchan_keyed_spin row");
+        assert!(
+            keyed_row.contains("not measured: hub unreachable"),
+            "{keyed_row}"
+        );
         assert!(text.contains("[net_bandwidth_1mib_gbps]"), "{text}");
     }
 
@@ -399,7 +457,11 @@ mod tests {
         let mut i = info();
         i.memchan = Ok(());
         let rep = HostReport::build(&params(), &set, &i);
-        let v: Vec<(f64, bool)> = rep.tables.iter().map(|t| t.verdict().unwrap()).collect();
+        let v: Vec<(f64, bool)> = rep
+            .tables
+            .iter()
+            .map(|t| t.verdict_of(&t.targets[0]).unwrap())
+            .collect();
         assert!((v[0].0 - 1.2).abs() < 1e-9 && v[0].1);
         assert!((v[1].0 - 1.4).abs() < 1e-9 && !v[1].1);
         assert!((v[2].0 - 0.75).abs() < 1e-9 && !v[2].1);
@@ -435,10 +497,10 @@ mod tests {
         assert!((r - 1.5).abs() < 1e-9, "{ratios}");
         // The verdict stays memchan against tcp_raw.
         let t = &rep.tables[2];
-        let (r, met) = t.verdict().unwrap();
+        let (r, met) = t.verdict_of(&t.targets[0]).unwrap();
         assert!((r - 30.0 / 32.0).abs() < 1e-9 && met);
         let targets = v["targets"].as_array().unwrap();
-        assert_eq!(targets.len(), 3);
+        assert_eq!(targets.len(), 6);
         assert!(targets
             .iter()
             .all(|t| t["subject"] != "tcp_raw_64k" && t["reference"] != "tcp_raw_64k"));
@@ -453,5 +515,121 @@ mod tests {
             row.contains("1.50") && !row.contains("yes") && !row.contains(">="),
             "{row}"
         );
+    }
+
+    /// Open and keyed side by side: each keyed series is a row of its figure's table
+    /// with its own target, verdict and per-round ratios against the same reference,
+    /// and the keyed / open ratio is shown for information.
+    #[test]
+    fn keyed_rows_sit_beside_the_open_ones_with_their_own_verdicts() {
+        let mut set = SampleSet::default();
+        for round in 0..2 {
+            set.round = round;
+            set.add(FIG_LATENCY, "tcp_raw", vec![20_000.0; 5]);
+            set.add(FIG_LATENCY, "memchan", vec![22_000.0; 5]);
+            set.add(FIG_LATENCY, "memchan_keyed", vec![26_000.0; 5]);
+            set.add(FIG_LATENCY, "tcp_raw_spin", vec![10_000.0; 5]);
+            set.add(FIG_LATENCY, "memchan_spin", vec![11_000.0; 5]);
+            set.add(FIG_LATENCY, "memchan_keyed_spin", vec![12_000.0; 5]);
+            // window times: tcp_raw 30 ms, memchan 25 ms, keyed 40 ms
+            set.add(FIG_BANDWIDTH, "tcp_raw", vec![30e6; 3]);
+            set.add(FIG_BANDWIDTH, "memchan", vec![25e6; 3]);
+            set.add(FIG_BANDWIDTH, "memchan_keyed", vec![40e6; 3]);
+        }
+        let mut i = info();
+        i.memchan = Ok(());
+        let rep = HostReport::build(&params(), &set, &i);
+        let v = rep.to_json();
+        let lat = &v["figures"][KEY_LATENCY];
+        assert!((lat["memchan_keyed"].as_f64().unwrap() - 26.0).abs() < 1e-9);
+        assert!((lat["memchan_keyed_spin"].as_f64().unwrap() - 12.0).abs() < 1e-9);
+        let bw = v["figures"][KEY_BANDWIDTH]["memchan_keyed"]
+            .as_f64()
+            .unwrap();
+        assert!((bw - (64 << 20) as f64 / 40e6).abs() < 1e-9);
+        assert_eq!(v["samples"][KEY_LATENCY]["memchan_keyed"], json!(10));
+
+        // (figure, subject) -> (ratio, met, per-round ratios)
+        let targets: Vec<(String, String, f64, bool, usize)> = v["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["figure"].as_str().unwrap().to_string(),
+                    t["subject"].as_str().unwrap().to_string(),
+                    t["ratio"].as_f64().unwrap(),
+                    t["met"].as_bool().unwrap(),
+                    t["per_round_ratios"].as_array().unwrap().len(),
+                )
+            })
+            .collect();
+        let want = [
+            (KEY_LATENCY, "memchan", 1.1, true),
+            (KEY_LATENCY, "memchan_keyed", 1.3, false),
+            (KEY_LATENCY, "memchan_spin", 1.1, true),
+            (KEY_LATENCY, "memchan_keyed_spin", 1.2, true),
+            (KEY_BANDWIDTH, "memchan", 1.2, true),
+            (KEY_BANDWIDTH, "memchan_keyed", 0.75, false),
+        ];
+        assert_eq!(targets.len(), want.len(), "{targets:?}");
+        for ((f, s, r, met, rounds), (wf, ws, wr, wmet)) in targets.iter().zip(want) {
+            assert_eq!((f.as_str(), s.as_str(), *met), (wf, ws, wmet));
+            assert!((r - wr).abs() < 1e-9, "{s}: {r}");
+            assert_eq!(*rounds, 2, "{s}: per-round ratios");
+        }
+        let ratios = &v["ratios"];
+        let x = ratios[KEY_LATENCY]["memchan_keyed_vs_memchan"]
+            .as_f64()
+            .unwrap();
+        assert!((x - 26.0 / 22.0).abs() < 1e-9);
+        let x = ratios[KEY_LATENCY]["memchan_keyed_spin_vs_memchan_spin"]
+            .as_f64()
+            .unwrap();
+        assert!((x - 12.0 / 11.0).abs() < 1e-9);
+        let x = ratios[KEY_BANDWIDTH]["memchan_keyed_vs_memchan"]
+            .as_f64()
+            .unwrap();
+        assert!((x - 25.0 / 40.0).abs() < 1e-9);
+        let x = ratios[KEY_BANDWIDTH]["memchan_keyed_vs_tcp_raw"]
+            .as_f64()
+            .unwrap();
+        assert!((x - 0.75).abs() < 1e-9);
+
+        let text = rep.render_text();
+        let row = |name: &str, nth: usize| -> String {
+            text.lines()
+                .filter(|l| l.trim_start().starts_with(&format!("{name} ")) && !l.contains(" / "))
+                .nth(nth)
+                .unwrap_or_else(|| panic!("no row {name} #{nth}:\n{text}"))
+                .to_string()
+        };
+        let r = row("memchan_keyed", 0);
+        assert!(
+            r.contains("1.30") && r.contains("<= 1.25x") && r.contains("NO"),
+            "{r}"
+        );
+        let r = row("memchan_keyed_spin", 0);
+        assert!(r.contains("1.20") && r.contains("yes"), "{r}");
+        let r = row("memchan_keyed", 1);
+        assert!(
+            r.contains("0.75") && r.contains(">= 0.9x") && r.contains("NO"),
+            "{r}"
+        );
+        assert!(text.contains("memchan_keyed / memchan: 1.18"), "{text}");
+        assert!(text.contains("AEGIS-128X4"), "{text}");
+        let target_lines: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("== targets"))
+            .filter(|l| l.contains("memchan_keyed"))
+            .collect();
+        assert_eq!(target_lines.len(), 3, "{target_lines:?}");
+        assert!(
+            target_lines[0].contains("memchan_keyed <= 1.25x tcp_raw")
+                && target_lines[0].contains("NOT MET")
+                && target_lines[0].contains("over 2 rounds"),
+            "{target_lines:?}"
+        );
+        assert!(target_lines[1].contains(" met "), "{target_lines:?}");
     }
 }
