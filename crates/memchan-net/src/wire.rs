@@ -15,7 +15,7 @@
 //!          (retransmissions get a new one); the MAC's nonce
 //!  40   n  payload
 //! 40+n 16  MAC: AEGIS-128X4 under the direction's frame key, nonce = counter, over
-//!          header (CRC zeroed) + payload; zero on an open cluster
+//!          the header but its CRC field, and the payload; zero on an open cluster
 //! ```
 //!
 //! CRC first, MAC second, counter third: a frame damaged on the way fails its CRC
@@ -35,6 +35,7 @@
 //! replaces on 64 KiB frames, and faster than AES-GCM's GMAC, which hashes a frame
 //! given as associated data one block at a time.
 
+use aegis::aegis128x4::Aegis128X4Mac;
 use std::fmt;
 
 /// Frame magic.
@@ -211,33 +212,28 @@ impl FrameKey {
         self.0.is_none()
     }
 
-    /// The MAC of a frame (its CRC field zeroed) whose counter is `counter`.
-    fn mac(&self, counter: u64, frame: &[u8]) -> [u8; MAC] {
-        let Some(k) = &self.0 else {
-            return [0; MAC];
-        };
+    /// A MAC state fed with `frame` but its CRC field and its MAC field, under the
+    /// key with `counter` as the nonce; `None` on an open key.
+    fn fed(&self, counter: u64, frame: &[u8]) -> Option<Aegis128X4Mac<MAC>> {
+        let k = self.0.as_ref()?;
         let mut nonce = [0u8; 16];
         nonce[..8].copy_from_slice(&counter.to_le_bytes());
-        let mut m = aegis::aegis128x4::Aegis128X4Mac::<MAC>::new_with_nonce(k, &nonce);
+        let mut m = Aegis128X4Mac::<MAC>::new_with_nonce(k, &nonce);
         m.update(&frame[..12]);
-        m.update(&[0; 4]);
         m.update(&frame[16..frame.len() - MAC]);
-        m.finalize()
+        Some(m)
+    }
+
+    /// The MAC of `frame` under `counter` (zero on an open key).
+    fn mac(&self, counter: u64, frame: &[u8]) -> [u8; MAC] {
+        self.fed(counter, frame).map_or([0; MAC], |m| m.finalize())
     }
 
     /// Whether `frame`'s MAC field holds its MAC (compared in constant time).
     fn verify(&self, counter: u64, frame: &[u8]) -> bool {
-        let Some(k) = &self.0 else {
-            return true;
-        };
-        let mut nonce = [0u8; 16];
-        nonce[..8].copy_from_slice(&counter.to_le_bytes());
-        let mut m = aegis::aegis128x4::Aegis128X4Mac::<MAC>::new_with_nonce(k, &nonce);
-        m.update(&frame[..12]);
-        m.update(&[0; 4]);
-        let (body, tag) = frame[16..].split_at(frame.len() - 16 - MAC);
-        m.update(body);
-        m.verify(tag.try_into().expect("MAC bytes")).is_ok()
+        let tag: &[u8; MAC] = frame[frame.len() - MAC..].try_into().expect("MAC bytes");
+        self.fed(counter, frame)
+            .is_none_or(|m| m.verify(tag).is_ok())
     }
 }
 
