@@ -94,7 +94,7 @@ impl Collector for StatusCollector {
             let c = ConstCounter::new(v);
             c.encode(enc.encode_descriptor(name, help, None, c.metric_type())?)?;
         }
-        let ends: Vec<(LinkEnd, [u64; 12])> = s
+        let ends: Vec<(LinkEnd, [u64; 13])> = s
             .members
             .iter()
             .flat_map(|m| {
@@ -399,6 +399,7 @@ mod tests {
             retransmits: base + 6,
             discards: base + 7,
             duplicates: base + 8,
+            replays: base + 13,
             naks: base + 9,
             backpressure_waits: base + 10,
             mac_failures: base + 11,
@@ -492,8 +493,8 @@ mod tests {
                 }
             }
         }
-        // Every sample: 8 hub-wide, 12 per end of each of the two members' links.
-        assert_eq!(lines.len(), 9 + 2 * 2 * 12, "{text}");
+        // Every sample: 8 hub-wide, 13 per end of each of the two members' links.
+        assert_eq!(lines.len(), 9 + 2 * 2 * 13, "{text}");
         assert!(text.ends_with("# EOF\n"), "{text}");
     }
 

@@ -33,6 +33,9 @@ pub struct LinkCounters {
     pub discards: u64,
     /// Frames received twice (seq already applied).
     pub duplicates: u64,
+    /// Frames refused as seen before: a good MAC, but a counter not above the last one
+    /// accepted (a replay, or a relay's duplicate or late reordered copy).
+    pub replays: u64,
     /// NAKs sent.
     pub naks: u64,
     /// Times a sender waited because the replay memory was full.
@@ -45,7 +48,7 @@ pub struct LinkCounters {
 
 impl LinkCounters {
     /// The counters as (name, help, value), in the order status prints them.
-    pub fn fields(&self) -> [(&'static str, &'static str, u64); 12] {
+    pub fn fields(&self) -> [(&'static str, &'static str, u64); 13] {
         [
             (
                 "frames_tx",
@@ -75,6 +78,11 @@ impl LinkCounters {
                 self.discards,
             ),
             ("duplicates", "frames received twice", self.duplicates),
+            (
+                "replays",
+                "frames refused as seen before (frame counter)",
+                self.replays,
+            ),
             ("naks", "retransmission requests sent", self.naks),
             (
                 "backpressure_waits",

@@ -21,13 +21,14 @@
 //! write to it (end-to-end back-pressure) and the hub's memory stays bounded.
 //!
 //! **Counters and MACs.** Every frame carries a counter, its MAC's nonce, which must
-//! grow strictly in the order frames reach the wire (see [`wire`]). Reliable frames are
-//! kept unstamped-or-stamped in the replay memory and stamped as they are written: a
-//! frame is written under its stamp only while that stamp is above every counter
-//! already written or queued; otherwise (a retransmission, or control frames that went
-//! out first) it gets a new counter and MAC. Control frames take theirs when queued.
-//! A frame that arrives with a counter seen before is discarded and counted as a
-//! duplicate, like a duplicate seq.
+//! grow strictly in the order frames reach the wire (see [`wire`]). Reliable frames wait
+//! in the replay memory and are stamped (counter, MAC, CRC) as they are written; a
+//! frame keeps its stamp only while it is above every counter already written or
+//! queued, else (a retransmission, or control frames that went out first) it is
+//! stamped anew. Control frames take their counter when queued.
+//! A frame that arrives with a counter not above the last one accepted is discarded
+//! and counted (`replays`): on an honest path only a relay that duplicates or
+//! reorders frames makes one.
 //!
 //! **Never block on receive.** Receiving queues control frames (acks, NAKs) without
 //! waiting for the socket; the one thread that may wait is a sender in back-pressure.
@@ -109,6 +110,7 @@ struct Counters {
     retransmits: AtomicU64,
     discards: AtomicU64,
     duplicates: AtomicU64,
+    replays: AtomicU64,
     naks: AtomicU64,
     backpressure_waits: AtomicU64,
     mac_failures: AtomicU64,
@@ -783,7 +785,7 @@ impl Link {
                     // Seen before: verified, consumed and dropped; what it carried
                     // was accepted the first time or will be resent.
                     add(&self.counters.frames_rx, 1);
-                    add(&self.counters.duplicates, 1);
+                    add(&self.counters.replays, 1);
                     continue;
                 }
                 Err(e) => {
@@ -954,6 +956,7 @@ impl Link {
             retransmits: c.retransmits.load(Relaxed),
             discards: c.discards.load(Relaxed),
             duplicates: c.duplicates.load(Relaxed),
+            replays: c.replays.load(Relaxed),
             naks: c.naks.load(Relaxed),
             backpressure_waits: c.backpressure_waits.load(Relaxed),
             mac_failures: c.mac_failures.load(Relaxed),

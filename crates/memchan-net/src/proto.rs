@@ -487,6 +487,7 @@ pub fn get_heartbeat(b: &[u8]) -> R<LinkCounters> {
         retransmits: g.u64()?,
         discards: g.u64()?,
         duplicates: g.u64()?,
+        replays: g.u64()?,
         naks: g.u64()?,
         backpressure_waits: g.u64()?,
         mac_failures: g.u64()?,

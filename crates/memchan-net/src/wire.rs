@@ -291,7 +291,7 @@ pub enum WireError {
     BadMac,
     /// Good MAC, but a counter not above the last one accepted: a frame seen before
     /// (replayed, or duplicated or reordered on the way). The frame is consumed; the
-    /// stream goes on (a link discards it and counts it as a duplicate).
+    /// stream goes on (a link discards it and counts it in `replays`).
     #[error("frame counter {counter} is not above the last accepted ({last}): a replayed or duplicated frame")]
     Replayed {
         /// The frame's counter.

@@ -614,8 +614,8 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
 
 /// What the MAC and the counter refuse, at a link: a frame seen before (replayed
 /// bytes), a new frame under a counter already used (even with the next seq) and a
-/// frame from the other direction. The first two are dropped and counted as
-/// duplicates, the link going on; the third is `BadMac` and ends it.
+/// frame from the other direction. The first two are dropped and counted as replays,
+/// the link going on; the third is `BadMac` and ends it.
 #[test]
 fn replayed_reused_counter_and_reflected_frames_are_refused() {
     const LEN: usize = 40;
@@ -642,7 +642,11 @@ fn replayed_reused_counter_and_reflected_frames_are_refused() {
         l.counters().frames_rx == 3
     });
     let c = link.counters();
-    assert_eq!((c.duplicates, c.mac_failures), (2, 0), "{c:?}");
+    assert_eq!(
+        (c.replays, c.duplicates, c.mac_failures),
+        (2, 0, 0),
+        "{c:?}"
+    );
     assert_eq!(rec.seqs(), [1], "a refused frame was handed on");
     // Seq 2 under a new counter is accepted: the link is still up.
     peer.send_data(2, LEN);

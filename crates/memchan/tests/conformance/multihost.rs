@@ -493,6 +493,7 @@ fn add(sum: &mut LinkCounters, c: &LinkCounters) {
     sum.retransmits += c.retransmits;
     sum.discards += c.discards;
     sum.duplicates += c.duplicates;
+    sum.replays += c.replays;
     sum.naks += c.naks;
     sum.backpressure_waits += c.backpressure_waits;
     sum.mac_failures += c.mac_failures;
@@ -743,6 +744,12 @@ fn ordering_under(tag: &str, seed: u64, fault: Fault) -> Evidence {
     );
     // MACs never fail on an honest path; a relay fault is always a CRC failure.
     assert_eq!(total.mac_failures, 0);
+    // Frame counters reach the wire in order: only a relay that duplicates or
+    // reorders frames makes a counter arrive that is not above the last one.
+    let copies = matches!(fault, Fault::Relay(f) if f.dup > 0.0 || f.reorder > 0.0);
+    if !copies {
+        assert_eq!(total.replays, 0, "counters out of order on the wire");
+    }
     if let Some(r) = &relay {
         assert_eq!(r.connections, u64::from(NODES), "{r:?}");
         assert_eq!(r.passthrough, 0, "a stream lost its framing: {r:?}");
@@ -804,8 +811,9 @@ fn multihost_ordering_holds_under_relay_duplication() {
     let ev = ordering_under("orddup", 0x5EED_1003, Fault::Relay(faults));
     let r = ev.relay.unwrap();
     assert!(r.duplicated > 0, "{r:?}");
-    assert!(ev.total.duplicates > 0, "no duplicate counted");
-    assert!(ev.hub.duplicates > 0 && ev.node.duplicates > 0, "both ways");
+    // A copy carries the counter of the frame it copies: refused as a replay.
+    assert!(ev.total.replays > 0, "no duplicate refused");
+    assert!(ev.hub.replays > 0 && ev.node.replays > 0, "both ways");
 }
 
 #[test]
@@ -822,6 +830,8 @@ fn multihost_ordering_holds_under_relay_reordering() {
         "reordering left no trace"
     );
     assert!(ev.total.discards > 0, "no frame arrived ahead of its turn");
+    // The held-back frame arrives after one with a higher counter: refused.
+    assert!(ev.total.replays > 0, "no late frame refused as replayed");
 }
 
 #[test]
