@@ -24,8 +24,12 @@
 //!  +--------------------------+
 //! ```
 //!
-//! Fields read on a data path are atomics. Names and other fixed fields are written
-//! only while holding the control file's `flock` and read under it too.
+//! Every field is an atomic: any member can write any word at any time, so every
+//! value read here is validated before use. Names and tables are changed only while
+//! holding the control file's `flock`. The cluster's parameters (version, page size,
+//! heartbeat, failure timeout) are written once by the first node, before `magic`,
+//! and each joiner reads, validates and keeps its own copy (`Local`): a later change
+//! of those words has no effect on a joined node.
 
 use memchan_core::sync::{AtomicU32, AtomicU64};
 use memchan_core::{MAX_GROUPS, MAX_NODES};
@@ -33,7 +37,7 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
@@ -64,10 +68,10 @@ pub(crate) mod seg_state {
 #[repr(C, align(64))]
 pub(crate) struct Header {
     pub magic: AtomicU64,
-    pub version: u32,
-    pub page_size: u32,
-    pub heartbeat_ns: u64,
-    pub failure_timeout_ns: u64,
+    pub version: AtomicU32,
+    pub page_size: AtomicU32,
+    pub heartbeat_ns: AtomicU64,
+    pub failure_timeout_ns: AtomicU64,
     /// Membership epoch: bumped on every join, leave and failure.
     pub epoch: AtomicU64,
     /// Source of node incarnations (never reused); also the count of joins.
@@ -82,6 +86,10 @@ pub(crate) struct Header {
     /// Notify pair for barrier arrivals.
     pub barrier_seq: AtomicU32,
     pub barrier_waiters: AtomicU32,
+    /// Notify pair for the control file's `flock`: posted by every release, so a
+    /// waiter sleeps instead of polling (`node::lock_plane`).
+    pub plane_seq: AtomicU32,
+    pub plane_waiters: AtomicU32,
     /// The live members (a bitmap of node ids), changed under the flock with `epoch`.
     pub members: [AtomicU64; MAX_NODES / 64],
 }

@@ -18,7 +18,7 @@ use crate::idle::SpinThenPark;
 use crate::local::{Local, SegRef};
 use crate::rx::{RxObject, Target};
 use memchan_core::journal::{self, Journal};
-use memchan_core::order::OrderPoint;
+use memchan_core::order::{owner_of, OrderPoint};
 use memchan_core::sync::Ordering;
 use memchan_core::{Error, NodeId, NodeSet, Result, MAX_NODES};
 use rustix::fd::OwnedFd;
@@ -39,13 +39,30 @@ impl Views {
 }
 
 /// The other members' processes as this node's service thread found them, by (slot,
-/// incarnation): a pidfd opened for the slot's pid and verified to be a process that
-/// maps this cluster's control block (`None`: no such process could be verified).
-/// Recovery signals only through these, never by a pid read from shared memory.
+/// incarnation). Recovery signals only through a [`Behind::Verified`] pidfd, never by
+/// a pid read from shared memory.
 pub(crate) struct Pidfds(Mutex<PidfdMap>);
 
-/// (slot, incarnation) → the verified pidfd, if any.
-pub(crate) type PidfdMap = HashMap<(usize, u64), Option<Arc<OwnedFd>>>;
+/// What stands behind a member's slot, as found once per (slot, incarnation) from the
+/// pid the slot carried then.
+#[derive(Clone)]
+pub(crate) enum Behind {
+    /// Not looked at yet (the service thread has it queued).
+    Pending,
+    /// A process that maps this cluster's control block: a member, the only kind of
+    /// process memchan ever signals.
+    Verified(Arc<OwnedFd>),
+    /// A live process this node may not inspect (another user's, when the cluster is
+    /// shared): its pidfd, if one could be opened, tells when it exits; it is never
+    /// signalled.
+    Opaque(Option<Arc<OwnedFd>>),
+    /// No member: the pid names no process, or one that does not map the control
+    /// block (a phantom slot another member wrote, or a dead node's reused pid).
+    Nobody,
+}
+
+/// (slot, incarnation) → what stands behind it.
+pub(crate) type PidfdMap = HashMap<(usize, u64), Behind>;
 
 impl Pidfds {
     pub(crate) fn new() -> Pidfds {
@@ -56,8 +73,12 @@ impl Pidfds {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The verified pidfd of (slot, incarnation), if there is one.
     fn get(&self, slot: usize, inc: u64) -> Option<Arc<OwnedFd>> {
-        self.lock().get(&(slot, inc)).cloned().flatten()
+        match self.lock().get(&(slot, inc)) {
+            Some(Behind::Verified(fd)) => Some(fd.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -100,12 +121,13 @@ impl<'a> Order<'a> {
     /// Waits for the order point, recovering it from a holder declared failed.
     ///
     /// A holder that keeps the point (the same word) for longer than
-    /// [`order_timeout`] — alive but hung, a failed holder whose death cannot be
-    /// confirmed, or a word forged in the control block — is left holding it, and
-    /// this waiter gets `Error::Timeout(.., "the order point")`.
+    /// [`Local::stall_bound`] (25 failure timeouts, at least 1 s) — alive but hung, a
+    /// failed holder whose death cannot be confirmed, or a word forged in the control
+    /// block — is left holding it, and this waiter gets `Error::Stalled` (`"the order
+    /// point"`, naming the holder).
     pub(crate) fn enter(&self) -> Result<u64> {
         let ctl = self.local.ctl();
-        let bound = order_timeout(self.local);
+        let bound = self.local.stall_bound();
         let mut idle = SpinThenPark::new();
         let mut held: Option<(u64, std::time::Instant)> = None;
         loop {
@@ -126,7 +148,14 @@ impl<'a> Order<'a> {
             match held {
                 Some((seen, since)) if seen == w => {
                     if since.elapsed() > bound {
-                        return Err(Error::Timeout(bound, "the order point"));
+                        let holder = owner_of(w)
+                            .filter(|&h| (h as usize) < MAX_NODES)
+                            .map(|h| NodeId(h as u16));
+                        return Err(self.local.stalled(
+                            "the order point",
+                            bound,
+                            holder.into_iter().collect(),
+                        ));
                     }
                 }
                 _ => held = Some((w, std::time::Instant::now())),
@@ -143,6 +172,14 @@ impl<'a> Order<'a> {
     /// Sends one ordered packet (≤ one page, not crossing a page) to `dests` as this
     /// node, through the point of global order. Journaled first, so a survivor can
     /// finish it if this process dies half-way.
+    ///
+    /// The destinations' receive memory is mapped before the point is entered (an
+    /// `mmap` of a large segment takes long, and every ordered writer of the host would
+    /// wait behind it); under the point the targets are only checked against the rx
+    /// sets and membership of that moment. Should they have changed to a destination
+    /// not mapped yet, the point is left and the mapping done outside, up to
+    /// [`MAP_TRIES`] times (a cluster whose rx sets keep changing); after that it is
+    /// done under the point.
     pub(crate) fn ordered_packet(
         &self,
         seg: &SegRef,
@@ -152,17 +189,29 @@ impl<'a> Order<'a> {
         data: &[u8],
     ) -> Result<()> {
         debug_assert!(data.len() <= MAX_PACKET);
-        self.enter()?;
-        // Under the order point: who is alive and who maps the segment is now fixed,
-        // and so is whether this node may still send (isolation would drop our own copy
-        // and leave a lock bidder waiting for a bid that never comes back).
-        if let Err(e) = self
-            .local
-            .check_alive()
-            .and_then(|()| targets.refresh(*self, seg, dests))
-        {
-            self.leave();
-            return Err(e);
+        let mut tries = 0;
+        loop {
+            targets.refresh(*self, seg, dests)?;
+            self.enter()?;
+            // Under the order point: who is alive and who maps the segment is now
+            // fixed, and so is whether this node may still send (isolation would drop
+            // our own copy and leave a lock bidder waiting for a bid that never comes
+            // back).
+            match self
+                .local
+                .check_alive()
+                .and_then(|()| targets.resolve(*self, seg, dests, tries >= MAP_TRIES))
+            {
+                Ok(true) => break,
+                Ok(false) => {
+                    self.leave();
+                    tries += 1;
+                }
+                Err(e) => {
+                    self.leave();
+                    return Err(e);
+                }
+            }
         }
         let j = &self.local.ctl().journal;
         let record = || {
@@ -313,18 +362,30 @@ impl<'a> Order<'a> {
 
     /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
     pub(crate) fn view(&self, seg: &SegRef, node: NodeId) -> Result<Option<Arc<RxObject>>> {
+        match self.lookup(seg, node, true)? {
+            View::Mapped(v) => Ok(Some(v)),
+            View::None | View::Unmapped => Ok(None),
+        }
+    }
+
+    /// `node`'s receive memory for `seg`: mapped here already, mapped now (only if
+    /// `map`), or not at all because `node` does not map the segment rx.
+    fn lookup(&self, seg: &SegRef, node: NodeId, map: bool) -> Result<View> {
         let c = self.local.ctl();
         let slot = &c.nodes[node.index()];
         if slot.state.load(Ordering::Acquire) != node_state::ALIVE
             || !load_set(&c.segs[seg.idx as usize].rx_set).contains(node)
         {
-            return Ok(None);
+            return Ok(View::None);
         }
         let inc = slot.incarnation.load(Ordering::Acquire);
         let key = (seg.idx, seg.generation, node.0, inc);
         let mut views = self.views.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = views.get(&key) {
-            return Ok(Some(v.clone()));
+            return Ok(View::Mapped(v.clone()));
+        }
+        if !map {
+            return Ok(View::Unmapped);
         }
         let name = self.local.rx_name(seg.idx, seg.generation, node, inc);
         let obj = match RxObject::open(&name, self.local.page, seg.size) {
@@ -333,15 +394,29 @@ impl<'a> Order<'a> {
             Err(Error::Os { source, .. })
                 if source.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) =>
             {
-                return Ok(None)
+                return Ok(View::None)
             }
             Err(e) => return Err(e),
         };
         // Forget views of earlier generations or incarnations of the same pair.
         views.retain(|k, _| !(k.0 == seg.idx && k.2 == node.0));
         views.insert(key, obj.clone());
-        Ok(Some(obj))
+        Ok(View::Mapped(obj))
     }
+}
+
+/// Tries, under the order point, to bring an ordered packet's targets up to date
+/// without mapping receive memory, before the point is left to map outside it.
+const MAP_TRIES: u32 = 4;
+
+/// What [`Order::lookup`] found.
+enum View {
+    /// The node does not map the segment rx (or its receive memory is gone).
+    None,
+    /// Its receive memory, mapped in this process.
+    Mapped(Arc<RxObject>),
+    /// It maps the segment rx, but this process has not mapped its receive memory.
+    Unmapped,
 }
 
 /// A journal record as read from the control block (unchecked).
@@ -372,54 +447,63 @@ impl Targets {
         }
     }
 
-    /// Brings the list up to date for `dests` (under the order point for ordered
-    /// packets, so no change can slip in before the packet is applied).
+    /// Brings the list up to date for `dests`, mapping receive memory as needed.
     pub(crate) fn refresh(
         &mut self,
         order: Order<'_>,
         seg: &SegRef,
         dests: &NodeSet,
     ) -> Result<()> {
+        self.resolve(order, seg, dests, true).map(|_| ())
+    }
+
+    /// Brings the list up to date for `dests` if the segment's rx set or the
+    /// membership moved since it was made. Without `map` (under the order point) only
+    /// receive memory this process has mapped already is used: false, and the list
+    /// unchanged, if a destination's is not.
+    fn resolve(
+        &mut self,
+        order: Order<'_>,
+        seg: &SegRef,
+        dests: &NodeSet,
+        map: bool,
+    ) -> Result<bool> {
         let ctl = order.local.ctl();
         let e = &ctl.segs[seg.idx as usize];
         let rx_gen = e.rx_gen.load(Ordering::Acquire);
         let epoch = ctl.header.epoch.load(Ordering::Acquire);
         if rx_gen == self.rx_gen && epoch == self.epoch {
-            return Ok(());
+            return Ok(true);
         }
         if e.generation.load(Ordering::Acquire) != seg.generation {
             return Err(Error::SegmentFreed {
                 segment: seg.name.clone(),
             });
         }
-        self.list.clear();
-        self.keep.clear();
+        let (mut list, mut keep) = (Vec::new(), Vec::new());
         for d in dests.intersect(&load_set(&e.rx_set)).iter() {
             if ctl.nodes[d.index()].state.load(Ordering::Acquire) != node_state::ALIVE {
                 continue;
             }
-            if let Some(obj) = order.view(seg, d)? {
-                self.list.push((d, Target::of(&obj)));
-                self.keep.push(obj);
+            match order.lookup(seg, d, map)? {
+                View::Mapped(obj) => {
+                    list.push((d, Target::of(&obj)));
+                    keep.push(obj);
+                }
+                View::None => {}
+                View::Unmapped => return Ok(false),
             }
         }
+        (self.list, self.keep) = (list, keep);
         self.rx_gen = rx_gen;
         self.epoch = epoch;
-        Ok(())
+        Ok(true)
     }
 
     /// The first destination (the only one of a direct deposit), or [`Target::NONE`].
     pub(crate) fn first(&self) -> Target {
         self.list.first().map_or(Target::NONE, |(_, t)| *t)
     }
-}
-
-/// How long a waiter lets one holder keep the order point before it gives up with
-/// `Error::Timeout`: 25 failure timeouts, at least 5 s (a live holder maps receive
-/// memory under the point, which can take a while for large segments).
-pub(crate) fn order_timeout(local: &Local) -> std::time::Duration {
-    let ft = std::time::Duration::from_nanos(local.ctl().header.failure_timeout_ns);
-    ft.saturating_mul(25).max(std::time::Duration::from_secs(5))
 }
 
 /// Whether the process behind `fd` has exited, without waiting.
@@ -616,8 +700,11 @@ mod tests {
         );
         // A waiter gets a typed error after the bound instead of hanging.
         match tx.write_u64(0, 1) {
-            Err(Error::Timeout(_, what)) => assert_eq!(what, "the order point"),
-            other => panic!("expected Timeout at the order point, got {other:?}"),
+            Err(Error::Stalled { what, nodes, .. }) => {
+                assert_eq!(what, "the order point");
+                assert_eq!(nodes, vec![NodeId(f as u16)], "names the holder");
+            }
+            other => panic!("expected Stalled at the order point, got {other:?}"),
         }
         victim.kill().unwrap();
         victim.wait().unwrap();

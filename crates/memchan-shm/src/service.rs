@@ -1,106 +1,270 @@
-//! The node service thread: heartbeats and failure detection, in every node's process
-//! (no daemon), never on the data path. Each period it stamps its own heartbeat and
-//! checks every other member: a process that is gone (pidfd readable) or whose
-//! heartbeat is older than the failure timeout is declared failed and isolated by the
-//! first survivor to notice.
+//! A node's two service threads, in every node's process (no daemon), never on the
+//! data path:
+//!
+//! - the **heartbeat** thread (`memchan-hb-<id>`) stamps this node's heartbeat once
+//!   per period and watches the other members: a member whose process is gone
+//!   (pidfd readable), whose slot no member stands behind (see [`Behind`]), or whose
+//!   heartbeat is older than the failure timeout (or ahead of the clock: not a
+//!   stamp) is handed to the service thread. It never waits for a lock, a process or
+//!   another node, so nothing a cleanup does can delay the stamp and get this node
+//!   declared failed in turn;
+//! - the **service** thread (`memchan-svc-<id>`) does everything that may wait: it
+//!   finds out what stands behind each member's pid (reading `/proc`), isolates
+//!   failed members (`Inner::declare_failed`: a kill confirmed for up to 10 s, the
+//!   `flock`, the order point), and takes over slots left half cleaned up
+//!   (`Inner::reap_stuck`).
 
 use crate::control::node_state;
-use crate::node::{now_ns, Inner};
+use crate::node::{now_ns, pid_alive, pid_of, Inner};
+use crate::order::{exited, Behind};
 use memchan_core::sync::Ordering;
 use memchan_core::{NodeId, MAX_NODES};
-use rustix::fd::OwnedFd;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-/// Starts the service thread of `inner`.
-pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<JoinHandle<()>> {
-    let weak = Arc::downgrade(inner);
-    let (period, _) = inner.timing();
-    let ctl_ino = rustix::fs::fstat(inner.local.ctl_map().fd())
-        .map_err(|e| memchan_core::Error::os("fstat control block", e))?
-        .st_ino;
-    let ctl_name = format!("/{}", crate::local::ctl_name(&inner.local.cluster));
-    std::thread::Builder::new()
-        .name(format!("memchan-svc-{}", inner.local.me.0))
-        .spawn(move || loop {
-            let Some(inner) = weak.upgrade() else { return };
-            if inner.stop.load(Ordering::Acquire) {
-                return;
-            }
-            tick(&inner, ctl_ino, &ctl_name);
-            drop(inner);
-            std::thread::park_timeout(period);
-        })
-        .map_err(|e| memchan_core::Error::os("start the memchan service thread", e))
+/// A node's running service threads.
+pub(crate) struct Service {
+    heartbeat: JoinHandle<()>,
+    service: JoinHandle<()>,
+    /// Closed when the service thread ends (in a mutex: `Node` is `Sync`).
+    ended: std::sync::Mutex<Receiver<()>>,
 }
 
-/// A pidfd for `pid`, if that process maps this cluster's control block (inode
-/// `ctl_ino`, named `…ctl_name`): a pid read from the control block is only a claim,
-/// and this is the one check that it names a memchan node of this cluster. The pidfd
-/// is opened first and must still be open (not exited) after the check, so a pid
-/// reused meanwhile is not taken for the node.
-fn verified_pidfd(pid: u32, ctl_ino: u64, ctl_name: &str) -> Option<Arc<OwnedFd>> {
-    let p = rustix::process::Pid::from_raw(pid as i32)?;
-    let fd = rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok()?;
-    // Another user's process (not ptrace-readable) cannot be verified, and could not
-    // be signalled either.
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).ok()?;
+/// Work the heartbeat thread hands to the service thread.
+enum Job {
+    /// Find out what stands behind `pid`, the pid of slot `slot` at incarnation `inc`.
+    Look { slot: usize, inc: u64, pid: u32 },
+    /// Declare the member failed and isolate it.
+    Fail { slot: usize, inc: u64 },
+    /// Take over the cleanup of a slot stuck in `state`.
+    Reap { slot: usize, state: u32, inc: u64 },
+}
+
+/// The control block's identity, as a member's `/proc/<pid>/maps` shows it.
+#[derive(Clone)]
+struct CtlId {
+    ino: u64,
+    /// `/memchan.<cluster>.ctl`
+    name: String,
+}
+
+/// Starts the service threads of `inner`.
+pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<Service> {
+    let ino = rustix::fs::fstat(inner.local.ctl_map().fd())
+        .map_err(|e| memchan_core::Error::os("fstat control block", e))?
+        .st_ino;
+    let ctl = CtlId {
+        ino,
+        name: format!("/{}", crate::local::ctl_name(&inner.local.cluster)),
+    };
+    let (jobs, queue) = channel();
+    let (end, ended) = channel();
+    let weak = Arc::downgrade(inner);
+    let me = inner.local.me.0;
+    let service = std::thread::Builder::new()
+        .name(format!("memchan-svc-{me}"))
+        .spawn(move || serve(weak, queue, ctl, end))
+        .map_err(|e| memchan_core::Error::os("start the memchan service thread", e))?;
+    let weak = Arc::downgrade(inner);
+    let heartbeat = std::thread::Builder::new()
+        .name(format!("memchan-hb-{me}"))
+        .spawn(move || beat(weak, jobs))
+        .map_err(|e| memchan_core::Error::os("start the memchan heartbeat thread", e))?;
+    Ok(Service {
+        heartbeat,
+        service,
+        ended: std::sync::Mutex::new(ended),
+    })
+}
+
+impl Service {
+    /// Stops both threads (the node's `stop` flag is set): joins the heartbeat thread,
+    /// which never waits long, and waits up to `bound` for the service thread to end
+    /// its current job; one still busy then is left to finish on its own (it holds the
+    /// node only until its job, itself bounded, is done).
+    pub(crate) fn stop(self, bound: Duration) {
+        self.heartbeat.thread().unpark();
+        let _ = self.heartbeat.join();
+        let ended = self.ended.into_inner().unwrap_or_else(|p| p.into_inner());
+        match ended.recv_timeout(bound) {
+            Err(RecvTimeoutError::Timeout) => tracing::warn!(
+                "the memchan service thread is still cleaning up after {bound:?}; left to finish"
+            ),
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => {
+                let _ = self.service.join();
+            }
+        }
+    }
+}
+
+/// What the heartbeat thread remembers between periods.
+#[derive(Default)]
+struct Watch {
+    /// (slot, incarnation) handed over to be declared failed.
+    failing: HashSet<(usize, u64)>,
+    /// (slot, state, incarnation) of slots neither FREE nor ALIVE, since when.
+    stuck: HashMap<(usize, u32, u64), Instant>,
+}
+
+/// The heartbeat thread: stamps, watches and hands over, once per period.
+fn beat(weak: Weak<Inner>, jobs: Sender<Job>) {
+    let mut watch = Watch::default();
+    loop {
+        let Some(inner) = weak.upgrade() else { return };
+        if inner.stop.load(Ordering::Acquire) {
+            return;
+        }
+        let period = inner.local.heartbeat;
+        tick(&inner, &jobs, &mut watch);
+        drop(inner);
+        std::thread::park_timeout(period);
+    }
+}
+
+fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
+    let c = inner.local.ctl();
+    let me = inner.local.me.index();
+    c.nodes[me].heartbeat_ns.store(now_ns(), Ordering::Release);
+    // Puts this node's incarnation word back if another member zeroed it (see
+    // `Local::not_alive`); an isolation is the data path's to report.
+    let _ = inner.local.check_alive();
+    let (period, timeout) = inner.timing();
+    let (period, timeout) = (period.as_nanos() as u64, timeout.as_nanos() as u64);
+    // A cleanup that neither finished nor failed over this long is taken over (a
+    // survivor waits at most one bound for the plane, one per lock release and 10 s
+    // for a kill).
+    let stuck_after = inner.local.stall_bound() * 3 + Duration::from_secs(10);
+    let mut seen = inner.pidfds.lock();
+    for n in (0..MAX_NODES).filter(|&n| n != me) {
+        let s = &c.nodes[n];
+        let state = s.state.load(Ordering::Acquire);
+        let inc = s.incarnation.load(Ordering::Acquire);
+        match state {
+            node_state::FREE => continue,
+            node_state::ALIVE => {}
+            // FAILED, or a word memchan never writes.
+            _ => {
+                let since = *watch
+                    .stuck
+                    .entry((n, state, inc))
+                    .or_insert_with(Instant::now);
+                if since.elapsed() > stuck_after {
+                    watch.stuck.insert((n, state, inc), Instant::now());
+                    let _ = jobs.send(Job::Reap {
+                        slot: n,
+                        state,
+                        inc,
+                    });
+                }
+                continue;
+            }
+        }
+        let pid = s.pid.load(Ordering::Relaxed);
+        let hb = s.heartbeat_ns.load(Ordering::Acquire);
+        let now = now_ns();
+        // CLOCK_MONOTONIC is one clock for the host: a heartbeat ahead of it by more
+        // than a period was written by someone other than the node.
+        let silent = hb > now.saturating_add(period) || now.saturating_sub(hb) > timeout;
+        let gone = match seen.get(&(n, inc)) {
+            None => {
+                seen.insert((n, inc), Behind::Pending);
+                let _ = jobs.send(Job::Look { slot: n, inc, pid });
+                false
+            }
+            Some(Behind::Pending) => false,
+            // A pidfd turns readable when the process exits, zombie or not.
+            Some(Behind::Verified(fd) | Behind::Opaque(Some(fd))) => exited(fd, Some(&ZERO)),
+            Some(Behind::Opaque(None)) => !pid_alive(pid),
+            Some(Behind::Nobody) => true,
+        };
+        if (gone || silent) && watch.failing.insert((n, inc)) {
+            let _ = jobs.send(Job::Fail { slot: n, inc });
+        }
+    }
+    let now_at = |n: usize| {
+        (
+            c.nodes[n].state.load(Ordering::Acquire),
+            c.nodes[n].incarnation.load(Ordering::Acquire),
+        )
+    };
+    // Kept while the slot is not FREE: recovery of a FAILED holder still needs it.
+    seen.retain(|(n, inc), _| {
+        let (state, now) = now_at(*n);
+        state != node_state::FREE && now == *inc
+    });
+    drop(seen);
+    watch
+        .failing
+        .retain(|(n, inc)| now_at(*n) == (node_state::ALIVE, *inc));
+    watch
+        .stuck
+        .retain(|(n, state, inc), _| now_at(*n) == (*state, *inc));
+}
+
+const ZERO: rustix::time::Timespec = rustix::time::Timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
+
+/// The service thread: does the heartbeat thread's jobs, one at a time, until the
+/// heartbeat thread ends (it drops the sender) or the node stops.
+fn serve(weak: Weak<Inner>, queue: Receiver<Job>, ctl: CtlId, _end: Sender<()>) {
+    for job in queue {
+        let Some(inner) = weak.upgrade() else { return };
+        if inner.stop.load(Ordering::Acquire) {
+            return;
+        }
+        match job {
+            Job::Look { slot, inc, pid } => {
+                let found = behind(pid, &ctl);
+                if let Some(e) = inner.pidfds.lock().get_mut(&(slot, inc)) {
+                    *e = found;
+                }
+            }
+            Job::Fail { slot, inc } => inner.declare_failed(NodeId(slot as u16), inc),
+            Job::Reap { slot, state, inc } => inner.reap_stuck(NodeId(slot as u16), state, inc),
+        }
+    }
+}
+
+/// What stands behind `pid`, a pid read from the control block (only a claim).
+///
+/// A pidfd is opened first and must still be open (not exited) after the check, so a
+/// pid reused meanwhile is not taken for the node. The process is a member if its
+/// `/proc/<pid>/maps` shows this cluster's control block (inode and name): the one
+/// check that a pid names a memchan node of this cluster. A process whose maps this
+/// node may not read (another user's) is [`Behind::Opaque`]: it may be a member of a
+/// shared cluster, and it cannot be signalled anyway.
+fn behind(pid: u32, ctl: &CtlId) -> Behind {
+    let Some(p) = pid_of(pid) else {
+        return Behind::Nobody;
+    };
+    let fd = match rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()) {
+        Ok(fd) => Arc::new(fd),
+        Err(rustix::io::Errno::SRCH) => return Behind::Nobody,
+        // Out of descriptors, say: nothing known either way.
+        Err(_) => return Behind::Opaque(None),
+    };
+    let maps = match std::fs::read_to_string(format!("/proc/{pid}/maps")) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Behind::Opaque(Some(fd))
+        }
+        Err(_) if exited(&fd, Some(&ZERO)) => return Behind::Nobody,
+        Err(_) => return Behind::Opaque(Some(fd)),
+    };
     let maps_ctl = maps.lines().any(|l| {
         let mut f = l.split_whitespace();
         let ino = f.nth(4).and_then(|i| i.parse::<u64>().ok());
         let path = f.next().unwrap_or("");
-        ino == Some(ctl_ino) && path.ends_with(ctl_name)
+        ino == Some(ctl.ino) && path.ends_with(&ctl.name)
     });
-    let now = rustix::time::Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    (maps_ctl && !crate::order::exited(&fd, Some(&now))).then(|| Arc::new(fd))
-}
-
-fn process_gone(fd: &Option<Arc<OwnedFd>>, pid: u32) -> bool {
-    let now = rustix::time::Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    match fd {
-        // A pidfd turns readable when the process exits, zombie or not.
-        Some(fd) => crate::order::exited(fd, Some(&now)),
-        None => !crate::node::pid_alive(pid),
+    if maps_ctl && !exited(&fd, Some(&ZERO)) {
+        Behind::Verified(fd)
+    } else {
+        Behind::Nobody
     }
-}
-
-fn tick(inner: &Inner, ctl_ino: u64, ctl_name: &str) {
-    let c = inner.local.ctl();
-    let me = inner.local.me.index();
-    c.nodes[me].heartbeat_ns.store(now_ns(), Ordering::Release);
-    let (_, timeout) = inner.timing();
-    let now = now_ns();
-    for n in 0..MAX_NODES {
-        if n == me {
-            continue;
-        }
-        let s = &c.nodes[n];
-        if s.state.load(Ordering::Acquire) != node_state::ALIVE {
-            continue;
-        }
-        let inc = s.incarnation.load(Ordering::Acquire);
-        let pid = s.pid.load(Ordering::Relaxed);
-        let fd = inner
-            .pidfds
-            .lock()
-            .entry((n, inc))
-            .or_insert_with(|| verified_pidfd(pid, ctl_ino, ctl_name))
-            .clone();
-        let hb = s.heartbeat_ns.load(Ordering::Acquire);
-        let silent = now.saturating_sub(hb) > timeout.as_nanos() as u64;
-        if process_gone(&fd, pid) || silent {
-            inner.declare_failed(NodeId(n as u16), inc);
-        }
-    }
-    // Kept while the slot is not FREE: recovery of a FAILED holder still needs it.
-    inner.pidfds.lock().retain(|(n, inc), _| {
-        c.nodes[*n].state.load(Ordering::Acquire) != node_state::FREE
-            && c.nodes[*n].incarnation.load(Ordering::Acquire) == *inc
-    });
 }

@@ -28,14 +28,16 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
     // lives as long as `map`, and is only read here.
     let c: &Control = unsafe { &*(map.ptr() as *const Control) };
     let h = &c.header;
-    if h.magic.load(Ordering::Acquire) != MAGIC || h.version != VERSION {
+    let version = h.version.load(Ordering::Acquire);
+    if h.magic.load(Ordering::Acquire) != MAGIC || version != VERSION {
         return Err(Error::VersionMismatch {
             cluster: cluster.to_string(),
-            found: h.version,
+            found: version,
             expected: VERSION,
         });
     }
-    let page = PageSize::from_bytes(h.page_size as usize).unwrap_or_default();
+    let page_size = h.page_size.load(Ordering::Acquire);
+    let page = PageSize::from_bytes(page_size as usize).unwrap_or_default();
     let host = rustix::system::uname()
         .nodename()
         .to_string_lossy()
@@ -70,7 +72,11 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
         let rx = load_set(&e.rx_set);
         let size = e.size.load(Ordering::Relaxed);
         match name.strip_prefix(validate::LOCK_PREFIX) {
-            Some(lock) if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0 => {
+            // A size memchan never writes is not used to reach a lock page's copy.
+            Some(lock)
+                if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0
+                    && validate::segment_size(size).is_ok() =>
+            {
                 let gen = e.generation.load(Ordering::Acquire);
                 locks.push(LockStatus {
                     name: lock.to_string(),
@@ -103,7 +109,7 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
         transport: "shm".into(),
         protocol: VERSION as u16,
         epoch: h.epoch.load(Ordering::Acquire),
-        page_size: h.page_size,
+        page_size,
         members,
         segments,
         groups,
