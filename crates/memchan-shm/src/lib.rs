@@ -27,6 +27,8 @@
 
 mod control;
 mod futex;
+#[cfg(test)]
+mod hostile;
 mod idle;
 mod local;
 mod lock;

@@ -57,10 +57,18 @@ pub(crate) fn stall_bound(ft: Duration) -> Duration {
     ft.saturating_mul(STALL_TIMEOUTS).max(MIN_STALL)
 }
 
+/// The name of the memfd that node `node` (incarnation `inc`) of cluster `cluster`
+/// keeps mapped as its presence mark (see `ShmMap::memfd`).
+pub(crate) fn presence_name(cluster: &str, node: NodeId, inc: u64) -> String {
+    format!("memchan.{cluster}.n{}.i{inc}", node.0)
+}
+
 /// A joined node's identity and its mapping of the control block.
 pub(crate) struct Local {
     pub cluster: String,
     ctl: ShmMap,
+    /// This node's presence mark, kept mapped for its lifetime.
+    _presence: ShmMap,
     pub me: NodeId,
     pub incarnation: u64,
     pub page: PageSize,
@@ -81,9 +89,11 @@ pub(crate) struct Local {
 
 impl Local {
     /// `ctl` must map a whole, initialised `Control` (as `Inner::join` checks).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         cluster: String,
         ctl: ShmMap,
+        presence: ShmMap,
         me: NodeId,
         incarnation: u64,
         params: Params,
@@ -94,6 +104,7 @@ impl Local {
         Local {
             cluster,
             ctl,
+            _presence: presence,
             me,
             incarnation,
             page: params.page,
@@ -166,13 +177,18 @@ impl Local {
     pub(crate) fn not_alive(&self) -> Result<()> {
         let c = self.ctl();
         let s = &c.nodes[self.me.index()];
-        if !self.leaving.load(Ordering::Acquire)
-            && s.state.load(Ordering::SeqCst) == node_state::ALIVE
+        let mine = || {
+            !self.leaving.load(Ordering::SeqCst)
+                && s.state.load(Ordering::SeqCst) == node_state::ALIVE
+        };
+        if mine()
             && s.incarnation
                 .compare_exchange(0, self.incarnation, Ordering::SeqCst, Ordering::SeqCst)
                 .is_ok()
         {
-            if s.state.load(Ordering::SeqCst) == node_state::ALIVE {
+            // Checked again: a leave (which zeroes the word itself) or an isolation may
+            // have begun between the first check and the CAS.
+            if mine() {
                 self.repaired
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 tracing::warn!(
@@ -185,7 +201,7 @@ impl Local {
                 }
                 return Ok(());
             }
-            // Declared failed meanwhile: the isolation zeroes the word, not us.
+            // Leaving or declared failed meanwhile: the word is theirs to zero.
             let _ = s.incarnation.compare_exchange(
                 self.incarnation,
                 0,

@@ -426,11 +426,20 @@ impl Inner {
             .fetch_add(1, Ordering::AcqRel)
             .wrapping_add(1)
             .max(1);
+        let me = NodeId(slot_idx as u16);
+        let presence = match ShmMap::memfd(&crate::local::presence_name(name, me, incarnation)) {
+            Ok(p) => p,
+            Err(e) => {
+                unlock_plane(ctl.fd(), Some(plane_notify(c)));
+                return Err(e);
+            }
+        };
         let inner = Arc::new(Inner {
             local: Local::new(
                 name.to_string(),
                 ctl,
-                NodeId(slot_idx as u16),
+                presence,
+                me,
                 incarnation,
                 params,
                 uid,
@@ -883,7 +892,7 @@ impl Inner {
             return Err(Error::TableFull("segment"));
         };
         let e = &c.segs[i];
-        let gen = e.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        let gen = e.generation.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
         store_name(&e.name, name);
         e.size
             .store(self.local.page.round_up(size) as u64, Ordering::Relaxed);
@@ -1195,9 +1204,14 @@ impl Inner {
         let c = self.local.ctl();
         let (me, inc) = (self.local.me, self.local.incarnation);
         let s = &c.nodes[me.index()];
-        if self.local.check_alive().is_ok() && s.state.load(Ordering::Acquire) == node_state::ALIVE
+        // Puts back an incarnation word another member zeroed, so the node leaves as
+        // itself (survivors see Left, not Failed); from here on a zeroed word is ours.
+        let alive = self.local.check_alive().is_ok();
+        self.local.leaving.store(true, Ordering::SeqCst);
+        if alive
+            && s.incarnation.load(Ordering::Acquire) == inc
+            && s.state.load(Ordering::Acquire) == node_state::ALIVE
         {
-            self.local.leaving.store(true, Ordering::Release);
             self.release_locks_of(me);
             if g.is_some() {
                 self.drop_rx_everywhere(me, inc);
@@ -1211,7 +1225,6 @@ impl Inner {
             }
             s.state.store(node_state::FREE, Ordering::Release);
         }
-        self.local.leaving.store(true, Ordering::Release);
         if g.is_none() {
             return;
         }

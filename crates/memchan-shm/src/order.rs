@@ -44,18 +44,19 @@ impl Views {
 pub(crate) struct Pidfds(Mutex<PidfdMap>);
 
 /// What stands behind a member's slot, as found once per (slot, incarnation) from the
-/// pid the slot carried then.
+/// pid the slot carried then (`pid` below: a later write of the slot's pid word
+/// changes nothing).
 #[derive(Clone)]
 pub(crate) enum Behind {
     /// Not looked at yet (the service thread has it queued).
     Pending,
-    /// A process that maps this cluster's control block: a member, the only kind of
-    /// process memchan ever signals.
-    Verified(Arc<OwnedFd>),
+    /// The slot's node: a process that maps this cluster's control block and the
+    /// node's presence mark; the only kind of process memchan ever signals.
+    Verified { fd: Arc<OwnedFd>, pid: u32 },
     /// A live process this node may not inspect (another user's, when the cluster is
     /// shared): its pidfd, if one could be opened, tells when it exits; it is never
     /// signalled.
-    Opaque(Option<Arc<OwnedFd>>),
+    Opaque { fd: Option<Arc<OwnedFd>>, pid: u32 },
     /// No member: the pid names no process, or one that does not map the control
     /// block (a phantom slot another member wrote, or a dead node's reused pid).
     Nobody,
@@ -76,7 +77,7 @@ impl Pidfds {
     /// The verified pidfd of (slot, incarnation), if there is one.
     fn get(&self, slot: usize, inc: u64) -> Option<Arc<OwnedFd>> {
         match self.lock().get(&(slot, inc)) {
-            Some(Behind::Verified(fd)) => Some(fd.clone()),
+            Some(Behind::Verified { fd, .. }) => Some(fd.clone()),
             _ => None,
         }
     }

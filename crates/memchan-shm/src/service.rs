@@ -3,16 +3,23 @@
 //!
 //! - the **heartbeat** thread (`memchan-hb-<id>`) stamps this node's heartbeat once
 //!   per period and watches the other members: a member whose process is gone
-//!   (pidfd readable), whose slot no member stands behind (see [`Behind`]), or whose
-//!   heartbeat is older than the failure timeout (or ahead of the clock: not a
-//!   stamp) is handed to the service thread. It never waits for a lock, a process or
-//!   another node, so nothing a cleanup does can delay the stamp and get this node
+//!   (pidfd readable), whose slot no member stands behind (see [`Behind`]), or that
+//!   is silent is handed to the service thread. It never waits for a lock, a process
+//!   or another node, so nothing a cleanup does can delay the stamp and get this node
 //!   declared failed in turn;
 //! - the **service** thread (`memchan-svc-<id>`) does everything that may wait: it
 //!   finds out what stands behind each member's pid (reading `/proc`), isolates
 //!   failed members (`Inner::declare_failed`: a kill confirmed for up to 10 s, the
 //!   `flock`, the order point), and takes over slots left half cleaned up
 //!   (`Inner::reap_stuck`).
+//!
+//! **Silent** means a heartbeat word older than the failure timeout (or ahead of the
+//! clock: not a stamp), and, for a process whose heartbeat thread the kernel shows
+//! ([`pulse`]), that thread stopped or without a single context switch for a whole
+//! failure timeout. The word alone is any member's to write: a stale word over a
+//! heartbeat thread that runs is forged (or the thread is starved, runnable), and
+//! isolating that node, or killing it as a hung order-point holder, would hurt a
+//! healthy process.
 
 use crate::control::node_state;
 use crate::node::{now_ns, pid_alive, pid_of, Inner};
@@ -107,6 +114,9 @@ struct Watch {
     failing: HashSet<(usize, u64)>,
     /// (slot, state, incarnation) of slots neither FREE nor ALIVE, since when.
     stuck: HashMap<(usize, u32, u64), Instant>,
+    /// (slot, incarnation) of members with a stale heartbeat word: their heartbeat
+    /// thread's context switches when first seen so, and since when that count held.
+    quiet: HashMap<(usize, u64), (u64, Instant)>,
 }
 
 /// The heartbeat thread: stamps, watches and hands over, once per period.
@@ -167,7 +177,40 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
         let now = now_ns();
         // CLOCK_MONOTONIC is one clock for the host: a heartbeat ahead of it by more
         // than a period was written by someone other than the node.
-        let silent = hb > now.saturating_add(period) || now.saturating_sub(hb) > timeout;
+        let stale = hb > now.saturating_add(period) || now.saturating_sub(hb) > timeout;
+        let silent = stale && {
+            let behind = seen.get(&(n, inc));
+            let looked_at = match behind {
+                Some(Behind::Verified { pid, .. } | Behind::Opaque { fd: Some(_), pid }) => {
+                    Some(*pid)
+                }
+                _ => None,
+            };
+            match looked_at.and_then(|pid| pulse(pid, n)) {
+                // Judged once the service thread has looked behind the slot.
+                None if matches!(behind, None | Some(Behind::Pending)) => false,
+                None => true,
+                Some((state, switches)) => {
+                    let (count, since) = watch
+                        .quiet
+                        .entry((n, inc))
+                        .or_insert((switches, Instant::now()));
+                    if switches != *count {
+                        (*count, *since) = (switches, Instant::now());
+                    }
+                    match state {
+                        // Stopped or traced: a hung process, say SIGSTOPped.
+                        'T' | 't' => true,
+                        // Runnable: starved by a busy machine, not hung.
+                        'R' => false,
+                        _ => since.elapsed() > inner.local.failure_timeout,
+                    }
+                }
+            }
+        };
+        if !stale {
+            watch.quiet.remove(&(n, inc));
+        }
         let gone = match seen.get(&(n, inc)) {
             None => {
                 seen.insert((n, inc), Behind::Pending);
@@ -176,8 +219,10 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
             }
             Some(Behind::Pending) => false,
             // A pidfd turns readable when the process exits, zombie or not.
-            Some(Behind::Verified(fd) | Behind::Opaque(Some(fd))) => exited(fd, Some(&ZERO)),
-            Some(Behind::Opaque(None)) => !pid_alive(pid),
+            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => {
+                exited(fd, Some(&ZERO))
+            }
+            Some(Behind::Opaque { fd: None, pid }) => !pid_alive(*pid),
             Some(Behind::Nobody) => true,
         };
         if (gone || silent) && watch.failing.insert((n, inc)) {
@@ -202,6 +247,46 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
     watch
         .stuck
         .retain(|(n, state, inc), _| now_at(*n) == (*state, *inc));
+    watch
+        .quiet
+        .retain(|(n, inc), _| now_at(*n) == (node_state::ALIVE, *inc));
+}
+
+/// The kernel's view of member `slot`'s heartbeat thread in process `pid` (the thread
+/// named `memchan-hb-<slot>`, which only that process can have started): its state
+/// letter and its context switches so far. `None` if no such thread is found. Read
+/// from `/proc/<pid>/task/*/status`, which every uid may read. Should the process
+/// hold nodes of several clusters with the same slot, the busiest thread counts.
+fn pulse(pid: u32, slot: usize) -> Option<(char, u64)> {
+    let name = format!("memchan-hb-{slot}");
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut best: Option<(char, u64)> = None;
+    for t in tasks.flatten() {
+        let dir = t.path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim_end() != name {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
+            continue;
+        };
+        let field = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::trim)
+                .unwrap_or("")
+        };
+        let state = field("State:").chars().next().unwrap_or('?');
+        let switches = ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"]
+            .iter()
+            .map(|k| field(k).parse::<u64>().unwrap_or(0))
+            .sum::<u64>();
+        if best.is_none_or(|(_, b)| switches > b) {
+            best = Some((state, switches));
+        }
+    }
+    best
 }
 
 const ZERO: rustix::time::Timespec = rustix::time::Timespec {
@@ -219,7 +304,11 @@ fn serve(weak: Weak<Inner>, queue: Receiver<Job>, ctl: CtlId, _end: Sender<()>) 
         }
         match job {
             Job::Look { slot, inc, pid } => {
-                let found = behind(pid, &ctl);
+                let mark = format!(
+                    "/memfd:{}",
+                    crate::local::presence_name(&inner.local.cluster, NodeId(slot as u16), inc)
+                );
+                let found = behind(pid, &ctl, &mark);
                 if let Some(e) = inner.pidfds.lock().get_mut(&(slot, inc)) {
                     *e = found;
                 }
@@ -230,15 +319,18 @@ fn serve(weak: Weak<Inner>, queue: Receiver<Job>, ctl: CtlId, _end: Sender<()>) 
     }
 }
 
-/// What stands behind `pid`, a pid read from the control block (only a claim).
+/// What stands behind `pid`, a pid read from a slot of the control block (only a
+/// claim).
 ///
 /// A pidfd is opened first and must still be open (not exited) after the check, so a
-/// pid reused meanwhile is not taken for the node. The process is a member if its
-/// `/proc/<pid>/maps` shows this cluster's control block (inode and name): the one
-/// check that a pid names a memchan node of this cluster. A process whose maps this
+/// pid reused meanwhile is not taken for the node. The process is that slot's node if
+/// its `/proc/<pid>/maps` shows this cluster's control block (inode and name) and the
+/// node's presence mark `mark` (`/memfd:memchan.<cluster>.n<slot>.i<incarnation>`,
+/// which only the node itself can have mapped): a slot forged with the pid of another
+/// member, or of a process of another cluster, is nobody's. A process whose maps this
 /// node may not read (another user's) is [`Behind::Opaque`]: it may be a member of a
 /// shared cluster, and it cannot be signalled anyway.
-fn behind(pid: u32, ctl: &CtlId) -> Behind {
+fn behind(pid: u32, ctl: &CtlId, mark: &str) -> Behind {
     let Some(p) = pid_of(pid) else {
         return Behind::Nobody;
     };
@@ -246,24 +338,26 @@ fn behind(pid: u32, ctl: &CtlId) -> Behind {
         Ok(fd) => Arc::new(fd),
         Err(rustix::io::Errno::SRCH) => return Behind::Nobody,
         // Out of descriptors, say: nothing known either way.
-        Err(_) => return Behind::Opaque(None),
+        Err(_) => return Behind::Opaque { fd: None, pid },
     };
     let maps = match std::fs::read_to_string(format!("/proc/{pid}/maps")) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return Behind::Opaque(Some(fd))
+            return Behind::Opaque { fd: Some(fd), pid }
         }
         Err(_) if exited(&fd, Some(&ZERO)) => return Behind::Nobody,
-        Err(_) => return Behind::Opaque(Some(fd)),
+        Err(_) => return Behind::Opaque { fd: Some(fd), pid },
     };
-    let maps_ctl = maps.lines().any(|l| {
+    let (mut maps_ctl, mut marked) = (false, false);
+    for l in maps.lines() {
         let mut f = l.split_whitespace();
         let ino = f.nth(4).and_then(|i| i.parse::<u64>().ok());
         let path = f.next().unwrap_or("");
-        ino == Some(ctl.ino) && path.ends_with(&ctl.name)
-    });
-    if maps_ctl && !exited(&fd, Some(&ZERO)) {
-        Behind::Verified(fd)
+        maps_ctl |= ino == Some(ctl.ino) && path.ends_with(&ctl.name);
+        marked |= path == mark;
+    }
+    if maps_ctl && marked && !exited(&fd, Some(&ZERO)) {
+        Behind::Verified { fd, pid }
     } else {
         Behind::Nobody
     }
