@@ -734,6 +734,10 @@ fn a_zeroed_failure_timeout_word_isolates_nobody() {
     assert!(att.finish().success());
     let c = a.inner.local.ctl();
     assert_eq!(c.header.failure_timeout_ns.load(Ordering::Acquire), 0);
+    // Each node keeps the timing it read when it joined.
+    for n in [&a, &b] {
+        assert_eq!(n.inner.timing(), (cfg.heartbeat, cfg.failure_timeout));
+    }
     // Each node's heartbeat thread looks at the other after each stamp: five stamps
     // each after the write is four looks each (4c63486 isolated both at the first).
     let stamps = |n: &Node| {

@@ -179,10 +179,14 @@ impl Transport for Node {
 
 impl Node {
     /// Leaves, then stops the service threads: bounded, as `Inner::leave` and
-    /// `Service::stop` are.
+    /// `Service::stop` are. The heartbeat goes on while the node leaves (a leave that
+    /// waits for the control plane must not look like a hang to the others).
     fn shutdown(&mut self) {
         if let Some(s) = self.service.take() {
             self.inner.leave();
+            self.inner
+                .stop
+                .store(true, memchan_core::sync::Ordering::Release);
             s.stop(self.inner.local.stall_bound());
         }
     }

@@ -45,7 +45,7 @@ pub(crate) struct Inner {
     views: Views,
     /// What this node's service thread found behind each other member's pid.
     pub pidfds: Pidfds,
-    /// Set on leave: tells the service threads to stop.
+    /// Set once the node has left: tells the service threads to stop.
     pub stop: AtomicBool,
 }
 
@@ -1189,7 +1189,6 @@ impl Inner {
     /// slot (so `members()` drops it), but leaves the shared tables, the event ring and
     /// the cluster's files alone, since a joiner may hold the `flock`.
     pub(crate) fn leave(&self) {
-        self.stop.store(true, Ordering::Release);
         let g = self
             .plane()
             .map_err(|e| {

@@ -137,10 +137,12 @@ fn beat(weak: Weak<Inner>, jobs: Sender<Job>) {
 fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
     let c = inner.local.ctl();
     let me = inner.local.me.index();
-    c.nodes[me].heartbeat_ns.store(now_ns(), Ordering::Release);
-    // Puts this node's incarnation word back if another member zeroed it (see
-    // `Local::not_alive`); an isolation is the data path's to report.
-    let _ = inner.local.check_alive();
+    // Stamps only while the slot is this node's: not once it left (the slot may be
+    // another's by then) or was isolated. `check_alive` puts the incarnation word back
+    // first if another member zeroed it (see `Local::not_alive`).
+    if inner.local.check_alive().is_ok() {
+        c.nodes[me].heartbeat_ns.store(now_ns(), Ordering::Release);
+    }
     let (period, timeout) = inner.timing();
     let (period, timeout) = (period.as_nanos() as u64, timeout.as_nanos() as u64);
     // A cleanup that neither finished nor failed over this long is taken over (a
