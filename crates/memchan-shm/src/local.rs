@@ -52,6 +52,11 @@ pub(crate) const STALL_TIMEOUTS: u32 = 25;
 /// turn a descheduled holder into an error.
 pub(crate) const MIN_STALL: Duration = Duration::from_secs(1);
 
+/// A wait that keeps seeing progress (a busy order point, barrier members arriving one
+/// by one) still ends after this many stall bounds in all: progress is words another
+/// member can fake.
+pub(crate) const STALL_CAP: u32 = 4;
+
 /// The stall bound for a cluster with failure timeout `ft` (see [`STALL_TIMEOUTS`]).
 pub(crate) fn stall_bound(ft: Duration) -> Duration {
     ft.saturating_mul(STALL_TIMEOUTS).max(MIN_STALL)

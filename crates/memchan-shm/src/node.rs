@@ -16,7 +16,7 @@ use crate::control::{
     MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
-use crate::local::{stall_bound, Local, Params, SegRef};
+use crate::local::{stall_bound, Local, Params, SegRef, STALL_CAP};
 use crate::order::{Order, Pidfds, Targets, Views};
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
@@ -603,7 +603,14 @@ impl Inner {
         let deadline = timeout.map(|t| Instant::now() + t);
         let n = ring.events.len() as u64;
         let mut torn = 0u32;
+        let mut first = true;
         loop {
+            // Also between skipped events: a member that keeps writing the ring must
+            // not hold a bounded wait past its timeout.
+            if !first && deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
+            first = false;
             let seen = notify.current();
             let head = ring.head.load(Ordering::Acquire);
             if head < *cursor {
@@ -1095,9 +1102,9 @@ impl Inner {
     /// the barrier, or a slot no process stands behind that no service thread could
     /// prove empty) hold it up for at most [`Local::stall_bound`] (25 failure
     /// timeouts, at least 1 s) after the last progress (a member arriving, or joining
-    /// or leaving the scope); it then fails with `Error::Stalled` naming them. This
-    /// node's arrival stays counted: a late member passes this barrier at once, and
-    /// the next one lines up again.
+    /// or leaving the scope), and for at most [`STALL_CAP`] bounds in all; it then
+    /// fails with `Error::Stalled` naming them. This node's arrival stays counted: a
+    /// late member passes this barrier at once, and the next one lines up again.
     pub(crate) fn barrier(&self, scope: usize, group: Option<NodeSet>) -> Result<()> {
         self.local.check_alive()?;
         let c = self.local.ctl();
@@ -1130,7 +1137,8 @@ impl Inner {
             missing
         };
         let bound = self.local.stall_bound();
-        let (mut last, mut since) = (NodeSet::EMPTY, Instant::now());
+        let start = Instant::now();
+        let (mut last, mut since) = (NodeSet::EMPTY, start);
         let mut spins = 0u32;
         loop {
             let now_missing = missing();
@@ -1144,6 +1152,13 @@ impl Inner {
             if spins < 4000 {
                 std::hint::spin_loop();
                 continue;
+            }
+            if start.elapsed() > bound * STALL_CAP {
+                return Err(self.local.stalled(
+                    "barrier arrivals",
+                    bound * STALL_CAP,
+                    now_missing.iter().collect(),
+                ));
             }
             if now_missing != last {
                 (last, since) = (now_missing, Instant::now());

@@ -15,7 +15,7 @@
 
 use crate::control::{load_set, node_state, store_set, MAX_PACKET, MAX_SEGMENTS};
 use crate::idle::SpinThenPark;
-use crate::local::{Local, SegRef};
+use crate::local::{Local, SegRef, STALL_CAP};
 use crate::rx::{RxObject, Target};
 use memchan_core::journal::{self, Journal};
 use memchan_core::order::{owner_of, OrderPoint};
@@ -125,12 +125,14 @@ impl<'a> Order<'a> {
     /// [`Local::stall_bound`] (25 failure timeouts, at least 1 s) — alive but hung, a
     /// failed holder whose death cannot be confirmed, or a word forged in the control
     /// block — is left holding it, and this waiter gets `Error::Stalled` (`"the order
-    /// point"`, naming the holder).
+    /// point"`, naming the holder); so does a waiter that did not get in within
+    /// [`STALL_CAP`] bounds in all (a word another member keeps changing).
     pub(crate) fn enter(&self) -> Result<u64> {
         let ctl = self.local.ctl();
         let bound = self.local.stall_bound();
         let mut idle = SpinThenPark::new();
         let mut held: Option<(u64, std::time::Instant)> = None;
+        let start = std::time::Instant::now();
         loop {
             let holder = match self.point().try_enter(self.me()) {
                 Ok(turn) => return Ok(turn),
@@ -147,6 +149,13 @@ impl<'a> Order<'a> {
             }
             let w = self.point().load();
             match held {
+                _ if start.elapsed() > bound * STALL_CAP => {
+                    return Err(self.local.stalled(
+                        "the order point",
+                        bound * STALL_CAP,
+                        Vec::new(),
+                    ));
+                }
                 Some((seen, since)) if seen == w => {
                     if since.elapsed() > bound {
                         let holder = owner_of(w)
