@@ -27,11 +27,15 @@
 
 mod control;
 mod futex;
+#[cfg(test)]
+mod hostile;
 mod idle;
 mod local;
 mod lock;
 mod node;
 mod order;
+mod perm;
+mod record;
 mod rx;
 mod rxmap;
 mod service;

@@ -1,24 +1,30 @@
 //! This node's place in its cluster: the control block mapped in this process, the
-//! node's id, incarnation, uid and gid there, and the cluster's page size; with the
+//! node's id, incarnation and effective uid there, and the cluster's page size; with the
 //! reads every layer makes of them (may this node still send, which segment is at a
-//! table index, what its receive memory is called).
+//! table index, what its receive memory, permission objects and journal objects are
+//! called), and this node's own journal object.
 //!
 //! A leaf: the control plane (`node.rs`), the point of global order (`order.rs`) and
-//! the data path (`tx.rs`, `rxmap.rs`) all read it, and it calls none of them.
+//! the data path (`tx.rs`, `rxmap.rs`) all read it, and it calls none of them (only
+//! the leaves `perm.rs` and `record.rs`, whose objects it holds).
 
 use crate::control::{load_name, seg_state, Control};
+use crate::perm::SegPerm;
+use crate::record::JournalObject;
 use crate::shm::ShmMap;
 use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::{Error, NodeId, PageSize, Result};
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// Identifies one live segment (index + generation) for the data path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Identifies one live segment (index + generation) for the data path, with its
+/// permission object held open (who owns it and what others may do: `perm.rs`).
+#[derive(Debug, Clone)]
 pub(crate) struct SegRef {
     pub idx: u32,
     pub generation: u32,
     pub size: usize,
     pub name: String,
-    pub mode: u32,
+    pub perm: Arc<SegPerm>,
 }
 
 /// The shared-memory name of cluster `cluster`'s control block (under `/dev/shm`).
@@ -32,6 +38,18 @@ pub(crate) fn rx_name(cluster: &str, seg: u32, gen: u32, node: NodeId, inc: u64)
     format!("memchan.{cluster}.s{seg}.g{gen}.n{}.i{inc}", node.0)
 }
 
+/// The shared-memory name of the permission object of segment `seg` at generation
+/// `gen` of cluster `cluster` (`perm.rs`).
+pub(crate) fn perm_name(cluster: &str, seg: u32, gen: u32) -> String {
+    format!("memchan.{cluster}.s{seg}.g{gen}.perm")
+}
+
+/// The shared-memory name of the journal object of `node` (incarnation `inc`) of
+/// cluster `cluster` (`record.rs`).
+pub(crate) fn journal_name(cluster: &str, node: NodeId, inc: u64) -> String {
+    format!("memchan.{cluster}.n{}.i{inc}.journal", node.0)
+}
+
 /// A joined node's identity and its mapping of the control block.
 pub(crate) struct Local {
     pub cluster: String,
@@ -40,9 +58,15 @@ pub(crate) struct Local {
     pub incarnation: u64,
     pub page: PageSize,
     pub uid: u32,
-    pub gid: u32,
-    /// Journal records this node's recoveries discarded as impossible (`Order::recover`).
+    /// Journal records this node's recoveries discarded as impossible or unauthorised
+    /// (`Order::recover`).
     pub discarded: std::sync::atomic::AtomicU64,
+    /// Destinations this node refused to deliver to: their receive memory belongs to a
+    /// uid that may not read the segment (`Order::view`).
+    pub denied: std::sync::atomic::AtomicU64,
+    /// This node's journal object, made on its first ordered packet (`Local::journal`).
+    journal: OnceLock<JournalObject>,
+    journal_made: Mutex<()>,
 }
 
 impl Local {
@@ -54,7 +78,6 @@ impl Local {
         incarnation: u64,
         page: PageSize,
         uid: u32,
-        gid: u32,
     ) -> Local {
         assert!(ctl.len() >= std::mem::size_of::<Control>());
         Local {
@@ -64,9 +87,27 @@ impl Local {
             incarnation,
             page,
             uid,
-            gid,
             discarded: std::sync::atomic::AtomicU64::new(0),
+            denied: std::sync::atomic::AtomicU64::new(0),
+            journal: OnceLock::new(),
+            journal_made: Mutex::new(()),
         }
+    }
+
+    /// This node's journal object, created on first use (not under the order point:
+    /// creating it maps memory).
+    #[inline]
+    pub(crate) fn journal(&self) -> Result<&JournalObject> {
+        if let Some(j) = self.journal.get() {
+            return Ok(j);
+        }
+        // One creator: a second `create` would remove the first one's object.
+        let _g = self.journal_made.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(j) = self.journal.get() {
+            return Ok(j);
+        }
+        let j = JournalObject::create(&journal_name(&self.cluster, self.me, self.incarnation))?;
+        Ok(self.journal.get_or_init(|| j))
     }
 
     /// The control block.
@@ -117,20 +158,27 @@ impl Local {
         rx_name(&self.cluster, seg, gen, node, inc)
     }
 
-    /// The segment at `idx` if it is still generation `gen`.
-    pub(crate) fn seg_by_index(&self, idx: u32, gen: u32) -> Option<SegRef> {
+    /// Whether the segment at `idx` (< `MAX_SEGMENTS`) is live at generation `gen`.
+    pub(crate) fn seg_live(&self, idx: u32, gen: u32) -> bool {
         let e = &self.ctl().segs[idx as usize];
-        if e.state.load(Ordering::Acquire) != seg_state::LIVE
-            || e.generation.load(Ordering::Acquire) != gen
-        {
-            return None;
+        e.state.load(Ordering::Acquire) == seg_state::LIVE
+            && e.generation.load(Ordering::Acquire) == gen
+    }
+
+    /// The segment at `idx` (< `MAX_SEGMENTS`) if it is still generation `gen`, with
+    /// its permission object opened; an error if that object cannot be opened.
+    pub(crate) fn seg_by_index(&self, idx: u32, gen: u32) -> Result<Option<SegRef>> {
+        if !self.seg_live(idx, gen) {
+            return Ok(None);
         }
-        Some(SegRef {
+        let e = &self.ctl().segs[idx as usize];
+        let perm = Arc::new(SegPerm::open(&perm_name(&self.cluster, idx, gen))?);
+        Ok(Some(SegRef {
             idx,
             generation: gen,
             size: e.size.load(Ordering::Acquire) as usize,
             name: load_name(&e.name),
-            mode: e.mode.load(Ordering::Relaxed),
-        })
+            perm,
+        }))
     }
 }
