@@ -220,8 +220,8 @@ fn forge_perm(node: &Node) {
     let (i, gen) = find_seg(node, "secret");
     let e: &SegEntry = &node.inner.local.ctl().segs[i];
     let base = e as *const SegEntry as *const u8;
-    for off in (std::mem::offset_of!(SegEntry, flags)..std::mem::offset_of!(SegEntry, size))
-        .step_by(4)
+    for off in
+        (std::mem::offset_of!(SegEntry, flags)..std::mem::offset_of!(SegEntry, size)).step_by(4)
     {
         // SAFETY: inside the mapped entry, 4-aligned (repr(C) u32 fields and padding
         // before a u64); shared memory is written atomically.
@@ -259,7 +259,10 @@ fn forge_perm(node: &Node) {
 /// first, and look for root's payload.
 fn scan(name: &str) {
     let (mut opened, mut refused, mut found) = (0, 0, 0);
-    for e in std::fs::read_dir("/dev/shm").unwrap().filter_map(|e| e.ok()) {
+    for e in std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .filter_map(|e| e.ok())
+    {
         let f = e.file_name().to_string_lossy().into_owned();
         if !f.starts_with(&format!("memchan.{name}.")) {
             continue;
@@ -352,7 +355,8 @@ fn forge_rx(node: &Node, args: &str) {
         let e = &l.ctl().segs[i];
         let size = e.size.load(Ordering::Acquire) as usize;
         let rxn = rx_name(&l.cluster, i as u32, gen, l.me, l.incarnation);
-        let obj = RxObject::create(&rxn, l.page, size, 0o666, ATTACKER, RxAttrs::default()).unwrap();
+        let obj =
+            RxObject::create(&rxn, l.page, size, 0o666, ATTACKER, RxAttrs::default()).unwrap();
         let mut set = crate::control::load_set(&e.rx_set);
         set.insert(l.me);
         crate::control::store_set(&e.rx_set, &set);
@@ -466,7 +470,10 @@ fn a_member_finds_no_payload_of_a_finished_packet_in_any_file_it_can_read() {
     tx.write(0, b"TOPSECRET-0011").unwrap();
     tx.write_u8(0, b'X').unwrap();
     assert_eq!(rx_b.load_u8(0).unwrap(), b'X');
-    assert_eq!(rx_a.load_u64(4096).unwrap(), u64::from_ne_bytes(*b"TOPSECRE"));
+    assert_eq!(
+        rx_a.load_u64(4096).unwrap(),
+        u64::from_ne_bytes(*b"TOPSECRE")
+    );
     // Root's own journal object, and the control block as root reads it.
     let own = a.inner.local.journal().unwrap().record();
     assert!(own.data.iter().all(|w| w.load(Ordering::Relaxed) == 0));
@@ -476,7 +483,10 @@ fn a_member_finds_no_payload_of_a_finished_packet_in_any_file_it_can_read() {
     let w = Worker::spawn("scan", &name, "");
     let scan = w.expect("SCAN");
     assert_eq!(field(&scan, "found"), 0, "{scan}");
-    assert!(field(&scan, "opened") >= 1, "the attacker read no file: {scan}");
+    assert!(
+        field(&scan, "opened") >= 1,
+        "the attacker read no file: {scan}"
+    );
     w.finish();
 }
 
@@ -591,7 +601,7 @@ fn a_dead_nodes_files_are_reaped_by_the_next_joiner_and_the_last_leaves_none() {
     w.expect("READY");
     let journal = journal_name(&name, NodeId(0), 1);
     assert!(
-        left_in_shm(&name).iter().any(|f| *f == journal)
+        left_in_shm(&name).contains(&journal)
             && left_in_shm(&name).iter().any(|f| f.ends_with(".perm")),
         "the victim made no journal or permission object: {:?}",
         left_in_shm(&name)

@@ -473,11 +473,7 @@ impl Inner {
     /// whether it may still send (see `TxMapping::deposit`).
     fn drop_rx_everywhere(&self, node: NodeId, inc: u64) {
         let c = self.local.ctl();
-        ShmMap::unlink(&crate::local::journal_name(
-            &self.local.cluster,
-            node,
-            inc,
-        ));
+        ShmMap::unlink(&crate::local::journal_name(&self.local.cluster, node, inc));
         for (i, seg) in c.segs.iter().enumerate() {
             if seg.state.load(Ordering::Acquire) != seg_state::LIVE {
                 continue;

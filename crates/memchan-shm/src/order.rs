@@ -303,8 +303,14 @@ impl<'a> Order<'a> {
     /// object. Otherwise applies nothing and says why.
     fn check_record(&self, j: &JournalObject, from: usize) -> std::result::Result<(), String> {
         let r = j.record();
-        let (idx, gen) = (r.seg.load(Ordering::Relaxed), r.seg_gen.load(Ordering::Relaxed));
-        let (offset, len) = (r.offset.load(Ordering::Relaxed), r.len.load(Ordering::Relaxed));
+        let (idx, gen) = (
+            r.seg.load(Ordering::Relaxed),
+            r.seg_gen.load(Ordering::Relaxed),
+        );
+        let (offset, len) = (
+            r.offset.load(Ordering::Relaxed),
+            r.len.load(Ordering::Relaxed),
+        );
         if idx as usize >= MAX_SEGMENTS {
             return Err(format!("segment index {idx} out of range"));
         }
@@ -375,32 +381,42 @@ impl<'a> Order<'a> {
             }
             Err(e) => return Err(e),
         };
-        // A sender must never deliver to a receiver that may not read: the owner of
-        // the receive memory (a kernel fact; a member can put any node in an rx set and
-        // make a file of that name) must be allowed to read by the permission object.
-        let owner = obj.owner()?;
-        let obj = if seg.perm.allows(owner, 4) {
-            Some(obj)
-        } else {
-            self.local
-                .denied
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            // Once per destination: the refusal is cached below.
-            tracing::warn!(
-                cluster = %self.local.cluster,
-                segment = %seg.name,
-                node = node.0,
-                uid = owner.0,
-                gid = owner.1,
-                "not delivering to a node whose receive memory belongs to a uid that may \
-                 not read the segment"
-            );
-            None
-        };
+        let obj = self.admit(seg, node, obj)?;
         // Forget views of earlier generations or incarnations of the same pair.
         views.retain(|k, _| !(k.0 == seg.idx && k.2 == node.0));
         views.insert(key, obj.clone());
         Ok(obj)
+    }
+
+    /// `node`'s receive memory `obj` for `seg` as a destination, or `None` if its owner
+    /// may not read the segment. A sender must never deliver to a receiver that may
+    /// not read, and the owner of the receive memory is a kernel fact (a member can
+    /// put any node in an rx set and make a file of that name). Called once per
+    /// (segment, node, incarnation): the answer is cached with the view, so the
+    /// refusal is counted and logged once per destination.
+    fn admit(
+        &self,
+        seg: &SegRef,
+        node: NodeId,
+        obj: Arc<RxObject>,
+    ) -> Result<Option<Arc<RxObject>>> {
+        let owner = obj.owner()?;
+        if seg.perm.allows(owner, 4) {
+            return Ok(Some(obj));
+        }
+        self.local
+            .denied
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::warn!(
+            cluster = %self.local.cluster,
+            segment = %seg.name,
+            node = node.0,
+            uid = owner.0,
+            gid = owner.1,
+            "not delivering to a node whose receive memory belongs to a uid that may not \
+             read the segment"
+        );
+        Ok(None)
     }
 }
 

@@ -22,7 +22,8 @@
 //!  | magic | state | progress | seg | seg_gen | len | pad | offset | dests       | payload     |
 //!  |       |  u32  |   u32    | u32 |   u32   | u32 |     |  u64   | 256-bit set | 8 KiB       |
 //!  +-------+-------+----------+-----+---------+-----+-----+--------+-------------+-------------+
-//!  every field an atomic; magic "MCJOURN\0"
+//!  fields are atomics; the payload is written as receive memory is (`rx::store`);
+//!  magic "MCJOURN\0"
 //! ```
 
 use crate::control::MAX_PACKET;
@@ -152,13 +153,12 @@ impl JournalObject {
 }
 
 impl Record {
-    /// Stores `data` as the payload, through atomic words (a survivor may read them).
+    /// Stores `data` (≤ `MAX_PACKET` bytes) as the payload, with the store that
+    /// applies a packet to receive memory (`rx::store`).
     pub(crate) fn store_payload(&self, data: &[u8]) {
-        for (w, chunk) in self.data.iter().zip(data.chunks(8)) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            w.store(u64::from_ne_bytes(b), Ordering::Relaxed);
-        }
+        assert!(data.len() <= MAX_PACKET);
+        // SAFETY: the payload words are MAX_PACKET writable bytes of this mapping.
+        unsafe { crate::rx::store(self.data.as_ptr() as *mut u8, data) };
     }
 
     /// The first `len` (≤ `MAX_PACKET`) bytes of the payload.
@@ -171,11 +171,10 @@ impl Record {
         out
     }
 
-    /// Zeroes the payload words of a `len`-byte packet.
+    /// Zeroes the first `len` bytes of the payload (all of it if `len` is larger).
     pub(crate) fn clear_payload(&self, len: usize) {
-        for w in &self.data[..len.min(MAX_PACKET).div_ceil(8)] {
-            w.store(0, Ordering::Relaxed);
-        }
+        static ZEROS: [u8; MAX_PACKET] = [0; MAX_PACKET];
+        self.store_payload(&ZEROS[..len.min(MAX_PACKET)]);
     }
 }
 
@@ -190,6 +189,14 @@ fn errno(e: &Error) -> Option<Errno> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn layout_is_the_diagram() {
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(Record, offset), 32);
+        assert_eq!(offset_of!(Record, dests), 40);
+        assert_eq!(offset_of!(Record, data), 72);
+    }
 
     #[test]
     fn payload_roundtrips_through_words_and_clears() {

@@ -106,8 +106,8 @@ impl RxObject {
 
     /// The owner and group of the object (`fstat`): who made this receive memory.
     pub(crate) fn owner(&self) -> Result<(u32, u32)> {
-        let st = rustix::fs::fstat(self.map.fd())
-            .map_err(|e| Error::os("fstat receive memory", e))?;
+        let st =
+            rustix::fs::fstat(self.map.fd()).map_err(|e| Error::os("fstat receive memory", e))?;
         Ok((st.st_uid, st.st_gid))
     }
 

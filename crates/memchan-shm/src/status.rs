@@ -3,8 +3,8 @@
 
 use crate::control::{load_name, load_set, node_state, seg_state, Control, MAGIC, VERSION};
 use crate::local::{ctl_name, perm_name, rx_name};
-use crate::perm::stat_owner;
 use crate::node::now_ns;
+use crate::perm::stat_owner;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::status::{ClusterStatus, GroupStatus, LockStatus, MemberStatus, SegmentStatus};
@@ -82,8 +82,7 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
                 // Owner and mode are the permission object's (the kernel's), not words
                 // of the block; an entry without one is no segment anyone can map.
                 let gen = e.generation.load(Ordering::Acquire);
-                let Some((uid, gid, mode)) = stat_owner(&perm_name(cluster, i as u32, gen))
-                else {
+                let Some((uid, gid, mode)) = stat_owner(&perm_name(cluster, i as u32, gen)) else {
                     continue;
                 };
                 segments.push(SegmentStatus {
