@@ -208,6 +208,7 @@ fn worker() {
         "scan" => scan(&name),
         "forge-journal" => forge_journal(&node, &args),
         "forge-rx" => forge_rx(&node, &args),
+        "regen" => regen(&node),
         "victim" => victim(&node),
         other => panic!("unknown role {other}"),
     }
@@ -373,6 +374,34 @@ fn forge_rx(node: &Node, args: &str) {
         report += &format!(" {name}={}", data.iter().any(|&b| b != 0) as u8);
     }
     println!("{report}");
+}
+
+/// Maps `public` (which it may read), then, once root freed it, rolls the entry's
+/// generation back so that root's next segment at that index gets the freed one's
+/// index and generation, and puts itself in that segment's rx set: a sender that took
+/// its old receive memory for the new segment would deliver there.
+fn regen(node: &Node) {
+    let rx = node
+        .open_segment("public")
+        .unwrap()
+        .map_rx_with(RxAttrs::default())
+        .unwrap();
+    let (i, gen) = find_seg(node, "public");
+    println!("MAPPED {i} {gen}");
+    wait_for("FREED");
+    let e = &node.inner.local.ctl().segs[i];
+    e.generation.store(gen - 1, Ordering::Release);
+    println!("ROLLED 1");
+    wait_for("CREATED");
+    let mut set = crate::control::load_set(&e.rx_set);
+    set.insert(node.node_id());
+    crate::control::store_set(&e.rx_set, &set);
+    e.rx_gen.fetch_add(1, Ordering::AcqRel);
+    println!("READY 1");
+    wait_for("CHECK");
+    let mut buf = vec![0u8; rx.len()];
+    rx.read(0, &mut buf).unwrap();
+    println!("LEAK found={}", contains(&buf, SECRET) as u8);
 }
 
 /// A root node that dies mid-life: maps a segment, sends ordered packets (so it has a
@@ -592,6 +621,48 @@ fn a_destination_whose_receive_memory_may_not_read_gets_nothing() {
     drop((secret, public, _rx_secret, _rx_public));
     drop(a);
     assert_eq!(left_in_shm(&name), Vec::<String>::new());
+}
+
+#[test]
+fn a_segment_made_again_under_a_forged_generation_is_not_sent_to_the_old_ones_readers() {
+    root_only();
+    let name = cluster("regen");
+    let a = Node::join(&name, &shared()).unwrap();
+    let bcast = TxAttrs {
+        local_copy: true,
+        ..TxAttrs::default()
+    };
+    let public = a.segment("public", 4096, 0o644).unwrap();
+    let _rx_public = public.map_rx_with(RxAttrs::default()).unwrap();
+    let mut w = Worker::spawn("regen", &name, "");
+    let mapped = w.expect("MAPPED");
+    // Root sends to `public`, so this process holds a view of the attacker's receive
+    // memory, admitted (0o644: it may read).
+    let tx = public.map_tx(Dest::Broadcast, bcast).unwrap();
+    tx.write(0, b"public").unwrap();
+    drop((tx, _rx_public));
+    public.free().unwrap();
+    w.say("FREED");
+    w.expect("ROLLED");
+    let secret = a.segment("secret", 4096, 0o600).unwrap();
+    let _rx_secret = secret.map_rx_with(RxAttrs::default()).unwrap();
+    let (i, gen) = find_seg(&a, "secret");
+    assert_eq!(
+        format!("{i} {gen}"),
+        mapped,
+        "the attack did not reuse the index and generation"
+    );
+    w.say("CREATED");
+    w.expect("READY");
+    secret
+        .map_tx(Dest::Broadcast, bcast)
+        .unwrap()
+        .write(0, SECRET)
+        .unwrap();
+    w.say("CHECK");
+    let leak = w.expect("LEAK");
+    assert_eq!(field(&leak, "found"), 0, "{leak}");
+    w.finish();
 }
 
 #[test]

@@ -33,12 +33,15 @@ use rustix::fd::OwnedFd;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-type ViewKey = (u32, u32, u16, u64);
+type ViewKey = (u32, u32, u16, u64, u64);
 
 /// The receive memory of other nodes (and this node's own) mapped in this process,
-/// by (segment index, generation, node, incarnation): mapped on first use by a sender,
-/// kept while the pair stays the same. `None`: that receive memory belongs to a uid
-/// that may not read the segment, and is never delivered to.
+/// by (segment index, generation, node, incarnation, inode of the segment's permission
+/// object): mapped on first use by a sender, kept while the pair stays the same. The
+/// inode, because index and generation are words any member can rewrite: a segment
+/// made again under a reused index and generation has another permission object, so
+/// a view admitted for the old one is not taken for it. `None`: that receive memory
+/// belongs to a uid that may not read the segment, and is never delivered to.
 pub(crate) struct Views(Mutex<HashMap<ViewKey, Option<Arc<RxObject>>>>);
 
 impl Views {
@@ -365,7 +368,7 @@ impl<'a> Order<'a> {
             return Ok(None);
         }
         let inc = slot.incarnation.load(Ordering::Acquire);
-        let key = (seg.idx, seg.generation, node.0, inc);
+        let key = (seg.idx, seg.generation, node.0, inc, seg.perm.ino());
         let mut views = self.views.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = views.get(&key) {
             return Ok(v.clone());

@@ -150,6 +150,11 @@ impl SegPerm {
         memchan_core::perm::allows((uid, gid), (self.uid, self.gid, self.mode), want)
     }
 
+    /// The object's inode: which permission object this is, whatever its name.
+    pub(crate) fn ino(&self) -> u64 {
+        self.ino
+    }
+
     /// The object's name, to unlink it when the segment is freed.
     pub(crate) fn name(&self) -> &str {
         &self.name
