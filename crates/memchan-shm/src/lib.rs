@@ -27,11 +27,11 @@
 
 mod control;
 mod futex;
-#[cfg(test)]
-mod hostile;
 mod idle;
 mod local;
 mod lock;
+#[cfg(test)]
+mod member_attacks;
 mod node;
 mod order;
 mod perm;

@@ -27,7 +27,7 @@ const HANG_GUARD: Duration = Duration::from_secs(60);
 const SECRET: &[u8] = b"TOPSECRET";
 
 fn cluster(tag: &str) -> String {
-    format!("hostile-{tag}-{}", std::process::id())
+    format!("attack-{tag}-{}", std::process::id())
 }
 
 /// A cluster every local user may join, with a fast failure detector.
@@ -95,11 +95,16 @@ struct Worker {
 impl Worker {
     fn spawn(role: &str, cluster: &str, args: &str) -> Worker {
         let mut child = Command::new(std::env::current_exe().expect("test binary"))
-            .args(["--exact", "hostile::worker", "--ignored", "--nocapture"])
+            .args([
+                "--exact",
+                "member_attacks::worker",
+                "--ignored",
+                "--nocapture",
+            ])
             .args(["--test-threads=1", "-q"])
-            .env("MEMCHAN_HOSTILE_ROLE", role)
-            .env("MEMCHAN_HOSTILE_CLUSTER", cluster)
-            .env("MEMCHAN_HOSTILE_ARGS", args)
+            .env("MEMCHAN_ATTACK_ROLE", role)
+            .env("MEMCHAN_ATTACK_CLUSTER", cluster)
+            .env("MEMCHAN_ATTACK_ARGS", args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -191,13 +196,13 @@ fn drop_root() {
 
 /// Worker entry; ignored so it never runs as a test of its own.
 #[test]
-#[ignore = "entry point of the worker processes of the hostile tests"]
+#[ignore = "entry point of the worker processes of the member attack tests"]
 fn worker() {
-    let Ok(role) = std::env::var("MEMCHAN_HOSTILE_ROLE") else {
+    let Ok(role) = std::env::var("MEMCHAN_ATTACK_ROLE") else {
         return;
     };
-    let name = std::env::var("MEMCHAN_HOSTILE_CLUSTER").unwrap();
-    let args = std::env::var("MEMCHAN_HOSTILE_ARGS").unwrap_or_default();
+    let name = std::env::var("MEMCHAN_ATTACK_CLUSTER").unwrap();
+    let args = std::env::var("MEMCHAN_ATTACK_ARGS").unwrap_or_default();
     if role != "victim" {
         drop_root();
     }
