@@ -254,5 +254,9 @@ fn the_hub_delivers_no_packet_its_sender_may_not_write() {
     for off in (0..4096).step_by(8) {
         assert_eq!(private_rx.load_u64(off).unwrap(), 0, "offset {off}");
     }
-    assert_eq!(hub.status().members.len(), 2, "the sender was refused, not isolated");
+    assert_eq!(
+        hub.status().members.len(),
+        2,
+        "the sender was refused, not isolated"
+    );
 }
