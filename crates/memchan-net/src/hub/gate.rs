@@ -168,6 +168,10 @@ impl Gate {
     /// A gate in front of `listener` (made nonblocking).
     pub(super) fn new(sh: Arc<Shared>, listener: TcpListener) -> std::io::Result<Gate> {
         listener.set_nonblocking(true)?;
+        // std listens with a backlog of 128: a burst of connections would make the
+        // kernel drop a real node's handshake before the gate ever saw it (the
+        // kernel caps this at net.core.somaxconn).
+        rustix::net::listen(&listener, 4096)?;
         let ep = epoll::create(epoll::CreateFlags::CLOEXEC)?;
         epoll::add(
             &ep,
