@@ -11,9 +11,13 @@
 #   2. every test of the workspace in release, including the #[ignore]d slow ones
 #      (the long control-block fuzz of memchan-shm among them):
 #      `cargo test --release -- --include-ignored`, less the entry points for worker
-#      processes, which fail when run as tests of their own: the conformance suite's
-#      `worker` (no MEMCHAN_ROLE) and memchan-shm's `hostile::worker` (no
-#      MEMCHAN_HOSTILE_ROLE).
+#      processes, which fail when run as tests of their own (the conformance suite's
+#      `worker`, no MEMCHAN_ROLE; memchan-shm's `hostile::worker`, no
+#      MEMCHAN_HOSTILE_ROLE), and less the measurement below;
+#   3. a measurement, not a test: a node pair's p99 write + ack through a real
+#      `memchan hub`, quiet and under 2,000 idle + 50 slow-drip connections
+#      (crates/memchan-cli/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
+#      line ending in `met` or `NOT MET` (the target: within 2x of quiet).
 #
 # Usage: scripts/slow-checks.sh          (LOOM_MAX_PREEMPTIONS=4 scripts/slow-checks.sh)
 # The loom build goes to "${CARGO_TARGET_DIR:-target}/loom", as in scripts/test.sh, so
@@ -30,4 +34,9 @@ LOOM_MAX_PREEMPTIONS="$bound" RUSTFLAGS="--cfg loom" \
   cargo test -p memchan-core --test loom --release -- --nocapture
 
 echo "== cargo test --workspace --release -- --include-ignored (less the worker entry points)"
-cargo test --workspace --release -- --include-ignored --exact --skip worker --skip hostile::worker
+cargo test --workspace --release -- --include-ignored --exact --skip worker \
+  --skip hostile::worker --skip hub_p99_under_attack_report
+
+echo "== hub under attack: p99 write+ack, quiet and under 2000 idle + 50 drip connections"
+cargo test -p memchan-cli --release --test hub_flood -- --ignored --exact \
+  hub_p99_under_attack_report --nocapture

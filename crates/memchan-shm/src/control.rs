@@ -12,11 +12,9 @@
 //!  +--------------------------+
 //!  | OrderLine                |     the point of global order (own cache line)
 //!  +--------------------------+
-//!  | Journal                  |     the order point holder's packet in flight
-//!  +--------------------------+
 //!  | NodeSlot  x MAX_NODES    |     state, pid, incarnation, heartbeat, barriers
 //!  +--------------------------+
-//!  | SegEntry  x MAX_SEGMENTS |     name, size, owner, mode, rx set, generation
+//!  | SegEntry  x MAX_SEGMENTS |     name, size, rx set, generation
 //!  +--------------------------+
 //!  | GroupEntry x MAX_GROUPS  |     name, member set
 //!  +--------------------------+
@@ -25,11 +23,14 @@
 //! ```
 //!
 //! Every field is an atomic: any member can write any word at any time, so every
-//! value read here is validated before use. Names and tables are changed only while
-//! holding the control file's `flock`. The cluster's parameters (version, page size,
-//! heartbeat, failure timeout) are written once by the first node, before `magic`,
-//! and each joiner reads, validates and keeps its own copy (`Local`): a later change
-//! of those words has no effect on a joined node.
+//! value read here is validated before use, and nothing here decides what a member
+//! may do: a segment's owner and mode are its permission object's (`perm.rs`), and
+//! the order point holder's packet in flight is journaled in its own journal object
+//! (`record.rs`), not here. Names and tables are changed only while holding the
+//! control file's `flock`. The cluster's parameters (version, page size, heartbeat,
+//! failure timeout) are written once by the first node, before `magic`, and each
+//! joiner reads, validates and keeps its own copy (`Local`): a later change of those
+//! words has no effect on a joined node.
 
 use memchan_core::sync::{AtomicU32, AtomicU64};
 use memchan_core::{MAX_GROUPS, MAX_NODES};
@@ -37,7 +38,7 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes.
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
@@ -100,26 +101,6 @@ pub(crate) struct OrderLine {
     pub word: AtomicU64,
 }
 
-/// The order point holder's packet in flight: the two protocol words of
-/// `memchan_core::journal` (`state`, `progress`) and the record it leaves to the
-/// transport (segment, offset, destinations, payload).
-#[repr(C, align(64))]
-pub(crate) struct Journal {
-    /// `memchan_core::journal::IDLE` or `APPLYING`.
-    pub state: AtomicU32,
-    /// Segment index of the packet.
-    pub seg: AtomicU32,
-    pub seg_gen: AtomicU32,
-    pub len: AtomicU32,
-    pub offset: AtomicU64,
-    /// Destinations, applied in increasing node order.
-    pub dests: [AtomicU64; MAX_NODES / 64],
-    /// Destinations applied so far (count, in order).
-    pub progress: AtomicU32,
-    pub _pad: u32,
-    pub data: [AtomicU64; MAX_PACKET / 8],
-}
-
 #[repr(C, align(64))]
 pub(crate) struct NodeSlot {
     pub state: AtomicU32,
@@ -143,9 +124,7 @@ pub(crate) struct SegEntry {
     /// Bumped on every create and free, part of the rx object names.
     pub generation: AtomicU32,
     pub flags: AtomicU32,
-    pub mode: AtomicU32,
-    pub uid: AtomicU32,
-    pub gid: AtomicU32,
+    pub _pad: u32,
     pub size: AtomicU64,
     /// Nodes that map the segment rx.
     pub rx_set: [AtomicU64; MAX_NODES / 64],
@@ -187,7 +166,6 @@ pub(crate) struct EventRing {
 pub(crate) struct Control {
     pub header: Header,
     pub order: OrderLine,
-    pub journal: Journal,
     pub nodes: [NodeSlot; MAX_NODES],
     pub segs: [SegEntry; MAX_SEGMENTS],
     pub groups: [GroupEntry; MAX_GROUPS],

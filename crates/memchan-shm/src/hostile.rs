@@ -323,8 +323,9 @@ fn attacker(a: &[String]) {
 
 /// Writes `writes` words of the control block: a third anywhere at random, the rest
 /// chosen among the words every layer reads (node slots, the members bitmap, the
-/// order word, the journal, segment entries, the event ring, header words), with
-/// values meant to mislead (0, all ones, a live node's id or pid, far-future times).
+/// order word, a failed holder of it, segment entries, the event ring, header words),
+/// with values meant to mislead (0, all ones, a live node's id or pid, far-future
+/// times).
 fn fuzz(map: &ShmMap, seed: u64, writes: u32, pids: &[u32]) {
     let c = control(map);
     let mut rng = fastrand::Rng::with_seed(seed);
@@ -366,12 +367,16 @@ fn fuzz(map: &ShmMap, seed: u64, writes: u32, pids: &[u32]) {
                     .store(if rng.bool() { held } else { v }, Ordering::Release);
             }
             11 => {
-                let j = &c.journal;
-                j.seg.store(v as u32 % 8, Ordering::Relaxed);
-                j.offset.store(rng.u64(..1 << 14), Ordering::Relaxed);
-                j.len.store(rng.u32(..9000), Ordering::Relaxed);
-                j.progress.store(rng.u32(..4), Ordering::Relaxed);
-                j.state.store(v as u32 % 3, Ordering::Release);
+                // A slot declared failed that holds the order point: survivors recover
+                // it (its journal object, if any, is its owner's: record.rs).
+                let f = rng.usize(..8);
+                c.nodes[f]
+                    .state
+                    .store(node_state::FAILED, Ordering::Release);
+                c.order.word.store(
+                    (f as u64 + 1) | (rng.u64(..1 << 20) << 16),
+                    Ordering::Release,
+                );
             }
             12 => match rng.u8(..4) {
                 0 => seg.state.store(v as u32 % 3, Ordering::Release),

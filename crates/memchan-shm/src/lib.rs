@@ -32,8 +32,12 @@ mod hostile;
 mod idle;
 mod local;
 mod lock;
+#[cfg(test)]
+mod member_attacks;
 mod node;
 mod order;
+mod perm;
+mod record;
 mod rx;
 mod rxmap;
 mod service;

@@ -1,27 +1,33 @@
 //! This node's place in its cluster: the control block mapped in this process, the
-//! node's id, incarnation, uid and gid there, and the cluster's parameters (page size,
-//! heartbeat, failure timeout) as validated at join and kept here; with the reads
+//! node's id, incarnation and effective uid there, and the cluster's parameters (page
+//! size, heartbeat, failure timeout) as validated at join and kept here; with the reads
 //! every layer makes of them (may this node still send, which segment is at a table
-//! index, what its receive memory is called, how long to wait for another party).
+//! index, what its receive memory, permission objects and journal objects are called,
+//! how long to wait for another party), and this node's own journal object.
 //!
 //! A leaf: the control plane (`node.rs`), the point of global order (`order.rs`) and
-//! the data path (`tx.rs`, `rxmap.rs`) all read it, and it calls none of them.
+//! the data path (`tx.rs`, `rxmap.rs`) all read it, and it calls none of them (only
+//! the leaves `perm.rs` and `record.rs`, whose objects it holds).
 
 use crate::control::{load_name, node_state, seg_state, Control};
+use crate::perm::SegPerm;
+use crate::record::JournalObject;
 use crate::shm::ShmMap;
 use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::{validate, Error, NodeId, PageSize, Result};
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-/// Identifies one live segment (index + generation) for the data path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Identifies one live segment (index + generation) for the data path, with its
+/// permission object held open (who owns it and what others may do: `perm.rs`).
+#[derive(Debug, Clone)]
 pub(crate) struct SegRef {
     pub idx: u32,
     pub generation: u32,
     pub size: usize,
     pub name: String,
-    pub mode: u32,
+    pub perm: Arc<SegPerm>,
 }
 
 /// The shared-memory name of cluster `cluster`'s control block (under `/dev/shm`).
@@ -33,6 +39,18 @@ pub(crate) fn ctl_name(cluster: &str) -> String {
 /// segment `seg` at generation `gen` of cluster `cluster`.
 pub(crate) fn rx_name(cluster: &str, seg: u32, gen: u32, node: NodeId, inc: u64) -> String {
     format!("memchan.{cluster}.s{seg}.g{gen}.n{}.i{inc}", node.0)
+}
+
+/// The shared-memory name of the permission object of segment `seg` at generation
+/// `gen` of cluster `cluster` (`perm.rs`).
+pub(crate) fn perm_name(cluster: &str, seg: u32, gen: u32) -> String {
+    format!("memchan.{cluster}.s{seg}.g{gen}.perm")
+}
+
+/// The shared-memory name of the journal object of `node` (incarnation `inc`) of
+/// cluster `cluster` (`record.rs`).
+pub(crate) fn journal_name(cluster: &str, node: NodeId, inc: u64) -> String {
+    format!("memchan.{cluster}.n{}.i{inc}.journal", node.0)
 }
 
 /// The cluster's parameters as a node read and validated them when it joined; the
@@ -80,21 +98,26 @@ pub(crate) struct Local {
     pub heartbeat: Duration,
     pub failure_timeout: Duration,
     pub uid: u32,
-    pub gid: u32,
     /// The epoch of this node's join (0 until its Joined event is out).
     pub joined_epoch: AtomicU64,
     /// Set when this node starts to leave: from then on a zeroed incarnation word is
     /// its own doing, not another member's (see [`check_alive`](Self::check_alive)).
     pub leaving: AtomicBool,
-    /// Journal records this node's recoveries discarded as impossible (`Order::recover`).
-    pub discarded: std::sync::atomic::AtomicU64,
     /// Times this node put back its own incarnation word after another member zeroed it.
     pub repaired: std::sync::atomic::AtomicU64,
+    /// Journal records this node's recoveries discarded as impossible or unauthorised
+    /// (`Order::recover`).
+    pub discarded: std::sync::atomic::AtomicU64,
+    /// Destinations this node refused to deliver to: their receive memory belongs to a
+    /// uid that may not read the segment (`Order::view`).
+    pub denied: std::sync::atomic::AtomicU64,
+    /// This node's journal object, made on its first ordered packet (`Local::journal`).
+    journal: OnceLock<JournalObject>,
+    journal_made: Mutex<()>,
 }
 
 impl Local {
     /// `ctl` must map a whole, initialised `Control` (as `Inner::join` checks).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         cluster: String,
         ctl: ShmMap,
@@ -103,7 +126,6 @@ impl Local {
         incarnation: u64,
         params: Params,
         uid: u32,
-        gid: u32,
     ) -> Local {
         assert!(ctl.len() >= std::mem::size_of::<Control>());
         Local {
@@ -116,11 +138,13 @@ impl Local {
             heartbeat: params.heartbeat,
             failure_timeout: params.failure_timeout,
             uid,
-            gid,
             joined_epoch: AtomicU64::new(0),
             leaving: AtomicBool::new(false),
-            discarded: std::sync::atomic::AtomicU64::new(0),
             repaired: std::sync::atomic::AtomicU64::new(0),
+            discarded: std::sync::atomic::AtomicU64::new(0),
+            denied: std::sync::atomic::AtomicU64::new(0),
+            journal: OnceLock::new(),
+            journal_made: Mutex::new(()),
         }
     }
 
@@ -142,6 +166,22 @@ impl Local {
             waited,
             nodes,
         }
+    }
+
+    /// This node's journal object, created on first use (not under the order point:
+    /// creating it maps memory).
+    #[inline]
+    pub(crate) fn journal(&self) -> Result<&JournalObject> {
+        if let Some(j) = self.journal.get() {
+            return Ok(j);
+        }
+        // One creator: a second `create` would remove the first one's object.
+        let _g = self.journal_made.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(j) = self.journal.get() {
+            return Ok(j);
+        }
+        let j = JournalObject::create(&journal_name(&self.cluster, self.me, self.incarnation))?;
+        Ok(self.journal.get_or_init(|| j))
     }
 
     /// The control block.
@@ -272,32 +312,39 @@ impl Local {
         rx_name(&self.cluster, seg, gen, node, inc)
     }
 
-    /// The segment at `idx` if it is still generation `gen`, and its entry is one that
-    /// memchan could have written (a size of whole pages within the segment limit):
-    /// every size below is used to size and reach receive memory.
-    pub(crate) fn seg_by_index(&self, idx: u32, gen: u32) -> Option<SegRef> {
-        let e = self.ctl().segs.get(idx as usize)?;
-        if e.state.load(Ordering::Acquire) != seg_state::LIVE
-            || e.generation.load(Ordering::Acquire) != gen
-        {
-            return None;
+    /// Whether the segment at `idx` (< `MAX_SEGMENTS`) is live at generation `gen`.
+    pub(crate) fn seg_live(&self, idx: u32, gen: u32) -> bool {
+        let e = &self.ctl().segs[idx as usize];
+        e.state.load(Ordering::Acquire) == seg_state::LIVE
+            && e.generation.load(Ordering::Acquire) == gen
+    }
+
+    /// The segment at `idx` (< `MAX_SEGMENTS`) if it is still generation `gen` and its
+    /// entry is one memchan could have written (a size of whole pages within the
+    /// segment limit: every size below sizes and reaches receive memory), with its
+    /// permission object opened; an error if that object cannot be opened.
+    pub(crate) fn seg_by_index(&self, idx: u32, gen: u32) -> Result<Option<SegRef>> {
+        if !self.seg_live(idx, gen) {
+            return Ok(None);
         }
+        let e = &self.ctl().segs[idx as usize];
         let size = e.size.load(Ordering::Acquire);
-        if validate::segment_size(size).is_err() || size % self.page.bytes() as u64 != 0 {
+        if validate::segment_size(size).is_err() || !size.is_multiple_of(self.page.bytes() as u64) {
             tracing::warn!(
                 cluster = %self.cluster,
                 segment = idx,
                 size,
                 "ignoring a segment entry whose size memchan never writes"
             );
-            return None;
+            return Ok(None);
         }
-        Some(SegRef {
+        let perm = Arc::new(SegPerm::open(&perm_name(&self.cluster, idx, gen))?);
+        Ok(Some(SegRef {
             idx,
             generation: gen,
             size: size as usize,
             name: load_name(&e.name),
-            mode: e.mode.load(Ordering::Relaxed),
-        })
+            perm,
+        }))
     }
 }

@@ -18,6 +18,7 @@ use crate::control::{
 use crate::futex::SharedFutex;
 use crate::local::{stall_bound, Local, Params, SegRef, STALL_CAP};
 use crate::order::{Order, Pidfds, Targets, Views};
+use crate::perm::SegPerm;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::{Futex, Notify};
@@ -443,7 +444,6 @@ impl Inner {
                 incarnation,
                 params,
                 uid,
-                gid,
             ),
             plane: PlaneMutex::new(),
             views: Views::new(),
@@ -774,12 +774,14 @@ impl Inner {
             .store(node_state::FREE, Ordering::Release);
     }
 
-    /// Removes `node` from every segment's rx set and deletes its receive memory.
+    /// Removes `node` from every segment's rx set and deletes its receive memory, and
+    /// its journal object, the last of its files (after `Order::recover` read it).
     /// Every segment's `rx_gen` moves, also where `node` mapped nothing: that is how
     /// the node's own direct-deposit path learns, at its next write, to re-check
     /// whether it may still send (see `TxMapping::deposit`).
     fn drop_rx_everywhere(&self, node: NodeId, inc: u64) {
         let c = self.local.ctl();
+        ShmMap::unlink(&crate::local::journal_name(&self.local.cluster, node, inc));
         for (i, seg) in c.segs.iter().enumerate() {
             if seg.state.load(Ordering::Acquire) != seg_state::LIVE {
                 continue;
@@ -829,7 +831,7 @@ impl Inner {
                 continue;
             }
             let gen = seg.generation.load(Ordering::Acquire);
-            if let Some(segref) = self.local.seg_by_index(i as u32, gen) {
+            if let Ok(Some(segref)) = self.local.seg_by_index(i as u32, gen) {
                 let dests = load_set(&seg.rx_set);
                 let mut targets = Targets::new();
                 if let Err(e @ Error::Stalled { .. }) =
@@ -884,7 +886,7 @@ impl Inner {
                 let gen = e.generation.load(Ordering::Acquire);
                 return self
                     .local
-                    .seg_by_index(i as u32, gen)
+                    .seg_by_index(i as u32, gen)?
                     .ok_or_else(|| Error::UnknownSegment(name.into()));
             }
         }
@@ -900,56 +902,51 @@ impl Inner {
         };
         let e = &c.segs[i];
         let gen = e.generation.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        // The segment's owner and mode are its permission object's, made before the
+        // entry goes LIVE so that whoever finds the entry finds the object.
+        let perm = Arc::new(SegPerm::create(
+            &crate::local::perm_name(&self.local.cluster, i as u32, gen),
+            mode,
+        )?);
         store_name(&e.name, name);
-        e.size
-            .store(self.local.page.round_up(size) as u64, Ordering::Relaxed);
-        e.mode.store(mode, Ordering::Relaxed);
-        e.uid.store(self.local.uid, Ordering::Relaxed);
-        e.gid.store(self.local.gid, Ordering::Relaxed);
+        let size = self.local.page.round_up(size);
+        e.size.store(size as u64, Ordering::Relaxed);
         e.flags.store(flags, Ordering::Relaxed);
         store_set(&e.rx_set, &NodeSet::EMPTY);
         e.rx_gen.fetch_add(1, Ordering::AcqRel);
         e.state.store(seg_state::LIVE, Ordering::Release);
-        Ok(self
-            .local
-            .seg_by_index(i as u32, gen)
-            .expect("just created"))
+        Ok(SegRef {
+            idx: i as u32,
+            generation: gen,
+            size,
+            name: name.to_string(),
+            perm,
+        })
     }
 
-    /// Checks the caller's permission (`want`: 4 read, 2 write) on a segment.
+    /// Checks the caller's permission (`want`: 4 read, 2 write) on a segment: the
+    /// kernel's answer to opening its permission object with that access.
     pub(crate) fn check_perm(&self, seg: &SegRef, want: u32, op: &'static str) -> Result<()> {
-        let e = &self.local.ctl().segs[seg.idx as usize];
-        let (uid, gid, mode) = (
-            e.uid.load(Ordering::Relaxed),
-            e.gid.load(Ordering::Relaxed),
-            e.mode.load(Ordering::Relaxed),
-        );
-        memchan_core::perm::check(
-            (self.local.uid, self.local.gid),
-            (uid, gid, mode),
-            want,
-            &seg.name,
-            op,
-        )
+        seg.perm.access(want, &seg.name, op, self.local.uid)
     }
 
-    /// Frees a segment: only its owner (or root) may.
+    /// Frees a segment: only the owner of its permission object (or root) may.
     pub(crate) fn free_segment(&self, seg: &SegRef) -> Result<()> {
         let _g = self.plane()?;
         let e = &self.local.ctl().segs[seg.idx as usize];
-        if self.local.seg_by_index(seg.idx, seg.generation).is_none() {
+        if !self.local.seg_live(seg.idx, seg.generation) {
             return Err(Error::SegmentFreed {
                 segment: seg.name.clone(),
             });
         }
-        let owner = e.uid.load(Ordering::Relaxed);
-        if self.local.uid != 0 && self.local.uid != owner {
+        let p = &seg.perm;
+        if self.local.uid != 0 && self.local.uid != p.uid {
             return Err(Error::PermissionDenied {
                 segment: seg.name.clone(),
                 op: "free",
-                uid: owner,
-                gid: e.gid.load(Ordering::Relaxed),
-                mode: e.mode.load(Ordering::Relaxed),
+                uid: p.uid,
+                gid: p.gid,
+                mode: p.mode,
                 caller_uid: self.local.uid,
             });
         }
@@ -962,6 +959,8 @@ impl Inner {
         e.state.store(seg_state::FREE, Ordering::Release);
         e.generation.fetch_add(1, Ordering::AcqRel);
         e.rx_gen.fetch_add(1, Ordering::AcqRel);
+        // Handles still held keep the object open; its name goes with the segment.
+        ShmMap::unlink(p.name());
         Ok(())
     }
 
@@ -972,7 +971,7 @@ impl Inner {
         let _g = self.plane()?;
         let c = self.local.ctl();
         let e = &c.segs[seg.idx as usize];
-        if self.local.seg_by_index(seg.idx, seg.generation).is_none() {
+        if !self.local.seg_live(seg.idx, seg.generation) {
             return Err(Error::SegmentFreed {
                 segment: seg.name.clone(),
             });
@@ -1014,7 +1013,7 @@ impl Inner {
         match self.plane() {
             Ok(_g) => {
                 let e = &self.local.ctl().segs[seg.idx as usize];
-                if self.local.seg_by_index(seg.idx, seg.generation).is_some() {
+                if self.local.seg_live(seg.idx, seg.generation) {
                     let mut set = load_set(&e.rx_set);
                     set.remove(self.local.me);
                     store_set(&e.rx_set, &set);
@@ -1256,6 +1255,16 @@ impl Inner {
                         let inc = c.nodes[n.index()].incarnation.load(Ordering::Acquire);
                         ShmMap::unlink(&self.local.rx_name(i as u32, gen, n, inc));
                     }
+                    let cluster = &self.local.cluster;
+                    ShmMap::unlink(&crate::local::perm_name(cluster, i as u32, gen));
+                }
+            }
+            // Journal objects of nodes that died with no one left to clean up.
+            for (n, s) in c.nodes.iter().enumerate() {
+                if s.state.load(Ordering::Acquire) != node_state::FREE {
+                    let inc = s.incarnation.load(Ordering::Acquire);
+                    let node = NodeId(n as u16);
+                    ShmMap::unlink(&crate::local::journal_name(&self.local.cluster, node, inc));
                 }
             }
             ShmMap::unlink(&crate::local::ctl_name(&self.local.cluster));

@@ -23,7 +23,7 @@
 
 use crate::control::node_state;
 use crate::node::{now_ns, pid_alive, pid_of, Inner};
-use crate::order::{exited, Behind};
+use crate::order::{exited, pulse, Behind};
 use memchan_core::sync::Ordering;
 use memchan_core::{NodeId, MAX_NODES};
 use std::collections::{HashMap, HashSet};
@@ -252,43 +252,6 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
     watch
         .quiet
         .retain(|(n, inc), _| now_at(*n) == (node_state::ALIVE, *inc));
-}
-
-/// The kernel's view of member `slot`'s heartbeat thread in process `pid` (the thread
-/// named `memchan-hb-<slot>`, which only that process can have started): its state
-/// letter and its context switches so far. `None` if no such thread is found. Read
-/// from `/proc/<pid>/task/*/status`, which every uid may read. Should the process
-/// hold nodes of several clusters with the same slot, the busiest thread counts.
-fn pulse(pid: u32, slot: usize) -> Option<(char, u64)> {
-    let name = format!("memchan-hb-{slot}");
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let mut best: Option<(char, u64)> = None;
-    for t in tasks.flatten() {
-        let dir = t.path();
-        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
-        if comm.trim_end() != name {
-            continue;
-        }
-        let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
-            continue;
-        };
-        let field = |key: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(key))
-                .map(str::trim)
-                .unwrap_or("")
-        };
-        let state = field("State:").chars().next().unwrap_or('?');
-        let switches = ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"]
-            .iter()
-            .map(|k| field(k).parse::<u64>().unwrap_or(0))
-            .sum::<u64>();
-        if best.is_none_or(|(_, b)| switches > b) {
-            best = Some((state, switches));
-        }
-    }
-    best
 }
 
 const ZERO: rustix::time::Timespec = rustix::time::Timespec {

@@ -2,8 +2,9 @@
 //! (mapped read-only), reported in the same [`ClusterStatus`] a hub gives.
 
 use crate::control::{load_name, load_set, node_state, seg_state, Control, MAGIC, VERSION};
-use crate::local::{ctl_name, rx_name};
+use crate::local::{ctl_name, perm_name, rx_name};
 use crate::node::now_ns;
+use crate::perm::stat_owner;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::status::{ClusterStatus, GroupStatus, LockStatus, MemberStatus, SegmentStatus};
@@ -83,14 +84,22 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
                     bidders: lock_bidders(c, cluster, page, i, gen, rx, size),
                 });
             }
-            _ => segments.push(SegmentStatus {
-                name,
-                size,
-                uid: e.uid.load(Ordering::Relaxed),
-                gid: e.gid.load(Ordering::Relaxed),
-                mode: e.mode.load(Ordering::Relaxed),
-                rx: rx.iter().map(|n| n.0).collect(),
-            }),
+            _ => {
+                // Owner and mode are the permission object's (the kernel's), not words
+                // of the block; an entry without one is no segment anyone can map.
+                let gen = e.generation.load(Ordering::Acquire);
+                let Some((uid, gid, mode)) = stat_owner(&perm_name(cluster, i as u32, gen)) else {
+                    continue;
+                };
+                segments.push(SegmentStatus {
+                    name,
+                    size,
+                    uid,
+                    gid,
+                    mode,
+                    rx: rx.iter().map(|n| n.0).collect(),
+                })
+            }
         }
     }
     let groups = c
