@@ -44,6 +44,8 @@ mod service;
 mod shm;
 pub mod status;
 mod tx;
+#[cfg(test)]
+mod watchers;
 
 pub use lock::{Lock, LockGuard};
 pub use node::{EventKind, MembershipEvent};

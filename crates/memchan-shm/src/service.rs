@@ -26,6 +26,8 @@ use crate::node::{now_ns, pid_alive, pid_of, Inner};
 use crate::order::{exited, pulse, Behind};
 use memchan_core::sync::Ordering;
 use memchan_core::{NodeId, MAX_NODES};
+use rustix::event::epoll;
+use rustix::fd::{AsRawFd, OwnedFd};
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Weak};
@@ -38,6 +40,8 @@ pub(crate) struct Service {
     service: JoinHandle<()>,
     /// Closed when the service thread ends (in a mutex: `Node` is `Sync`).
     ended: std::sync::Mutex<Receiver<()>>,
+    /// Written to wake the heartbeat thread out of its `epoll_wait` at `stop`.
+    wake: OwnedFd,
 }
 
 /// Work the heartbeat thread hands to the service thread.
@@ -67,6 +71,20 @@ pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<Service> {
         ino,
         name: format!("/{}", crate::local::ctl_name(&inner.local.cluster)),
     };
+    let os = |what| move |e| memchan_core::Error::os(what, e);
+    let epoll = epoll::create(epoll::CreateFlags::CLOEXEC).map_err(os("epoll_create"))?;
+    let wake = rustix::event::eventfd(
+        0,
+        rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
+    )
+    .map_err(os("eventfd"))?;
+    epoll::add(
+        &epoll,
+        &wake,
+        epoll::EventData::new_u64(STOP),
+        epoll::EventFlags::IN,
+    )
+    .map_err(os("epoll_ctl"))?;
     let (jobs, queue) = channel();
     let (end, ended) = channel();
     let weak = Arc::downgrade(inner);
@@ -78,12 +96,13 @@ pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<Service> {
     let weak = Arc::downgrade(inner);
     let heartbeat = std::thread::Builder::new()
         .name(format!("memchan-hb-{me}"))
-        .spawn(move || beat(weak, jobs))
+        .spawn(move || beat(weak, jobs, epoll))
         .map_err(|e| memchan_core::Error::os("start the memchan heartbeat thread", e))?;
     Ok(Service {
         heartbeat,
         service,
         ended: std::sync::Mutex::new(ended),
+        wake,
     })
 }
 
@@ -93,7 +112,7 @@ impl Service {
     /// its current job; one still busy then is left to finish on its own (it holds the
     /// node only until its job, itself bounded, is done).
     pub(crate) fn stop(self, bound: Duration) {
-        self.heartbeat.thread().unpark();
+        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
         let _ = self.heartbeat.join();
         let ended = self.ended.into_inner().unwrap_or_else(|p| p.into_inner());
         match ended.recv_timeout(bound) {
@@ -107,8 +126,14 @@ impl Service {
     }
 }
 
+/// How many members each node watches: its next live members in slot order, round
+/// the table (its successors on the ring), so each member is watched by as many
+/// predecessors. Two, so a member is still watched when one of its watchers dies with
+/// it; a chain of failures converges because a watcher whose successor turns FAILED
+/// or FREE moves on to the next live slot at its next period.
+const WATCHED: usize = 2;
+
 /// What the heartbeat thread remembers between periods.
-#[derive(Default)]
 struct Watch {
     /// (slot, incarnation) handed over to be declared failed.
     failing: HashSet<(usize, u64)>,
@@ -117,11 +142,31 @@ struct Watch {
     /// (slot, incarnation) of members with a stale heartbeat word: their heartbeat
     /// thread's context switches when first seen so, and since when that count held.
     quiet: HashMap<(usize, u64), (u64, Instant)>,
+    /// When the whole table was last scanned for stuck slots.
+    scanned: Option<Instant>,
+    /// The epoll set the thread sleeps on between periods: the stop eventfd and the
+    /// pidfds of the watched members (one-shot: an exit wakes the thread once).
+    epoll: OwnedFd,
+    /// The pidfds in `epoll`, by descriptor number, and whether each has fired (its
+    /// process exited).
+    armed: HashMap<i32, (Arc<OwnedFd>, bool)>,
 }
 
-/// The heartbeat thread: stamps, watches and hands over, once per period.
-fn beat(weak: Weak<Inner>, jobs: Sender<Job>) {
-    let mut watch = Watch::default();
+/// The `epoll` data word of the stop eventfd (pidfds carry their descriptor number).
+const STOP: u64 = u64::MAX;
+
+/// The heartbeat thread: stamps, watches and hands over, once per period, asleep in
+/// `epoll_wait` in between (woken early by a watched member's exit or by `stop`).
+fn beat(weak: Weak<Inner>, jobs: Sender<Job>, epoll: OwnedFd) {
+    let mut watch = Watch {
+        failing: HashSet::new(),
+        stuck: HashMap::new(),
+        quiet: HashMap::new(),
+        scanned: None,
+        epoll,
+        armed: HashMap::new(),
+    };
+    let mut events = Vec::with_capacity(WATCHED + 1);
     loop {
         let Some(inner) = weak.upgrade() else { return };
         if inner.stop.load(Ordering::Acquire) {
@@ -130,8 +175,41 @@ fn beat(weak: Weak<Inner>, jobs: Sender<Job>) {
         let period = inner.local.heartbeat;
         tick(&inner, &jobs, &mut watch);
         drop(inner);
-        std::thread::park_timeout(period);
+        let wait = rustix::time::Timespec {
+            tv_sec: period.as_secs() as i64,
+            tv_nsec: i64::from(period.subsec_nanos()),
+        };
+        events.clear();
+        // EINTR or a failed wait just ends this period early.
+        let _ = epoll::wait(
+            &watch.epoll,
+            rustix::buffer::spare_capacity(&mut events),
+            Some(&wait),
+        );
+        for e in &events {
+            let data = e.data.u64();
+            if data != STOP {
+                if let Some((_, fired)) = watch.armed.get_mut(&(data as i32)) {
+                    *fired = true;
+                }
+            }
+        }
     }
+}
+
+/// The slots this node watches: the next [`WATCHED`] ALIVE slots after its own, round
+/// the table, with their incarnations. Reads state words from this node's slot on
+/// until it has found them: a few words in a full table, at most the table in a
+/// sparse one.
+fn successors(inner: &Inner) -> Vec<(usize, u64)> {
+    let c = inner.local.ctl();
+    let me = inner.local.me.index();
+    (1..MAX_NODES)
+        .map(|d| (me + d) % MAX_NODES)
+        .filter(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::ALIVE)
+        .map(|n| (n, c.nodes[n].incarnation.load(Ordering::Acquire)))
+        .take(WATCHED)
+        .collect()
 }
 
 fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
@@ -145,35 +223,26 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
     }
     let (period, timeout) = inner.timing();
     let (period, timeout) = (period.as_nanos() as u64, timeout.as_nanos() as u64);
-    // A cleanup that neither finished nor failed over this long is taken over (a
-    // survivor waits at most one bound for the plane, one per lock release and 10 s
-    // for a kill).
-    let stuck_after = inner.local.stall_bound() * 3 + Duration::from_secs(10);
+    let now_at = |n: usize| {
+        (
+            c.nodes[n].state.load(Ordering::Acquire),
+            c.nodes[n].incarnation.load(Ordering::Acquire),
+        )
+    };
+    // Slots left neither FREE nor ALIVE: looked for once per failure timeout (a scan of
+    // the whole table's state words, no system call), which is soon enough for a
+    // take-over that waits far longer than that anyway.
+    if watch
+        .scanned
+        .is_none_or(|t| t.elapsed() >= inner.local.failure_timeout)
+    {
+        watch.scanned = Some(Instant::now());
+        scan_stuck(inner, jobs, watch);
+    }
+    let ring = successors(inner);
     let mut seen = inner.pidfds.lock();
-    for n in (0..MAX_NODES).filter(|&n| n != me) {
+    for &(n, inc) in &ring {
         let s = &c.nodes[n];
-        let state = s.state.load(Ordering::Acquire);
-        let inc = s.incarnation.load(Ordering::Acquire);
-        match state {
-            node_state::FREE => continue,
-            node_state::ALIVE => {}
-            // FAILED, or a word memchan never writes.
-            _ => {
-                let since = *watch
-                    .stuck
-                    .entry((n, state, inc))
-                    .or_insert_with(Instant::now);
-                if since.elapsed() > stuck_after {
-                    watch.stuck.insert((n, state, inc), Instant::now());
-                    let _ = jobs.send(Job::Reap {
-                        slot: n,
-                        state,
-                        inc,
-                    });
-                }
-                continue;
-            }
-        }
         let pid = s.pid.load(Ordering::Relaxed);
         let hb = s.heartbeat_ns.load(Ordering::Acquire);
         let now = now_ns();
@@ -220,10 +289,12 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
                 false
             }
             Some(Behind::Pending) => false,
-            // A pidfd turns readable when the process exits, zombie or not.
-            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => {
-                exited(fd, Some(&ZERO))
-            }
+            // A pidfd turns readable when the process exits, zombie or not: the epoll
+            // set said so (no system call per member here).
+            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => watch
+                .armed
+                .get(&fd.as_raw_fd())
+                .is_some_and(|(_, fired)| *fired),
             Some(Behind::Opaque { fd: None, pid }) => !pid_alive(*pid),
             Some(Behind::Nobody) => true,
         };
@@ -231,27 +302,83 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
             let _ = jobs.send(Job::Fail { slot: n, inc });
         }
     }
-    let now_at = |n: usize| {
-        (
-            c.nodes[n].state.load(Ordering::Acquire),
-            c.nodes[n].incarnation.load(Ordering::Acquire),
-        )
-    };
-    // Kept while the slot is not FREE: recovery of a FAILED holder still needs it.
-    seen.retain(|(n, inc), _| {
-        let (state, now) = now_at(*n);
-        state != node_state::FREE && now == *inc
+    // Kept while watched, and while FAILED: recovery of a failed holder needs it. A
+    // member no longer watched (another joined in between) is forgotten, and its
+    // pidfd closed unless another node of this process holds it.
+    seen.retain(|&(n, inc), _| {
+        let (state, now) = now_at(n);
+        now == inc
+            && (ring.contains(&(n, inc))
+                || (state != node_state::FREE && state != node_state::ALIVE))
     });
+    // The epoll set follows the watched members' pidfds.
+    let want: HashMap<i32, Arc<OwnedFd>> = ring
+        .iter()
+        .filter_map(|k| match seen.get(k) {
+            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => {
+                Some((fd.as_raw_fd(), fd.clone()))
+            }
+            _ => None,
+        })
+        .collect();
     drop(seen);
+    watch.armed.retain(|raw, (fd, _)| {
+        let keep = want.contains_key(raw);
+        if !keep {
+            let _ = epoll::delete(&watch.epoll, &**fd);
+        }
+        keep
+    });
+    for (raw, fd) in want {
+        if watch.armed.contains_key(&raw) {
+            continue;
+        }
+        let flags = epoll::EventFlags::IN | epoll::EventFlags::ONESHOT;
+        let data = epoll::EventData::new_u64(raw as u64);
+        // Not in the set (out of memory): the member is still judged by its heartbeat.
+        if epoll::add(&watch.epoll, &*fd, data, flags).is_ok() {
+            watch.armed.insert(raw, (fd, false));
+        }
+    }
     watch
         .failing
         .retain(|(n, inc)| now_at(*n) == (node_state::ALIVE, *inc));
-    watch
-        .stuck
-        .retain(|(n, state, inc), _| now_at(*n) == (*state, *inc));
-    watch
-        .quiet
-        .retain(|(n, inc), _| now_at(*n) == (node_state::ALIVE, *inc));
+    watch.quiet.retain(|k, _| ring.contains(k));
+}
+
+/// Hands over the cleanup of slots stuck neither FREE nor ALIVE for long (a survivor
+/// that died or gave up half-way through a cleanup, or a word another member wrote).
+fn scan_stuck(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
+    let c = inner.local.ctl();
+    let me = inner.local.me.index();
+    // A cleanup that neither finished nor failed over this long is taken over (a
+    // survivor waits at most one bound for the plane, one per lock release and 10 s
+    // for a kill).
+    let stuck_after = inner.local.stall_bound() * 3 + Duration::from_secs(10);
+    let mut now_stuck = HashSet::new();
+    for n in (0..MAX_NODES).filter(|&n| n != me) {
+        let s = &c.nodes[n];
+        let state = s.state.load(Ordering::Acquire);
+        if state == node_state::FREE || state == node_state::ALIVE {
+            continue;
+        }
+        // FAILED, or a word memchan never writes.
+        let inc = s.incarnation.load(Ordering::Acquire);
+        now_stuck.insert((n, state, inc));
+        let since = *watch
+            .stuck
+            .entry((n, state, inc))
+            .or_insert_with(Instant::now);
+        if since.elapsed() > stuck_after {
+            watch.stuck.insert((n, state, inc), Instant::now());
+            let _ = jobs.send(Job::Reap {
+                slot: n,
+                state,
+                inc,
+            });
+        }
+    }
+    watch.stuck.retain(|k, _| now_stuck.contains(k));
 }
 
 const ZERO: rustix::time::Timespec = rustix::time::Timespec {
@@ -299,8 +426,8 @@ fn behind(pid: u32, ctl: &CtlId, mark: &str) -> Behind {
     let Some(p) = pid_of(pid) else {
         return Behind::Nobody;
     };
-    let fd = match rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()) {
-        Ok(fd) => Arc::new(fd),
+    let fd = match process_pidfd(p) {
+        Ok(fd) => fd,
         Err(rustix::io::Errno::SRCH) => return Behind::Nobody,
         // Out of descriptors, say: nothing known either way.
         Err(_) => return Behind::Opaque { fd: None, pid },
@@ -326,4 +453,31 @@ fn behind(pid: u32, ctl: &CtlId, mark: &str) -> Behind {
     } else {
         Behind::Nobody
     }
+}
+
+/// This process's pidfds of other processes, by pid, shared by all its nodes (of any
+/// cluster): a process holding k nodes holds one pidfd per watched process, not one
+/// per node and member. Held weakly: a pidfd closes once no node watches that process.
+static PROCESS_PIDFDS: std::sync::Mutex<Option<HashMap<u32, Weak<OwnedFd>>>> =
+    std::sync::Mutex::new(None);
+
+/// A pidfd of process `pid`: a shared one while its process has not exited (until
+/// then the pid names that very process, so the pidfd is the one `pidfd_open` would
+/// give), else a new one.
+fn process_pidfd(pid: rustix::process::Pid) -> rustix::io::Result<Arc<OwnedFd>> {
+    let raw = pid.as_raw_nonzero().get() as u32;
+    let mut table = PROCESS_PIDFDS.lock().unwrap_or_else(|p| p.into_inner());
+    let table = table.get_or_insert_with(HashMap::new);
+    if let Some(fd) = table.get(&raw).and_then(Weak::upgrade) {
+        if !exited(&fd, Some(&ZERO)) {
+            return Ok(fd);
+        }
+    }
+    let fd = Arc::new(rustix::process::pidfd_open(
+        pid,
+        rustix::process::PidfdFlags::empty(),
+    )?);
+    table.retain(|_, w| w.strong_count() > 0);
+    table.insert(raw, Arc::downgrade(&fd));
+    Ok(fd)
 }
