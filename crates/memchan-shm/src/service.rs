@@ -2,11 +2,13 @@
 //! data path:
 //!
 //! - the **heartbeat** thread (`memchan-hb-<id>`) stamps this node's heartbeat once
-//!   per period and watches the other members: a member whose process is gone
-//!   (pidfd readable), whose slot no member stands behind (see [`Behind`]), or that
-//!   is silent is handed to the service thread. It never waits for a lock, a process
-//!   or another node, so nothing a cleanup does can delay the stamp and get this node
-//!   declared failed in turn;
+//!   per period and watches its [`WATCHED`] successors on the ring of slots: a member
+//!   whose process is gone (pidfd readable), whose slot no member stands behind (see
+//!   [`Behind`]), or that is silent is handed to the service thread. Between periods it
+//!   sleeps in `epoll_wait` on the watched members' pidfds, so an exit wakes it at once
+//!   and a period costs a few words read, whatever the cluster's size. It never waits
+//!   for a lock, a process or another node, so nothing a cleanup does can delay the
+//!   stamp and get this node declared failed in turn;
 //! - the **service** thread (`memchan-svc-<id>`) does everything that may wait: it
 //!   finds out what stands behind each member's pid (reading `/proc`), isolates
 //!   failed members (`Inner::declare_failed`: a kill confirmed for up to 10 s, the
