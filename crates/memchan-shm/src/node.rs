@@ -1461,27 +1461,29 @@ struct RoundWait {
     bitmap: NodeSet,
 }
 
-/// The barrier's stall bound: progress is a change in who is missing.
+/// The barrier's stall bound: progress is a change in who is missing. The clocks
+/// (start, last progress) start at the first slow wait, off the fast path.
 struct Stall {
     bound: Duration,
-    start: Instant,
+    clock: Option<(Instant, Instant)>,
     last: NodeSet,
-    since: Instant,
 }
 
 impl Stall {
     fn new(bound: Duration) -> Self {
-        let now = Instant::now();
         Stall {
             bound,
-            start: now,
+            clock: None,
             last: NodeSet::EMPTY,
-            since: now,
         }
     }
 
     fn check(&mut self, local: &Local, missing: NodeSet) -> Result<()> {
-        if self.start.elapsed() > self.bound * STALL_CAP {
+        let (start, since) = *self.clock.get_or_insert_with(|| {
+            let now = Instant::now();
+            (now, now)
+        });
+        if start.elapsed() > self.bound * STALL_CAP {
             return Err(local.stalled(
                 "barrier arrivals",
                 self.bound * STALL_CAP,
@@ -1489,8 +1491,9 @@ impl Stall {
             ));
         }
         if missing != self.last {
-            (self.last, self.since) = (missing, Instant::now());
-        } else if self.since.elapsed() > self.bound {
+            self.last = missing;
+            self.clock = Some((start, Instant::now()));
+        } else if since.elapsed() > self.bound {
             return Err(local.stalled("barrier arrivals", self.bound, missing.iter().collect()));
         }
         Ok(())
