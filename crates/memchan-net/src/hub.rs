@@ -1098,18 +1098,27 @@ impl Shared {
     /// Answers every barrier waiter whose scope's live members all reached its count.
     fn check_barriers(&self, st: &mut State) {
         let members = st.members();
+        // The lowest count among each waited scope's live members, once per scope: a
+        // waiter passes when it reaches the waiter's target (the waiter's own count
+        // does, it arrived), so a call costs O(members + waiters), not their product.
+        let mut lowest: HashMap<u16, u64> = HashMap::new();
         let mut done = Vec::new();
         st.barrier_waits.retain(|w| {
-            let mut want = match w.scope {
-                u16::MAX => members,
-                g => st
-                    .groups
-                    .get(usize::from(g))
-                    .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
-            };
-            want.remove(w.node);
-            let counts = &st.barrier_counts[&w.scope];
-            let passed = want.iter().all(|m| counts[m.index()] >= w.target);
+            let low = *lowest.entry(w.scope).or_insert_with(|| {
+                let want = match w.scope {
+                    u16::MAX => members,
+                    g => st
+                        .groups
+                        .get(usize::from(g))
+                        .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
+                };
+                let counts = &st.barrier_counts[&w.scope];
+                want.iter()
+                    .map(|m| counts[m.index()])
+                    .min()
+                    .unwrap_or(u64::MAX)
+            });
+            let passed = low >= w.target;
             if passed {
                 done.push((w.node, w.inc, w.req));
             }

@@ -38,7 +38,7 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes.
-pub(crate) const VERSION: u32 = 5;
+pub(crate) const VERSION: u32 = 6;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
@@ -84,9 +84,6 @@ pub(crate) struct Header {
     /// Notify pair for membership events.
     pub event_seq: AtomicU32,
     pub event_waiters: AtomicU32,
-    /// Notify pair for barrier arrivals.
-    pub barrier_seq: AtomicU32,
-    pub barrier_waiters: AtomicU32,
     /// Notify pair for the control file's `flock`: posted by every release, so a
     /// waiter sleeps instead of polling (`node::lock_plane`).
     pub plane_seq: AtomicU32,
@@ -114,8 +111,51 @@ pub(crate) struct NodeSlot {
     pub gid: AtomicU32,
     /// Epoch of its join (status).
     pub joined_epoch: AtomicU64,
-    /// Barrier arrivals per scope.
+    /// Notify pair for this node's barrier words: posted when it publishes one that
+    /// a peer sleeps on (`node::Inner::barrier`).
+    pub bar_seq: AtomicU32,
+    pub bar_waiters: AtomicU32,
+    /// Barrier word per scope (see [`bar`]).
     pub barrier: [AtomicU64; BARRIER_SCOPES],
+}
+
+/// A node's barrier word: `number << 20 | tag << 4 | rounds`. `number` is the last
+/// barrier the node arrived at (44 bits, wrapping), `tag` a hash of the rank set it
+/// took at arrival (16 bits) and `rounds` how far it got in that barrier's
+/// dissemination (1 = arrived, k + 2 = its round-k wait succeeded, 0 = a joiner,
+/// not part of barrier `number`). Only the node itself writes its word.
+pub(crate) mod bar {
+    const NUMBER_SHIFT: u32 = 20;
+    const NUMBER_MASK: u64 = (1 << 44) - 1;
+
+    pub fn pack(number: u64, tag: u64, rounds: u64) -> u64 {
+        (number & NUMBER_MASK) << NUMBER_SHIFT | (tag & 0xffff) << 4 | (rounds & 0xf)
+    }
+    pub fn number(w: u64) -> u64 {
+        w >> NUMBER_SHIFT
+    }
+    pub fn tag(w: u64) -> u64 {
+        (w >> 4) & 0xffff
+    }
+    pub fn rounds(w: u64) -> u64 {
+        w & 0xf
+    }
+    pub fn next(number: u64) -> u64 {
+        number.wrapping_add(1) & NUMBER_MASK
+    }
+    /// `a` is at or past `b` (numbers wrap: "past" is less than half the range ahead).
+    pub fn reached(a: u64, b: u64) -> bool {
+        a.wrapping_sub(b) & NUMBER_MASK < 1 << 43
+    }
+    /// The rank set's tag: nodes that took different sets see different tags (but for
+    /// a 2^-16 collision) and fall back to the all-arrived check.
+    pub fn tag_of(set: &memchan_core::NodeSet) -> u64 {
+        let mut h = 0u64;
+        for w in set.0 {
+            h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        }
+        h >> 48
+    }
 }
 
 #[repr(C, align(64))]

@@ -402,7 +402,7 @@ fn fuzz(map: &ShmMap, seed: u64, writes: u32, pids: &[u32]) {
                     2 => h.failure_timeout_ns.store(v, Ordering::Release),
                     3 => h.heartbeat_ns.store(v, Ordering::Release),
                     4 => h.plane_waiters.store(v as u32, Ordering::Release),
-                    _ => h.barrier_waiters.store(v as u32, Ordering::Release),
+                    _ => slot.bar_waiters.store(v as u32, Ordering::Release),
                 }
             }
         }
