@@ -110,6 +110,26 @@ fn quick_bench_writes_json_tables_and_plots() {
     num(&v, "ack_ns", "memchan");
     num(&v, "lock_acquire_release_ns", "memchan");
     num(&v, "barrier_ns", "memchan");
+    // The barrier of 8 and 64 nodes on one host, each with a <= 1x target against
+    // OSHMEM at as many PEs (met or not is the bench's verdict, not this test's).
+    for key in ["barrier_8_nodes_ns", "barrier_64_nodes_ns"] {
+        num(&v, key, "memchan");
+        num(&v, &format!("{key}_p99"), "memchan");
+        let t = v["targets"]
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["figure"] == key))
+            .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
+        assert_eq!(t["target"], "<= 1x", "{t}");
+        assert_eq!(t["subject"], "memchan", "{t}");
+        assert_eq!(t["reference"], "oshmem", "{t}");
+        if v["figures"][key].get("oshmem").is_some() {
+            num(&v, key, "oshmem");
+            let r = v["ratios"][key]["memchan_vs_oshmem"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no ratio for {key}"));
+            assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
+        }
+    }
     num(&v, "notify_wake_ns", "memchan");
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
@@ -167,6 +187,8 @@ fn quick_bench_writes_json_tables_and_plots() {
         "median (GB/s)",
         "[bandwidth_sweep_gbps]",
         "[q_ratio]",
+        "[barrier_8_nodes_ns]",
+        "[barrier_64_nodes_ns]",
         "== targets",
     ] {
         assert!(

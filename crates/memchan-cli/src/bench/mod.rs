@@ -107,7 +107,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         if memchan_on {
             memchan_side::kinds_after(s)
         } else {
-            &[]
+            vec![]
         }
     };
     let steps_per_round: usize = STEPS.iter().map(|&s| 1 + memchan_kinds(s).len()).sum();
@@ -134,7 +134,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             for memchan_turn in [memchan_first, !memchan_first] {
                 if memchan_turn {
                     run_memchan(
-                        memchan_kinds(step),
+                        &memchan_kinds(step),
                         &mut launcher,
                         &cfg,
                         &mut set,
@@ -152,7 +152,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             }
             let Some(p) = peers_now else { continue };
             for prog in p.programs.iter().filter(|x| x.after == step) {
-                pb.set_message(msg(prog.name));
+                pb.set_message(msg(&prog.name));
                 match p.run(prog, &cfg, &clock) {
                     Ok(r) => {
                         info.peer_runs.push(serde_json::json!({
@@ -200,7 +200,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 /// stop the run (the references are still worth having): it is noted, and
 /// the bench exits with an error after printing everything.
 fn run_memchan(
-    kinds: &[Kind],
+    kinds: &[memchan_side::Measurement],
     l: &mut Launcher,
     cfg: &Config,
     set: &mut SampleSet,
@@ -209,10 +209,10 @@ fn run_memchan(
     failures: &mut Vec<String>,
 ) {
     for &k in kinds {
-        pb.set_message(msg(&format!("{k:?}")));
+        pb.set_message(msg(&k.to_string()));
         if let Err(e) = memchan_side::measure(k, l, cfg, set) {
             let note = format!(
-                "memchan measurement {k:?} failed in round {}: {e:#}",
+                "memchan measurement {k} failed in round {}: {e:#}",
                 set.round + 1
             );
             pb.println(&note);

@@ -15,6 +15,11 @@ use super::stats;
 /// Transfer sizes of the bandwidth sweep (bytes).
 pub const SIZES: [usize; 8] = [8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20, 4 << 20];
 
+/// The N-node barrier figures (besides the 2-node one), each against OSHMEM's
+/// `shmem_barrier_all` at as many PEs: node count and JSON key.
+pub const BARRIER_NODES: [(usize, &str); 2] =
+    [(8, "barrier_8_nodes_ns"), (64, "barrier_64_nodes_ns")];
+
 /// Options of `memchan bench`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
@@ -151,6 +156,15 @@ impl Config {
         })
     }
 
+    /// Barriers per round of the `n`-node barrier figures, memchan and OSHMEM
+    /// alike. Every node beyond the second shares the two cores, so a barrier
+    /// costs about a time slice per extra node: the counts fall with `n` to keep
+    /// each figure to a second or two per round.
+    pub fn nodes_barrier_iters(&self, n: usize) -> u64 {
+        let full = if n <= 8 { 1000 } else { 200 };
+        (self.iters * full / 50_000).max(20)
+    }
+
     /// Arguments shared by the two sides of a ping-pong.
     pub fn pingpong_args(&self, iters: u64) -> Vec<String> {
         vec![
@@ -194,6 +208,10 @@ pub mod fig {
     pub const ACK: &str = "ack";
     pub const LOCK: &str = "lock";
     pub const BARRIER: &str = "barrier";
+    /// `barrier/<n>`: the barrier of `n` nodes on one host.
+    pub fn barrier_nodes(n: usize) -> String {
+        format!("barrier/{n}")
+    }
     pub const NOTIFY: &str = "notify";
     pub const FLOP: &str = "flop";
     /// `bandwidth/<size>`: samples are ns per window of 64 transfers.

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::model::{fig, Config, RunInfo, SampleSet, SIZES};
+use super::model::{fig, Config, RunInfo, SampleSet, BARRIER_NODES, SIZES};
 use super::refs;
 use super::stats::{self, Summary};
 use super::table::{self, render_targets, Cmp, Table, Target};
@@ -201,6 +201,28 @@ impl Report {
             "oshmem: shmem_barrier_all",
         ));
 
+        // 6b. barrier of 8 and 64 nodes
+        for (n, key) in BARRIER_NODES {
+            let mut t = oshmem_table(
+                set,
+                &fig::barrier_nodes(n),
+                key,
+                &format!(
+                    "barrier, {n} nodes on one host (per barrier; {n} processes pinned alternately to cpu {a} and cpu {b})"
+                ),
+                1.0,
+                &format!(
+                    "oshmem: shmem_barrier_all, oshrun -np {n} with the same placement \
+                     (--oversubscribe, --bind-to core:overload-allowed, mpi_yield_when_idle 1)"
+                ),
+            );
+            t.notes.push(format!(
+                "{} barriers per round; node 0 / PE 0 times each (one counter read per barrier)",
+                cfg.nodes_barrier_iters(n)
+            ));
+            tables.push(t);
+        }
+
         // 7. notify
         let mut t = time_table(
             set,
@@ -222,7 +244,10 @@ impl Report {
                 "ack_ns" => fig::ACK.into(),
                 "lock_acquire_release_ns" => fig::LOCK.into(),
                 "barrier_ns" => fig::BARRIER.into(),
-                _ => continue,
+                k => match BARRIER_NODES.into_iter().find(|&(_, key)| key == k) {
+                    Some((n, _)) => fig::barrier_nodes(n),
+                    None => continue,
+                },
             };
             t.round_ratios = table::round_ratios(set, &figure, t);
         }
