@@ -19,6 +19,7 @@ pub mod pingpong;
 pub mod plot;
 pub mod refs;
 pub mod report;
+pub mod scale;
 pub mod stats;
 pub mod table;
 pub mod worker;
@@ -42,6 +43,9 @@ const STEPS: [Step; 5] = [
 pub fn run(args: BenchArgs) -> Result<()> {
     if args.hosts {
         return hosts::run(&args);
+    }
+    if args.scale {
+        return scale::run(&args);
     }
     let started = std::time::Instant::now();
     let date = report::iso_date_now();
@@ -67,6 +71,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         peer_runs: Vec::new(),
         date,
         elapsed_s: 0.0,
+        loadavg_at_start: report::loadavg(),
     };
     if let Err(why) = &info.memchan {
         eprintln!("memchan measurements skipped: {why}");

@@ -73,6 +73,19 @@ pub struct BenchArgs {
     /// Needs root (CAP_NET_ADMIN) and iproute2.
     #[arg(long)]
     pub hosts: bool,
+
+    /// Run only the scale figures: for each node count (--nodes), that many
+    /// one-host nodes, one unpinned process each, join and wait for full
+    /// membership, then idle; reports the time from the first spawn until all
+    /// N see N members, the idle CPU of the whole cluster and per node over a
+    /// quiet window (3 s, or 1 s with --quick), threads and descriptors per
+    /// process, and checks that every process is reaped and /dev/shm is clean.
+    #[arg(long, conflicts_with = "hosts")]
+    pub scale: bool,
+
+    /// Node counts of --scale. [default: 8,64,256]
+    #[arg(long, value_delimiter = ',', value_name = "N,...", requires = "scale")]
+    pub nodes: Vec<usize>,
 }
 
 /// The resolved run parameters.
@@ -268,6 +281,8 @@ pub struct RunInfo {
     /// When the run started (UTC, ISO 8601).
     pub date: String,
     pub elapsed_s: f64,
+    /// /proc/loadavg (1, 5, 15 min) when the run started.
+    pub loadavg_at_start: Vec<String>,
 }
 
 /// Removes the run's scratch directory on every exit path.

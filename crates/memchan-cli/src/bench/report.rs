@@ -295,6 +295,7 @@ impl Report {
                     "tcp_round_trips_per_round": cfg.tcp_iters,
                     "peer_versions": info.peer_versions,
                     "elapsed_s": info.elapsed_s,
+                    "loadavg_at_start": info.loadavg_at_start,
                 }),
             ),
             notes: info.notes.clone(),
@@ -481,12 +482,25 @@ pub fn human_size(n: usize) -> String {
 
 /// The first line of both reports: `name`, then the machine and the run.
 pub(crate) fn render_header(o: &mut String, name: &str, machine: &Value) {
+    let load = match machine["loadavg_at_start"].as_array() {
+        Some(l) => format!(
+            " — load average at start {}",
+            l.iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        None => String::new(),
+    };
+    let rounds = match machine["rounds"].as_u64() {
+        Some(r) => format!(" — {r} round(s), samples pooled"),
+        None => String::new(),
+    };
     let _ = writeln!(
         o,
-        "{name} — {} — cores {} — {} round(s), samples pooled — {}",
+        "{name} — {} — cores {}{rounds} — {}{load}",
         machine["cpu_model"].as_str().unwrap_or("?"),
         machine["cores_used"],
-        machine["rounds"],
         machine["date"].as_str().unwrap_or("")
     );
 }
@@ -507,6 +521,14 @@ pub(crate) fn status_json(r: &Result<(), String>) -> Value {
         Ok(()) => json!("measured"),
         Err(e) => json!(format!("not measured: {e}")),
     }
+}
+
+/// The load averages (1, 5, 15 minutes) from /proc/loadavg: how busy the
+/// machine was when a run started.
+pub(crate) fn loadavg() -> Vec<String> {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).map(String::from).collect())
+        .unwrap_or_default()
 }
 
 /// The JSON "machine" of both reports: the facts about the machine, with

@@ -1,8 +1,8 @@
 //! Worker processes. `memchan bench` never forks: it re-executes its own
 //! binary (`std::env::current_exe()`) with the hidden `bench-worker`
-//! subcommand, one process per node (two for a pair, N for the N-node
-//! barrier), each pinned to its core. A worker writes its samples as JSON to
-//! the file named by `--out`.
+//! subcommand, one process per node (two for a pair, N for the N-node barrier,
+//! N unpinned ones for `--scale`), each pinned to its core unless started
+//! without one. A worker writes its samples as JSON to the file named by `--out`.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -42,6 +42,8 @@ pub enum Kind {
     HostMemchan,
     HostMemchanSpin,
     HostMemchanBw,
+    /// `--scale`: one idle node of an N-node cluster.
+    ScaleNode,
 }
 
 /// Which side of a two-process measurement.
@@ -62,9 +64,9 @@ pub struct WorkerArgs {
     pub kind: Kind,
     #[arg(long, value_enum, default_value = "solo")]
     pub role: Role,
-    /// Core to pin this process to.
+    /// Core to pin this process to (none: the scheduler places it).
     #[arg(long)]
-    pub cpu: usize,
+    pub cpu: Option<usize>,
     /// Nodes of the measurement's cluster: every worker waits for this many
     /// members before it starts.
     #[arg(long, default_value_t = 2)]
