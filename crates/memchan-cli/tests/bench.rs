@@ -377,6 +377,7 @@ fn scale_runs_four_nodes_reports_and_leaves_nothing_behind() {
     for (r, n) in runs.iter().zip([4, 5]) {
         assert_eq!(r["nodes"], n, "{r}");
         assert_eq!(r["members_after_window_min"], n, "{r}");
+        assert_eq!(r["dropped_after_window"], 0, "{r}");
         assert_eq!(r["reaped"], n, "{r}");
         assert_eq!(r["shm_files_left"], 0, "{r}");
         assert!(r["shm_files"].as_u64().unwrap_or(0) >= 1, "{r}");

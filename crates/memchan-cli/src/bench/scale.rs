@@ -17,8 +17,9 @@
 //!    nanoseconds, summed) at both ends: idle CPU of the whole cluster and per
 //!    node, as % of one core. It also counts each process's threads and
 //!    descriptors (`/proc/<pid>/fd`) and the cluster's files in `/dev/shm`;
-//! 4. asks every node (a `check` line on its stdin) how many members it sees,
-//!    so a node lost or isolated during the window shows; then closes the
+//! 4. asks every node (a `check` line on its stdin) how many members it sees
+//!    and whether it still is one: a node lost or isolated during the window
+//!    fails the run (after its figures are printed); then closes the
 //!    stdins: each node leaves and exits. Every process must be reaped and no
 //!    `memchan.<cluster>.*` file may remain in `/dev/shm`, or the run fails.
 //!
@@ -106,8 +107,10 @@ pub fn worker(a: &WorkerArgs) -> Result<WorkerOutput> {
     for line in std::io::stdin().lock().lines() {
         let line = line.context("waiting for the release")?;
         ensure!(line == "check", "unexpected request {line:?}");
+        let members = c.members();
         say(serde_json::to_string(&Check {
-            members: c.members().len(),
+            members: members.len(),
+            member: members.contains(&c.node_id()),
         })?)?;
     }
     let t = Instant::now();
@@ -116,10 +119,12 @@ pub fn worker(a: &WorkerArgs) -> Result<WorkerOutput> {
     Ok(WorkerOutput::one("leave_ns", vec![leave_ns]))
 }
 
-/// A node's answer to `check`.
+/// A node's answer to `check`: how many members it sees, and whether it is
+/// still one of them (not isolated).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Check {
     members: usize,
+    member: bool,
 }
 
 /// The figures of one N.
@@ -148,6 +153,8 @@ pub struct Row {
     pub shm_mb: f64,
     /// Fewest members a node saw after the window (N if nothing failed meanwhile).
     pub members_after_window_min: usize,
+    /// Nodes no longer members of their cluster after the window (isolated).
+    pub dropped_after_window: usize,
     /// `leave()` per node, median and max (ms).
     pub leave_median_ms: f64,
     pub leave_max_ms: f64,
@@ -321,7 +328,21 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut failures = Vec::new();
     for &n in &nodes {
         match measure(n, timing, &mut launcher, &pb) {
-            Ok(row) => rows.push(row),
+            Ok(row) => {
+                // Its figures are still worth printing, but the cluster did not
+                // stay whole: that fails the run.
+                if row.members_after_window_min < n || row.dropped_after_window > 0 {
+                    let note = format!(
+                        "--scale with {n} nodes: the cluster did not stay whole while idle: \
+                         after the window {} node(s) were no longer members (isolated) and \
+                         the fewest members a node saw was {} of {n}",
+                        row.dropped_after_window, row.members_after_window_min
+                    );
+                    pb.println(&note);
+                    failures.push(note);
+                }
+                rows.push(row);
+            }
             Err(e) => {
                 let note = format!("--scale with {n} nodes failed: {e:#}");
                 pb.println(&note);
@@ -480,10 +501,12 @@ fn measure(n: usize, timing: Timing, l: &mut Launcher, pb: &ProgressBar) -> Resu
             .context("asking a node for its members")?;
     }
     let mut members_min = usize::MAX;
+    let mut dropped = 0;
     for line in next_lines(&mut fleet, LEAVE_TIMEOUT, "answer the membership check", pb)? {
         let c: Check = serde_json::from_str(&line)
             .with_context(|| format!("parsing a node's answer {line:?}"))?;
         members_min = members_min.min(c.members);
+        dropped += usize::from(!c.member);
     }
     pb.set_message(format!("{n} nodes: leaving"));
     for p in &mut fleet.procs {
@@ -562,6 +585,7 @@ fn measure(n: usize, timing: Timing, l: &mut Launcher, pb: &ProgressBar) -> Resu
         } else {
             members_min
         },
+        dropped_after_window: dropped,
         leave_median_ms: med(&leaves),
         leave_max_ms: max(&leaves),
         reaped,
@@ -735,7 +759,13 @@ fn render_text(rows: &[Row], machine: &Value, timing: Timing, notes: &[String]) 
         o,
         "   after the window, fewest members a node saw: {}; then all left: {} processes reaped, {} /dev/shm files left",
         rows.iter()
-            .map(|r| format!("{}/{}", r.members_after_window_min, r.nodes))
+            .map(|r| {
+                let mut x = format!("{}/{}", r.members_after_window_min, r.nodes);
+                if r.dropped_after_window > 0 {
+                    x += &format!(" ({} isolated)", r.dropped_after_window);
+                }
+                x
+            })
             .collect::<Vec<_>>()
             .join(", "),
         rows.iter().map(|r| r.reaped).sum::<usize>(),
