@@ -8,10 +8,16 @@
 #      two cores, plus ~16 s for the blocking-lock model, which caps it at 2; 4 takes
 #      far longer). The models' #[ignore]d ones document open problems
 #      and are not run here (run them with `-- --ignored`);
-#   2. every test of the workspace in release, including the #[ignore]d slow ones:
-#      `cargo test --release -- --include-ignored`, less the test named exactly
-#      `worker`: the conformance suite's ignored entry point for its worker processes,
-#      which fails when run as a test of its own (no MEMCHAN_ROLE).
+#   2. every test of the workspace in release, including the #[ignore]d slow ones
+#      (the long control-block fuzz of memchan-shm among them):
+#      `cargo test --release -- --include-ignored`, less the entry points for worker
+#      processes, which fail when run as tests of their own (the conformance suite's
+#      `worker`, no MEMCHAN_ROLE; memchan-shm's `hostile::worker`, no
+#      MEMCHAN_HOSTILE_ROLE), and less the measurement below;
+#   3. a measurement, not a test: a node pair's p99 write + ack through a real
+#      `memchan hub`, quiet and under 2,000 idle + 50 slow-drip connections
+#      (crates/memchan-cli/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
+#      line ending in `met` or `NOT MET` (the target: within 2x of quiet).
 #
 # Usage: scripts/slow-checks.sh          (LOOM_MAX_PREEMPTIONS=4 scripts/slow-checks.sh)
 # The loom build goes to "${CARGO_TARGET_DIR:-target}/loom", as in scripts/test.sh, so
@@ -27,5 +33,10 @@ LOOM_MAX_PREEMPTIONS="$bound" RUSTFLAGS="--cfg loom" \
   CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/loom" \
   cargo test -p memchan-core --test loom --release -- --nocapture
 
-echo "== cargo test --workspace --release -- --include-ignored"
-cargo test --workspace --release -- --include-ignored --exact --skip worker
+echo "== cargo test --workspace --release -- --include-ignored (less the worker entry points)"
+cargo test --workspace --release -- --include-ignored --exact --skip worker \
+  --skip hostile::worker --skip hub_p99_under_attack_report
+
+echo "== hub under attack: p99 write+ack, quiet and under 2000 idle + 50 drip connections"
+cargo test -p memchan-cli --release --test hub_flood -- --ignored --exact \
+  hub_p99_under_attack_report --nocapture

@@ -427,10 +427,17 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    /// An empty decoder checking MACs and counters under `key`.
+    /// An empty decoder checking MACs and counters under `key`, with room for a
+    /// link's traffic.
     pub fn new(key: Option<FrameKey>) -> Decoder {
+        Decoder::with_capacity(key, 256 * 1024)
+    }
+
+    /// An empty decoder with room for `bytes` (it grows when a frame needs more): the
+    /// hub checks a join, from a peer not yet authenticated, in a buffer its size.
+    pub fn with_capacity(key: Option<FrameKey>, bytes: usize) -> Decoder {
         Decoder {
-            buf: vec![0; 256 * 1024],
+            buf: vec![0; bytes],
             start: 0,
             end: 0,
             key,
