@@ -24,9 +24,12 @@
 //!  +--------------------------+
 //! ```
 //!
-//! Fields read on a data path are atomics. Names and other fixed fields are written
-//! only while holding the control file's `flock` and read under it too.
+//! Every field is an atomic: other processes map the block and write it at any time
+//! (a hostile one included), so no field may be a plain value behind the shared
+//! `&Control` each process holds. Names and other fixed fields are written only while
+//! holding the control file's `flock` and read under it too.
 
+use memchan_core::event::EventSlot;
 use memchan_core::sync::{AtomicU32, AtomicU64};
 use memchan_core::{MAX_GROUPS, MAX_NODES};
 
@@ -61,13 +64,18 @@ pub(crate) mod seg_state {
     pub const FLAG_LOCK: u32 = 1;
 }
 
+/// Every field is an atomic, though `version`, `page_size`, `heartbeat_ns` and
+/// `failure_timeout_ns` are written once, by the creator, before its Release store of
+/// `magic` (readers load `magic` with Acquire first): other processes map the block
+/// while it is created, and a shared `&Control` must not cover plain fields that change
+/// (and any process that can write the block can change them later).
 #[repr(C, align(64))]
 pub(crate) struct Header {
     pub magic: AtomicU64,
-    pub version: u32,
-    pub page_size: u32,
-    pub heartbeat_ns: u64,
-    pub failure_timeout_ns: u64,
+    pub version: AtomicU32,
+    pub page_size: AtomicU32,
+    pub heartbeat_ns: AtomicU64,
+    pub failure_timeout_ns: AtomicU64,
     /// Membership epoch: bumped on every join, leave and failure.
     pub epoch: AtomicU64,
     /// Source of node incarnations (never reused); also the count of joins.
@@ -108,7 +116,8 @@ pub(crate) struct Journal {
     pub dests: [AtomicU64; MAX_NODES / 64],
     /// Destinations applied so far (count, in order).
     pub progress: AtomicU32,
-    pub _pad: u32,
+    /// Unused; an atomic like every word of the block (see [`Header`]).
+    pub _pad: AtomicU32,
     pub data: [AtomicU64; MAX_PACKET / 8],
 }
 
@@ -149,7 +158,8 @@ pub(crate) struct SegEntry {
 #[repr(C, align(64))]
 pub(crate) struct GroupEntry {
     pub state: AtomicU32,
-    pub _pad: u32,
+    /// Unused; an atomic like every word of the block (see [`Header`]).
+    pub _pad: AtomicU32,
     pub members: [AtomicU64; MAX_NODES / 64],
     pub name: [AtomicU8x8; NAME_LEN / 8],
 }
@@ -157,21 +167,13 @@ pub(crate) struct GroupEntry {
 /// Eight name bytes in one word (names are written under the flock, read under it).
 pub(crate) type AtomicU8x8 = AtomicU64;
 
-#[repr(C)]
-pub(crate) struct Event {
-    /// Index + 1 of the event stored here; 0 when never written.
-    pub seq: AtomicU64,
-    pub epoch: AtomicU64,
-    pub incarnation: AtomicU64,
-    pub node: AtomicU32,
-    pub kind: AtomicU32,
-}
-
+/// The membership events, newest [`EVENTS`]: event `i` in slot `i % EVENTS`, a
+/// seqlock (`memchan_core::event::EventSlot`), written under the flock.
 #[repr(C, align(64))]
 pub(crate) struct EventRing {
     /// Number of events ever written.
     pub head: AtomicU64,
-    pub events: [Event; EVENTS],
+    pub events: [EventSlot; EVENTS],
 }
 
 /// The whole control block.

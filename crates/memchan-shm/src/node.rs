@@ -196,28 +196,28 @@ impl Inner {
         let h = &c.header;
         let page = if h.magic.load(Ordering::Acquire) == 0 {
             let page = cfg.page_size.unwrap_or_default();
-            // SAFETY: we hold the flock and the magic is 0, so no other process reads
-            // these plain fields yet; the magic store below publishes them.
-            unsafe {
-                let hp = ctl.ptr() as *mut crate::control::Header;
-                (*hp).version = VERSION;
-                (*hp).page_size = page.bytes() as u32;
-                (*hp).heartbeat_ns = cfg.heartbeat.as_nanos() as u64;
-                (*hp).failure_timeout_ns = cfg.failure_timeout.as_nanos() as u64;
-            }
+            // We hold the flock and the magic is 0: the magic's Release store below
+            // publishes these to every later joiner.
+            h.version.store(VERSION, Ordering::Relaxed);
+            h.page_size.store(page.bytes() as u32, Ordering::Relaxed);
+            h.heartbeat_ns
+                .store(cfg.heartbeat.as_nanos() as u64, Ordering::Relaxed);
+            h.failure_timeout_ns
+                .store(cfg.failure_timeout.as_nanos() as u64, Ordering::Relaxed);
             h.created_ns.store(now_ns(), Ordering::Relaxed);
             h.magic.store(MAGIC, Ordering::Release);
             page
         } else {
-            if h.magic.load(Ordering::Acquire) != MAGIC || h.version != VERSION {
+            let version = h.version.load(Ordering::Relaxed);
+            if h.magic.load(Ordering::Acquire) != MAGIC || version != VERSION {
                 unlock(&ctl);
                 return Err(Error::VersionMismatch {
                     cluster: name.to_string(),
-                    found: h.version,
+                    found: version,
                     expected: VERSION,
                 });
             }
-            let existing = h.page_size as usize;
+            let existing = h.page_size.load(Ordering::Relaxed) as usize;
             if let Some(want) = cfg.page_size {
                 if want.bytes() != existing {
                     unlock(&ctl);
@@ -230,7 +230,7 @@ impl Inner {
             }
             PageSize::from_bytes(existing).ok_or_else(|| Error::VersionMismatch {
                 cluster: name.to_string(),
-                found: h.version,
+                found: version,
                 expected: VERSION,
             })?
         };
@@ -346,13 +346,15 @@ impl Inner {
         let epoch = c.header.epoch.fetch_add(1, Ordering::AcqRel) + 1;
         let ring = &c.events;
         let head = ring.head.load(Ordering::Relaxed);
-        let e = &ring.events[(head as usize) % ring.events.len()];
-        e.seq.store(0, Ordering::Release);
-        e.epoch.store(epoch, Ordering::Relaxed);
-        e.incarnation.store(incarnation, Ordering::Relaxed);
-        e.node.store(u32::from(node.0), Ordering::Relaxed);
-        e.kind.store(kind as u32, Ordering::Relaxed);
-        e.seq.store(head + 1, Ordering::Release);
+        ring.events[(head % ring.events.len() as u64) as usize].write(
+            head,
+            &MembershipEvent {
+                epoch,
+                node,
+                incarnation,
+                kind,
+            },
+        );
         ring.head.store(head + 1, Ordering::Release);
         Notify::new(&c.header.event_seq, &c.header.event_waiters).post(&SharedFutex);
         epoch
@@ -380,22 +382,16 @@ impl Inner {
             let n = ring.events.len() as u64;
             if head > *cursor {
                 *cursor = (*cursor).max(head.saturating_sub(n));
-                let e = &ring.events[(*cursor % n) as usize];
-                let ev = MembershipEvent {
-                    epoch: e.epoch.load(Ordering::Relaxed),
-                    node: NodeId(e.node.load(Ordering::Relaxed) as u16),
-                    incarnation: e.incarnation.load(Ordering::Relaxed),
-                    kind: match e.kind.load(Ordering::Relaxed) {
-                        0 => EventKind::Joined,
-                        1 => EventKind::Left,
-                        _ => EventKind::Failed,
-                    },
-                };
-                if e.seq.load(Ordering::Acquire) == *cursor + 1 {
-                    *cursor += 1;
-                    return Some(ev);
+                let at = *cursor;
+                *cursor += 1;
+                match ring.events[(at % n) as usize].read(at) {
+                    Some(ev) => return Some(ev),
+                    // Event `at` was published (head passed it) and is gone: overwritten
+                    // by a later one (or forged). Skip it, as the ring skips every event
+                    // older than it keeps; never wait on the slot, whose writer may have
+                    // died half-way.
+                    None => continue,
                 }
-                continue; // overwritten while reading; take the oldest again
             }
             let left = match deadline {
                 Some(d) => {
@@ -663,9 +659,14 @@ impl Inner {
                 .iter()
                 .find_map(|n| self.order().view(seg, n).ok().flatten())
             {
-                // SAFETY: both ranges are `size` bytes inside their mappings; the copy
-                // runs under the order point, so no ordered write races it.
-                unsafe { std::ptr::copy_nonoverlapping(src.data(), obj.data(), seg.size) };
+                // Through a private buffer: both sides are receive memory, which other
+                // processes reach (the copy runs under the order point, so no ordered
+                // write changes it meanwhile).
+                let mut page = vec![0u8; seg.size];
+                // SAFETY: `src` maps `seg.size` bytes and is reached only through atomics.
+                unsafe { memchan_core::packet::load(src.data(), &mut page) };
+                // SAFETY: as above, for `obj`.
+                unsafe { memchan_core::packet::store(obj.data(), &page) };
             }
         }
         set.insert(self.local.me);
@@ -884,8 +885,8 @@ impl Inner {
     pub(crate) fn timing(&self) -> (Duration, Duration) {
         let h = &self.local.ctl().header;
         (
-            Duration::from_nanos(h.heartbeat_ns),
-            Duration::from_nanos(h.failure_timeout_ns),
+            Duration::from_nanos(h.heartbeat_ns.load(Ordering::Relaxed)),
+            Duration::from_nanos(h.failure_timeout_ns.load(Ordering::Relaxed)),
         )
     }
 }

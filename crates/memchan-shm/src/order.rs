@@ -19,6 +19,7 @@ use crate::local::{Local, SegRef};
 use crate::rx::{RxObject, Target};
 use memchan_core::journal::{self, Journal};
 use memchan_core::order::OrderPoint;
+use memchan_core::packet;
 use memchan_core::sync::Ordering;
 use memchan_core::{Error, NodeId, NodeSet, Result, MAX_NODES};
 use rustix::fd::OwnedFd;
@@ -175,11 +176,9 @@ impl<'a> Order<'a> {
                 live.insert(*d);
             }
             store_set(&j.dests, &live);
-            // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len(); only the
-            // order point holder writes it, and readers read it after `begin`'s Release.
-            unsafe {
-                std::ptr::copy_nonoverlapping(data.as_ptr(), j.data.as_ptr() as *mut u8, data.len())
-            };
+            // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len() and is
+            // reached only through atomics; readers read it after `begin`'s Release.
+            unsafe { packet::store(j.data.as_ptr() as *mut u8, data) };
         };
         let shift = self.local.page.bytes().trailing_zeros();
         self.journal().apply(record, &targets.list, |(_, t)| {
@@ -255,11 +254,9 @@ impl<'a> Order<'a> {
             let (offset, len) = (rec.offset as usize, rec.len as usize);
             let mut data = vec![0u8; len];
             // SAFETY: `len` ≤ MAX_PACKET (checked), the size of the journal's payload
-            // words, written before `state` was set APPLYING (Release), which `finish`
-            // read by RMW.
-            unsafe {
-                std::ptr::copy_nonoverlapping(j.data.as_ptr() as *const u8, data.as_mut_ptr(), len)
-            };
+            // words, which are reached only through atomics; written before `state`
+            // was set APPLYING (Release), which `finish` read by RMW.
+            unsafe { packet::load(j.data.as_ptr() as *const u8, &mut data) };
             for d in rec.dests.iter().skip(from) {
                 if let Ok(Some(view)) = self.view(&segref, d) {
                     // `view` maps `segref.size` bytes (RxObject::open checks the
@@ -418,7 +415,13 @@ impl Targets {
 /// `Error::Timeout`: 25 failure timeouts, at least 5 s (a live holder maps receive
 /// memory under the point, which can take a while for large segments).
 pub(crate) fn order_timeout(local: &Local) -> std::time::Duration {
-    let ft = std::time::Duration::from_nanos(local.ctl().header.failure_timeout_ns);
+    let ft = std::time::Duration::from_nanos(
+        local
+            .ctl()
+            .header
+            .failure_timeout_ns
+            .load(Ordering::Relaxed),
+    );
     ft.saturating_mul(25).max(std::time::Duration::from_secs(5))
 }
 

@@ -28,14 +28,16 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
     // lives as long as `map`, and is only read here.
     let c: &Control = unsafe { &*(map.ptr() as *const Control) };
     let h = &c.header;
-    if h.magic.load(Ordering::Acquire) != MAGIC || h.version != VERSION {
+    let version = h.version.load(Ordering::Relaxed);
+    if h.magic.load(Ordering::Acquire) != MAGIC || version != VERSION {
         return Err(Error::VersionMismatch {
             cluster: cluster.to_string(),
-            found: h.version,
+            found: version,
             expected: VERSION,
         });
     }
-    let page = PageSize::from_bytes(h.page_size as usize).unwrap_or_default();
+    let page_size = h.page_size.load(Ordering::Relaxed);
+    let page = PageSize::from_bytes(page_size as usize).unwrap_or_default();
     let host = rustix::system::uname()
         .nodename()
         .to_string_lossy()
@@ -103,7 +105,7 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
         transport: "shm".into(),
         protocol: VERSION as u16,
         epoch: h.epoch.load(Ordering::Acquire),
-        page_size: h.page_size,
+        page_size,
         members,
         segments,
         groups,
