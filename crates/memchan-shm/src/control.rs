@@ -244,4 +244,47 @@ mod tests {
         store_name(&words, "segment-α");
         assert_eq!(load_name(&words), "segment-α");
     }
+
+    /// A published event whose slot no longer holds it (overwritten by a writer that
+    /// died before moving `head`, or forged) is skipped; the reader neither spins on
+    /// the slot for ever (as it did) nor returns a mix. The next real event still
+    /// arrives.
+    #[test]
+    fn a_reader_skips_an_event_its_slot_no_longer_holds() {
+        use memchan_core::sync::Ordering;
+        use memchan_core::transport::Transport;
+        use memchan_core::{Config, EventKind, MembershipEvent, NodeId};
+        let name = format!("ring-{}", std::process::id());
+        let a = crate::Node::join(&name, &Config::default()).unwrap();
+        let inner = a.inner.clone();
+        let ring = &inner.local.ctl().events;
+        let last = ring.head.load(Ordering::Acquire) - 1;
+        let forged = MembershipEvent {
+            epoch: 7,
+            node: NodeId(9),
+            incarnation: 7,
+            kind: EventKind::Left,
+        };
+        ring.events[last as usize % EVENTS].write(last + EVENTS as u64, &forged);
+        // Hang guard: the read runs in a thread that must answer within a minute.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = inner.clone();
+        std::thread::spawn(move || {
+            let mut cursor = last;
+            let got = reader.next_event(&mut cursor, Some(std::time::Duration::ZERO));
+            let _ = tx.send((got, cursor));
+        });
+        let (got, cursor) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("next_event spun on a slot that no longer holds the event");
+        assert_eq!(got, None, "the forged event was returned");
+        assert_eq!(cursor, last + 1, "the event was not skipped");
+        let b = crate::Node::join(&name, &Config::default()).unwrap();
+        let mut cursor = last + 1;
+        let ev = inner.next_event(&mut cursor, Some(std::time::Duration::from_secs(60)));
+        assert_eq!(
+            ev.map(|e| (e.node, e.kind)),
+            Some((b.inner.local.me, EventKind::Joined))
+        );
+    }
 }
