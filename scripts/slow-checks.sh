@@ -8,7 +8,11 @@
 #      two cores, plus ~16 s for the blocking-lock model, which caps it at 2; 4 takes
 #      far longer). The models' #[ignore]d ones document open problems
 #      and are not run here (run them with `-- --ignored`);
-#   2. every test of the workspace in release, including the #[ignore]d slow ones:
+#   2. memchan-core's unit and doc tests under miri (nightly; installed through rustup
+#      when missing): undefined behaviour in the core's unsafe code (the packet store)
+#      and data races or torn reads in its lock-free code (the event ring's seqlock),
+#      about 5 min on two cores;
+#   3. every test of the workspace in release, including the #[ignore]d slow ones:
 #      `cargo test --release -- --include-ignored`, less the test named exactly
 #      `worker`: the conformance suite's ignored entry point for its worker processes,
 #      which fails when run as a test of its own (no MEMCHAN_ROLE).
@@ -26,6 +30,12 @@ echo "== loom models, preemption bound $bound"
 LOOM_MAX_PREEMPTIONS="$bound" RUSTFLAGS="--cfg loom" \
   CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/loom" \
   cargo test -p memchan-core --test loom --release -- --nocapture
+
+echo "== memchan-core under miri"
+if ! cargo +nightly miri --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal --component miri,rust-src
+fi
+cargo +nightly miri test -p memchan-core
 
 echo "== cargo test --workspace --release -- --include-ignored"
 cargo test --workspace --release -- --include-ignored --exact --skip worker
