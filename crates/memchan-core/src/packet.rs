@@ -7,7 +7,9 @@
 //! that fits. A plain copy (`ptr::copy`, `memcpy`) into memory another process reads
 //! concurrently is a data race, which Rust leaves undefined however the hardware
 //! behaves; Relaxed atomic stores and loads compile to the same plain moves on x86-64
-//! and aarch64, so soundness costs nothing there but vector width.
+//! and aarch64. What they cost is width: no vector moves. On x86-64 long runs of
+//! words are one `rep movsq`, whose elements are the same atomic 8-byte accesses (see
+//! `wide` below), and run at the speed of `memcpy`.
 //!
 //! Accesses are Relaxed: the ordering against other memory is the caller's (a Release
 //! fence before [`store`], an Acquire fence after [`load`], or the Release/Acquire
@@ -57,19 +59,10 @@ pub unsafe fn store(dst: *mut u8, src: &[u8]) {
     let end = i + (n - i) / 8 * 8;
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if end - i >= wide::MIN {
-        if (dst as usize + i) & 8 != 0 {
-            // SAFETY: one 8-aligned word inside the packet (`end - i ≥ MIN`).
-            unsafe {
-                let w = (s.add(i) as *const u64).read_unaligned();
-                AtomicU64::from_ptr(dst.add(i) as *mut u64).store(w, Relaxed);
-            }
-            i += 8;
-        }
-        let bulk = (end - i) & !(wide::STEP - 1);
-        // SAFETY: `dst + i` is 16-aligned, `bulk` is a multiple of STEP and
-        // `i + bulk ≤ n`: inside both ranges.
-        unsafe { wide::store(dst.add(i), s.add(i), bulk) };
-        i += bulk;
+        // SAFETY: `dst + i` is 8-aligned and the `(end - i) / 8` words from there lie
+        // inside both ranges.
+        unsafe { wide::store(dst.add(i), s.add(i), (end - i) / 8) };
+        i = end;
     }
     // Four words a turn: LLVM neither vectorizes nor unrolls atomic accesses, and one
     // word a turn runs at half the store ports' rate.
@@ -119,19 +112,10 @@ pub unsafe fn load(src: *const u8, dst: &mut [u8]) {
     let end = i + (n - i) / 8 * 8;
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if end - i >= wide::MIN {
-        if (src as usize + i) & 8 != 0 {
-            // SAFETY: one 8-aligned word inside the packet (`end - i ≥ MIN`).
-            unsafe {
-                let w = AtomicU64::from_ptr(src.add(i) as *mut u64).load(Relaxed);
-                (d.add(i) as *mut u64).write_unaligned(w);
-            }
-            i += 8;
-        }
-        let bulk = (end - i) & !(wide::STEP - 1);
-        // SAFETY: `src + i` is 16-aligned, `bulk` is a multiple of STEP and
-        // `i + bulk ≤ n`: inside both ranges.
-        unsafe { wide::load(src.add(i), d.add(i), bulk) };
-        i += bulk;
+        // SAFETY: `src + i` is 8-aligned and the `(end - i) / 8` words from there lie
+        // inside both ranges.
+        unsafe { wide::load(src.add(i), d.add(i), (end - i) / 8) };
+        i = end;
     }
     // Four words a turn, as in `store`.
     while i + 32 <= end {
@@ -163,92 +147,64 @@ pub unsafe fn load(src: *const u8, dst: &mut [u8]) {
     }
 }
 
-/// The bulk of long packets on x86-64: 16-byte SSE2 moves, 64 bytes a turn, aligned on
-/// the shared side. Rust has no atomic type wider than 8 bytes, and a loop of
-/// `AtomicU64` stores runs at half the rate of these (it reached 0.8x of `memcpy` at
-/// 1 MiB against 1.0x for a plain copy). What the instructions do is what a loop of
-/// Relaxed `AtomicU64` accesses does: each aligned 16-byte access is made of aligned
-/// 8-byte accesses, each single-copy atomic (Intel SDM vol. 3A §9.1.1; CPUs with AVX
-/// make the whole 16 bytes atomic), and x86-64 keeps them in program order with every
-/// other store of the thread. The compiler sees an `asm!` block that may touch any
-/// memory, so it moves no other access across it. Miri cannot run `asm!` and checks
-/// the word loop instead.
+/// The words of long packets on x86-64: one `rep movsq`. Rust has no atomic wider than
+/// 8 bytes and LLVM neither vectorizes nor merges atomic accesses, so the word loop
+/// moves 8 bytes a store; for a 4 KiB packet it reached 0.8x of `memcpy` (at 1 MiB
+/// writes) where a plain copy reached 1.0x. `rep movsq` does what the word loop does,
+/// at the speed of `memcpy` (which uses the same microcode here): its elements are
+/// aligned quadwords, each loaded and stored single-copy atomic (Intel SDM vol. 3A,
+/// "Fast-String Operation and Out-of-Order Stores": atomicity is guaranteed for the
+/// native data elements of the string), stores of one string instruction may become
+/// visible in any
+/// order among themselves (as Relaxed stores may), and the instruction is not
+/// reordered with other stores, so the caller's fences keep their meaning. The
+/// compiler sees an `asm!` block that may touch any memory and moves no access across
+/// it. Below [`wide::MIN`] bytes the start-up of the string instruction costs more than
+/// it saves. Miri cannot run `asm!`; it checks the word loop.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod wide {
     use std::arch::asm;
 
-    /// Bytes a turn.
-    pub(super) const STEP: usize = 64;
-    /// Shortest run of words worth the switch (and the 8 bytes that align it).
-    pub(super) const MIN: usize = 128;
+    /// Shortest run of words worth a string instruction (measured on the development
+    /// machine: below about 1 KiB the four-word loop is faster).
+    pub(super) const MIN: usize = 1024;
 
-    /// Stores `len` bytes from `src` (any alignment) at `dst`.
+    /// Stores `words` 8-byte words from `src` (any alignment) at `dst`.
     ///
     /// # Safety
-    /// `dst` is 16-aligned, `len` a non-zero multiple of [`STEP`], both ranges valid
-    /// and disjoint (as [`super::store`] requires).
+    /// `dst` is 8-aligned; both ranges valid for `8 * words` bytes and disjoint (as
+    /// [`super::store`] requires).
     #[inline(always)]
-    pub(super) unsafe fn store(dst: *mut u8, src: *const u8, len: usize) {
-        // SAFETY: the loop moves exactly `len` bytes, 16-aligned stores at `dst`
-        // (caller's contract); see the module's comment for why it is atomic per word.
+    pub(super) unsafe fn store(dst: *mut u8, src: *const u8, words: usize) {
+        // SAFETY: moves exactly `words` quadwords between the caller's ranges; the
+        // direction flag is clear on entry (the ABI); see the module's comment for
+        // why it is atomic per word.
         unsafe {
             asm!(
-                "2:",
-                "movups {a}, xmmword ptr [{s}]",
-                "movups {b}, xmmword ptr [{s} + 16]",
-                "movups {c}, xmmword ptr [{s} + 32]",
-                "movups {e}, xmmword ptr [{s} + 48]",
-                "movaps xmmword ptr [{d}], {a}",
-                "movaps xmmword ptr [{d} + 16], {b}",
-                "movaps xmmword ptr [{d} + 32], {c}",
-                "movaps xmmword ptr [{d} + 48], {e}",
-                "add {s}, 64",
-                "add {d}, 64",
-                "sub {n}, 64",
-                "jnz 2b",
-                s = inout(reg) src => _,
-                d = inout(reg) dst => _,
-                n = inout(reg) len => _,
-                a = out(xmm_reg) _,
-                b = out(xmm_reg) _,
-                c = out(xmm_reg) _,
-                e = out(xmm_reg) _,
-                options(nostack),
+                "rep movsq",
+                inout("rdi") dst => _,
+                inout("rsi") src => _,
+                inout("rcx") words => _,
+                options(nostack, preserves_flags),
             );
         }
     }
 
-    /// Loads `len` bytes at `src` into `dst` (any alignment).
+    /// Loads `words` 8-byte words at `src` into `dst` (any alignment).
     ///
     /// # Safety
-    /// `src` is 16-aligned, `len` a non-zero multiple of [`STEP`], both ranges valid
-    /// and disjoint (as [`super::load`] requires).
+    /// `src` is 8-aligned; both ranges valid for `8 * words` bytes and disjoint (as
+    /// [`super::load`] requires).
     #[inline(always)]
-    pub(super) unsafe fn load(src: *const u8, dst: *mut u8, len: usize) {
-        // SAFETY: as in `store`, with 16-aligned loads at `src`.
+    pub(super) unsafe fn load(src: *const u8, dst: *mut u8, words: usize) {
+        // SAFETY: as in `store`, with the aligned quadwords read at `src`.
         unsafe {
             asm!(
-                "2:",
-                "movaps {a}, xmmword ptr [{s}]",
-                "movaps {b}, xmmword ptr [{s} + 16]",
-                "movaps {c}, xmmword ptr [{s} + 32]",
-                "movaps {e}, xmmword ptr [{s} + 48]",
-                "movups xmmword ptr [{d}], {a}",
-                "movups xmmword ptr [{d} + 16], {b}",
-                "movups xmmword ptr [{d} + 32], {c}",
-                "movups xmmword ptr [{d} + 48], {e}",
-                "add {s}, 64",
-                "add {d}, 64",
-                "sub {n}, 64",
-                "jnz 2b",
-                s = inout(reg) src => _,
-                d = inout(reg) dst => _,
-                n = inout(reg) len => _,
-                a = out(xmm_reg) _,
-                b = out(xmm_reg) _,
-                c = out(xmm_reg) _,
-                e = out(xmm_reg) _,
-                options(nostack),
+                "rep movsq",
+                inout("rdi") dst => _,
+                inout("rsi") src => _,
+                inout("rcx") words => _,
+                options(nostack, preserves_flags),
             );
         }
     }
@@ -349,7 +305,7 @@ mod tests {
 
     /// 64-byte aligned words standing for shared memory.
     #[repr(C, align(64))]
-    struct Shared([AtomicU64; 64]);
+    struct Shared([AtomicU64; 320]);
 
     impl Shared {
         fn new() -> Shared {
@@ -373,21 +329,22 @@ mod tests {
     }
 
     /// Every offset and length up to 40 bytes (all head and tail shapes), and long
-    /// ones around the switch to wide moves and their alignment: the bytes land exactly
+    /// ones around the switch to `rep movsq`: the bytes land exactly
     /// there, nothing around them changes, and `load` reads them back.
     #[test]
     fn store_and_load_every_offset_and_length() {
+        // Around the switch to `rep movsq` (at 1 KiB of words) and past it.
         let long = [
-            127, 128, 129, 135, 136, 143, 191, 192, 200, 255, 256, 300, 480,
+            127, 128, 1023, 1024, 1025, 1031, 1032, 1039, 1040, 2000, 2500,
         ];
         // Miri runs the word loop only (no `asm!`), whose shapes repeat every 8 bytes.
         for off in 0..if cfg!(miri) { 9 } else { 24 } {
             for len in (0..=40).chain(long) {
                 let mem = Shared::new();
                 let data = pattern(len, off as u8);
-                // SAFETY: `off + len ≤ 504 < 512` bytes of `mem`, only used atomically.
+                // SAFETY: `off + len ≤ 2524 < 2560` bytes of `mem`, used atomically.
                 unsafe { store(mem.ptr().add(off), &data) };
-                let mut want = vec![0u8; 512];
+                let mut want = vec![0u8; 2560];
                 want[off..off + len].copy_from_slice(&data);
                 assert_eq!(mem.bytes(), want, "store at {off}, {len} bytes");
                 let mut back = vec![0u8; len];
@@ -398,19 +355,22 @@ mod tests {
         }
     }
 
-    /// An unaligned private side: the source and destination slices may start anywhere.
+    /// An unaligned private side: the source and destination slices may start anywhere,
+    /// for the word loop and for `rep movsq`.
     #[test]
     fn unaligned_private_buffers() {
         let mem = Shared::new();
-        let big = pattern(80, 7);
-        for skew in 0..8 {
-            let src = &big[skew..skew + 64];
-            // SAFETY: 64 bytes at offset 8 of a 512-byte block.
-            unsafe { store(mem.ptr().add(8), src) };
-            let mut out = [0u8; 72];
-            // SAFETY: as above.
-            unsafe { load(mem.ptr().add(8), &mut out[skew..skew + 64]) };
-            assert_eq!(&out[skew..skew + 64], src, "skew {skew}");
+        let big = pattern(1200, 7);
+        for len in [64, 1100] {
+            for skew in 0..8 {
+                let src = &big[skew..skew + len];
+                // SAFETY: `len` bytes at offset 8 of a 2560-byte block.
+                unsafe { store(mem.ptr().add(8), src) };
+                let mut out = [0u8; 1108];
+                // SAFETY: as above.
+                unsafe { load(mem.ptr().add(8), &mut out[skew..skew + len]) };
+                assert_eq!(&out[skew..skew + len], src, "{len} bytes, skew {skew}");
+            }
         }
     }
 
@@ -449,27 +409,30 @@ mod tests {
     }
 
     /// A packet published by a Release store of a flag and read after an Acquire load
-    /// of it is seen whole (the pattern both transports use: packet, then its word).
+    /// of it is seen whole (the pattern both transports use: packet, then its word),
+    /// short and long (`rep movsq`).
     #[test]
     fn published_packet_is_seen_whole() {
-        let mem = Arc::new(Shared::new());
-        let flag = Arc::new(AtomicU64::new(0));
-        let data = pattern(53, 3);
-        let writer = {
-            let (mem, flag, data) = (mem.clone(), flag.clone(), data.clone());
-            std::thread::spawn(move || {
-                // SAFETY: 53 bytes at offset 5 of `mem`.
-                unsafe { store(mem.ptr().add(5), &data) };
-                flag.store(1, Ordering::Release);
-            })
-        };
-        while flag.load(Ordering::Acquire) == 0 {
-            std::hint::spin_loop();
+        for len in [53, 1500] {
+            let mem = Arc::new(Shared::new());
+            let flag = Arc::new(AtomicU64::new(0));
+            let data = pattern(len, 3);
+            let writer = {
+                let (mem, flag, data) = (mem.clone(), flag.clone(), data.clone());
+                std::thread::spawn(move || {
+                    // SAFETY: `len` bytes at offset 5 of the 2560 of `mem`.
+                    unsafe { store(mem.ptr().add(5), &data) };
+                    flag.store(1, Ordering::Release);
+                })
+            };
+            while flag.load(Ordering::Acquire) == 0 {
+                std::hint::spin_loop();
+            }
+            let mut back = vec![0u8; len];
+            // SAFETY: as the writer's.
+            unsafe { load(mem.ptr().add(5), &mut back) };
+            assert_eq!(back, data, "{len} bytes");
+            writer.join().unwrap();
         }
-        let mut back = vec![0u8; 53];
-        // SAFETY: as the writer's.
-        unsafe { load(mem.ptr().add(5), &mut back) };
-        assert_eq!(back, data);
-        writer.join().unwrap();
     }
 }
