@@ -11,7 +11,7 @@
 #   2. memchan-core's unit and doc tests under miri (nightly; installed through rustup
 #      when missing): undefined behaviour in the core's unsafe code (the packet store)
 #      and data races or torn reads in its lock-free code (the event ring's seqlock),
-#      about 5 min on two cores;
+#      about a minute and a half on two cores once built;
 #   3. every test of the workspace in release, including the #[ignore]d slow ones:
 #      `cargo test --release -- --include-ignored`, less the test named exactly
 #      `worker`: the conformance suite's ignored entry point for its worker processes,
