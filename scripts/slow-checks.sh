@@ -12,10 +12,16 @@
 #      when missing): undefined behaviour in the core's unsafe code (the packet store)
 #      and data races or torn reads in its lock-free code (the event ring's seqlock),
 #      about a minute and a half on two cores once built;
-#   3. every test of the workspace in release, including the #[ignore]d slow ones:
-#      `cargo test --release -- --include-ignored`, less the test named exactly
-#      `worker`: the conformance suite's ignored entry point for its worker processes,
-#      which fails when run as a test of its own (no MEMCHAN_ROLE).
+#   3. every test of the workspace in release, including the #[ignore]d slow ones
+#      (the long control-block fuzz of memchan-shm among them):
+#      `cargo test --release -- --include-ignored`, less the entry points for worker
+#      processes, which fail when run as tests of their own (the conformance suite's
+#      `worker`, no MEMCHAN_ROLE; memchan-shm's `hostile::worker`, no
+#      MEMCHAN_HOSTILE_ROLE), and less the measurement below;
+#   4. a measurement, not a test: a node pair's p99 write + ack through a real
+#      `memchan hub`, quiet and under 2,000 idle + 50 slow-drip connections
+#      (crates/memchan-cli/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
+#      line ending in `met` or `NOT MET` (the target: within 2x of quiet).
 #
 # Usage: scripts/slow-checks.sh          (LOOM_MAX_PREEMPTIONS=4 scripts/slow-checks.sh)
 # The loom build goes to "${CARGO_TARGET_DIR:-target}/loom", as in scripts/test.sh, so
@@ -37,5 +43,10 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 cargo +nightly miri test -p memchan-core
 
-echo "== cargo test --workspace --release -- --include-ignored"
-cargo test --workspace --release -- --include-ignored --exact --skip worker
+echo "== cargo test --workspace --release -- --include-ignored (less the worker entry points)"
+cargo test --workspace --release -- --include-ignored --exact --skip worker \
+  --skip hostile::worker --skip hub_p99_under_attack_report
+
+echo "== hub under attack: p99 write+ack, quiet and under 2000 idle + 50 drip connections"
+cargo test -p memchan-cli --release --test hub_flood -- --ignored --exact \
+  hub_p99_under_attack_report --nocapture

@@ -2,7 +2,8 @@
 //!
 //! It prints `listening ADDR` (the bound address, so `--listen HOST:0` works) and, with
 //! `--metrics`, `metrics ADDR` on stdout, then serves until SIGTERM or SIGINT. The hub
-//! itself logs joins, refusals and isolations on stderr.
+//! itself logs joins, refusals (at most a few lines a second, with the count left
+//! out) and isolations on stderr.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -47,6 +48,17 @@ pub struct HubArgs {
     /// A node silent this long (milliseconds) is isolated.
     #[arg(long, value_name = "N", default_value_t = 800)]
     pub failure_timeout_ms: u64,
+
+    /// Connections the hub holds between accept and a verified join, at most; over
+    /// it a new one displaces the oldest if that waited a second, else it is refused
+    /// at once. Each costs a socket and at most a 4 KiB buffer, never a thread.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub max_pending: u32,
+
+    /// Pending connections (see --max-pending) from one source (an IPv4 address or
+    /// an IPv6 /64), at most; over it a new one is refused at once.
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub max_pending_per_address: u32,
 
     /// Also serve Prometheus metrics (`GET /metrics`) on this address (port 0 picks
     /// one); the bound address is printed on stdout as `metrics ADDR`.
@@ -128,6 +140,8 @@ fn serve(args: HubArgs) -> Result<()> {
         page_size: args.page_size,
         heartbeat: Duration::from_millis(args.heartbeat_ms),
         failure_timeout: Duration::from_millis(args.failure_timeout_ms),
+        max_pending: args.max_pending as usize,
+        max_pending_per_source: args.max_pending_per_address as usize,
         ..HubConfig::default()
     })
     .with_context(|| format!("cannot listen on {}", args.listen))?;

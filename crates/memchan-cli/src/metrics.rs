@@ -86,7 +86,7 @@ impl Collector for StatusCollector {
             ("memchan_joins", "joins accepted", s.joins),
             (
                 "memchan_refused",
-                "connections refused (wrong key, wrong version, garbage, bad join)",
+                "connections that ended without a join (refused, over a cap, timed out, closed)",
                 s.refused,
             ),
         ];

@@ -110,6 +110,26 @@ fn quick_bench_writes_json_tables_and_plots() {
     num(&v, "ack_ns", "memchan");
     num(&v, "lock_acquire_release_ns", "memchan");
     num(&v, "barrier_ns", "memchan");
+    // The barrier of 8 and 64 nodes on one host, each with a <= 1x target against
+    // OSHMEM at as many PEs (met or not is the bench's verdict, not this test's).
+    for key in ["barrier_8_nodes_ns", "barrier_64_nodes_ns"] {
+        num(&v, key, "memchan");
+        num(&v, &format!("{key}_p99"), "memchan");
+        let t = v["targets"]
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["figure"] == key))
+            .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
+        assert_eq!(t["target"], "<= 1x", "{t}");
+        assert_eq!(t["subject"], "memchan", "{t}");
+        assert_eq!(t["reference"], "oshmem", "{t}");
+        if v["figures"][key].get("oshmem").is_some() {
+            num(&v, key, "oshmem");
+            let r = v["ratios"][key]["memchan_vs_oshmem"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no ratio for {key}"));
+            assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
+        }
+    }
     num(&v, "notify_wake_ns", "memchan");
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
@@ -167,6 +187,8 @@ fn quick_bench_writes_json_tables_and_plots() {
         "median (GB/s)",
         "[bandwidth_sweep_gbps]",
         "[q_ratio]",
+        "[barrier_8_nodes_ns]",
+        "[barrier_64_nodes_ns]",
         "== targets",
     ] {
         assert!(
@@ -269,6 +291,8 @@ fn help_explains_the_flags() {
         "--no-peers",
         "--peers-once",
         "--hosts",
+        "--scale",
+        "--nodes",
     ] {
         assert!(s.contains(flag), "--help lacks {flag}:\n{s}");
     }
@@ -282,6 +306,170 @@ fn bad_cpus_are_rejected() {
         .expect("running memchan");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cpus"));
+}
+
+/// This run's files in /dev/shm of `--scale` clusters (their names start with
+/// `memchan-scale-<coordinator pid>-`).
+fn scale_shm_files(coordinator: u32) -> Vec<String> {
+    let prefix = format!("memchan.memchan-scale-{coordinator}-");
+    std::fs::read_dir("/dev/shm")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str().map(String::from))
+                .filter(|n| n.starts_with(&prefix))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn scale_runs_four_nodes_reports_and_leaves_nothing_behind() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = scratch("scale");
+    let json_path = dir.join("scale.json");
+    let child = memchan()
+        .args(["bench", "--scale", "--quick", "--nodes", "4,5", "--json"])
+        .arg(&json_path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running memchan");
+    let pid = child.id();
+    let out = child.wait_with_output().expect("waiting for memchan");
+    check(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("[scale]"), "stdout:\n{stdout}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+
+    // One value per node count for every figure: finite, not negative; counts
+    // are whole and at least what any node holds (stdin, stdout, stderr and the
+    // control block; a main thread).
+    for n in ["4", "5"] {
+        for f in [
+            "scale_membership_ms",
+            "scale_spawn_ms",
+            "scale_join_max_ms",
+            "scale_idle_cpu_pct",
+            "scale_idle_cpu_pct_per_node",
+            "scale_fds_per_process",
+            "scale_threads_per_process",
+        ] {
+            let x = v["figures"][f][n]
+                .as_f64()
+                .unwrap_or_else(|| panic!("figures.{f}.{n} missing: {}", v["figures"]));
+            assert!(x.is_finite() && x >= 0.0, "figures.{f}.{n} = {x}");
+        }
+        assert!(v["figures"]["scale_membership_ms"][n].as_f64().unwrap() > 0.0);
+        let fds = v["figures"]["scale_fds_per_process"][n].as_f64().unwrap();
+        assert!(fds >= 4.0 && fds.fract() == 0.0, "fds {fds}");
+        let threads = v["figures"]["scale_threads_per_process"][n]
+            .as_f64()
+            .unwrap();
+        assert!(
+            threads >= 1.0 && threads.fract() == 0.0,
+            "threads {threads}"
+        );
+    }
+    // Every node saw them all after the window, and all were reaped with their
+    // files gone, by the bench's own account ...
+    let runs = v["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    for (r, n) in runs.iter().zip([4, 5]) {
+        assert_eq!(r["nodes"], n, "{r}");
+        assert_eq!(r["members_after_window_min"], n, "{r}");
+        assert_eq!(r["dropped_after_window"], 0, "{r}");
+        assert_eq!(r["reaped"], n, "{r}");
+        assert_eq!(r["shm_files_left"], 0, "{r}");
+        assert!(r["shm_files"].as_u64().unwrap_or(0) >= 1, "{r}");
+    }
+    assert!(v["machine"]["loadavg_at_start"].is_array());
+    // ... and by looking: no file and no process of its clusters remain.
+    assert_eq!(scale_shm_files(pid), Vec::<String>::new());
+    let left = processes_mentioning(&format!("memchan-scale-{pid}-"));
+    assert!(left.is_empty(), "processes left: {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scale_interrupted_kills_the_nodes_and_removes_their_files() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    // Long enough to be interrupted while its nodes are idle.
+    let mut child = memchan()
+        .args(["bench", "--scale", "--nodes", "6"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running memchan");
+    let pid = child.id();
+    let marker = format!("memchan-scale-{pid}-");
+    // Wait for all six nodes and their cluster's files.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while processes_mentioning(&marker).len() < 6 || scale_shm_files(pid).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the nodes never appeared"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the bench exited early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SIGINT to the coordinator alone (a terminal would signal the nodes too):
+    // its watcher must stop them.
+    let sent = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the bench did not exit after SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let mut err = String::new();
+    use std::io::Read as _;
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "exit status {status}; stderr:\n{err}"
+    );
+    assert!(err.contains("stopping the nodes"), "stderr:\n{err}");
+    // Killed nodes are reaped by init, not by the exited bench: wait for them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !processes_mentioning(&marker).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let left = processes_mentioning(&marker);
+    assert!(left.is_empty(), "processes left: {left:?}");
+    assert_eq!(scale_shm_files(pid), Vec::<String>::new());
+    assert!(!std::env::temp_dir()
+        .join(format!("memchan-bench-scale-{pid}"))
+        .exists());
+}
+
+#[test]
+fn scale_flags_are_checked() {
+    let out = memchan()
+        .args(["bench", "--nodes", "4"])
+        .output()
+        .expect("running memchan");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--scale"));
+    let out = memchan()
+        .args(["bench", "--scale", "--nodes", "300"])
+        .output()
+        .expect("running memchan");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("300") && err.contains("256"), "{err}");
 }
 
 /// Network namespaces that exist now.

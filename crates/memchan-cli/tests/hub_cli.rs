@@ -2,147 +2,18 @@
 //! hub, two nodes of this test process join it with a cluster key and write, and
 //! `memchan status` (JSON, text, Prometheus) must show them and their links.
 
-use std::io::{BufRead, BufReader, Read, Write};
+#[allow(dead_code)]
+mod common;
+use common::{bin, join, Proc, TempFile, WAIT};
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
 
-use memchan::{Cluster, Config, Dest, TxAttrs};
+use memchan::{Dest, TxAttrs};
 use memchan_core::status::{ClusterStatus, LinkCounters};
-
-const WAIT: Duration = Duration::from_secs(20);
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_memchan"));
-    // The tests say everything explicitly.
-    c.env_remove("MEMCHAN_HUB").env_remove("MEMCHAN_KEY_FILE");
-    c
-}
-
-/// A file in the temp directory, removed on drop.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, contents: &str) -> TempFile {
-        let p = std::env::temp_dir().join(format!("memchan-hub-cli-{}-{tag}", std::process::id()));
-        std::fs::write(&p, contents).unwrap();
-        TempFile(p)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-/// A long-running `memchan` child: its stdout lines arrive on a channel, its stderr
-/// is collected. Killed (and reaped) on drop, whatever happened.
-struct Proc {
-    child: Child,
-    lines: Receiver<String>,
-    stderr: Arc<Mutex<String>>,
-    /// The thread collecting stderr; it ends at the pipe's end of file.
-    stderr_reader: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Proc {
-    fn spawn(args: &[&str]) -> Proc {
-        let mut child = bin()
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn memchan");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut err = child.stderr.take().unwrap();
-        let sink = stderr.clone();
-        let stderr_reader = std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        Proc {
-            child,
-            lines,
-            stderr,
-            stderr_reader: Some(stderr_reader),
-        }
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// The next stdout line, which must start with `prefix `; returns the rest.
-    fn expect_line(&mut self, prefix: &str) -> String {
-        let line = match self.lines.recv_timeout(WAIT) {
-            Ok(l) => l,
-            Err(e) => panic!(
-                "no `{prefix} ADDR` line on stdout ({e}); exit: {:?}; stderr:\n{}",
-                self.child.try_wait(),
-                self.stderr()
-            ),
-        };
-        line.strip_prefix(&format!("{prefix} "))
-            .unwrap_or_else(|| panic!("expected `{prefix} ADDR`, got `{line}`"))
-            .to_string()
-    }
-
-    /// SIGTERM, then waits for the exit, which must be clean.
-    fn terminate(mut self) -> String {
-        // SAFETY: kill(2) on our own child's pid.
-        let rc = unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
-        assert_eq!(rc, 0);
-        let deadline = Instant::now() + WAIT;
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "ignored SIGTERM; stderr:\n{}",
-                self.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        // The child exited, so its stderr reaches end of file: the reader thread has
-        // everything once it ends (rather than hoping 50 ms was enough to drain it).
-        if let Some(r) = self.stderr_reader.take() {
-            r.join().expect("stderr reader");
-        }
-        let err = self.stderr();
-        assert!(status.success(), "exited {status}; stderr:\n{err}");
-        err
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Runs a short `memchan` command to completion (bounded by WAIT).
 fn run(args: &[&str]) -> Output {
@@ -193,18 +64,6 @@ fn get_metrics(addr: &str) -> (u16, String) {
         .and_then(|c| c.parse().ok())
         .unwrap_or_else(|| panic!("status line: {head}"));
     (code, body.to_string())
-}
-
-fn join(cluster: &str, hub: &str, key: &Path) -> Cluster {
-    Cluster::join_with(
-        cluster,
-        Config {
-            hub: Some(memchan::HubSpec::Connect(hub.to_string())),
-            key_file: Some(key.to_path_buf()),
-            ..Default::default()
-        },
-    )
-    .expect("join through the hub")
 }
 
 fn status_json(hub: &str, key: &Path) -> ClusterStatus {

@@ -143,6 +143,22 @@ pub enum Error {
     /// `Caps`: what each transport offers).
     #[error("{0} is not offered by this transport")]
     Unsupported(&'static str),
+    /// Another party held up a wait of this node past memchan's bound (a multiple of
+    /// the cluster's failure timeout, see each operation): the control block's lock
+    /// (`flock`), the order point, or a barrier whose `nodes` neither arrived nor
+    /// failed. Nothing was changed by the call; it may be retried.
+    #[error("cluster `{cluster}`: {what} made no progress for {waited:?}{}", named(.nodes))]
+    Stalled {
+        /// Cluster name.
+        cluster: String,
+        /// What this node waited for.
+        what: &'static str,
+        /// How long it waited without progress.
+        waited: std::time::Duration,
+        /// The nodes it waited for (the barrier's missing members, the order point's
+        /// holder); empty when no node can be named (a `flock` holder).
+        nodes: Vec<NodeId>,
+    },
     /// An operating-system call failed.
     #[error("{op}: {source}")]
     Os {
@@ -152,6 +168,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// The " (waiting for node 3, node 7)" tail of [`Error::Stalled`].
+fn named(nodes: &[NodeId]) -> String {
+    if nodes.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = nodes.iter().map(|n| n.to_string()).collect();
+    format!(" (waiting for {})", list.join(", "))
 }
 
 impl Error {
@@ -179,6 +204,7 @@ impl Error {
             Error::HubLost(_) => 18,
             Error::Unsupported(_) => 19,
             Error::Os { .. } => 20,
+            Error::Stalled { .. } => 21,
         }
     }
 

@@ -2,7 +2,7 @@
 //! the transport; and [`EventSlot`], a slot of the ring that keeps them in shared
 //! memory.
 
-use crate::names::NodeId;
+use crate::names::{NodeId, MAX_NODES};
 use crate::sync::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// What happened to a node.
@@ -46,16 +46,35 @@ pub struct MembershipEvent {
 /// writer's Release fence synchronises with the reader's Acquire fence, so the
 /// reader's second load of `seq` sees that writer's 0 or a later value, never `i + 1`
 /// again (event numbers only grow). A slot that does not hold event `i` whole reads as
-/// `None`: the event was overwritten (or the slot forged), never half of two events.
-/// The loom model `event_slot_is_never_torn` in `tests/loom.rs` checks this code.
+/// [`SlotMiss::NotHeld`]: the event was overwritten (or the slot forged), never half of
+/// two events. The loom model `event_slot_is_never_torn` in `tests/loom.rs` checks
+/// this code.
+///
+/// The fields are public because they are words of shared memory that any member can
+/// write (the hostile-block tests do); `write` and `read` are the protocol.
 #[repr(C)]
 pub struct EventSlot {
     /// Event number + 1 of the event stored here; 0 while being written or never.
-    seq: AtomicU64,
-    epoch: AtomicU64,
-    incarnation: AtomicU64,
-    node: AtomicU32,
-    kind: AtomicU32,
+    pub seq: AtomicU64,
+    /// [`MembershipEvent::epoch`].
+    pub epoch: AtomicU64,
+    /// [`MembershipEvent::incarnation`].
+    pub incarnation: AtomicU64,
+    /// [`MembershipEvent::node`].
+    pub node: AtomicU32,
+    /// [`EventKind`] as 0, 1, 2.
+    pub kind: AtomicU32,
+}
+
+/// Why [`EventSlot::read`] returned no event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotMiss {
+    /// The slot does not hold the event whole: it is being written, or holds a later
+    /// event (or a forged `seq`). The event is gone from the ring.
+    NotHeld,
+    /// The slot holds the event whole, but no writer stores it: a node id or kind out
+    /// of range.
+    Forged,
 }
 
 impl Default for EventSlot {
@@ -82,15 +101,15 @@ impl EventSlot {
         self.incarnation.store(ev.incarnation, Ordering::Relaxed);
         self.node.store(u32::from(ev.node.0), Ordering::Relaxed);
         self.kind.store(ev.kind as u32, Ordering::Relaxed);
-        self.seq.store(index + 1, Ordering::Release);
+        self.seq.store(index.wrapping_add(1), Ordering::Release);
     }
 
-    /// Event number `index`, if this slot holds it whole; `None` if it holds another
-    /// (or is being written). A kind no writer stores also reads as `None`.
-    pub fn read(&self, index: u64) -> Option<MembershipEvent> {
+    /// Event number `index`, if this slot holds it whole and it is one a writer could
+    /// have stored.
+    pub fn read(&self, index: u64) -> Result<MembershipEvent, SlotMiss> {
         let want = index.wrapping_add(1);
         if self.seq.load(Ordering::Acquire) != want {
-            return None;
+            return Err(SlotMiss::NotHeld);
         }
         let epoch = self.epoch.load(Ordering::Relaxed);
         let incarnation = self.incarnation.load(Ordering::Relaxed);
@@ -100,18 +119,22 @@ impl EventSlot {
         // what comes after it).
         fence(Ordering::Acquire);
         if self.seq.load(Ordering::Relaxed) != want {
-            return None;
+            return Err(SlotMiss::NotHeld);
         }
-        Some(MembershipEvent {
+        let kind = match kind {
+            0 => EventKind::Joined,
+            1 => EventKind::Left,
+            2 => EventKind::Failed,
+            _ => return Err(SlotMiss::Forged),
+        };
+        if node as usize >= MAX_NODES {
+            return Err(SlotMiss::Forged);
+        }
+        Ok(MembershipEvent {
             epoch,
-            node: NodeId(u16::try_from(node).ok()?),
+            node: NodeId(node as u16),
             incarnation,
-            kind: match kind {
-                0 => EventKind::Joined,
-                1 => EventKind::Left,
-                2 => EventKind::Failed,
-                _ => return None,
-            },
+            kind,
         })
     }
 }
@@ -123,7 +146,7 @@ mod tests {
     fn ev(i: u64) -> MembershipEvent {
         MembershipEvent {
             epoch: 10 + i,
-            node: NodeId(i as u16),
+            node: NodeId((i % MAX_NODES as u64) as u16),
             incarnation: 100 + i,
             kind: [EventKind::Joined, EventKind::Left, EventKind::Failed][i as usize % 3],
         }
@@ -132,15 +155,18 @@ mod tests {
     #[test]
     fn a_slot_returns_only_the_event_it_holds() {
         let s = EventSlot::default();
-        assert_eq!(s.read(0), None, "never written");
+        assert_eq!(s.read(0), Err(SlotMiss::NotHeld), "never written");
         s.write(0, &ev(0));
-        assert_eq!(s.read(0), Some(ev(0)));
-        assert_eq!(s.read(1), None);
+        assert_eq!(s.read(0), Ok(ev(0)));
+        assert_eq!(s.read(1), Err(SlotMiss::NotHeld));
         s.write(7, &ev(7));
-        assert_eq!(s.read(0), None, "overwritten");
-        assert_eq!(s.read(7), Some(ev(7)));
+        assert_eq!(s.read(0), Err(SlotMiss::NotHeld), "overwritten");
+        assert_eq!(s.read(7), Ok(ev(7)));
         s.kind.store(9, Ordering::Relaxed);
-        assert_eq!(s.read(7), None, "a kind no writer stores");
+        assert_eq!(s.read(7), Err(SlotMiss::Forged), "a kind no writer stores");
+        s.write(8, &ev(8));
+        s.node.store(MAX_NODES as u32, Ordering::Relaxed);
+        assert_eq!(s.read(8), Err(SlotMiss::Forged), "a node id out of range");
     }
 
     /// A writer overwrites one slot as fast as it can while a reader reads it: every
@@ -162,11 +188,11 @@ mod tests {
             let Some(i) = slot.seq.load(Ordering::Relaxed).checked_sub(1) else {
                 continue;
             };
-            if let Some(e) = slot.read(i) {
+            if let Ok(e) = slot.read(i) {
                 assert_eq!(e, ev(i), "torn event {i}");
             }
         }
         w.join().unwrap();
-        assert_eq!(slot.read(rounds - 1), Some(ev(rounds - 1)));
+        assert_eq!(slot.read(rounds - 1), Ok(ev(rounds - 1)));
     }
 }

@@ -13,16 +13,7 @@ pub fn check(
     segment: &str,
     op: &'static str,
 ) -> Result<()> {
-    let bits = if caller_uid == 0 {
-        7
-    } else if caller_uid == uid {
-        (mode >> 6) & 7
-    } else if caller_gid == gid {
-        (mode >> 3) & 7
-    } else {
-        mode & 7
-    };
-    if bits & want == want {
+    if allows((caller_uid, caller_gid), (uid, gid, mode), want) {
         Ok(())
     } else {
         Err(Error::PermissionDenied {
@@ -34,6 +25,26 @@ pub fn check(
             caller_uid,
         })
     }
+}
+
+/// Whether [`check`] would grant `want`: the rule alone, for callers that refuse
+/// without an error (a destination that may not read, a journal writer that may not
+/// write).
+pub fn allows(
+    (caller_uid, caller_gid): (u32, u32),
+    (uid, gid, mode): (u32, u32, u32),
+    want: u32,
+) -> bool {
+    let bits = if caller_uid == 0 {
+        7
+    } else if caller_uid == uid {
+        (mode >> 6) & 7
+    } else if caller_gid == gid {
+        (mode >> 3) & 7
+    } else {
+        mode & 7
+    };
+    bits & want == want
 }
 
 #[cfg(test)]

@@ -187,7 +187,8 @@ pub struct ClusterStatus {
     pub isolations: u64,
     /// Joins accepted.
     pub joins: u64,
-    /// Connections refused (wrong key, wrong version, garbage, bad join; hub only).
+    /// Connections that ended without a join (wrong key, wrong version, garbage, bad
+    /// join, over a cap of pending connections, timed out or closed; hub only).
     pub refused: u64,
     /// Seconds since the hub started (one host: since the cluster was created).
     pub uptime_s: u64,

@@ -87,20 +87,61 @@ pub struct Joined {
 }
 
 /// Node side: connects to `addr`, reads the Hello and sends `join`. Returns the socket,
-/// the link key and a decoder holding any bytes read past the Hello.
+/// the link key and a decoder holding any bytes read past the Hello. A hub too busy
+/// to take the connection (its gate's caps) is tried again until the handshake
+/// deadline.
 pub fn connect(
     addr: &str,
     cluster_key: &Key,
-    mut join: Join,
+    join: Join,
 ) -> Result<(TcpStream, Key, Decoder), String> {
     let deadline = Instant::now() + STEP;
+    retry_busy(deadline, || {
+        connect_once(addr, cluster_key, join.clone(), deadline)
+    })
+}
+
+/// Runs `attempt` again, after a growing random pause, while the hub answers that it
+/// is busy and the deadline allows.
+fn retry_busy<T>(
+    deadline: Instant,
+    mut attempt: impl FnMut() -> Result<T, String>,
+) -> Result<T, String> {
+    let busy = format!("refused: {}", crate::hub::BUSY);
+    let mut cap_ms = 10u64;
+    loop {
+        match attempt() {
+            Err(why) if why.starts_with(&busy) => {
+                let mut r = [0u8; 8];
+                let jitter = getrandom::fill(&mut r).map_or(cap_ms / 2, |()| u64::from_le_bytes(r));
+                let pause = Duration::from_millis(cap_ms / 2 + jitter % (cap_ms / 2 + 1));
+                if Instant::now() + pause >= deadline {
+                    return Err(why);
+                }
+                std::thread::sleep(pause);
+                cap_ms = (cap_ms * 2).min(400);
+            }
+            r => return r,
+        }
+    }
+}
+
+fn connect_once(
+    addr: &str,
+    cluster_key: &Key,
+    mut join: Join,
+    deadline: Instant,
+) -> Result<(TcpStream, Key, Decoder), String> {
     let sa = addr
         .to_socket_addrs()
         .map_err(|e| format!("cannot resolve: {e}"))?
         .next()
         .ok_or_else(|| "no address".to_string())?;
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1));
     let mut sock =
-        TcpStream::connect_timeout(&sa, STEP).map_err(|e| format!("cannot connect: {e}"))?;
+        TcpStream::connect_timeout(&sa, left).map_err(|e| format!("cannot connect: {e}"))?;
     sock.set_nodelay(true).map_err(|e| e.to_string())?;
     // The Hello is not checked here: with a wrong key we still send our Join, so the
     // hub can refuse it by name (and log it). The hub proves the key in its Welcome.
@@ -119,21 +160,25 @@ pub fn connect(
     Ok((sock, key, next))
 }
 
-/// Node side: a full join of a node (not an observer).
+/// Node side: a full join of a node (not an observer); a busy hub is tried again as
+/// by [`connect`].
 pub fn join(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String> {
     debug_assert_eq!(join.role, ROLE_NODE);
-    let (mut sock, key, mut dec) = connect(addr, cluster_key, join)?;
-    let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(describe)?;
-    if h.kind != Kind::Welcome {
-        return Err(format!("expected a welcome, got {:?}", h.kind));
-    }
-    let welcome = Welcome::get(&p).map_err(|e| e.to_string())?;
-    sock.set_read_timeout(None).map_err(|e| e.to_string())?;
-    Ok(Joined {
-        sock,
-        key,
-        pending: dec.take_pending(),
-        welcome,
+    let deadline = Instant::now() + STEP;
+    retry_busy(deadline, || {
+        let (mut sock, key, mut dec) = connect_once(addr, cluster_key, join.clone(), deadline)?;
+        let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(describe)?;
+        if h.kind != Kind::Welcome {
+            return Err(format!("expected a welcome, got {:?}", h.kind));
+        }
+        let welcome = Welcome::get(&p).map_err(|e| e.to_string())?;
+        sock.set_read_timeout(None).map_err(|e| e.to_string())?;
+        Ok(Joined {
+            sock,
+            key,
+            pending: dec.take_pending(),
+            welcome,
+        })
     })
 }
 

@@ -17,14 +17,24 @@
 //! **Bounded memory.** The hub releases a sender's packet only when every destination
 //! released its copy, so what the hub holds is bounded by the senders' replay memories.
 //!
-//! Threads: one accepting, one per remote link (reading), one timer (heartbeats,
-//! retransmit timeouts, failure detection). A node in the hub's own process (the
-//! virtual hub of a two-node cluster) is called directly, without a link.
+//! **Permissions.** The hub checks every request and every `Data` packet against the
+//! segment's owner and mode, with the uid and gid the node joined with: a packet its
+//! sender may not write is refused (a `PERMISSION_DENIED` response to no request,
+//! [`proto::NO_REQUEST`]) and delivered nowhere.
+//!
+//! Threads: the gate (one thread for every connection not yet joined, see `gate.rs`),
+//! one per joined remote node (reading its link), one timer (heartbeats, retransmit
+//! timeouts, failure detection). A node in the hub's own process (the virtual hub of a
+//! two-node cluster) is called directly, without a link.
 
-use crate::handshake::{self, read_frame, write_frame, STEP};
+mod gate;
+
+pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
+
+use crate::handshake::{self, read_frame, STEP};
 use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
-use crate::wire::{self, Decoder, Key, Kind, Put};
+use crate::wire::{self, Key, Kind, Put};
 use memchan_core::status::{
     ClusterStatus, GroupStatus, LinkCounters, LockStatus, MemberStatus, SegmentStatus,
 };
@@ -33,7 +43,7 @@ use memchan_core::{
 };
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -68,6 +78,10 @@ pub struct HubConfig {
     pub failure_timeout: Duration,
     /// Link tunables.
     pub link: LinkConfig,
+    /// Connections that may be between accept and join at once (see `gate.rs`).
+    pub max_pending: usize,
+    /// Pending connections from one source (IPv4 address, IPv6 /64), at most.
+    pub max_pending_per_source: usize,
 }
 
 impl Default for HubConfig {
@@ -81,6 +95,8 @@ impl Default for HubConfig {
             heartbeat: Duration::from_millis(100),
             failure_timeout: Duration::from_millis(800),
             link: LinkConfig::default(),
+            max_pending: 256,
+            max_pending_per_source: 32,
         }
     }
 }
@@ -167,7 +183,8 @@ struct State {
     barrier_waits: Vec<BarrierWait>,
     isolations: u64,
     joins: u64,
-    refused: u64,
+    /// Refused `Data` packets are logged at a bounded rate.
+    frame_log: gate::Limiter,
 }
 
 struct Shared {
@@ -179,6 +196,8 @@ struct Shared {
     /// Threads of the hub's own node reading the links themselves (see `progress`).
     external: AtomicU32,
     links: std::sync::RwLock<Links>,
+    /// Connections that ended without a join (counted by the gate without the lock).
+    refused: AtomicU64,
 }
 
 /// A running hub. Stops (closing every link) when dropped.
@@ -211,7 +230,7 @@ impl Hub {
                 barrier_waits: Vec::new(),
                 isolations: 0,
                 joins: 0,
-                refused: 0,
+                frame_log: gate::Limiter::new(Instant::now()),
             }),
             cfg,
             addr,
@@ -219,11 +238,12 @@ impl Hub {
             started: Instant::now(),
             external: AtomicU32::new(0),
             links: std::sync::RwLock::new(Arc::new(Vec::new())),
+            refused: AtomicU64::new(0),
         });
-        let s = sh.clone();
+        let gate = gate::Gate::new(sh.clone(), listener)?;
         std::thread::Builder::new()
-            .name("memchan-hub-accept".into())
-            .spawn(move || accept_loop(s, listener))?;
+            .name("memchan-hub-gate".into())
+            .spawn(move || gate.run())?;
         let s = sh.clone();
         std::thread::Builder::new()
             .name("memchan-hub-timer".into())
@@ -342,103 +362,8 @@ impl Drop for Hub {
     }
 }
 
-fn accept_loop(sh: Arc<Shared>, listener: TcpListener) {
-    for conn in listener.incoming() {
-        if sh.stop.load(Relaxed) {
-            return;
-        }
-        let Ok(sock) = conn else { continue };
-        let s = sh.clone();
-        let _ = std::thread::Builder::new()
-            .name("memchan-hub-link".into())
-            .spawn(move || serve(s, sock));
-    }
-}
-
-/// One connection: handshake, then read its link until it ends.
-fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
-    let peer = sock
-        .peer_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_else(|_| "?".into());
-    let refuse = |sock: &mut TcpStream, why: &str| {
-        tracing::warn!(%peer, reason = %why, "refused");
-        sh.lock().refused += 1;
-        let _ = write_frame(sock, &sh.cfg.key, Kind::Refuse, why.as_bytes());
-    };
-    let hub_nonce = match handshake::nonce() {
-        Ok(n) => n,
-        Err(e) => {
-            // No randomness, no handshake: a predictable nonce is never used.
-            tracing::error!(%peer, error = %e, "dropped: no nonce for the handshake");
-            return;
-        }
-    };
-    if write_frame(&mut sock, &sh.cfg.key, Kind::Hello, &hub_nonce).is_err() {
-        return;
-    }
-    let mut dec = Decoder::new(Some(sh.cfg.key.clone()));
-    let (h, payload) = match read_frame(&mut sock, &mut dec, Instant::now() + STEP) {
-        Ok(f) => f,
-        Err(LinkError::Protocol(wire::WireError::BadMac)) => {
-            return refuse(
-                &mut sock,
-                "wrong cluster key (the join's MAC does not verify)",
-            )
-        }
-        Err(LinkError::Protocol(wire::WireError::Version { theirs })) => {
-            let why = format!(
-                "protocol version {theirs} is not this hub's {}",
-                wire::VERSION
-            );
-            return refuse(&mut sock, &why);
-        }
-        Err(LinkError::Protocol(e)) => {
-            return refuse(&mut sock, &format!("not a memchan node: {e}"))
-        }
-        Err(e) => return refuse(&mut sock, &e.to_string()),
-    };
-    let join = match (h.kind, Join::get(&payload)) {
-        (Kind::Join, Ok(j)) if j.hub_nonce == hub_nonce => j,
-        (Kind::Join, Ok(_)) => return refuse(&mut sock, "stale join (nonce does not match)"),
-        (Kind::Join, Err(e)) => return refuse(&mut sock, &e.to_string()),
-        (k, _) => return refuse(&mut sock, &format!("expected a join, got {k:?}")),
-    };
-    let key = sh.cfg.key.link(&hub_nonce, &join.node_nonce);
-    if join.role == ROLE_OBSERVER {
-        let json = serde_json::to_vec(&sh.status()).unwrap_or_default();
-        let _ = write_frame(&mut sock, &key, Kind::Response, &json);
-        return;
-    }
-    let cfg = LinkConfig {
-        // Bounded by the senders' replay memories (see the module doc), never waits.
-        replay_limit: usize::MAX / 2,
-        peer_releases_on_receive: true,
-        ..sh.cfg.link.clone()
-    };
-    let link = match Link::new(
-        sock.try_clone().expect("clone"),
-        key,
-        cfg,
-        &dec.take_pending(),
-    ) {
-        Ok(l) => Arc::new(l),
-        Err(_) => return,
-    };
-    let welcome = match sh.admit(&join, Sink::Remote(link.clone()), peer.clone()) {
-        Ok(w) => w,
-        Err(why) => return refuse(&mut sock, &why),
-    };
-    let (node, inc) = (welcome.node, welcome.incarnation);
-    tracing::info!(
-        node = node.0,
-        incarnation = inc,
-        %peer,
-        host = %join.host,
-        pid = join.pid,
-        epoch = welcome.epoch,
-        "joined"
-    );
+/// A joined remote node's reading thread: reads its link until it ends.
+fn serve(sh: Arc<Shared>, node: NodeId, inc: u64, link: Arc<Link>) {
     loop {
         if sh.stop.load(Relaxed) || !sh.lock().alive(node, inc) {
             return;
@@ -450,6 +375,52 @@ fn serve(sh: Arc<Shared>, mut sock: TcpStream) {
         if link.wait(None, Duration::from_millis(wait), read) && !sh.pump(node, inc, &link) {
             return;
         }
+    }
+}
+
+impl Shared {
+    /// A node whose join the gate verified: admitted with a link over `sock` (a
+    /// duplicate of it; the gate closes its own) and a thread reading it, or the
+    /// reason it is refused.
+    fn enter(
+        self: &Arc<Self>,
+        sock: &TcpStream,
+        key: Key,
+        join: &Join,
+        pending: &[u8],
+        peer: SocketAddr,
+    ) -> Result<(), String> {
+        let cfg = LinkConfig {
+            // Bounded by the senders' replay memories (see the module doc), never waits.
+            replay_limit: usize::MAX / 2,
+            peer_releases_on_receive: true,
+            ..self.cfg.link.clone()
+        };
+        let link = sock
+            .try_clone()
+            .and_then(|s| Link::new(s, key, cfg, pending))
+            .map_err(|e| format!("cannot set up the link: {e}"))?;
+        let link = Arc::new(link);
+        let welcome = self.admit(join, Sink::Remote(link.clone()), peer.to_string())?;
+        let (node, inc) = (welcome.node, welcome.incarnation);
+        tracing::info!(
+            node = node.0,
+            incarnation = inc,
+            %peer,
+            host = %join.host,
+            pid = join.pid,
+            epoch = welcome.epoch,
+            "joined"
+        );
+        let sh = self.clone();
+        let reader = std::thread::Builder::new()
+            .name("memchan-hub-link".into())
+            .spawn(move || serve(sh, node, inc, link));
+        if let Err(e) = reader {
+            let why = format!("no thread to read its link: {e}");
+            self.isolate(&mut self.lock(), node, inc, &why);
+        }
+        Ok(())
     }
 }
 
@@ -772,6 +743,10 @@ impl Shared {
             Dest::Broadcast => st.members(),
             _ => NodeSet::EMPTY,
         };
+        let Some(Some(me)) = st.ports.get(n.index()) else {
+            return 0;
+        };
+        let caller = (me.uid, me.gid);
         let groups = &st.groups;
         let Some(Some(seg)) = st.segs.get_mut(d.seg as usize) else {
             return 0;
@@ -779,6 +754,17 @@ impl Shared {
         let end = (d.offset as usize).checked_add(d.data.len());
         if seg.gen != d.gen || end.is_none_or(|e| e > seg.size) {
             // A stale generation (segment freed) or a hostile offset: touch nothing.
+            return 0;
+        }
+        // Write permission, from the uid and gid the node joined with: the library
+        // checks it at `map_tx`, a node that skips the library is checked here.
+        let perm =
+            memchan_core::perm::check(caller, (seg.uid, seg.gid, seg.mode), 2, &seg.name, "map_tx");
+        if let Err(e) = perm {
+            if let Some(suppressed) = st.frame_log.admit(Instant::now()) {
+                tracing::warn!(node = n.0, error = %e, suppressed, "packet refused");
+            }
+            st.refuse(n, proto::NO_REQUEST, &e);
             return 0;
         }
         let mut to = match d.dest {
@@ -1112,18 +1098,27 @@ impl Shared {
     /// Answers every barrier waiter whose scope's live members all reached its count.
     fn check_barriers(&self, st: &mut State) {
         let members = st.members();
+        // The lowest count among each waited scope's live members, once per scope: a
+        // waiter passes when it reaches the waiter's target (the waiter's own count
+        // does, it arrived), so a call costs O(members + waiters), not their product.
+        let mut lowest: HashMap<u16, u64> = HashMap::new();
         let mut done = Vec::new();
         st.barrier_waits.retain(|w| {
-            let mut want = match w.scope {
-                u16::MAX => members,
-                g => st
-                    .groups
-                    .get(usize::from(g))
-                    .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
-            };
-            want.remove(w.node);
-            let counts = &st.barrier_counts[&w.scope];
-            let passed = want.iter().all(|m| counts[m.index()] >= w.target);
+            let low = *lowest.entry(w.scope).or_insert_with(|| {
+                let want = match w.scope {
+                    u16::MAX => members,
+                    g => st
+                        .groups
+                        .get(usize::from(g))
+                        .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
+                };
+                let counts = &st.barrier_counts[&w.scope];
+                want.iter()
+                    .map(|m| counts[m.index()])
+                    .min()
+                    .unwrap_or(u64::MAX)
+            });
+            let passed = low >= w.target;
             if passed {
                 done.push((w.node, w.inc, w.req));
             }
@@ -1318,7 +1313,7 @@ impl Shared {
             locks,
             isolations: st.isolations,
             joins: st.joins,
-            refused: st.refused,
+            refused: self.refused.load(Relaxed),
             uptime_s: self.started.elapsed().as_secs(),
         }
     }

@@ -199,6 +199,7 @@ impl Node {
             heartbeat: cfg.heartbeat,
             failure_timeout: cfg.failure_timeout,
             link: cfg.link.clone(),
+            ..HubConfig::default()
         })
         .map_err(|e| Error::os(format!("start the virtual hub on {listen}"), e))?;
         let hub = Arc::new(hub);
@@ -346,13 +347,24 @@ impl Node {
 
     /// Cluster barrier (earlier writes applied everywhere before anyone passes).
     pub fn barrier(&self) -> Result<()> {
-        self.ack()?;
+        self.ack_before_barrier()?;
         self.sh.request(Op::Barrier { group: u16::MAX }).map(drop)
+    }
+
+    /// The ack that orders this node's writes before its arrival. The nodes an
+    /// `AckIncomplete` names are gone (their link closed before releasing): a barrier
+    /// is over the live members, so that is no reason to skip the arrival (which would
+    /// also put this node's barriers out of step with the others').
+    fn ack_before_barrier(&self) -> Result<()> {
+        match self.ack() {
+            Err(Error::AckIncomplete(_)) => Ok(()),
+            r => r,
+        }
     }
 
     /// Barrier over a group's live members.
     pub fn barrier_group(&self, g: GroupId) -> Result<()> {
-        self.ack()?;
+        self.ack_before_barrier()?;
         self.sh.request(Op::Barrier { group: g.0 }).map(drop)
     }
 
@@ -409,7 +421,14 @@ impl Shared {
 
     /// Sends `op` and waits for the answer; `bound: None` waits while the hub is alive.
     fn request_within(&self, op: Op, bound: Option<Duration>) -> Result<Vec<u8>> {
-        let id = self.next_req.fetch_add(1, Ordering::Relaxed);
+        let id = loop {
+            // `NO_REQUEST` marks the hub's refusals of packets; the counter skips it
+            // when it wraps.
+            let id = self.next_req.fetch_add(1, Ordering::Relaxed);
+            if id != proto::NO_REQUEST {
+                break id;
+            }
+        };
         // An ack has no timer (`bound: None`), so it needs no name here.
         let what = match &op {
             Op::Barrier { .. } => "the barrier",
@@ -439,69 +458,74 @@ impl Shared {
             };
             self.progress(slice);
         };
-        let text = || String::from_utf8_lossy(&body).into_owned();
-        match status {
-            code::OK => Ok(body),
-            code::UNKNOWN_SEGMENT => Err(Error::UnknownSegment(text())),
-            code::SIZE_MISMATCH => {
-                let mut g = Get::new(&body, "size mismatch");
-                let (existing, requested) = (g.u64().unwrap_or(0), g.u64().unwrap_or(0));
-                Err(Error::SegmentSizeMismatch {
-                    segment: g.str().unwrap_or_default(),
-                    existing: existing as usize,
-                    requested: requested as usize,
-                })
-            }
-            code::UNKNOWN_GROUP => Err(Error::UnknownGroup(text())),
-            code::TABLE_FULL => Err(Error::TableFull(match body.as_slice() {
-                b"group" => "group",
-                _ => "segment",
-            })),
-            code::ACK_INCOMPLETE => {
-                let set = proto::get_set(&mut Get::new(&body, "ack")).unwrap_or(NodeSet::EMPTY);
-                Err(Error::AckIncomplete(set.iter().collect()))
-            }
-            code::ACK_STALLED => {
-                let ms = Get::new(&body, "ack stalled").u64().unwrap_or(0);
-                Err(Error::Timeout(
-                    Duration::from_millis(ms),
-                    "a destination to release the acknowledged writes (none released any)",
-                ))
-            }
-            code::SEGMENT_FREED => Err(Error::SegmentFreed { segment: text() }),
-            code::UNKNOWN_NODE => Err(Error::UnknownNode(NodeId(
-                Get::new(&body, "node").u16().unwrap_or(u16::MAX),
-            ))),
-            code::PERMISSION_DENIED => {
-                let mut g = Get::new(&body, "permission");
-                let (uid, gid, mode, caller_uid) = (
-                    g.u32().unwrap_or(0),
-                    g.u32().unwrap_or(0),
-                    g.u32().unwrap_or(0),
-                    g.u32().unwrap_or(0),
-                );
-                let op = match g.str().unwrap_or_default().as_str() {
-                    "map_rx" => "map_rx",
-                    "map_tx" => "map_tx",
-                    _ => "free",
-                };
-                Err(Error::PermissionDenied {
-                    segment: g.str().unwrap_or_default(),
-                    op,
-                    uid,
-                    gid,
-                    mode,
-                    caller_uid,
-                })
-            }
-            _ => {
-                let mut g = Get::new(&body, "invalid");
-                let what = validate::what_from(&g.str().unwrap_or_default());
-                Err(Error::Invalid {
-                    what,
-                    why: g.str().unwrap_or_else(|_| text()),
-                })
-            }
+        answer(status, body)
+    }
+}
+
+/// The hub's answer to a request: its body, or the hub's refusal as an [`Error`].
+pub(crate) fn answer(status: u8, body: Vec<u8>) -> Result<Vec<u8>> {
+    let text = || String::from_utf8_lossy(&body).into_owned();
+    match status {
+        code::OK => Ok(body),
+        code::UNKNOWN_SEGMENT => Err(Error::UnknownSegment(text())),
+        code::SIZE_MISMATCH => {
+            let mut g = Get::new(&body, "size mismatch");
+            let (existing, requested) = (g.u64().unwrap_or(0), g.u64().unwrap_or(0));
+            Err(Error::SegmentSizeMismatch {
+                segment: g.str().unwrap_or_default(),
+                existing: existing as usize,
+                requested: requested as usize,
+            })
+        }
+        code::UNKNOWN_GROUP => Err(Error::UnknownGroup(text())),
+        code::TABLE_FULL => Err(Error::TableFull(match body.as_slice() {
+            b"group" => "group",
+            _ => "segment",
+        })),
+        code::ACK_INCOMPLETE => {
+            let set = proto::get_set(&mut Get::new(&body, "ack")).unwrap_or(NodeSet::EMPTY);
+            Err(Error::AckIncomplete(set.iter().collect()))
+        }
+        code::ACK_STALLED => {
+            let ms = Get::new(&body, "ack stalled").u64().unwrap_or(0);
+            Err(Error::Timeout(
+                Duration::from_millis(ms),
+                "a destination to release the acknowledged writes (none released any)",
+            ))
+        }
+        code::SEGMENT_FREED => Err(Error::SegmentFreed { segment: text() }),
+        code::UNKNOWN_NODE => Err(Error::UnknownNode(NodeId(
+            Get::new(&body, "node").u16().unwrap_or(u16::MAX),
+        ))),
+        code::PERMISSION_DENIED => {
+            let mut g = Get::new(&body, "permission");
+            let (uid, gid, mode, caller_uid) = (
+                g.u32().unwrap_or(0),
+                g.u32().unwrap_or(0),
+                g.u32().unwrap_or(0),
+                g.u32().unwrap_or(0),
+            );
+            let op = match g.str().unwrap_or_default().as_str() {
+                "map_rx" => "map_rx",
+                "map_tx" => "map_tx",
+                _ => "free",
+            };
+            Err(Error::PermissionDenied {
+                segment: g.str().unwrap_or_default(),
+                op,
+                uid,
+                gid,
+                mode,
+                caller_uid,
+            })
+        }
+        _ => {
+            let mut g = Get::new(&body, "invalid");
+            let what = validate::what_from(&g.str().unwrap_or_default());
+            Err(Error::Invalid {
+                what,
+                why: g.str().unwrap_or_else(|_| text()),
+            })
         }
     }
 }

@@ -428,6 +428,10 @@ pub mod code {
     pub const ACK_STALLED: u8 = 10;
 }
 
+/// The request id of a refusal that answers no request: the hub refused a `Data`
+/// packet (its sender may not write the segment). A node never uses it for a request.
+pub const NO_REQUEST: u32 = 0;
+
 /// Encodes a response.
 pub fn response(id: u32, status: u8, body: &[u8]) -> Vec<u8> {
     Put::new().u32(id).u8(status).bytes(body).0

@@ -348,12 +348,20 @@ impl Shared {
                     self.deliver(seg, gen, offset, data);
                 }
             }
-            Kind::Response => {
-                if let Ok((id, status, body)) = proto::get_response(payload) {
+            Kind::Response => match proto::get_response(payload) {
+                Ok((proto::NO_REQUEST, status, body)) => {
+                    // The hub refused a packet of ours: the library checks write
+                    // permission before it sends, so this is a node that did not.
+                    if let Err(e) = crate::node::answer(status, body.to_vec()) {
+                        tracing::warn!(node = self.me.0, error = %e, "the hub refused a packet");
+                    }
+                }
+                Ok((id, status, body)) => {
                     self.lock().responses.insert(id, (status, body.to_vec()));
                     self.wake_other_readers();
                 }
-            }
+                Err(_) => {}
+            },
             Kind::Event => {
                 if let Ok((epoch, node, inc, k, members)) = proto::get_event(payload) {
                     let kind = match k {

@@ -289,10 +289,16 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    /// An empty decoder checking MACs with `key`.
+    /// An empty decoder checking MACs with `key`, with room for a link's traffic.
     pub fn new(key: Option<Key>) -> Decoder {
+        Decoder::with_capacity(key, 256 * 1024)
+    }
+
+    /// An empty decoder with room for `bytes` (it grows when a frame needs more): the
+    /// hub checks a join, from a peer not yet authenticated, in a buffer its size.
+    pub fn with_capacity(key: Option<Key>, bytes: usize) -> Decoder {
         Decoder {
-            buf: vec![0; 256 * 1024],
+            buf: vec![0; bytes],
             start: 0,
             end: 0,
             key,

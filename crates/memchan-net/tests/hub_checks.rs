@@ -1,6 +1,6 @@
-//! The hub checks every request itself: a node that skips the library's checks (here
-//! a raw link speaking the protocol, claiming uid 1234) gets the same typed refusals
-//! from the hub as the library gives, and changes nothing.
+//! The hub checks every request and every packet itself: a node that skips the
+//! library's checks (here a raw link speaking the protocol, claiming another uid) gets
+//! the same typed refusals from the hub as the library gives, and changes nothing.
 
 #[allow(dead_code)]
 mod common;
@@ -164,4 +164,99 @@ fn the_hub_refuses_bad_requests_a_node_did_not_check() {
     assert_eq!(made, MAX_SEGMENTS);
     // Nothing the refusals did touched the owner's segment.
     private.free().unwrap();
+}
+
+#[test]
+fn the_hub_delivers_no_packet_its_sender_may_not_write() {
+    use memchan_core::Dest;
+    use memchan_net::proto::{self, NO_REQUEST};
+    let key = Key::from_secret(b"writes");
+    let hub = Hub::start(HubConfig {
+        key: key.clone(),
+        keyed: true,
+        ..HubConfig::default()
+    })
+    .unwrap();
+    let addr = hub.local_addr().to_string();
+    // The receiver (uid 0) maps a private segment and one anyone may write.
+    let owner = Node::join(
+        "checks",
+        common::node_cfg(
+            &addr,
+            &key,
+            Duration::from_millis(100),
+            Duration::from_millis(800),
+        ),
+    )
+    .unwrap();
+    let private = owner.segment("private", 4096, 0o600).unwrap();
+    let public = owner.segment("public", 4096, 0o666).unwrap();
+    let private_rx = private.map_rx().unwrap();
+    let public_rx = public.map_rx().unwrap();
+    // A node of another uid, past the library (which would refuse its map_tx).
+    let raw = Raw::join(&addr, &key, 65534);
+    let info = |name: &str| {
+        let (status, body) = raw.ask(Op::SegOpen {
+            create: false,
+            size: 0,
+            mode: 0,
+            flags: 0,
+            name: name.into(),
+        });
+        assert_eq!(status, code::OK);
+        SegInfo::get(&body).unwrap()
+    };
+    let (p, q) = (info("private"), info("public"));
+    let to_owner = Dest::Node(owner.id());
+    for (dest, flags) in [(to_owner, 0), (Dest::Broadcast, proto::FLAG_LOCAL_COPY)] {
+        let head = proto::data_head(p.seg, p.gen, 0, dest, flags);
+        raw.0.send(Kind::Data, &[&head, &[0xAB; 64]]).unwrap();
+    }
+    // A packet it may write, then an ack: what the hub ordered before them reached the
+    // receiver by the time the ack is answered.
+    let head = proto::data_head(q.seg, q.gen, 8, to_owner, 0);
+    raw.0
+        .send(Kind::Data, &[&head, &7u64.to_le_bytes()])
+        .unwrap();
+    raw.0.send(Kind::Request, &[&Op::Ack.put(7)]).unwrap();
+    let mut ans = Answers(Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let answered = |a: &Answers| a.0.iter().any(|r| get_response(r).unwrap().0 == 7);
+    while !answered(&ans) {
+        assert!(Instant::now() < deadline, "no answer to the ack");
+        raw.0.wait(None, Duration::from_millis(50), true);
+        raw.0.receive(&mut ans).unwrap();
+    }
+    // Each forbidden packet was refused by name, typed as the library's map_tx refusal.
+    let refusals: Vec<_> = ans
+        .0
+        .iter()
+        .map(|r| get_response(r).unwrap())
+        .filter(|r| r.0 == NO_REQUEST)
+        .collect();
+    assert_eq!(refusals.len(), 2, "{refusals:?}");
+    for (_, status, body) in refusals {
+        assert_eq!(status, code::PERMISSION_DENIED);
+        let mut g = Get::new(body, "permission");
+        let (owner_uid, _gid, mode, caller) = (
+            g.u32().unwrap(),
+            g.u32().unwrap(),
+            g.u32().unwrap(),
+            g.u32().unwrap(),
+        );
+        assert_eq!((owner_uid, mode, caller), (0, 0o600, 65534));
+        assert_eq!(g.str().unwrap(), "map_tx");
+        assert_eq!(g.str().unwrap(), "private");
+    }
+    assert_eq!(get_response(ans.0.last().unwrap()).unwrap().1, code::OK);
+    // The permitted packet arrived; the forbidden ones did not, anywhere in the page.
+    assert_eq!(public_rx.load_u64(8).unwrap(), 7);
+    for off in (0..4096).step_by(8) {
+        assert_eq!(private_rx.load_u64(off).unwrap(), 0, "offset {off}");
+    }
+    assert_eq!(
+        hub.status().members.len(),
+        2,
+        "the sender was refused, not isolated"
+    );
 }

@@ -12,11 +12,9 @@
 //!  +--------------------------+
 //!  | OrderLine                |     the point of global order (own cache line)
 //!  +--------------------------+
-//!  | Journal                  |     the order point holder's packet in flight
-//!  +--------------------------+
 //!  | NodeSlot  x MAX_NODES    |     state, pid, incarnation, heartbeat, barriers
 //!  +--------------------------+
-//!  | SegEntry  x MAX_SEGMENTS |     name, size, owner, mode, rx set, generation
+//!  | SegEntry  x MAX_SEGMENTS |     name, size, rx set, generation
 //!  +--------------------------+
 //!  | GroupEntry x MAX_GROUPS  |     name, member set
 //!  +--------------------------+
@@ -24,10 +22,15 @@
 //!  +--------------------------+
 //! ```
 //!
-//! Every field is an atomic: other processes map the block and write it at any time
-//! (a hostile one included), so no field may be a plain value behind the shared
-//! `&Control` each process holds. Names and other fixed fields are written only while
-//! holding the control file's `flock` and read under it too.
+//! Every field is an atomic: any member can write any word at any time, so every
+//! value read here is validated before use, and nothing here decides what a member
+//! may do: a segment's owner and mode are its permission object's (`perm.rs`), and
+//! the order point holder's packet in flight is journaled in its own journal object
+//! (`record.rs`), not here. Names and tables are changed only while holding the
+//! control file's `flock`. The cluster's parameters (version, page size, heartbeat,
+//! failure timeout) are written once by the first node, before `magic`, and each
+//! joiner reads, validates and keeps its own copy (`Local`): a later change of those
+//! words has no effect on a joined node.
 
 use memchan_core::event::EventSlot;
 use memchan_core::sync::{AtomicU32, AtomicU64};
@@ -36,7 +39,7 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 6;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
@@ -64,11 +67,10 @@ pub(crate) mod seg_state {
     pub const FLAG_LOCK: u32 = 1;
 }
 
-/// Every field is an atomic, though `version`, `page_size`, `heartbeat_ns` and
-/// `failure_timeout_ns` are written once, by the creator, before its Release store of
-/// `magic` (readers load `magic` with Acquire first): other processes map the block
-/// while it is created, and a shared `&Control` must not cover plain fields that change
-/// (and any process that can write the block can change them later).
+/// `version`, `page_size`, `heartbeat_ns` and `failure_timeout_ns` are written once, by
+/// the creator, before its Release store of `magic`; a joiner loads `magic` with
+/// Acquire first. They are atomics all the same: other processes map the block while
+/// it is created, and a shared `&Control` must not cover plain fields that can change.
 #[repr(C, align(64))]
 pub(crate) struct Header {
     pub magic: AtomicU64,
@@ -87,9 +89,10 @@ pub(crate) struct Header {
     /// Notify pair for membership events.
     pub event_seq: AtomicU32,
     pub event_waiters: AtomicU32,
-    /// Notify pair for barrier arrivals.
-    pub barrier_seq: AtomicU32,
-    pub barrier_waiters: AtomicU32,
+    /// Notify pair for the control file's `flock`: posted by every release, so a
+    /// waiter sleeps instead of polling (`node::lock_plane`).
+    pub plane_seq: AtomicU32,
+    pub plane_waiters: AtomicU32,
     /// The live members (a bitmap of node ids), changed under the flock with `epoch`.
     pub members: [AtomicU64; MAX_NODES / 64],
 }
@@ -98,27 +101,6 @@ pub(crate) struct Header {
 #[repr(C, align(64))]
 pub(crate) struct OrderLine {
     pub word: AtomicU64,
-}
-
-/// The order point holder's packet in flight: the two protocol words of
-/// `memchan_core::journal` (`state`, `progress`) and the record it leaves to the
-/// transport (segment, offset, destinations, payload).
-#[repr(C, align(64))]
-pub(crate) struct Journal {
-    /// `memchan_core::journal::IDLE` or `APPLYING`.
-    pub state: AtomicU32,
-    /// Segment index of the packet.
-    pub seg: AtomicU32,
-    pub seg_gen: AtomicU32,
-    pub len: AtomicU32,
-    pub offset: AtomicU64,
-    /// Destinations, applied in increasing node order.
-    pub dests: [AtomicU64; MAX_NODES / 64],
-    /// Destinations applied so far (count, in order).
-    pub progress: AtomicU32,
-    /// Unused; an atomic like every word of the block (see [`Header`]).
-    pub _pad: AtomicU32,
-    pub data: [AtomicU64; MAX_PACKET / 8],
 }
 
 #[repr(C, align(64))]
@@ -134,8 +116,51 @@ pub(crate) struct NodeSlot {
     pub gid: AtomicU32,
     /// Epoch of its join (status).
     pub joined_epoch: AtomicU64,
-    /// Barrier arrivals per scope.
+    /// Notify pair for this node's barrier words: posted when it publishes one that
+    /// a peer sleeps on (`node::Inner::barrier`).
+    pub bar_seq: AtomicU32,
+    pub bar_waiters: AtomicU32,
+    /// Barrier word per scope (see [`bar`]).
     pub barrier: [AtomicU64; BARRIER_SCOPES],
+}
+
+/// A node's barrier word: `number << 20 | tag << 4 | rounds`. `number` is the last
+/// barrier the node arrived at (44 bits, wrapping), `tag` a hash of the rank set it
+/// took at arrival (16 bits) and `rounds` how far it got in that barrier's
+/// dissemination (1 = arrived, k + 2 = its round-k wait succeeded, 0 = a joiner,
+/// not part of barrier `number`). Only the node itself writes its word.
+pub(crate) mod bar {
+    const NUMBER_SHIFT: u32 = 20;
+    const NUMBER_MASK: u64 = (1 << 44) - 1;
+
+    pub fn pack(number: u64, tag: u64, rounds: u64) -> u64 {
+        (number & NUMBER_MASK) << NUMBER_SHIFT | (tag & 0xffff) << 4 | (rounds & 0xf)
+    }
+    pub fn number(w: u64) -> u64 {
+        w >> NUMBER_SHIFT
+    }
+    pub fn tag(w: u64) -> u64 {
+        (w >> 4) & 0xffff
+    }
+    pub fn rounds(w: u64) -> u64 {
+        w & 0xf
+    }
+    pub fn next(number: u64) -> u64 {
+        number.wrapping_add(1) & NUMBER_MASK
+    }
+    /// `a` is at or past `b` (numbers wrap: "past" is less than half the range ahead).
+    pub fn reached(a: u64, b: u64) -> bool {
+        a.wrapping_sub(b) & NUMBER_MASK < 1 << 43
+    }
+    /// The rank set's tag: nodes that took different sets see different tags (but for
+    /// a 2^-16 collision) and fall back to the all-arrived check.
+    pub fn tag_of(set: &memchan_core::NodeSet) -> u64 {
+        let mut h = 0u64;
+        for w in set.0 {
+            h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        }
+        h >> 48
+    }
 }
 
 #[repr(C, align(64))]
@@ -144,9 +169,8 @@ pub(crate) struct SegEntry {
     /// Bumped on every create and free, part of the rx object names.
     pub generation: AtomicU32,
     pub flags: AtomicU32,
-    pub mode: AtomicU32,
-    pub uid: AtomicU32,
-    pub gid: AtomicU32,
+    /// Unused; an atomic like every word of the block.
+    pub _pad: AtomicU32,
     pub size: AtomicU64,
     /// Nodes that map the segment rx.
     pub rx_set: [AtomicU64; MAX_NODES / 64],
@@ -158,7 +182,7 @@ pub(crate) struct SegEntry {
 #[repr(C, align(64))]
 pub(crate) struct GroupEntry {
     pub state: AtomicU32,
-    /// Unused; an atomic like every word of the block (see [`Header`]).
+    /// Unused; an atomic like every word of the block.
     pub _pad: AtomicU32,
     pub members: [AtomicU64; MAX_NODES / 64],
     pub name: [AtomicU8x8; NAME_LEN / 8],
@@ -181,7 +205,6 @@ pub(crate) struct EventRing {
 pub(crate) struct Control {
     pub header: Header,
     pub order: OrderLine,
-    pub journal: Journal,
     pub nodes: [NodeSlot; MAX_NODES],
     pub segs: [SegEntry; MAX_SEGMENTS],
     pub groups: [GroupEntry; MAX_GROUPS],

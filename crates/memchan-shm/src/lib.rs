@@ -2,8 +2,8 @@
 //! memory, with **direct deposit** (a write is a store into the destination's receive
 //! memory: no daemon, no system call, no lock on the point-to-point path), a
 //! shared-memory **point of global order** for broadcast, multicast and local copy,
-//! cross-process futex **notify**, and a per-process service thread for **heartbeats
-//! and failure detection**.
+//! cross-process futex **notify**, and per-node service threads for **heartbeats and
+//! failure detection**.
 //!
 //! Most users want the `memchan` crate, which re-exports this behind `Cluster`.
 //!
@@ -27,17 +27,25 @@
 
 mod control;
 mod futex;
+#[cfg(test)]
+mod hostile;
 mod idle;
 mod local;
 mod lock;
+#[cfg(test)]
+mod member_attacks;
 mod node;
 mod order;
+mod perm;
+mod record;
 mod rx;
 mod rxmap;
 mod service;
 mod shm;
 pub mod status;
 mod tx;
+#[cfg(test)]
+mod watchers;
 
 pub use lock::{Lock, LockGuard};
 pub use node::{EventKind, MembershipEvent};
@@ -54,7 +62,7 @@ use std::time::Duration;
 /// A process's membership in a cluster on this host. Leaves on drop.
 pub struct Node {
     inner: Arc<Inner>,
-    service: Option<std::thread::JoinHandle<()>>,
+    service: Option<service::Service>,
     cursor: std::sync::Mutex<u64>,
 }
 
@@ -67,7 +75,13 @@ impl Transport for Node {
 
     fn join(name: &str, cfg: &Config) -> Result<Node> {
         let inner = Inner::join(name, cfg)?;
-        let service = Some(service::start(&inner)?);
+        let service = match service::start(&inner) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                inner.leave();
+                return Err(e);
+            }
+        };
         let cursor = std::sync::Mutex::new(inner.event_head());
         Ok(Node {
             inner,
@@ -170,11 +184,16 @@ impl Transport for Node {
 }
 
 impl Node {
+    /// Leaves, then stops the service threads: bounded, as `Inner::leave` and
+    /// `Service::stop` are. The heartbeat goes on while the node leaves (a leave that
+    /// waits for the control plane must not look like a hang to the others).
     fn shutdown(&mut self) {
-        if let Some(h) = self.service.take() {
+        if let Some(s) = self.service.take() {
             self.inner.leave();
-            h.thread().unpark();
-            let _ = h.join();
+            self.inner
+                .stop
+                .store(true, memchan_core::sync::Ordering::Release);
+            s.stop(self.inner.local.stall_bound());
         }
     }
 }

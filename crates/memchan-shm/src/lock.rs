@@ -115,14 +115,28 @@ impl BidPage for Page<'_> {
         let l = self.0;
         l.tx.write_u8(l.slot, v)?;
         // Back at once on one host, where the sender applies its own copy; an
-        // isolated node never gets it.
+        // isolated node never gets it, and neither does one whose rx set bit another
+        // member cleared: that wait ends with `Error::Stalled` after the stall bound.
         let mut spins = 0u32;
+        let since = std::time::Instant::now();
         while l.rx.load_u8(l.slot)? != v {
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(1024) {
                 l.inner.local.check_alive()?;
+                let bound = l.inner.local.stall_bound();
+                if since.elapsed() > bound {
+                    return Err(l.inner.local.stalled(
+                        "the lock bid's own copy",
+                        bound,
+                        Vec::new(),
+                    ));
+                }
             }
-            std::hint::spin_loop();
+            if spins < 1 << 16 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
         Ok(())
     }

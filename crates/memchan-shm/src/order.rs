@@ -6,32 +6,43 @@
 //! [`Targets`]).
 //!
 //! The order point's word and its protocol are `memchan_core::order`, the journal's
-//! steps `memchan_core::journal`; this module places both in the control block
-//! (`control::OrderLine`, `control::Journal`) and supplies the journal's record and how
-//! a packet is applied.
+//! steps `memchan_core::journal`; this module places the word in the control block
+//! (`control::OrderLine`) and the journal in each holder's own journal object
+//! (`record.rs`), and supplies the journal's record and how a packet is applied.
+//!
+//! Who may receive and who may have sent rests on kernel facts, never on words of the
+//! control block: a destination gets a packet only if the owner of its receive memory
+//! may read the segment ([`Order::view`]), and a failed holder's record is finished
+//! only if the owner of its journal object may write the segment ([`Order::recover`]),
+//! both by the segment's permission object (`perm.rs`).
 //!
 //! Below the control plane (`node.rs`) and the data path (`tx.rs`), which both call it;
-//! it calls neither, only the leaves `local.rs`, `rx.rs` and `control.rs`.
+//! it calls neither, only the leaves `local.rs`, `rx.rs`, `record.rs`, `perm.rs` and
+//! `control.rs`.
 
 use crate::control::{load_set, node_state, store_set, MAX_PACKET, MAX_SEGMENTS};
 use crate::idle::SpinThenPark;
-use crate::local::{Local, SegRef};
+use crate::local::{Local, SegRef, STALL_CAP};
+use crate::record::JournalObject;
 use crate::rx::{RxObject, Target};
 use memchan_core::journal::{self, Journal};
-use memchan_core::order::OrderPoint;
-use memchan_core::packet;
-use memchan_core::sync::Ordering;
+use memchan_core::order::{owner_of, OrderPoint};
+use memchan_core::sync::{fence, AtomicU32, Ordering};
 use memchan_core::{Error, NodeId, NodeSet, Result, MAX_NODES};
 use rustix::fd::OwnedFd;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-type ViewKey = (u32, u32, u16, u64);
+type ViewKey = (u32, u32, u16, u64, u64);
 
 /// The receive memory of other nodes (and this node's own) mapped in this process,
-/// by (segment index, generation, node, incarnation): mapped on first use by a sender,
-/// kept while the pair stays the same.
-pub(crate) struct Views(Mutex<HashMap<ViewKey, Arc<RxObject>>>);
+/// by (segment index, generation, node, incarnation, inode of the segment's permission
+/// object): mapped on first use by a sender, kept while the pair stays the same. The
+/// inode, because index and generation are words any member can rewrite: a segment
+/// made again under a reused index and generation has another permission object, so
+/// a view admitted for the old one is not taken for it. `None`: that receive memory
+/// belongs to a uid that may not read the segment, and is never delivered to.
+pub(crate) struct Views(Mutex<HashMap<ViewKey, Option<Arc<RxObject>>>>);
 
 impl Views {
     pub(crate) fn new() -> Views {
@@ -40,13 +51,31 @@ impl Views {
 }
 
 /// The other members' processes as this node's service thread found them, by (slot,
-/// incarnation): a pidfd opened for the slot's pid and verified to be a process that
-/// maps this cluster's control block (`None`: no such process could be verified).
-/// Recovery signals only through these, never by a pid read from shared memory.
+/// incarnation). Recovery signals only through a [`Behind::Verified`] pidfd, never by
+/// a pid read from shared memory.
 pub(crate) struct Pidfds(Mutex<PidfdMap>);
 
-/// (slot, incarnation) → the verified pidfd, if any.
-pub(crate) type PidfdMap = HashMap<(usize, u64), Option<Arc<OwnedFd>>>;
+/// What stands behind a member's slot, as found once per (slot, incarnation) from the
+/// pid the slot carried then (`pid` below: a later write of the slot's pid word
+/// changes nothing).
+#[derive(Clone)]
+pub(crate) enum Behind {
+    /// Not looked at yet (the service thread has it queued).
+    Pending,
+    /// The slot's node: a process that maps this cluster's control block and the
+    /// node's presence mark; the only kind of process memchan ever signals.
+    Verified { fd: Arc<OwnedFd>, pid: u32 },
+    /// A live process this node may not inspect (another user's, when the cluster is
+    /// shared): its pidfd, if one could be opened, tells when it exits; it is never
+    /// signalled.
+    Opaque { fd: Option<Arc<OwnedFd>>, pid: u32 },
+    /// No member: the pid names no process, or one that does not map the control
+    /// block (a phantom slot another member wrote, or a dead node's reused pid).
+    Nobody,
+}
+
+/// (slot, incarnation) → what stands behind it.
+pub(crate) type PidfdMap = HashMap<(usize, u64), Behind>;
 
 impl Pidfds {
     pub(crate) fn new() -> Pidfds {
@@ -57,9 +86,44 @@ impl Pidfds {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn get(&self, slot: usize, inc: u64) -> Option<Arc<OwnedFd>> {
-        self.lock().get(&(slot, inc)).cloned().flatten()
+    /// Whether the process behind (slot, incarnation), a slot whose state word says
+    /// FAILED, may be treated as a dead or hung holder. That word is any member's to
+    /// write, so it decides nothing by itself: a verified process is killed only if
+    /// it has exited or the kernel shows its heartbeat thread stopped (SIGSTOP, a
+    /// tracer) or gone, and a live process this node found behind the slot, verified
+    /// or not, is never taken over from.
+    fn verdict(&self, slot: usize, inc: u64) -> Verdict {
+        let now = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        match self.lock().get(&(slot, inc)) {
+            Some(Behind::Verified { fd, pid }) => {
+                let hung = exited(fd, Some(&now))
+                    || matches!(pulse(*pid, slot), None | Some(('T' | 't', _)));
+                if hung {
+                    Verdict::Kill(fd.clone())
+                } else {
+                    Verdict::Alive
+                }
+            }
+            Some(Behind::Opaque { fd: Some(fd), .. }) if !exited(fd, Some(&now)) => Verdict::Alive,
+            Some(Behind::Opaque { fd: Some(_), .. }) => Verdict::Gone,
+            _ => Verdict::Unknown,
+        }
     }
+}
+
+/// What [`Pidfds::verdict`] says of a failed holder's process.
+enum Verdict {
+    /// Its node, hung or dead: kill it (through this pidfd) and take over once gone.
+    Kill(Arc<OwnedFd>),
+    /// Exited.
+    Gone,
+    /// A live process that is not hung (or may be the node): leave it the point.
+    Alive,
+    /// Nothing verified behind the slot: only a pid that names no process is dead.
+    Unknown,
 }
 
 /// This node's side of the point of global order: its identity and control block,
@@ -89,11 +153,6 @@ impl<'a> Order<'a> {
         OrderPoint::new(&self.local.ctl().order.word)
     }
 
-    fn journal(&self) -> Journal<'a> {
-        let j = &self.local.ctl().journal;
-        Journal::new(&j.state, &j.progress)
-    }
-
     fn me(&self) -> u32 {
         u32::from(self.local.me.0)
     }
@@ -101,14 +160,17 @@ impl<'a> Order<'a> {
     /// Waits for the order point, recovering it from a holder declared failed.
     ///
     /// A holder that keeps the point (the same word) for longer than
-    /// [`order_timeout`] — alive but hung, a failed holder whose death cannot be
-    /// confirmed, or a word forged in the control block — is left holding it, and
-    /// this waiter gets `Error::Timeout(.., "the order point")`.
+    /// [`Local::stall_bound`] (25 failure timeouts, at least 1 s) — alive but hung, a
+    /// failed holder whose death cannot be confirmed, or a word forged in the control
+    /// block — is left holding it, and this waiter gets `Error::Stalled` (`"the order
+    /// point"`, naming the holder); so does a waiter that did not get in within
+    /// [`STALL_CAP`] bounds in all (a word another member keeps changing).
     pub(crate) fn enter(&self) -> Result<u64> {
         let ctl = self.local.ctl();
-        let bound = order_timeout(self.local);
+        let bound = self.local.stall_bound();
         let mut idle = SpinThenPark::new();
         let mut held: Option<(u64, std::time::Instant)> = None;
+        let start = std::time::Instant::now();
         loop {
             let holder = match self.point().try_enter(self.me()) {
                 Ok(turn) => return Ok(turn),
@@ -125,9 +187,23 @@ impl<'a> Order<'a> {
             }
             let w = self.point().load();
             match held {
+                _ if start.elapsed() > bound * STALL_CAP => {
+                    return Err(self.local.stalled(
+                        "the order point",
+                        bound * STALL_CAP,
+                        Vec::new(),
+                    ));
+                }
                 Some((seen, since)) if seen == w => {
                     if since.elapsed() > bound {
-                        return Err(Error::Timeout(bound, "the order point"));
+                        let holder = owner_of(w)
+                            .filter(|&h| (h as usize) < MAX_NODES)
+                            .map(|h| NodeId(h as u16));
+                        return Err(self.local.stalled(
+                            "the order point",
+                            bound,
+                            holder.into_iter().collect(),
+                        ));
                     }
                 }
                 _ => held = Some((w, std::time::Instant::now())),
@@ -144,6 +220,14 @@ impl<'a> Order<'a> {
     /// Sends one ordered packet (≤ one page, not crossing a page) to `dests` as this
     /// node, through the point of global order. Journaled first, so a survivor can
     /// finish it if this process dies half-way.
+    ///
+    /// The destinations' receive memory is mapped before the point is entered (an
+    /// `mmap` of a large segment takes long, and every ordered writer of the host would
+    /// wait behind it); under the point the targets are only checked against the rx
+    /// sets and membership of that moment. Should they have changed to a destination
+    /// not mapped yet, the point is left and the mapping done outside, up to
+    /// [`MAP_TRIES`] times (a cluster whose rx sets keep changing); after that it is
+    /// done under the point.
     pub(crate) fn ordered_packet(
         &self,
         seg: &SegRef,
@@ -153,39 +237,56 @@ impl<'a> Order<'a> {
         data: &[u8],
     ) -> Result<()> {
         debug_assert!(data.len() <= MAX_PACKET);
-        self.enter()?;
-        // Under the order point: who is alive and who maps the segment is now fixed,
-        // and so is whether this node may still send (isolation would drop our own copy
-        // and leave a lock bidder waiting for a bid that never comes back).
-        if let Err(e) = self
-            .local
-            .check_alive()
-            .and_then(|()| targets.refresh(*self, seg, dests))
-        {
-            self.leave();
-            return Err(e);
+        let rec = self.local.journal()?.record();
+        let mut tries = 0;
+        loop {
+            targets.refresh(*self, seg, dests)?;
+            self.enter()?;
+            // Under the order point: who is alive and who maps the segment is now
+            // fixed, and so is whether this node may still send (isolation would drop
+            // our own copy and leave a lock bidder waiting for a bid that never comes
+            // back).
+            match self
+                .local
+                .check_alive()
+                .and_then(|()| targets.resolve(*self, seg, dests, tries >= MAP_TRIES))
+            {
+                Ok(true) => break,
+                Ok(false) => {
+                    self.leave();
+                    tries += 1;
+                }
+                Err(e) => {
+                    self.leave();
+                    return Err(e);
+                }
+            }
         }
-        let j = &self.local.ctl().journal;
-        let record = || {
-            j.seg.store(seg.idx, Ordering::Relaxed);
-            j.seg_gen.store(seg.generation, Ordering::Relaxed);
-            j.offset.store(offset as u64, Ordering::Relaxed);
-            j.len.store(data.len() as u32, Ordering::Relaxed);
+        let journal = Journal::new(&rec.state, &rec.progress);
+        journal.begin(|| {
+            rec.seg.store(seg.idx, Ordering::Relaxed);
+            rec.seg_gen.store(seg.generation, Ordering::Relaxed);
+            rec.offset.store(offset as u64, Ordering::Relaxed);
+            rec.len.store(data.len() as u32, Ordering::Relaxed);
             let mut live = NodeSet::EMPTY;
             for (d, _) in &targets.list {
                 live.insert(*d);
             }
-            store_set(&j.dests, &live);
-            // SAFETY: the journal payload has MAX_PACKET bytes ≥ data.len() and is
-            // reached only through atomics; readers read it after `begin`'s Release.
-            unsafe { packet::store(j.data.as_ptr() as *mut u8, data) };
-        };
+            store_set(&rec.dests, &live);
+            rec.store_payload(data);
+        });
         let shift = self.local.page.bytes().trailing_zeros();
-        self.journal().apply(record, &targets.list, |(_, t)| {
+        for (i, (_, t)) in targets.list.iter().enumerate() {
             // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
             // holds every mapping in the list.
-            unsafe { t.apply(shift, offset, data) }
-        });
+            unsafe { t.apply(shift, offset, data) };
+            journal.applied(i);
+        }
+        // Before `end`: a survivor that finds the packet still APPLYING finds every
+        // destination done and applies nothing, so the payload is no longer needed and
+        // no finished packet's bytes stay in the journal.
+        rec.clear_payload(data.len());
+        journal.end();
         if !self.leave() {
             // We were declared failed while applying and a survivor finished the packet.
             self.local.check_alive()?;
@@ -205,9 +306,32 @@ impl<'a> Order<'a> {
     /// is taken over only if the recorded pid names no process at all (a holder that
     /// died before this node ever saw it). Otherwise the point stays with the holder
     /// and waiters time out in [`enter`](Self::enter).
+    ///
+    /// The packet is read from the holder's journal object (`record.rs`), and only
+    /// once it is confirmed dead. It is finished only if it is a packet that the
+    /// object's owner — the one uid (besides root) that can have written it — may
+    /// write to that segment, and only at destinations that may read it; otherwise it
+    /// is discarded and the point freed as for an impossible record.
     pub(crate) fn recover(&self, dead: NodeId) {
+        let slot = &self.local.ctl().nodes[dead.index()];
+        let discard = |why: &str| {
+            self.local
+                .discarded
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::warn!(
+                cluster = %self.local.cluster,
+                node = dead.0,
+                reason = %why,
+                "discarded the journal of a failed node"
+            );
+        };
+        // The holder's journal words, copied from its object once its death is
+        // confirmed: `journal::recover` runs its steps on these (IDLE: nothing to
+        // finish). The object may be mapped read-only, and its process is gone, so
+        // nothing but this survivor changes them.
+        let (state, progress) = (AtomicU32::new(journal::IDLE), AtomicU32::new(0));
+        let object: OnceLock<JournalObject> = OnceLock::new();
         let confirm = || {
-            let slot = &self.local.ctl().nodes[dead.index()];
             if slot.state.load(Ordering::Acquire) != node_state::FAILED {
                 return false;
             }
@@ -216,58 +340,49 @@ impl<'a> Order<'a> {
                 // A node of this very process: no kill short of our own death.
                 return false;
             }
-            match self.pidfds.get(dead.index(), inc) {
-                Some(fd) => kill_confirmed(&fd),
-                None => !crate::node::pid_alive(slot.pid.load(Ordering::Relaxed)),
+            let gone = match self.pidfds.verdict(dead.index(), inc) {
+                Verdict::Kill(fd) => kill_confirmed(&fd),
+                Verdict::Gone => true,
+                Verdict::Alive => false,
+                Verdict::Unknown => !crate::node::pid_alive(slot.pid.load(Ordering::Relaxed)),
+            };
+            if !gone {
+                return false;
             }
+            let name = crate::local::journal_name(&self.local.cluster, dead, inc);
+            match JournalObject::open_failed(&name) {
+                Ok(Some(j)) => {
+                    // The holder's process has exited (the kernel said so above): all
+                    // of its stores are done, and the fence orders our loads after them.
+                    fence(Ordering::SeqCst);
+                    let r = j.record();
+                    state.store(r.state.load(Ordering::Acquire), Ordering::Relaxed);
+                    progress.store(r.progress.load(Ordering::Acquire), Ordering::Relaxed);
+                    let _ = object.set(j);
+                }
+                // It never sent an ordered packet: nothing in flight.
+                Ok(None) => {}
+                // Unreadable (another uid's, and this node is not root) or not a
+                // journal object: the point is still taken over and freed.
+                Err(e) => discard(&format!("its journal object cannot be used: {e}")),
+            }
+            true
         };
-        let j = &self.local.ctl().journal;
-        // Called only after the journal's state read APPLYING and `from` was read, both
-        // by read-modify-writes, which see the dead holder's last journal writes even
-        // though nothing synchronised with it (its death was seen by timeout or pidfd).
         let finish = |from: usize| {
-            // Every word of the record is read from shared memory, which this node
-            // does not control: a record that does not describe a packet the dead
-            // holder could have sent is discarded (the journal goes IDLE), never applied.
-            let rec = Record {
-                seg: j.seg.load(Ordering::Relaxed),
-                gen: j.seg_gen.load(Ordering::Relaxed),
-                offset: j.offset.load(Ordering::Relaxed),
-                len: j.len.load(Ordering::Relaxed),
-                dests: load_set(&j.dests),
-            };
-            let segref = match self.check_record(&rec) {
-                Ok(s) => s,
-                Err(why) => {
-                    self.local
-                        .discarded
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    tracing::warn!(
-                        cluster = %self.local.cluster,
-                        node = dead.0,
-                        reason = %why,
-                        "discarded the journal of a failed node"
-                    );
-                    return;
-                }
-            };
-            let (offset, len) = (rec.offset as usize, rec.len as usize);
-            let mut data = vec![0u8; len];
-            // SAFETY: `len` ≤ MAX_PACKET (checked), the size of the journal's payload
-            // words, which are reached only through atomics; written before `state`
-            // was set APPLYING (Release), which `finish` read by RMW.
-            unsafe { packet::load(j.data.as_ptr() as *const u8, &mut data) };
-            for d in rec.dests.iter().skip(from) {
-                if let Ok(Some(view)) = self.view(&segref, d) {
-                    // `view` maps `segref.size` bytes (RxObject::open checks the
-                    // object's length) and the range was checked against that size.
-                    crate::rx::apply(&view, self.local.page, offset, &data);
-                }
+            let Some(j) = object.get() else { return };
+            if let Err(why) = self.check_record(j, from) {
+                discard(&why);
+            }
+            if j.writable {
+                // Nobody will finish it again, and its bytes must not stay.
+                let r = j.record();
+                r.clear_payload(MAX_PACKET);
+                r.state.store(journal::IDLE, Ordering::Release);
             }
         };
         journal::recover(
             self.point(),
-            self.journal(),
+            Journal::new(&state, &progress),
             u32::from(dead.0),
             self.me(),
             confirm,
@@ -275,53 +390,92 @@ impl<'a> Order<'a> {
         );
     }
 
-    /// The segment a journal record names, if the record describes a packet that could
-    /// have been sent: segment index in the table, LIVE at that generation, length ≤
-    /// one packet, the range inside the segment and inside one page. Otherwise why not.
-    fn check_record(&self, rec: &Record) -> std::result::Result<SegRef, String> {
-        if rec.seg as usize >= MAX_SEGMENTS {
-            return Err(format!("segment index {} out of range", rec.seg));
+    /// Finishes the record of a failed holder's journal object `j` from destination
+    /// `from` on, if the record describes a packet that could have been sent and that
+    /// its writer had the right to send: segment index in the table, LIVE at that
+    /// generation, length ≤ one packet, the range inside the segment and inside one
+    /// page, and the object's owner allowed to write the segment by its permission
+    /// object. Otherwise applies nothing and says why.
+    fn check_record(&self, j: &JournalObject, from: usize) -> std::result::Result<(), String> {
+        let r = j.record();
+        let (idx, gen) = (
+            r.seg.load(Ordering::Relaxed),
+            r.seg_gen.load(Ordering::Relaxed),
+        );
+        let (offset, len) = (
+            r.offset.load(Ordering::Relaxed),
+            r.len.load(Ordering::Relaxed),
+        );
+        if idx as usize >= MAX_SEGMENTS {
+            return Err(format!("segment index {idx} out of range"));
         }
-        let seg = self
-            .local
-            .seg_by_index(rec.seg, rec.gen)
-            .ok_or_else(|| format!("segment {} generation {} is not live", rec.seg, rec.gen))?;
-        let len = rec.len as usize;
-        if len > MAX_PACKET {
-            return Err(format!("length {len} exceeds one packet"));
+        let seg = match self.local.seg_by_index(idx, gen) {
+            Ok(Some(s)) => s,
+            Ok(None) => return Err(format!("segment {idx} generation {gen} is not live")),
+            Err(e) => return Err(format!("segment {idx} generation {gen}: {e}")),
+        };
+        let ulen = len as usize;
+        if ulen > MAX_PACKET {
+            return Err(format!("length {ulen} exceeds one packet"));
         }
         let page = self.local.page.bytes() as u64;
-        let end = rec.offset.checked_add(rec.len as u64);
-        if rec.offset >= seg.size as u64
+        let end = offset.checked_add(u64::from(len));
+        if offset >= seg.size as u64
             || end.is_none_or(|e| e > seg.size as u64)
-            || (len > 0 && rec.offset / page != (rec.offset + rec.len as u64 - 1) / page)
+            || (len > 0 && offset / page != (offset + u64::from(len) - 1) / page)
         {
             return Err(format!(
-                "range {}+{len} outside segment `{}` ({} bytes) or across a page",
-                rec.offset, seg.name, seg.size
+                "range {offset}+{ulen} outside segment `{}` ({} bytes) or across a page",
+                seg.name, seg.size
             ));
         }
+        if !seg.perm.allows(j.owner, 2) {
+            return Err(format!(
+                "its writer (uid {}, gid {}: the owner of its journal object) may not \
+                 write segment `{}` (owner {}:{}, mode {:o})",
+                j.owner.0, j.owner.1, seg.name, seg.perm.uid, seg.perm.gid, seg.perm.mode
+            ));
+        }
+        let data = r.load_payload(ulen);
         // Destinations are a bitmap of MAX_NODES bits, so every id is in range; one
         // that no longer maps the segment (it detached, or failed, since the packet was
-        // journaled) is skipped by `view`, which applies only at live members of the
-        // segment's rx set.
-        Ok(seg)
+        // journaled) or may not read it is skipped by `view`.
+        for d in load_set(&r.dests).iter().skip(from) {
+            if let Ok(Some(view)) = self.view(&seg, d) {
+                // `view` maps `seg.size` bytes (RxObject::open checks the object's
+                // length) and the range was checked against that size.
+                crate::rx::apply(&view, self.local.page, offset as usize, &data);
+            }
+        }
+        Ok(())
     }
 
     /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
     pub(crate) fn view(&self, seg: &SegRef, node: NodeId) -> Result<Option<Arc<RxObject>>> {
+        match self.lookup(seg, node, true)? {
+            View::Mapped(v) => Ok(Some(v)),
+            View::None | View::Unmapped => Ok(None),
+        }
+    }
+
+    /// `node`'s receive memory for `seg`: mapped here already, mapped now (only if
+    /// `map`), or not at all because `node` does not map the segment rx.
+    fn lookup(&self, seg: &SegRef, node: NodeId, map: bool) -> Result<View> {
         let c = self.local.ctl();
         let slot = &c.nodes[node.index()];
         if slot.state.load(Ordering::Acquire) != node_state::ALIVE
             || !load_set(&c.segs[seg.idx as usize].rx_set).contains(node)
         {
-            return Ok(None);
+            return Ok(View::None);
         }
         let inc = slot.incarnation.load(Ordering::Acquire);
-        let key = (seg.idx, seg.generation, node.0, inc);
+        let key = (seg.idx, seg.generation, node.0, inc, seg.perm.ino());
         let mut views = self.views.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = views.get(&key) {
-            return Ok(Some(v.clone()));
+            return Ok(v.clone().map_or(View::None, View::Mapped));
+        }
+        if !map {
+            return Ok(View::Unmapped);
         }
         let name = self.local.rx_name(seg.idx, seg.generation, node, inc);
         let obj = match RxObject::open(&name, self.local.page, seg.size) {
@@ -330,24 +484,62 @@ impl<'a> Order<'a> {
             Err(Error::Os { source, .. })
                 if source.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) =>
             {
-                return Ok(None)
+                return Ok(View::None)
             }
             Err(e) => return Err(e),
         };
+        let obj = self.admit(seg, node, obj)?;
         // Forget views of earlier generations or incarnations of the same pair.
         views.retain(|k, _| !(k.0 == seg.idx && k.2 == node.0));
         views.insert(key, obj.clone());
-        Ok(Some(obj))
+        Ok(obj.map_or(View::None, View::Mapped))
+    }
+
+    /// `node`'s receive memory `obj` for `seg` as a destination, or `None` if its owner
+    /// may not read the segment. A sender must never deliver to a receiver that may
+    /// not read, and the owner of the receive memory is a kernel fact (a member can
+    /// put any node in an rx set and make a file of that name). Called once per
+    /// (segment, node, incarnation): the answer is cached with the view, so the
+    /// refusal is counted and logged once per destination.
+    fn admit(
+        &self,
+        seg: &SegRef,
+        node: NodeId,
+        obj: Arc<RxObject>,
+    ) -> Result<Option<Arc<RxObject>>> {
+        let owner = obj.owner()?;
+        if seg.perm.allows(owner, 4) {
+            return Ok(Some(obj));
+        }
+        self.local
+            .denied
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::warn!(
+            cluster = %self.local.cluster,
+            segment = %seg.name,
+            node = node.0,
+            uid = owner.0,
+            gid = owner.1,
+            "not delivering to a node whose receive memory belongs to a uid that may not \
+             read the segment"
+        );
+        Ok(None)
     }
 }
 
-/// A journal record as read from the control block (unchecked).
-struct Record {
-    seg: u32,
-    gen: u32,
-    offset: u64,
-    len: u32,
-    dests: NodeSet,
+/// Tries, under the order point, to bring an ordered packet's targets up to date
+/// without mapping receive memory, before the point is left to map outside it.
+const MAP_TRIES: u32 = 4;
+
+/// What [`Order::lookup`] found.
+enum View {
+    /// The node does not map the segment rx, its receive memory is gone, or its owner
+    /// may not read the segment.
+    None,
+    /// Its receive memory, mapped in this process.
+    Mapped(Arc<RxObject>),
+    /// It maps the segment rx, but this process has not mapped its receive memory.
+    Unmapped,
 }
 
 /// The resolved destinations of a tx mapping, rebuilt when the segment's rx set or
@@ -369,40 +561,57 @@ impl Targets {
         }
     }
 
-    /// Brings the list up to date for `dests` (under the order point for ordered
-    /// packets, so no change can slip in before the packet is applied).
+    /// Brings the list up to date for `dests`, mapping receive memory as needed.
     pub(crate) fn refresh(
         &mut self,
         order: Order<'_>,
         seg: &SegRef,
         dests: &NodeSet,
     ) -> Result<()> {
+        self.resolve(order, seg, dests, true).map(|_| ())
+    }
+
+    /// Brings the list up to date for `dests` if the segment's rx set or the
+    /// membership moved since it was made. Without `map` (under the order point) only
+    /// receive memory this process has mapped already is used: false, and the list
+    /// unchanged, if a destination's is not.
+    fn resolve(
+        &mut self,
+        order: Order<'_>,
+        seg: &SegRef,
+        dests: &NodeSet,
+        map: bool,
+    ) -> Result<bool> {
         let ctl = order.local.ctl();
         let e = &ctl.segs[seg.idx as usize];
         let rx_gen = e.rx_gen.load(Ordering::Acquire);
         let epoch = ctl.header.epoch.load(Ordering::Acquire);
         if rx_gen == self.rx_gen && epoch == self.epoch {
-            return Ok(());
+            return Ok(true);
         }
         if e.generation.load(Ordering::Acquire) != seg.generation {
             return Err(Error::SegmentFreed {
                 segment: seg.name.clone(),
             });
         }
-        self.list.clear();
-        self.keep.clear();
+        let (mut list, mut keep) = (Vec::new(), Vec::new());
         for d in dests.intersect(&load_set(&e.rx_set)).iter() {
             if ctl.nodes[d.index()].state.load(Ordering::Acquire) != node_state::ALIVE {
                 continue;
             }
-            if let Some(obj) = order.view(seg, d)? {
-                self.list.push((d, Target::of(&obj)));
-                self.keep.push(obj);
+            match order.lookup(seg, d, map)? {
+                View::Mapped(obj) => {
+                    list.push((d, Target::of(&obj)));
+                    keep.push(obj);
+                }
+                View::None => {}
+                View::Unmapped => return Ok(false),
             }
         }
+        (self.list, self.keep) = (list, keep);
         self.rx_gen = rx_gen;
         self.epoch = epoch;
-        Ok(())
+        Ok(true)
     }
 
     /// The first destination (the only one of a direct deposit), or [`Target::NONE`].
@@ -411,18 +620,41 @@ impl Targets {
     }
 }
 
-/// How long a waiter lets one holder keep the order point before it gives up with
-/// `Error::Timeout`: 25 failure timeouts, at least 5 s (a live holder maps receive
-/// memory under the point, which can take a while for large segments).
-pub(crate) fn order_timeout(local: &Local) -> std::time::Duration {
-    let ft = std::time::Duration::from_nanos(
-        local
-            .ctl()
-            .header
-            .failure_timeout_ns
-            .load(Ordering::Relaxed),
-    );
-    ft.saturating_mul(25).max(std::time::Duration::from_secs(5))
+/// The kernel's view of member `slot`'s heartbeat thread in process `pid` (the thread
+/// named `memchan-hb-<slot>`, which only that process can have started): its state
+/// letter and its context switches so far. `None` if no such thread is found. Read
+/// from `/proc/<pid>/task/*/status`, which every uid may read. Should the process
+/// hold nodes of several clusters with the same slot, the busiest thread counts.
+pub(crate) fn pulse(pid: u32, slot: usize) -> Option<(char, u64)> {
+    let name = format!("memchan-hb-{slot}");
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut best: Option<(char, u64)> = None;
+    for t in tasks.flatten() {
+        let dir = t.path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim_end() != name {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(dir.join("status")) else {
+            continue;
+        };
+        let field = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::trim)
+                .unwrap_or("")
+        };
+        let state = field("State:").chars().next().unwrap_or('?');
+        let switches = ["voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"]
+            .iter()
+            .map(|k| field(k).parse::<u64>().unwrap_or(0))
+            .sum::<u64>();
+        if best.is_none_or(|(_, b)| switches > b) {
+            best = Some((state, switches));
+        }
+    }
+    best
 }
 
 /// Whether the process behind `fd` has exited, without waiting.
@@ -472,21 +704,33 @@ mod tests {
     }
 
     /// Makes free slot `f` a FAILED node with `pid` that holds the order point with a
-    /// journaled packet whose record `rec` writes, as a forger with write access to
-    /// the control block could.
-    fn forge_holder(node: &Node, f: usize, pid: u32, rec: impl FnOnce(&crate::control::Journal)) {
+    /// journaled packet whose record `rec` writes into a journal object of this
+    /// process's uid: what a node that died mid-packet leaves, or what a forger of
+    /// this uid with write access to the control block could make. Returns the
+    /// object (mapped here) for the caller to check and remove.
+    fn forge_holder(
+        node: &Node,
+        f: usize,
+        pid: u32,
+        rec: impl FnOnce(&crate::record::Record),
+    ) -> (JournalObject, String) {
         let c = node.inner.local.ctl();
         let s = &c.nodes[f];
         assert_eq!(s.state.load(Ordering::Acquire), node_state::FREE);
+        let inc = u64::MAX - f as u64;
         s.pid.store(pid, Ordering::Relaxed);
-        s.incarnation.store(u64::MAX - f as u64, Ordering::Relaxed);
+        s.incarnation.store(inc, Ordering::Relaxed);
         s.state.store(node_state::FAILED, Ordering::Release);
         let w = c.order.word.load(Ordering::Acquire);
         assert_eq!(w & 0xFFFF, 0, "order point free before the forgery");
         c.order.word.store(w | (f as u64 + 1), Ordering::Release);
-        rec(&c.journal);
-        c.journal.progress.store(0, Ordering::Relaxed);
-        c.journal.state.store(journal::APPLYING, Ordering::Release);
+        let name = crate::local::journal_name(&node.inner.local.cluster, NodeId(f as u16), inc);
+        let j = JournalObject::create(&name).unwrap();
+        let r = j.record();
+        rec(r);
+        r.progress.store(0, Ordering::Relaxed);
+        r.state.store(journal::APPLYING, Ordering::Release);
+        (j, name)
     }
 
     fn discarded(node: &Node) -> u64 {
@@ -496,10 +740,11 @@ mod tests {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn release_slot(node: &Node, f: usize) {
+    fn release_slot(node: &Node, f: usize, journal: &str) {
         let s = &node.inner.local.ctl().nodes[f];
         s.incarnation.store(0, Ordering::Relaxed);
         s.state.store(node_state::FREE, Ordering::Release);
+        crate::shm::ShmMap::unlink(journal);
     }
 
     #[test]
@@ -512,6 +757,7 @@ mod tests {
             .inner
             .local
             .seg_by_index(0, 1)
+            .unwrap()
             .expect("segment 0, generation 1");
         let me = a.inner.local.me;
         let f = 200;
@@ -525,7 +771,7 @@ mod tests {
         ];
         for (i, &(s, g, off, len)) in wild.iter().enumerate() {
             let before = discarded(&a);
-            forge_holder(&a, f, dead_pid(), |j| {
+            let (j, jname) = forge_holder(&a, f, dead_pid(), |j| {
                 j.seg.store(s, Ordering::Relaxed);
                 j.seg_gen.store(g, Ordering::Relaxed);
                 j.offset.store(off, Ordering::Relaxed);
@@ -536,18 +782,19 @@ mod tests {
                 j.data[0].store(u64::MAX, Ordering::Relaxed);
             });
             a.inner.order().recover(NodeId(f as u16));
-            let c = a.inner.local.ctl();
             assert_eq!(discarded(&a), before + 1, "case {i} was not discarded");
-            assert_eq!(c.journal.state.load(Ordering::Acquire), journal::IDLE);
+            let r = j.record();
+            assert_eq!(r.state.load(Ordering::Acquire), journal::IDLE);
+            assert_eq!(r.data[0].load(Ordering::Relaxed), 0, "payload left behind");
             assert_eq!(a.inner.order().point().holder(), None, "case {i}");
-            release_slot(&a, f);
+            release_slot(&a, f, &jname);
         }
         let mut back = vec![0u8; 4096];
         rx.read(0, &mut back).unwrap();
         assert!(back.iter().all(|&b| b == 0), "the segment was written");
 
         // A record that describes a real packet is still finished (positive control).
-        forge_holder(&a, f, dead_pid(), |j| {
+        let (_j, jname) = forge_holder(&a, f, dead_pid(), |j| {
             j.seg.store(sref.idx, Ordering::Relaxed);
             j.seg_gen.store(sref.generation, Ordering::Relaxed);
             j.offset.store(128, Ordering::Relaxed);
@@ -558,7 +805,7 @@ mod tests {
             j.data[0].store(0x1122_3344_5566_7788, Ordering::Relaxed);
         });
         a.inner.order().recover(NodeId(f as u16));
-        release_slot(&a, f);
+        release_slot(&a, f, &jname);
         assert_eq!(rx.load_u64(128).unwrap(), 0x1122_3344_5566_7788);
         assert_eq!(a.inner.order().point().holder(), None);
     }
@@ -619,8 +866,11 @@ mod tests {
         );
         // A waiter gets a typed error after the bound instead of hanging.
         match tx.write_u64(0, 1) {
-            Err(Error::Timeout(_, what)) => assert_eq!(what, "the order point"),
-            other => panic!("expected Timeout at the order point, got {other:?}"),
+            Err(Error::Stalled { what, nodes, .. }) => {
+                assert_eq!(what, "the order point");
+                assert_eq!(nodes, vec![NodeId(f as u16)], "names the holder");
+            }
+            other => panic!("expected Stalled at the order point, got {other:?}"),
         }
         victim.kill().unwrap();
         victim.wait().unwrap();
@@ -647,6 +897,7 @@ mod tests {
             .inner
             .local
             .seg_by_index(0, 1)
+            .unwrap()
             .expect("segment 0, generation 1");
         let before = discarded(&a) + discarded(&b);
         // Attack c4 on a live cluster: an ALIVE slot whose pid is gone, holding the
@@ -659,7 +910,13 @@ mod tests {
         s.incarnation.store(7_000_002, Ordering::Relaxed);
         s.heartbeat_ns
             .store(crate::node::now_ns(), Ordering::Relaxed);
-        let j = &c.journal;
+        let jo = JournalObject::create(&crate::local::journal_name(
+            &name,
+            NodeId(f as u16),
+            7_000_002,
+        ))
+        .unwrap();
+        let j = jo.record();
         j.seg.store(sref.idx, Ordering::Relaxed);
         j.seg_gen.store(sref.generation, Ordering::Relaxed);
         j.offset.store(1 << 40, Ordering::Relaxed);
@@ -685,7 +942,7 @@ mod tests {
         }
         // Exactly one survivor took over and discarded the record.
         assert_eq!(discarded(&a) + discarded(&b), before + 1);
-        assert_eq!(c.journal.state.load(Ordering::Acquire), journal::IDLE);
+        assert_eq!(j.state.load(Ordering::Acquire), journal::IDLE);
         // Both nodes are still members and ordered writes go on.
         assert!(a.members().contains(b.node_id()) && b.members().contains(a.node_id()));
         let tx = seg_b

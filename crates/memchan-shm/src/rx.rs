@@ -48,12 +48,15 @@ impl RxObject {
     }
 
     /// Creates the receive memory named `name` for a `size`-byte segment, every page
-    /// with `attrs`.
+    /// with `attrs`, with the segment's `mode` and, if this process is in it, the
+    /// segment's group `gid`: a sender of that group can then open it to write, and
+    /// a sender that checks this file's group (`Order::view`) sees the reader's right.
     pub(crate) fn create(
         name: &str,
         page: PageSize,
         size: usize,
         mode: u32,
+        gid: u32,
         attrs: RxAttrs,
     ) -> Result<RxObject> {
         let data_off = Self::header_len(page, size);
@@ -65,6 +68,9 @@ impl RxObject {
                 mode,
             },
         )?;
+        // The kernel allows it only to a member of that group (or root); otherwise the
+        // file keeps this process's group, and the right it shows is the uid's alone.
+        let _ = rustix::fs::fchown(map.fd(), None, Some(rustix::fs::Gid::from_raw(gid)));
         let rx = RxObject { map, data_off };
         let h = rx.header();
         h.pages
@@ -98,6 +104,13 @@ impl RxObject {
             });
         }
         Ok(rx)
+    }
+
+    /// The owner and group of the object (`fstat`): who made this receive memory.
+    pub(crate) fn owner(&self) -> Result<(u32, u32)> {
+        let st =
+            rustix::fs::fstat(self.map.fd()).map_err(|e| Error::os("fstat receive memory", e))?;
+        Ok((st.st_uid, st.st_gid))
     }
 
     pub(crate) fn header(&self) -> &RxHeader {

@@ -40,7 +40,8 @@ impl RxMapping {
             &name,
             inner.local.page,
             seg.size,
-            seg.mode | 0o600,
+            seg.perm.mode | 0o600,
+            seg.perm.gid,
             attrs,
         )?);
         if let Err(e) = inner.attach_rx(&seg, &obj) {

@@ -1,106 +1,485 @@
-//! The node service thread: heartbeats and failure detection, in every node's process
-//! (no daemon), never on the data path. Each period it stamps its own heartbeat and
-//! checks every other member: a process that is gone (pidfd readable) or whose
-//! heartbeat is older than the failure timeout is declared failed and isolated by the
-//! first survivor to notice.
+//! A node's two service threads, in every node's process (no daemon), never on the
+//! data path:
+//!
+//! - the **heartbeat** thread (`memchan-hb-<id>`) stamps this node's heartbeat once
+//!   per period and watches its [`WATCHED`] successors on the ring of slots: a member
+//!   whose process is gone (pidfd readable), whose slot no member stands behind (see
+//!   [`Behind`]), or that is silent is handed to the service thread. Between periods it
+//!   sleeps in `epoll_wait` on the watched members' pidfds, so an exit wakes it at once
+//!   and a period costs a few words read, whatever the cluster's size. It never waits
+//!   for a lock, a process or another node, so nothing a cleanup does can delay the
+//!   stamp and get this node declared failed in turn;
+//! - the **service** thread (`memchan-svc-<id>`) does everything that may wait: it
+//!   finds out what stands behind each member's pid (reading `/proc`), isolates
+//!   failed members (`Inner::declare_failed`: a kill confirmed for up to 10 s, the
+//!   `flock`, the order point), and takes over slots left half cleaned up
+//!   (`Inner::reap_stuck`).
+//!
+//! **Silent** means a heartbeat word older than the failure timeout (or ahead of the
+//! clock: not a stamp), and, for a process whose heartbeat thread the kernel shows
+//! ([`pulse`]), that thread stopped or without a single context switch for a whole
+//! failure timeout. The word alone is any member's to write: a stale word over a
+//! heartbeat thread that runs is forged (or the thread is starved, runnable), and
+//! isolating that node, or killing it as a hung order-point holder, would hurt a
+//! healthy process.
 
 use crate::control::node_state;
-use crate::node::{now_ns, Inner};
+use crate::node::{now_ns, pid_alive, pid_of, Inner};
+use crate::order::{exited, pulse, Behind};
 use memchan_core::sync::Ordering;
 use memchan_core::{NodeId, MAX_NODES};
-use rustix::fd::OwnedFd;
-use std::sync::Arc;
+use rustix::event::epoll;
+use rustix::fd::{AsRawFd, OwnedFd};
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-/// Starts the service thread of `inner`.
-pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<JoinHandle<()>> {
-    let weak = Arc::downgrade(inner);
-    let (period, _) = inner.timing();
-    let ctl_ino = rustix::fs::fstat(inner.local.ctl_map().fd())
-        .map_err(|e| memchan_core::Error::os("fstat control block", e))?
-        .st_ino;
-    let ctl_name = format!("/{}", crate::local::ctl_name(&inner.local.cluster));
-    std::thread::Builder::new()
-        .name(format!("memchan-svc-{}", inner.local.me.0))
-        .spawn(move || loop {
-            let Some(inner) = weak.upgrade() else { return };
-            if inner.stop.load(Ordering::Acquire) {
-                return;
-            }
-            tick(&inner, ctl_ino, &ctl_name);
-            drop(inner);
-            std::thread::park_timeout(period);
-        })
-        .map_err(|e| memchan_core::Error::os("start the memchan service thread", e))
+/// A node's running service threads.
+pub(crate) struct Service {
+    heartbeat: JoinHandle<()>,
+    service: JoinHandle<()>,
+    /// Closed when the service thread ends (in a mutex: `Node` is `Sync`).
+    ended: std::sync::Mutex<Receiver<()>>,
+    /// Written to wake the heartbeat thread out of its `epoll_wait` at `stop`.
+    wake: OwnedFd,
 }
 
-/// A pidfd for `pid`, if that process maps this cluster's control block (inode
-/// `ctl_ino`, named `…ctl_name`): a pid read from the control block is only a claim,
-/// and this is the one check that it names a memchan node of this cluster. The pidfd
-/// is opened first and must still be open (not exited) after the check, so a pid
-/// reused meanwhile is not taken for the node.
-fn verified_pidfd(pid: u32, ctl_ino: u64, ctl_name: &str) -> Option<Arc<OwnedFd>> {
-    let p = rustix::process::Pid::from_raw(pid as i32)?;
-    let fd = rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty()).ok()?;
-    // Another user's process (not ptrace-readable) cannot be verified, and could not
-    // be signalled either.
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).ok()?;
-    let maps_ctl = maps.lines().any(|l| {
+/// Work the heartbeat thread hands to the service thread.
+enum Job {
+    /// Find out what stands behind `pid`, the pid of slot `slot` at incarnation `inc`.
+    Look { slot: usize, inc: u64, pid: u32 },
+    /// Declare the member failed and isolate it.
+    Fail { slot: usize, inc: u64 },
+    /// Take over the cleanup of a slot stuck in `state`.
+    Reap { slot: usize, state: u32, inc: u64 },
+}
+
+/// The control block's identity, as a member's `/proc/<pid>/maps` shows it.
+#[derive(Clone)]
+struct CtlId {
+    ino: u64,
+    /// `/memchan.<cluster>.ctl`
+    name: String,
+}
+
+/// Starts the service threads of `inner`.
+pub(crate) fn start(inner: &Arc<Inner>) -> memchan_core::Result<Service> {
+    let ino = rustix::fs::fstat(inner.local.ctl_map().fd())
+        .map_err(|e| memchan_core::Error::os("fstat control block", e))?
+        .st_ino;
+    let ctl = CtlId {
+        ino,
+        name: format!("/{}", crate::local::ctl_name(&inner.local.cluster)),
+    };
+    let os = |what| move |e| memchan_core::Error::os(what, e);
+    let epoll = epoll::create(epoll::CreateFlags::CLOEXEC).map_err(os("epoll_create"))?;
+    let wake = rustix::event::eventfd(
+        0,
+        rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
+    )
+    .map_err(os("eventfd"))?;
+    epoll::add(
+        &epoll,
+        &wake,
+        epoll::EventData::new_u64(STOP),
+        epoll::EventFlags::IN,
+    )
+    .map_err(os("epoll_ctl"))?;
+    let (jobs, queue) = channel();
+    let (end, ended) = channel();
+    let weak = Arc::downgrade(inner);
+    let me = inner.local.me.0;
+    let service = std::thread::Builder::new()
+        .name(format!("memchan-svc-{me}"))
+        .spawn(move || serve(weak, queue, ctl, end))
+        .map_err(|e| memchan_core::Error::os("start the memchan service thread", e))?;
+    let weak = Arc::downgrade(inner);
+    let heartbeat = std::thread::Builder::new()
+        .name(format!("memchan-hb-{me}"))
+        .spawn(move || beat(weak, jobs, epoll))
+        .map_err(|e| memchan_core::Error::os("start the memchan heartbeat thread", e))?;
+    Ok(Service {
+        heartbeat,
+        service,
+        ended: std::sync::Mutex::new(ended),
+        wake,
+    })
+}
+
+impl Service {
+    /// Stops both threads (the node's `stop` flag is set): joins the heartbeat thread,
+    /// which never waits long, and waits up to `bound` for the service thread to end
+    /// its current job; one still busy then is left to finish on its own (it holds the
+    /// node only until its job, itself bounded, is done).
+    pub(crate) fn stop(self, bound: Duration) {
+        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
+        let _ = self.heartbeat.join();
+        let ended = self.ended.into_inner().unwrap_or_else(|p| p.into_inner());
+        match ended.recv_timeout(bound) {
+            Err(RecvTimeoutError::Timeout) => tracing::warn!(
+                "the memchan service thread is still cleaning up after {bound:?}; left to finish"
+            ),
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => {
+                let _ = self.service.join();
+            }
+        }
+    }
+}
+
+/// How many members each node watches: its next live members in slot order, round
+/// the table (its successors on the ring), so each member is watched by as many
+/// predecessors. Two, so a member is still watched when one of its watchers dies with
+/// it; a chain of failures converges because a watcher whose successor turns FAILED
+/// or FREE moves on to the next live slot at its next period.
+const WATCHED: usize = 2;
+
+/// What the heartbeat thread remembers between periods.
+struct Watch {
+    /// (slot, incarnation) handed over to be declared failed.
+    failing: HashSet<(usize, u64)>,
+    /// (slot, state, incarnation) of slots neither FREE nor ALIVE, since when.
+    stuck: HashMap<(usize, u32, u64), Instant>,
+    /// (slot, incarnation) of members with a stale heartbeat word: their heartbeat
+    /// thread's context switches when first seen so, and since when that count held.
+    quiet: HashMap<(usize, u64), (u64, Instant)>,
+    /// When the whole table was last scanned for stuck slots.
+    scanned: Option<Instant>,
+    /// The epoll set the thread sleeps on between periods: the stop eventfd and the
+    /// pidfds of the watched members (one-shot: an exit wakes the thread once).
+    epoll: OwnedFd,
+    /// The pidfds in `epoll`, by descriptor number, and whether each has fired (its
+    /// process exited).
+    armed: HashMap<i32, (Arc<OwnedFd>, bool)>,
+}
+
+/// The `epoll` data word of the stop eventfd (pidfds carry their descriptor number).
+const STOP: u64 = u64::MAX;
+
+/// The heartbeat thread: stamps, watches and hands over, once per period, asleep in
+/// `epoll_wait` in between (woken early by a watched member's exit or by `stop`).
+fn beat(weak: Weak<Inner>, jobs: Sender<Job>, epoll: OwnedFd) {
+    let mut watch = Watch {
+        failing: HashSet::new(),
+        stuck: HashMap::new(),
+        quiet: HashMap::new(),
+        scanned: None,
+        epoll,
+        armed: HashMap::new(),
+    };
+    let mut events = Vec::with_capacity(WATCHED + 1);
+    loop {
+        let Some(inner) = weak.upgrade() else { return };
+        if inner.stop.load(Ordering::Acquire) {
+            return;
+        }
+        let period = inner.local.heartbeat;
+        tick(&inner, &jobs, &mut watch);
+        drop(inner);
+        let wait = rustix::time::Timespec {
+            tv_sec: period.as_secs() as i64,
+            tv_nsec: i64::from(period.subsec_nanos()),
+        };
+        events.clear();
+        // EINTR or a failed wait just ends this period early.
+        let _ = epoll::wait(
+            &watch.epoll,
+            rustix::buffer::spare_capacity(&mut events),
+            Some(&wait),
+        );
+        for e in &events {
+            let data = e.data.u64();
+            if data != STOP {
+                if let Some((_, fired)) = watch.armed.get_mut(&(data as i32)) {
+                    *fired = true;
+                }
+            }
+        }
+    }
+}
+
+/// The slots this node watches: the next [`WATCHED`] ALIVE slots after its own, round
+/// the table, with their incarnations. Reads state words from this node's slot on
+/// until it has found them: a few words in a full table, at most the table in a
+/// sparse one.
+fn successors(inner: &Inner) -> Vec<(usize, u64)> {
+    let c = inner.local.ctl();
+    let me = inner.local.me.index();
+    (1..MAX_NODES)
+        .map(|d| (me + d) % MAX_NODES)
+        .filter(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::ALIVE)
+        .map(|n| (n, c.nodes[n].incarnation.load(Ordering::Acquire)))
+        .take(WATCHED)
+        .collect()
+}
+
+fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
+    let c = inner.local.ctl();
+    let me = inner.local.me.index();
+    // Stamps only while the slot is this node's: not once it left (the slot may be
+    // another's by then) or was isolated. `check_alive` puts the incarnation word back
+    // first if another member zeroed it (see `Local::not_alive`).
+    if inner.local.check_alive().is_ok() {
+        c.nodes[me].heartbeat_ns.store(now_ns(), Ordering::Release);
+    }
+    let (period, timeout) = inner.timing();
+    let (period, timeout) = (period.as_nanos() as u64, timeout.as_nanos() as u64);
+    let now_at = |n: usize| {
+        (
+            c.nodes[n].state.load(Ordering::Acquire),
+            c.nodes[n].incarnation.load(Ordering::Acquire),
+        )
+    };
+    // Slots left neither FREE nor ALIVE: looked for once per failure timeout (a scan of
+    // the whole table's state words, no system call), which is soon enough for a
+    // take-over that waits far longer than that anyway.
+    if watch
+        .scanned
+        .is_none_or(|t| t.elapsed() >= inner.local.failure_timeout)
+    {
+        watch.scanned = Some(Instant::now());
+        scan_stuck(inner, jobs, watch);
+    }
+    let ring = successors(inner);
+    let mut seen = inner.pidfds.lock();
+    for &(n, inc) in &ring {
+        let s = &c.nodes[n];
+        let pid = s.pid.load(Ordering::Relaxed);
+        let hb = s.heartbeat_ns.load(Ordering::Acquire);
+        let now = now_ns();
+        // CLOCK_MONOTONIC is one clock for the host: a heartbeat ahead of it by more
+        // than a period was written by someone other than the node.
+        let stale = hb > now.saturating_add(period) || now.saturating_sub(hb) > timeout;
+        let silent = stale && {
+            let behind = seen.get(&(n, inc));
+            let looked_at = match behind {
+                Some(Behind::Verified { pid, .. } | Behind::Opaque { fd: Some(_), pid }) => {
+                    Some(*pid)
+                }
+                _ => None,
+            };
+            match looked_at.and_then(|pid| pulse(pid, n)) {
+                // Judged once the service thread has looked behind the slot.
+                None if matches!(behind, None | Some(Behind::Pending)) => false,
+                None => true,
+                Some((state, switches)) => {
+                    let (count, since) = watch
+                        .quiet
+                        .entry((n, inc))
+                        .or_insert((switches, Instant::now()));
+                    if switches != *count {
+                        (*count, *since) = (switches, Instant::now());
+                    }
+                    match state {
+                        // Stopped or traced: a hung process, say SIGSTOPped.
+                        'T' | 't' => true,
+                        // Runnable: starved by a busy machine, not hung.
+                        'R' => false,
+                        _ => since.elapsed() > inner.local.failure_timeout,
+                    }
+                }
+            }
+        };
+        if !stale {
+            watch.quiet.remove(&(n, inc));
+        }
+        let gone = match seen.get(&(n, inc)) {
+            None => {
+                seen.insert((n, inc), Behind::Pending);
+                let _ = jobs.send(Job::Look { slot: n, inc, pid });
+                false
+            }
+            Some(Behind::Pending) => false,
+            // A pidfd turns readable when the process exits, zombie or not: the epoll
+            // set said so (no system call per member here).
+            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => watch
+                .armed
+                .get(&fd.as_raw_fd())
+                .is_some_and(|(_, fired)| *fired),
+            Some(Behind::Opaque { fd: None, pid }) => !pid_alive(*pid),
+            Some(Behind::Nobody) => true,
+        };
+        if (gone || silent) && watch.failing.insert((n, inc)) {
+            let _ = jobs.send(Job::Fail { slot: n, inc });
+        }
+    }
+    // Kept while watched, and while FAILED: recovery of a failed holder needs it. A
+    // member no longer watched (another joined in between) is forgotten, and its
+    // pidfd closed unless another node of this process holds it.
+    seen.retain(|&(n, inc), _| {
+        let (state, now) = now_at(n);
+        now == inc
+            && (ring.contains(&(n, inc))
+                || (state != node_state::FREE && state != node_state::ALIVE))
+    });
+    // The epoll set follows the watched members' pidfds.
+    let want: HashMap<i32, Arc<OwnedFd>> = ring
+        .iter()
+        .filter_map(|k| match seen.get(k) {
+            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => {
+                Some((fd.as_raw_fd(), fd.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    drop(seen);
+    watch.armed.retain(|raw, (fd, _)| {
+        let keep = want.contains_key(raw);
+        if !keep {
+            let _ = epoll::delete(&watch.epoll, &**fd);
+        }
+        keep
+    });
+    for (raw, fd) in want {
+        if watch.armed.contains_key(&raw) {
+            continue;
+        }
+        let flags = epoll::EventFlags::IN | epoll::EventFlags::ONESHOT;
+        let data = epoll::EventData::new_u64(raw as u64);
+        // Not in the set (out of memory): the member is still judged by its heartbeat.
+        if epoll::add(&watch.epoll, &*fd, data, flags).is_ok() {
+            watch.armed.insert(raw, (fd, false));
+        }
+    }
+    watch
+        .failing
+        .retain(|(n, inc)| now_at(*n) == (node_state::ALIVE, *inc));
+    watch.quiet.retain(|k, _| ring.contains(k));
+}
+
+/// Hands over the cleanup of slots stuck neither FREE nor ALIVE for long (a survivor
+/// that died or gave up half-way through a cleanup, or a word another member wrote).
+fn scan_stuck(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
+    let c = inner.local.ctl();
+    let me = inner.local.me.index();
+    // A cleanup that neither finished nor failed over this long is taken over (a
+    // survivor waits at most one bound for the plane, one per lock release and 10 s
+    // for a kill).
+    let stuck_after = inner.local.stall_bound() * 3 + Duration::from_secs(10);
+    let mut now_stuck = HashSet::new();
+    for n in (0..MAX_NODES).filter(|&n| n != me) {
+        let s = &c.nodes[n];
+        let state = s.state.load(Ordering::Acquire);
+        if state == node_state::FREE || state == node_state::ALIVE {
+            continue;
+        }
+        // FAILED, or a word memchan never writes.
+        let inc = s.incarnation.load(Ordering::Acquire);
+        now_stuck.insert((n, state, inc));
+        let since = *watch
+            .stuck
+            .entry((n, state, inc))
+            .or_insert_with(Instant::now);
+        if since.elapsed() > stuck_after {
+            watch.stuck.insert((n, state, inc), Instant::now());
+            let _ = jobs.send(Job::Reap {
+                slot: n,
+                state,
+                inc,
+            });
+        }
+    }
+    watch.stuck.retain(|k, _| now_stuck.contains(k));
+}
+
+const ZERO: rustix::time::Timespec = rustix::time::Timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
+
+/// The service thread: does the heartbeat thread's jobs, one at a time, until the
+/// heartbeat thread ends (it drops the sender) or the node stops.
+fn serve(weak: Weak<Inner>, queue: Receiver<Job>, ctl: CtlId, _end: Sender<()>) {
+    for job in queue {
+        let Some(inner) = weak.upgrade() else { return };
+        if inner.stop.load(Ordering::Acquire) {
+            return;
+        }
+        match job {
+            Job::Look { slot, inc, pid } => {
+                let mark = format!(
+                    "/memfd:{}",
+                    crate::local::presence_name(&inner.local.cluster, NodeId(slot as u16), inc)
+                );
+                let found = behind(pid, &ctl, &mark);
+                if let Some(e) = inner.pidfds.lock().get_mut(&(slot, inc)) {
+                    *e = found;
+                }
+            }
+            Job::Fail { slot, inc } => inner.declare_failed(NodeId(slot as u16), inc),
+            Job::Reap { slot, state, inc } => inner.reap_stuck(NodeId(slot as u16), state, inc),
+        }
+    }
+}
+
+/// What stands behind `pid`, a pid read from a slot of the control block (only a
+/// claim).
+///
+/// A pidfd is opened first and must still be open (not exited) after the check, so a
+/// pid reused meanwhile is not taken for the node. The process is that slot's node if
+/// its `/proc/<pid>/maps` shows this cluster's control block (inode and name) and the
+/// node's presence mark `mark` (`/memfd:memchan.<cluster>.n<slot>.i<incarnation>`,
+/// which only the node itself can have mapped): a slot forged with the pid of another
+/// member, or of a process of another cluster, is nobody's. A process whose maps this
+/// node may not read (another user's) is [`Behind::Opaque`]: it may be a member of a
+/// shared cluster, and it cannot be signalled anyway.
+fn behind(pid: u32, ctl: &CtlId, mark: &str) -> Behind {
+    let Some(p) = pid_of(pid) else {
+        return Behind::Nobody;
+    };
+    let fd = match process_pidfd(p) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::SRCH) => return Behind::Nobody,
+        // Out of descriptors, say: nothing known either way.
+        Err(_) => return Behind::Opaque { fd: None, pid },
+    };
+    let maps = match std::fs::read_to_string(format!("/proc/{pid}/maps")) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Behind::Opaque { fd: Some(fd), pid }
+        }
+        Err(_) if exited(&fd, Some(&ZERO)) => return Behind::Nobody,
+        Err(_) => return Behind::Opaque { fd: Some(fd), pid },
+    };
+    let (mut maps_ctl, mut marked) = (false, false);
+    for l in maps.lines() {
         let mut f = l.split_whitespace();
         let ino = f.nth(4).and_then(|i| i.parse::<u64>().ok());
         let path = f.next().unwrap_or("");
-        ino == Some(ctl_ino) && path.ends_with(ctl_name)
-    });
-    let now = rustix::time::Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    (maps_ctl && !crate::order::exited(&fd, Some(&now))).then(|| Arc::new(fd))
-}
-
-fn process_gone(fd: &Option<Arc<OwnedFd>>, pid: u32) -> bool {
-    let now = rustix::time::Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    match fd {
-        // A pidfd turns readable when the process exits, zombie or not.
-        Some(fd) => crate::order::exited(fd, Some(&now)),
-        None => !crate::node::pid_alive(pid),
+        maps_ctl |= ino == Some(ctl.ino) && path.ends_with(&ctl.name);
+        marked |= path == mark;
+    }
+    if maps_ctl && marked && !exited(&fd, Some(&ZERO)) {
+        Behind::Verified { fd, pid }
+    } else {
+        Behind::Nobody
     }
 }
 
-fn tick(inner: &Inner, ctl_ino: u64, ctl_name: &str) {
-    let c = inner.local.ctl();
-    let me = inner.local.me.index();
-    c.nodes[me].heartbeat_ns.store(now_ns(), Ordering::Release);
-    let (_, timeout) = inner.timing();
-    let now = now_ns();
-    for n in 0..MAX_NODES {
-        if n == me {
-            continue;
-        }
-        let s = &c.nodes[n];
-        if s.state.load(Ordering::Acquire) != node_state::ALIVE {
-            continue;
-        }
-        let inc = s.incarnation.load(Ordering::Acquire);
-        let pid = s.pid.load(Ordering::Relaxed);
-        let fd = inner
-            .pidfds
-            .lock()
-            .entry((n, inc))
-            .or_insert_with(|| verified_pidfd(pid, ctl_ino, ctl_name))
-            .clone();
-        let hb = s.heartbeat_ns.load(Ordering::Acquire);
-        let silent = now.saturating_sub(hb) > timeout.as_nanos() as u64;
-        if process_gone(&fd, pid) || silent {
-            inner.declare_failed(NodeId(n as u16), inc);
+/// This process's pidfds of other processes, by pid, shared by all its nodes (of any
+/// cluster): a process holding k nodes holds one pidfd per watched process, not one
+/// per node and member. Held weakly: a pidfd closes once no node watches that process.
+static PROCESS_PIDFDS: std::sync::Mutex<Option<HashMap<u32, Weak<OwnedFd>>>> =
+    std::sync::Mutex::new(None);
+
+/// A pidfd of process `pid`: a shared one while its process has not exited (until
+/// then the pid names that very process, so the pidfd is the one `pidfd_open` would
+/// give), else a new one.
+fn process_pidfd(pid: rustix::process::Pid) -> rustix::io::Result<Arc<OwnedFd>> {
+    let raw = pid.as_raw_nonzero().get() as u32;
+    let mut table = PROCESS_PIDFDS.lock().unwrap_or_else(|p| p.into_inner());
+    let table = table.get_or_insert_with(HashMap::new);
+    if let Some(fd) = table.get(&raw).and_then(Weak::upgrade) {
+        if !exited(&fd, Some(&ZERO)) {
+            return Ok(fd);
         }
     }
-    // Kept while the slot is not FREE: recovery of a FAILED holder still needs it.
-    inner.pidfds.lock().retain(|(n, inc), _| {
-        c.nodes[*n].state.load(Ordering::Acquire) != node_state::FREE
-            && c.nodes[*n].incarnation.load(Ordering::Acquire) == *inc
-    });
+    let fd = Arc::new(rustix::process::pidfd_open(
+        pid,
+        rustix::process::PidfdFlags::empty(),
+    )?);
+    table.retain(|_, w| w.strong_count() > 0);
+    table.insert(raw, Arc::downgrade(&fd));
+    Ok(fd)
 }

@@ -88,6 +88,20 @@ impl ShmMap {
         Self::map(fd, len, prot, &path)
     }
 
+    /// A page of anonymous shared memory (`memfd_create`) named `name`, mapped here:
+    /// a node's presence mark. `/proc/<pid>/maps` shows the mapping as
+    /// `/memfd:<name> (deleted)`, and no other process can make this one map a memfd
+    /// of a chosen name, so other nodes read it as this process's claim to be that
+    /// node. Gone with the mapping; nothing in `/dev/shm` to clean up.
+    pub(crate) fn memfd(name: &str) -> Result<ShmMap> {
+        let fd = rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC)
+            .map_err(|e| Error::os(format!("memfd_create {name}"), e))?;
+        let len = memchan_core::PageSize::K4.bytes();
+        rustix::fs::ftruncate(&fd, len as u64)
+            .map_err(|e| Error::os(format!("ftruncate memfd {name}"), e))?;
+        Self::map(fd, len, ProtFlags::READ, name)
+    }
+
     fn map(fd: OwnedFd, len: usize, prot: ProtFlags, what: &str) -> Result<ShmMap> {
         if len == 0 {
             return Err(Error::Invalid {

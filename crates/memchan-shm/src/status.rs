@@ -2,8 +2,9 @@
 //! (mapped read-only), reported in the same [`ClusterStatus`] a hub gives.
 
 use crate::control::{load_name, load_set, node_state, seg_state, Control, MAGIC, VERSION};
-use crate::local::{ctl_name, rx_name};
+use crate::local::{ctl_name, perm_name, rx_name};
 use crate::node::now_ns;
+use crate::perm::stat_owner;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::status::{ClusterStatus, GroupStatus, LockStatus, MemberStatus, SegmentStatus};
@@ -28,7 +29,7 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
     // lives as long as `map`, and is only read here.
     let c: &Control = unsafe { &*(map.ptr() as *const Control) };
     let h = &c.header;
-    let version = h.version.load(Ordering::Relaxed);
+    let version = h.version.load(Ordering::Acquire);
     if h.magic.load(Ordering::Acquire) != MAGIC || version != VERSION {
         return Err(Error::VersionMismatch {
             cluster: cluster.to_string(),
@@ -36,7 +37,7 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
             expected: VERSION,
         });
     }
-    let page_size = h.page_size.load(Ordering::Relaxed);
+    let page_size = h.page_size.load(Ordering::Acquire);
     let page = PageSize::from_bytes(page_size as usize).unwrap_or_default();
     let host = rustix::system::uname()
         .nodename()
@@ -55,7 +56,7 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
                 uid: s.uid.load(Ordering::Relaxed),
                 addr: "local".into(),
                 joined_epoch: s.joined_epoch.load(Ordering::Relaxed),
-                barriers: s.barrier[0].load(Ordering::Acquire),
+                barriers: crate::control::bar::number(s.barrier[0].load(Ordering::Acquire)),
                 last_heard_ms: now.saturating_sub(s.heartbeat_ns.load(Ordering::Relaxed))
                     / 1_000_000,
                 ..MemberStatus::default()
@@ -72,21 +73,33 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
         let rx = load_set(&e.rx_set);
         let size = e.size.load(Ordering::Relaxed);
         match name.strip_prefix(validate::LOCK_PREFIX) {
-            Some(lock) if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0 => {
+            // A size memchan never writes is not used to reach a lock page's copy.
+            Some(lock)
+                if e.flags.load(Ordering::Relaxed) & seg_state::FLAG_LOCK != 0
+                    && validate::segment_size(size).is_ok() =>
+            {
                 let gen = e.generation.load(Ordering::Acquire);
                 locks.push(LockStatus {
                     name: lock.to_string(),
                     bidders: lock_bidders(c, cluster, page, i, gen, rx, size),
                 });
             }
-            _ => segments.push(SegmentStatus {
-                name,
-                size,
-                uid: e.uid.load(Ordering::Relaxed),
-                gid: e.gid.load(Ordering::Relaxed),
-                mode: e.mode.load(Ordering::Relaxed),
-                rx: rx.iter().map(|n| n.0).collect(),
-            }),
+            _ => {
+                // Owner and mode are the permission object's (the kernel's), not words
+                // of the block; an entry without one is no segment anyone can map.
+                let gen = e.generation.load(Ordering::Acquire);
+                let Some((uid, gid, mode)) = stat_owner(&perm_name(cluster, i as u32, gen)) else {
+                    continue;
+                };
+                segments.push(SegmentStatus {
+                    name,
+                    size,
+                    uid,
+                    gid,
+                    mode,
+                    rx: rx.iter().map(|n| n.0).collect(),
+                })
+            }
         }
     }
     let groups = c

@@ -236,7 +236,7 @@ impl TxMapping {
         {
             Ok(())
         } else {
-            Err(self.inner.local.isolated())
+            self.inner.local.not_alive()
         }
     }
 

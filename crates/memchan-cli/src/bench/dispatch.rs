@@ -15,11 +15,14 @@ use super::hosts;
 use super::memchan_side;
 use super::pingpong;
 use super::refs::{self, CacheLine, ShmRegion, Tcp};
+use super::scale;
 use super::worker::{pin, ping_output, Kind, Role, WorkerArgs, WorkerOutput};
 
 /// Entry point of `memchan bench-worker`.
 pub fn main(args: WorkerArgs) -> Result<()> {
-    pin(args.cpu)?;
+    if let Some(cpu) = args.cpu {
+        pin(cpu)?;
+    }
     let clock = Clock { ghz: args.tsc_ghz };
     let out =
         run(&args, &clock).with_context(|| format!("{:?} worker ({:?})", args.kind, args.role))?;
@@ -86,6 +89,7 @@ fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
             refs::flop_ns(a.iters as usize, clock)?,
         )),
         k if hosts::is_host_kind(k) => hosts::worker(k, a, clock),
+        Kind::ScaleNode => scale::worker(a),
         k => memchan_side::worker(k, a, clock),
     }
 }

@@ -14,13 +14,14 @@
 //! | ack        | (`write_u64` + `ack()`) × 100 per sample           | idle                        |
 //! | lock       | `acquire()` + `release()`, uncontended             | idle (joined)               |
 //! | barrier    | `barrier()`                                        | `barrier()`                 |
+//! | barrier, N nodes | `barrier()` (node 0 of N)                    | `barrier()` (nodes 1..N, alternately on cpu A and B) |
 //! | notify     | ping-pong, both sides block in `rx.wait` (rx mapped with notify on receive) | same |
 
 use anyhow::{bail, ensure, Context, Result};
 use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping};
 
 use super::clock::{spin_until, ticks, Clock};
-use super::model::{fig, Config, SampleSet, Step};
+use super::model::{fig, Config, SampleSet, Step, BARRIER_NODES};
 use super::pingpong::{self, Fns};
 use super::refs::{self, OVERHEAD_BATCH, PEER_TIMEOUT, WINDOW};
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
@@ -33,26 +34,53 @@ pub fn available() -> Result<(), String> {
     Ok(())
 }
 
-/// The memchan measurements that run right after the reference `after` in
-/// each round (before it, every other round).
-pub fn kinds_after(after: Step) -> &'static [Kind] {
-    match after {
-        Step::Cacheline => &[Kind::MemchanLatency],
-        Step::Memcpy => &[Kind::MemchanBandwidth],
-        Step::StoreFence => &[
-            Kind::MemchanOverhead,
-            Kind::MemchanAck,
-            Kind::MemchanLock,
-            Kind::MemchanBarrier,
-            Kind::MemchanNotify,
-        ],
-        _ => &[],
+/// One memchan measurement: what its workers measure, and how many nodes
+/// (worker processes) run it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Measurement {
+    pub kind: Kind,
+    pub nodes: usize,
+}
+
+impl std::fmt::Display for Measurement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.kind)?;
+        if self.nodes != 2 {
+            write!(f, " ({} nodes)", self.nodes)?;
+        }
+        Ok(())
     }
 }
 
-/// Coordinator side: runs one memchan measurement (both workers) and adds its
-/// samples to `set`.
-pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
+/// The memchan measurements that run right after the reference `after` in
+/// each round (before it, every other round).
+pub fn kinds_after(after: Step) -> Vec<Measurement> {
+    let two = |kind| Measurement { kind, nodes: 2 };
+    match after {
+        Step::Cacheline => vec![two(Kind::MemchanLatency)],
+        Step::Memcpy => vec![two(Kind::MemchanBandwidth)],
+        Step::StoreFence => {
+            let mut v = vec![
+                two(Kind::MemchanOverhead),
+                two(Kind::MemchanAck),
+                two(Kind::MemchanLock),
+                two(Kind::MemchanBarrier),
+            ];
+            v.extend(BARRIER_NODES.map(|(nodes, _)| Measurement {
+                kind: Kind::MemchanBarrier,
+                nodes,
+            }));
+            v.push(two(Kind::MemchanNotify));
+            v
+        }
+        _ => vec![],
+    }
+}
+
+/// Coordinator side: runs one memchan measurement (all its workers) and adds
+/// its samples to `set`.
+pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
+    let Measurement { kind, nodes } = m;
     let cluster = l.unique("memchan-bench");
     let mut extra = match kind {
         Kind::MemchanLatency => cfg.pingpong_args(cfg.iters),
@@ -65,13 +93,17 @@ pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) 
                 (cfg.batches / 10).max(2).to_string(),
             ]
         }
+        Kind::MemchanBarrier if nodes > 2 => {
+            let iters = cfg.nodes_barrier_iters(nodes);
+            cfg.pingpong_args(iters)
+        }
         Kind::MemchanLock | Kind::MemchanBarrier | Kind::MemchanNotify => {
             cfg.pingpong_args(cfg.op_iters)
         }
         k => bail!("{k:?} is not a memchan measurement"),
     };
     extra.extend(["--cluster".to_string(), cluster]);
-    let out = worker::pair(l, kind, cfg.cpus, &extra)?;
+    let out = worker::group(l, kind, nodes, cfg.cpus, &extra)?;
     match kind {
         Kind::MemchanLatency => set.add(fig::LATENCY, "memchan", take(out, "one_way")?),
         Kind::MemchanNotify => set.add(fig::NOTIFY, "memchan", take(out, "one_way")?),
@@ -83,6 +115,9 @@ pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) 
         }
         Kind::MemchanAck => set.add(fig::ACK, "memchan", take(out, "memchan")?),
         Kind::MemchanLock => set.add(fig::LOCK, "memchan", take(out, "memchan")?),
+        Kind::MemchanBarrier if nodes > 2 => {
+            set.add(&fig::barrier_nodes(nodes), "memchan", take(out, "memchan")?)
+        }
         Kind::MemchanBarrier => set.add(fig::BARRIER, "memchan", take(out, "memchan")?),
         Kind::MemchanBandwidth => {
             for (size, v) in out.series {
@@ -103,8 +138,14 @@ struct Session {
 
 /// Waits for the other bench node to join and returns its id.
 pub fn other_node(c: &Cluster) -> Result<NodeId> {
-    c.wait_for_members(2, PEER_TIMEOUT)
-        .context("waiting for the other bench node")?;
+    other_node_of(c, 2)
+}
+
+/// Waits until the cluster has its `n` bench nodes and returns the id of one
+/// that is not this node.
+fn other_node_of(c: &Cluster, n: usize) -> Result<NodeId> {
+    c.wait_for_members(n, PEER_TIMEOUT)
+        .with_context(|| format!("waiting for the other {} bench node(s)", n - 1))?;
     let me = c.node_id();
     c.members()
         .into_iter()
@@ -116,7 +157,7 @@ impl Session {
     fn join(a: &WorkerArgs) -> Result<Self> {
         let name = a.cluster.as_deref().context("--cluster is required")?;
         let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
-        let peer = other_node(&c)?;
+        let peer = other_node_of(&c, a.nodes)?;
         Ok(Self { c, peer })
     }
 

@@ -19,6 +19,7 @@ pub mod pingpong;
 pub mod plot;
 pub mod refs;
 pub mod report;
+pub mod scale;
 pub mod stats;
 pub mod table;
 pub mod worker;
@@ -42,6 +43,9 @@ const STEPS: [Step; 5] = [
 pub fn run(args: BenchArgs) -> Result<()> {
     if args.hosts {
         return hosts::run(&args);
+    }
+    if args.scale {
+        return scale::run(&args);
     }
     let started = std::time::Instant::now();
     let date = report::iso_date_now();
@@ -67,6 +71,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         peer_runs: Vec::new(),
         date,
         elapsed_s: 0.0,
+        loadavg_at_start: report::loadavg(),
     };
     if let Err(why) = &info.memchan {
         eprintln!("memchan measurements skipped: {why}");
@@ -107,7 +112,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         if memchan_on {
             memchan_side::kinds_after(s)
         } else {
-            &[]
+            vec![]
         }
     };
     let steps_per_round: usize = STEPS.iter().map(|&s| 1 + memchan_kinds(s).len()).sum();
@@ -134,7 +139,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             for memchan_turn in [memchan_first, !memchan_first] {
                 if memchan_turn {
                     run_memchan(
-                        memchan_kinds(step),
+                        &memchan_kinds(step),
                         &mut launcher,
                         &cfg,
                         &mut set,
@@ -152,7 +157,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             }
             let Some(p) = peers_now else { continue };
             for prog in p.programs.iter().filter(|x| x.after == step) {
-                pb.set_message(msg(prog.name));
+                pb.set_message(msg(&prog.name));
                 match p.run(prog, &cfg, &clock) {
                     Ok(r) => {
                         info.peer_runs.push(serde_json::json!({
@@ -200,7 +205,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 /// stop the run (the references are still worth having): it is noted, and
 /// the bench exits with an error after printing everything.
 fn run_memchan(
-    kinds: &[Kind],
+    kinds: &[memchan_side::Measurement],
     l: &mut Launcher,
     cfg: &Config,
     set: &mut SampleSet,
@@ -209,10 +214,10 @@ fn run_memchan(
     failures: &mut Vec<String>,
 ) {
     for &k in kinds {
-        pb.set_message(msg(&format!("{k:?}")));
+        pb.set_message(msg(&k.to_string()));
         if let Err(e) = memchan_side::measure(k, l, cfg, set) {
             let note = format!(
-                "memchan measurement {k:?} failed in round {}: {e:#}",
+                "memchan measurement {k} failed in round {}: {e:#}",
                 set.round + 1
             );
             pb.println(&note);

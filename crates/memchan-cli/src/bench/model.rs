@@ -15,6 +15,11 @@ use super::stats;
 /// Transfer sizes of the bandwidth sweep (bytes).
 pub const SIZES: [usize; 8] = [8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20, 4 << 20];
 
+/// The N-node barrier figures (besides the 2-node one), each against OSHMEM's
+/// `shmem_barrier_all` at as many PEs: node count and JSON key.
+pub const BARRIER_NODES: [(usize, &str); 2] =
+    [(8, "barrier_8_nodes_ns"), (64, "barrier_64_nodes_ns")];
+
 /// Options of `memchan bench`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
@@ -68,6 +73,19 @@ pub struct BenchArgs {
     /// Needs root (CAP_NET_ADMIN) and iproute2.
     #[arg(long)]
     pub hosts: bool,
+
+    /// Run only the scale figures: for each node count (--nodes), that many
+    /// one-host nodes, one unpinned process each, join and wait for full
+    /// membership, then idle; reports the time from the first spawn until all
+    /// N see N members, the idle CPU of the whole cluster and per node over a
+    /// quiet window (3 s, or 1 s with --quick), threads and descriptors per
+    /// process, and checks that every process is reaped and /dev/shm is clean.
+    #[arg(long, conflicts_with = "hosts")]
+    pub scale: bool,
+
+    /// Node counts of --scale. [default: 8,64,256]
+    #[arg(long, value_delimiter = ',', value_name = "N,...", requires = "scale")]
+    pub nodes: Vec<usize>,
 }
 
 /// The resolved run parameters.
@@ -151,6 +169,15 @@ impl Config {
         })
     }
 
+    /// Barriers per round of the `n`-node barrier figures, memchan and OSHMEM
+    /// alike. Every node beyond the second shares the two cores, so a barrier
+    /// costs about a time slice per extra node: the counts fall with `n` to keep
+    /// each figure to a second or two per round.
+    pub fn nodes_barrier_iters(&self, n: usize) -> u64 {
+        let full = if n <= 8 { 1000 } else { 200 };
+        (self.iters * full / 50_000).max(20)
+    }
+
     /// Arguments shared by the two sides of a ping-pong.
     pub fn pingpong_args(&self, iters: u64) -> Vec<String> {
         vec![
@@ -194,6 +221,10 @@ pub mod fig {
     pub const ACK: &str = "ack";
     pub const LOCK: &str = "lock";
     pub const BARRIER: &str = "barrier";
+    /// `barrier/<n>`: the barrier of `n` nodes on one host.
+    pub fn barrier_nodes(n: usize) -> String {
+        format!("barrier/{n}")
+    }
     pub const NOTIFY: &str = "notify";
     pub const FLOP: &str = "flop";
     /// `bandwidth/<size>`: samples are ns per window of 64 transfers.
@@ -250,6 +281,8 @@ pub struct RunInfo {
     /// When the run started (UTC, ISO 8601).
     pub date: String,
     pub elapsed_s: f64,
+    /// /proc/loadavg (1, 5, 15 min) when the run started.
+    pub loadavg_at_start: Vec<String>,
 }
 
 /// Removes the run's scratch directory on every exit path.

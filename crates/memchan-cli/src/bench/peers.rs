@@ -1,6 +1,8 @@
 //! The peers: small MPI and OpenSHMEM programs (C sources in `bench/peers/`,
 //! embedded in the binary) compiled at bench time with mpicc / oshcc into the
-//! run's scratch directory and run with mpirun / oshrun on the same two cores.
+//! run's scratch directory and run with mpirun / oshrun on the same two cores:
+//! two ranks, one per core, or for the N-node barrier N ranks sharing them,
+//! placed as memchan's N workers are (rank i on the first core when i is even).
 //!
 //! Each program prints one JSON line (median and p99) and, given a fourth
 //! argument, writes its raw samples to that file; the bench pools the raw
@@ -12,6 +14,13 @@
 //! UCX 1.13, crashes in `shmem_finalize` (a memory-release hook left pointing
 //! into an unloaded component) unless the memory patcher is disabled with
 //! `--mca memory ^patcher`, which the bench passes to oshrun.
+//!
+//! More ranks than cores (the 8- and 64-PE barrier) need `--oversubscribe`,
+//! `--bind-to core:overload-allowed` to keep the ranks pinned, and
+//! `--mca mpi_yield_when_idle 1`: Open MPI turns yielding on by itself only
+//! when it sees the oversubscription, which it does not through a rankfile, and
+//! without it each PE spins through its whole time slice: 8 PEs' barrier took
+//! 36 ms instead of 18 µs.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -23,7 +32,8 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::Deserialize;
 
 use super::clock::Clock;
-use super::model::{fig, Config, Step};
+use super::model::{fig, Config, Step, BARRIER_NODES};
+use super::worker::group_cpu;
 
 const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
 
@@ -65,15 +75,22 @@ enum Iters {
     BwWindows,
     Batches,
     Ops,
+    /// The barrier of `np` nodes ([`Config::nodes_barrier_iters`]).
+    NodesBarrier,
 }
 
 /// One peer program.
 #[derive(Debug, Clone)]
 pub struct Program {
-    pub name: &'static str,
+    /// The run's name (the source's, with the rank count when not 2).
+    pub name: String,
+    /// The C file's stem: programs of the same source share one executable.
+    source_name: &'static str,
     source: &'static str,
     pub tool: Tool,
-    figure: &'static str,
+    /// Ranks (PEs) of a run.
+    pub np: usize,
+    figure: String,
     pub series: &'static str,
     unit: Unit,
     iters: Iters,
@@ -87,17 +104,19 @@ impl Program {
     pub fn figure_id(&self) -> String {
         match self.unit {
             Unit::GbpsWindow1MiB => fig::bandwidth(1 << 20),
-            Unit::Ns => self.figure.to_string(),
+            Unit::Ns => self.figure.clone(),
         }
     }
 }
 
 fn catalogue() -> Vec<Program> {
-    let p = |name, source, tool, figure, series, unit, iters| Program {
-        name,
+    let p = |name: &'static str, source, tool, figure: &str, series, unit, iters| Program {
+        name: name.to_string(),
+        source_name: name,
         source,
         tool,
-        figure,
+        np: 2,
+        figure: figure.to_string(),
         series,
         unit,
         iters,
@@ -108,7 +127,8 @@ fn catalogue() -> Vec<Program> {
         },
         exe: PathBuf::new(),
     };
-    vec![
+    let barrier = include_str!("../../../../bench/peers/shmem_barrier.c");
+    let mut v = vec![
         p(
             "mpi_latency",
             include_str!("../../../../bench/peers/mpi_latency.c"),
@@ -147,7 +167,7 @@ fn catalogue() -> Vec<Program> {
         ),
         p(
             "shmem_barrier",
-            include_str!("../../../../bench/peers/shmem_barrier.c"),
+            barrier,
             Tool::Oshmem,
             fig::BARRIER,
             "oshmem",
@@ -163,7 +183,22 @@ fn catalogue() -> Vec<Program> {
             Unit::Ns,
             Iters::Ops,
         ),
-    ]
+    ];
+    for (n, _) in BARRIER_NODES {
+        let mut prog = p(
+            "shmem_barrier",
+            barrier,
+            Tool::Oshmem,
+            &fig::barrier_nodes(n),
+            "oshmem",
+            Unit::Ns,
+            Iters::NodesBarrier,
+        );
+        prog.name = format!("shmem_barrier_{n}");
+        prog.np = n;
+        v.push(prog);
+    }
+    v
 }
 
 /// Compiled peers, ready to run.
@@ -201,22 +236,32 @@ pub struct PeerLine {
     pub samples: u64,
 }
 
-/// Pins rank 0 (the timing side) to `cpus.0` and rank 1 to `cpus.1`: by core
-/// for the default pair, else through a rankfile written into `dir`.
-pub(crate) fn bind_ranks(cmd: &mut Command, dir: &Path, cpus: (usize, usize)) -> Result<()> {
+/// Pins rank 0 (the timing side) to `cpus.0`, rank 1 to `cpus.1`, and any
+/// further rank `i` alternately to the two (as `worker::group_cpu` places
+/// memchan's nodes): by core for the default pair, else through a rankfile
+/// written into `dir`. More than two ranks share the cores (see the module doc
+/// for the options that takes).
+pub(crate) fn bind_ranks(
+    cmd: &mut Command,
+    dir: &Path,
+    cpus: (usize, usize),
+    np: usize,
+) -> Result<()> {
     if cpus == (0, 1) {
-        cmd.args(["--bind-to", "core", "--map-by", "core"]);
+        cmd.args(["--map-by", "core"]);
     } else {
-        let rf = dir.join("rankfile");
-        std::fs::write(
-            &rf,
-            format!(
-                "rank 0=localhost slot={}\nrank 1=localhost slot={}\n",
-                cpus.0, cpus.1
-            ),
-        )
-        .context("writing the rankfile")?;
+        let rf = dir.join(format!("rankfile{np}"));
+        let lines: String = (0..np)
+            .map(|i| format!("rank {i}=localhost slot={}\n", group_cpu(i, cpus)))
+            .collect();
+        std::fs::write(&rf, lines).context("writing the rankfile")?;
         cmd.arg("--rankfile").arg(&rf);
+    }
+    if np > 2 {
+        cmd.args(["--oversubscribe", "--bind-to", "core:overload-allowed"])
+            .args(["--mca", "mpi_yield_when_idle", "1"]);
+    } else if cpus == (0, 1) {
+        cmd.args(["--bind-to", "core"]);
     }
     Ok(())
 }
@@ -266,8 +311,14 @@ pub fn prepare(scratch: &Path, cpus: (usize, usize)) -> Result<Prepared> {
         if !usable.contains(&prog.tool) || failed_tools.contains(&prog.tool) {
             continue;
         }
-        let src = dir.join(format!("{}.c", prog.name));
-        let exe = dir.join(prog.name);
+        let exe = dir.join(prog.source_name);
+        if exe.is_file() {
+            // Built for an earlier entry of the same source.
+            prog.exe = exe;
+            programs.push(prog);
+            continue;
+        }
+        let src = dir.join(format!("{}.c", prog.source_name));
         std::fs::write(&src, prog.source).with_context(|| format!("writing {}", src.display()))?;
         let out = Command::new(prog.tool.compiler())
             .args(["-O2", "-o"])
@@ -318,6 +369,10 @@ impl Peers {
             Iters::BwWindows => (cfg.peer_bw_windows, if cfg.quick { 2 } else { 5 }),
             Iters::Batches => (cfg.batches, (cfg.batches / 10).max(2)),
             Iters::Ops => (cfg.op_iters, (cfg.op_iters / 10).max(10)),
+            Iters::NodesBarrier => {
+                let n = cfg.nodes_barrier_iters(prog.np);
+                (n, (n / 10).max(10))
+            }
         };
         let samples_file = self.dir.join(format!("{}.samples", prog.name));
         let out_file = self.dir.join(format!("{}.out", prog.name));
@@ -327,8 +382,8 @@ impl Peers {
         let mut cmd = Command::new(prog.tool.launcher());
         cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .args(["--allow-run-as-root", "-np", "2"]);
-        bind_ranks(&mut cmd, &self.dir, self.cpus)?;
+            .args(["--allow-run-as-root", "-np", &prog.np.to_string()]);
+        bind_ranks(&mut cmd, &self.dir, self.cpus, prog.np)?;
         if prog.tool == Tool::Oshmem {
             cmd.args(["--mca", "memory", "^patcher"]);
         }

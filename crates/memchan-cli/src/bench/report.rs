@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::model::{fig, Config, RunInfo, SampleSet, SIZES};
+use super::model::{fig, Config, RunInfo, SampleSet, BARRIER_NODES, SIZES};
 use super::refs;
 use super::stats::{self, Summary};
 use super::table::{self, render_targets, Cmp, Table, Target};
@@ -201,6 +201,28 @@ impl Report {
             "oshmem: shmem_barrier_all",
         ));
 
+        // 6b. barrier of 8 and 64 nodes
+        for (n, key) in BARRIER_NODES {
+            let mut t = oshmem_table(
+                set,
+                &fig::barrier_nodes(n),
+                key,
+                &format!(
+                    "barrier, {n} nodes on one host (per barrier; {n} processes pinned alternately to cpu {a} and cpu {b})"
+                ),
+                1.0,
+                &format!(
+                    "oshmem: shmem_barrier_all, oshrun -np {n} with the same placement \
+                     (--oversubscribe, --bind-to core:overload-allowed, mpi_yield_when_idle 1)"
+                ),
+            );
+            t.notes.push(format!(
+                "{} barriers per round; node 0 / PE 0 times each (one counter read per barrier)",
+                cfg.nodes_barrier_iters(n)
+            ));
+            tables.push(t);
+        }
+
         // 7. notify
         let mut t = time_table(
             set,
@@ -222,7 +244,10 @@ impl Report {
                 "ack_ns" => fig::ACK.into(),
                 "lock_acquire_release_ns" => fig::LOCK.into(),
                 "barrier_ns" => fig::BARRIER.into(),
-                _ => continue,
+                k => match BARRIER_NODES.into_iter().find(|&(_, key)| key == k) {
+                    Some((n, _)) => fig::barrier_nodes(n),
+                    None => continue,
+                },
             };
             t.round_ratios = table::round_ratios(set, &figure, t);
         }
@@ -270,6 +295,7 @@ impl Report {
                     "tcp_round_trips_per_round": cfg.tcp_iters,
                     "peer_versions": info.peer_versions,
                     "elapsed_s": info.elapsed_s,
+                    "loadavg_at_start": info.loadavg_at_start,
                 }),
             ),
             notes: info.notes.clone(),
@@ -456,12 +482,25 @@ pub fn human_size(n: usize) -> String {
 
 /// The first line of both reports: `name`, then the machine and the run.
 pub(crate) fn render_header(o: &mut String, name: &str, machine: &Value) {
+    let load = match machine["loadavg_at_start"].as_array() {
+        Some(l) => format!(
+            " — load average at start {}",
+            l.iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        None => String::new(),
+    };
+    let rounds = match machine["rounds"].as_u64() {
+        Some(r) => format!(" — {r} round(s), samples pooled"),
+        None => String::new(),
+    };
     let _ = writeln!(
         o,
-        "{name} — {} — cores {} — {} round(s), samples pooled — {}",
+        "{name} — {} — cores {}{rounds} — {}{load}",
         machine["cpu_model"].as_str().unwrap_or("?"),
         machine["cores_used"],
-        machine["rounds"],
         machine["date"].as_str().unwrap_or("")
     );
 }
@@ -482,6 +521,14 @@ pub(crate) fn status_json(r: &Result<(), String>) -> Value {
         Ok(()) => json!("measured"),
         Err(e) => json!(format!("not measured: {e}")),
     }
+}
+
+/// The load averages (1, 5, 15 minutes) from /proc/loadavg: how busy the
+/// machine was when a run started.
+pub(crate) fn loadavg() -> Vec<String> {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).map(String::from).collect())
+        .unwrap_or_default()
 }
 
 /// The JSON "machine" of both reports: the facts about the machine, with

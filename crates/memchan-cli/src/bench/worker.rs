@@ -1,7 +1,8 @@
 //! Worker processes. `memchan bench` never forks: it re-executes its own
 //! binary (`std::env::current_exe()`) with the hidden `bench-worker`
-//! subcommand, one process per side, each pinned to its core. A worker writes
-//! its samples as JSON to the file named by `--out`.
+//! subcommand, one process per node (two for a pair, N for the N-node barrier,
+//! N unpinned ones for `--scale`), each pinned to its core unless started
+//! without one. A worker writes its samples as JSON to the file named by `--out`.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -41,6 +42,8 @@ pub enum Kind {
     HostMemchan,
     HostMemchanSpin,
     HostMemchanBw,
+    /// `--scale`: one idle node of an N-node cluster.
+    ScaleNode,
 }
 
 /// Which side of a two-process measurement.
@@ -61,9 +64,13 @@ pub struct WorkerArgs {
     pub kind: Kind,
     #[arg(long, value_enum, default_value = "solo")]
     pub role: Role,
-    /// Core to pin this process to.
+    /// Core to pin this process to (none: the scheduler places it).
     #[arg(long)]
-    pub cpu: usize,
+    pub cpu: Option<usize>,
+    /// Nodes of the measurement's cluster: every worker waits for this many
+    /// members before it starts.
+    #[arg(long, default_value_t = 2)]
+    pub nodes: usize,
     /// Calibrated time-stamp counter frequency (ticks per ns).
     #[arg(long)]
     pub tsc_ghz: f64,
@@ -197,31 +204,11 @@ impl Launcher {
         cpu: usize,
         extra: &[String],
     ) -> Result<Running> {
-        self.n += 1;
-        let out = self.dir.join(format!("w{}.json", self.n));
-        let err = self.dir.join(format!("w{}.err", self.n));
+        let (mut cmd, out, err) = self.command(kind, role, Some(cpu), extra)?;
         let what = format!("{kind:?}/{role:?} on cpu {cpu}");
-        let kind_s = kind
-            .to_possible_value()
-            .expect("kind")
-            .get_name()
-            .to_string();
-        let role_s = role
-            .to_possible_value()
-            .expect("role")
-            .get_name()
-            .to_string();
-        let child = Command::new(&self.exe)
-            .arg("bench-worker")
-            .args(["--kind", &kind_s, "--role", &role_s])
-            .args(["--cpu", &cpu.to_string()])
-            .args(["--tsc-ghz", &format!("{}", self.clock.ghz)])
-            .arg("--out")
-            .arg(&out)
-            .args(extra)
+        let child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(File::create(&err).with_context(|| format!("creating {}", err.display()))?)
             .spawn()
             .with_context(|| format!("spawning {} bench-worker ({what})", self.exe.display()))?;
         Ok(Running {
@@ -230,6 +217,36 @@ impl Launcher {
             err,
             what,
         })
+    }
+
+    /// The command of one worker (stderr to a file of the scratch directory,
+    /// stdin and stdout left to the caller), with the files it writes: its
+    /// output (`--out`) and its stderr.
+    pub fn command(
+        &mut self,
+        kind: Kind,
+        role: Role,
+        cpu: Option<usize>,
+        extra: &[String],
+    ) -> Result<(Command, PathBuf, PathBuf)> {
+        self.n += 1;
+        let out = self.dir.join(format!("w{}.json", self.n));
+        let err = self.dir.join(format!("w{}.err", self.n));
+        let name =
+            |v: Option<clap::builder::PossibleValue>| v.expect("value enum").get_name().to_string();
+        let mut cmd = Command::new(&self.exe);
+        cmd.arg("bench-worker")
+            .args(["--kind", &name(kind.to_possible_value())])
+            .args(["--role", &name(role.to_possible_value())]);
+        if let Some(cpu) = cpu {
+            cmd.args(["--cpu", &cpu.to_string()]);
+        }
+        cmd.args(["--tsc-ghz", &format!("{}", self.clock.ghz)])
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .stderr(File::create(&err).with_context(|| format!("creating {}", err.display()))?);
+        Ok((cmd, out, err))
     }
 
     /// Free TCP port on 127.0.0.1 for the loopback ping-pong.
@@ -283,46 +300,92 @@ pub fn pair(
     cpus: (usize, usize),
     extra: &[String],
 ) -> Result<WorkerOutput> {
-    let mut pong = l.spawn(kind, Role::Pong, cpus.1, extra)?;
-    let mut ping = match l.spawn(kind, Role::Ping, cpus.0, extra) {
-        Ok(p) => p,
-        Err(e) => {
-            pong.abort();
-            return Err(e);
+    group(l, kind, 2, cpus, extra)
+}
+
+/// The core of node `i` of a group: node 0 (the timing side) on the first
+/// core, then alternately the second and the first, as `oshrun --map-by core`
+/// places rank `i` of the OSHMEM peers (see `peers::bind_ranks`).
+///
+/// With more nodes than cores they share the two cores. They are pinned
+/// alternately rather than left to the scheduler so that memchan and its
+/// OSHMEM peer run with the same placement (Open MPI leaves oversubscribed
+/// ranks unbound unless told otherwise, and the kernel may then stack a
+/// barrier's nodes on one core one run and spread them the next) and the
+/// figure repeats from run to run.
+pub fn group_cpu(i: usize, cpus: (usize, usize)) -> usize {
+    if i.is_multiple_of(2) {
+        cpus.0
+    } else {
+        cpus.1
+    }
+}
+
+/// Runs `n` workers of `kind` (node 0 the timing "ping" side, the others
+/// "pong", placed by [`group_cpu`]) and returns node 0's samples. The pong
+/// sides start first, as a pair always did. If one fails the others are
+/// killed, and the first failure is reported.
+pub fn group(
+    l: &mut Launcher,
+    kind: Kind,
+    n: usize,
+    cpus: (usize, usize),
+    extra: &[String],
+) -> Result<WorkerOutput> {
+    if n < 2 {
+        bail!("a group needs at least 2 workers, got {n}");
+    }
+    let mut extra = extra.to_vec();
+    extra.extend(["--nodes".to_string(), n.to_string()]);
+    // Index i of `nodes` is node i; node 0 is spawned last.
+    let mut nodes: Vec<Option<Running>> = (0..n).map(|_| None).collect();
+    for i in (0..n).rev() {
+        let role = if i == 0 { Role::Ping } else { Role::Pong };
+        match l.spawn(kind, role, group_cpu(i, cpus), &extra) {
+            Ok(r) => nodes[i] = Some(r),
+            Err(e) => {
+                nodes.into_iter().flatten().for_each(Running::abort);
+                return Err(e);
+            }
         }
-    };
+    }
+    let mut nodes: Vec<Running> = nodes.into_iter().flatten().collect();
     let deadline = Instant::now() + WORKER_TIMEOUT;
-    let mut pong_failed_first = false;
-    loop {
-        let a = ping.child.try_wait().context("waiting for a worker")?;
-        let b = pong.child.try_wait().context("waiting for a worker")?;
-        match (a, b) {
-            (Some(_), Some(_)) => break,
-            (Some(s), None) if !s.success() => {
-                let _ = pong.child.kill();
-                break;
+    let mut first_failed: Option<usize> = None;
+    let mut done = vec![false; n];
+    while done.iter().any(|d| !d) {
+        for (i, r) in nodes.iter_mut().enumerate() {
+            if done[i] {
+                continue;
             }
-            (None, Some(s)) if !s.success() => {
-                pong_failed_first = true;
-                let _ = ping.child.kill();
-                break;
+            if let Some(s) = r.child.try_wait().context("waiting for a worker")? {
+                done[i] = true;
+                if !s.success() && first_failed.is_none() {
+                    first_failed = Some(i);
+                }
             }
-            _ => {}
+        }
+        if first_failed.is_some() {
+            for r in &mut nodes {
+                let _ = r.child.kill();
+            }
+            break;
         }
         if Instant::now() > deadline {
-            ping.abort();
-            pong.abort();
-            bail!("{kind:?} ping-pong timed out after {WORKER_TIMEOUT:?}");
+            nodes.into_iter().for_each(Running::abort);
+            bail!("{kind:?} with {n} workers timed out after {WORKER_TIMEOUT:?}");
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    let r_ping = ping.finish();
-    let r_pong = pong.finish();
-    match (r_ping, r_pong) {
-        (Ok(o), Ok(_)) => Ok(o),
-        (_, Err(e)) if pong_failed_first => Err(e),
-        (Err(e), _) => Err(e),
-        (Ok(_), Err(e)) => Err(e),
+    let mut results: Vec<Result<WorkerOutput>> = nodes.into_iter().map(Running::finish).collect();
+    if let Some(i) = first_failed {
+        return results.swap_remove(i);
+    }
+    // Node 0's output, unless a later node failed (it exited with success, but
+    // its output is missing or cannot be read).
+    match results.iter().position(|r| r.is_err()) {
+        Some(i) => results.swap_remove(i),
+        None => results.swap_remove(0),
     }
 }
 

@@ -47,3 +47,13 @@ pub fn raw_join(
     let j = memchan_net::handshake::join(addr, key, join).expect("raw join");
     Link::new(j.sock, j.key, link, &j.pending).expect("raw link")
 }
+
+/// A TCP connection to `to` from the loopback address `from` (any of 127.0.0.0/8):
+/// tests play several hosts with it.
+pub fn connect_from(from: std::net::Ipv4Addr, to: std::net::SocketAddr) -> std::net::TcpStream {
+    use rustix::net::{bind, connect, socket, AddressFamily, SocketType};
+    let fd = socket(AddressFamily::INET, SocketType::STREAM, None).expect("socket");
+    bind(&fd, &std::net::SocketAddrV4::new(from, 0)).expect("bind the source address");
+    connect(&fd, &to).expect("connect");
+    std::net::TcpStream::from(fd)
+}

@@ -36,6 +36,7 @@ fn worker() {
         "order" => ordering::worker(&a),
         "notify" => sync_ops::notify_worker(&a),
         "barrier" => sync_ops::barrier_worker(&a),
+        "barrier-loop" => sync_ops::barrier_loop_worker(&a),
         "tear" => sync_ops::tear_worker(&a),
         "uid" => sync_ops::uid_worker(&a),
         "hub" => multihost::hub_worker(&a),

@@ -105,6 +105,104 @@ fn barrier_orders_every_members_writes_before_anyone_passes(t: &Transport) {
 }
 on_every_transport!(barrier_orders_every_members_writes_before_anyone_passes);
 
+/// Nodes of the big barrier tests (over the 8 of a dissemination barrier's first
+/// rounds, so ranks wrap around).
+const MANY: usize = 16;
+
+/// Runs `rounds` barriers on each of `nodes` (threads of this process, already
+/// joined), each recording its round before it arrives; after each barrier it
+/// passes, a node checks that every other node of `nodes` recorded that round.
+/// Returns, per node, its barriers' results and how many early passes it saw.
+fn barrier_loop(nodes: Vec<Cluster>, rounds: u64) -> Vec<(Vec<Result<(), Error>>, u64)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let arrived: Vec<AtomicU64> = (0..nodes.len()).map(|_| AtomicU64::new(0)).collect();
+    let total = nodes.len();
+    std::thread::scope(|s| {
+        let arrived = &arrived;
+        let handles: Vec<_> = nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                s.spawn(move || {
+                    let (mut results, mut early) = (Vec::new(), 0);
+                    for r in 1..=rounds {
+                        arrived[i].store(r, Ordering::SeqCst);
+                        let res = c.barrier();
+                        if res.is_ok() {
+                            early += (0..total)
+                                .filter(|&j| arrived[j].load(Ordering::SeqCst) < r)
+                                .count() as u64;
+                        }
+                        results.push(res);
+                    }
+                    (results, early)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+fn no_node_leaves_a_barrier_before_every_member_arrived(t: &Transport) {
+    let name = unique_cluster("barrier-many");
+    let nodes: Vec<Cluster> = (0..MANY).map(|_| t.join(&name).unwrap()).collect();
+    for (i, (results, early)) in barrier_loop(nodes, 300).into_iter().enumerate() {
+        assert_eq!(early, 0, "node {i} passed a barrier before all had arrived");
+        for r in results {
+            r.unwrap();
+        }
+    }
+}
+on_every_transport!(no_node_leaves_a_barrier_before_every_member_arrived);
+
+/// Worker: `cluster nodes` — waits for `nodes` members, then loops barriers for ever
+/// (until killed), saying `LOOPING` after the 20th.
+pub fn barrier_loop_worker(a: &[String]) {
+    let (name, nodes) = (&a[0], a[1].parse().unwrap());
+    let c = Cluster::join(name).unwrap();
+    c.wait_for_members(nodes, Duration::from_secs(60)).unwrap();
+    for i in 1u64.. {
+        c.barrier().unwrap();
+        if i == 20 {
+            println!("LOOPING");
+        }
+    }
+}
+
+fn a_barrier_loop_goes_on_without_a_member_killed_mid_run(t: &Transport) {
+    let name = unique_cluster("barrier-kill");
+    let mut w = t.spawn("barrier-loop", &[name.clone(), MANY.to_string()]);
+    let nodes: Vec<Cluster> = (1..MANY).map(|_| t.join(&name).unwrap()).collect();
+    for c in &nodes {
+        c.wait_for_members(MANY, Duration::from_secs(60)).unwrap();
+    }
+    let out = std::thread::scope(|s| {
+        let looping = s.spawn(|| barrier_loop(nodes, 400));
+        // The worker is mid-loop: kill it while the others go on.
+        w.expect_line("LOOPING", Duration::from_secs(120));
+        w.kill9();
+        looping.join().unwrap()
+    });
+    for (i, (results, early)) in out.into_iter().enumerate() {
+        // The survivors' barriers ended (no hang), each with Ok or the documented
+        // typed error for a member that holds a barrier up, and the last ones, long
+        // after the failure, with Ok.
+        assert_eq!(early, 0, "node {i} passed a barrier before all had arrived");
+        for r in &results {
+            assert!(
+                matches!(r, Ok(()) | Err(Error::Stalled { .. })),
+                "node {i}: {r:?}"
+            );
+        }
+        assert!(
+            results.last().unwrap().is_ok(),
+            "node {i}: {:?}",
+            results.last()
+        );
+    }
+}
+on_every_transport!(a_barrier_loop_goes_on_without_a_member_killed_mid_run);
+
 fn group_barrier_waits_only_for_group_members(t: &Transport) {
     let name = unique_cluster("gbarrier");
     let a = t.join(&name).unwrap();

@@ -127,7 +127,7 @@ impl Mpi {
             .args(["--mca", "btl", "tcp,self", "--mca", "pml", "ob1"])
             .args(["--mca", "btl_tcp_if_include", SUBNET])
             .args(["--mca", "oob_tcp_if_include", SUBNET]);
-        bind_ranks(&mut cmd, &self.dir, cpus)?;
+        bind_ranks(&mut cmd, &self.dir, cpus, 2)?;
         cmd.args(["-np", "1"])
             .arg(&self.exe)
             .args(&prog_args)

@@ -1,0 +1,197 @@
+//! Who watches whom: each node watches only its next live members on the ring of
+//! slots (`service.rs`), so a process holds pidfds for the few processes its nodes
+//! watch, whatever the cluster's size, and a kill -9 is still seen when it takes out
+//! a member's watchers with it. Real processes (this test binary run again,
+//! [`worker`]); waits poll `/proc` or the membership events, under a hang guard that
+//! is not a bound under test.
+
+use crate::Node;
+use memchan_core::transport::Transport;
+use memchan_core::{Config, EventKind, NodeId};
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ARGS: &str = "MEMCHAN_WATCHERS_ARGS";
+const GUARD: Duration = Duration::from_secs(120);
+
+fn cfg() -> Config {
+    Config {
+        heartbeat: Duration::from_millis(20),
+        failure_timeout: Duration::from_millis(200),
+        hub: None,
+        ..Config::default()
+    }
+}
+
+/// The pidfds process `pid` holds.
+fn pidfds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("read the worker's fds")
+        .flatten()
+        .filter(|e| {
+            std::fs::read_link(e.path()).is_ok_and(|l| l.to_string_lossy() == "anon_inode:[pidfd]")
+        })
+        .count()
+}
+
+/// Polls `cond` until it holds, under the hang guard.
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < GUARD, "{what}: not within {GUARD:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A process holding `k` nodes of a cluster, until its stdin closes.
+struct Holder {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// Read to its end at `finish` (the worker's harness writes to it as it exits).
+    out: BufReader<ChildStdout>,
+    ids: Vec<u16>,
+}
+
+impl Holder {
+    fn spawn(cluster: &str, k: usize) -> Holder {
+        let mut child = Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "watchers::worker",
+                "--ignored",
+                "--test-threads=1",
+            ])
+            .args(["--nocapture"])
+            .env(ARGS, format!("{cluster} {k}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn worker");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        let ids = loop {
+            line.clear();
+            assert!(
+                out.read_line(&mut line).expect("worker output") > 0,
+                "worker ended"
+            );
+            if let Some(at) = line.find("JOINED ") {
+                break line[at + 7..]
+                    .split_whitespace()
+                    .map(|i| i.parse().expect("node id"))
+                    .collect();
+            }
+        };
+        Holder {
+            stdin: child.stdin.take(),
+            child,
+            out,
+            ids,
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes its stdin: its nodes leave and it exits.
+    fn finish(mut self) {
+        self.stdin = None;
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.out, &mut rest);
+        assert!(self.child.wait().expect("wait").success());
+    }
+}
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+#[ignore = "entry point of the worker processes of the watcher tests"]
+fn worker() {
+    let args = std::env::var(ARGS).expect("run by the watcher tests");
+    let mut a = args.split_whitespace();
+    let (cluster, k) = (a.next().expect("cluster"), a.next().expect("k"));
+    let nodes: Vec<Node> = (0..k.parse::<usize>().expect("k"))
+        .map(|_| Node::join(cluster, &cfg()).expect("join"))
+        .collect();
+    let ids: Vec<String> = nodes.iter().map(|n| n.node_id().0.to_string()).collect();
+    println!("JOINED {}", ids.join(" "));
+    std::io::stdout().flush().expect("flush");
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+    for n in nodes {
+        n.leave();
+    }
+}
+
+#[test]
+fn a_member_holds_pidfds_of_its_watched_members_only_and_a_chain_of_kills_is_seen() {
+    let cluster = format!("watchers-chain-{}", std::process::id());
+    let me = Node::join(&cluster, &cfg()).expect("join");
+    let mut workers: Vec<Holder> = (0..11).map(|_| Holder::spawn(&cluster, 1)).collect();
+    me.wait_for_members(12, GUARD).expect("12 members");
+    // Each worker's node watches two members, in two other processes: two pidfds,
+    // never one per member (11).
+    for w in &workers {
+        wait_until("a worker's pidfds of its watched members", || {
+            let n = pidfds(w.pid());
+            assert!(n <= 2, "a worker holds {n} pidfds in a 12-node cluster");
+            n == 2
+        });
+    }
+    // Three members consecutive in slot order: the last one's two watchers die with
+    // it, so only a watcher that moves on past them sees it.
+    let mut by_id: Vec<usize> = (0..workers.len()).collect();
+    by_id.sort_by_key(|&i| workers[i].ids[0]);
+    let victims: Vec<usize> = by_id[3..6].to_vec();
+    let mut dead: BTreeSet<NodeId> = victims.iter().map(|&i| NodeId(workers[i].ids[0])).collect();
+    for &i in &victims {
+        let _ = workers[i].child.kill();
+        let _ = workers[i].child.wait();
+    }
+    let start = Instant::now();
+    while !dead.is_empty() {
+        assert!(start.elapsed() < GUARD, "never saw {dead:?} fail");
+        if let Some(e) = me.next_event(Some(Duration::from_millis(100))) {
+            if e.kind == EventKind::Failed {
+                dead.remove(&e.node);
+            }
+        }
+    }
+    assert_eq!(me.members().len(), 9);
+    let mut victims = victims;
+    victims.sort_unstable_by(|a, b| b.cmp(a));
+    for i in victims {
+        drop(workers.remove(i));
+    }
+    for w in workers {
+        w.finish();
+    }
+    me.leave();
+}
+
+#[test]
+fn k_nodes_in_one_process_share_one_pidfd_per_watched_process() {
+    let cluster = format!("watchers-share-{}", std::process::id());
+    let a = Holder::spawn(&cluster, 6);
+    let b = Holder::spawn(&cluster, 6);
+    // A's nodes watch nodes of A and of B, B's of B and of A: one pidfd per process,
+    // shared by the six nodes (each node alone would hold two, one per member
+    // watched).
+    for w in [&a, &b] {
+        wait_until("a process's shared pidfds", || {
+            let n = pidfds(w.pid());
+            assert!(n <= 2, "six nodes in one process hold {n} pidfds");
+            n == 2
+        });
+    }
+    a.finish();
+    b.finish();
+}
