@@ -8,13 +8,17 @@
 #      two cores, plus ~16 s for the blocking-lock model, which caps it at 2; 4 takes
 #      far longer). The models' #[ignore]d ones document open problems
 #      and are not run here (run them with `-- --ignored`);
-#   2. every test of the workspace in release, including the #[ignore]d slow ones
+#   2. memchan-core's unit and doc tests under miri (nightly; installed through rustup
+#      when missing): undefined behaviour in the core's unsafe code (the packet store)
+#      and data races or torn reads in its lock-free code (the event ring's seqlock),
+#      about a minute and a half on two cores once built;
+#   3. every test of the workspace in release, including the #[ignore]d slow ones
 #      (the long control-block fuzz of memchan-shm among them):
 #      `cargo test --release -- --include-ignored`, less the entry points for worker
 #      processes, which fail when run as tests of their own (the conformance suite's
 #      `worker`, no MEMCHAN_ROLE; memchan-shm's `hostile::worker`, no
 #      MEMCHAN_HOSTILE_ROLE), and less the measurement below;
-#   3. a measurement, not a test: a node pair's p99 write + ack through a real
+#   4. a measurement, not a test: a node pair's p99 write + ack through a real
 #      `memchan hub`, quiet and under 2,000 idle + 50 slow-drip connections
 #      (crates/memchan-cli/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
 #      line ending in `met` or `NOT MET` (the target: within 2x of quiet).
@@ -32,6 +36,12 @@ echo "== loom models, preemption bound $bound"
 LOOM_MAX_PREEMPTIONS="$bound" RUSTFLAGS="--cfg loom" \
   CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/loom" \
   cargo test -p memchan-core --test loom --release -- --nocapture
+
+echo "== memchan-core under miri"
+if ! cargo +nightly miri --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal --component miri,rust-src
+fi
+cargo +nightly miri test -p memchan-core
 
 echo "== cargo test --workspace --release -- --include-ignored (less the worker entry points)"
 cargo test --workspace --release -- --include-ignored --exact --skip worker \

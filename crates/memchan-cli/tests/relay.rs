@@ -76,10 +76,8 @@ impl Relay {
     /// SIGTERM, wait for a clean exit; returns the final stats and the stderr.
     fn stop(mut self) -> (Value, String) {
         // SAFETY: kill(2) on our own child's pid.
-        assert_eq!(
-            unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) },
-            0
-        );
+        let sent = unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        assert_eq!(sent, 0);
         let deadline = Instant::now() + WAIT;
         let status = loop {
             if let Some(s) = self.child.try_wait().unwrap() {

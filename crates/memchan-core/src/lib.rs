@@ -25,6 +25,7 @@ pub mod journal;
 pub mod names;
 pub mod notify;
 pub mod order;
+pub mod packet;
 pub mod perm;
 pub mod status;
 pub mod sync;

@@ -29,7 +29,9 @@
 //! steps `begin`, `applied` and `end` itself, so that it can stop between them), the
 //! notify handshake (`notify.rs`), all compiled over loom's atomics through
 //! `memchan_core::sync`, and the lock's protocol (`bidlock.rs`: `acquire`,
-//! `try_acquire`, `release`), driven through a lock page of loom atomics ([`BidPage`]).
+//! `try_acquire`, `release`), driven through a lock page of loom atomics ([`BidPage`]),
+//! and the membership event ring's seqlock (`event.rs`: [`EventSlot`]'s `write` and
+//! `read`).
 //! What is still re-stated here, in a few lines each keeping their memory orderings:
 //! what `memchan-shm` supplies around them (the journal's record, reduced to one data
 //! word; applying a packet at a destination, reduced to an apply log; the one-host
@@ -44,9 +46,11 @@ use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
 use memchan_core::bidlock::{self, BidPage};
+use memchan_core::event::EventSlot;
 use memchan_core::journal::{self, IDLE};
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::order::OrderPoint;
+use memchan_core::{EventKind, MembershipEvent, NodeId};
 use std::time::Duration;
 
 use Ordering::{Acquire, Relaxed, Release, SeqCst};
@@ -862,5 +866,53 @@ fn cluster_lock_blocking_acquire() {
         acquire_cs_release(&net, 0);
         other.join().unwrap();
         net.check_end(2);
+    });
+}
+
+// ---------------------------------------------------------------------------------
+// Membership event ring slot (seqlock)
+// ---------------------------------------------------------------------------------
+
+/// Event number `i` as the model writes it: every field derived from `i`, so a read
+/// that mixes two events' fields is told apart from either.
+fn model_event(i: u64) -> MembershipEvent {
+    MembershipEvent {
+        epoch: 10 + i,
+        node: NodeId(i as u16),
+        incarnation: 100 + i,
+        kind: [EventKind::Joined, EventKind::Left][i as usize % 2],
+    }
+}
+
+/// Model 5, the event ring's seqlock ([`EventSlot`], as `memchan-shm` writes and reads
+/// its ring): one writer stores events 0 and then 1 into the same slot (event 1
+/// overwrites event 0, as event `i + EVENTS` overwrites `i` in the ring); one reader
+/// reads event 0 and then event 1.
+///
+/// Checks: whatever the reader gets is a miss or exactly the event it asked for, never
+/// a mix of the two events' fields; after the writer is done, event 1 reads whole.
+///
+/// Verified to fail (a torn event returned) when, in a scratch copy of `event.rs`: the
+/// writer's Release fence after marking the slot is dropped; the reader's Acquire fence
+/// before re-checking `seq` is dropped; the reader does not re-check `seq`.
+#[test]
+fn event_slot_is_never_torn() {
+    check("event_slot_is_never_torn", 3, || {
+        let slot = Arc::new(EventSlot::default());
+        let writer = {
+            let slot = slot.clone();
+            thread::spawn(move || {
+                slot.write(0, &model_event(0));
+                slot.write(1, &model_event(1));
+            })
+        };
+        for i in 0..2 {
+            if let Ok(e) = slot.read(i) {
+                assert_eq!(e, model_event(i), "torn event {i}");
+            }
+        }
+        writer.join().unwrap();
+        assert_eq!(slot.read(1), Ok(model_event(1)));
+        assert!(slot.read(0).is_err());
     });
 }

@@ -115,13 +115,13 @@ impl RxMapping {
         self.check(offset, 1, true)?;
         Ok(self.mem.byte(offset).load(Ordering::Acquire))
     }
-    /// Copies `buf.len()` bytes from `offset`.
+    /// Copies `buf.len()` bytes from `offset` (an Acquire read, as on one host).
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check(offset, buf.len(), false)?;
+        // SAFETY: in bounds (checked); the link thread stores into it only through
+        // atomics (`RxMem::apply`).
+        unsafe { memchan_core::packet::load(self.mem.base.add(offset), buf) };
         std::sync::atomic::fence(Ordering::Acquire);
-        for (i, b) in buf.iter_mut().enumerate() {
-            *b = self.mem.byte(offset + i).load(Ordering::Relaxed);
-        }
         Ok(())
     }
     /// Sets the rx attributes of the pages covering `offset..offset+len`.
@@ -257,65 +257,20 @@ impl RxMem {
             notify |= bits & 2 != 0;
             let lo = (page * self.page).max(offset);
             let hi = ((page + 1) * self.page).min(offset + data.len());
-            self.store(lo, &data[lo - offset..hi - offset]);
+            // Whatever was applied before this packet is visible to a reader that sees
+            // any of its bytes with Acquire (the packet store's accesses are Relaxed).
+            std::sync::atomic::fence(Ordering::Release);
+            // SAFETY: `lo..hi` is inside the segment (checked above), so inside the
+            // mapping; the application reads it only through atomics.
+            unsafe {
+                memchan_core::packet::store(self.base.add(lo), &data[lo - offset..hi - offset])
+            };
         }
         if notify {
             // SeqCst: half of the Dekker pair with a waiter (see `Shared::deliver`).
             self.notify.fetch_add(1, Ordering::SeqCst);
         }
         notify
-    }
-
-    /// Stores bytes so that aligned 2/4/8-byte writes are single atomic stores.
-    fn store(&self, at: usize, d: &[u8]) {
-        // `at..at+len` is in bounds (checked by `apply`), and each cast below is to an
-        // offset aligned to its access size (checked in its arm; the base is page-aligned).
-        match d.len() {
-            // SAFETY: `at..at+8` is in bounds and 8-aligned (see above).
-            8 if at.is_multiple_of(8) => unsafe { &*(self.base.add(at) as *const AtomicU64) }
-                .store(
-                    u64::from_le_bytes(d.try_into().expect("8")),
-                    Ordering::Release,
-                ),
-            // SAFETY: `at..at+4` is in bounds and 4-aligned (see above).
-            4 if at.is_multiple_of(4) => unsafe { &*(self.base.add(at) as *const AtomicU32) }
-                .store(
-                    u32::from_le_bytes(d.try_into().expect("4")),
-                    Ordering::Release,
-                ),
-            2 if at.is_multiple_of(2) => {
-                // SAFETY: `at..at+2` is in bounds and 2-aligned (see above).
-                unsafe { &*(self.base.add(at) as *const std::sync::atomic::AtomicU16) }.store(
-                    u16::from_le_bytes(d.try_into().expect("2")),
-                    Ordering::Release,
-                )
-            }
-            _ => {
-                let mut i = 0;
-                while i < d.len() && !(at + i).is_multiple_of(8) {
-                    self.byte(at + i).store(d[i], Ordering::Relaxed);
-                    i += 1;
-                }
-                let words = (d.len() - i) / 8;
-                // SAFETY: `at + i` is 8-aligned, and `words` 8-byte words from there
-                // lie inside `at..at+len`.
-                let dst = unsafe { self.base.add(at + i) } as *const AtomicU64;
-                // One pointer, no bounds checks: this loop is the receive side's copy.
-                for (k, w) in d[i..i + words * 8].chunks_exact(8).enumerate() {
-                    // SAFETY: word `k < words` of the range above.
-                    unsafe { &*dst.add(k) }.store(
-                        u64::from_le_bytes(w.try_into().expect("8")),
-                        Ordering::Relaxed,
-                    );
-                }
-                i += words * 8;
-                while i < d.len() {
-                    self.byte(at + i).store(d[i], Ordering::Relaxed);
-                    i += 1;
-                }
-                std::sync::atomic::fence(Ordering::Release);
-            }
-        }
     }
 }
 

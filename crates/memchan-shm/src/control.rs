@@ -32,6 +32,7 @@
 //! joiner reads, validates and keeps its own copy (`Local`): a later change of those
 //! words has no effect on a joined node.
 
+use memchan_core::event::EventSlot;
 use memchan_core::sync::{AtomicU32, AtomicU64};
 use memchan_core::{MAX_GROUPS, MAX_NODES};
 
@@ -66,6 +67,10 @@ pub(crate) mod seg_state {
     pub const FLAG_LOCK: u32 = 1;
 }
 
+/// `version`, `page_size`, `heartbeat_ns` and `failure_timeout_ns` are written once, by
+/// the creator, before its Release store of `magic`; a joiner loads `magic` with
+/// Acquire first. They are atomics all the same: other processes map the block while
+/// it is created, and a shared `&Control` must not cover plain fields that can change.
 #[repr(C, align(64))]
 pub(crate) struct Header {
     pub magic: AtomicU64,
@@ -164,7 +169,8 @@ pub(crate) struct SegEntry {
     /// Bumped on every create and free, part of the rx object names.
     pub generation: AtomicU32,
     pub flags: AtomicU32,
-    pub _pad: u32,
+    /// Unused; an atomic like every word of the block.
+    pub _pad: AtomicU32,
     pub size: AtomicU64,
     /// Nodes that map the segment rx.
     pub rx_set: [AtomicU64; MAX_NODES / 64],
@@ -176,7 +182,8 @@ pub(crate) struct SegEntry {
 #[repr(C, align(64))]
 pub(crate) struct GroupEntry {
     pub state: AtomicU32,
-    pub _pad: u32,
+    /// Unused; an atomic like every word of the block.
+    pub _pad: AtomicU32,
     pub members: [AtomicU64; MAX_NODES / 64],
     pub name: [AtomicU8x8; NAME_LEN / 8],
 }
@@ -184,21 +191,13 @@ pub(crate) struct GroupEntry {
 /// Eight name bytes in one word (names are written under the flock, read under it).
 pub(crate) type AtomicU8x8 = AtomicU64;
 
-#[repr(C)]
-pub(crate) struct Event {
-    /// Index + 1 of the event stored here; 0 when never written.
-    pub seq: AtomicU64,
-    pub epoch: AtomicU64,
-    pub incarnation: AtomicU64,
-    pub node: AtomicU32,
-    pub kind: AtomicU32,
-}
-
+/// The membership events, newest [`EVENTS`]: event `i` in slot `i % EVENTS`, a
+/// seqlock (`memchan_core::event::EventSlot`), written under the flock.
 #[repr(C, align(64))]
 pub(crate) struct EventRing {
     /// Number of events ever written.
     pub head: AtomicU64,
-    pub events: [Event; EVENTS],
+    pub events: [EventSlot; EVENTS],
 }
 
 /// The whole control block.
@@ -267,5 +266,48 @@ mod tests {
         let words: [AtomicU64; NAME_LEN / 8] = Default::default();
         store_name(&words, "segment-α");
         assert_eq!(load_name(&words), "segment-α");
+    }
+
+    /// A published event whose slot no longer holds it (overwritten by a writer that
+    /// died before moving `head`, or forged) is skipped; the reader neither spins on
+    /// the slot for ever (as it did) nor returns a mix. The next real event still
+    /// arrives.
+    #[test]
+    fn a_reader_skips_an_event_its_slot_no_longer_holds() {
+        use memchan_core::sync::Ordering;
+        use memchan_core::transport::Transport;
+        use memchan_core::{Config, EventKind, MembershipEvent, NodeId};
+        let name = format!("ring-{}", std::process::id());
+        let a = crate::Node::join(&name, &Config::default()).unwrap();
+        let inner = a.inner.clone();
+        let ring = &inner.local.ctl().events;
+        let last = ring.head.load(Ordering::Acquire) - 1;
+        let forged = MembershipEvent {
+            epoch: 7,
+            node: NodeId(9),
+            incarnation: 7,
+            kind: EventKind::Left,
+        };
+        ring.events[last as usize % EVENTS].write(last + EVENTS as u64, &forged);
+        // Hang guard: the read runs in a thread that must answer within a minute.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = inner.clone();
+        std::thread::spawn(move || {
+            let mut cursor = last;
+            let got = reader.next_event(&mut cursor, Some(std::time::Duration::ZERO));
+            let _ = tx.send((got, cursor));
+        });
+        let (got, cursor) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("next_event spun on a slot that no longer holds the event");
+        assert_eq!(got, None, "the forged event was returned");
+        assert_eq!(cursor, last + 1, "the event was not skipped");
+        let b = crate::Node::join(&name, &Config::default()).unwrap();
+        let mut cursor = last + 1;
+        let ev = inner.next_event(&mut cursor, Some(std::time::Duration::from_secs(60)));
+        assert_eq!(
+            ev.map(|e| (e.node, e.kind)),
+            Some((b.inner.local.me, EventKind::Joined))
+        );
     }
 }

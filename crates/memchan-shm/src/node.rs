@@ -21,6 +21,7 @@ use crate::order::{Order, Pidfds, Targets, Views};
 use crate::perm::SegPerm;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
+use memchan_core::event::SlotMiss;
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::sync::{fence, Ordering};
 use memchan_core::{
@@ -564,15 +565,15 @@ impl Inner {
             .wrapping_add(1);
         let ring = &c.events;
         let head = ring.head.load(Ordering::Relaxed);
-        let e = &ring.events[(head % ring.events.len() as u64) as usize];
-        e.seq.store(0, Ordering::Relaxed);
-        // No field store may become visible before `seq` reads 0.
-        fence(Ordering::Release);
-        e.epoch.store(epoch, Ordering::Relaxed);
-        e.incarnation.store(incarnation, Ordering::Relaxed);
-        e.node.store(u32::from(node.0), Ordering::Relaxed);
-        e.kind.store(kind as u32, Ordering::Relaxed);
-        e.seq.store(head.wrapping_add(1), Ordering::Release);
+        ring.events[(head % ring.events.len() as u64) as usize].write(
+            head,
+            &MembershipEvent {
+                epoch,
+                node,
+                incarnation,
+                kind,
+            },
+        );
         ring.head.store(head.wrapping_add(1), Ordering::Release);
         Notify::new(&c.header.event_seq, &c.header.event_waiters).post(&SharedFutex);
         epoch
@@ -586,24 +587,22 @@ impl Inner {
     /// The event at `cursor`, waiting up to `timeout` for it. Events older than the ring
     /// are skipped (the cursor moves to the oldest kept).
     ///
-    /// Every word of the ring can be another member's: a head that moved back is
-    /// followed (the cursor drops to it), an event with a node id or kind memchan never
-    /// writes is skipped, and so is a slot whose `seq` stays wrong for
-    /// [`TORN_TRIES`] reads (a writer holds the flock for microseconds). Each sleep is
-    /// cut to one heartbeat, so a forged waiter count costs latency, not the event.
+    /// Each slot is a seqlock (`memchan_core::event::EventSlot`), so an event is read
+    /// whole or not at all. Every word of the ring can be another member's: a head
+    /// that moved back is followed (the cursor drops to it), an event with a node id or
+    /// kind memchan never writes is skipped, and so is a published event whose slot no
+    /// longer holds it (never waited on: its writer may have died half-way). Each sleep
+    /// is cut to one heartbeat, so a forged waiter count costs latency, not the event.
     pub(crate) fn next_event(
         &self,
         cursor: &mut u64,
         timeout: Option<Duration>,
     ) -> Option<MembershipEvent> {
-        /// Reads of one event slot whose `seq` is not the awaited one before it is skipped.
-        const TORN_TRIES: u32 = 1000;
         let c = self.local.ctl();
         let ring = &c.events;
         let notify = Notify::new(&c.header.event_seq, &c.header.event_waiters);
         let deadline = timeout.map(|t| Instant::now() + t);
         let n = ring.events.len() as u64;
-        let mut torn = 0u32;
         let mut first = true;
         loop {
             // Also between skipped events: a member that keeps writing the ring must
@@ -619,59 +618,24 @@ impl Inner {
             }
             if head > *cursor {
                 *cursor = (*cursor).max(head.saturating_sub(n));
-                let e = &ring.events[(*cursor % n) as usize];
-                let want = cursor.wrapping_add(1);
-                if e.seq.load(Ordering::Acquire) == want {
-                    let (epoch, node, inc, kind) = (
-                        e.epoch.load(Ordering::Relaxed),
-                        e.node.load(Ordering::Relaxed),
-                        e.incarnation.load(Ordering::Relaxed),
-                        e.kind.load(Ordering::Relaxed),
-                    );
-                    // The field loads above complete before `seq` is read again.
-                    fence(Ordering::Acquire);
-                    if e.seq.load(Ordering::Relaxed) == want {
-                        torn = 0;
-                        *cursor = want;
-                        let kind = match kind {
-                            0 => Some(EventKind::Joined),
-                            1 => Some(EventKind::Left),
-                            2 => Some(EventKind::Failed),
-                            _ => None,
-                        };
-                        match kind {
-                            Some(kind) if (node as usize) < MAX_NODES => {
-                                return Some(MembershipEvent {
-                                    epoch,
-                                    node: NodeId(node as u16),
-                                    incarnation: inc,
-                                    kind,
-                                })
-                            }
-                            _ => {
-                                tracing::warn!(
-                                    cluster = %self.local.cluster,
-                                    node, kind = ?kind,
-                                    "skipped a membership event memchan never writes"
-                                );
-                                continue;
-                            }
-                        }
+                let at = *cursor;
+                *cursor = at.wrapping_add(1);
+                match ring.events[(at % n) as usize].read(at) {
+                    Ok(ev) => return Some(ev),
+                    // Event `at` was published (head passed it) and its slot no longer
+                    // holds it: overwritten by a later one (or forged). Skip it, as the
+                    // ring skips every event older than it keeps; never wait on the
+                    // slot, whose writer may have died half-way.
+                    Err(SlotMiss::NotHeld) => continue,
+                    Err(SlotMiss::Forged) => {
+                        tracing::warn!(
+                            cluster = %self.local.cluster,
+                            event = at,
+                            "skipped a membership event memchan never writes"
+                        );
+                        continue;
                     }
                 }
-                torn += 1;
-                if torn >= TORN_TRIES {
-                    tracing::warn!(
-                        cluster = %self.local.cluster,
-                        event = *cursor,
-                        "skipped a membership event whose sequence word never completes"
-                    );
-                    torn = 0;
-                    *cursor = want;
-                } else {
-                    std::thread::yield_now();
-                }
-                continue; // being written or overwritten; take the oldest again
             }
             let slice = self.local.heartbeat;
             let left = match deadline {
@@ -999,9 +963,14 @@ impl Inner {
             .flatten();
         self.order().enter()?;
         if let Some(src) = src {
-            // SAFETY: both ranges are `size` bytes inside their mappings; the copy
-            // runs under the order point, so no ordered write races it.
-            unsafe { std::ptr::copy_nonoverlapping(src.data(), obj.data(), seg.size) };
+            // Through a private buffer: both sides are receive memory, which other
+            // processes reach (the copy runs under the order point, so no ordered
+            // write changes it meanwhile).
+            let mut page = vec![0u8; seg.size];
+            // SAFETY: `src` maps `seg.size` bytes and is reached only through atomics.
+            unsafe { memchan_core::packet::load(src.data(), &mut page) };
+            // SAFETY: as above, for `obj`.
+            unsafe { memchan_core::packet::store(obj.data(), &page) };
         }
         set.insert(self.local.me);
         store_set(&e.rx_set, &set);

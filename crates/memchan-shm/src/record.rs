@@ -22,7 +22,8 @@
 //!  | magic | state | progress | seg | seg_gen | len | pad | offset | dests       | payload     |
 //!  |       |  u32  |   u32    | u32 |   u32   | u32 |     |  u64   | 256-bit set | 8 KiB       |
 //!  +-------+-------+----------+-----+---------+-----+-----+--------+-------------+-------------+
-//!  fields are atomics; the payload is written as receive memory is (`rx::store`);
+//!  fields are atomics; the payload is written and read with the packet store
+//!  (`memchan_core::packet`), as receive memory is;
 //!  magic "MCJOURN\0"
 //! ```
 
@@ -46,7 +47,8 @@ pub(crate) struct Record {
     pub seg: AtomicU32,
     pub seg_gen: AtomicU32,
     pub len: AtomicU32,
-    pub _pad: u32,
+    /// Unused; an atomic like every word of the object.
+    pub _pad: AtomicU32,
     pub offset: AtomicU64,
     /// Destinations, applied in increasing node order.
     pub dests: [AtomicU64; MAX_NODES / 64],
@@ -153,21 +155,20 @@ impl JournalObject {
 }
 
 impl Record {
-    /// Stores `data` (≤ `MAX_PACKET` bytes) as the payload, with the store that
-    /// applies a packet to receive memory (`rx::store`).
+    /// Stores `data` (≤ `MAX_PACKET` bytes) as the payload, with the packet store.
     pub(crate) fn store_payload(&self, data: &[u8]) {
         assert!(data.len() <= MAX_PACKET);
-        // SAFETY: the payload words are MAX_PACKET writable bytes of this mapping.
-        unsafe { crate::rx::store(self.data.as_ptr() as *mut u8, data) };
+        // SAFETY: the payload words are MAX_PACKET writable bytes of this mapping,
+        // reached only through atomics.
+        unsafe { memchan_core::packet::store(self.data.as_ptr() as *mut u8, data) };
     }
 
     /// The first `len` (≤ `MAX_PACKET`) bytes of the payload.
     pub(crate) fn load_payload(&self, len: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(len.next_multiple_of(8));
-        for w in &self.data[..len.div_ceil(8)] {
-            out.extend_from_slice(&w.load(Ordering::Relaxed).to_ne_bytes());
-        }
-        out.truncate(len);
+        let mut out = vec![0u8; len.min(MAX_PACKET)];
+        // SAFETY: at most MAX_PACKET bytes of the payload words, reached only through
+        // atomics.
+        unsafe { memchan_core::packet::load(self.data.as_ptr() as *const u8, &mut out) };
         out
     }
 

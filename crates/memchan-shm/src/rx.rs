@@ -1,6 +1,7 @@
 //! Receive memory: one shared-memory object per (segment, node) that receives every
 //! write addressed to the segment at that node. Senders on the same host map it and
-//! store into it directly (direct deposit); the owner reads it with plain loads.
+//! store into it directly (direct deposit); the owner reads it. Both sides reach it
+//! only through atomics: single words, or `memchan_core::packet` for byte ranges.
 //! [`Target`] is the writers' side: how one packet is applied to it (page control
 //! byte, store, notify), the same for direct deposit (`tx.rs`) and ordered packets
 //! (`order.rs`).
@@ -21,7 +22,8 @@
 use crate::futex::SharedFutex;
 use crate::shm::{Open, ShmMap};
 use memchan_core::notify::Notify;
-use memchan_core::sync::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use memchan_core::packet;
+use memchan_core::sync::{fence, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use memchan_core::{Error, PageSize, Result, RxAttrs};
 
 const RX_MAGIC: u64 = u64::from_le_bytes(*b"MCRXMEM\0");
@@ -176,8 +178,12 @@ impl Target {
         if bits & RX_ENABLE == 0 {
             return;
         }
-        // SAFETY: in bounds by the caller's contract.
-        unsafe { store(self.data.add(offset), data) };
+        // Whatever the sender wrote before this packet is visible to a reader that sees
+        // any of its bytes with Acquire (the packet store's accesses are Relaxed).
+        fence(Ordering::Release);
+        // SAFETY: in bounds by the caller's contract; memchan reaches receive memory
+        // only through atomics (this store, the owner's loads).
+        unsafe { packet::store(self.data.add(offset), data) };
         if bits & RX_NOTIFY != 0 {
             // SAFETY: the header lives as long as the mapping.
             let h = unsafe { &*self.hdr };
@@ -194,61 +200,4 @@ const RX_NOTIFY: u8 = 2;
 pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8]) {
     // SAFETY: callers checked the range against the segment; `view` is held.
     unsafe { Target::of(view).apply(page.bytes().trailing_zeros(), offset, data) }
-}
-
-/// Stores `data` at `dst`: aligned 1/2/4/8-byte packets as one atomic store (no
-/// reader sees them torn); short packets with inline overlapping moves; longer ones
-/// with `memcpy`. Packets are at most a page, far below the size at which `memcpy`
-/// switches to non-temporal stores, so every store stays ordered before the next
-/// packet's (x86-64 TSO).
-///
-/// # Safety
-/// `dst..dst + data.len()` must be writable memory of one mapping.
-#[inline(always)]
-pub(crate) unsafe fn store(dst: *mut u8, data: &[u8]) {
-    let n = data.len();
-    let src = data.as_ptr();
-    // Masks, not `%`: a division by a runtime length costs more than the store.
-    let addr = dst as usize;
-    // SAFETY (every branch): `dst..dst + n` is writable (caller) and `src..src + n` is
-    // the caller's slice; aligned words are stored through atomics because other
-    // processes read them concurrently.
-    unsafe {
-        if n >= 16 {
-            fence(Ordering::Release);
-            if n <= 32 {
-                let a = (src as *const u128).read_unaligned();
-                let b = (src.add(n - 16) as *const u128).read_unaligned();
-                (dst as *mut u128).write_unaligned(a);
-                (dst.add(n - 16) as *mut u128).write_unaligned(b);
-            } else if n <= 64 {
-                let a = (src as *const [u128; 2]).read_unaligned();
-                let b = (src.add(n - 32) as *const [u128; 2]).read_unaligned();
-                (dst as *mut [u128; 2]).write_unaligned(a);
-                (dst.add(n - 32) as *mut [u128; 2]).write_unaligned(b);
-            } else {
-                std::ptr::copy_nonoverlapping(src, dst, n);
-            }
-            return;
-        }
-        match n {
-            8 if addr & 7 == 0 => (*(dst as *const AtomicU64)).store(
-                u64::from_ne_bytes(data.try_into().expect("8")),
-                Ordering::Release,
-            ),
-            4 if addr & 3 == 0 => (*(dst as *const AtomicU32)).store(
-                u32::from_ne_bytes(data.try_into().expect("4")),
-                Ordering::Release,
-            ),
-            2 if addr & 1 == 0 => (*(dst as *const AtomicU16)).store(
-                u16::from_ne_bytes(data.try_into().expect("2")),
-                Ordering::Release,
-            ),
-            1 => (*(dst as *const AtomicU8)).store(data[0], Ordering::Release),
-            _ => {
-                fence(Ordering::Release);
-                std::ptr::copy_nonoverlapping(src, dst, n);
-            }
-        }
-    }
 }

@@ -6,7 +6,8 @@ use crate::local::SegRef;
 use crate::node::Inner;
 use crate::rx::RxObject;
 use memchan_core::notify::Notify;
-use memchan_core::sync::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use memchan_core::packet;
+use memchan_core::sync::{fence, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use memchan_core::{Error, Result, RxAttrs};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -21,7 +22,8 @@ pub struct RxMapping {
     seen: Cell<u32>,
 }
 
-// SAFETY: `RxObject` is a shared mapping accessed only through atomics and copies; the
+// SAFETY: `RxObject` is a shared mapping accessed only through atomics (words and
+// `memchan_core::packet`); the
 // `Cell` is this handle's private wait cursor, and `RxMapping` is not `Sync`.
 unsafe impl Send for RxMapping {}
 
@@ -133,12 +135,14 @@ impl RxMapping {
         Ok(unsafe { (*(p as *const AtomicU8)).load(Ordering::Acquire) })
     }
 
-    /// Copies `buf.len()` bytes from `offset` into `buf`.
+    /// Copies `buf.len()` bytes from `offset` into `buf` (an Acquire read: writes the
+    /// sender made before the bytes read are visible after it).
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
         let p = self.check(offset, buf.len(), false)?;
-        std::sync::atomic::fence(Ordering::Acquire);
-        // SAFETY: in bounds; `buf` is private memory, so the ranges do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), buf.len()) };
+        // SAFETY: in bounds of the mapping, which `self.obj` holds; senders store into
+        // it only through atomics (`memchan_core::packet`).
+        unsafe { packet::load(p, buf) };
+        fence(Ordering::Acquire);
         Ok(())
     }
 

@@ -230,8 +230,8 @@ impl TxMapping {
 
     /// Whether this node may still send: its slot carries its incarnation.
     fn may_send(&self) -> Result<()> {
-        // SAFETY: `alive` points into the control block, mapped while `inner` lives.
         if self.attrs.transmit_under_error
+            // SAFETY: `alive` points into the control block, mapped while `inner` lives.
             || unsafe { (*self.alive).load(Ordering::Relaxed) } == self.incarnation
         {
             Ok(())
