@@ -124,11 +124,13 @@ fn refusal(addr: &str, cluster: &str, why: &str) -> Error {
     }
 }
 
-/// Longest a request other than `Ack` waits for the hub's answer. An ack has no fixed
-/// bound: it waits while the hub is alive (a silent hub is `HubLost` after the failure
-/// timeout), and the hub fails it (`ACK_STALLED`) once its destinations released
-/// nothing for the failure timeout, so a slow backlog is not a failure.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest a barrier waits, after its ack, for the other members to arrive. No other
+/// request has a fixed bound: the hub answers a segment or group request as it reads
+/// it, so its answer only waits behind this node's own backlog on the link, and it
+/// waits while the hub is alive (a silent hub is `HubLost` after the failure timeout).
+/// An ack the hub fails (`ACK_STALLED`) once its destinations released nothing for the
+/// failure timeout. So a slow backlog is never a failure.
+const BARRIER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A node joined through a hub.
 pub struct Node {
@@ -413,8 +415,8 @@ impl Drop for Node {
 impl Shared {
     pub(crate) fn request(&self, op: Op) -> Result<Vec<u8>> {
         let bound = match op {
-            Op::Ack => None,
-            _ => Some(REQUEST_TIMEOUT),
+            Op::Barrier { .. } => Some(BARRIER_TIMEOUT),
+            _ => None,
         };
         self.request_within(op, bound)
     }
@@ -429,11 +431,8 @@ impl Shared {
                 break id;
             }
         };
-        // An ack has no timer (`bound: None`), so it needs no name here.
-        let what = match &op {
-            Op::Barrier { .. } => "the barrier",
-            _ => "the hub's answer",
-        };
+        // Only a barrier has a timer.
+        let what = "the barrier";
         self.send(Kind::Request, &[&op.put(id)])?;
         let deadline = bound.map(|b| (Instant::now() + b, b));
         // Like a wait, the requesting thread reads the link itself: the answer wakes

@@ -604,3 +604,45 @@ fn point_to_point_is_a_direct_store_seen_immediately() {
     tx.write_u64(0, 12345).unwrap();
     assert_ne!(rx.load_u64(0).unwrap(), 12345);
 }
+
+/// The barrier storm of issue 11: 64 one-host node processes each pass 200 barriers
+/// (checking every member's write before each) while two threads of this process
+/// spin beside them on the 2 cores, three times over. A node that was isolated, or
+/// that saw an error, panics in `barrier_worker` and never says DONE. Slow (minutes
+/// on two cores): run by `scripts/slow-checks.sh`.
+#[test]
+#[ignore = "slow: a 64-node barrier storm beside two busy loops"]
+fn a_64_node_barrier_storm_beside_two_busy_loops_isolates_no_healthy_node() {
+    let t = Transport::Shm;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    /// Stops the busy loops however the storm ends (a failed assertion included).
+    struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    std::thread::scope(|s| {
+        let _stop = Stop(&stop);
+        for _ in 0..2 {
+            s.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+        for run in 0..3 {
+            let name = unique_cluster("storm");
+            let mut ws: Vec<Worker> = (0..64)
+                .map(|_| t.spawn("barrier", &[name.clone(), "64".into(), "200".into()]))
+                .collect();
+            for (i, w) in ws.iter_mut().enumerate() {
+                let line = w.expect_line("DONE", Duration::from_secs(600));
+                assert_eq!(field(&line, "laggards"), 0, "run {run}, node {i}: {line}");
+            }
+            for w in &mut ws {
+                w.finish(Duration::from_secs(60));
+            }
+        }
+    });
+}
