@@ -605,7 +605,7 @@ fn point_to_point_is_a_direct_store_seen_immediately() {
     assert_ne!(rx.load_u64(0).unwrap(), 12345);
 }
 
-/// The barrier storm of issue 11: 64 one-host node processes each pass 200 barriers
+/// The barrier storm of issue 11: 64 one-host node processes each pass 2000 barriers
 /// (checking every member's write before each) while two threads of this process
 /// spin beside them on the 2 cores, three times over. A node that was isolated, or
 /// that saw an error, panics in `barrier_worker` and never says DONE. Slow (minutes
@@ -634,7 +634,7 @@ fn a_64_node_barrier_storm_beside_two_busy_loops_isolates_no_healthy_node() {
         for run in 0..3 {
             let name = unique_cluster("storm");
             let mut ws: Vec<Worker> = (0..64)
-                .map(|_| t.spawn("barrier", &[name.clone(), "64".into(), "200".into()]))
+                .map(|_| t.spawn("barrier", &[name.clone(), "64".into(), "2000".into()]))
                 .collect();
             for (i, w) in ws.iter_mut().enumerate() {
                 let line = w.expect_line("DONE", Duration::from_secs(600));
