@@ -118,13 +118,14 @@ impl BidPage for Page<'_> {
         // isolated node never gets it, and neither does one whose rx set bit another
         // member cleared: that wait ends with `Error::Stalled` after the stall bound.
         let mut spins = 0u32;
-        let since = std::time::Instant::now();
+        // The clock is read only if the copy is late (this wait is on every bid).
+        let mut since: Option<std::time::Instant> = None;
         while l.rx.load_u8(l.slot)? != v {
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(1024) {
                 l.inner.local.check_alive()?;
                 let bound = l.inner.local.stall_bound();
-                if since.elapsed() > bound {
+                if since.get_or_insert_with(std::time::Instant::now).elapsed() > bound {
                     return Err(l.inner.local.stalled(
                         "the lock bid's own copy",
                         bound,

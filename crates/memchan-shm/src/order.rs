@@ -170,12 +170,15 @@ impl<'a> Order<'a> {
         let bound = self.local.stall_bound();
         let mut idle = SpinThenPark::new();
         let mut held: Option<(u64, std::time::Instant)> = None;
-        let start = std::time::Instant::now();
+        // Read the clock only once the point was found taken: an uncontended entry is
+        // on the data path of every ordered packet and lock bid.
+        let mut start: Option<std::time::Instant> = None;
         loop {
             let holder = match self.point().try_enter(self.me()) {
                 Ok(turn) => return Ok(turn),
                 Err(holder) => holder,
             };
+            let start = *start.get_or_insert_with(std::time::Instant::now);
             idle.idle();
             if !idle.is_parked() {
                 continue;
