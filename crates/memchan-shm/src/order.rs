@@ -694,6 +694,15 @@ mod tests {
     use memchan_core::transport::{SegmentOps, Transport};
     use memchan_core::{Config, RxAttrs};
 
+    /// Failure detection in tens of milliseconds, for the forged-holder tests.
+    fn fast() -> Config {
+        Config {
+            heartbeat: std::time::Duration::from_millis(20),
+            failure_timeout: std::time::Duration::from_millis(200),
+            ..Config::default()
+        }
+    }
+
     fn cluster(tag: &str) -> String {
         format!("order-{tag}-{}", std::process::id())
     }
@@ -816,11 +825,7 @@ mod tests {
     #[test]
     fn a_forged_holder_with_an_unrelated_pid_is_never_killed_nor_taken_over() {
         let name = cluster("c5");
-        let cfg = Config {
-            heartbeat: std::time::Duration::from_millis(20),
-            failure_timeout: std::time::Duration::from_millis(200),
-            ..Config::default()
-        };
+        let cfg = fast();
         let a = Node::join(&name, &cfg).unwrap();
         let seg = a.segment("s", 4096, 0o600).unwrap();
         let _rx = seg.map_rx_with(RxAttrs::default()).unwrap();
@@ -885,11 +890,7 @@ mod tests {
     #[test]
     fn live_nodes_survive_a_forged_dead_holder_with_a_wild_journal() {
         let name = cluster("c4live");
-        let cfg = Config {
-            heartbeat: std::time::Duration::from_millis(20),
-            failure_timeout: std::time::Duration::from_millis(200),
-            ..Config::default()
-        };
+        let cfg = fast();
         let a = Node::join(&name, &cfg).unwrap();
         let b = Node::join(&name, &cfg).unwrap();
         let seg = a.segment("s", 4096, 0o600).unwrap();
