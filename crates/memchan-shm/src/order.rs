@@ -474,8 +474,12 @@ impl<'a> Order<'a> {
         let inc = slot.incarnation.load(Ordering::Acquire);
         let key = (seg.idx, seg.generation, node.0, inc, seg.perm.ino());
         let mut views = self.views.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = views.get(&key) {
-            return Ok(v.clone().map_or(View::None, View::Mapped));
+        match views.get(&key) {
+            // Unmapped by its owner since (the key names the segment, node and
+            // incarnation, not one map of it): the name may hold new receive memory.
+            Some(Some(v)) if v.retired() => {}
+            Some(v) => return Ok(v.clone().map_or(View::None, View::Mapped)),
+            None => {}
         }
         if !map {
             return Ok(View::Unmapped);

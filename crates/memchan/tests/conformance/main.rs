@@ -11,6 +11,7 @@ mod lock;
 mod membership;
 mod multihost;
 mod ordering;
+mod remap;
 mod sync_ops;
 
 use memchan_testkit::harness::{args, log_to_stderr};
