@@ -215,6 +215,7 @@ fn worker() {
         "forge-rx" => forge_rx(&node, &args),
         "regen" => regen(&node),
         "victim" => victim(&node),
+        "forge-lock" => forge_lock(&node),
         other => panic!("unknown role {other}"),
     }
 }
@@ -424,6 +425,33 @@ fn regen(node: &Node) {
     let mut buf = vec![0u8; rx.len()];
     rx.read(0, &mut buf).unwrap();
     println!("LEAK found={}", contains(&buf, SECRET) as u8);
+}
+
+/// Sets bytes of lock `L`'s page without bidding: in its own slot (a bid that is never
+/// withdrawn) and in a FREE slot in the same word. Through the lock page's own tx
+/// mapping, as any member may write it (the page has the cluster's mode).
+fn forge_lock(node: &Node) {
+    let seg = node
+        .inner
+        .segment(
+            &memchan_core::validate::lock_segment("L").unwrap(),
+            0,
+            0,
+            seg_state::FLAG_LOCK,
+            false,
+        )
+        .unwrap();
+    let tx =
+        crate::tx::TxMapping::new(node.inner.clone(), seg, Dest::Broadcast, TxAttrs::default())
+            .unwrap();
+    let c = node.inner.local.ctl();
+    let free = (0..8)
+        .find(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::FREE)
+        .unwrap();
+    tx.write_u8(node.node_id().index(), 1).unwrap();
+    tx.write_u8(free, 1).unwrap();
+    println!("FORGED {free}");
+    wait_for("never");
 }
 
 /// A root node that dies mid-life: maps a segment, sends ordered packets (so it has a
@@ -711,6 +739,47 @@ fn a_dead_nodes_files_are_reaped_by_the_next_joiner_and_the_last_leaves_none() {
     drop(w); // SIGKILL
     let a = Node::join(&name, &shared()).unwrap();
     assert!(!left_in_shm(&name).contains(&journal), "journal not reaped");
+    drop(a);
+    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+}
+
+#[test]
+fn a_lock_byte_forged_by_a_member_ends_acquire_stalled_and_goes_with_it() {
+    root_only();
+    let name = cluster("lock");
+    let a = Node::join(&name, &shared()).unwrap();
+    let lock = a.lock("L").unwrap();
+    lock.acquire().unwrap().release().unwrap();
+    let w = Worker::spawn("forge-lock", &name, "");
+    let them = NodeId(w.expect("JOINED").parse().unwrap());
+    let free: usize = w.expect("FORGED").parse().unwrap();
+    // On 4c63486 this waited forever. The byte in the FREE slot counts for nobody;
+    // the one in the attacker's slot holds the lock up until the stall bound.
+    match lock.acquire() {
+        Err(Error::Stalled { what, nodes, .. }) => {
+            assert_eq!(what, "the cluster lock");
+            assert_eq!(nodes, vec![them], "names the attacker's slot only");
+        }
+        other => panic!("expected Stalled at the lock, got {:?}", other.map(|_| ())),
+    }
+    assert!(lock.try_acquire().unwrap().is_none());
+    // A dead bidder's byte is cleared by the survivor's cleanup; the FREE slot's byte
+    // is still set and still holds up nobody.
+    drop(w);
+    wait_until("the attacker's slot freed", || {
+        a.inner.local.ctl().nodes[them.index()]
+            .state
+            .load(Ordering::Acquire)
+            == node_state::FREE
+    });
+    assert_eq!(
+        a.inner.local.ctl().nodes[free]
+            .state
+            .load(Ordering::Acquire),
+        node_state::FREE
+    );
+    lock.acquire().unwrap().release().unwrap();
+    drop(lock);
     drop(a);
     assert_eq!(left_in_shm(&name), Vec::<String>::new());
 }
