@@ -111,6 +111,9 @@ pub(crate) struct Local {
     /// Destinations this node refused to deliver to: their receive memory belongs to a
     /// uid that may not read the segment (`Order::view`).
     pub denied: std::sync::atomic::AtomicU64,
+    /// Receive memory this node mapped while it held the order point (`Order::lookup`):
+    /// only an ordered packet whose rx sets kept changing does (`MAP_TRIES`).
+    pub maps_held: std::sync::atomic::AtomicU64,
     /// This node's journal object, made on its first ordered packet (`Local::journal`).
     journal: OnceLock<JournalObject>,
     journal_made: Mutex<()>,
@@ -143,6 +146,7 @@ impl Local {
             repaired: std::sync::atomic::AtomicU64::new(0),
             discarded: std::sync::atomic::AtomicU64::new(0),
             denied: std::sync::atomic::AtomicU64::new(0),
+            maps_held: std::sync::atomic::AtomicU64::new(0),
             journal: OnceLock::new(),
             journal_made: Mutex::new(()),
         }

@@ -334,6 +334,9 @@ impl<'a> Order<'a> {
         // nothing but this survivor changes them.
         let (state, progress) = (AtomicU32::new(journal::IDLE), AtomicU32::new(0));
         let object: OnceLock<JournalObject> = OnceLock::new();
+        // The record checked and its destinations mapped, before the point is taken
+        // over (no `mmap` under it: every ordered writer of the host would wait).
+        let prepared: OnceLock<std::result::Result<Prepared, String>> = OnceLock::new();
         let confirm = || {
             if slot.state.load(Ordering::Acquire) != node_state::FAILED {
                 return false;
@@ -361,6 +364,9 @@ impl<'a> Order<'a> {
                     let r = j.record();
                     state.store(r.state.load(Ordering::Acquire), Ordering::Relaxed);
                     progress.store(r.progress.load(Ordering::Acquire), Ordering::Relaxed);
+                    if state.load(Ordering::Relaxed) == journal::APPLYING {
+                        let _ = prepared.set(self.prepare_record(&j));
+                    }
                     let _ = object.set(j);
                 }
                 // It never sent an ordered packet: nothing in flight.
@@ -373,8 +379,10 @@ impl<'a> Order<'a> {
         };
         let finish = |from: usize| {
             let Some(j) = object.get() else { return };
-            if let Err(why) = self.check_record(j, from) {
-                discard(&why);
+            match prepared.get() {
+                Some(Ok(p)) => self.finish_record(p, from),
+                Some(Err(why)) => discard(why),
+                None => {}
             }
             if j.writable {
                 // Nobody will finish it again, and its bytes must not stay.
@@ -393,13 +401,13 @@ impl<'a> Order<'a> {
         );
     }
 
-    /// Finishes the record of a failed holder's journal object `j` from destination
-    /// `from` on, if the record describes a packet that could have been sent and that
-    /// its writer had the right to send: segment index in the table, LIVE at that
-    /// generation, length ≤ one packet, the range inside the segment and inside one
-    /// page, and the object's owner allowed to write the segment by its permission
-    /// object. Otherwise applies nothing and says why.
-    fn check_record(&self, j: &JournalObject, from: usize) -> std::result::Result<(), String> {
+    /// Checks the record of a failed holder's journal object `j` and maps its
+    /// destinations, outside the order point: it describes a packet that could have
+    /// been sent and that its writer had the right to send (segment index in the table,
+    /// LIVE at that generation, length ≤ one packet, the range inside the segment and
+    /// inside one page, and the object's owner allowed to write the segment by its
+    /// permission object). Otherwise says why, and nothing is applied.
+    fn prepare_record(&self, j: &JournalObject) -> std::result::Result<Prepared, String> {
         let r = j.record();
         let (idx, gen) = (
             r.seg.load(Ordering::Relaxed),
@@ -442,15 +450,46 @@ impl<'a> Order<'a> {
         let data = r.load_payload(ulen);
         // Destinations are a bitmap of MAX_NODES bits, so every id is in range; one
         // that no longer maps the segment (it detached, or failed, since the packet was
-        // journaled) or may not read it is skipped by `view`.
-        for d in load_set(&r.dests).iter().skip(from) {
-            if let Ok(Some(view)) = self.view(&seg, d) {
+        // journaled) or may not read it gets no view.
+        let nodes = &self.local.ctl().nodes;
+        let dests = load_set(&r.dests)
+            .iter()
+            .map(|d| {
+                let inc = nodes[d.index()].incarnation.load(Ordering::Acquire);
+                let view = self.view(&seg, d).ok().flatten();
+                (d, view.map(|v| (inc, v)))
+            })
+            .collect();
+        Ok(Prepared {
+            seg,
+            offset: offset as usize,
+            data,
+            dests,
+        })
+    }
+
+    /// Finishes a prepared record from destination `from` on, under the order point
+    /// taken over: each destination still live at the incarnation it was mapped for
+    /// and still in the segment's rx set. (No node joins an rx set meanwhile: that
+    /// takes the order point, which the dead holder kept until now.)
+    fn finish_record(&self, p: &Prepared, from: usize) {
+        let c = self.local.ctl();
+        if !self.local.seg_live(p.seg.idx, p.seg.generation) {
+            return;
+        }
+        let rx_set = load_set(&c.segs[p.seg.idx as usize].rx_set);
+        for (d, view) in p.dests.iter().skip(from) {
+            let Some((inc, view)) = view else { continue };
+            let slot = &c.nodes[d.index()];
+            if slot.state.load(Ordering::Acquire) == node_state::ALIVE
+                && slot.incarnation.load(Ordering::Acquire) == *inc
+                && rx_set.contains(*d)
+            {
                 // `view` maps `seg.size` bytes (RxObject::open checks the object's
                 // length) and the range was checked against that size.
-                crate::rx::apply(&view, self.local.page, offset as usize, &data);
+                crate::rx::apply(view, self.local.page, p.offset, &p.data);
             }
         }
-        Ok(())
     }
 
     /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
@@ -483,6 +522,11 @@ impl<'a> Order<'a> {
         }
         if !map {
             return Ok(View::Unmapped);
+        }
+        if self.holder() == Some(self.me()) {
+            self.local
+                .maps_held
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         let name = self.local.rx_name(seg.idx, seg.generation, node, inc);
         let obj = match RxObject::open(&name, self.local.page, seg.size) {
@@ -532,6 +576,15 @@ impl<'a> Order<'a> {
         );
         Ok(None)
     }
+}
+
+/// A failed holder's journaled packet, checked, with its destinations (in the
+/// record's order, so the journal's progress indexes them) mapped where they may read.
+struct Prepared {
+    seg: SegRef,
+    offset: usize,
+    data: Vec<u8>,
+    dests: Vec<(NodeId, Option<(u64, Arc<RxObject>)>)>,
 }
 
 /// Tries, under the order point, to bring an ordered packet's targets up to date
@@ -824,6 +877,53 @@ mod tests {
         release_slot(&a, f, &jname);
         assert_eq!(rx.load_u64(128).unwrap(), 0x1122_3344_5566_7788);
         assert_eq!(a.inner.order().point().holder(), None);
+    }
+
+    #[test]
+    fn recovery_maps_the_dead_holders_destinations_before_it_takes_the_point_over() {
+        let name = cluster("premap");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let b = Node::join(&name, &Config::default()).unwrap();
+        let _seg = a.segment("s", 4096, 0o600).unwrap();
+        // Neither node has sent to `s`: no process has b's receive memory mapped.
+        let rx_b = b
+            .segment("s", 4096, 0o600)
+            .unwrap()
+            .map_rx_with(RxAttrs::default())
+            .unwrap();
+        let sref = a
+            .inner
+            .local
+            .seg_by_index(0, 1)
+            .unwrap()
+            .expect("segment 0");
+        let f = 200;
+        let (_j, jname) = forge_holder(&a, f, dead_pid(), |j| {
+            j.seg.store(sref.idx, Ordering::Relaxed);
+            j.seg_gen.store(sref.generation, Ordering::Relaxed);
+            j.offset.store(256, Ordering::Relaxed);
+            j.len.store(8, Ordering::Relaxed);
+            let mut d = NodeSet::EMPTY;
+            d.insert(b.inner.local.me);
+            store_set(&j.dests, &d);
+            j.data[0].store(0x0102_0304_0506_0708, Ordering::Relaxed);
+        });
+        // a recovers (b's service thread may be first: either way one of them).
+        a.inner.order().recover(NodeId(f as u16));
+        release_slot(&a, f, &jname);
+        assert_eq!(a.inner.order().point().holder(), None);
+        assert_eq!(rx_b.load_u64(256).unwrap(), 0x0102_0304_0506_0708);
+        let held = |n: &Node| {
+            n.inner
+                .local
+                .maps_held
+                .load(std::sync::atomic::Ordering::Relaxed)
+        };
+        assert_eq!(
+            held(&a) + held(&b),
+            0,
+            "receive memory mapped under the taken-over order point"
+        );
     }
 
     #[test]
