@@ -37,6 +37,7 @@ mod member_attacks;
 mod node;
 mod order;
 mod perm;
+mod presence;
 mod record;
 mod rx;
 mod rxmap;

@@ -216,6 +216,7 @@ fn worker() {
         "regen" => regen(&node),
         "victim" => victim(&node),
         "forge-lock" => forge_lock(&node),
+        "forge-slot" => forge_slot(&node, &args),
         other => panic!("unknown role {other}"),
     }
 }
@@ -452,6 +453,32 @@ fn forge_lock(node: &Node) {
     tx.write_u8(free, 1).unwrap();
     println!("FORGED {free}");
     wait_for("never");
+}
+
+/// Keeps rewriting node `args`'s pid word (to a pid that names no process) and its
+/// heartbeat word (to 0: stale) until told `STOP`.
+fn forge_slot(node: &Node, args: &str) {
+    let s = &node.inner.local.ctl().nodes[args.parse::<usize>().unwrap()];
+    let dead = {
+        let mut ch = Command::new("true").spawn().unwrap();
+        let pid = ch.id();
+        ch.wait().unwrap();
+        pid
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    std::thread::spawn(move || {
+        wait_for("STOP");
+        stop2.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    s.pid.store(dead, Ordering::Relaxed);
+    println!("FORGING {dead}");
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        s.pid.store(dead, Ordering::Relaxed);
+        s.heartbeat_ns.store(0, Ordering::Relaxed);
+        std::thread::yield_now();
+    }
+    println!("STOPPED 1");
 }
 
 /// A root node that dies mid-life: maps a segment, sends ordered packets (so it has a
@@ -780,6 +807,66 @@ fn a_lock_byte_forged_by_a_member_ends_acquire_stalled_and_goes_with_it() {
     );
     lock.acquire().unwrap().release().unwrap();
     drop(lock);
+    drop(a);
+    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+}
+
+#[test]
+fn a_member_that_rewrites_a_nodes_pid_and_heartbeat_words_does_not_get_it_isolated() {
+    root_only();
+    let name = cluster("slot");
+    let a = Node::join(&name, &shared()).unwrap();
+    let b = Node::join(&name, &shared()).unwrap();
+    let (bi, binc) = (b.node_id().index(), b.inner.local.incarnation);
+    let mut w = Worker::spawn("forge-slot", &name, &bi.to_string());
+    let dead: u32 = w.expect("FORGING").parse().unwrap();
+    // a looks again at what stands behind b (as after a change of the members it
+    // watches), now that b's pid word leads nowhere.
+    a.inner.pidfds.lock().remove(&(bi, binc));
+    wait_until("a looked behind b again", || {
+        !matches!(
+            a.inner.pidfds.lock().get(&(bi, binc)),
+            None | Some(crate::order::Behind::Pending)
+        )
+    });
+    assert_eq!(
+        a.inner.local.ctl().nodes[bi].pid.load(Ordering::Relaxed),
+        dead
+    );
+    assert!(
+        matches!(
+            a.inner.pidfds.lock().get(&(bi, binc)),
+            Some(crate::order::Behind::Unseen)
+        ),
+        "b's presence lock is held: not nobody"
+    );
+    // Three failure timeouts of a's heartbeat periods (each stamps a's word once).
+    let c = a.inner.local.ctl();
+    let periods = 3 * (shared().failure_timeout.as_millis() / shared().heartbeat.as_millis());
+    let mut last = c.nodes[a.node_id().index()]
+        .heartbeat_ns
+        .load(Ordering::Acquire);
+    for _ in 0..periods {
+        wait_until("a's next heartbeat", || {
+            c.nodes[a.node_id().index()]
+                .heartbeat_ns
+                .load(Ordering::Acquire)
+                != last
+        });
+        last = c.nodes[a.node_id().index()]
+            .heartbeat_ns
+            .load(Ordering::Acquire);
+    }
+    assert_eq!(
+        c.nodes[bi].state.load(Ordering::Acquire),
+        node_state::ALIVE,
+        "b isolated on words alone"
+    );
+    assert!(a.members().contains(b.node_id()));
+    w.say("STOP");
+    w.expect("STOPPED");
+    w.finish();
+    drop(b);
     drop(a);
     assert_eq!(left_in_shm(&name), Vec::<String>::new());
 }

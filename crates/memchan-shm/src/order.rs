@@ -70,8 +70,13 @@ pub(crate) enum Behind {
     /// signalled.
     Opaque { fd: Option<Arc<OwnedFd>>, pid: u32 },
     /// No member: the pid names no process, or one that does not map the control
-    /// block (a phantom slot another member wrote, or a dead node's reused pid).
+    /// block (a phantom slot another member wrote, or a dead node's reused pid), and
+    /// the slot's presence lock is vacant (`presence.rs`).
     Nobody,
+    /// The pid leads to no member, yet the slot's presence lock is held: a live node
+    /// whose pid word was rewritten (or a lock another member holds). Never signalled;
+    /// gone once the lock is vacant.
+    Unseen,
 }
 
 /// (slot, incarnation) → what stands behind it.
@@ -102,7 +107,7 @@ impl Pidfds {
                 let hung = exited(fd, Some(&now))
                     || matches!(pulse(*pid, slot), None | Some(('T' | 't', _)));
                 if hung {
-                    Verdict::Kill(fd.clone())
+                    Verdict::Kill(fd.clone(), *pid)
                 } else {
                     Verdict::Alive
                 }
@@ -116,13 +121,14 @@ impl Pidfds {
 
 /// What [`Pidfds::verdict`] says of a failed holder's process.
 enum Verdict {
-    /// Its node, hung or dead: kill it (through this pidfd) and take over once gone.
-    Kill(Arc<OwnedFd>),
-    /// Exited.
+    /// Its node (this pid), hung or dead: kill it (through this pidfd) and take over
+    /// once gone.
+    Kill(Arc<OwnedFd>, u32),
+    /// The process found behind the slot exited (it may not have been the node).
     Gone,
     /// A live process that is not hung (or may be the node): leave it the point.
     Alive,
-    /// Nothing verified behind the slot: only a pid that names no process is dead.
+    /// Nothing verified behind the slot.
     Unknown,
 }
 
@@ -342,16 +348,16 @@ impl<'a> Order<'a> {
                 return false;
             }
             let inc = slot.incarnation.load(Ordering::Acquire);
-            if slot.pid.load(Ordering::Relaxed) == std::process::id() {
-                // A node of this very process: no kill short of our own death.
-                return false;
-            }
+            // Never on the slot's pid word: a process is signalled only through a
+            // verified pidfd (never this one's: a node of this very process dies only
+            // with us), and the point is taken over only once the holder's presence
+            // lock is vacant, the kernel's word that no process of that (slot,
+            // incarnation) is left to store.
             let gone = match self.pidfds.verdict(dead.index(), inc) {
-                Verdict::Kill(fd) => kill_confirmed(&fd),
-                Verdict::Gone => true,
+                Verdict::Kill(fd, pid) => pid != std::process::id() && kill_confirmed(&fd),
+                Verdict::Gone | Verdict::Unknown => true,
                 Verdict::Alive => false,
-                Verdict::Unknown => !crate::node::pid_alive(slot.pid.load(Ordering::Relaxed)),
-            };
+            } && self.local.vacant(dead, inc);
             if !gone {
                 return false;
             }
@@ -927,7 +933,7 @@ mod tests {
     }
 
     #[test]
-    fn a_forged_holder_with_an_unrelated_pid_is_never_killed_nor_taken_over() {
+    fn a_holder_whose_pid_word_leads_elsewhere_is_never_signalled_nor_taken_over_while_it_lives() {
         let name = cluster("c5");
         let cfg = fast();
         let a = Node::join(&name, &cfg).unwrap();
@@ -945,22 +951,45 @@ mod tests {
             .arg("300")
             .spawn()
             .unwrap();
-        // Attack c5: an ALIVE slot with a stale heartbeat and an unrelated live pid,
-        // holding the order point.
+        // Attack c5: an ALIVE slot holding the order point, with a stale heartbeat and
+        // the pid of an unrelated live process. Its presence lock is held (here, by
+        // this process): what a live node whose pid word another member rewrote shows.
         let f = 201;
+        let inc = 7_000_001;
+        let live = crate::presence::PresenceLock::take(
+            &crate::local::live_name(&name, NodeId(f as u16), inc),
+            0o600,
+        )
+        .unwrap();
         let c = a.inner.local.ctl();
         let s = &c.nodes[f];
         s.pid.store(victim.id(), Ordering::Relaxed);
-        s.incarnation.store(7_000_001, Ordering::Relaxed);
+        s.incarnation.store(inc, Ordering::Relaxed);
         s.heartbeat_ns.store(0, Ordering::Relaxed);
         let w = c.order.word.load(Ordering::Acquire);
         assert_eq!(w & 0xFFFF, 0);
         c.order.word.store(w | (f as u64 + 1), Ordering::Release);
         s.state.store(node_state::ALIVE, Ordering::Release);
-        // The service thread declares it failed and cleans its slot up (hang guard:
-        // a minute).
+        // A waiter gets a typed error after the stall bound instead of hanging.
+        match tx.write_u64(0, 1) {
+            Err(Error::Stalled { what, nodes, .. }) => {
+                assert_eq!(what, "the order point");
+                assert_eq!(nodes, vec![NodeId(f as u16)], "names the holder");
+            }
+            other => panic!("expected Stalled at the order point, got {other:?}"),
+        }
+        // Meanwhile (25 failure timeouts) nothing but words said it was gone: it was
+        // not isolated (on 4c63486 and until the presence lock, its pid word made it
+        // "nobody" and a survivor isolated it), nor its point taken.
+        assert_eq!(s.state.load(Ordering::Acquire), node_state::ALIVE);
+        assert_eq!(a.inner.order().point().holder(), Some(f as u32));
+        // Its presence lock let go (the node's process ended): the service thread
+        // isolates it and takes the point over (hang guard: a minute).
+        drop(live);
         let start = std::time::Instant::now();
-        while s.state.load(Ordering::Acquire) != node_state::FREE {
+        while s.state.load(Ordering::Acquire) != node_state::FREE
+            || a.inner.order().point().holder().is_some()
+        {
             assert!(
                 start.elapsed().as_secs() < 60,
                 "the fake node was never reaped"
@@ -971,22 +1000,8 @@ mod tests {
             victim.try_wait().unwrap().is_none(),
             "memchan signalled an unrelated process"
         );
-        assert_eq!(
-            a.inner.order().point().holder(),
-            Some(f as u32),
-            "taken over without a confirmed death"
-        );
-        // A waiter gets a typed error after the bound instead of hanging.
-        match tx.write_u64(0, 1) {
-            Err(Error::Stalled { what, nodes, .. }) => {
-                assert_eq!(what, "the order point");
-                assert_eq!(nodes, vec![NodeId(f as u16)], "names the holder");
-            }
-            other => panic!("expected Stalled at the order point, got {other:?}"),
-        }
         victim.kill().unwrap();
         victim.wait().unwrap();
-        c.order.word.store(w, Ordering::Release);
         tx.write_u64(0, 2).unwrap();
         lock.acquire().unwrap().release().unwrap();
     }
