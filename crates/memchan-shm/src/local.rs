@@ -131,8 +131,7 @@ impl Local {
     pub(crate) fn new(
         cluster: String,
         ctl: ShmMap,
-        presence: ShmMap,
-        live: crate::presence::PresenceLock,
+        (presence, live): (ShmMap, crate::presence::PresenceLock),
         me: NodeId,
         incarnation: u64,
         params: Params,

@@ -440,8 +440,7 @@ impl Inner {
             local: Local::new(
                 name.to_string(),
                 ctl,
-                presence,
-                live,
+                (presence, live),
                 me,
                 incarnation,
                 params,
@@ -487,11 +486,10 @@ impl Inner {
                 // Gone by the kernel (its presence lock), not by its pid word.
                 if o.state.load(Ordering::Acquire) == node_state::ALIVE
                     && inner.local.vacant(NodeId(n as u16), inc)
+                    && inner.mark_failed(NodeId(n as u16), node_state::ALIVE)
                 {
-                    if inner.mark_failed(NodeId(n as u16), node_state::ALIVE) {
-                        inner.order().recover(NodeId(n as u16));
-                        inner.cleanup_failed(NodeId(n as u16), inc);
-                    }
+                    inner.order().recover(NodeId(n as u16));
+                    inner.cleanup_failed(NodeId(n as u16), inc);
                 }
             }
             let epoch = inner.push_event(inner.local.me, incarnation, EventKind::Joined);

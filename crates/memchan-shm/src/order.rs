@@ -590,8 +590,11 @@ struct Prepared {
     seg: SegRef,
     offset: usize,
     data: Vec<u8>,
-    dests: Vec<(NodeId, Option<(u64, Arc<RxObject>)>)>,
+    dests: Vec<(NodeId, Option<MappedDest>)>,
 }
+
+/// A destination's incarnation and its receive memory, mapped for a recovery.
+type MappedDest = (u64, Arc<RxObject>);
 
 /// Tries, under the order point, to bring an ordered packet's targets up to date
 /// without mapping receive memory, before the point is left to map outside it.
