@@ -224,6 +224,15 @@ impl SegmentOps for Segment {
         self.seg.size
     }
 
+    fn owner(&self) -> memchan_core::SegOwner {
+        let p = &self.seg.perm;
+        memchan_core::SegOwner {
+            uid: p.uid,
+            gid: p.gid,
+            mode: p.mode,
+        }
+    }
+
     fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
         RxMapping::new(self.inner.clone(), self.seg.clone(), attrs)
     }
