@@ -848,6 +848,7 @@ impl Inner {
             validate::mode(mode)?;
         }
         let _g = self.plane()?;
+        self.local.check_alive()?;
         let c = self.local.ctl();
         for (i, e) in c.segs.iter().enumerate() {
             if e.state.load(Ordering::Acquire) == seg_state::LIVE && load_name(&e.name) == name {
@@ -903,6 +904,8 @@ impl Inner {
     /// Checks the caller's permission (`want`: 4 read, 2 write) on a segment: the
     /// kernel's answer to opening its permission object with that access.
     pub(crate) fn check_perm(&self, seg: &SegRef, want: u32, op: &'static str) -> Result<()> {
+        // An isolated node maps nothing (on 4c63486 its map_rx returned Ok).
+        self.local.check_alive()?;
         seg.perm.access(want, &seg.name, op, self.local.uid)
     }
 
@@ -969,6 +972,11 @@ impl Inner {
             })
             .flatten();
         self.order().enter()?;
+        // Under the point, as for an ordered packet: an isolated node joins no rx set.
+        if let Err(e) = self.local.check_alive() {
+            self.order().leave();
+            return Err(e);
+        }
         if let Some(src) = src {
             // Through a private buffer: both sides are receive memory, which other
             // processes reach (the copy runs under the order point, so no ordered
@@ -1529,6 +1537,37 @@ mod tests {
 
     fn ctl_path(name: &str) -> String {
         format!("/dev/shm/memchan.{name}.ctl")
+    }
+
+    #[test]
+    fn an_isolated_node_cannot_map_a_segment() {
+        // Defect 10 of the 4c63486 probe: an isolated node's map_rx returned Ok.
+        let name = cluster("isomap");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let b = Node::join(&name, &Config::default()).unwrap();
+        use memchan_core::transport::SegmentOps;
+        let seg = b.segment("s", 4096, 0o600).unwrap();
+        a.inner
+            .declare_failed(b.node_id(), b.inner.local.incarnation);
+        assert!(!a.members().contains(b.node_id()));
+        assert!(
+            matches!(
+                seg.map_rx_with(memchan_core::RxAttrs::default()),
+                Err(Error::Isolated { .. })
+            ),
+            "map_rx of an isolated node"
+        );
+        assert!(matches!(
+            seg.map_tx(
+                memchan_core::Dest::Broadcast,
+                memchan_core::TxAttrs::default()
+            ),
+            Err(Error::Isolated { .. })
+        ));
+        assert!(matches!(
+            b.segment("t", 4096, 0o600),
+            Err(Error::Isolated { .. })
+        ));
     }
 
     fn refused(r: memchan_core::Result<Node>, why: &str) {
