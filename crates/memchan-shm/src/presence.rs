@@ -6,6 +6,9 @@
 //! member for gone (takes its order point over, reaps its slot, stops counting it) on
 //! a pid word only after this lock says so ([`vacant`]), never on the word alone.
 //!
+//! The descriptor is close-on-exec; a child forked without exec would share the lock
+//! and keep its node counted while it lives.
+//!
 //! Another member can hold the lock of a dead node's file (it may open it), which
 //! keeps that node counted until the stall bounds end the waits on it; it cannot
 //! release a live node's lock, nor remove the file (`/dev/shm` is sticky).
