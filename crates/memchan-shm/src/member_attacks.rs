@@ -206,6 +206,9 @@ fn worker() {
     if role != "victim" {
         drop_root();
     }
+    if role == "forge-kill" {
+        return forge_kill(&name, &args);
+    }
     let node = Node::join(&name, &shared()).unwrap();
     println!("JOINED {}", node.node_id().0);
     match role.as_str() {
@@ -479,6 +482,42 @@ fn forge_slot(node: &Node, args: &str) {
         std::thread::yield_now();
     }
     println!("STOPPED 1");
+}
+
+/// Attack c5: a fake node in a free slot, ALIVE with a stale heartbeat, holding the
+/// order point, whose pid word names `args`, a root process that is no member. Done
+/// through the control block alone, without joining: root's nodes are then the only
+/// survivors, so it is theirs to act on the slot (and so the test is not vacuous).
+fn forge_kill(name: &str, args: &str) {
+    let map = crate::shm::ShmMap::open(&crate::local::ctl_name(name), crate::shm::Open::Existing)
+        .unwrap();
+    assert!(map.len() >= std::mem::size_of::<crate::control::Control>());
+    // SAFETY: the mapping holds a whole `Control` (checked above), lives until this
+    // function returns, and is only accessed through atomics.
+    let c = unsafe { &*(map.ptr() as *const crate::control::Control) };
+    let f = (0..c.nodes.len())
+        .rev()
+        .find(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::FREE)
+        .unwrap();
+    let s = &c.nodes[f];
+    s.pid.store(args.parse().unwrap(), Ordering::Relaxed);
+    s.incarnation.store(8_000_000, Ordering::Relaxed);
+    s.heartbeat_ns.store(0, Ordering::Relaxed);
+    let word = &c.order.word;
+    loop {
+        let w = word.load(Ordering::Acquire);
+        if w & 0xFFFF == 0
+            && word
+                .compare_exchange(w, w | (f as u64 + 1), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    s.state.store(node_state::ALIVE, Ordering::Release);
+    println!("FORGED {f}");
+    wait_for("END");
 }
 
 /// A root node that dies mid-life: maps a segment, sends ordered packets (so it has a
@@ -867,6 +906,43 @@ fn a_member_that_rewrites_a_nodes_pid_and_heartbeat_words_does_not_get_it_isolat
     w.expect("STOPPED");
     w.finish();
     drop(b);
+    drop(a);
+    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+}
+
+#[test]
+fn a_member_cannot_make_root_signal_a_process_through_a_forged_slot() {
+    root_only();
+    let name = cluster("c5");
+    let a = Node::join(&name, &shared()).unwrap();
+    let seg = a.segment("s", 4096, 0o600).unwrap();
+    let rx = seg.map_rx_with(RxAttrs::default()).unwrap();
+    let bcast = TxAttrs {
+        local_copy: true,
+        ..TxAttrs::default()
+    };
+    let tx = seg.map_tx(Dest::Broadcast, bcast).unwrap();
+    // A root process that is no member (on 4c63486 root's node SIGKILLed it).
+    let mut victim = Command::new("sleep").arg("300").spawn().unwrap();
+    let mut w = Worker::spawn("forge-kill", &name, &victim.id().to_string());
+    let f: usize = w.expect("FORGED").parse().unwrap();
+    // No node stands behind the slot (no presence lock): root's service thread reaps
+    // it and frees the point, signalling nothing.
+    wait_until("the fake holder reaped", || {
+        a.inner.local.ctl().nodes[f].state.load(Ordering::Acquire) == node_state::FREE
+            && a.inner.order().holder().is_none()
+    });
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "memchan signalled a process that is no member"
+    );
+    tx.write_u64(0, 3).unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 3);
+    w.say("END");
+    w.finish();
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    drop((tx, rx, seg));
     drop(a);
     assert_eq!(left_in_shm(&name), Vec::<String>::new());
 }
