@@ -147,9 +147,9 @@ impl Lock {
     }
 }
 
-/// The lock page as the bid protocol sees it, for one acquire: the stall state and
-/// the collisions so far.
-struct Page<'a>(&'a Lock, RefCell<Option<Stall>>, Cell<u32>);
+/// The lock page as the bid protocol sees it, for one acquire: the stall state, the
+/// collisions so far and the reads of the page after many collisions.
+struct Page<'a>(&'a Lock, RefCell<Option<Stall>>, Cell<u32>, Cell<u32>);
 
 /// How long an acquire has waited, and since when the other bids are the same.
 struct Stall {
@@ -160,7 +160,7 @@ struct Stall {
 
 impl<'a> Page<'a> {
     fn new(lock: &'a Lock) -> Page<'a> {
-        Page(lock, RefCell::new(None), Cell::new(0))
+        Page(lock, RefCell::new(None), Cell::new(0), Cell::new(0))
     }
 
     /// The stall rule of a wait for other bids to go: `Error::Stalled` once they stayed
@@ -199,7 +199,11 @@ impl BidPage for Page<'_> {
         // After many collisions (bids that keep coming, perhaps a member toggling its
         // byte) the wait may never reach `hold_off`'s check.
         if self.2.get() >= 8 {
-            self.check_stall()?;
+            let reads = self.3.get().wrapping_add(1);
+            self.3.set(reads);
+            if reads.is_multiple_of(64) {
+                self.check_stall()?;
+            }
         }
         self.0.others_bid()
     }
