@@ -168,6 +168,20 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// `global_time()` before this node's clock is synchronised with the cluster's:
+    /// through a hub, until enough of the hub's time packets and one echoed probe
+    /// arrived (`memchan_core::clock`).
+    #[error(
+        "the global clock is not synchronised yet ({time_packets} time packets and {probes} \
+         echoed probes received; it needs {} and 1)",
+        crate::clock::SYNC_DOWN
+    )]
+    ClockNotSynchronised {
+        /// The hub's time packets this node holds.
+        time_packets: usize,
+        /// Its probes the hub echoed.
+        probes: usize,
+    },
 }
 
 /// The " (waiting for node 3, node 7)" tail of [`Error::Stalled`].
@@ -205,6 +219,7 @@ impl Error {
             Error::Unsupported(_) => 19,
             Error::Os { .. } => 20,
             Error::Stalled { .. } => 21,
+            Error::ClockNotSynchronised { .. } => 30,
         }
     }
 

@@ -18,6 +18,7 @@
 pub mod attr;
 pub mod backoff;
 pub mod bidlock;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod event;
@@ -33,6 +34,7 @@ pub mod transport;
 pub mod validate;
 
 pub use attr::{Dest, RxAttrs, TxAttrs};
+pub use clock::GlobalTime;
 pub use config::{Config, HubSpec};
 pub use error::{Error, Result};
 pub use event::{EventKind, MembershipEvent};

@@ -14,6 +14,7 @@
 //! tests on every transport.
 
 use crate::attr::{Dest, RxAttrs, TxAttrs};
+use crate::clock::GlobalTime;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::event::MembershipEvent;
@@ -179,6 +180,14 @@ pub trait Transport: Sized + Send + Sync + 'static {
     /// # Errors
     /// A bad lock name (`Invalid`), a full segment table.
     fn lock(&self, name: &str) -> Result<Self::Lock>;
+    /// The cluster's global clock (SPEC Semantics 10): a time every node reads alike,
+    /// with its accuracy bound measured at run time (`crate::clock`). Two readings of
+    /// one moment on any two nodes differ by at most the sum of their bounds.
+    ///
+    /// # Errors
+    /// `ClockNotSynchronised` before this node's clock is synchronised (through a
+    /// hub, until its first time packets and an echoed probe arrived).
+    fn global_time(&self) -> Result<GlobalTime>;
     /// The address of the hub this node hosts in its process (virtual hub).
     ///
     /// # Errors

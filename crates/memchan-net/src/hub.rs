@@ -31,6 +31,7 @@ mod gate;
 
 pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
 
+use crate::clock;
 use crate::handshake::{self, read_frame, STEP};
 use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
@@ -82,6 +83,10 @@ pub struct HubConfig {
     pub max_pending: usize,
     /// Pending connections from one source (IPv4 address, IPv6 /64), at most.
     pub max_pending_per_source: usize,
+    /// How often every member gets a time packet (`clock.rs`); `None`: the hub's
+    /// clock is off (no time packets, probes unanswered), so no node's global clock
+    /// synchronises (a test's "not synchronised" case).
+    pub clock_period: Option<Duration>,
 }
 
 impl Default for HubConfig {
@@ -97,6 +102,7 @@ impl Default for HubConfig {
             link: LinkConfig::default(),
             max_pending: 256,
             max_pending_per_source: 32,
+            clock_period: Some(Duration::from_millis(50)),
         }
     }
 }
@@ -498,6 +504,18 @@ impl Handler for HubHandler<'_> {
     }
 
     fn control(&mut self, _link: &Link, kind: Kind, payload: &[u8]) {
+        if kind == Kind::TimeProbe {
+            // Stamped on arrival, before the lock: a later stamp only loosens the
+            // node's upper bound. The answer goes out in the hub's order.
+            let now = clock::mono_ns();
+            if let (Some(t), Some(_)) = (clock::get_probe(payload), self.sh.cfg.clock_period) {
+                let st = self.sh.lock();
+                if st.alive(self.node, self.inc) {
+                    st.send(self.node, Kind::Time, &[&clock::time(now, t)]);
+                }
+            }
+            return;
+        }
         if kind == Kind::Heartbeat {
             if let Ok(c) = proto::get_heartbeat(payload) {
                 let mut st = self.sh.lock();
@@ -512,12 +530,17 @@ impl Handler for HubHandler<'_> {
 fn timer_loop(sh: Arc<Shared>) {
     let tick = (sh.cfg.heartbeat / 4).clamp(Duration::from_millis(5), Duration::from_millis(20));
     let mut last_hb = Instant::now();
+    let mut last_time = Instant::now();
     while !sh.stop.load(Relaxed) {
         std::thread::sleep(tick);
         let links = sh.remote_links();
         let hb = last_hb.elapsed() >= sh.cfg.heartbeat;
         if hb {
             last_hb = Instant::now();
+        }
+        if matches!(sh.cfg.clock_period, Some(p) if last_time.elapsed() >= p) {
+            last_time = Instant::now();
+            sh.time_packets(&links);
         }
         for &(node, inc, ref link) in links.iter() {
             let silent = link.silence();
@@ -635,6 +658,18 @@ impl State {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A time packet to every remote member, each stamped under the hub lock as it is
+    /// queued: it takes its place in the one order (a node in the hub's process reads
+    /// the hub's clock itself).
+    fn time_packets(&self, links: &Links) {
+        let st = self.lock();
+        for &(node, inc, _) in links.iter() {
+            if st.alive(node, inc) {
+                st.send(node, Kind::Time, &[&clock::time(clock::mono_ns(), 0)]);
+            }
+        }
     }
 
     fn admit(&self, j: &Join, sink: Sink, addr: String) -> Result<Welcome, String> {

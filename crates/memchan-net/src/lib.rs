@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod clock;
 pub mod handshake;
 pub mod hub;
 pub mod link;

@@ -350,6 +350,27 @@ impl Node {
         self.sh.request(Op::Ack).map(drop)
     }
 
+    /// The global clock: the hub's, as estimated from its time packets (`clock.rs`);
+    /// read directly in the hub's own process.
+    ///
+    /// # Errors
+    /// `ClockNotSynchronised` until enough time packets and an echoed probe arrived.
+    pub fn global_time(&self) -> Result<memchan_core::GlobalTime> {
+        match &self.sh.up {
+            Up::Local(_) => Ok(crate::clock::hub_time()),
+            Up::Link(_) => self.sh.clock.global_time(),
+        }
+    }
+
+    /// What this node's clock estimate rests on (`None`: not synchronised, or this
+    /// node reads the hub's clock directly).
+    pub fn clock_state(&self) -> Option<memchan_core::clock::ClockState> {
+        match &self.sh.up {
+            Up::Local(_) => None,
+            Up::Link(_) => self.sh.clock.state(),
+        }
+    }
+
     /// Cluster barrier (earlier writes applied everywhere before anyone passes).
     pub fn barrier(&self) -> Result<()> {
         self.ack_before_barrier()?;
@@ -599,6 +620,9 @@ impl Transport for Node {
     }
     fn lock(&self, name: &str) -> Result<Lock> {
         self.lock(name)
+    }
+    fn global_time(&self) -> Result<memchan_core::GlobalTime> {
+        self.global_time()
     }
     fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr> {
         self.hub

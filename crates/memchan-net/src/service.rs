@@ -6,6 +6,7 @@
 //! the hub's process (virtual hub) has no service thread: the hub hands it its frames
 //! through a `LocalSlot`.
 
+use crate::clock::{self, NodeClock};
 use crate::hub::{Hub, LocalPort};
 use crate::link::{Handler, Link, LinkError};
 use crate::proto::{self, event_kind, Join};
@@ -63,6 +64,8 @@ pub(crate) struct Shared {
     heartbeat: Duration,
     /// `wake` was written and not yet drained (one syscall per wake-up, not per write).
     wake_pending: AtomicBool,
+    /// The global clock's estimate, fed by the hub's `Time` frames.
+    pub(crate) clock: NodeClock,
 }
 
 thread_local! {
@@ -161,6 +164,7 @@ impl Shared {
             .map_err(|e| Error::os("create the wake-up eventfd", e))?,
             wake_pending: AtomicBool::new(false),
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
+            clock: NodeClock::new(),
         })
     }
 
@@ -262,6 +266,7 @@ impl Shared {
             if last_hb.elapsed() >= heartbeat {
                 last_hb = Instant::now();
                 link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
+                link.send_control(Kind::TimeProbe, &clock::probe(clock::mono_ns()));
             }
         }
     }
@@ -343,6 +348,7 @@ impl Shared {
     /// A frame from the hub, in its order.
     fn on_frame(&self, kind: Kind, payload: &[u8]) {
         match kind {
+            Kind::Time => self.clock.on_time(payload, clock::mono_ns()),
             Kind::Deliver => {
                 if let Ok((_origin, seg, gen, offset, data)) = proto::get_deliver(payload) {
                     self.deliver(seg, gen, offset, data);

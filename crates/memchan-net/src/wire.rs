@@ -85,6 +85,12 @@ pub enum Kind {
     Heartbeat = 12,
     /// hub → node (control): this node was isolated; the link closes.
     Isolated = 13,
+    /// hub → node (reliable, in the hub's order): a time packet, the hub's clock and
+    /// the probe it answers, if any (`clock.rs`).
+    Time = 26,
+    /// node → hub (control): a clock probe, the node's clock; the hub answers with a
+    /// `Time` frame.
+    TimeProbe = 27,
 }
 
 impl Kind {
@@ -104,6 +110,8 @@ impl Kind {
             11 => Nak,
             12 => Heartbeat,
             13 => Isolated,
+            26 => Time,
+            27 => TimeProbe,
             _ => return None,
         })
     }
@@ -112,7 +120,7 @@ impl Kind {
     pub fn reliable(self) -> bool {
         matches!(
             self,
-            Kind::Data | Kind::Deliver | Kind::Request | Kind::Response | Kind::Event
+            Kind::Data | Kind::Deliver | Kind::Request | Kind::Response | Kind::Event | Kind::Time
         )
     }
 }

@@ -25,6 +25,7 @@
 //! # Ok::<(), memchan_core::Error>(())
 //! ```
 
+mod clock;
 mod control;
 mod futex;
 #[cfg(test)]
@@ -53,6 +54,7 @@ pub use node::{EventKind, MembershipEvent};
 pub use rxmap::RxMapping;
 pub use tx::TxMapping;
 
+pub use clock::{calibration as clock_calibration, Calibration as ClockCalibration};
 use local::SegRef;
 use memchan_core::transport::{Caps, SegmentOps, Transport};
 use memchan_core::{Config, Dest, GroupId, NodeId, NodeSet, Result, RxAttrs, TxAttrs};
@@ -173,6 +175,10 @@ impl Transport for Node {
             });
         }
         self.inner.barrier(1 + g.index(), Some(members))
+    }
+
+    fn global_time(&self) -> Result<memchan_core::GlobalTime> {
+        clock::global_time()
     }
 
     fn lock(&self, name: &str) -> Result<Lock> {

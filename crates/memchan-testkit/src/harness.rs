@@ -218,6 +218,18 @@ impl Worker {
         Worker::start(cmd, role, args, env)
     }
 
+    /// Starts the worker `role` through `wrapper` (a command whose last argument is
+    /// followed by the test binary, e.g. `ip netns exec NS unshare -T --monotonic S`).
+    pub fn spawn_wrapped(
+        mut wrapper: Command,
+        role: &str,
+        args: &[String],
+        env: &[(&str, String)],
+    ) -> Worker {
+        wrapper.arg(std::env::current_exe().expect("test binary"));
+        Worker::start(wrapper, role, args, env)
+    }
+
     /// Like [`spawn_in`](Self::spawn_in), with the worker's stderr captured line by
     /// line for [`expect_stderr`](Self::expect_stderr) (and echoed to ours).
     pub fn spawn_in_capturing(

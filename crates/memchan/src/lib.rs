@@ -42,8 +42,8 @@ pub use memchan_core::validate::{
     CLUSTER_NAME_LEN, EVENT_RING, MAX_SEGMENTS, MAX_SEGMENT_SIZE, NAME_LEN,
 };
 pub use memchan_core::{
-    Config, Dest, Error, EventKind, GroupId, HubSpec, MembershipEvent, NodeId, NodeSet, PageSize,
-    Result, RxAttrs, SegOwner, TxAttrs, MAX_GROUPS, MAX_NODES,
+    Config, Dest, Error, EventKind, GlobalTime, GroupId, HubSpec, MembershipEvent, NodeId, NodeSet,
+    PageSize, Result, RxAttrs, SegOwner, TxAttrs, MAX_GROUPS, MAX_NODES,
 };
 
 use memchan_core::transport::{GuardOps, LockOps, RxOps, SegmentOps, Transport, TxOps};
@@ -305,6 +305,32 @@ impl Cluster {
         Ok(Lock {
             lock: wrap!(NodeFlavor => LockFlavor, &self.node, n => n.lock(name)?),
         })
+    }
+
+    /// The cluster's global clock (seed 000's): a time every node reads alike, with
+    /// its accuracy bound, measured at run time: the cluster's time at the moment of
+    /// the call lies within `ns ± bound_ns`, so two nodes' readings of one moment
+    /// differ by at most the sum of their bounds. On one host it is the host's
+    /// monotonic clock (the invariant TSC), the bound the measured spread between
+    /// cores plus a read's cost; through a hub it is the hub's clock, estimated from
+    /// its time packets, the bound from the fastest packets each way (about half a
+    /// round trip), the drift and a read's cost.
+    ///
+    /// ```
+    /// use memchan::Cluster;
+    /// let c = Cluster::join(&format!("doc-clock-{}", std::process::id()))?;
+    /// let a = c.global_time()?;
+    /// let b = c.global_time()?;
+    /// assert!(b.ns >= a.ns && a.bound_ns > 0);
+    /// # Ok::<(), memchan::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ClockNotSynchronised`] through a hub until this node received enough
+    /// of its time packets (a few clock periods, half a heartbeat each, after the
+    /// join); on one host `Timeout` if a CPU never ran the one-time measurement.
+    pub fn global_time(&self) -> Result<GlobalTime> {
+        each!(NodeFlavor, &self.node, n => n.global_time())
     }
 
     /// The address of the hub this node hosts in its process (virtual hub, started

@@ -6,6 +6,7 @@
 //! The tooling lives in `memchan-testkit`: `harness` (worker processes, the transport
 //! list `every_transport!`, `on_every_transport!`) and `netns` (the topologies).
 
+mod clock;
 mod contract;
 mod lock;
 mod membership;
@@ -43,6 +44,7 @@ fn worker() {
         "hub" => multihost::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),
+        "clock" => clock::worker(&a),
         other => panic!("unknown role {other}"),
     }
 }

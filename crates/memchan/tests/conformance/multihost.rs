@@ -389,7 +389,7 @@ fn report(op: &str, e: Option<Error>) {
 // Test-side helpers.
 
 /// One multi-host test at a time (see the module doc).
-fn serial() -> MutexGuard<'static, ()> {
+pub(crate) fn serial() -> MutexGuard<'static, ()> {
     static SERIAL: Mutex<()> = Mutex::new(());
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -426,7 +426,7 @@ fn port_of(line: &str) -> u16 {
 }
 
 /// A hub worker in the hub namespace, listening on every address of it; its port.
-fn start_hub(
+pub(crate) fn start_hub(
     topo: &Topology,
     hb_ms: u64,
     ft_ms: u64,
@@ -448,7 +448,7 @@ fn start_hub(
 }
 
 /// The hub address host `h` uses.
-fn hub_addr(topo: &Topology, h: usize, port: u16) -> String {
+pub(crate) fn hub_addr(topo: &Topology, h: usize, port: u16) -> String {
     format!("{}:{port}", topo.hosts[h].hub_addr)
 }
 
