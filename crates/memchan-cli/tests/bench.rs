@@ -131,6 +131,12 @@ fn quick_bench_writes_json_tables_and_plots() {
         }
     }
     num(&v, "notify_wake_ns", "memchan");
+    // The global clock's measured bound on both transports (never 0: a read costs).
+    for s in ["shm", "hub"] {
+        num(&v, "clock_bound_ns", s);
+        num(&v, "clock_bound_ns_p99", s);
+    }
+    assert!(stdout.contains("[clock_bound_ns]"), "{stdout}");
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
     // p99s come with the medians.
@@ -588,6 +594,13 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         assert!(x > 0.5, "{name} one-way latency {x} us");
     }
     bw["tcp_raw"].as_f64().expect("tcp_raw bandwidth measured");
+    // The global clock's bound through the hub across the veth.
+    let bound = v["figures"]["clock_bound_ns"]["hub"].as_f64();
+    assert!(
+        bound.is_some_and(|b| b.is_finite() && b > 0.0),
+        "clock_bound_ns.hub = {bound:?}"
+    );
+    assert!(stdout.contains("[clock_bound_ns]"), "{stdout}");
     bw["tcp_raw_64k"]
         .as_f64()
         .expect("tcp_raw_64k bandwidth measured");

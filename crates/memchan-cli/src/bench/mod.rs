@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 pub mod clock;
 pub mod dispatch;
+pub mod global_clock;
 pub mod hosts;
 pub mod memchan_side;
 pub mod model;
@@ -183,6 +184,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
     }
     pb.finish_and_clear();
+    if memchan_on {
+        match global_clock::measure_one_host(&mut set) {
+            Ok(notes) => info.notes.extend(notes),
+            Err(e) => failures.push(format!("memchan measurement clock_bound_ns failed: {e:#}")),
+        }
+    }
     info.elapsed_s = started.elapsed().as_secs_f64();
     info.notes.extend(failures.iter().cloned());
 

@@ -235,6 +235,9 @@ impl Report {
         );
         t.notes.push("no reference: reported".into());
         tables.push(t);
+        if let Some(t) = super::global_clock::table(set) {
+            tables.push(t);
+        }
 
         for t in &mut tables {
             let figure = match t.key {

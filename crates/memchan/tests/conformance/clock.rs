@@ -128,6 +128,10 @@ fn check(ws: &mut [Worker], n: usize, applied_on_return: bool) {
         }
         w.expect_line("DONE", t);
     }
+    // Each leaves the cluster itself (a killed last node would leave its files).
+    for w in ws.iter_mut() {
+        w.finish(t);
+    }
     let mut bad = Vec::new();
     let (mut max_bound, mut max_gap) = (0u64, 0i64);
     for r in 0..ROUNDS as usize {

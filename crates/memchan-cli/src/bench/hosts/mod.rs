@@ -332,6 +332,13 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
     }
     pb.finish_and_clear();
+    // The global clock's bound across the veth (one measurement: a hub in A, a node
+    // in B, both threads of this process; see `global_clock.rs`).
+    let clock_port = port.wrapping_add(1).max(20_000);
+    match super::global_clock::measure_hosts(&mut set, &ns.a, &ns.b, netns::ADDR_A, clock_port) {
+        Ok(note) => info.notes.push(note),
+        Err(e) => failures.push(format!("memchan measurement clock_bound_ns failed: {e:#}")),
+    }
     if memchan_ok == 0 {
         info.memchan = Err("every memchan measurement failed (see the notes)".into());
     }

@@ -26,6 +26,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
+use super::super::global_clock;
 use super::super::model::SampleSet;
 use super::super::report::{machine_json, render_header, render_notes, status_json};
 use super::super::stats::{self, Summary};
@@ -224,6 +225,10 @@ impl HostReport {
         t.round_ratios = round_ratios(set, FIG_BANDWIDTH, &t);
         tables.push(t);
 
+        if let Some(t) = global_clock::table(set) {
+            tables.push(t);
+        }
+
         let hosts = json!({
             "namespaces": [info.namespaces.0, info.namespaces.1],
             "veth": [info.namespaces.0, info.namespaces.1],
@@ -325,6 +330,10 @@ impl HostReport {
             format!("{KEY_BANDWIDTH}_p99"),
             obj(&BANDWIDTH_SERIES, &self.bandwidth, p99),
         );
+
+        for t in self.tables.iter().filter(|t| t.key == global_clock::KEY) {
+            global_clock::json_figures(t, &mut figures);
+        }
 
         let mut ratios = Map::new();
         let mut targets = Vec::new();
