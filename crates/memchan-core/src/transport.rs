@@ -317,6 +317,16 @@ pub trait RxOps: Send {
     /// # Errors
     /// `OutOfBounds`.
     fn attrs(&self, offset: usize) -> Result<RxAttrs>;
+    /// Receive-side remap (seed 000): the packets addressed to page `page` land on page
+    /// `to` of this receive memory from now on (`to == page` undoes it), at the same
+    /// place within the page, with the page's own attributes; senders do not know.
+    /// It holds for every packet applied after it returns (a packet being applied at
+    /// that moment may land at either place: an `ack` or barrier with the senders
+    /// marks the cut). Loads read where they are addressed.
+    ///
+    /// # Errors
+    /// `OutOfBounds` for a page past the segment.
+    fn remap_page(&self, page: usize, to: usize) -> Result<()>;
     /// Blocks, without a busy core, until a write lands on a notify page (`Ok(true)`)
     /// or `timeout` passes (`Ok(false)`).
     ///
@@ -433,6 +443,9 @@ macro_rules! ops_from_inherent {
             }
             fn attrs(&self, o: usize) -> $crate::Result<$crate::RxAttrs> {
                 <$rx>::attrs(self, o)
+            }
+            fn remap_page(&self, p: usize, to: usize) -> $crate::Result<()> {
+                <$rx>::remap_page(self, p, to)
             }
             fn wait(&self, t: Option<std::time::Duration>) -> $crate::Result<bool> {
                 <$rx>::wait(self, t)

@@ -129,8 +129,32 @@ impl RxMapping {
         self.check(offset, len, false)?;
         let p = self.mem.page;
         for page in offset / p..(offset + len).div_ceil(p) {
-            self.mem.pct[page].store(attrs.bits(), Ordering::Release);
+            let _ = self.mem.pct[page].fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
+                Some(attrs.bits() | (b & REMAPPED))
+            });
         }
+        Ok(())
+    }
+
+    /// Receive-side remap: the packets addressed to page `page` of this mapping land on
+    /// page `to` of it from now on (`to == page` undoes it), without the senders
+    /// knowing.
+    ///
+    /// # Errors
+    /// `OutOfBounds` for a page past the segment.
+    pub fn remap_page(&self, page: usize, to: usize) -> Result<()> {
+        let ps = self.mem.page;
+        for p in [page, to] {
+            self.check(p.saturating_mul(ps), ps, false)?;
+        }
+        self.mem.remap[page].store(to as u32, Ordering::Release);
+        let _ = self.mem.pct[page].fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
+            Some(if to == page {
+                b & !REMAPPED
+            } else {
+                b | REMAPPED
+            })
+        });
         Ok(())
     }
     /// The attributes of the page holding `offset`.
@@ -195,6 +219,9 @@ pub(crate) struct RxMem {
     base: *mut u8,
     map_len: usize,
     pct: Vec<AtomicU8>,
+    /// Receive-side remap: the page each page's packets land on while its page
+    /// control byte has `REMAPPED`.
+    remap: Vec<AtomicU32>,
     /// Count of packets landed on notify pages; waiters compare it (see `deliver`).
     pub(crate) notify: AtomicU32,
 }
@@ -231,6 +258,9 @@ impl RxMem {
             pct: (0..map_len / page)
                 .map(|_| AtomicU8::new(attrs.bits()))
                 .collect(),
+            remap: (0..map_len / page)
+                .map(|p| AtomicU32::new(p as u32))
+                .collect(),
             notify: AtomicU32::new(0),
         })
     }
@@ -257,13 +287,22 @@ impl RxMem {
             notify |= bits & 2 != 0;
             let lo = (page * self.page).max(offset);
             let hi = ((page + 1) * self.page).min(offset + data.len());
+            // Where the page's bytes land: the same place in the page it is remapped
+            // to (every entry is a page of this memory: `remap_page` checks).
+            let at = if bits & REMAPPED != 0 {
+                let to = self.remap[page].load(Ordering::Acquire) as usize;
+                to * self.page + (lo - page * self.page)
+            } else {
+                lo
+            };
             // Whatever was applied before this packet is visible to a reader that sees
             // any of its bytes with Acquire (the packet store's accesses are Relaxed).
             std::sync::atomic::fence(Ordering::Release);
-            // SAFETY: `lo..hi` is inside the segment (checked above), so inside the
-            // mapping; the application reads it only through atomics.
+            // SAFETY: `lo..hi` is inside one page of the segment (checked above), and
+            // so is `at..at + (hi - lo)` (the same span of another page of it), so
+            // inside the mapping; the application reads it only through atomics.
             unsafe {
-                memchan_core::packet::store(self.base.add(lo), &data[lo - offset..hi - offset])
+                memchan_core::packet::store(self.base.add(at), &data[lo - offset..hi - offset])
             };
         }
         if notify {
@@ -273,6 +312,10 @@ impl RxMem {
         notify
     }
 }
+
+/// A page control byte's remapped bit: not an attribute of `RxAttrs` (set by
+/// `remap_page` only, kept by `set_attrs`), as on one host.
+const REMAPPED: u8 = 1 << 7;
 
 impl Drop for RxMem {
     fn drop(&mut self) {

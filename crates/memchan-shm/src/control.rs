@@ -38,8 +38,8 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
-/// Bumped whenever any shared layout changes.
-pub(crate) const VERSION: u32 = 7;
+/// Bumped whenever any shared layout changes (8: receive memory's remap table).
+pub(crate) const VERSION: u32 = 8;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.

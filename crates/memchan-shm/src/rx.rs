@@ -9,17 +9,27 @@
 //! # Layout
 //!
 //! ```text
-//!  0        8         12        16       24        28        64               H
-//!  +--------+---------+---------+--------+---------+---------+----------------+------------+
-//!  | magic  | notify  | notify  | pages  | retired | reserved| page control   | data pages |
-//!  |        | seq u32 | waiters |  u64   |   u32   |         | table, 1 byte  |  (segment  |
-//!  |        |         |   u32   |        |         |         | per page       |   size)    |
-//!  +--------+---------+---------+--------+---------+---------+----------------+------------+
-//!  H = 64 + pages rounded up to a page, so data is page-aligned.
-//!  page control byte: bit 0 receive enable, bit 1 notify on receive.
+//!  0        8         12        16       24        28        64             R               H
+//!  +--------+---------+---------+--------+---------+---------+--------------+---------------+------------+
+//!  | magic  | notify  | notify  | pages  | retired | reserved| page control | remap table:  | data pages |
+//!  |        | seq u32 | waiters |  u64   |   u32   |         | table, 1 byte| u32 per page  |  (segment  |
+//!  |        |         |   u32   |        |         |         | per page     | (target page) |   size)    |
+//!  +--------+---------+---------+--------+---------+---------+--------------+---------------+------------+
+//!  R = 64 + pages rounded up to 4; H = R + 4 x pages rounded up to a page, so data is
+//!  page-aligned.
+//!  page control byte: bit 0 receive enable, bit 1 notify on receive, bit 7 remapped
+//!  (the page's packets land at the page its remap entry names: receive-side remap).
 //!  retired: 1 once its owner unmapped it (the name may then be taken by a new
 //!  object of the same segment, node and incarnation, see `Order::lookup`).
 //! ```
+//!
+//! **Receive-side remap** (seed 000's MEMORY CHANNEL 2): the owner redirects the
+//! packets addressed to one page of its receive memory to another page of it
+//! ([`RxObject::remap_page`]); senders apply through the table without knowing. A
+//! sender that maps this object could rewrite the table, so the entry is checked
+//! against the page count on every use: it can only send a packet to another page
+//! of the same segment, which its write permission reaches anyway. The remapped bit
+//! sits in the byte `apply` loads already, so an unremapped page costs nothing more.
 
 use crate::futex::SharedFutex;
 use crate::shm::{Open, ShmMap};
@@ -43,11 +53,20 @@ pub(crate) struct RxHeader {
 pub(crate) struct RxObject {
     map: ShmMap,
     data_off: usize,
+    /// Data pages, from the segment's size (never from the header, which another
+    /// member can write).
+    pages: usize,
 }
 
 impl RxObject {
     fn header_len(page: PageSize, size: usize) -> usize {
-        page.round_up(64 + size / page.bytes())
+        let pages = size / page.bytes();
+        page.round_up(Self::remap_off(pages) + 4 * pages)
+    }
+
+    /// Where the remap table starts, for `pages` pages.
+    fn remap_off(pages: usize) -> usize {
+        (64 + pages).next_multiple_of(4)
     }
 
     /// Creates the receive memory named `name` for a `size`-byte segment, every page
@@ -74,12 +93,17 @@ impl RxObject {
         // The kernel allows it only to a member of that group (or root); otherwise the
         // file keeps this process's group, and the right it shows is the uid's alone.
         let _ = rustix::fs::fchown(map.fd(), None, Some(rustix::fs::Gid::from_raw(gid)));
-        let rx = RxObject { map, data_off };
+        let rx = RxObject {
+            map,
+            data_off,
+            pages: size / page.bytes(),
+        };
         let h = rx.header();
         h.pages
             .store((size / page.bytes()) as u64, Ordering::Relaxed);
         for p in 0..size / page.bytes() {
             rx.pct(p).store(attrs.bits(), Ordering::Relaxed);
+            rx.remap(p).store(p as u32, Ordering::Relaxed);
         }
         h.magic.store(RX_MAGIC, Ordering::Release);
         Ok(rx)
@@ -99,7 +123,11 @@ impl RxObject {
                 ),
             });
         }
-        let rx = RxObject { map, data_off };
+        let rx = RxObject {
+            map,
+            data_off,
+            pages: size / page.bytes(),
+        };
         if rx.header().magic.load(Ordering::Acquire) != RX_MAGIC {
             return Err(Error::Invalid {
                 what: "receive memory",
@@ -143,6 +171,43 @@ impl RxObject {
         unsafe { &*(self.map.ptr().add(64 + page) as *const AtomicU8) }
     }
 
+    /// The remap entry of data page `page` (the page its packets land on when the
+    /// page control byte's remapped bit is set).
+    pub(crate) fn remap(&self, page: usize) -> &AtomicU32 {
+        debug_assert!(page < self.pages);
+        let off = Self::remap_off(self.pages) + 4 * page;
+        // SAFETY: the remap table lies between the page control table and the data
+        // (see `header_len`), 4-aligned, one entry per page; accessed only atomically.
+        unsafe { &*(self.map.ptr().add(off) as *const AtomicU32) }
+    }
+
+    /// Sets the attributes of data page `page`, keeping its remapped bit.
+    pub(crate) fn set_page_attrs(&self, page: usize, attrs: RxAttrs) {
+        let _ = self
+            .pct(page)
+            .fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
+                Some(attrs.bits() | (b & RX_REMAPPED))
+            });
+    }
+
+    /// Receive-side remap: packets addressed to data page `page` land on page `to`
+    /// from now on (`to == page`: where they are addressed again). The caller checked
+    /// both against the page count.
+    pub(crate) fn remap_page(&self, page: usize, to: usize) {
+        // Entry first, then the bit (Release): a sender that sees the bit and reads
+        // the entry with Acquire finds this entry or a later one.
+        self.remap(page).store(to as u32, Ordering::Release);
+        let _ = self
+            .pct(page)
+            .fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
+                Some(if to == page {
+                    b & !RX_REMAPPED
+                } else {
+                    b | RX_REMAPPED
+                })
+            });
+    }
+
     /// Start of the data pages.
     pub(crate) fn data(&self) -> *mut u8 {
         // SAFETY: `data_off + size` ≤ mapping length, checked on open and create.
@@ -157,6 +222,9 @@ pub(crate) struct Target {
     data: *mut u8,
     pct: *const AtomicU8,
     hdr: *const RxHeader,
+    /// The remap table and the page count it was made for (checked entries).
+    remap: *const AtomicU32,
+    pages: usize,
 }
 
 impl Target {
@@ -165,14 +233,23 @@ impl Target {
         data: std::ptr::null_mut(),
         pct: std::ptr::null(),
         hdr: std::ptr::null(),
+        remap: std::ptr::null(),
+        pages: 0,
     };
 
     /// `obj`'s receive memory; valid while `obj` is held.
     pub(crate) fn of(obj: &RxObject) -> Target {
+        let pages = obj.pages;
         Target {
             data: obj.data(),
             pct: obj.pct(0),
             hdr: obj.header(),
+            remap: if pages == 0 {
+                std::ptr::null()
+            } else {
+                obj.remap(0)
+            },
+            pages,
         }
     }
 
@@ -194,22 +271,45 @@ impl Target {
         if bits & RX_ENABLE == 0 {
             return;
         }
+        let mut at = offset;
+        if bits & RX_REMAPPED != 0 {
+            at = self.remapped(page_shift, offset);
+        }
         // Whatever the sender wrote before this packet is visible to a reader that sees
         // any of its bytes with Acquire (the packet store's accesses are Relaxed).
         fence(Ordering::Release);
-        // SAFETY: in bounds by the caller's contract; memchan reaches receive memory
-        // only through atomics (this store, the owner's loads).
-        unsafe { packet::store(self.data.add(offset), data) };
+        // SAFETY: in bounds by the caller's contract (`remapped` keeps it so); memchan
+        // reaches receive memory only through atomics (this store, the owner's loads).
+        unsafe { packet::store(self.data.add(at), data) };
         if bits & RX_NOTIFY != 0 {
             // SAFETY: the header lives as long as the mapping.
             let h = unsafe { &*self.hdr };
             Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
         }
     }
+
+    /// Where a packet at `offset` of a remapped page lands: the same place in the
+    /// page its remap entry names, if that is a page of this memory; else where it is
+    /// addressed (an entry another member scribbled stays inside the segment).
+    #[cold]
+    fn remapped(self, page_shift: u32, offset: usize) -> usize {
+        let page = offset >> page_shift;
+        if page >= self.pages {
+            return offset;
+        }
+        // SAFETY: `page` < `pages`, the remap table's length; the mapping is held.
+        let to = unsafe { (*self.remap.add(page)).load(Ordering::Acquire) } as usize;
+        if to >= self.pages {
+            return offset;
+        }
+        (to << page_shift) | (offset & ((1 << page_shift) - 1))
+    }
 }
 
 const RX_ENABLE: u8 = 1;
 const RX_NOTIFY: u8 = 2;
+/// Not an attribute of `RxAttrs`: set by `remap_page` only, kept by `set_attrs`.
+const RX_REMAPPED: u8 = 1 << 7;
 
 /// Applies one packet to one destination's receive memory (used by recovery, off
 /// the data path).

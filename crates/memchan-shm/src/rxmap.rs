@@ -151,8 +151,23 @@ impl RxMapping {
         self.check(offset, len, false)?;
         let page = self.inner.local.page.bytes();
         for p in offset / page..(offset + len).div_ceil(page) {
-            self.obj.pct(p).store(attrs.bits(), Ordering::Release);
+            self.obj.set_page_attrs(p, attrs);
         }
+        Ok(())
+    }
+
+    /// Receive-side remap: the packets addressed to page `page` of this mapping land on
+    /// page `to` of it from now on (`to == page` undoes it), without the senders
+    /// knowing.
+    ///
+    /// # Errors
+    /// `OutOfBounds` for a page past the segment.
+    pub fn remap_page(&self, page: usize, to: usize) -> Result<()> {
+        let ps = self.inner.local.page.bytes();
+        for p in [page, to] {
+            self.check(p.saturating_mul(ps), ps, false)?;
+        }
+        self.obj.remap_page(page, to);
         Ok(())
     }
 

@@ -553,6 +553,33 @@ impl RxMapping {
     pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
         each!(RxFlavor, &self.rx, r => RxOps::attrs(r, offset))
     }
+    /// Receive-side remap (seed 000's MEMORY CHANNEL 2): the writes addressed to page
+    /// `page` of this mapping land on page `to` of it from now on, at the same place
+    /// within the page and with page `page`'s attributes, without the senders knowing
+    /// (`to == page` undoes it). It holds for every packet applied after it returns;
+    /// a packet being applied at that moment may land at either place, so remap at a
+    /// point the senders' writes are ordered against (an `ack` or a barrier). Loads
+    /// read where they are addressed. Pages are the cluster's (4 or 8 KiB).
+    ///
+    /// ```
+    /// use memchan::{Cluster, Dest, TxAttrs};
+    /// let name = format!("doc-remap-{}", std::process::id());
+    /// let (a, b) = (Cluster::join(&name)?, Cluster::join(&name)?);
+    /// let page = b.page_size();
+    /// let rx = b.segment("frames", 3 * page, 0o600)?.map_rx()?;
+    /// let tx = a.segment("frames", 3 * page, 0o600)?.map_tx(Dest::Node(b.node_id()), TxAttrs::default())?;
+    /// rx.remap_page(0, 2)?;                     // page 0's writes now fill page 2
+    /// tx.write_u64(8, 5)?;
+    /// a.ack()?;
+    /// assert_eq!((rx.load_u64(8)?, rx.load_u64(2 * page + 8)?), (0, 5));
+    /// # Ok::<(), memchan::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `OutOfBounds` for a page past the segment.
+    pub fn remap_page(&self, page: usize, to: usize) -> Result<()> {
+        each!(RxFlavor, &self.rx, r => RxOps::remap_page(r, page, to))
+    }
     /// Blocks, without a busy core, until a write lands on a notify page (`Ok(true)`)
     /// or `timeout` passes (`Ok(false)`).
     ///

@@ -13,6 +13,7 @@ mod membership;
 mod multihost;
 mod ordering;
 mod remap;
+mod rx_remap;
 mod sync_ops;
 
 use memchan_testkit::harness::{args, log_to_stderr};
@@ -45,6 +46,7 @@ fn worker() {
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),
         "clock" => clock::worker(&a),
+        "rx-remap" => rx_remap::worker(&a),
         other => panic!("unknown role {other}"),
     }
 }
