@@ -220,11 +220,11 @@ impl RxObject {
 #[derive(Clone, Copy)]
 pub(crate) struct Target {
     data: *mut u8,
+    /// The page control table: 64 bytes past the header, and the remap table follows
+    /// it (`RxObject::remap_off`), so one pointer reaches all three.
     pct: *const AtomicU8,
-    hdr: *const RxHeader,
-    /// The remap table and the page count it was made for (checked entries).
-    remap: *const AtomicU32,
-    pages: usize,
+    /// The data pages (from the segment's size: remap entries are checked against it).
+    pages: u32,
 }
 
 impl Target {
@@ -232,24 +232,16 @@ impl Target {
     pub(crate) const NONE: Target = Target {
         data: std::ptr::null_mut(),
         pct: std::ptr::null(),
-        hdr: std::ptr::null(),
-        remap: std::ptr::null(),
         pages: 0,
     };
 
     /// `obj`'s receive memory; valid while `obj` is held.
     pub(crate) fn of(obj: &RxObject) -> Target {
-        let pages = obj.pages;
         Target {
             data: obj.data(),
             pct: obj.pct(0),
-            hdr: obj.header(),
-            remap: if pages == 0 {
-                std::ptr::null()
-            } else {
-                obj.remap(0)
-            },
-            pages,
+            // A segment has at most 16 GiB / 4 KiB = 4 Mi pages.
+            pages: obj.pages as u32,
         }
     }
 
@@ -282,8 +274,9 @@ impl Target {
         // reaches receive memory only through atomics (this store, the owner's loads).
         unsafe { packet::store(self.data.add(at), data) };
         if bits & RX_NOTIFY != 0 {
-            // SAFETY: the header lives as long as the mapping.
-            let h = unsafe { &*self.hdr };
+            // SAFETY: the header starts 64 bytes before the page control table and
+            // lives as long as the mapping.
+            let h = unsafe { &*(self.pct.cast::<u8>().sub(64) as *const RxHeader) };
             Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
         }
     }
@@ -294,12 +287,22 @@ impl Target {
     #[cold]
     fn remapped(self, page_shift: u32, offset: usize) -> usize {
         let page = offset >> page_shift;
-        if page >= self.pages {
+        let pages = self.pages as usize;
+        if page >= pages {
             return offset;
         }
-        // SAFETY: `page` < `pages`, the remap table's length; the mapping is held.
-        let to = unsafe { (*self.remap.add(page)).load(Ordering::Acquire) } as usize;
-        if to >= self.pages {
+        // SAFETY: the remap table starts `remap_off(pages)` bytes into the object (64
+        // before the page control table), 4-aligned, `pages` entries; `page` < `pages`;
+        // the mapping is held.
+        let to = unsafe {
+            let table = self
+                .pct
+                .cast::<u8>()
+                .sub(64)
+                .add(RxObject::remap_off(pages));
+            (*(table as *const AtomicU32).add(page)).load(Ordering::Acquire)
+        } as usize;
+        if to >= pages {
             return offset;
         }
         (to << page_shift) | (offset & ((1 << page_shift) - 1))
