@@ -4,7 +4,8 @@
 //! allows) with a page control byte per page. The thread that reads the link applies
 //! each delivered packet to it ([`RxMem::apply`]) in the hub's order, with atomic
 //! stores; [`RxMapping`] is the application's view: atomic loads, `read`, the pages'
-//! attributes, and `wait` for a write to a notify page.
+//! attributes, receive-side remap (`remap_page`: a page's packets land on another
+//! page, as on one host) and `wait` for a write to a notify page.
 
 use crate::proto::Op;
 use crate::service::{Reading, Shared};
