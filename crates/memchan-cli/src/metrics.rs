@@ -428,6 +428,7 @@ mod tests {
                     barriers: 0,
                     hub_side: counters(100),
                     node_side: counters(200),
+                    clock_bound_ns: None,
                 },
                 MemberStatus {
                     node: 9,
@@ -441,6 +442,7 @@ mod tests {
                     barriers: 0,
                     hub_side: counters(300),
                     node_side: counters(400),
+                    clock_bound_ns: None,
                 },
             ],
             segments: vec![SegmentStatus::default(); 5],

@@ -238,6 +238,7 @@ fn render(hub: &str, st: &ClusterStatus) -> String {
                     m.uid.to_string(),
                     m.joined_epoch.to_string(),
                     m.last_heard_ms.to_string(),
+                    m.clock_bound_ns.map_or("-".into(), |b| b.to_string()),
                 ]
             })
             .collect();
@@ -252,6 +253,7 @@ fn render(hub: &str, st: &ClusterStatus) -> String {
                 "uid",
                 "joined_epoch",
                 "last_heard_ms",
+                "clock_bound_ns",
             ],
             &rows,
             3,
@@ -368,6 +370,7 @@ mod tests {
                     tcp_retransmits: 4242,
                     ..Default::default()
                 },
+                clock_bound_ns: Some(31_000),
             }],
             joins: 5,
             refused: 1,
@@ -398,6 +401,10 @@ mod tests {
         let node_row = row("node");
         assert!(node_row.contains("4242") && !node_row.contains("31337"));
         assert!(text.contains("10.0.0.2:5000"));
+        // The member's clock bound, under its column.
+        let members = text.lines().find(|l| l.contains("clock_bound_ns")).unwrap();
+        let member = text.lines().find(|l| l.contains("10.0.0.2:5000")).unwrap();
+        assert!(member.ends_with("31000"), "{members}\n{member}");
         // The header and rows of a table line up.
         let header = text.lines().find(|l| l.contains("crc_failures")).unwrap();
         assert_eq!(header.len(), hub_row.len());

@@ -147,6 +147,7 @@ fn hub_and_status_end_to_end() {
         "members: 2",
         "incarnation",
         "last_heard_ms",
+        "clock_bound_ns",
     ] {
         assert!(t.contains(want), "no `{want}` in:\n{t}");
     }

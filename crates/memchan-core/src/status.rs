@@ -127,6 +127,11 @@ pub struct MemberStatus {
     pub hub_side: LinkCounters,
     /// The node's end, as last reported in its heartbeat (zero on one host).
     pub node_side: LinkCounters,
+    /// The accuracy bound of its global clock (`global_time`) as it last reported it
+    /// in a clock probe, in ns; `None` while it is not synchronised, and on one host
+    /// (each process measures its own there).
+    #[serde(default)]
+    pub clock_bound_ns: Option<u64>,
 }
 
 /// One segment (cluster lock pages are listed under [`ClusterStatus::locks`]).

@@ -11,7 +11,8 @@
 //!   from every echo. A node in the hub's process reads the hub's clock itself.
 //!
 //! Frames (little-endian): `Time` = hub ns (u64), echoed probe ns (u64, 0: none);
-//! `TimeProbe` = node ns (u64). Anything else is ignored: a malformed time frame is
+//! `TimeProbe` = node ns (u64), the node's current bound (u64, 0: not synchronised;
+//! `memchan status` shows it). Anything else is ignored: a malformed time frame is
 //! no sample.
 
 use crate::wire::Get;
@@ -46,13 +47,20 @@ pub fn get_time(b: &[u8]) -> Option<(u64, u64)> {
 }
 
 /// A `TimeProbe` frame's payload.
-pub fn probe(node_ns: u64) -> [u8; 8] {
-    node_ns.to_le_bytes()
+pub fn probe(node_ns: u64, bound_ns: Option<u64>) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&node_ns.to_le_bytes());
+    b[8..].copy_from_slice(&bound_ns.unwrap_or(0).to_le_bytes());
+    b
 }
 
-/// A `TimeProbe` frame's node ns (never 0: 0 means "no probe" in a `Time` frame).
-pub fn get_probe(b: &[u8]) -> Option<u64> {
-    Get::new(b, "time probe").u64().ok().filter(|&t| t != 0)
+/// A `TimeProbe` frame's node ns (never 0: 0 means "no probe" in a `Time` frame) and
+/// the bound it reports (`None`: not synchronised).
+pub fn get_probe(b: &[u8]) -> Option<(u64, Option<u64>)> {
+    let mut g = Get::new(b, "time probe");
+    let t = g.u64().ok().filter(|&t| t != 0)?;
+    let bound = g.u64().ok()?;
+    Some((t, (bound != 0).then_some(bound)))
 }
 
 /// A node's clock state: the estimator its `Time` frames feed.
@@ -109,8 +117,10 @@ mod tests {
     fn frames_round_trip_and_refuse_garbage() {
         assert_eq!(get_time(&time(5, 7)), Some((5, 7)));
         assert_eq!(get_time(&[1, 2, 3]), None);
-        assert_eq!(get_probe(&probe(9)), Some(9));
-        assert_eq!(get_probe(&probe(0)), None);
+        assert_eq!(get_probe(&probe(9, Some(5))), Some((9, Some(5))));
+        assert_eq!(get_probe(&probe(9, None)), Some((9, None)));
+        assert_eq!(get_probe(&probe(0, Some(5))), None);
+        assert_eq!(get_probe(&[1; 8]), None);
         assert_eq!(get_probe(&[]), None);
     }
 

@@ -135,6 +135,8 @@ struct Port {
     inflight: VecDeque<(u64, u32)>,
     /// Deliveries to this node it has not released: (down seq, origin, origin's seq).
     owed: VecDeque<(u64, u16, u64)>,
+    /// Its global clock's bound as its last probe reported it (`memchan status`).
+    clock_bound_ns: Option<u64>,
 }
 
 struct Seg {
@@ -508,9 +510,12 @@ impl Handler for HubHandler<'_> {
             // Stamped on arrival, before the lock: a later stamp only loosens the
             // node's upper bound. The answer goes out in the hub's order.
             let now = clock::mono_ns();
-            if let (Some(t), Some(_)) = (clock::get_probe(payload), self.sh.cfg.clock_period) {
-                let st = self.sh.lock();
-                if st.alive(self.node, self.inc) {
+            if let Some((t, bound)) = clock::get_probe(payload) {
+                let mut st = self.sh.lock();
+                if let Some(p) = st.port_mut(self.node, self.inc) {
+                    p.clock_bound_ns = bound;
+                }
+                if self.sh.cfg.clock_period.is_some() && st.alive(self.node, self.inc) {
                     st.send(self.node, Kind::Time, &[&clock::time(now, t)]);
                 }
             }
@@ -715,6 +720,7 @@ impl Shared {
             node_counters: LinkCounters::default(),
             inflight: VecDeque::new(),
             owed: VecDeque::new(),
+            clock_bound_ns: None,
         });
         let welcome = Welcome {
             node,
@@ -1332,6 +1338,11 @@ impl Shared {
                         last_heard_ms: heard.as_millis() as u64,
                         hub_side,
                         node_side: p.node_counters.clone(),
+                        // The hub's own node reads the hub's clock.
+                        clock_bound_ns: match p.sink {
+                            Sink::Local(_) => Some(clock::read_cost()),
+                            Sink::Remote(_) => p.clock_bound_ns,
+                        },
                     })
                 })
                 .collect(),

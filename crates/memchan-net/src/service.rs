@@ -266,7 +266,8 @@ impl Shared {
             if last_hb.elapsed() >= heartbeat {
                 last_hb = Instant::now();
                 link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
-                link.send_control(Kind::TimeProbe, &clock::probe(clock::mono_ns()));
+                let bound = self.clock.global_time().ok().map(|t| t.bound_ns);
+                link.send_control(Kind::TimeProbe, &clock::probe(clock::mono_ns(), bound));
             }
         }
     }

@@ -237,6 +237,8 @@ fn global_clock_not_synchronised_is_a_typed_error() {
     let e = c.global_time().unwrap_err();
     assert_eq!(e.code(), 30);
     assert!(e.to_string().contains("not synchronised"), "{e}");
+    // `memchan status` shows no bound for it.
+    assert_eq!(off.status().members[0].clock_bound_ns, None);
     drop(c);
 
     let shm = Transport::Shm.join(&unique_cluster("clockshm")).unwrap();
@@ -244,9 +246,23 @@ fn global_clock_not_synchronised_is_a_typed_error() {
     assert!(g.bound_ns > 0);
 
     let hub = Transport::hub_timed(Default::default());
-    let c = hub.join(&unique_cluster("clockon")).unwrap();
+    let name = unique_cluster("clockon");
+    let c = hub.join(&name).unwrap();
     let g = synced(&c);
     assert!(g.bound_ns > 0);
+    // Its next probe (one per heartbeat) reports its bound to the hub's status.
+    let start = Instant::now();
+    let shown = loop {
+        if let Some(b) = hub.status(&name).members[0].clock_bound_ns {
+            break b;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no bound in the status"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(shown > 0);
     // Readings move forward (within their bounds) once synchronised.
     let h = c.global_time().unwrap();
     assert!(h.ns + h.bound_ns + g.bound_ns >= g.ns, "{g:?} then {h:?}");
