@@ -21,8 +21,11 @@
 //! from its causal floor, zero, to what was observed), plus the handler time (the
 //! cost of reading the local clock). The clocks' rates differ: the drift is the
 //! slope of the lower bound between the oldest and newest halves of the window, and
-//! each bound is carried forward to now by it, widened by its uncertainty (twice
-//! the interval's width over the time between the two halves) times its age.
+//! each bound is carried forward to now by it, widened by its uncertainty times its
+//! age. That uncertainty is twice the interval's width plus the window's range of
+//! downward latency (the observed spread: the older half's fastest packet may have
+//! been slower than the newer half's by that much), over the time between the two
+//! halves.
 //!
 //! ```
 //! use memchan_core::clock::ClockSync;
@@ -64,7 +67,8 @@ impl GlobalTime {
 }
 
 /// Down samples kept (time packets): at one per heartbeat/2, some seconds.
-const DOWN: usize = 64;
+pub const WINDOW: usize = 64;
+const DOWN: usize = WINDOW;
 /// Up samples kept (echoed probes).
 const UP: usize = 16;
 /// Down samples needed before the clock counts as synchronised (with one up sample):
@@ -152,11 +156,29 @@ impl ClockSync {
             return;
         }
         let slope = (b.1 - a.1) as f64 / span as f64;
-        // Each end is known to within the interval's width: the slope to within
-        // twice that over the span.
+        // The newer end is known to within the interval's width; the older end's best
+        // packet may have been slower than the newer's by up to the window's latency
+        // range (a busy stretch): the slope is known to within both over the span.
         let width = self.width_at(b.0, slope, 0.0).max(0) as f64;
         self.drift = slope;
-        self.drift_err = 2.0 * width / span as f64;
+        // The range without the slope too: a slope fitted to a slow stretch would
+        // explain part of it away.
+        let range = self.latency_range(slope).max(self.latency_range(0.0));
+        self.drift_err = (2.0 * width + range) / span as f64;
+    }
+
+    /// The range of the down samples' lower bounds with the drift `slope` taken out:
+    /// how much the downward latency varied over the window.
+    fn latency_range(&self, slope: f64) -> f64 {
+        let resid = |&(t, v): &(u64, i64)| v as f64 - slope * (t as f64);
+        let (mn, mx) = self
+            .down
+            .iter()
+            .map(resid)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), r| {
+                (a.min(r), b.max(r))
+            });
+        (mx - mn).max(0.0)
     }
 
     /// The offset bounds at local time `now`, each carried forward by `drift` and
@@ -213,17 +235,9 @@ impl ClockSync {
             return None;
         }
         let (lo, hi) = self.bounds_at(now, self.drift, self.drift_err);
-        let resid = |&(t, v): &(u64, i64)| v as f64 - self.drift * (t as f64);
-        let (mn, mx) = self
-            .down
-            .iter()
-            .map(resid)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), r| {
-                (a.min(r), b.max(r))
-            });
         Some(ClockState {
             width_ns: (hi - lo).abs() as u64,
-            latency_range_ns: (mx - mn).max(0.0) as u64,
+            latency_range_ns: self.latency_range(self.drift) as u64,
             drift_ppm: self.drift * 1e6,
             samples: (self.down.len(), self.up.len()),
         })
@@ -284,6 +298,44 @@ mod tests {
         run(-3_000_000, 0.0, |k| 20_000 + (k * 7919 % 50_000));
         run(7_000, 40.0, |k| 10_000 + (k * 104_729 % 200_000));
         run(0, -25.0, |k| if k % 10 == 3 { 5_000_000 } else { 15_000 });
+    }
+
+    #[test]
+    fn a_slow_stretch_does_not_fake_a_drift() {
+        // The first half of the window is all slow (2 ms), the rest fast (20 µs): the
+        // drift estimate is off, and its uncertainty must cover that.
+        run(123_456, 3.0, |k| if k < 40 { 2_000_000 } else { 20_000 });
+        run(-9_999, 0.0, |k| {
+            if (k / 16) % 2 == 0 {
+                1_500_000
+            } else {
+                15_000
+            }
+        });
+    }
+
+    #[test]
+    fn random_latencies_bursts_and_drifts_stay_within_the_bound() {
+        // A small LCG: deterministic, no dependency.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            seed >> 33
+        };
+        for _ in 0..60 {
+            let off = next() as i64 - (1 << 30);
+            let skew = (next() % 101) as f64 - 50.0;
+            let base = 5_000 + next() % 100_000;
+            let jitter = 1 + next() % 300_000;
+            let burst_len = 1 + next() % 48;
+            let burst = next() % 5_000_000;
+            let salt = next();
+            run(off, skew, move |k| {
+                let h = (k ^ salt).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+                let slow = (k / burst_len + salt) % 3 == 0;
+                base + h % jitter + if slow { burst } else { 0 }
+            });
+        }
     }
 
     #[test]

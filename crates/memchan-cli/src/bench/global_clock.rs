@@ -6,9 +6,11 @@
 //!   of the host's clock plus a read's cost, the same for every reading of a process.
 //! - `hub`: a node joined through a hub over TCP (loopback on one host; with
 //!   `--hosts`, a hub in namespace A and the node in namespace B, across the veth).
-//!   Once its clock is synchronised, [`SAMPLES`] readings spread over the hub's time
-//!   packets (one every [`SPACING`]); each bound is half the offset interval the
-//!   fastest packets each way leave, plus drift and a read's cost.
+//!   Once its clock is synchronised and its estimator holds a full window of time
+//!   packets (the steady state, about 3 s), [`SAMPLES`] readings spread over the
+//!   hub's time packets (one every [`SPACING`]); each bound is half the offset
+//!   interval the fastest packets each way leave, plus drift and a read's cost. The
+//!   note gives the first bound, right after synchronisation, too.
 //!
 //! There is no reference or target: seed 000 gives the formula (twice the range of
 //! network latency plus handler time), not a figure to compare with.
@@ -119,6 +121,15 @@ fn sample_hub(name: &str, addr: &str, what: &str) -> Result<(Vec<f64>, String)> 
         }
     }
     let synced_ms = start.elapsed().as_secs_f64() * 1e3;
+    let first = node.global_time().context("global_time (hub)")?.bound_ns;
+    // The steady state: a full window of time packets.
+    while node
+        .clock_state()
+        .is_some_and(|s| s.samples.0 < memchan_core::clock::WINDOW)
+        && start.elapsed() < SYNC_DEADLINE
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let mut v = Vec::with_capacity(SAMPLES);
     for _ in 0..SAMPLES {
         v.push(node.global_time().context("global_time (hub)")?.bound_ns as f64);
@@ -128,12 +139,16 @@ fn sample_hub(name: &str, addr: &str, what: &str) -> Result<(Vec<f64>, String)> 
     node.leave();
     let note = match state {
         Some(s) => format!(
-            "clock_bound_ns {what}: synchronised {synced_ms:.0} ms after the join; offset \
-             interval {} ns wide (fastest down + up latency), down-latency range {} ns, drift \
-             {:.2} ppm, {} time packets and {} echoed probes held",
-            s.width_ns, s.latency_range_ns, s.drift_ppm, s.samples.0, s.samples.1
+            "clock_bound_ns {what}: synchronised {synced_ms:.0} ms after the join (first bound \
+             {first} ns); sampled with {} time packets and {} echoed probes held: offset \
+             interval {} ns wide (fastest down + up latency, drift uncertainty included), \
+             down-latency range {} ns, drift {:.2} ppm",
+            s.samples.0, s.samples.1, s.width_ns, s.latency_range_ns, s.drift_ppm
         ),
-        None => format!("clock_bound_ns {what}: synchronised {synced_ms:.0} ms after the join"),
+        None => format!(
+            "clock_bound_ns {what}: synchronised {synced_ms:.0} ms after the join (first bound \
+             {first} ns)"
+        ),
     };
     Ok((v, note))
 }
