@@ -320,3 +320,54 @@ pub(crate) fn apply(view: &RxObject, page: PageSize, offset: usize, data: &[u8])
     // SAFETY: callers checked the range against the segment; `view` is held.
     unsafe { Target::of(view).apply(page.bytes().trailing_zeros(), offset, data) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Receive-side remap as a sender applies it, and a remap table another member
+    /// scribbled: a packet lands on the page the entry names if that is a page of the
+    /// segment, else where it is addressed; never outside.
+    #[test]
+    fn remap_moves_packets_within_the_segment_only() {
+        let page = PageSize::K4;
+        let ps = page.bytes();
+        let name = format!("memchan.unit-remap-{}", std::process::id());
+        let rx = RxObject::create(&name, page, 3 * ps, 0o600, 0, RxAttrs::default()).unwrap();
+        ShmMap::unlink(&name);
+        let shift = ps.trailing_zeros();
+        let at = |off: usize| {
+            let mut b = [0u8; 8];
+            // SAFETY: in bounds of the 3-page data; nothing else writes it.
+            unsafe { packet::load(rx.data().add(off), &mut b) };
+            u64::from_le_bytes(b)
+        };
+        let put = |off: usize, v: u64| {
+            // SAFETY: `off + 8` is within the segment; `rx` is held.
+            unsafe { Target::of(&rx).apply(shift, off, &v.to_le_bytes()) }
+        };
+        rx.remap_page(0, 2);
+        put(16, 1);
+        assert_eq!((at(16), at(2 * ps + 16)), (0, 1));
+        rx.set_page_attrs(0, RxAttrs::default());
+        put(24, 2);
+        assert_eq!(at(2 * ps + 24), 2, "set_attrs keeps the remap");
+        rx.remap_page(0, 0);
+        put(16, 3);
+        assert_eq!(at(16), 3, "undone");
+        // Scribbled: the bit set by hand and entries past the segment.
+        rx.pct(1).fetch_or(RX_REMAPPED, Ordering::Relaxed);
+        for bad in [3u32, 4096, u32::MAX] {
+            rx.remap(1).store(bad, Ordering::Relaxed);
+            put(ps + 8, u64::from(bad));
+            assert_eq!(at(ps + 8), u64::from(bad), "entry {bad}: where addressed");
+        }
+        rx.remap(1).store(2, Ordering::Relaxed);
+        put(ps + 32, 9);
+        assert_eq!((at(ps + 32), at(2 * ps + 32)), (0, 9));
+        // A header page count another member rewrote changes nothing.
+        rx.header().pages.store(u64::MAX, Ordering::Relaxed);
+        put(ps + 40, 10);
+        assert_eq!(at(2 * ps + 40), 10);
+    }
+}
