@@ -322,7 +322,7 @@ mod tests {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             seed >> 33
         };
-        for _ in 0..60 {
+        for _ in 0..300 {
             let off = next() as i64 - (1 << 30);
             let skew = (next() % 101) as f64 - 50.0;
             let base = 5_000 + next() % 100_000;
