@@ -19,6 +19,7 @@ pub mod attr;
 pub mod backoff;
 pub mod bidlock;
 pub mod config;
+pub mod deposit;
 pub mod error;
 pub mod event;
 pub mod journal;

@@ -6,6 +6,8 @@
 //! stores; [`RxMapping`] is the application's view: atomic loads, `read`, the pages'
 //! attributes, and `wait` for a write to a notify page.
 
+mod word;
+
 use crate::proto::Op;
 use crate::service::{Reading, Shared};
 use crate::wire::Kind;

@@ -6,6 +6,10 @@
 //! the hub's process (virtual hub) has no service thread: the hub hands it its frames
 //! through a `LocalSlot`.
 
+mod deposit;
+
+pub(crate) use deposit::Deposits;
+
 use crate::hub::{Hub, LocalPort};
 use crate::link::{Handler, Link, LinkError};
 use crate::proto::{self, event_kind, Join};
@@ -63,6 +67,8 @@ pub(crate) struct Shared {
     heartbeat: Duration,
     /// `wake` was written and not yet drained (one syscall per wake-up, not per write).
     wake_pending: AtomicBool,
+    /// Conditional writes' outcomes, both ways (`service/deposit.rs`).
+    pub(crate) deposits: Deposits,
 }
 
 thread_local! {
@@ -105,6 +111,13 @@ impl LocalPort for LocalSlot {
         if let Some(sh) = self.node.get() {
             sh.set_isolated(epoch, why);
         }
+    }
+
+    fn take_outcomes(&self) -> Vec<Vec<u8>> {
+        self.node
+            .get()
+            .map(|sh| sh.deposits.take_pending())
+            .unwrap_or_default()
     }
 }
 
@@ -160,6 +173,7 @@ impl Shared {
             )
             .map_err(|e| Error::os("create the wake-up eventfd", e))?,
             wake_pending: AtomicBool::new(false),
+            deposits: Deposits::default(),
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
         })
     }
@@ -348,6 +362,8 @@ impl Shared {
                     self.deliver(seg, gen, offset, data);
                 }
             }
+            Kind::DepositDeliver => self.deposit_deliver(payload),
+            Kind::Outcome => self.deposits.record(payload),
             Kind::Response => match proto::get_response(payload) {
                 Ok((proto::NO_REQUEST, status, body)) => {
                     // The hub refused a packet of ours: the library checks write

@@ -85,6 +85,15 @@ pub enum Kind {
     Heartbeat = 12,
     /// hub → node (control): this node was isolated; the link closes.
     Isolated = 13,
+    /// node → hub (reliable): a deposit operation (strided or indexed elements, a
+    /// signal update, a conditional write: `proto::deposit`) with a Data header.
+    Deposit = 20,
+    /// hub → node (reliable): a deposit operation in the hub's order, with a Deliver
+    /// header.
+    DepositDeliver = 21,
+    /// reliable, both ways: a conditional write's outcome (node → hub: the origin it
+    /// is for; hub → node: the destination it came from).
+    Outcome = 22,
 }
 
 impl Kind {
@@ -104,6 +113,9 @@ impl Kind {
             11 => Nak,
             12 => Heartbeat,
             13 => Isolated,
+            20 => Deposit,
+            21 => DepositDeliver,
+            22 => Outcome,
             _ => return None,
         })
     }
@@ -112,7 +124,14 @@ impl Kind {
     pub fn reliable(self) -> bool {
         matches!(
             self,
-            Kind::Data | Kind::Deliver | Kind::Request | Kind::Response | Kind::Event
+            Kind::Data
+                | Kind::Deliver
+                | Kind::Request
+                | Kind::Response
+                | Kind::Event
+                | Kind::Deposit
+                | Kind::DepositDeliver
+                | Kind::Outcome
         )
     }
 }

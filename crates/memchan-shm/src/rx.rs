@@ -173,10 +173,23 @@ impl Target {
     /// mapping must still be held.
     #[inline(always)]
     pub(crate) unsafe fn apply(self, page_shift: u32, offset: usize, data: &[u8]) {
+        // SAFETY: the caller's contract is this one's.
+        if unsafe { self.apply_quiet(page_shift, offset, data) } {
+            self.post();
+        }
+    }
+
+    /// [`apply`](Self::apply) without the notify: whether the page asks for one. A
+    /// strided write posts once, after its last element (`tx/deposit.rs`).
+    ///
+    /// # Safety
+    /// As [`apply`](Self::apply).
+    #[inline(always)]
+    pub(crate) unsafe fn apply_quiet(self, page_shift: u32, offset: usize, data: &[u8]) -> bool {
         // SAFETY: the page index is within the page control table (caller's bound).
         let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
         if bits & RX_ENABLE == 0 {
-            return;
+            return false;
         }
         // Whatever the sender wrote before this packet is visible to a reader that sees
         // any of its bytes with Acquire (the packet store's accesses are Relaxed).
@@ -184,10 +197,92 @@ impl Target {
         // SAFETY: in bounds by the caller's contract; memchan reaches receive memory
         // only through atomics (this store, the owner's loads).
         unsafe { packet::store(self.data.add(offset), data) };
-        if bits & RX_NOTIFY != 0 {
-            // SAFETY: the header lives as long as the mapping.
-            let h = unsafe { &*self.hdr };
-            Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
+        bits & RX_NOTIFY != 0
+    }
+
+    /// Posts on the destination's notify pair.
+    pub(crate) fn post(self) {
+        // SAFETY: the header lives as long as the mapping (the caller holds it).
+        let h = unsafe { &*self.hdr };
+        Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
+    }
+
+    /// Applies a word operation (signal update or conditional write) to the 8-byte
+    /// word at `offset` as one atomic access, then posts notify whatever the page's
+    /// notify bit (these exist to be waited on). The word's value before, or `None`
+    /// if the page's receive enable is off (nothing written).
+    ///
+    /// # Safety
+    /// `offset` 8-aligned and `offset + 8` within the segment; the mapping held.
+    pub(crate) unsafe fn word_op(self, page_shift: u32, offset: usize, op: WordOp) -> Option<u64> {
+        // SAFETY: the page index is within the page control table (caller's bound).
+        let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
+        if bits & RX_ENABLE == 0 {
+            return None;
+        }
+        // SAFETY: aligned and in bounds (caller); receive memory is reached only
+        // through atomics.
+        let w = unsafe { &*(self.data.add(offset) as *const AtomicU64) };
+        let old = match op {
+            // Release: the data of the put before it is visible to whoever sees it.
+            WordOp::Set(v) => w.swap(v, Ordering::AcqRel),
+            WordOp::Add(v) => w.fetch_add(v, Ordering::AcqRel),
+            WordOp::Cas { expected, new } => {
+                match w.compare_exchange(expected, new, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(v) | Err(v) => v,
+                }
+            }
+        };
+        self.post();
+        Some(old)
+    }
+}
+
+/// An atomic update of one 8-byte word of receive memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WordOp {
+    /// Signal set.
+    Set(u64),
+    /// Signal add (wrapping).
+    Add(u64),
+    /// Conditional write.
+    Cas {
+        /// The value the word must hold.
+        expected: u64,
+        /// Its value after.
+        new: u64,
+    },
+}
+
+impl WordOp {
+    /// The journal's op code and payload (`record.rs`): 1 set, 2 add, 3 compare.
+    pub(crate) fn encode(self) -> (u32, [u8; 16], usize) {
+        let mut b = [0u8; 16];
+        let (code, a, c, len) = match self {
+            WordOp::Set(v) => (1, v, 0, 8),
+            WordOp::Add(v) => (2, v, 0, 8),
+            WordOp::Cas { expected, new } => (3, expected, new, 16),
+        };
+        b[..8].copy_from_slice(&a.to_ne_bytes());
+        b[8..].copy_from_slice(&c.to_ne_bytes());
+        (code, b, len)
+    }
+
+    /// The inverse of [`encode`](Self::encode); `None` for a record that is not one.
+    pub(crate) fn decode(code: u32, payload: &[u8]) -> Option<WordOp> {
+        let word = |i: usize| {
+            payload
+                .get(i * 8..i * 8 + 8)
+                .map(|b| u64::from_ne_bytes(b.try_into().unwrap_or_default()))
+        };
+        match (code, payload.len()) {
+            (1, 8) => Some(WordOp::Set(word(0)?)),
+            (2, 8) => Some(WordOp::Add(word(0)?)),
+            (3, 16) => Some(WordOp::Cas {
+                expected: word(0)?,
+                new: word(1)?,
+            }),
+            _ => None,
         }
     }
 }

@@ -1,0 +1,164 @@
+//! The hub's side of deposit operations (`proto::deposit`): a `Deposit` frame is
+//! checked and routed as a `Data` packet is (generation, every element inside the
+//! segment, the sender's right to write), ordered under the same lock, and forwarded
+//! unchanged as a `DepositDeliver` to every destination that receives the segment.
+//! Conditional writes are remembered until each destination's outcome comes back, so
+//! an `Outcome` is forwarded to its origin only from a node that really had that
+//! conditional write to answer: no member can forge another's outcome.
+
+use super::{Shared, Sink, State};
+use crate::proto::{self, deposit::Op};
+use crate::wire::Kind;
+use memchan_core::{NodeId, NodeSet};
+use std::collections::VecDeque;
+
+/// Most conditional writes awaiting outcomes the hub remembers; past it the oldest is
+/// forgotten (its late outcomes are dropped), so a destination that never answers
+/// costs bounded memory.
+const MAX_DUE: usize = 4096;
+
+/// Conditional writes whose outcomes are due: (origin, token, destinations yet to
+/// answer).
+#[derive(Default)]
+pub(super) struct Conds {
+    due: VecDeque<(u16, u64, NodeSet)>,
+}
+
+impl Conds {
+    fn open(&mut self, origin: u16, token: u64, to: NodeSet) {
+        if to.is_empty() {
+            return;
+        }
+        if self.due.len() >= MAX_DUE {
+            self.due.pop_front();
+        }
+        self.due.push_back((origin, token, to));
+    }
+
+    /// Whether `from` owed an outcome for (origin, token); it no longer does.
+    fn settle(&mut self, origin: u16, token: u64, from: NodeId) -> bool {
+        let Some(i) = self
+            .due
+            .iter()
+            .position(|(o, t, s)| *o == origin && *t == token && s.contains(from))
+        else {
+            return false;
+        };
+        self.due[i].2.remove(from);
+        if self.due[i].2.is_empty() {
+            self.due.remove(i);
+        }
+        true
+    }
+}
+
+/// Applies `op` at `base` to a lock segment's copy, as every destination applies it.
+fn shadow(sh: &mut [u8], op: &Op<'_>, base: u64) {
+    let word = |sh: &mut [u8]| {
+        let b = base as usize;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&sh[b..b + 8]);
+        u64::from_ne_bytes(w)
+    };
+    let put = |sh: &mut [u8], v: u64| {
+        let b = base as usize;
+        sh[b..b + 8].copy_from_slice(&v.to_ne_bytes());
+    };
+    match *op {
+        Op::Signal { add: false, value } => put(sh, value),
+        Op::Signal { add: true, value } => {
+            let v = word(sh).wrapping_add(value);
+            put(sh, v)
+        }
+        Op::Cond { expected, new, .. } => {
+            if word(sh) == expected {
+                put(sh, new)
+            }
+        }
+        _ => {
+            for (o, d) in op.elements(base) {
+                sh[o..o + d.len()].copy_from_slice(d);
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// Orders one deposit operation; returns how many deliveries went over links.
+    pub(super) fn deposit(
+        &self,
+        st: &mut State,
+        n: NodeId,
+        seq: u64,
+        head: &[u8],
+        body: &[u8],
+    ) -> u32 {
+        let parsed = proto::get_data_split(head, body).and_then(|d| Ok((Op::get(d.data)?, d)));
+        let (op, d) = match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(node = n.0, error = %e, "malformed deposit dropped");
+                return 0;
+            }
+        };
+        let Some(to) = self.route(st, n, &d, |size| op.check(d.offset, size)) else {
+            return 0;
+        };
+        if let Some(Some(seg)) = st.segs.get_mut(d.seg as usize) {
+            if let Some(sh) = seg.shadow.as_mut() {
+                shadow(sh, &op, d.offset);
+            }
+        }
+        if let Op::Cond { token, .. } = op {
+            st.conds.open(n.0, token, to);
+        }
+        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
+        let mut outstanding = 0;
+        for t in to.iter() {
+            if let Some(ds) = st.send(t, Kind::DepositDeliver, &[&head, d.data]) {
+                if let Some(Some(p)) = st.ports.get_mut(t.index()) {
+                    p.owed.push_back((ds, n.0, seq));
+                    outstanding += 1;
+                }
+            }
+        }
+        if matches!(op, Op::Cond { .. }) {
+            // A node in this process applied it in `send`, and kept its outcome.
+            let mut outs = Vec::new();
+            for t in to.iter() {
+                if let Some(Some(p)) = st.ports.get(t.index()) {
+                    if let Sink::Local(lp) = &p.sink {
+                        outs.extend(lp.take_outcomes().into_iter().map(|o| (t, o)));
+                    }
+                }
+            }
+            for (t, o) in outs {
+                self.outcome(st, t, &o);
+            }
+        }
+        outstanding
+    }
+
+    /// A conditional write's outcome from destination `from`: forwarded to its origin
+    /// if `from` owed it one.
+    pub(super) fn outcome(&self, st: &mut State, from: NodeId, payload: &[u8]) {
+        let (origin, token, o) = match proto::deposit::get_outcome(payload) {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::warn!(node = from.0, error = %e, "malformed outcome dropped");
+                return;
+            }
+        };
+        if !st.conds.settle(origin, token, from) {
+            tracing::debug!(
+                node = from.0,
+                origin,
+                token,
+                "outcome owed to nobody dropped"
+            );
+            return;
+        }
+        let body = proto::deposit::outcome(from.0, token, o);
+        st.send(NodeId(origin), Kind::Outcome, &[&body]);
+    }
+}
