@@ -76,8 +76,13 @@ pub enum Outcome {
     Applied,
     /// The word held this other value; nothing was written.
     Held(u64),
-    /// The page's receive enable is off there; nothing was written.
+    /// The page's receive enable is off there (or it stopped mapping the segment);
+    /// nothing was written.
     Disabled,
+    /// The destination failed (or its link closed) before it reported: whether it
+    /// applied the write is not known. Only across hosts; the recoverable-messaging
+    /// case the outcome exists for.
+    Lost,
 }
 
 /// The outcome of a conditional write at one destination.

@@ -291,15 +291,14 @@ pub trait TxOps: Send {
     /// Conditional write (seed 000): at each destination the 8-byte word at `offset`
     /// becomes `new` only if it holds `expected` (a compare-and-swap there), and the
     /// outcome comes back with the acknowledgement, one per destination that maps the
-    /// segment rx. It is one packet in the sender's order and, for several
-    /// destinations, in the global order, evaluated at each destination where it lands
-    /// in that order; it returns once every destination has applied it, so it is also
-    /// an `ack` of this mapping's earlier writes to them. Like a signal it wakes
-    /// waiters.
+    /// segment rx (`Outcome::Lost` for one that failed before it reported). It is one
+    /// packet in the sender's order and, for several destinations, in the global
+    /// order, evaluated at each destination where it lands in that order; it returns
+    /// once every destination reported, and a destination reports after it applied
+    /// this mapping's earlier writes. Like a signal it wakes waiters.
     ///
     /// # Errors
-    /// `Unaligned`, `OutOfBounds`, `AckIncomplete` (a destination failed before
-    /// reporting), and as `write`.
+    /// `Unaligned`, `OutOfBounds`, and as `write`.
     fn write_if_u64(&self, offset: usize, expected: u64, new: u64) -> Result<Vec<CondResult>>;
 }
 

@@ -1255,6 +1255,7 @@ impl Shared {
             .map(|e| (e.1, e.2))
             .collect();
         self.credit(st, &credited);
+        self.conds_gone(st, n);
         let mut clear = Vec::new();
         for (i, s) in st.segs.iter_mut().enumerate() {
             if let Some(s) = s {

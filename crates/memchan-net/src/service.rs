@@ -363,7 +363,10 @@ impl Shared {
                 }
             }
             Kind::DepositDeliver => self.deposit_deliver(payload),
-            Kind::Outcome => self.deposits.record(payload),
+            Kind::Outcome => {
+                self.deposits.record(payload);
+                self.wake_other_readers();
+            }
             Kind::Response => match proto::get_response(payload) {
                 Ok((proto::NO_REQUEST, status, body)) => {
                     // The hub refused a packet of ours: the library checks write

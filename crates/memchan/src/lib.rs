@@ -539,9 +539,11 @@ impl TxMapping {
     /// Its place in the ordering rules: one packet in this sender's order and, for
     /// broadcast, multicast or local copy, in the global order, evaluated at each
     /// destination against the word as the writes before it in that order left it. It
-    /// returns once every destination applied it, so it acknowledges this mapping's
-    /// earlier writes to them too. Destinations that do not map the segment rx report
-    /// nothing.
+    /// returns once every destination reported, each after it applied this mapping's
+    /// earlier writes, so it acknowledges those too. Destinations that do not map the
+    /// segment rx report nothing; one that failed before it reported is
+    /// [`Outcome::Lost`] (across hosts only: on one host the sender does the
+    /// compare-and-swap itself).
     ///
     /// Recoverable messaging: a sender claims a mailbox slot with one conditional
     /// write; the outcome says at once whether the receiver had emptied it, so a lost
@@ -564,8 +566,7 @@ impl TxMapping {
     /// ```
     ///
     /// # Errors
-    /// `Unaligned`, `OutOfBounds`, `AckIncomplete` (a destination failed before it
-    /// reported), and as [`write`](Self::write).
+    /// `Unaligned`, `OutOfBounds`, and as [`write`](Self::write).
     pub fn write_if_u64(&self, offset: usize, expected: u64, new: u64) -> Result<Vec<CondResult>> {
         each!(TxFlavor, &self.tx, t => TxOps::write_if_u64(t, offset, expected, new))
     }

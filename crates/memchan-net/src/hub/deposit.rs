@@ -7,13 +7,14 @@
 //! conditional write to answer: no member can forge another's outcome.
 
 use super::{Shared, Sink, State};
-use crate::proto::{self, deposit::Op};
+use crate::proto::{self, deposit as wire_op, deposit::Op};
 use crate::wire::Kind;
+use memchan_core::deposit::Outcome;
 use memchan_core::{NodeId, NodeSet};
 use std::collections::VecDeque;
 
 /// Most conditional writes awaiting outcomes the hub remembers; past it the oldest is
-/// forgotten (its late outcomes are dropped), so a destination that never answers
+/// given up (its missing outcomes reported lost), so a destination that never answers
 /// costs bounded memory.
 const MAX_DUE: usize = 4096;
 
@@ -25,30 +26,45 @@ pub(super) struct Conds {
 }
 
 impl Conds {
-    fn open(&mut self, origin: u16, token: u64, to: NodeSet) {
-        if to.is_empty() {
-            return;
-        }
-        if self.due.len() >= MAX_DUE {
-            self.due.pop_front();
-        }
+    /// Remembers a conditional write; the one given up to make room, if any.
+    fn open(&mut self, origin: u16, token: u64, to: NodeSet) -> Option<(u16, u64, NodeSet)> {
+        let evicted = if self.due.len() >= MAX_DUE {
+            self.due.pop_front()
+        } else {
+            None
+        };
         self.due.push_back((origin, token, to));
+        evicted
     }
 
-    /// Whether `from` owed an outcome for (origin, token); it no longer does.
-    fn settle(&mut self, origin: u16, token: u64, from: NodeId) -> bool {
-        let Some(i) = self
+    /// `from` answered (origin, token): `None` if it owed no such answer, else
+    /// whether every destination has answered now (the entry is then gone).
+    fn settle(&mut self, origin: u16, token: u64, from: NodeId) -> Option<bool> {
+        let i = self
             .due
             .iter()
-            .position(|(o, t, s)| *o == origin && *t == token && s.contains(from))
-        else {
-            return false;
-        };
+            .position(|(o, t, s)| *o == origin && *t == token && s.contains(from))?;
         self.due[i].2.remove(from);
-        if self.due[i].2.is_empty() {
+        let complete = self.due[i].2.is_empty();
+        if complete {
             self.due.remove(i);
         }
-        true
+        Some(complete)
+    }
+
+    /// Node `n` is gone: its own conditional writes are forgotten, and those it owed
+    /// an answer are returned as (origin, token, complete now).
+    fn gone(&mut self, n: NodeId) -> Vec<(u16, u64, bool)> {
+        self.due.retain(|(o, _, _)| *o != n.0);
+        let mut owed = Vec::new();
+        for (o, t, s) in &mut self.due {
+            if s.contains(n) {
+                s.remove(n);
+                owed.push((*o, *t, s.is_empty()));
+            }
+        }
+        self.due.retain(|(_, _, s)| !s.is_empty());
+        owed
     }
 }
 
@@ -110,7 +126,15 @@ impl Shared {
             }
         }
         if let Op::Cond { token, .. } = op {
-            st.conds.open(n.0, token, to);
+            if to.is_empty() {
+                // Nobody to answer: the origin is told at once.
+                st.send(n, Kind::Outcome, &[&wire_op::done(token)]);
+            } else if let Some((o, t, left)) = st.conds.open(n.0, token, to) {
+                for d in left.iter() {
+                    Self::report(st, o, t, d, Outcome::Lost);
+                }
+                st.send(NodeId(o), Kind::Outcome, &[&wire_op::done(t)]);
+            }
         }
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
         let mut outstanding = 0;
@@ -140,25 +164,51 @@ impl Shared {
     }
 
     /// A conditional write's outcome from destination `from`: forwarded to its origin
-    /// if `from` owed it one.
+    /// if `from` owed it one, followed by the last report once every destination has
+    /// answered. A node reports only what it did (applied, held, disabled).
     pub(super) fn outcome(&self, st: &mut State, from: NodeId, payload: &[u8]) {
-        let (origin, token, o) = match proto::deposit::get_outcome(payload) {
-            Ok(x) => x,
+        let (origin, token, o) = match wire_op::get_outcome(payload) {
+            Ok((o, t, Some(x @ (Outcome::Applied | Outcome::Held(_) | Outcome::Disabled)))) => {
+                (o, t, x)
+            }
+            Ok(_) => {
+                tracing::warn!(node = from.0, "an outcome only the hub reports dropped");
+                return;
+            }
             Err(e) => {
                 tracing::warn!(node = from.0, error = %e, "malformed outcome dropped");
                 return;
             }
         };
-        if !st.conds.settle(origin, token, from) {
-            tracing::debug!(
+        match st.conds.settle(origin, token, from) {
+            None => tracing::debug!(
                 node = from.0,
                 origin,
                 token,
                 "outcome owed to nobody dropped"
-            );
-            return;
+            ),
+            Some(complete) => {
+                Self::report(st, origin, token, from, o);
+                if complete {
+                    st.send(NodeId(origin), Kind::Outcome, &[&wire_op::done(token)]);
+                }
+            }
         }
-        let body = proto::deposit::outcome(from.0, token, o);
+    }
+
+    fn report(st: &State, origin: u16, token: u64, from: NodeId, o: Outcome) {
+        let body = wire_op::outcome(from.0, token, o);
         st.send(NodeId(origin), Kind::Outcome, &[&body]);
+    }
+
+    /// Node `n` left or was isolated: the conditional writes it had yet to answer
+    /// report it lost.
+    pub(super) fn conds_gone(&self, st: &mut State, n: NodeId) {
+        for (origin, token, complete) in st.conds.gone(n) {
+            Self::report(st, origin, token, n, Outcome::Lost);
+            if complete {
+                st.send(NodeId(origin), Kind::Outcome, &[&wire_op::done(token)]);
+            }
+        }
     }
 }

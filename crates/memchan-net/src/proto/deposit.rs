@@ -11,8 +11,8 @@
 //!  op 2 indexed: elem u32, count u32, count offsets u64, count*elem bytes
 //!  op 3 signal:  how u8 (0 set, 1 add), value u64 (the word at head offset)
 //!  op 4 cond:    token u64, expected u64, new u64 (the word at head offset)
-//!  outcome:      peer u16, token u64, status u8 (0 applied, 1 held, 2 disabled),
-//!                found u64
+//!  outcome:      peer u16, token u64, status u8 (0 applied, 1 held, 2 disabled,
+//!                3 lost, 4 done: every destination reported), found u64
 //! ```
 
 use crate::wire::{Get, Put, WireError};
@@ -197,21 +197,32 @@ pub fn outcome(peer: u16, token: u64, o: Outcome) -> Vec<u8> {
         Outcome::Applied => (0, 0),
         Outcome::Held(v) => (1, v),
         Outcome::Disabled => (2, 0),
+        Outcome::Lost => (3, 0),
     };
     Put::new().u16(peer).u64(token).u8(status).u64(found).0
 }
 
-/// Decodes an outcome: (peer, token, outcome).
-pub fn get_outcome(b: &[u8]) -> R<(u16, u64, Outcome)> {
+/// Encodes the hub's last report on conditional write `token`: every destination's
+/// outcome was sent before it.
+pub fn done(token: u64) -> Vec<u8> {
+    Put::new().u16(0).u64(token).u8(DONE).u64(0).0
+}
+
+const DONE: u8 = 4;
+
+/// Decodes an outcome: (peer, token, outcome), the outcome `None` for [`done`].
+pub fn get_outcome(b: &[u8]) -> R<(u16, u64, Option<Outcome>)> {
     let mut g = Get::new(b, "outcome");
     let (peer, token, status, found) = (g.u16()?, g.u64()?, g.u8()?, g.u64()?);
     let o = match status {
         0 => Outcome::Applied,
         1 => Outcome::Held(found),
         2 => Outcome::Disabled,
+        3 => Outcome::Lost,
+        DONE => return Ok((peer, token, None)),
         _ => return Err(WireError::Malformed("outcome")),
     };
-    Ok((peer, token, o))
+    Ok((peer, token, Some(o)))
 }
 
 #[cfg(test)]
@@ -253,6 +264,7 @@ mod tests {
         assert!(!Op::get(&c).unwrap().check(4, 64));
         assert!(Op::get(&signal(true, 9)).unwrap().check(56, 64));
         let o = outcome(2, 77, Outcome::Held(6));
-        assert_eq!(get_outcome(&o).unwrap(), (2, 77, Outcome::Held(6)));
+        assert_eq!(get_outcome(&o).unwrap(), (2, 77, Some(Outcome::Held(6))));
+        assert_eq!(get_outcome(&done(8)).unwrap(), (0, 8, None));
     }
 }

@@ -1,8 +1,8 @@
 //! A node's side of deposit operations: applying a `DepositDeliver` in the hub's
 //! order (elements one by one with the packet store, a word operation as one atomic
 //! access), answering a conditional write with its `Outcome` before the frame is
-//! released (so the outcome reaches the hub before the release that completes the
-//! sender's ack), and keeping the outcomes of this node's own conditional writes.
+//! released, and keeping the outcomes of this node's own conditional writes until the
+//! hub's last report on each.
 
 use super::{Shared, Up};
 use crate::proto::{self, deposit::Op};
@@ -14,52 +14,57 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Outcomes of conditional writes: those of this node's own (by token) as they come
-/// back, and, for a node in the hub's process, those it owes, until the hub takes
-/// them.
+/// back, until the hub's last report on it, and, for a node in the hub's process,
+/// those it owes, until the hub takes them.
 #[derive(Default)]
 pub(crate) struct Deposits {
     next: AtomicU64,
-    results: Mutex<HashMap<u64, Vec<CondResult>>>,
+    /// Per open token: the outcomes so far, and whether the hub said that was all.
+    results: Mutex<HashMap<u64, (Vec<CondResult>, bool)>>,
     pending: Mutex<Vec<Vec<u8>>>,
 }
 
 impl Deposits {
+    fn results(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (Vec<CondResult>, bool)>> {
+        self.results.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// A new token, its outcomes collected from now on.
     pub(crate) fn open(&self) -> u64 {
         let token = self.next.fetch_add(1, Ordering::Relaxed);
-        self.results
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(token, Vec::new());
+        self.results().insert(token, (Vec::new(), false));
         token
     }
 
-    /// The outcomes collected for `token`, which is forgotten.
-    pub(crate) fn close(&self, token: u64) -> Vec<CondResult> {
-        let mut r = self
-            .results
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&token)
-            .unwrap_or_default();
+    /// The outcomes of `token` (by node) once the hub's last report came, and the
+    /// token is forgotten; `None` before.
+    pub(crate) fn take_if_done(&self, token: u64) -> Option<Vec<CondResult>> {
+        let mut m = self.results();
+        if !m.get(&token).is_some_and(|(_, done)| *done) {
+            return None;
+        }
+        let (mut r, _) = m.remove(&token)?;
         r.sort_by_key(|c| c.node);
-        r
+        Some(r)
+    }
+
+    /// Forgets `token` (its write failed, or the waiter gave up).
+    pub(crate) fn close(&self, token: u64) {
+        self.results().remove(&token);
     }
 
     /// An `Outcome` from the hub: kept if its token is open (the hub forwards only
-    /// outcomes a destination owed).
+    /// outcomes a destination owed, and reports a failed one lost).
     pub(super) fn record(&self, payload: &[u8]) {
         if let Ok((from, token, outcome)) = proto::deposit::get_outcome(payload) {
-            if let Some(v) = self
-                .results
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get_mut(&token)
-            {
-                v.push(CondResult {
-                    node: NodeId(from),
-                    outcome,
-                });
+            if let Some((v, done)) = self.results().get_mut(&token) {
+                match outcome {
+                    Some(outcome) => v.push(CondResult {
+                        node: NodeId(from),
+                        outcome,
+                    }),
+                    None => *done = true,
+                }
             }
         }
     }

@@ -1,14 +1,16 @@
 //! Deposit operations across hosts: strided and indexed elements packed into as few
 //! `Deposit` frames as the frame limit allows (the receiving node applies them one by
 //! one, in order), a signal update as one `Deposit` after the data's `Data` packets,
-//! and a conditional write as one `Deposit` followed by an ack: the destinations'
-//! outcomes travel back ahead of the releases that complete the ack.
+//! and a conditional write as one `Deposit` whose outcomes the hub sends back, one
+//! per destination, then a last report.
 
 use super::TxMapping;
-use crate::proto::{self, deposit as wire_op, Op};
+use crate::proto::{self, deposit as wire_op};
+use crate::service::Reading;
 use crate::wire::{self, Kind};
 use memchan_core::deposit::{self, CondResult, Shape, SignalOp};
 use memchan_core::{Error, Result};
+use std::time::Duration;
 
 /// Bytes of one frame's payload left for a deposit's offsets and elements.
 const BUDGET: usize = wire::MAX_PAYLOAD - 64;
@@ -87,15 +89,25 @@ impl TxMapping {
         )
     }
 
-    /// Conditional write: see `memchan_core::transport::TxOps::write_if_u64`.
+    /// Conditional write: see `memchan_core::transport::TxOps::write_if_u64`. Waits,
+    /// reading the link itself as a request does, for the hub's last report on it:
+    /// one outcome per destination (a failed one reported lost) comes before it.
     pub fn write_if_u64(&self, offset: usize, expected: u64, new: u64) -> Result<Vec<CondResult>> {
         deposit::check_word(&self.name, self.len(), offset, 8)?;
         self.check_tx()?;
         let token = self.sh.deposits.open();
-        let sent = self
-            .deposit(offset as u64, &[&wire_op::cond(token, expected, new)])
-            .and_then(|()| self.sh.request(Op::Ack));
-        let out = self.sh.deposits.close(token);
-        sent.map(|_| out)
+        let sent = self.deposit(offset as u64, &[&wire_op::cond(token, expected, new)]);
+        let _reading = Reading::new(&self.sh);
+        let waited = sent.and_then(|()| loop {
+            if let Some(r) = self.sh.deposits.take_if_done(token) {
+                return Ok(r);
+            }
+            self.sh.check()?;
+            self.sh.progress(Duration::from_millis(100));
+        });
+        if waited.is_err() {
+            self.sh.deposits.close(token);
+        }
+        waited
     }
 }

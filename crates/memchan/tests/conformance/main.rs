@@ -7,6 +7,7 @@
 //! list `every_transport!`, `on_every_transport!`) and `netns` (the topologies).
 
 mod contract;
+mod deposit;
 mod lock;
 mod membership;
 mod multihost;
@@ -39,6 +40,9 @@ fn worker() {
         "barrier-loop" => sync_ops::barrier_loop_worker(&a),
         "tear" => sync_ops::tear_worker(&a),
         "uid" => sync_ops::uid_worker(&a),
+        "dep-strided" => deposit::strided_worker(&a),
+        "dep-signal" => deposit::signal_worker(&a),
+        "dep-cond" => deposit::cond_worker(&a),
         "hub" => multihost::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),
