@@ -200,6 +200,102 @@ impl Target {
         bits & RX_NOTIFY != 0
     }
 
+    /// Stores 8-byte words at 8-aligned offsets, in order, each as a packet (a Release
+    /// fence, then one atomic store) honouring its page's receive enable, read once per
+    /// page run; whether a notify page was written. The fast path of strided and
+    /// indexed deposit of 8-byte elements.
+    ///
+    /// # Safety
+    /// Every offset 8-aligned with `offset + 8` within the segment; the mapping held.
+    #[inline(always)]
+    pub(crate) unsafe fn store_words(
+        self,
+        page_shift: u32,
+        words: impl Iterator<Item = (usize, u64)>,
+    ) -> bool {
+        let (mut page, mut bits, mut notify) = (usize::MAX, 0u8, false);
+        for (off, w) in words {
+            if off >> page_shift != page {
+                page = off >> page_shift;
+                // SAFETY: the page index is within the table (caller's bound).
+                bits = unsafe { (*self.pct.add(page)).load(Ordering::Relaxed) };
+                notify |= bits & (RX_ENABLE | RX_NOTIFY) == RX_ENABLE | RX_NOTIFY;
+            }
+            if bits & RX_ENABLE != 0 {
+                // Each element is a packet: a reader that sees it with Acquire sees
+                // the elements before it.
+                fence(Ordering::Release);
+                // SAFETY: aligned and in bounds (caller); reached only through atomics.
+                unsafe { (*(self.data.add(off) as *const AtomicU64)).store(w, Ordering::Relaxed) };
+            }
+        }
+        notify
+    }
+
+    /// [`store_words`](Self::store_words) for a strided shape of 8-byte elements:
+    /// `count` words from `src` (`src_stride` bytes apart) to `offset + i *
+    /// dst_stride`, a page run at a time (one page control byte read per run), four
+    /// elements a turn (LLVM does not unroll atomic stores, see `packet.rs`).
+    ///
+    /// # Safety
+    /// `offset` and `dst_stride` 8-aligned, every element within the segment, the
+    /// `count` source words within `src`'s allocation; the mapping held.
+    #[inline(always)]
+    pub(crate) unsafe fn store_strided(
+        self,
+        page_shift: u32,
+        offset: usize,
+        dst_stride: usize,
+        src: *const u8,
+        src_stride: usize,
+        count: usize,
+    ) -> bool {
+        let (mut i, mut off, mut notify) = (0, offset, false);
+        while i < count {
+            let page = off >> page_shift;
+            // Elements from `off` on that start on this page (all, for stride 0).
+            let room = ((page + 1) << page_shift) - off;
+            let run = match dst_stride {
+                0 => count - i,
+                d => room.div_ceil(d).min(count - i),
+            };
+            // SAFETY: the page index is within the table (caller's bound).
+            let bits = unsafe { (*self.pct.add(page)).load(Ordering::Relaxed) };
+            if bits & RX_ENABLE != 0 {
+                notify |= bits & RX_NOTIFY != 0;
+                // SAFETY: elements i..i + run are inside the segment and the source
+                // (caller); each store is one packet after a Release fence.
+                unsafe {
+                    let (mut d, mut s) = (self.data.add(off), src.add(i * src_stride));
+                    let store = |d: *mut u8, s: *const u8| {
+                        fence(Ordering::Release);
+                        AtomicU64::from_ptr(d as *mut u64)
+                            .store((s as *const u64).read_unaligned(), Ordering::Relaxed);
+                    };
+                    let mut k = 0;
+                    while k + 4 <= run {
+                        store(d, s);
+                        store(d.add(dst_stride), s.add(src_stride));
+                        store(d.add(2 * dst_stride), s.add(2 * src_stride));
+                        store(d.add(3 * dst_stride), s.add(3 * src_stride));
+                        d = d.add(4 * dst_stride);
+                        s = s.add(4 * src_stride);
+                        k += 4;
+                    }
+                    while k < run {
+                        store(d, s);
+                        d = d.add(dst_stride);
+                        s = s.add(src_stride);
+                        k += 1;
+                    }
+                }
+            }
+            i += run;
+            off += run * dst_stride;
+        }
+        notify
+    }
+
     /// Posts on the destination's notify pair.
     pub(crate) fn post(self) {
         // SAFETY: the header lives as long as the mapping (the caller holds it).

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub mod clock;
+pub mod deposit;
 pub mod dispatch;
 pub mod hosts;
 pub mod memchan_side;
@@ -182,11 +183,22 @@ pub fn run(args: BenchArgs) -> Result<()> {
             }
         }
     }
+    // Strided deposit and put with signal (`deposit.rs`): after the rounds, in this
+    // process, each against its own reference measured beside it.
+    let mut deposit_tables = Vec::new();
+    if memchan_on {
+        pb.set_message("strided deposit, put with signal");
+        match deposit::tables(&cfg) {
+            Ok(t) => deposit_tables = t,
+            Err(e) => failures.push(format!("memchan deposit measurements failed: {e:#}")),
+        }
+    }
     pb.finish_and_clear();
     info.elapsed_s = started.elapsed().as_secs_f64();
     info.notes.extend(failures.iter().cloned());
 
-    let rep = report::Report::build(&cfg, &set, &info);
+    let mut rep = report::Report::build(&cfg, &set, &info);
+    rep.tables.extend(deposit_tables);
     print!("{}", rep.render_text());
     if let Some(path) = &args.json {
         write_json(path, &rep.to_json())?;

@@ -79,8 +79,50 @@ impl TxMapping {
         if shape.count == 0 {
             return Ok(());
         }
+        if self.direct && shape.elem == 8 && (shape.offset | shape.dst_stride).is_multiple_of(8) {
+            let t = self.direct_target()?;
+            if t.is_none() {
+                return Ok(());
+            }
+            // SAFETY: `check_strided` bounded every element by the segment and the
+            // source, and they are 8-aligned in the segment; `targets` holds the map.
+            let notify = unsafe {
+                t.store_strided(
+                    self.page_shift,
+                    shape.offset,
+                    shape.dst_stride,
+                    src.as_ptr(),
+                    shape.src_stride,
+                    shape.count,
+                )
+            };
+            if notify {
+                t.post();
+            }
+            if self.attrs.ack_request {
+                fence(Ordering::SeqCst);
+            }
+            return Ok(());
+        }
         let e = shape.elem;
         self.send_elements(shape.elements().map(|(d, s)| (d, &src[s..s + e])))
+    }
+
+    /// Direct deposit of 8-byte elements at 8-aligned offsets ([`Target::store_words`]).
+    fn send_words(&self, words: impl Iterator<Item = (usize, u64)>) -> Result<()> {
+        let t = self.direct_target()?;
+        if t.is_none() {
+            return Ok(());
+        }
+        // SAFETY: the caller's offsets are checked and aligned; `targets` holds the
+        // destination's mapping.
+        if unsafe { t.store_words(self.page_shift, words) } {
+            t.post();
+        }
+        if self.attrs.ack_request {
+            fence(Ordering::SeqCst);
+        }
+        Ok(())
     }
 
     /// Indexed deposit: see `memchan_core::transport::TxOps::put_indexed`.
@@ -89,6 +131,14 @@ impl TxMapping {
         self.check_tx()?;
         if offsets.is_empty() {
             return Ok(());
+        }
+        if self.direct && elem == 8 && offsets.iter().all(|o| o.is_multiple_of(8)) {
+            // SAFETY: `check_indexed` made `src` exactly 8 bytes per offset.
+            let words = offsets
+                .iter()
+                .enumerate()
+                .map(|(i, &o)| (o, unsafe { word_at(src, 8 * i) }));
+            return self.send_words(words);
         }
         self.send_elements(offsets.iter().copied().zip(src.chunks_exact(elem)))
     }
@@ -162,4 +212,15 @@ impl TxMapping {
             })
             .collect())
     }
+}
+
+/// The 8 bytes of `src` at `at`.
+///
+/// # Safety
+/// `at + 8 <= src.len()`.
+#[inline(always)]
+unsafe fn word_at(src: &[u8], at: usize) -> u64 {
+    debug_assert!(at + 8 <= src.len());
+    // SAFETY: in bounds (caller); an unaligned read of the caller's bytes.
+    unsafe { (src.as_ptr().add(at) as *const u64).read_unaligned() }
 }

@@ -103,6 +103,8 @@ fn strided_and_indexed_elements_land_in_order(t: &Transport) {
             break;
         }
         assert!(Instant::now() < deadline, "the last round never landed");
+        // The hub's and the node's threads share the two cores with this loop.
+        std::thread::yield_now();
     }
     assert_eq!(bad, 0, "elements seen out of order in {scans} scans");
     for &o in strided.iter().chain(&indexed) {
@@ -529,3 +531,60 @@ fn deposits_work_on_8_kib_pages(t: &Transport) {
     }
 }
 on_every_transport!(deposits_work_on_8_kib_pages);
+
+/// Worker: `cluster` — maps segment `lost` rx, says `READY node=<id>`, and idles until
+/// killed.
+pub fn idle_worker(a: &[String]) {
+    let c = Cluster::join(&a[0]).unwrap();
+    let _rx = c.segment("lost", 4096, 0o600).unwrap().map_rx().unwrap();
+    println!("READY node={}", c.node_id().0);
+    loop {
+        std::thread::park();
+    }
+}
+
+/// Recoverable messaging's case: the destination hangs with a conditional write to
+/// it in flight. Across hosts its outcome is reported lost once the hub isolates it
+/// (the sender never hangs on it); on one host the sender applies the write into the
+/// hung node's memory itself, so it is applied (or, if the node was already
+/// isolated, there is no destination left).
+fn a_conditional_write_to_a_hung_destination_ends(t: &Transport) {
+    let name = unique_cluster("cond-lost");
+    let cfg = Config {
+        heartbeat: Duration::from_millis(50),
+        failure_timeout: Duration::from_millis(300),
+        ..Config::default()
+    };
+    let a = t.join_with(&name, cfg).unwrap();
+    let mut victim = t.spawn("dep-idle", std::slice::from_ref(&name));
+    let v = NodeId(field(&victim.expect_line("READY", WAIT), "node") as u16);
+    let tx = a
+        .segment("lost", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(v), TxAttrs::default())
+        .unwrap();
+    assert_eq!(
+        tx.write_if_u64(0, 0, 1).unwrap()[0].outcome,
+        Outcome::Applied
+    );
+    // SAFETY: sending SIGSTOP to our own child process.
+    unsafe { libc::kill(victim.pid() as i32, libc::SIGSTOP) };
+    let r = tx.write_if_u64(0, 1, 2).unwrap();
+    let got: Vec<_> = r.iter().map(|x| (x.node, x.outcome)).collect();
+    if t.is_hub() {
+        assert_eq!(got, vec![(v, Outcome::Lost)]);
+    } else {
+        assert!(
+            got.is_empty() || got == vec![(v, Outcome::Applied)],
+            "{got:?}"
+        );
+    }
+    victim.kill9();
+}
+on_every_transport!(
+    a_conditional_write_to_a_hung_destination_ends,
+    memchan_testkit::harness::Timing {
+        heartbeat: std::time::Duration::from_millis(50),
+        failure_timeout: std::time::Duration::from_millis(300),
+    }
+);

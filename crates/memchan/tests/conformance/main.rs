@@ -43,6 +43,7 @@ fn worker() {
         "dep-strided" => deposit::strided_worker(&a),
         "dep-signal" => deposit::signal_worker(&a),
         "dep-cond" => deposit::cond_worker(&a),
+        "dep-idle" => deposit::idle_worker(&a),
         "hub" => multihost::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),
