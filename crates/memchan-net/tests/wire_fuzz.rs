@@ -11,7 +11,7 @@ use memchan_net::wire::{
 use proptest::prelude::*;
 
 /// Every kind except `Refuse`, which is read without a CRC or MAC check.
-const CHECKED_KINDS: [Kind; 12] = [
+const CHECKED_KINDS: [Kind; 15] = [
     Kind::Hello,
     Kind::Join,
     Kind::Welcome,
@@ -24,14 +24,20 @@ const CHECKED_KINDS: [Kind; 12] = [
     Kind::Nak,
     Kind::Heartbeat,
     Kind::Isolated,
+    Kind::Deposit,
+    Kind::DepositDeliver,
+    Kind::Outcome,
 ];
 
-const RELIABLE_KINDS: [Kind; 5] = [
+const RELIABLE_KINDS: [Kind; 8] = [
     Kind::Data,
     Kind::Deliver,
     Kind::Request,
     Kind::Response,
     Kind::Event,
+    Kind::Deposit,
+    Kind::DepositDeliver,
+    Kind::Outcome,
 ];
 
 fn key_of(seed: u8) -> FrameKey {
