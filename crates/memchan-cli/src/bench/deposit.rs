@@ -202,9 +202,10 @@ fn put_signal(cfg: &Config, a: &Cluster, b: &Cluster) -> Result<Table> {
     Ok(t)
 }
 
-/// The per-stride figures gathered under one key, as `bandwidth_sweep_gbps` is:
-/// `{"1": {"local_copy": x, "memchan": y}, ...}`.
-pub fn sweep_json(tables: &[Table]) -> Option<Value> {
+/// Adds the per-stride figures gathered under one key to the report's JSON, as
+/// `bandwidth_sweep_gbps` is: `figures.strided_gbps = {"1": {"local_copy": x,
+/// "memchan": y}, ...}` (each stride's table is also under its own key).
+pub fn add_sweep_json(report: &mut Value, tables: &[Table]) {
     let mut sweep = Map::new();
     for (key, stride) in KEYS.iter().zip(STRIDES) {
         let Some(t) = tables.iter().find(|t| t.key == *key) else {
@@ -218,5 +219,13 @@ pub fn sweep_json(tables: &[Table]) -> Option<Value> {
         }
         sweep.insert(stride.to_string(), Value::Object(row));
     }
-    (!sweep.is_empty()).then_some(Value::Object(sweep))
+    if sweep.is_empty() {
+        return;
+    }
+    if let Some(f) = report["figures"].as_object_mut() {
+        f.insert("strided_gbps".into(), Value::Object(sweep));
+    }
+    if let Some(u) = report["units"].as_object_mut() {
+        u.insert("strided_gbps".into(), json!("GB/s"));
+    }
 }

@@ -201,7 +201,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     rep.tables.extend(deposit_tables);
     print!("{}", rep.render_text());
     if let Some(path) = &args.json {
-        write_json(path, &rep.to_json())?;
+        let mut j = rep.to_json();
+        deposit::add_sweep_json(&mut j, &rep.tables);
+        write_json(path, &j)?;
     }
     if let Some(dir) = &args.plot {
         let files = plot::write(dir, &rep, &set)

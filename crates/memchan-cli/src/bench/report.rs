@@ -438,10 +438,6 @@ impl Report {
             sweep_p99.insert(r.size.to_string(), Value::Object(b));
         }
         figures.insert("bandwidth_sweep_gbps".into(), Value::Object(sweep));
-        if let Some(v) = super::deposit::sweep_json(&self.tables) {
-            figures.insert("strided_gbps".into(), v);
-            units.insert("strided_gbps".into(), json!("GB/s"));
-        }
         figures.insert("bandwidth_sweep_gbps_p99".into(), Value::Object(sweep_p99));
         units.insert("bandwidth_sweep_gbps".into(), json!("GB/s"));
         if let Some(f) = &self.flop {
