@@ -541,6 +541,9 @@ fn timer_loop(sh: Arc<Shared>) {
             }
             sh.settle(&mut sh.lock(), node);
         }
+        if hb {
+            sh.expire_conds(&mut sh.lock());
+        }
     }
 }
 

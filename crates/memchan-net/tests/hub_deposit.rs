@@ -196,3 +196,66 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
     assert_eq!(got, vec![(them, Outcome::Lost)]);
     assert_eq!(hub.status().members.len(), 1);
 }
+
+#[test]
+fn a_destination_that_never_answers_is_given_up_as_lost() {
+    let key = Key::from_secret(b"deposit-silent");
+    let hub = Hub::start(HubConfig {
+        key: key.clone(),
+        keyed: true,
+        heartbeat: Duration::from_millis(50),
+        failure_timeout: Duration::from_millis(300),
+        ..HubConfig::default()
+    })
+    .unwrap();
+    let addr = hub.local_addr().to_string();
+    let owner = Node::join(
+        "deposit",
+        common::node_cfg(
+            &addr,
+            &key,
+            Duration::from_millis(50),
+            Duration::from_millis(300),
+        ),
+    )
+    .unwrap();
+    let seg = owner.segment("box", 4096, 0o666).unwrap();
+    let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
+    let q = info(&raw, "box");
+    raw.send(
+        Kind::Request,
+        &[&Op::MapRx {
+            seg: q.seg,
+            gen: q.gen,
+        }
+        .put(8)],
+    )
+    .unwrap();
+    owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
+    let them = NodeId(
+        hub.status()
+            .members
+            .iter()
+            .map(|m| m.node)
+            .find(|&n| n != owner.id().0)
+            .expect("the raw node"),
+    );
+    let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
+    let got = std::thread::scope(|s| {
+        let asked = s.spawn(|| tx.write_if_u64(0, 0, 1));
+        // The raw node stays alive (it reads and heartbeats) but never answers.
+        let mut f = Frames(Vec::new());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !asked.is_finished() {
+            assert!(Instant::now() < deadline, "the sender was never told");
+            raw.wait(None, Duration::from_millis(20), true);
+            raw.receive(&mut f).unwrap();
+            raw.heartbeat_if_quiet(Duration::from_millis(20));
+        }
+        assert!(f.0.iter().any(|(k, _)| *k == Kind::DepositDeliver));
+        asked.join().unwrap().unwrap()
+    });
+    let got: Vec<_> = got.iter().map(|r| (r.node, r.outcome)).collect();
+    assert_eq!(got, vec![(them, Outcome::Lost)]);
+    assert_eq!(hub.status().members.len(), 2, "given up, not isolated");
+}

@@ -12,29 +12,46 @@ use crate::wire::Kind;
 use memchan_core::deposit::Outcome;
 use memchan_core::{NodeId, NodeSet};
 use std::collections::VecDeque;
+use std::time::Instant;
 
 /// Most conditional writes awaiting outcomes the hub remembers; past it the oldest is
 /// given up (its missing outcomes reported lost), so a destination that never answers
 /// costs bounded memory.
 const MAX_DUE: usize = 4096;
 
+/// How many failure timeouts a destination may take to answer a conditional write
+/// before the hub reports it lost (whether it applied is then unknown, which is what
+/// `Outcome::Lost` says): a destination that never answers holds no sender for ever.
+const DUE_TIMEOUTS: u32 = 4;
+
 /// Conditional writes whose outcomes are due: (origin, token, destinations yet to
-/// answer).
+/// answer, when it was routed), oldest first.
 #[derive(Default)]
 pub(super) struct Conds {
-    due: VecDeque<(u16, u64, NodeSet)>,
+    due: VecDeque<(u16, u64, NodeSet, Instant)>,
 }
 
 impl Conds {
     /// Remembers a conditional write; the one given up to make room, if any.
     fn open(&mut self, origin: u16, token: u64, to: NodeSet) -> Option<(u16, u64, NodeSet)> {
         let evicted = if self.due.len() >= MAX_DUE {
-            self.due.pop_front()
+            self.due.pop_front().map(|(o, t, s, _)| (o, t, s))
         } else {
             None
         };
-        self.due.push_back((origin, token, to));
+        self.due.push_back((origin, token, to, Instant::now()));
         evicted
+    }
+
+    /// The conditional writes routed before `before`, given up.
+    fn expire(&mut self, before: Instant) -> Vec<(u16, u64, NodeSet)> {
+        let mut out = Vec::new();
+        while self.due.front().is_some_and(|e| e.3 < before) {
+            if let Some((o, t, s, _)) = self.due.pop_front() {
+                out.push((o, t, s));
+            }
+        }
+        out
     }
 
     /// `from` answered (origin, token): `None` if it owed no such answer, else
@@ -43,7 +60,7 @@ impl Conds {
         let i = self
             .due
             .iter()
-            .position(|(o, t, s)| *o == origin && *t == token && s.contains(from))?;
+            .position(|(o, t, s, _)| *o == origin && *t == token && s.contains(from))?;
         self.due[i].2.remove(from);
         let complete = self.due[i].2.is_empty();
         if complete {
@@ -55,15 +72,15 @@ impl Conds {
     /// Node `n` is gone: its own conditional writes are forgotten, and those it owed
     /// an answer are returned as (origin, token, complete now).
     fn gone(&mut self, n: NodeId) -> Vec<(u16, u64, bool)> {
-        self.due.retain(|(o, _, _)| *o != n.0);
+        self.due.retain(|(o, _, _, _)| *o != n.0);
         let mut owed = Vec::new();
-        for (o, t, s) in &mut self.due {
+        for (o, t, s, _) in &mut self.due {
             if s.contains(n) {
                 s.remove(n);
                 owed.push((*o, *t, s.is_empty()));
             }
         }
-        self.due.retain(|(_, _, s)| !s.is_empty());
+        self.due.retain(|(_, _, s, _)| !s.is_empty());
         owed
     }
 }
@@ -129,11 +146,8 @@ impl Shared {
             if to.is_empty() {
                 // Nobody to answer: the origin is told at once.
                 st.send(n, Kind::Outcome, &[&wire_op::done(token)]);
-            } else if let Some((o, t, left)) = st.conds.open(n.0, token, to) {
-                for d in left.iter() {
-                    Self::report(st, o, t, d, Outcome::Lost);
-                }
-                st.send(NodeId(o), Kind::Outcome, &[&wire_op::done(t)]);
+            } else if let Some(given_up) = st.conds.open(n.0, token, to) {
+                Self::give_up(st, given_up);
             }
         }
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
@@ -193,6 +207,27 @@ impl Shared {
                     st.send(NodeId(origin), Kind::Outcome, &[&wire_op::done(token)]);
                 }
             }
+        }
+    }
+
+    /// Reports every destination of a conditional write that did not answer lost,
+    /// then the last report.
+    fn give_up(st: &State, (origin, token, left): (u16, u64, NodeSet)) {
+        for d in left.iter() {
+            Self::report(st, origin, token, d, Outcome::Lost);
+        }
+        st.send(NodeId(origin), Kind::Outcome, &[&wire_op::done(token)]);
+    }
+
+    /// Gives up conditional writes unanswered for [`DUE_TIMEOUTS`] failure timeouts
+    /// (the timer calls it once a heartbeat).
+    pub(super) fn expire_conds(&self, st: &mut State) {
+        let Some(before) = Instant::now().checked_sub(self.cfg.failure_timeout * DUE_TIMEOUTS)
+        else {
+            return;
+        };
+        for e in st.conds.expire(before) {
+            Self::give_up(st, e);
         }
     }
 
