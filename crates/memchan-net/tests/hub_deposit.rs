@@ -259,3 +259,72 @@ fn a_destination_that_never_answers_is_given_up_as_lost() {
     assert_eq!(got, vec![(them, Outcome::Lost)]);
     assert_eq!(hub.status().members.len(), 2, "given up, not isolated");
 }
+
+#[test]
+fn deposits_through_a_virtual_hub_both_ways() {
+    use memchan_core::deposit::{Cmp, Shape, SignalOp};
+    use memchan_core::TxAttrs;
+    use memchan_net::node::HubSpec;
+    let key = Key::from_secret(b"deposit-virtual");
+    let mut c = common::node_cfg(
+        "127.0.0.1:0",
+        &key,
+        Duration::from_millis(100),
+        Duration::from_millis(800),
+    );
+    c.hub = HubSpec::Host("127.0.0.1:0".into());
+    let a = Node::join("virt", c).expect("a hosts the hub");
+    let addr = a.hosted_hub().unwrap().local_addr().to_string();
+    let b = Node::join(
+        "virt",
+        common::node_cfg(
+            &addr,
+            &key,
+            Duration::from_millis(100),
+            Duration::from_millis(800),
+        ),
+    )
+    .unwrap();
+    a.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    b.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    let (sa, sb) = (
+        a.segment("v", 4096, 0o600).unwrap(),
+        b.segment("v", 4096, 0o600).unwrap(),
+    );
+    let (rx_a, rx_b) = (sa.map_rx().unwrap(), sb.map_rx().unwrap());
+    // The hub's own node to the remote one, and back, and to both with local copy.
+    let a_to_b = sa.map_tx(Dest::Node(b.id()), TxAttrs::default()).unwrap();
+    let b_to_a = sb.map_tx(Dest::Node(a.id()), TxAttrs::default()).unwrap();
+    let shape = Shape {
+        elem: 8,
+        count: 3,
+        src_stride: 8,
+        dst_stride: 16,
+        offset: 64,
+    };
+    a_to_b.put_strided(&shape, &[5u8; 24]).unwrap();
+    a_to_b.put_signal(512, b"xy", 0, SignalOp::Add, 3).unwrap();
+    assert_eq!(
+        rx_b.wait_until_u64(0, Cmp::Eq, 3, Some(Duration::from_secs(10)))
+            .unwrap(),
+        Some(3)
+    );
+    assert_eq!(rx_b.load_u64(96).unwrap(), u64::from_ne_bytes([5; 8]));
+    let r = b_to_a.write_if_u64(8, 0, 4).unwrap();
+    assert_eq!((r[0].node, r[0].outcome), (a.id(), Outcome::Applied));
+    assert_eq!(rx_a.load_u64(8).unwrap(), 4);
+    let all = sa
+        .map_tx(
+            Dest::Broadcast,
+            TxAttrs {
+                local_copy: true,
+                ..TxAttrs::default()
+            },
+        )
+        .unwrap();
+    let r = all.write_if_u64(8, 4, 6).unwrap();
+    let got: Vec<_> = r.iter().map(|x| (x.node, x.outcome)).collect();
+    let mut want = vec![(a.id(), Outcome::Applied), (b.id(), Outcome::Held(0))];
+    want.sort_by_key(|x| x.0);
+    assert_eq!(got, want);
+}
