@@ -137,6 +137,20 @@ fn quick_bench_writes_json_tables_and_plots() {
         num(&v, "clock_bound_ns_p99", s);
     }
     assert!(stdout.contains("[clock_bound_ns]"), "{stdout}");
+    // Strided deposit per stride against the local strided copy, and put with signal.
+    for stride in ["1", "2", "4", "8", "16", "32", "64"] {
+        let sweep = v["figures"]["strided_gbps"].clone().into_figures();
+        num(&sweep, stride, "memchan");
+        num(&sweep, stride, "local_copy");
+        let key = format!("strided_gbps_s{stride}");
+        let t = v["targets"]
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["figure"] == key.as_str()))
+            .unwrap_or_else(|| panic!("no target for {key}"));
+        assert_eq!(t["target"], ">= 0.8x", "{t}");
+        assert_eq!(t["reference"], "local_copy", "{t}");
+    }
+    num(&v, "put_signal_ns", "memchan");
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
     // p99s come with the medians.
@@ -195,6 +209,8 @@ fn quick_bench_writes_json_tables_and_plots() {
         "[q_ratio]",
         "[barrier_8_nodes_ns]",
         "[barrier_64_nodes_ns]",
+        "[strided_gbps_s64]",
+        "[put_signal_ns]",
         "== targets",
     ] {
         assert!(

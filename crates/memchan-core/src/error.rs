@@ -159,6 +159,16 @@ pub enum Error {
         /// holder); empty when no node can be named (a `flock` holder).
         nodes: Vec<NodeId>,
     },
+    /// A strided or indexed write whose shape cannot be sent: an element size of 0
+    /// or over one packet, a count or stride whose arithmetic overflows, or a source
+    /// buffer too short for it (`memchan_core::deposit`). Nothing was sent.
+    #[error("bad deposit shape on segment `{segment}`: {why}")]
+    BadShape {
+        /// Segment name.
+        segment: String,
+        /// What is wrong with the shape.
+        why: String,
+    },
     /// An operating-system call failed.
     #[error("{op}: {source}")]
     Os {
@@ -219,6 +229,7 @@ impl Error {
             Error::Unsupported(_) => 19,
             Error::Os { .. } => 20,
             Error::Stalled { .. } => 21,
+            Error::BadShape { .. } => 26,
             Error::ClockNotSynchronised { .. } => 30,
         }
     }

@@ -20,6 +20,7 @@ pub mod backoff;
 pub mod bidlock;
 pub mod clock;
 pub mod config;
+pub mod deposit;
 pub mod error;
 pub mod event;
 pub mod journal;

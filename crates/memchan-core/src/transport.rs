@@ -16,6 +16,7 @@
 use crate::attr::{Dest, RxAttrs, TxAttrs};
 use crate::clock::GlobalTime;
 use crate::config::Config;
+use crate::deposit::{Cmp, CondResult, Shape, SignalOp};
 use crate::error::{Error, Result};
 use crate::event::MembershipEvent;
 use crate::names::{GroupId, NodeId, NodeSet};
@@ -268,6 +269,48 @@ pub trait TxOps: Send {
     /// # Errors
     /// As `write_u64`, less `Unaligned`.
     fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
+    /// Strided deposit (`crate::deposit`): element `i` of `shape` from `src`, each
+    /// element one packet in the sender's order, as if written one `write` each (an
+    /// aligned 1/2/4/8-byte element atomically), so no reader sees element `i` before
+    /// element `i - 1`. The whole shape is checked before anything is sent.
+    ///
+    /// # Errors
+    /// `BadShape`, `OutOfBounds`, and as `write`.
+    fn put_strided(&self, shape: &Shape, src: &[u8]) -> Result<()>;
+    /// Indexed deposit: element `i` (`src[i * elem..][..elem]`) at `offsets[i]`, with
+    /// the ordering of [`put_strided`](Self::put_strided).
+    ///
+    /// # Errors
+    /// `BadShape`, `OutOfBounds` (naming the first bad offset), and as `write`.
+    fn put_indexed(&self, elem: usize, offsets: &[usize], src: &[u8]) -> Result<()>;
+    /// Put with signal (OpenSHMEM 1.5 `put_signal`): `write(offset, data)`, then the
+    /// 8-byte signal word at `signal` set to or atomically increased by `value`, one
+    /// packet after the data's: every destination applies the signal after the data,
+    /// so a reader whose `wait_until` saw the signal reads the data whole. A signal
+    /// update wakes `wait` and `wait_until` readers whatever the page's notify bit.
+    ///
+    /// # Errors
+    /// `Unaligned` / `OutOfBounds` for the signal word, and as `write`.
+    fn put_signal(
+        &self,
+        offset: usize,
+        data: &[u8],
+        signal: usize,
+        op: SignalOp,
+        value: u64,
+    ) -> Result<()>;
+    /// Conditional write (seed 000): at each destination the 8-byte word at `offset`
+    /// becomes `new` only if it holds `expected` (a compare-and-swap there), and the
+    /// outcome comes back with the acknowledgement, one per destination that maps the
+    /// segment rx (`Outcome::Lost` for one that failed before it reported). It is one
+    /// packet in the sender's order and, for several destinations, in the global
+    /// order, evaluated at each destination where it lands in that order; it returns
+    /// once every destination reported, and a destination reports after it applied
+    /// this mapping's earlier writes. Like a signal it wakes waiters.
+    ///
+    /// # Errors
+    /// `Unaligned`, `OutOfBounds`, and as `write`.
+    fn write_if_u64(&self, offset: usize, expected: u64, new: u64) -> Result<Vec<CondResult>>;
 }
 
 /// The read path of an rx mapping.
@@ -338,7 +381,26 @@ pub trait RxOps: Send {
     /// # Errors
     /// As `wait`.
     fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool>;
+    /// Blocks, without a busy core (a short spin, then asleep on notify), until the
+    /// aligned 8-byte word at `offset` satisfies `word <cmp> value`, and returns the
+    /// word (`None` when `timeout` passes first). Woken by signal updates, conditional
+    /// writes and writes to notify pages; a plain write to a page without notify is
+    /// seen within [`WAIT_UNTIL_RECHECK`] at the latest.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`, and as `wait`.
+    fn wait_until_u64(
+        &self,
+        offset: usize,
+        cmp: Cmp,
+        value: u64,
+        timeout: Option<Duration>,
+    ) -> Result<Option<u64>>;
 }
+
+/// How long a `wait_until` sleeps at most before it looks at its word again, for words
+/// changed by plain writes to pages without notify (which post no wake-up).
+pub const WAIT_UNTIL_RECHECK: Duration = Duration::from_millis(10);
 
 /// A cluster lock (seed 000's bid lock; `crate::bidlock`).
 pub trait LockOps: Send {
@@ -408,6 +470,30 @@ macro_rules! ops_from_inherent {
             fn write(&self, o: usize, d: &[u8]) -> $crate::Result<()> {
                 <$tx>::write(self, o, d)
             }
+            fn put_strided(&self, s: &$crate::deposit::Shape, d: &[u8]) -> $crate::Result<()> {
+                <$tx>::put_strided(self, s, d)
+            }
+            fn put_indexed(&self, e: usize, o: &[usize], d: &[u8]) -> $crate::Result<()> {
+                <$tx>::put_indexed(self, e, o, d)
+            }
+            fn put_signal(
+                &self,
+                o: usize,
+                d: &[u8],
+                s: usize,
+                op: $crate::deposit::SignalOp,
+                v: u64,
+            ) -> $crate::Result<()> {
+                <$tx>::put_signal(self, o, d, s, op, v)
+            }
+            fn write_if_u64(
+                &self,
+                o: usize,
+                e: u64,
+                n: u64,
+            ) -> $crate::Result<Vec<$crate::deposit::CondResult>> {
+                <$tx>::write_if_u64(self, o, e, n)
+            }
         }
         impl $crate::transport::RxOps for $rx {
             fn len(&self) -> usize {
@@ -452,6 +538,15 @@ macro_rules! ops_from_inherent {
             }
             fn wait_spin(&self, t: Option<std::time::Duration>) -> $crate::Result<bool> {
                 <$rx>::wait_spin(self, t)
+            }
+            fn wait_until_u64(
+                &self,
+                o: usize,
+                c: $crate::deposit::Cmp,
+                v: u64,
+                t: Option<std::time::Duration>,
+            ) -> $crate::Result<Option<u64>> {
+                <$rx>::wait_until_u64(self, o, c, v, t)
             }
         }
         impl $crate::transport::LockOps for $lock {

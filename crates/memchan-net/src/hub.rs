@@ -27,6 +27,7 @@
 //! timeouts, failure detection). A node in the hub's own process (the virtual hub of a
 //! two-node cluster) is called directly, without a link.
 
+mod deposit;
 mod gate;
 
 pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
@@ -114,6 +115,11 @@ pub trait LocalPort: Send + Sync {
     fn frame(&self, kind: Kind, parts: &[&[u8]]);
     /// The node was isolated.
     fn isolated(&self, epoch: u64, why: &str);
+    /// The outcomes of conditional writes this node applied since last asked (it
+    /// cannot send them up while the hub, which called it, holds its lock).
+    fn take_outcomes(&self) -> Vec<Vec<u8>> {
+        Vec::new()
+    }
 }
 
 enum Sink {
@@ -193,6 +199,8 @@ struct State {
     joins: u64,
     /// Refused `Data` packets are logged at a bounded rate.
     frame_log: gate::Limiter,
+    /// Conditional writes whose outcomes are still due (`hub/deposit.rs`).
+    conds: deposit::Conds,
 }
 
 struct Shared {
@@ -239,6 +247,7 @@ impl Hub {
                 isolations: 0,
                 joins: 0,
                 frame_log: gate::Limiter::new(Instant::now()),
+                conds: deposit::Conds::default(),
             }),
             cfg,
             addr,
@@ -560,6 +569,9 @@ fn timer_loop(sh: Arc<Shared>) {
             }
             sh.settle(&mut sh.lock(), node);
         }
+        if hb {
+            sh.expire_conds(&mut sh.lock());
+        }
     }
 }
 
@@ -750,6 +762,14 @@ impl Shared {
                 let (head, body) = payload.split_at(proto::DATA_HEAD);
                 self.data(st, n, seq, head, body)
             }
+            Kind::Deposit if payload.len() >= proto::DATA_HEAD => {
+                let (head, body) = payload.split_at(proto::DATA_HEAD);
+                self.deposit(st, n, seq, head, body)
+            }
+            Kind::Outcome => {
+                self.outcome(st, n, payload);
+                0
+            }
             Kind::Request => {
                 self.request(st, n, payload);
                 0
@@ -781,56 +801,16 @@ impl Shared {
                 return 0;
             }
         };
-        let members = match d.dest {
-            Dest::Broadcast => st.members(),
-            _ => NodeSet::EMPTY,
-        };
-        let Some(Some(me)) = st.ports.get(n.index()) else {
+        let end = (d.offset as usize).checked_add(d.data.len());
+        let Some(to) = self.route(st, n, &d, |size| end.is_some_and(|e| e <= size)) else {
             return 0;
         };
-        let caller = (me.uid, me.gid);
-        let groups = &st.groups;
         let Some(Some(seg)) = st.segs.get_mut(d.seg as usize) else {
             return 0;
         };
-        let end = (d.offset as usize).checked_add(d.data.len());
-        if seg.gen != d.gen || end.is_none_or(|e| e > seg.size) {
-            // A stale generation (segment freed) or a hostile offset: touch nothing.
-            return 0;
-        }
-        // Write permission, from the uid and gid the node joined with: the library
-        // checks it at `map_tx`, a node that skips the library is checked here.
-        let perm =
-            memchan_core::perm::check(caller, (seg.uid, seg.gid, seg.mode), 2, &seg.name, "map_tx");
-        if let Err(e) = perm {
-            if let Some(suppressed) = st.frame_log.admit(Instant::now()) {
-                tracing::warn!(node = n.0, error = %e, suppressed, "packet refused");
-            }
-            st.refuse(n, proto::NO_REQUEST, &e);
-            return 0;
-        }
-        let mut to = match d.dest {
-            Dest::Node(t) => {
-                let mut s = NodeSet::EMPTY;
-                s.insert(t);
-                s
-            }
-            Dest::Group(g) => match groups.get(g.index()) {
-                Some((_, m)) => *m,
-                None => return 0,
-            },
-            Dest::Broadcast => members,
-        };
-        if d.flags & proto::FLAG_LOCAL_COPY != 0 {
-            to.insert(n);
-        } else if d.dest != Dest::Node(n) {
-            to.remove(n);
-        }
         if let Some(sh) = seg.shadow.as_mut() {
             sh[d.offset as usize..d.offset as usize + d.data.len()].copy_from_slice(d.data);
         }
-        // Only members receive: an isolated node leaves every rx set.
-        let to = to.intersect(&seg.rx);
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
         let mut outstanding = 0;
         for t in to.iter() {
@@ -842,6 +822,64 @@ impl Shared {
             }
         }
         outstanding
+    }
+
+    /// The destinations of `n`'s packet `d` that receive its segment, once its
+    /// generation, its range (`fits` the segment's size) and `n`'s right to write
+    /// are checked; `None` (a refusal answered where due) if any fails.
+    fn route(
+        &self,
+        st: &mut State,
+        n: NodeId,
+        d: &proto::Data<'_>,
+        fits: impl FnOnce(usize) -> bool,
+    ) -> Option<NodeSet> {
+        let members = match d.dest {
+            Dest::Broadcast => st.members(),
+            _ => NodeSet::EMPTY,
+        };
+        let Some(Some(me)) = st.ports.get(n.index()) else {
+            return None;
+        };
+        let caller = (me.uid, me.gid);
+        let groups = &st.groups;
+        let Some(Some(seg)) = st.segs.get_mut(d.seg as usize) else {
+            return None;
+        };
+        if seg.gen != d.gen || !fits(seg.size) {
+            // A stale generation (segment freed) or a hostile offset: touch nothing.
+            return None;
+        }
+        // Write permission, from the uid and gid the node joined with: the library
+        // checks it at `map_tx`, a node that skips the library is checked here.
+        let perm =
+            memchan_core::perm::check(caller, (seg.uid, seg.gid, seg.mode), 2, &seg.name, "map_tx");
+        if let Err(e) = perm {
+            if let Some(suppressed) = st.frame_log.admit(Instant::now()) {
+                tracing::warn!(node = n.0, error = %e, suppressed, "packet refused");
+            }
+            st.refuse(n, proto::NO_REQUEST, &e);
+            return None;
+        }
+        let mut to = match d.dest {
+            Dest::Node(t) => {
+                let mut s = NodeSet::EMPTY;
+                s.insert(t);
+                s
+            }
+            Dest::Group(g) => match groups.get(g.index()) {
+                Some((_, m)) => *m,
+                None => return None,
+            },
+            Dest::Broadcast => members,
+        };
+        if d.flags & proto::FLAG_LOCAL_COPY != 0 {
+            to.insert(n);
+        } else if d.dest != Dest::Node(n) {
+            to.remove(n);
+        }
+        // Only members receive: an isolated node leaves every rx set.
+        Some(to.intersect(&seg.rx))
     }
 
     fn request(&self, st: &mut State, n: NodeId, payload: &[u8]) {
@@ -1261,6 +1299,7 @@ impl Shared {
             .map(|e| (e.1, e.2))
             .collect();
         self.credit(st, &credited);
+        self.conds_gone(st, n);
         let mut clear = Vec::new();
         for (i, s) in st.segs.iter_mut().enumerate() {
             if let Some(s) = s {

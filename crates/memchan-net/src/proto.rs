@@ -5,6 +5,8 @@ use crate::wire::{Get, Put, WireError};
 use memchan_core::status::LinkCounters;
 use memchan_core::{Dest, GroupId, NodeId, NodeSet};
 
+pub mod deposit;
+
 type R<T> = Result<T, WireError>;
 
 /// Role of a connection.

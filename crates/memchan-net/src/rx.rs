@@ -7,6 +7,8 @@
 //! attributes, receive-side remap (`remap_page`: a page's packets land on another
 //! page, as on one host) and `wait` for a write to a notify page.
 
+mod word;
+
 use crate::proto::Op;
 use crate::service::{Reading, Shared};
 use crate::wire::Kind;

@@ -7,6 +7,10 @@
 //! through a `LocalSlot`.
 
 use crate::clock::{self, NodeClock};
+mod deposit;
+
+pub(crate) use deposit::Deposits;
+
 use crate::hub::{Hub, LocalPort};
 use crate::link::{Handler, Link, LinkError};
 use crate::proto::{self, event_kind, Join};
@@ -66,6 +70,8 @@ pub(crate) struct Shared {
     wake_pending: AtomicBool,
     /// The global clock's estimate, fed by the hub's `Time` frames.
     pub(crate) clock: NodeClock,
+    /// Conditional writes' outcomes, both ways (`service/deposit.rs`).
+    pub(crate) deposits: Deposits,
 }
 
 thread_local! {
@@ -108,6 +114,13 @@ impl LocalPort for LocalSlot {
         if let Some(sh) = self.node.get() {
             sh.set_isolated(epoch, why);
         }
+    }
+
+    fn take_outcomes(&self) -> Vec<Vec<u8>> {
+        self.node
+            .get()
+            .map(|sh| sh.deposits.take_pending())
+            .unwrap_or_default()
     }
 }
 
@@ -163,6 +176,7 @@ impl Shared {
             )
             .map_err(|e| Error::os("create the wake-up eventfd", e))?,
             wake_pending: AtomicBool::new(false),
+            deposits: Deposits::default(),
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
             clock: NodeClock::new(),
         })
@@ -354,6 +368,11 @@ impl Shared {
                 if let Ok((_origin, seg, gen, offset, data)) = proto::get_deliver(payload) {
                     self.deliver(seg, gen, offset, data);
                 }
+            }
+            Kind::DepositDeliver => self.deposit_deliver(payload),
+            Kind::Outcome => {
+                self.deposits.record(payload);
+                self.wake_other_readers();
             }
             Kind::Response => match proto::get_response(payload) {
                 Ok((proto::NO_REQUEST, status, body)) => {

@@ -3,6 +3,8 @@
 //! [`wire::PACKET`] bytes, each naming the segment, its generation, the offset and the
 //! destination. The hub orders them and delivers them (see `rx.rs`).
 
+mod deposit;
+
 use crate::proto::{self, SegInfo};
 use crate::service::Shared;
 use crate::wire::{self, Kind};

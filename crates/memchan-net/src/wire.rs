@@ -91,6 +91,15 @@ pub enum Kind {
     /// node → hub (control): a clock probe, the node's clock; the hub answers with a
     /// `Time` frame.
     TimeProbe = 27,
+    /// node → hub (reliable): a deposit operation (strided or indexed elements, a
+    /// signal update, a conditional write: `proto::deposit`) with a Data header.
+    Deposit = 20,
+    /// hub → node (reliable): a deposit operation in the hub's order, with a Deliver
+    /// header.
+    DepositDeliver = 21,
+    /// reliable, both ways: a conditional write's outcome (node → hub: the origin it
+    /// is for; hub → node: the destination it came from).
+    Outcome = 22,
 }
 
 impl Kind {
@@ -110,6 +119,9 @@ impl Kind {
             11 => Nak,
             12 => Heartbeat,
             13 => Isolated,
+            20 => Deposit,
+            21 => DepositDeliver,
+            22 => Outcome,
             26 => Time,
             27 => TimeProbe,
             _ => return None,
@@ -120,7 +132,15 @@ impl Kind {
     pub fn reliable(self) -> bool {
         matches!(
             self,
-            Kind::Data | Kind::Deliver | Kind::Request | Kind::Response | Kind::Event | Kind::Time
+            Kind::Data
+                | Kind::Deliver
+                | Kind::Request
+                | Kind::Response
+                | Kind::Event
+                | Kind::Time
+                | Kind::Deposit
+                | Kind::DepositDeliver
+                | Kind::Outcome
         )
     }
 }

@@ -11,7 +11,7 @@ use memchan_net::wire::{
 use proptest::prelude::*;
 
 /// Every kind except `Refuse`, which is read without a CRC or MAC check.
-const CHECKED_KINDS: [Kind; 14] = [
+const CHECKED_KINDS: [Kind; 17] = [
     Kind::Hello,
     Kind::Join,
     Kind::Welcome,
@@ -26,15 +26,21 @@ const CHECKED_KINDS: [Kind; 14] = [
     Kind::Isolated,
     Kind::Time,
     Kind::TimeProbe,
+    Kind::Deposit,
+    Kind::DepositDeliver,
+    Kind::Outcome,
 ];
 
-const RELIABLE_KINDS: [Kind; 6] = [
+const RELIABLE_KINDS: [Kind; 9] = [
     Kind::Data,
     Kind::Deliver,
     Kind::Request,
     Kind::Response,
     Kind::Event,
     Kind::Time,
+    Kind::Deposit,
+    Kind::DepositDeliver,
+    Kind::Outcome,
 ];
 
 fn key_of(seed: u8) -> FrameKey {

@@ -24,7 +24,7 @@ use crate::control::{load_set, node_state, store_set, MAX_PACKET, MAX_SEGMENTS};
 use crate::idle::SpinThenPark;
 use crate::local::{Local, SegRef, STALL_CAP};
 use crate::record::JournalObject;
-use crate::rx::{RxObject, Target};
+use crate::rx::{RxObject, Target, WordOp};
 use memchan_core::journal::{self, Journal};
 use memchan_core::order::{owner_of, OrderPoint};
 use memchan_core::sync::{fence, AtomicU32, Ordering};
@@ -247,6 +247,88 @@ impl<'a> Order<'a> {
     ) -> Result<()> {
         debug_assert!(data.len() <= MAX_PACKET);
         let rec = self.local.journal()?.record();
+        self.enter_for(seg, dests, targets)?;
+        let journal = Journal::new(&rec.state, &rec.progress);
+        journal.begin(|| {
+            rec.seg.store(seg.idx, Ordering::Relaxed);
+            rec.seg_gen.store(seg.generation, Ordering::Relaxed);
+            rec.offset.store(offset as u64, Ordering::Relaxed);
+            rec.len.store(data.len() as u32, Ordering::Relaxed);
+            rec.op.store(0, Ordering::Relaxed);
+            let mut live = NodeSet::EMPTY;
+            for (d, _) in &targets.list {
+                live.insert(*d);
+            }
+            store_set(&rec.dests, &live);
+            rec.store_payload(data);
+        });
+        let shift = self.local.page.bytes().trailing_zeros();
+        for (i, (_, t)) in targets.list.iter().enumerate() {
+            // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
+            // holds every mapping in the list.
+            unsafe { t.apply(shift, offset, data) };
+            journal.applied(i);
+        }
+        // Before `end`: a survivor that finds the packet still APPLYING finds every
+        // destination done and applies nothing, so the payload is no longer needed and
+        // no finished packet's bytes stay in the journal.
+        rec.clear_payload(data.len());
+        journal.end();
+        if !self.leave() {
+            // We were declared failed while applying and a survivor finished the packet.
+            self.local.check_alive()?;
+        }
+        Ok(())
+    }
+
+    /// A word operation (signal update, conditional write) as one ordered packet:
+    /// applied at every destination in increasing node order under the order point,
+    /// journaled with its op code so that a survivor finishes it as the same
+    /// operation. Returns each destination's word before (`None`: receive disabled).
+    pub(crate) fn ordered_word(
+        &self,
+        seg: &SegRef,
+        dests: &NodeSet,
+        targets: &mut Targets,
+        offset: usize,
+        op: WordOp,
+    ) -> Result<Vec<(NodeId, Option<u64>)>> {
+        let rec = self.local.journal()?.record();
+        let (code, payload, len) = op.encode();
+        self.enter_for(seg, dests, targets)?;
+        let journal = Journal::new(&rec.state, &rec.progress);
+        journal.begin(|| {
+            rec.seg.store(seg.idx, Ordering::Relaxed);
+            rec.seg_gen.store(seg.generation, Ordering::Relaxed);
+            rec.offset.store(offset as u64, Ordering::Relaxed);
+            rec.len.store(len as u32, Ordering::Relaxed);
+            rec.op.store(code, Ordering::Relaxed);
+            let mut live = NodeSet::EMPTY;
+            for (d, _) in &targets.list {
+                live.insert(*d);
+            }
+            store_set(&rec.dests, &live);
+            rec.store_payload(&payload[..len]);
+        });
+        let shift = self.local.page.bytes().trailing_zeros();
+        let mut out = Vec::with_capacity(targets.list.len());
+        for (i, (d, t)) in targets.list.iter().enumerate() {
+            // SAFETY: the caller checked the word (aligned, in the segment);
+            // `targets.keep` holds every mapping in the list.
+            out.push((*d, unsafe { t.word_op(shift, offset, op) }));
+            journal.applied(i);
+        }
+        rec.clear_payload(len);
+        journal.end();
+        if !self.leave() {
+            self.local.check_alive()?;
+        }
+        Ok(out)
+    }
+
+    /// Resolves `targets` and enters the point with them current (see
+    /// [`ordered_packet`](Self::ordered_packet)).
+    fn enter_for(&self, seg: &SegRef, dests: &NodeSet, targets: &mut Targets) -> Result<()> {
         let mut tries = 0;
         loop {
             targets.refresh(*self, seg, dests)?;
@@ -270,35 +352,6 @@ impl<'a> Order<'a> {
                     return Err(e);
                 }
             }
-        }
-        let journal = Journal::new(&rec.state, &rec.progress);
-        journal.begin(|| {
-            rec.seg.store(seg.idx, Ordering::Relaxed);
-            rec.seg_gen.store(seg.generation, Ordering::Relaxed);
-            rec.offset.store(offset as u64, Ordering::Relaxed);
-            rec.len.store(data.len() as u32, Ordering::Relaxed);
-            let mut live = NodeSet::EMPTY;
-            for (d, _) in &targets.list {
-                live.insert(*d);
-            }
-            store_set(&rec.dests, &live);
-            rec.store_payload(data);
-        });
-        let shift = self.local.page.bytes().trailing_zeros();
-        for (i, (_, t)) in targets.list.iter().enumerate() {
-            // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
-            // holds every mapping in the list.
-            unsafe { t.apply(shift, offset, data) };
-            journal.applied(i);
-        }
-        // Before `end`: a survivor that finds the packet still APPLYING finds every
-        // destination done and applies nothing, so the payload is no longer needed and
-        // no finished packet's bytes stay in the journal.
-        rec.clear_payload(data.len());
-        journal.end();
-        if !self.leave() {
-            // We were declared failed while applying and a survivor finished the packet.
-            self.local.check_alive()?;
         }
         Ok(())
     }
@@ -436,10 +489,16 @@ impl<'a> Order<'a> {
             return Err(format!("length {ulen} exceeds one packet"));
         }
         let page = self.local.page.bytes() as u64;
-        let end = offset.checked_add(u64::from(len));
+        // A word operation's payload is its operands; what it touches is one word.
+        let span = if r.op.load(Ordering::Relaxed) == 0 {
+            len
+        } else {
+            8
+        };
+        let end = offset.checked_add(u64::from(span));
         if offset >= seg.size as u64
             || end.is_none_or(|e| e > seg.size as u64)
-            || (len > 0 && offset / page != (offset + u64::from(len) - 1) / page)
+            || (span > 0 && offset / page != (offset + u64::from(span) - 1) / page)
         {
             return Err(format!(
                 "range {offset}+{ulen} outside segment `{}` ({} bytes) or across a page",
@@ -454,6 +513,13 @@ impl<'a> Order<'a> {
             ));
         }
         let data = r.load_payload(ulen);
+        let word = match r.op.load(Ordering::Relaxed) {
+            0 => None,
+            code => match WordOp::decode(code, &data) {
+                Some(op) if offset.is_multiple_of(8) => Some(op),
+                _ => return Err(format!("word operation {code} of {ulen} bytes at {offset}")),
+            },
+        };
         // Destinations are a bitmap of MAX_NODES bits, so every id is in range; one
         // that no longer maps the segment (it detached, or failed, since the packet was
         // journaled) or may not read it gets no view.
@@ -470,6 +536,7 @@ impl<'a> Order<'a> {
             seg,
             offset: offset as usize,
             data,
+            word,
             dests,
         })
     }
@@ -493,7 +560,15 @@ impl<'a> Order<'a> {
             {
                 // `view` maps `seg.size` bytes (RxObject::open checks the object's
                 // length) and the range was checked against that size.
-                crate::rx::apply(view, self.local.page, p.offset, &p.data);
+                match p.word {
+                    None => crate::rx::apply(view, self.local.page, p.offset, &p.data),
+                    Some(op) => {
+                        let shift = self.local.page.bytes().trailing_zeros();
+                        // SAFETY: 8-aligned and inside the segment (checked when the
+                        // record was prepared); `view` holds the mapping.
+                        unsafe { Target::of(view).word_op(shift, p.offset, op) };
+                    }
+                }
             }
         }
     }
@@ -590,6 +665,9 @@ struct Prepared {
     seg: SegRef,
     offset: usize,
     data: Vec<u8>,
+    /// A word operation (signal update, conditional write), finished as the same
+    /// operation; `None` for a write of `data`.
+    word: Option<WordOp>,
     dests: Vec<(NodeId, Option<MappedDest>)>,
 }
 

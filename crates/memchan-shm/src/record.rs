@@ -19,7 +19,7 @@
 //! ```text
 //!  0       8       12         16    20        24    28    32       40            72
 //!  +-------+-------+----------+-----+---------+-----+-----+--------+-------------+-------------+
-//!  | magic | state | progress | seg | seg_gen | len | pad | offset | dests       | payload     |
+//!  | magic | state | progress | seg | seg_gen | len | op  | offset | dests       | payload     |
 //!  |       |  u32  |   u32    | u32 |   u32   | u32 |     |  u64   | 256-bit set | 8 KiB       |
 //!  +-------+-------+----------+-----+---------+-----+-----+--------+-------------+-------------+
 //!  fields are atomics; the payload is written and read with the packet store
@@ -47,8 +47,9 @@ pub(crate) struct Record {
     pub seg: AtomicU32,
     pub seg_gen: AtomicU32,
     pub len: AtomicU32,
-    /// Unused; an atomic like every word of the object.
-    pub _pad: AtomicU32,
+    /// 0: the payload is written at `offset`; else a word operation on the 8-byte
+    /// word there, its operands the payload (`rx::WordOp::encode`).
+    pub op: AtomicU32,
     pub offset: AtomicU64,
     /// Destinations, applied in increasing node order.
     pub dests: [AtomicU64; MAX_NODES / 64],

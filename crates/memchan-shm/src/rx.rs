@@ -258,10 +258,23 @@ impl Target {
     /// mapping must still be held.
     #[inline(always)]
     pub(crate) unsafe fn apply(self, page_shift: u32, offset: usize, data: &[u8]) {
+        // SAFETY: the caller's contract is this one's.
+        if unsafe { self.apply_quiet(page_shift, offset, data) } {
+            self.post();
+        }
+    }
+
+    /// [`apply`](Self::apply) without the notify: whether the page asks for one. A
+    /// strided write posts once, after its last element (`tx/deposit.rs`).
+    ///
+    /// # Safety
+    /// As [`apply`](Self::apply).
+    #[inline(always)]
+    pub(crate) unsafe fn apply_quiet(self, page_shift: u32, offset: usize, data: &[u8]) -> bool {
         // SAFETY: the page index is within the page control table (caller's bound).
         let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
         if bits & RX_ENABLE == 0 {
-            return;
+            return false;
         }
         let mut at = offset;
         if bits & RX_REMAPPED != 0 {
@@ -273,12 +286,116 @@ impl Target {
         // SAFETY: in bounds by the caller's contract (`remapped` keeps it so); memchan
         // reaches receive memory only through atomics (this store, the owner's loads).
         unsafe { packet::store(self.data.add(at), data) };
-        if bits & RX_NOTIFY != 0 {
-            // SAFETY: the header starts 64 bytes before the page control table and
-            // lives as long as the mapping.
-            let h = unsafe { &*(self.pct.cast::<u8>().sub(64) as *const RxHeader) };
-            Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
+        bits & RX_NOTIFY != 0
+    }
+
+    /// Stores 8-byte words at 8-aligned offsets, in order, each as a packet (a Release
+    /// fence, then one atomic store) honouring its page's receive enable, read once per
+    /// page run; whether a notify page was written. The fast path of strided and
+    /// indexed deposit of 8-byte elements.
+    ///
+    /// # Safety
+    /// Every offset 8-aligned with `offset + 8` within the segment; the mapping held.
+    #[inline(always)]
+    pub(crate) unsafe fn store_words(
+        self,
+        page_shift: u32,
+        words: impl Iterator<Item = (usize, u64)>,
+    ) -> bool {
+        let (mut page, mut bits, mut notify) = (usize::MAX, 0u8, false);
+        for (off, w) in words {
+            if off >> page_shift != page {
+                page = off >> page_shift;
+                // SAFETY: the page index is within the table (caller's bound).
+                bits = unsafe { (*self.pct.add(page)).load(Ordering::Relaxed) };
+                notify |= bits & (RX_ENABLE | RX_NOTIFY) == RX_ENABLE | RX_NOTIFY;
+            }
+            if bits & RX_ENABLE != 0 {
+                let at = if bits & RX_REMAPPED != 0 {
+                    self.remapped(page_shift, off)
+                } else {
+                    off
+                };
+                // Each element is a packet: a reader that sees it with Acquire sees
+                // the elements before it.
+                fence(Ordering::Release);
+                // SAFETY: aligned and in bounds (caller; `remapped` keeps it so);
+                // reached only through atomics.
+                unsafe { (*(self.data.add(at) as *const AtomicU64)).store(w, Ordering::Relaxed) };
+            }
         }
+        notify
+    }
+
+    /// [`store_words`](Self::store_words) for a strided shape of 8-byte elements:
+    /// `count` words from `src` (`src_stride` bytes apart) to `offset + i *
+    /// dst_stride`, a page run at a time (one page control byte read per run), four
+    /// elements a turn (LLVM does not unroll atomic stores, see `packet.rs`).
+    ///
+    /// # Safety
+    /// `offset` and `dst_stride` 8-aligned, every element within the segment, the
+    /// `count` source words within `src`'s allocation; the mapping held.
+    #[inline(always)]
+    pub(crate) unsafe fn store_strided(
+        self,
+        page_shift: u32,
+        offset: usize,
+        dst_stride: usize,
+        src: *const u8,
+        src_stride: usize,
+        count: usize,
+    ) -> bool {
+        let (mut i, mut off, mut notify) = (0, offset, false);
+        while i < count {
+            let page = off >> page_shift;
+            // Elements from `off` on that start on this page (all, for stride 0).
+            let room = ((page + 1) << page_shift) - off;
+            let run = match dst_stride {
+                0 => count - i,
+                d => room.div_ceil(d).min(count - i),
+            };
+            // SAFETY: the page index is within the table (caller's bound).
+            let bits = unsafe { (*self.pct.add(page)).load(Ordering::Relaxed) };
+            if bits & RX_ENABLE != 0 {
+                notify |= bits & RX_NOTIFY != 0;
+                // A run lies within one page, so a remapped page moves it whole.
+                let at = if bits & RX_REMAPPED != 0 {
+                    self.remapped(page_shift, off)
+                } else {
+                    off
+                };
+                // SAFETY: elements i..i + run are inside the segment (caller; `remapped`
+                // keeps the run inside its target page) and the source (caller); each
+                // store is one packet after a Release fence.
+                unsafe {
+                    let (mut d, mut s) = (self.data.add(at), src.add(i * src_stride));
+                    let store = |d: *mut u8, s: *const u8| {
+                        fence(Ordering::Release);
+                        AtomicU64::from_ptr(d as *mut u64)
+                            .store((s as *const u64).read_unaligned(), Ordering::Relaxed);
+                    };
+                    let mut k = 0;
+                    while k + 4 <= run {
+                        store(d, s);
+                        store(d.add(dst_stride), s.add(src_stride));
+                        store(d.add(2 * dst_stride), s.add(2 * src_stride));
+                        store(d.add(3 * dst_stride), s.add(3 * src_stride));
+                        d = d.add(4 * dst_stride);
+                        s = s.add(4 * src_stride);
+                        k += 4;
+                    }
+                    while k < run {
+                        store(d, s);
+                        d = d.add(dst_stride);
+                        s = s.add(src_stride);
+                        k += 1;
+                    }
+                }
+            }
+            i += run;
+            off += run * dst_stride;
+        }
+        notify
     }
 
     /// Where a packet at `offset` of a remapped page lands: the same place in the
@@ -306,6 +423,98 @@ impl Target {
             return offset;
         }
         (to << page_shift) | (offset & ((1 << page_shift) - 1))
+    }
+
+    /// Posts on the destination's notify pair.
+    pub(crate) fn post(self) {
+        // SAFETY: the header starts 64 bytes before the page control table and lives
+        // as long as the mapping (the caller holds it).
+        let h = unsafe { &*(self.pct.cast::<u8>().sub(64) as *const RxHeader) };
+        Notify::new(&h.notify_seq, &h.notify_waiters).post(&SharedFutex);
+    }
+
+    /// Applies a word operation (signal update or conditional write) to the 8-byte
+    /// word at `offset` as one atomic access, then posts notify whatever the page's
+    /// notify bit (these exist to be waited on). The word's value before, or `None`
+    /// if the page's receive enable is off (nothing written).
+    ///
+    /// # Safety
+    /// `offset` 8-aligned and `offset + 8` within the segment; the mapping held.
+    pub(crate) unsafe fn word_op(self, page_shift: u32, offset: usize, op: WordOp) -> Option<u64> {
+        // SAFETY: the page index is within the page control table (caller's bound).
+        let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
+        if bits & RX_ENABLE == 0 {
+            return None;
+        }
+        let at = if bits & RX_REMAPPED != 0 {
+            self.remapped(page_shift, offset)
+        } else {
+            offset
+        };
+        // SAFETY: aligned and in bounds (caller; `remapped` keeps it so); receive
+        // memory is reached only through atomics.
+        let w = unsafe { &*(self.data.add(at) as *const AtomicU64) };
+        let old = match op {
+            // Release: the data of the put before it is visible to whoever sees it.
+            WordOp::Set(v) => w.swap(v, Ordering::AcqRel),
+            WordOp::Add(v) => w.fetch_add(v, Ordering::AcqRel),
+            WordOp::Cas { expected, new } => {
+                match w.compare_exchange(expected, new, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(v) | Err(v) => v,
+                }
+            }
+        };
+        self.post();
+        Some(old)
+    }
+}
+
+/// An atomic update of one 8-byte word of receive memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WordOp {
+    /// Signal set.
+    Set(u64),
+    /// Signal add (wrapping).
+    Add(u64),
+    /// Conditional write.
+    Cas {
+        /// The value the word must hold.
+        expected: u64,
+        /// Its value after.
+        new: u64,
+    },
+}
+
+impl WordOp {
+    /// The journal's op code and payload (`record.rs`): 1 set, 2 add, 3 compare.
+    pub(crate) fn encode(self) -> (u32, [u8; 16], usize) {
+        let mut b = [0u8; 16];
+        let (code, a, c, len) = match self {
+            WordOp::Set(v) => (1, v, 0, 8),
+            WordOp::Add(v) => (2, v, 0, 8),
+            WordOp::Cas { expected, new } => (3, expected, new, 16),
+        };
+        b[..8].copy_from_slice(&a.to_ne_bytes());
+        b[8..].copy_from_slice(&c.to_ne_bytes());
+        (code, b, len)
+    }
+
+    /// The inverse of [`encode`](Self::encode); `None` for a record that is not one.
+    pub(crate) fn decode(code: u32, payload: &[u8]) -> Option<WordOp> {
+        let word = |i: usize| {
+            payload
+                .get(i * 8..i * 8 + 8)
+                .map(|b| u64::from_ne_bytes(b.try_into().unwrap_or_default()))
+        };
+        match (code, payload.len()) {
+            (1, 8) => Some(WordOp::Set(word(0)?)),
+            (2, 8) => Some(WordOp::Add(word(0)?)),
+            (3, 16) => Some(WordOp::Cas {
+                expected: word(0)?,
+                new: word(1)?,
+            }),
+            _ => None,
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! The rx mapping handle: this node's receive memory for a segment, read with plain
 //! (atomic) loads, with blocking waits for notify-on-receive pages.
 
+mod wait_until;
+
 use crate::futex::SharedFutex;
 use crate::local::SegRef;
 use crate::node::Inner;

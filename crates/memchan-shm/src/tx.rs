@@ -12,6 +12,8 @@
 //! order (rule 2). A direct deposit has a single destination and no local copy, so rule
 //! 2 constrains it against nothing.
 
+mod deposit;
+
 use crate::local::SegRef;
 use crate::node::Inner;
 use crate::order::Targets;

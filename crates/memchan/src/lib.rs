@@ -37,7 +37,8 @@
 //!
 //! See `ARCHITECTURE.md` for the layers.
 
-pub use memchan_core::transport::Caps;
+pub use memchan_core::deposit::{Cmp, CondResult, Outcome, Shape, SignalOp};
+pub use memchan_core::transport::{Caps, WAIT_UNTIL_RECHECK};
 pub use memchan_core::validate::{
     CLUSTER_NAME_LEN, EVENT_RING, MAX_SEGMENTS, MAX_SEGMENT_SIZE, NAME_LEN,
 };
@@ -476,6 +477,132 @@ impl TxMapping {
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         hot!(TxFlavor, &self.tx, t => TxOps::write(t, offset, data))
     }
+    /// Strided deposit (the T3D case of seed 002): `shape.count` elements of
+    /// `shape.elem` bytes, element `i` read from `src[i * shape.src_stride..]` and
+    /// written at `shape.offset + i * shape.dst_stride` (strides in bytes). Each
+    /// element is one packet in this sender's order, as if written by one
+    /// [`write`](Self::write) each (an aligned 1/2/4/8-byte element atomically): no
+    /// reader ever sees an element before the ones ahead of it. Across hosts the
+    /// elements travel packed, as few frames as the wire allows, and are applied
+    /// one by one at each destination.
+    ///
+    /// ```
+    /// use memchan::{Cluster, Dest, Shape, TxAttrs};
+    /// let name = format!("doc-strided-{}", std::process::id());
+    /// let (a, b) = (Cluster::join(&name)?, Cluster::join(&name)?);
+    /// let rx = b.segment("m", 4096, 0o600)?.map_rx()?;
+    /// let tx = a.segment("m", 4096, 0o600)?.map_tx(Dest::Node(b.node_id()), TxAttrs::default())?;
+    /// // A column of a 4x4 matrix of u64: four words, 32 bytes apart.
+    /// let col: Vec<u8> = [1u64, 2, 3, 4].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    /// let shape = Shape { elem: 8, count: 4, src_stride: 8, dst_stride: 32, offset: 8 };
+    /// tx.put_strided(&shape, &col)?;
+    /// a.ack()?;
+    /// assert_eq!(rx.load_u64(8 + 3 * 32)?, 4);
+    /// # Ok::<(), memchan::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Checked before anything is sent: `BadShape` (element size 0 or over 64 KiB, a
+    /// stride whose arithmetic overflows, `src` too short), `OutOfBounds` (the last
+    /// element past the segment); then as [`write`](Self::write).
+    pub fn put_strided(&self, shape: &Shape, src: &[u8]) -> Result<()> {
+        hot!(TxFlavor, &self.tx, t => TxOps::put_strided(t, shape, src))
+    }
+    /// Indexed deposit: element `i` (`src[i * elem..][..elem]`) written at
+    /// `offsets[i]`, with the ordering of [`put_strided`](Self::put_strided).
+    ///
+    /// ```
+    /// use memchan::{Cluster, Dest, TxAttrs};
+    /// let name = format!("doc-indexed-{}", std::process::id());
+    /// let (a, b) = (Cluster::join(&name)?, Cluster::join(&name)?);
+    /// let rx = b.segment("m", 4096, 0o600)?.map_rx()?;
+    /// let tx = a.segment("m", 4096, 0o600)?.map_tx(Dest::Node(b.node_id()), TxAttrs::default())?;
+    /// tx.put_indexed(4, &[400, 12, 2000], &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0])?;
+    /// a.ack()?;
+    /// assert_eq!((rx.load_u32(400)?, rx.load_u32(12)?, rx.load_u32(2000)?), (1, 2, 3));
+    /// // An offset past the segment is named, and nothing is sent.
+    /// assert!(matches!(tx.put_indexed(4, &[0, 4096], &[0; 8]), Err(memchan::Error::OutOfBounds { offset: 4096, .. })));
+    /// # Ok::<(), memchan::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `BadShape` (element size, `src.len() != offsets.len() * elem`), `OutOfBounds`
+    /// naming the first offset past the segment; then as [`write`](Self::write).
+    pub fn put_indexed(&self, elem: usize, offsets: &[usize], src: &[u8]) -> Result<()> {
+        hot!(TxFlavor, &self.tx, t => TxOps::put_indexed(t, elem, offsets, src))
+    }
+    /// Put with signal (OpenSHMEM 1.5 `shmem_put_signal`): writes `data` at `offset`,
+    /// then sets the 8-byte word at `signal` to `value` ([`SignalOp::Set`]) or adds
+    /// `value` to it atomically at each destination ([`SignalOp::Add`]). The signal is
+    /// one packet after the data, so every destination applies it after the data: a
+    /// reader that [`RxMapping::wait_until_u64`] saw the signal reads the data whole.
+    ///
+    /// ```
+    /// use memchan::{Cluster, Cmp, Dest, SignalOp, TxAttrs};
+    /// use std::time::Duration;
+    /// let name = format!("doc-signal-{}", std::process::id());
+    /// let (a, b) = (Cluster::join(&name)?, Cluster::join(&name)?);
+    /// let rx = b.segment("m", 4096, 0o600)?.map_rx()?;
+    /// let tx = a.segment("m", 4096, 0o600)?.map_tx(Dest::Node(b.node_id()), TxAttrs::default())?;
+    /// tx.put_signal(64, b"payload", 0, SignalOp::Add, 1)?;
+    /// assert_eq!(rx.wait_until_u64(0, Cmp::Ge, 1, Some(Duration::from_secs(10)))?, Some(1));
+    /// let mut got = [0u8; 7];
+    /// rx.read(64, &mut got)?;
+    /// assert_eq!(&got, b"payload");
+    /// # Ok::<(), memchan::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Unaligned` / `OutOfBounds` for the signal word (checked before the data is
+    /// sent), and as [`write`](Self::write).
+    pub fn put_signal(
+        &self,
+        offset: usize,
+        data: &[u8],
+        signal: usize,
+        op: SignalOp,
+        value: u64,
+    ) -> Result<()> {
+        hot!(TxFlavor, &self.tx, t => TxOps::put_signal(t, offset, data, signal, op, value))
+    }
+    /// Conditional write (MEMORY CHANNEL 2): at each destination, the 8-byte word at
+    /// `offset` becomes `new` only if it holds `expected`; returns each destination's
+    /// [`Outcome`], carried back by its acknowledgement (no second round trip).
+    ///
+    /// Its place in the ordering rules: one packet in this sender's order and, for
+    /// broadcast, multicast or local copy, in the global order, evaluated at each
+    /// destination against the word as the writes before it in that order left it. It
+    /// returns once every destination reported, each after it applied this mapping's
+    /// earlier writes, so it acknowledges those too. Destinations that do not map the
+    /// segment rx report nothing; one that failed before it reported is
+    /// [`Outcome::Lost`] (across hosts only: on one host the sender does the
+    /// compare-and-swap itself).
+    ///
+    /// Recoverable messaging: a sender claims a mailbox slot with one conditional
+    /// write; the outcome says at once whether the receiver had emptied it, so a lost
+    /// or refused message is known without a reply from the receiver's application.
+    ///
+    /// ```
+    /// use memchan::{Cluster, Dest, Outcome, TxAttrs};
+    /// let name = format!("doc-cond-{}", std::process::id());
+    /// let (a, b) = (Cluster::join(&name)?, Cluster::join(&name)?);
+    /// let rx = b.segment("box", 4096, 0o600)?.map_rx()?;
+    /// let tx = a.segment("box", 4096, 0o600)?.map_tx(Dest::Node(b.node_id()), TxAttrs::default())?;
+    /// const EMPTY: u64 = 0;
+    /// // Message 1 goes in: the slot was empty.
+    /// let r = tx.write_if_u64(0, EMPTY, 1)?;
+    /// assert_eq!((r[0].node, r[0].outcome), (b.node_id(), Outcome::Applied));
+    /// // Message 2 is refused, and the sender learns the slot still holds message 1.
+    /// assert_eq!(tx.write_if_u64(0, EMPTY, 2)?[0].outcome, Outcome::Held(1));
+    /// assert_eq!(rx.load_u64(0)?, 1);
+    /// # Ok::<(), memchan::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `Unaligned`, `OutOfBounds`, and as [`write`](Self::write).
+    pub fn write_if_u64(&self, offset: usize, expected: u64, new: u64) -> Result<Vec<CondResult>> {
+        each!(TxFlavor, &self.tx, t => TxOps::write_if_u64(t, offset, expected, new))
+    }
 }
 
 /// This node's receive memory for a segment.
@@ -595,6 +722,24 @@ impl RxMapping {
     /// As [`wait`](Self::wait).
     pub fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
         each!(RxFlavor, &self.rx, r => RxOps::wait_spin(r, timeout))
+    }
+    /// Blocks, without a busy core (a short spin, then asleep on notify), until the
+    /// aligned 8-byte word at `offset` satisfies `word <cmp> value` (OpenSHMEM's
+    /// `shmem_wait_until` / `shmem_signal_wait_until`); returns the word, or `None` when
+    /// `timeout` passes first. Woken by signal updates ([`TxMapping::put_signal`]),
+    /// conditional writes and writes to notify pages; a plain write to a page without
+    /// notify is seen within [`WAIT_UNTIL_RECHECK`] at the latest.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`, and as [`wait`](Self::wait).
+    pub fn wait_until_u64(
+        &self,
+        offset: usize,
+        cmp: Cmp,
+        value: u64,
+        timeout: Option<Duration>,
+    ) -> Result<Option<u64>> {
+        each!(RxFlavor, &self.rx, r => RxOps::wait_until_u64(r, offset, cmp, value, timeout))
     }
 }
 

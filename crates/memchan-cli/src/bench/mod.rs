@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub mod clock;
+pub mod deposit;
 pub mod dispatch;
 pub mod global_clock;
 pub mod hosts;
@@ -183,6 +184,16 @@ pub fn run(args: BenchArgs) -> Result<()> {
             }
         }
     }
+    // Strided deposit and put with signal (`deposit.rs`): after the rounds, in this
+    // process, each against its own reference measured beside it.
+    let mut deposit_tables = Vec::new();
+    if memchan_on {
+        pb.set_message("strided deposit, put with signal");
+        match deposit::tables(&cfg) {
+            Ok(t) => deposit_tables = t,
+            Err(e) => failures.push(format!("memchan deposit measurements failed: {e:#}")),
+        }
+    }
     pb.finish_and_clear();
     if memchan_on {
         match global_clock::measure_one_host(&mut set) {
@@ -193,10 +204,13 @@ pub fn run(args: BenchArgs) -> Result<()> {
     info.elapsed_s = started.elapsed().as_secs_f64();
     info.notes.extend(failures.iter().cloned());
 
-    let rep = report::Report::build(&cfg, &set, &info);
+    let mut rep = report::Report::build(&cfg, &set, &info);
+    rep.tables.extend(deposit_tables);
     print!("{}", rep.render_text());
     if let Some(path) = &args.json {
-        write_json(path, &rep.to_json())?;
+        let mut j = rep.to_json();
+        deposit::add_sweep_json(&mut j, &rep.tables);
+        write_json(path, &j)?;
     }
     if let Some(dir) = &args.plot {
         let files = plot::write(dir, &rep, &set)

@@ -8,6 +8,7 @@
 
 mod clock;
 mod contract;
+mod deposit;
 mod lock;
 mod membership;
 mod multihost;
@@ -42,6 +43,10 @@ fn worker() {
         "barrier-loop" => sync_ops::barrier_loop_worker(&a),
         "tear" => sync_ops::tear_worker(&a),
         "uid" => sync_ops::uid_worker(&a),
+        "dep-strided" => deposit::strided_worker(&a),
+        "dep-signal" => deposit::signal_worker(&a),
+        "dep-cond" => deposit::cond_worker(&a),
+        "dep-idle" => deposit::idle_worker(&a),
         "hub" => multihost::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),
