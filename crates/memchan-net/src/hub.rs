@@ -28,6 +28,7 @@
 //! two-node cluster) is called directly, without a link.
 
 mod gate;
+mod rma;
 
 pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
 
@@ -108,6 +109,11 @@ pub trait LocalPort: Send + Sync {
     fn frame(&self, kind: Kind, parts: &[&[u8]]);
     /// The node was isolated.
     fn isolated(&self, epoch: u64, why: &str);
+    /// Serves a remote read or atomic (an `RmaServe` payload) at once, from the hub's
+    /// lock: the `RmaDone` payload, or `None` if the node cannot answer.
+    fn rma(&self, _serve: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 enum Sink {
@@ -185,6 +191,8 @@ struct State {
     joins: u64,
     /// Refused `Data` packets are logged at a bounded rate.
     frame_log: gate::Limiter,
+    /// Remote reads and atomics under way at their targets (`hub/rma.rs`).
+    rma: rma::Table,
 }
 
 struct Shared {
@@ -231,6 +239,7 @@ impl Hub {
                 isolations: 0,
                 joins: 0,
                 frame_log: gate::Limiter::new(Instant::now()),
+                rma: rma::Table::default(),
             }),
             cfg,
             addr,
@@ -711,6 +720,14 @@ impl Shared {
             }
             Kind::Request => {
                 self.request(st, n, payload);
+                0
+            }
+            Kind::RmaRequest => {
+                self.rma_request(st, n, payload);
+                0
+            }
+            Kind::RmaDone => {
+                self.rma_done(st, n, payload);
                 0
             }
             k => {
@@ -1236,6 +1253,7 @@ impl Shared {
             st.hub_write(seg, n.index(), &[0]);
         }
         st.event(n, inc, kind);
+        self.rma_forget(st, n);
         st.barrier_waits.retain(|w| w.node != n);
         for counts in st.barrier_counts.values_mut() {
             counts[n.index()] = 0;

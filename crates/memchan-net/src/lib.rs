@@ -15,6 +15,7 @@ pub mod link;
 mod lock;
 pub mod node;
 pub mod proto;
+mod rma;
 mod rx;
 mod segment;
 mod service;

@@ -190,11 +190,11 @@ impl RxMapping {
 /// thread with atomic stores and read by the application with atomic loads.
 pub(crate) struct RxMem {
     pub(crate) gen: u32,
-    size: usize,
-    page: usize,
-    base: *mut u8,
+    pub(crate) size: usize,
+    pub(crate) page: usize,
+    pub(crate) base: *mut u8,
     map_len: usize,
-    pct: Vec<AtomicU8>,
+    pub(crate) pct: Vec<AtomicU8>,
     /// Count of packets landed on notify pages; waiters compare it (see `deliver`).
     pub(crate) notify: AtomicU32,
 }

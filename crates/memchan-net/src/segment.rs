@@ -119,6 +119,7 @@ impl Segment {
 impl SegmentOps for Segment {
     type Tx = TxMapping;
     type Rx = RxMapping;
+    type Rma = crate::rma::Rma;
     fn name(&self) -> &str {
         self.name()
     }
@@ -133,5 +134,8 @@ impl SegmentOps for Segment {
     }
     fn free(self) -> Result<()> {
         self.free()
+    }
+    fn rma(&self) -> Result<crate::rma::Rma> {
+        crate::rma::Rma::new(self.sh.clone(), self.name.clone(), self.info.clone())
     }
 }

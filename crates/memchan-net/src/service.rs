@@ -63,6 +63,8 @@ pub(crate) struct Shared {
     heartbeat: Duration,
     /// `wake` was written and not yet drained (one syscall per wake-up, not per write).
     wake_pending: AtomicBool,
+    /// Remote reads and atomics: gets under way, answers to send (`rma.rs`).
+    pub(crate) rma: crate::rma::RmaState,
 }
 
 thread_local! {
@@ -105,6 +107,10 @@ impl LocalPort for LocalSlot {
         if let Some(sh) = self.node.get() {
             sh.set_isolated(epoch, why);
         }
+    }
+
+    fn rma(&self, serve: &[u8]) -> Option<Vec<u8>> {
+        crate::rma::serve(self.node.get()?, serve)
     }
 }
 
@@ -161,6 +167,7 @@ impl Shared {
             .map_err(|e| Error::os("create the wake-up eventfd", e))?,
             wake_pending: AtomicBool::new(false),
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
+            rma: crate::rma::RmaState::default(),
         })
     }
 
@@ -248,6 +255,7 @@ impl Shared {
                     link.shutdown();
                     return;
                 }
+                self.rma.flush(&self);
             }
             if last_tick.elapsed() >= Duration::from_millis(10) {
                 last_tick = Instant::now();
@@ -283,6 +291,7 @@ impl Shared {
                             self.set_lost(format!("hub link failed: {e}"));
                         }
                     }
+                    self.rma.flush(self);
                 }
                 l.heartbeat_if_quiet(self.heartbeat);
             }
@@ -362,6 +371,12 @@ impl Shared {
                 }
                 Err(_) => {}
             },
+            Kind::RmaServe => {
+                // Answered once the link is no longer being read (`RmaState::queue`).
+                if let Some(done) = crate::rma::serve(self, payload) {
+                    self.rma.queue(done);
+                }
+            }
             Kind::Event => {
                 if let Ok((epoch, node, inc, k, members)) = proto::get_event(payload) {
                     let kind = match k {

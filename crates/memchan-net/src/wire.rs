@@ -85,6 +85,14 @@ pub enum Kind {
     Heartbeat = 12,
     /// hub → node (control): this node was isolated; the link closes.
     Isolated = 13,
+    /// node → hub (reliable): a remote read or atomic on another node's copy of a
+    /// segment (`rma.rs`); answered by a `Response` to its request id.
+    RmaRequest = 14,
+    /// hub → node (reliable): serve a remote read or atomic from this node's receive
+    /// memory, under the hub's token.
+    RmaServe = 15,
+    /// node → hub (reliable): the outcome of an `RmaServe`, under its token.
+    RmaDone = 16,
 }
 
 impl Kind {
@@ -104,6 +112,9 @@ impl Kind {
             11 => Nak,
             12 => Heartbeat,
             13 => Isolated,
+            14 => RmaRequest,
+            15 => RmaServe,
+            16 => RmaDone,
             _ => return None,
         })
     }
@@ -112,7 +123,14 @@ impl Kind {
     pub fn reliable(self) -> bool {
         matches!(
             self,
-            Kind::Data | Kind::Deliver | Kind::Request | Kind::Response | Kind::Event
+            Kind::Data
+                | Kind::Deliver
+                | Kind::Request
+                | Kind::Response
+                | Kind::Event
+                | Kind::RmaRequest
+                | Kind::RmaServe
+                | Kind::RmaDone
         )
     }
 }

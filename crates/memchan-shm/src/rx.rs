@@ -16,7 +16,7 @@
 //!  |        |         |   u32   |        |           | per page       |   size)    |
 //!  +--------+---------+---------+--------+-----------+----------------+------------+
 //!  H = 64 + pages rounded up to a page, so data is page-aligned.
-//!  page control byte: bit 0 receive enable, bit 1 notify on receive.
+//!  page control byte: bit 0 receive enable, bit 1 notify on receive, bit 2 remote read.
 //! ```
 
 use crate::futex::SharedFutex;
@@ -84,7 +84,23 @@ impl RxObject {
 
     /// Maps another node's receive memory.
     pub(crate) fn open(name: &str, page: PageSize, size: usize) -> Result<RxObject> {
-        let map = ShmMap::open(name, Open::Existing)?;
+        Self::open_as(name, page, size, true)
+    }
+
+    /// Maps another node's receive memory, read-write or read-only (a remote reader
+    /// that may not write the segment: `rma.rs`).
+    pub(crate) fn open_as(
+        name: &str,
+        page: PageSize,
+        size: usize,
+        writable: bool,
+    ) -> Result<RxObject> {
+        let how = if writable {
+            Open::Existing
+        } else {
+            Open::ReadOnly
+        };
+        let map = ShmMap::open(name, how)?;
         let data_off = Self::header_len(page, size);
         if map.len() < data_off + size {
             return Err(Error::Invalid {

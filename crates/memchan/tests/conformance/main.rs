@@ -11,6 +11,7 @@ mod lock;
 mod membership;
 mod multihost;
 mod ordering;
+mod rma;
 mod sync_ops;
 
 use memchan_testkit::harness::{args, log_to_stderr};
@@ -39,6 +40,9 @@ fn worker() {
         "barrier-loop" => sync_ops::barrier_loop_worker(&a),
         "tear" => sync_ops::tear_worker(&a),
         "uid" => sync_ops::uid_worker(&a),
+        "rma-target" => rma::target_worker(&a),
+        "rma-hammer" => rma::hammer_worker(&a),
+        "rma-uid" => rma::uid_worker(&a),
         "hub" => multihost::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),

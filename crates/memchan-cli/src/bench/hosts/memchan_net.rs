@@ -97,6 +97,7 @@ impl Side {
             .map_rx_with(RxAttrs {
                 receive_enable: true,
                 notify: true,
+                remote_read: false,
             })
             .context("map_rx_with")?;
         let tx = seg
