@@ -130,6 +130,30 @@ fn quick_bench_writes_json_tables_and_plots() {
             assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
         }
     }
+    // Remote read and fetch-add (and their cross-core variants), each with a <= 1x
+    // target against OSHMEM measured the same way.
+    for key in [
+        "get_8b_ns",
+        "get_8b_xcore_ns",
+        "atomic_fetch_add_ns",
+        "atomic_fetch_add_xcore_ns",
+    ] {
+        num(&v, key, "memchan");
+        let t = v["targets"]
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["figure"] == key))
+            .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
+        assert_eq!(t["target"], "<= 1x", "{t}");
+        assert_eq!(t["reference"], "oshmem", "{t}");
+        if v["figures"][key].get("oshmem").is_some() {
+            num(&v, key, "oshmem");
+            let r = v["ratios"][key]["memchan_vs_oshmem"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no ratio for {key}"));
+            assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
+        }
+        assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
+    }
     num(&v, "notify_wake_ns", "memchan");
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");

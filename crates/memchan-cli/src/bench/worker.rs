@@ -33,6 +33,8 @@ pub enum Kind {
     MemchanLock,
     MemchanBarrier,
     MemchanNotify,
+    /// Remote read and fetch-add, with their cross-core variants (`rma.rs`).
+    MemchanRma,
     // `--hosts`: the figures over a veth between two network namespaces.
     HostTcp,
     HostTcpSpin,
