@@ -43,6 +43,7 @@ fn worker() {
         "rma-target" => rma::target_worker(&a),
         "rma-hammer" => rma::hammer_worker(&a),
         "rma-uid" => rma::uid_worker(&a),
+        "rma-owner" => rma::owner_worker(&a),
         "hub" => multihost::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),

@@ -353,3 +353,104 @@ fn remote_access_needs_the_segments_permissions(t: &Transport) {
 }
 
 on_every_transport!(remote_access_needs_the_segments_permissions);
+
+/// Worker: `cluster adds dir` — the owner of `words` across hosts: maps it rx (page 1
+/// open to remote access), says READY, adds 1 to the word at 4096 `adds` times with
+/// its own CPU atomics while the others hammer it through the hub, and once the file
+/// `dir/done` exists prints the words.
+pub fn owner_worker(a: &[String]) {
+    let adds: u64 = a[1].parse().unwrap();
+    let c = Cluster::join(&a[0]).unwrap();
+    let seg = c.segment("words", 8192, 0o600).unwrap();
+    let rx = seg.map_rx_with(open()).unwrap();
+    rx.set_attrs(0, 4096, RxAttrs::default()).unwrap();
+    println!("READY node={}", c.node_id().0);
+    // SAFETY: 4096 is 8-aligned and inside the rx mapping, which `rx` keeps mapped;
+    // every party reaches the word only through atomics.
+    let word = unsafe { &*(rx.as_ptr().add(4096) as *const AtomicU64) };
+    for _ in 0..adds {
+        word.fetch_add(1, Ordering::SeqCst);
+    }
+    let done = std::path::Path::new(&a[2]).join("done");
+    let deadline = std::time::Instant::now() + WAIT;
+    while !done.exists() {
+        assert!(std::time::Instant::now() < deadline, "no done file");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let w = |o: usize| rx.load_u64(4096 + o).unwrap();
+    println!(
+        "RESULT add={} add32={} lock={} section={} or={} xor={}",
+        w(0),
+        rx.load_u32(4096 + 8).unwrap(),
+        w(16),
+        w(24),
+        w(32),
+        w(40)
+    );
+}
+
+/// Across hosts (root: network namespaces): an owner on host 0, hammering processes
+/// on host 0 and host 1, all through a hub in its own namespace; the atomics run on
+/// the owner's receive memory (never a copy), interleaved with its CPU atomics.
+#[test]
+fn multihost_atomics_run_where_the_word_lives() {
+    use memchan_testkit::netns::Topology;
+    let topo = Topology::new("rma", 2);
+    let dir = std::env::temp_dir().join(unique_cluster("rma-mh"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = unique_cluster("rma-mh");
+    let hub_args = ["0.0.0.0:0".to_string(), "100".into(), "800".into()];
+    let mut hub = topo.worker(&topo.hub_ns, "hub", &hub_args, &[]);
+    let line = hub.expect_line("LISTENING", WAIT);
+    let port: u16 = line.rsplit(':').next().unwrap().trim().parse().unwrap();
+    let env = |h: usize| [("MEMCHAN_HUB", format!("{}:{port}", topo.hosts[h].hub_addr))];
+    let (threads, adds, sections, owner_adds) = (2u64, 200u64, 40u64, 5000u64);
+    let mut owner = topo.worker(
+        &topo.hosts[0].ns,
+        "rma-owner",
+        &[
+            name.clone(),
+            owner_adds.to_string(),
+            dir.display().to_string(),
+        ],
+        &env(0),
+    );
+    let target = field(&owner.expect_line("READY", WAIT), "node");
+    let mut ws: Vec<Worker> = (0..2)
+        .map(|h| {
+            let args: Vec<String> = [
+                name.clone(),
+                target.to_string(),
+                "4096".into(),
+                threads.to_string(),
+                adds.to_string(),
+                sections.to_string(),
+            ]
+            .into();
+            topo.worker(&topo.hosts[h].ns, "rma-hammer", &args, &env(h))
+        })
+        .collect();
+    let nodes: Vec<u64> = ws
+        .iter_mut()
+        .map(|w| field(&w.expect_line("READY", WAIT), "node"))
+        .collect();
+    for w in &mut ws {
+        w.expect_line("DONE", WAIT);
+        w.finish(WAIT);
+    }
+    std::fs::write(dir.join("done"), b"").unwrap();
+    let line = owner.expect_line("RESULT", WAIT);
+    let _ = std::fs::remove_dir_all(&dir);
+    let all = 2 * threads;
+    assert_eq!(field(&line, "add"), all * adds + owner_adds, "{line}");
+    assert_eq!(field(&line, "add32"), all * adds.div_ceil(4), "{line}");
+    assert_eq!(field(&line, "lock"), 0, "{line}");
+    assert_eq!(field(&line, "section"), all * sections, "{line}");
+    let bits = nodes
+        .iter()
+        .flat_map(|n| (0..threads).map(move |th| 1u64 << ((n % 16) * 4 + th)))
+        .fold(0, |a, b| a | b);
+    assert_eq!(field(&line, "or"), bits, "{line}");
+    assert_eq!(field(&line, "xor"), 0, "{line}");
+    owner.finish(WAIT);
+}
