@@ -6,7 +6,9 @@
  * Built twice: as shmem_fadd the owner (PE 1) waits on another cache line while
  * PE 0 updates, so the word stays in PE 0's cache; as shmem_fadd_xcore (the name
  * is read from argv[0]) PE 1 rewrites the word in a loop while PE 0 updates it, so
- * the line really moves between the cores at every fetch-add. */
+ * the line really moves between the cores at every fetch-add: there each fetch-add is
+ * timed alone (one counter read in the sample), 1 us after the previous one.
+ */
 #include <shmem.h>
 #include "peer_common.h"
 
@@ -36,7 +38,19 @@ int main(int argc, char **argv) {
             shmem_long_wait_until(&w[16], SHMEM_CMP_EQ, 1);
         }
         long sum = 0;
+        /* xcore: one operation per sample, 1 us apart, so that the owner has
+         * taken the line back before each one (the sample holds one counter read) */
+        uint64_t gap = (uint64_t)(a.tsc_ghz * 1000.0);
         for (long i = 0; i < a.warmup + a.iters; i++) {
+            if (xcore) {
+                uint64_t until = peer_ticks() + gap;
+                while (peer_ticks() < until) {}
+                uint64_t t0 = peer_ticks();
+                sum += shmem_long_atomic_fetch_add(&w[0], 1, 1);
+                uint64_t t1 = peer_ticks();
+                if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz;
+                continue;
+            }
             uint64_t t0 = peer_ticks();
             for (int b = 0; b < BATCH; b++) sum += shmem_long_atomic_fetch_add(&w[0], 1, 1);
             uint64_t t1 = peer_ticks();

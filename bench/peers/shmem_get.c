@@ -5,7 +5,9 @@
  * Built twice: as shmem_get the owner (PE 1) waits on another cache line while
  * PE 0 reads, so the word stays in PE 0's cache; as shmem_get_xcore (the name
  * is read from argv[0]) PE 1 rewrites the word in a loop while PE 0 reads, so
- * the line really moves between the cores at every get. */
+ * the line really moves between the cores at every get: there each get is
+ * timed alone (one counter read in the sample), 1 us after the previous one.
+ */
 #include <shmem.h>
 #include "peer_common.h"
 
@@ -35,7 +37,19 @@ int main(int argc, char **argv) {
             shmem_long_wait_until(&w[16], SHMEM_CMP_EQ, 1);
         }
         long sum = 0;
+        /* xcore: one operation per sample, 1 us apart, so that the owner has
+         * taken the line back before each one (the sample holds one counter read) */
+        uint64_t gap = (uint64_t)(a.tsc_ghz * 1000.0);
         for (long i = 0; i < a.warmup + a.iters; i++) {
+            if (xcore) {
+                uint64_t until = peer_ticks() + gap;
+                while (peer_ticks() < until) {}
+                uint64_t t0 = peer_ticks();
+                sum += shmem_long_g(&w[0], 1);
+                uint64_t t1 = peer_ticks();
+                if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz;
+                continue;
+            }
             uint64_t t0 = peer_ticks();
             for (int b = 0; b < BATCH; b++) sum += shmem_long_g(&w[0], 1);
             uint64_t t1 = peer_ticks();

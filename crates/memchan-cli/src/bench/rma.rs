@@ -8,7 +8,7 @@
 //! |------------|---------------------------------------------------------|---------------------------------------------|
 //! | get        | `get_u64(pong, 0)` × 100 per sample                     | waits on another line of its memory         |
 //! | fetch-add  | `fetch_add_u64(pong, 0, 1)` × 100 per sample            | waits on another line                       |
-//! | `_xcore`   | the same                                                | stores to the word in a loop meanwhile      |
+//! | `_xcore`   | the same, each timed alone (one counter read per sample), 1 µs apart | stores to the word in a loop meanwhile |
 //!
 //! Targets: memchan at most 1.0× OSHMEM for each (issue 12 point 9).
 
@@ -17,7 +17,6 @@ use memchan::{Cluster, Dest, RxAttrs, TxAttrs};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::clock::{spin_until, ticks, Clock};
-use super::memchan_side::other_node;
 use super::model::{Config, SampleSet};
 use super::refs::PEER_TIMEOUT;
 use super::table::{self, Cmp, Table, Target};
@@ -74,7 +73,15 @@ const ANSWER: usize = 128;
 pub fn worker(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
     let name = a.cluster.as_deref().context("--cluster is required")?;
     let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
-    let peer = other_node(&c)?;
+    // `memchan_side` calls this module: the peer is found here, not through it.
+    c.wait_for_members(2, PEER_TIMEOUT)
+        .context("waiting for the other bench node")?;
+    let me = c.node_id();
+    let peer = c
+        .members()
+        .into_iter()
+        .find(|&n| n != me)
+        .context("no other member in the bench cluster")?;
     let seg = c.segment("rma", 4096, 0o600).context("segment rma")?;
     let open = RxAttrs {
         remote_read: true,
@@ -102,6 +109,23 @@ pub fn worker(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
             }
             Ok(v)
         };
+        // Cross-core: each operation timed alone, 1 us after the previous one, so
+        // that the owner's stores have taken the line back (as the OSHMEM peer).
+        let gap = (clock.ghz * 1000.0) as u64;
+        let alone = |op: &dyn Fn() -> Result<u64>| -> Result<Vec<f64>> {
+            let mut v = Vec::with_capacity(a.iters as usize);
+            for i in 0..a.warmup + a.iters {
+                let until = ticks().wrapping_add(gap);
+                while ticks() < until {}
+                let t0 = ticks();
+                std::hint::black_box(op()?);
+                let t1 = ticks();
+                if i >= a.warmup {
+                    v.push(clock.ns(t1.wrapping_sub(t0)));
+                }
+            }
+            Ok(v)
+        };
         let get = || rma.get_u64(peer, WORD).context("get_u64");
         let fadd = || rma.fetch_add_u64(peer, WORD, 1).context("fetch_add_u64");
         out.series.insert("get".into(), batches(&get)?);
@@ -113,8 +137,8 @@ pub fn worker(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
             PEER_TIMEOUT,
             "the owner to start rewriting",
         )?;
-        out.series.insert("get_xcore".into(), batches(&get)?);
-        out.series.insert("fadd_xcore".into(), batches(&fadd)?);
+        out.series.insert("get_xcore".into(), alone(&get)?);
+        out.series.insert("fadd_xcore".into(), alone(&fadd)?);
         tx.write_u64(PHASE, 2)?;
     } else {
         spin_until(
@@ -151,7 +175,7 @@ pub fn tables(set: &SampleSet) -> Vec<Table> {
         (
             GET_XCORE,
             "get_8b_xcore_ns",
-            "remote read of an 8-byte word, the owner rewriting it meanwhile (the line moves)",
+            "remote read of an 8-byte word, the owner rewriting it meanwhile (the line moves; per get, each timed alone 1 us apart)",
             "oshmem: shmem_long_g while PE 1 stores to the word in a loop",
         ),
         (
@@ -163,7 +187,7 @@ pub fn tables(set: &SampleSet) -> Vec<Table> {
         (
             FADD_XCORE,
             "atomic_fetch_add_xcore_ns",
-            "remote fetch-add on an 8-byte word, the owner rewriting it meanwhile",
+            "remote fetch-add on an 8-byte word, the owner rewriting it meanwhile (each timed alone 1 us apart)",
             "oshmem: shmem_long_atomic_fetch_add while PE 1 stores to the word in a loop",
         ),
     ];

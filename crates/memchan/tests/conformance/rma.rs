@@ -454,3 +454,58 @@ fn multihost_atomics_run_where_the_word_lives() {
     assert_eq!(field(&line, "xor"), 0, "{line}");
     owner.finish(WAIT);
 }
+
+/// The virtual hub: a node hosting the hub in its process is served by the hub at once
+/// (no link), as a target and as an origin, beside a node connected over TCP.
+#[test]
+fn a_virtual_hubs_own_node_serves_and_asks() {
+    use memchan::HubSpec;
+    let name = unique_cluster("rma-vhub");
+    let host = Config {
+        hub: Some(HubSpec::Host("127.0.0.1:0".into())),
+        ..Config::default()
+    };
+    let a = Cluster::join_with(&name, host).unwrap();
+    let addr = a.hosted_hub_addr().unwrap().to_string();
+    let b = Cluster::join_with(
+        &name,
+        Config {
+            hub: Some(HubSpec::Connect(addr)),
+            ..Config::default()
+        },
+    )
+    .unwrap();
+    let seg_a = a.segment("w", 4096, 0o600).unwrap();
+    let seg_b = b.open_segment("w").unwrap();
+    let rx_a = seg_a.map_rx_with(open()).unwrap();
+    let rx_b = seg_b.map_rx_with(open()).unwrap();
+    let (ra, rb) = (seg_a.rma().unwrap(), seg_b.rma().unwrap());
+    let (na, nb) = (a.node_id(), b.node_id());
+    std::thread::scope(|s| {
+        let t = s.spawn(|| {
+            let r = seg_b.rma().unwrap();
+            for _ in 0..500 {
+                r.fetch_add_u64(na, 0, 1).unwrap();
+            }
+        });
+        for _ in 0..500 {
+            rb.fetch_add_u64(na, 0, 1).unwrap(); // remote origin, the hub's own target
+            ra.fetch_add_u64(na, 0, 1).unwrap(); // the hub's own node on itself
+            ra.fetch_add_u64(nb, 8, 1).unwrap(); // the hub's own node on a remote target
+        }
+        t.join().unwrap();
+    });
+    assert_eq!(rx_a.load_u64(0).unwrap(), 1500);
+    assert_eq!(rx_b.load_u64(8).unwrap(), 500);
+    assert_eq!(rb.get_u64(na, 0).unwrap(), 1500);
+    assert_eq!(ra.compare_swap_u64(nb, 8, 500, 7).unwrap(), 500);
+    let p = ra.get_nbi(nb, 8, 8).unwrap();
+    a.ack().unwrap();
+    assert_eq!(p.take().unwrap(), 7u64.to_ne_bytes());
+    rx_a.set_attrs(0, 4096, RxAttrs::default()).unwrap();
+    assert!(matches!(
+        rb.get_u64(na, 0),
+        Err(Error::RemoteReadOff { .. })
+    ));
+    drop(b);
+}
