@@ -216,3 +216,77 @@ pub fn tables(set: &SampleSet) -> Vec<Table> {
         })
         .collect()
 }
+
+/// `--hosts`: the samples (ns) of one get and one fetch-add through the hub, each a
+/// round trip over the veth (`hosts/memchan_net.rs`).
+pub const FIG_NET_GET: &str = "net_get_8b";
+/// The fetch-add across hosts.
+pub const FIG_NET_FADD: &str = "net_atomic_fetch_add";
+
+/// `--hosts` coordinator: files the worker's two series.
+pub fn add_host_samples(mut out: WorkerOutput, set: &mut SampleSet) -> Result<()> {
+    for (series, figure) in [("get", FIG_NET_GET), ("fadd", FIG_NET_FADD)] {
+        let v = out
+            .series
+            .remove(series)
+            .with_context(|| format!("the host rma worker reported no {series} series"))?;
+        set.add(figure, "memchan_rma", v);
+    }
+    Ok(())
+}
+
+/// `--hosts` tables: a get and a fetch-add through the hub (blocking: the caller
+/// waits in `poll` on its link) against one raw TCP round trip in the same blocking
+/// mode (twice `tcp_raw`'s one-way latency, from the same run), at most 1.25×.
+pub fn host_tables(set: &SampleSet, latency_figure: &str) -> Vec<Table> {
+    let us = |v: &[f64]| super::stats::summarize(v).map(|m| (m.median / 1e3, m.p99 / 1e3, m.n));
+    let round_trip: Option<Vec<f64>> = set
+        .get(latency_figure, "tcp_raw")
+        .map(|v| v.iter().map(|x| 2.0 * x).collect());
+    [
+        (
+            FIG_NET_GET,
+            "net_get_8b_us",
+            "remote read of an 8-byte word across the veth, through the hub (one get, blocking)",
+        ),
+        (
+            FIG_NET_FADD,
+            "net_atomic_fetch_add_us",
+            "remote fetch-add on an 8-byte word across the veth, through the hub (blocking)",
+        ),
+    ]
+    .into_iter()
+    .map(|(figure, key, title)| {
+        let rows = [
+            ("tcp_raw_round_trip", round_trip.as_deref().and_then(us)),
+            ("memchan_rma", set.get(figure, "memchan_rma").and_then(us)),
+        ]
+        .into_iter()
+        .map(|(s, v)| {
+            (
+                s,
+                v.ok_or_else(|| "not measured (see the notes)".to_string()),
+            )
+        });
+        let mut t = Table::new(
+            key,
+            title.into(),
+            "us",
+            Some("tcp_raw_round_trip"),
+            Some(Target {
+                subject: "memchan_rma",
+                cmp: Cmp::AtMost,
+                factor: 1.25,
+            }),
+            rows,
+        );
+        t.notes.push(
+            "tcp_raw_round_trip: twice tcp_raw's one-way latency (8-byte ping-pong, blocking \
+             read) of the same run; memchan_rma: the hub is hosted by the calling side, the \
+             target's link side answers over the veth"
+                .into(),
+        );
+        t
+    })
+    .collect()
+}

@@ -44,6 +44,8 @@ pub enum Kind {
     HostMemchan,
     HostMemchanSpin,
     HostMemchanBw,
+    /// Remote read and fetch-add through the hub, one round trip each (`rma.rs`).
+    HostMemchanRma,
     /// `--scale`: one idle node of an N-node cluster.
     ScaleNode,
 }
