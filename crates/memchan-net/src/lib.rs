@@ -15,7 +15,7 @@ pub mod link;
 mod lock;
 pub mod node;
 pub mod proto;
-mod rma;
+pub mod rma;
 mod rx;
 mod segment;
 mod service;

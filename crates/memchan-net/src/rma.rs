@@ -468,10 +468,13 @@ fn finish(sh: &Shared, segment: &str, node: NodeId, id: u32, len: usize) -> Resu
     let node_of = |b: &[u8]| NodeId(Get::new(b, "node").u16().unwrap_or(node.0));
     match status {
         code::OK if body.len() == len => Ok(body),
-        code::OK => Err(Error::HubLost(format!(
-            "{node} answered a remote access with {} bytes, not {len}",
-            body.len()
-        ))),
+        code::OK => Err(Error::Invalid {
+            what: "remote access answer",
+            why: format!(
+                "{node} answered a remote access with {} bytes, not {len}",
+                body.len()
+            ),
+        }),
         code::NOT_MAPPED => Err(Error::NotMapped {
             segment: segment.to_string(),
             node: node_of(&body),

@@ -105,6 +105,11 @@ impl Segment {
         )
     }
 
+    /// Remote reads and atomics on any node's copy of the segment (`crate::rma`).
+    pub fn rma(&self) -> Result<crate::rma::Rma> {
+        crate::rma::Rma::new(self.sh.clone(), self.name.clone(), self.info.clone())
+    }
+
     /// Frees the segment.
     pub fn free(self) -> Result<()> {
         self.sh
@@ -136,6 +141,6 @@ impl SegmentOps for Segment {
         self.free()
     }
     fn rma(&self) -> Result<crate::rma::Rma> {
-        crate::rma::Rma::new(self.sh.clone(), self.name.clone(), self.info.clone())
+        self.rma()
     }
 }
