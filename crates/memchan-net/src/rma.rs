@@ -65,7 +65,7 @@ impl What {
     }
 
     /// Bytes touched at the target.
-    pub fn len(self) -> usize {
+    pub fn bytes(self) -> usize {
         match self {
             What::Get(l) => l as usize,
             What::Atomic(w, _) => usize::from(w),
@@ -89,7 +89,7 @@ impl What {
         let atomic = matches!(self, What::Atomic(..));
         ok_len
             && usize::try_from(offset)
-                .is_ok_and(|o| rma::check("", size, o, self.len(), atomic).is_ok())
+                .is_ok_and(|o| rma::check("", size, o, self.bytes(), atomic).is_ok())
     }
 }
 
@@ -195,7 +195,7 @@ fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
         return (code::INVALID, why.0);
     }
     let offset = offset as usize;
-    let allowed = rma::pages_allow(m.page, offset, what.len(), |p| {
+    let allowed = rma::pages_allow(m.page, offset, what.bytes(), |p| {
         m.pct[p].load(Ordering::Acquire)
     });
     if let Err(at) = allowed {

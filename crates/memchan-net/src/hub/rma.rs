@@ -55,7 +55,7 @@ impl Shared {
                 what: "request",
                 why: format!(
                     "remote access of {} bytes at {} of segment `{}`",
-                    r.what.len(),
+                    r.what.bytes(),
                     r.offset,
                     s.name
                 ),
