@@ -38,3 +38,4 @@ pub use config::{Config, HubSpec};
 pub use error::{Error, Result};
 pub use event::{EventKind, MembershipEvent};
 pub use names::{GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
+pub use perm::SegOwner;

@@ -3,6 +3,21 @@
 
 use crate::error::{Error, Result};
 
+/// A segment's owner, group and mode, as the transport knows them: on one host those
+/// of its permission object (kernel facts: the uid that created the segment), through
+/// a hub those the hub recorded for its creator's join. Names are words any member
+/// can write, so a member of another uid can make a segment under a name first;
+/// an application that opens a segment by name checks its owner here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegOwner {
+    /// The creator's uid.
+    pub uid: u32,
+    /// The segment's group.
+    pub gid: u32,
+    /// Its permission bits (`0o777`).
+    pub mode: u32,
+}
+
 /// The caller (`caller_uid`, `caller_gid`) may `want` (4 read, 2 write) on a segment
 /// owned by `uid`/`gid` with `mode`; root may do anything. `segment` and `op` name
 /// the refusal.

@@ -204,6 +204,8 @@ pub trait SegmentOps: Send + Sync {
     fn name(&self) -> &str;
     /// Size in bytes (whole pages).
     fn size(&self) -> usize;
+    /// Who owns it (its creator's uid), its group and mode: see [`crate::SegOwner`].
+    fn owner(&self) -> crate::SegOwner;
     /// Maps it rx with `attrs` on every page.
     ///
     /// # Errors

@@ -32,6 +32,16 @@ impl Segment {
         self.info.size as usize
     }
 
+    /// Its creator's uid, its group and mode, as the hub recorded them (the uid and
+    /// gid its creator gave at join).
+    pub fn owner(&self) -> memchan_core::SegOwner {
+        memchan_core::SegOwner {
+            uid: self.info.uid,
+            gid: self.info.gid,
+            mode: self.info.mode,
+        }
+    }
+
     /// Maps the segment rx with default attributes.
     pub fn map_rx(&self) -> Result<RxMapping> {
         self.map_rx_with(RxAttrs::default())
@@ -130,6 +140,9 @@ impl SegmentOps for Segment {
     }
     fn size(&self) -> usize {
         self.size()
+    }
+    fn owner(&self) -> memchan_core::SegOwner {
+        self.owner()
     }
     fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
         self.map_rx_with(attrs)

@@ -2,7 +2,7 @@
 //! `shm_mode` 0o666 (so it may open the control block, as any member can), writes
 //! words of the control block while live nodes go on. Every live node must end with
 //! `Ok` or typed errors: no panic, no crash, no hang. Each test fails on the code
-//! before these bounds (4c63486's attacks b1, b3, b4, b5, c1 of the probe).
+//! before these bounds (4c63486's attacks b1, b2, b3, b4, b5, c1 of the probe).
 //!
 //! The worker processes are this test binary run again ([`worker`], role in
 //! `MEMCHAN_HOSTILE_ROLE`). A worker aborts on any panic, a service thread's
@@ -275,6 +275,28 @@ fn attacker(a: &[String]) {
             println!("JOINED {}", n.node_id().0);
             wait_for_stdin();
             n.leave();
+        }
+        // b2: the order word, set to "held by live node <slot>" until stdin closes,
+        // then freed.
+        "order" => {
+            let map = map_ctl(name);
+            let word = &control(&map).order.word;
+            let f: u64 = a[2].parse().expect("slot");
+            let free = loop {
+                let w = word.load(Ordering::Acquire);
+                if w & 0xFFFF == 0
+                    && word
+                        .compare_exchange(w, w | (f + 1), Ordering::AcqRel, Ordering::Relaxed)
+                        .is_ok()
+                {
+                    break w;
+                }
+                std::thread::yield_now();
+            };
+            println!("WRITTEN");
+            wait_for_stdin();
+            word.store(free, Ordering::Release);
+            println!("RELEASED");
         }
         // b3: the control file's flock, through a read-only descriptor.
         "flock" => {
@@ -724,6 +746,44 @@ fn a_held_flock_gives_joins_and_segment_calls_stalled_naming_the_cluster() {
     a.segment("s", 4096, 0o600).unwrap();
     let b = guarded("join after the flock", move || Node::join(&name, &cfg)).unwrap();
     assert!(a.members().contains(b.node_id()));
+}
+
+#[test]
+fn an_order_word_held_by_a_member_gives_writers_stalled_naming_the_holder() {
+    must_be_root();
+    let name = cluster("order");
+    let _files = Cleanup(name.clone());
+    let cfg = shared(20, 40); // a stall bound of 1 s
+    let a = Node::join(&name, &cfg).unwrap();
+    let b = Node::join(&name, &cfg).unwrap();
+    let seg = b.segment("s", 4096, 0o600).unwrap();
+    let rx = seg.map_rx_with(RxAttrs::default()).unwrap();
+    let bcast = TxAttrs {
+        local_copy: true,
+        ..TxAttrs::default()
+    };
+    let tx = seg.map_tx(Dest::Broadcast, bcast).unwrap();
+    // b2 of the probe: the word says live node a holds the point (on 4c63486 b's
+    // write waited as long as the attacker kept it).
+    let holder = a.node_id();
+    let mut att = Worker::spawn("attacker", &[&name, "order", &holder.0.to_string()]);
+    att.expect("WRITTEN");
+    let (r, tx) = guarded("an ordered write under a held order word", move || {
+        (tx.write_u64(0, 1), tx)
+    });
+    match r {
+        Err(Error::Stalled { what, nodes, .. }) => {
+            assert_eq!(what, "the order point");
+            assert_eq!(nodes, vec![holder], "names the holder the word claims");
+        }
+        other => panic!("expected Stalled at the order point, got {other:?}"),
+    }
+    // Released, the writes go on.
+    att.say("GO");
+    att.expect("RELEASED");
+    assert!(att.finish().success());
+    tx.write_u64(0, 2).unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 2);
 }
 
 #[test]

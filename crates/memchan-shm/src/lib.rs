@@ -37,6 +37,7 @@ mod member_attacks;
 mod node;
 mod order;
 mod perm;
+mod presence;
 mod record;
 mod rma;
 mod rx;
@@ -225,6 +226,15 @@ impl SegmentOps for Segment {
 
     fn size(&self) -> usize {
         self.seg.size
+    }
+
+    fn owner(&self) -> memchan_core::SegOwner {
+        let p = &self.seg.perm;
+        memchan_core::SegOwner {
+            uid: p.uid,
+            gid: p.gid,
+            mode: p.mode,
+        }
     }
 
     fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {

@@ -80,6 +80,11 @@ pub(crate) fn stall_bound(ft: Duration) -> Duration {
     ft.saturating_mul(STALL_TIMEOUTS).max(MIN_STALL)
 }
 
+/// The name of node `node`'s (incarnation `inc`) presence lock (`presence.rs`).
+pub(crate) fn live_name(cluster: &str, node: NodeId, inc: u64) -> String {
+    format!("memchan.{cluster}.n{}.i{inc}.live", node.0)
+}
+
 /// The name of the memfd that node `node` (incarnation `inc`) of cluster `cluster`
 /// keeps mapped as its presence mark (see `ShmMap::memfd`).
 pub(crate) fn presence_name(cluster: &str, node: NodeId, inc: u64) -> String {
@@ -92,6 +97,8 @@ pub(crate) struct Local {
     ctl: ShmMap,
     /// This node's presence mark, kept mapped for its lifetime.
     _presence: ShmMap,
+    /// This node's presence lock, held for its lifetime.
+    _live: crate::presence::PresenceLock,
     pub me: NodeId,
     pub incarnation: u64,
     pub page: PageSize,
@@ -111,6 +118,9 @@ pub(crate) struct Local {
     /// Destinations this node refused to deliver to: their receive memory belongs to a
     /// uid that may not read the segment (`Order::view`).
     pub denied: std::sync::atomic::AtomicU64,
+    /// Receive memory this node mapped while it held the order point (`Order::lookup`):
+    /// only an ordered packet whose rx sets kept changing does (`MAP_TRIES`).
+    pub maps_held: std::sync::atomic::AtomicU64,
     /// This node's journal object, made on its first ordered packet (`Local::journal`).
     journal: OnceLock<JournalObject>,
     journal_made: Mutex<()>,
@@ -121,7 +131,7 @@ impl Local {
     pub(crate) fn new(
         cluster: String,
         ctl: ShmMap,
-        presence: ShmMap,
+        (presence, live): (ShmMap, crate::presence::PresenceLock),
         me: NodeId,
         incarnation: u64,
         params: Params,
@@ -132,6 +142,7 @@ impl Local {
             cluster,
             ctl,
             _presence: presence,
+            _live: live,
             me,
             incarnation,
             page: params.page,
@@ -143,12 +154,19 @@ impl Local {
             repaired: std::sync::atomic::AtomicU64::new(0),
             discarded: std::sync::atomic::AtomicU64::new(0),
             denied: std::sync::atomic::AtomicU64::new(0),
+            maps_held: std::sync::atomic::AtomicU64::new(0),
             journal: OnceLock::new(),
             journal_made: Mutex::new(()),
         }
     }
 
     /// How long this node waits for another party before `Error::Stalled`.
+    /// Whether no process holds member `node`'s (incarnation `inc`) presence lock: it
+    /// is gone, whatever its slot's words say (`presence::vacant`).
+    pub(crate) fn vacant(&self, node: NodeId, inc: u64) -> bool {
+        crate::presence::vacant(&live_name(&self.cluster, node, inc))
+    }
+
     pub(crate) fn stall_bound(&self) -> Duration {
         stall_bound(self.failure_timeout)
     }

@@ -4,14 +4,24 @@
 //! applies its own copy at once. A holder that dies has its slot cleared by the
 //! survivor that isolates it (the lock page is flagged, see
 //! `Inner::release_locks_of`).
+//!
+//! Lock pages are written by members, so a byte can be set by no bidder: one a member
+//! wrote into a FREE slot counts for nobody (a node's bytes are cleared before its
+//! slot is freed), and any other set byte that does not change for the stall bound
+//! (a holder that never releases, a forged byte in a member's slot) ends the wait
+//! with `Error::Stalled` naming those slots, as do [`STALL_CAP`] bounds in all.
 
+use crate::control::node_state;
+use crate::local::STALL_CAP;
 use crate::node::Inner;
 use crate::rxmap::RxMapping;
 use crate::tx::TxMapping;
 use memchan_core::bidlock::{self, BidPage};
 use memchan_core::sync::{AtomicU64, Ordering};
-use memchan_core::{Dest, Result, RxAttrs, TxAttrs, MAX_NODES};
+use memchan_core::{Dest, NodeId, Result, RxAttrs, TxAttrs, MAX_NODES};
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A named cluster lock.
 pub struct Lock {
@@ -80,11 +90,40 @@ impl Lock {
             if w == self.slot / 8 {
                 v &= !(0xFFu64 << ((self.slot % 8) * 8));
             }
-            if v != 0 {
+            if v != 0 && self.taken(w, v) {
                 return Ok(true);
             }
         }
         Ok(false)
+    }
+
+    /// Whether a set byte of word `w` (value `v`) is in a slot that is not FREE.
+    #[cold]
+    #[inline(never)]
+    fn taken(&self, w: usize, v: u64) -> bool {
+        let nodes = &self.inner.local.ctl().nodes;
+        (0..8).any(|b| {
+            v >> (b * 8) & 0xFF != 0
+                && nodes[w * 8 + b].state.load(Ordering::Acquire) != node_state::FREE
+        })
+    }
+
+    /// The slots other than ours whose bytes hold the lock up (as [`others_bid`]
+    /// counts them): what a stalled wait names.
+    fn bidders(&self) -> Vec<NodeId> {
+        let base = self.rx.as_ptr() as *const AtomicU64;
+        let mut out = Vec::new();
+        for w in 0..MAX_NODES / 8 {
+            // SAFETY: as in `others_bid`, for every word of the page.
+            let v = unsafe { (*base.add(w)).load(Ordering::Acquire) };
+            for b in 0..8 {
+                let n = w * 8 + b;
+                if n != self.slot && v >> (b * 8) & 0xFF != 0 && self.taken(w, 0xFF << (b * 8)) {
+                    out.push(NodeId(n as u16));
+                }
+            }
+        }
+        out
     }
 
     fn backoff(&self, attempt: u32) {
@@ -92,22 +131,80 @@ impl Lock {
     }
 
     /// Acquires the lock, blocking (spin, then back off) until it is ours.
+    ///
+    /// # Errors
+    /// `Error::Stalled` (`"the cluster lock"`, naming the slots that hold it up) when
+    /// the other bids stay the same for the stall bound (25 failure timeouts, at least
+    /// 1 s), or the wait lasts 4 bounds in all; `Error::Isolated` if this node is.
     pub fn acquire(&self) -> Result<LockGuard<'_>> {
-        bidlock::acquire(&Page(self))?;
+        bidlock::acquire(&Page::new(self))?;
         Ok(LockGuard { lock: self })
     }
 
     /// Tries once; `None` if another node holds or bids.
     pub fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
-        Ok(bidlock::try_acquire(&Page(self))?.then_some(LockGuard { lock: self }))
+        Ok(bidlock::try_acquire(&Page::new(self))?.then_some(LockGuard { lock: self }))
     }
 }
 
-/// The lock page as the bid protocol sees it.
-struct Page<'a>(&'a Lock);
+/// The lock page as the bid protocol sees it, for one acquire: the stall state, the
+/// collisions so far and the reads of the page after many collisions.
+struct Page<'a>(&'a Lock, RefCell<Option<Stall>>, Cell<u32>, Cell<u32>);
+
+/// How long an acquire has waited, and since when the other bids are the same.
+struct Stall {
+    start: Instant,
+    seen: Vec<NodeId>,
+    since: Instant,
+}
+
+impl<'a> Page<'a> {
+    fn new(lock: &'a Lock) -> Page<'a> {
+        Page(lock, RefCell::new(None), Cell::new(0), Cell::new(0))
+    }
+
+    /// The stall rule of a wait for other bids to go: `Error::Stalled` once they stayed
+    /// the same for the stall bound, or after [`STALL_CAP`] bounds in all (bytes
+    /// another member can keep changing). The clock is read only once a wait is long.
+    fn check_stall(&self) -> Result<()> {
+        let l = self.0;
+        l.inner.local.check_alive()?;
+        let bound = l.inner.local.stall_bound();
+        let now = Instant::now();
+        let bidders = l.bidders();
+        let mut st = self.1.borrow_mut();
+        let st = st.get_or_insert_with(|| Stall {
+            start: now,
+            seen: bidders.clone(),
+            since: now,
+        });
+        if st.seen != bidders {
+            st.seen = bidders;
+            st.since = now;
+        }
+        let (same, all) = (now.duration_since(st.since), now.duration_since(st.start));
+        if same > bound || all > bound * STALL_CAP {
+            return Err(l.inner.local.stalled(
+                "the cluster lock",
+                if same > bound { same } else { all },
+                st.seen.clone(),
+            ));
+        }
+        Ok(())
+    }
+}
 
 impl BidPage for Page<'_> {
     fn others_bid(&self) -> Result<bool> {
+        // After many collisions (bids that keep coming, perhaps a member toggling its
+        // byte) the wait may never reach `hold_off`'s check.
+        if self.2.get() >= 8 {
+            let reads = self.3.get().wrapping_add(1);
+            self.3.set(reads);
+            if reads.is_multiple_of(64) {
+                self.check_stall()?;
+            }
+        }
         self.0.others_bid()
     }
 
@@ -146,12 +243,16 @@ impl BidPage for Page<'_> {
         if waits < 100 {
             std::hint::spin_loop();
         } else {
+            if waits.is_multiple_of(64) {
+                self.check_stall()?;
+            }
             self.0.backoff(attempt.max(3));
         }
         Ok(())
     }
 
     fn back_off(&self, attempt: u32) {
+        self.2.set(self.2.get().saturating_add(1));
         self.0.backoff(attempt);
     }
 }
@@ -162,7 +263,7 @@ impl LockGuard<'_> {
     pub fn release(self) -> Result<()> {
         let lock = self.lock;
         std::mem::forget(self);
-        bidlock::release(&Page(lock))
+        bidlock::release(&Page::new(lock))
     }
 }
 

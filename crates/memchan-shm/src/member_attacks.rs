@@ -206,6 +206,9 @@ fn worker() {
     if role != "victim" {
         drop_root();
     }
+    if role == "forge-kill" {
+        return forge_kill(&name, &args);
+    }
     let node = Node::join(&name, &shared()).unwrap();
     println!("JOINED {}", node.node_id().0);
     match role.as_str() {
@@ -215,6 +218,8 @@ fn worker() {
         "forge-rx" => forge_rx(&node, &args),
         "regen" => regen(&node),
         "victim" => victim(&node),
+        "forge-lock" => forge_lock(&node),
+        "forge-slot" => forge_slot(&node, &args),
         other => panic!("unknown role {other}"),
     }
 }
@@ -341,11 +346,28 @@ fn forge_journal(node: &Node, first: &str) {
         }
         s.state.store(node_state::ALIVE, Ordering::Release);
         println!("FORGED {f}");
-        let mut l = String::new();
-        std::io::stdin().read_line(&mut l).unwrap();
-        match l.trim().strip_prefix("NEXT ") {
-            Some(next) => target = next.to_string(),
-            None => return,
+        // This node is a survivor too, and may be the one that takes the fake holder
+        // over: the test asks for its count of discarded records.
+        loop {
+            let mut l = String::new();
+            std::io::stdin().read_line(&mut l).unwrap();
+            let l = l.trim();
+            if l == "COUNT" {
+                let n = node
+                    .inner
+                    .local
+                    .discarded
+                    .load(std::sync::atomic::Ordering::Relaxed);
+                println!("DISCARDED {n}");
+                continue;
+            }
+            match l.strip_prefix("NEXT ") {
+                Some(next) => {
+                    target = next.to_string();
+                    break;
+                }
+                None => return,
+            }
         }
     }
 }
@@ -407,6 +429,95 @@ fn regen(node: &Node) {
     let mut buf = vec![0u8; rx.len()];
     rx.read(0, &mut buf).unwrap();
     println!("LEAK found={}", contains(&buf, SECRET) as u8);
+}
+
+/// Sets bytes of lock `L`'s page without bidding: in its own slot (a bid that is never
+/// withdrawn) and in a FREE slot in the same word. Through the lock page's own tx
+/// mapping, as any member may write it (the page has the cluster's mode).
+fn forge_lock(node: &Node) {
+    let seg = node
+        .inner
+        .segment(
+            &memchan_core::validate::lock_segment("L").unwrap(),
+            0,
+            0,
+            seg_state::FLAG_LOCK,
+            false,
+        )
+        .unwrap();
+    let tx =
+        crate::tx::TxMapping::new(node.inner.clone(), seg, Dest::Broadcast, TxAttrs::default())
+            .unwrap();
+    let c = node.inner.local.ctl();
+    let free = (0..8)
+        .find(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::FREE)
+        .unwrap();
+    tx.write_u8(node.node_id().index(), 1).unwrap();
+    tx.write_u8(free, 1).unwrap();
+    println!("FORGED {free}");
+    wait_for("never");
+}
+
+/// Keeps rewriting node `args`'s pid word (to a pid that names no process) and its
+/// heartbeat word (to 0: stale) until told `STOP`.
+fn forge_slot(node: &Node, args: &str) {
+    let s = &node.inner.local.ctl().nodes[args.parse::<usize>().unwrap()];
+    let dead = {
+        let mut ch = Command::new("true").spawn().unwrap();
+        let pid = ch.id();
+        ch.wait().unwrap();
+        pid
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    std::thread::spawn(move || {
+        wait_for("STOP");
+        stop2.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    s.pid.store(dead, Ordering::Relaxed);
+    println!("FORGING {dead}");
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        s.pid.store(dead, Ordering::Relaxed);
+        s.heartbeat_ns.store(0, Ordering::Relaxed);
+        std::thread::yield_now();
+    }
+    println!("STOPPED 1");
+}
+
+/// Attack c5: a fake node in a free slot, ALIVE with a stale heartbeat, holding the
+/// order point, whose pid word names `args`, a root process that is no member. Done
+/// through the control block alone, without joining: root's nodes are then the only
+/// survivors, so it is theirs to act on the slot (and so the test is not vacuous).
+fn forge_kill(name: &str, args: &str) {
+    let map = crate::shm::ShmMap::open(&crate::local::ctl_name(name), crate::shm::Open::Existing)
+        .unwrap();
+    assert!(map.len() >= std::mem::size_of::<crate::control::Control>());
+    // SAFETY: the mapping holds a whole `Control` (checked above), lives until this
+    // function returns, and is only accessed through atomics.
+    let c = unsafe { &*(map.ptr() as *const crate::control::Control) };
+    let f = (0..c.nodes.len())
+        .rev()
+        .find(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::FREE)
+        .unwrap();
+    let s = &c.nodes[f];
+    s.pid.store(args.parse().unwrap(), Ordering::Relaxed);
+    s.incarnation.store(8_000_000, Ordering::Relaxed);
+    s.heartbeat_ns.store(0, Ordering::Relaxed);
+    let word = &c.order.word;
+    loop {
+        let w = word.load(Ordering::Acquire);
+        if w & 0xFFFF == 0
+            && word
+                .compare_exchange(w, w | (f as u64 + 1), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    s.state.store(node_state::ALIVE, Ordering::Release);
+    println!("FORGED {f}");
+    wait_for("END");
 }
 
 /// A root node that dies mid-life: maps a segment, sends ordered packets (so it has a
@@ -544,20 +655,29 @@ fn a_journal_record_forged_by_a_member_is_not_applied_where_it_may_not_write() {
     let reaped = |f: usize| {
         let c = a.inner.local.ctl();
         c.nodes[f].state.load(Ordering::Acquire) == node_state::FREE
-            && a.inner.order().holder() != Some(f as u32)
+            // Free, not just taken from `f`: a survivor takes it over before it
+            // finishes (or discards) the record, and frees it after.
+            && a.inner.order().holder().is_none()
+    };
+    // Records discarded by either survivor: root's node or the attacker's own, whose
+    // service thread watches the fake slot too and may take it over first (counting
+    // root's alone failed under load).
+    let both = |w: &mut Worker| {
+        w.say("COUNT");
+        discarded() + w.expect("DISCARDED").parse::<u64>().unwrap()
     };
     let f: usize = w.expect("FORGED").parse().unwrap();
-    // Root's service thread finds the fake node dead, takes the order point over and
-    // finds a record whose writer (uid 65534) may not write `secret`.
+    // A survivor finds the fake node dead, takes the order point over and finds a
+    // record whose writer (uid 65534) may not write `secret`.
     wait_until("the fake holder reaped", || reaped(f));
-    assert_eq!(discarded(), before + 1);
+    assert_eq!(both(&mut w), before + 1);
     assert_eq!(rx_secret.load_u64(128).unwrap(), 0, "forged bytes applied");
     // The same forgery on a segment uid 65534 may write is finished (so it is the
     // writer's right, not the forgery, that decides).
     w.say("NEXT open");
     let f: usize = w.expect("FORGED").parse().unwrap();
     wait_until("the second fake holder reaped", || reaped(f));
-    assert_eq!(discarded(), before + 1);
+    assert_eq!(both(&mut w), before + 1);
     assert_eq!(
         rx_open.load_u64(128).unwrap(),
         u64::from_ne_bytes(*b"INJECTED")
@@ -685,6 +805,144 @@ fn a_dead_nodes_files_are_reaped_by_the_next_joiner_and_the_last_leaves_none() {
     drop(w); // SIGKILL
     let a = Node::join(&name, &shared()).unwrap();
     assert!(!left_in_shm(&name).contains(&journal), "journal not reaped");
+    drop(a);
+    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+}
+
+#[test]
+fn a_lock_byte_forged_by_a_member_ends_acquire_stalled_and_goes_with_it() {
+    root_only();
+    let name = cluster("lock");
+    let a = Node::join(&name, &shared()).unwrap();
+    let lock = a.lock("L").unwrap();
+    lock.acquire().unwrap().release().unwrap();
+    let w = Worker::spawn("forge-lock", &name, "");
+    let them = NodeId(w.expect("JOINED").parse().unwrap());
+    let free: usize = w.expect("FORGED").parse().unwrap();
+    // On 4c63486 this waited forever. The byte in the FREE slot counts for nobody;
+    // the one in the attacker's slot holds the lock up until the stall bound.
+    match lock.acquire() {
+        Err(Error::Stalled { what, nodes, .. }) => {
+            assert_eq!(what, "the cluster lock");
+            assert_eq!(nodes, vec![them], "names the attacker's slot only");
+        }
+        other => panic!("expected Stalled at the lock, got {:?}", other.map(|_| ())),
+    }
+    assert!(lock.try_acquire().unwrap().is_none());
+    // A dead bidder's byte is cleared by the survivor's cleanup; the FREE slot's byte
+    // is still set and still holds up nobody.
+    drop(w);
+    wait_until("the attacker's slot freed", || {
+        a.inner.local.ctl().nodes[them.index()]
+            .state
+            .load(Ordering::Acquire)
+            == node_state::FREE
+    });
+    assert_eq!(
+        a.inner.local.ctl().nodes[free]
+            .state
+            .load(Ordering::Acquire),
+        node_state::FREE
+    );
+    lock.acquire().unwrap().release().unwrap();
+    drop(lock);
+    drop(a);
+    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+}
+
+#[test]
+fn a_member_that_rewrites_a_nodes_pid_and_heartbeat_words_does_not_get_it_isolated() {
+    root_only();
+    let name = cluster("slot");
+    let a = Node::join(&name, &shared()).unwrap();
+    let b = Node::join(&name, &shared()).unwrap();
+    let (bi, binc) = (b.node_id().index(), b.inner.local.incarnation);
+    let mut w = Worker::spawn("forge-slot", &name, &bi.to_string());
+    let dead: u32 = w.expect("FORGING").parse().unwrap();
+    // a looks again at what stands behind b (as after a change of the members it
+    // watches), now that b's pid word leads nowhere.
+    a.inner.pidfds.lock().remove(&(bi, binc));
+    wait_until("a looked behind b again", || {
+        !matches!(
+            a.inner.pidfds.lock().get(&(bi, binc)),
+            None | Some(crate::order::Behind::Pending)
+        )
+    });
+    assert_eq!(
+        a.inner.local.ctl().nodes[bi].pid.load(Ordering::Relaxed),
+        dead
+    );
+    assert!(
+        matches!(
+            a.inner.pidfds.lock().get(&(bi, binc)),
+            Some(crate::order::Behind::Unseen)
+        ),
+        "b's presence lock is held: not nobody"
+    );
+    // Three failure timeouts of a's heartbeat periods (each stamps a's word once).
+    let c = a.inner.local.ctl();
+    let periods = 3 * (shared().failure_timeout.as_millis() / shared().heartbeat.as_millis());
+    let mut last = c.nodes[a.node_id().index()]
+        .heartbeat_ns
+        .load(Ordering::Acquire);
+    for _ in 0..periods {
+        wait_until("a's next heartbeat", || {
+            c.nodes[a.node_id().index()]
+                .heartbeat_ns
+                .load(Ordering::Acquire)
+                != last
+        });
+        last = c.nodes[a.node_id().index()]
+            .heartbeat_ns
+            .load(Ordering::Acquire);
+    }
+    assert_eq!(
+        c.nodes[bi].state.load(Ordering::Acquire),
+        node_state::ALIVE,
+        "b isolated on words alone"
+    );
+    assert!(a.members().contains(b.node_id()));
+    w.say("STOP");
+    w.expect("STOPPED");
+    w.finish();
+    drop(b);
+    drop(a);
+    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+}
+
+#[test]
+fn a_member_cannot_make_root_signal_a_process_through_a_forged_slot() {
+    root_only();
+    let name = cluster("c5");
+    let a = Node::join(&name, &shared()).unwrap();
+    let seg = a.segment("s", 4096, 0o600).unwrap();
+    let rx = seg.map_rx_with(RxAttrs::default()).unwrap();
+    let bcast = TxAttrs {
+        local_copy: true,
+        ..TxAttrs::default()
+    };
+    let tx = seg.map_tx(Dest::Broadcast, bcast).unwrap();
+    // A root process that is no member (on 4c63486 root's node SIGKILLed it).
+    let mut victim = Command::new("sleep").arg("300").spawn().unwrap();
+    let mut w = Worker::spawn("forge-kill", &name, &victim.id().to_string());
+    let f: usize = w.expect("FORGED").parse().unwrap();
+    // No node stands behind the slot (no presence lock): root's service thread reaps
+    // it and frees the point, signalling nothing.
+    wait_until("the fake holder reaped", || {
+        a.inner.local.ctl().nodes[f].state.load(Ordering::Acquire) == node_state::FREE
+            && a.inner.order().holder().is_none()
+    });
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "memchan signalled a process that is no member"
+    );
+    tx.write_u64(0, 3).unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 3);
+    w.say("END");
+    w.finish();
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    drop((tx, rx, seg));
     drop(a);
     assert_eq!(left_in_shm(&name), Vec::<String>::new());
 }

@@ -171,17 +171,6 @@ pub(crate) fn pid_of(raw: u32) -> Option<rustix::process::Pid> {
         .and_then(rustix::process::Pid::from_raw)
 }
 
-/// Whether process `pid` exists. EPERM (another user's process) means it does.
-pub(crate) fn pid_alive(pid: u32) -> bool {
-    match pid_of(pid) {
-        Some(p) => !matches!(
-            rustix::process::test_kill_process(p),
-            Err(rustix::io::Errno::SRCH)
-        ),
-        None => false,
-    }
-}
-
 /// The errno of an `Error::Os`.
 fn errno(e: &Error) -> Option<rustix::io::Errno> {
     match e {
@@ -436,11 +425,22 @@ impl Inner {
                 return Err(e);
             }
         };
+        // Members of other uids open it to test the lock: the cluster's read bits.
+        let live = match crate::presence::PresenceLock::take(
+            &crate::local::live_name(name, me, incarnation),
+            (cfg.shm_mode & 0o444) | 0o600,
+        ) {
+            Ok(l) => l,
+            Err(e) => {
+                unlock_plane(ctl.fd(), Some(plane_notify(c)));
+                return Err(e);
+            }
+        };
         let inner = Arc::new(Inner {
             local: Local::new(
                 name.to_string(),
                 ctl,
-                presence,
+                (presence, live),
                 me,
                 incarnation,
                 params,
@@ -482,14 +482,14 @@ impl Inner {
                     break;
                 }
                 let o = &c.nodes[n];
+                let inc = o.incarnation.load(Ordering::Relaxed);
+                // Gone by the kernel (its presence lock), not by its pid word.
                 if o.state.load(Ordering::Acquire) == node_state::ALIVE
-                    && !pid_alive(o.pid.load(Ordering::Relaxed))
+                    && inner.local.vacant(NodeId(n as u16), inc)
+                    && inner.mark_failed(NodeId(n as u16), node_state::ALIVE)
                 {
-                    let inc = o.incarnation.load(Ordering::Relaxed);
-                    if inner.mark_failed(NodeId(n as u16), node_state::ALIVE) {
-                        inner.order().recover(NodeId(n as u16));
-                        inner.cleanup_failed(NodeId(n as u16), inc);
-                    }
+                    inner.order().recover(NodeId(n as u16));
+                    inner.cleanup_failed(NodeId(n as u16), inc);
                 }
             }
             let epoch = inner.push_event(inner.local.me, incarnation, EventKind::Joined);
@@ -747,6 +747,13 @@ impl Inner {
     fn drop_rx_everywhere(&self, node: NodeId, inc: u64) {
         let c = self.local.ctl();
         ShmMap::unlink(&crate::local::journal_name(&self.local.cluster, node, inc));
+        // Only once its process is gone: an isolated node that lives on (hung, of
+        // another uid) must still show as live to a recovery of the order point it
+        // may hold. Its own end removes the file otherwise (`PresenceLock`), or the
+        // cluster's last node does.
+        if node != self.local.me && self.local.vacant(node, inc) {
+            ShmMap::unlink(&crate::local::live_name(&self.local.cluster, node, inc));
+        }
         for (i, seg) in c.segs.iter().enumerate() {
             if seg.state.load(Ordering::Acquire) != seg_state::LIVE {
                 continue;
@@ -841,6 +848,7 @@ impl Inner {
             validate::mode(mode)?;
         }
         let _g = self.plane()?;
+        self.local.check_alive()?;
         let c = self.local.ctl();
         for (i, e) in c.segs.iter().enumerate() {
             if e.state.load(Ordering::Acquire) == seg_state::LIVE && load_name(&e.name) == name {
@@ -896,6 +904,8 @@ impl Inner {
     /// Checks the caller's permission (`want`: 4 read, 2 write) on a segment: the
     /// kernel's answer to opening its permission object with that access.
     pub(crate) fn check_perm(&self, seg: &SegRef, want: u32, op: &'static str) -> Result<()> {
+        // An isolated node maps nothing (on 4c63486 its map_rx returned Ok).
+        self.local.check_alive()?;
         seg.perm.access(want, &seg.name, op, self.local.uid)
     }
 
@@ -962,6 +972,11 @@ impl Inner {
             })
             .flatten();
         self.order().enter()?;
+        // Under the point, as for an ordered packet: an isolated node joins no rx set.
+        if let Err(e) = self.local.check_alive() {
+            self.order().leave();
+            return Err(e);
+        }
         if let Some(src) = src {
             // Through a private buffer: both sides are receive memory, which other
             // processes reach (the copy runs under the order point, so no ordered
@@ -1342,9 +1357,12 @@ impl Inner {
         }
         // A member whose process is gone (killed before anyone noticed) does not keep
         // the cluster's shared memory alive.
-        let anyone = c.nodes.iter().any(|n| {
-            n.state.load(Ordering::Acquire) != node_state::FREE
-                && pid_alive(n.pid.load(Ordering::Relaxed))
+        let anyone = c.nodes.iter().enumerate().any(|(i, n)| {
+            i != me.index()
+                && n.state.load(Ordering::Acquire) != node_state::FREE
+                && !self
+                    .local
+                    .vacant(NodeId(i as u16), n.incarnation.load(Ordering::Acquire))
         });
         if !anyone {
             for (i, e) in c.segs.iter().enumerate() {
@@ -1364,6 +1382,18 @@ impl Inner {
                     let inc = s.incarnation.load(Ordering::Acquire);
                     let node = NodeId(n as u16);
                     ShmMap::unlink(&crate::local::journal_name(&self.local.cluster, node, inc));
+                }
+            }
+            // Presence locks of nodes that ended after they were cleaned up.
+            let prefix = format!("memchan.{}.n", self.local.cluster);
+            for e in std::fs::read_dir("/dev/shm")
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let f = e.file_name().to_string_lossy().into_owned();
+                if f.starts_with(&prefix) && f.ends_with(".live") && crate::presence::vacant(&f) {
+                    ShmMap::unlink(&f);
                 }
             }
             ShmMap::unlink(&crate::local::ctl_name(&self.local.cluster));
@@ -1507,6 +1537,37 @@ mod tests {
 
     fn ctl_path(name: &str) -> String {
         format!("/dev/shm/memchan.{name}.ctl")
+    }
+
+    #[test]
+    fn an_isolated_node_cannot_map_a_segment() {
+        // Defect 10 of the 4c63486 probe: an isolated node's map_rx returned Ok.
+        let name = cluster("isomap");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let b = Node::join(&name, &Config::default()).unwrap();
+        use memchan_core::transport::SegmentOps;
+        let seg = b.segment("s", 4096, 0o600).unwrap();
+        a.inner
+            .declare_failed(b.node_id(), b.inner.local.incarnation);
+        assert!(!a.members().contains(b.node_id()));
+        assert!(
+            matches!(
+                seg.map_rx_with(memchan_core::RxAttrs::default()),
+                Err(Error::Isolated { .. })
+            ),
+            "map_rx of an isolated node"
+        );
+        assert!(matches!(
+            seg.map_tx(
+                memchan_core::Dest::Broadcast,
+                memchan_core::TxAttrs::default()
+            ),
+            Err(Error::Isolated { .. })
+        ));
+        assert!(matches!(
+            b.segment("t", 4096, 0o600),
+            Err(Error::Isolated { .. })
+        ));
     }
 
     fn refused(r: memchan_core::Result<Node>, why: &str) {

@@ -70,8 +70,13 @@ pub(crate) enum Behind {
     /// signalled.
     Opaque { fd: Option<Arc<OwnedFd>>, pid: u32 },
     /// No member: the pid names no process, or one that does not map the control
-    /// block (a phantom slot another member wrote, or a dead node's reused pid).
+    /// block (a phantom slot another member wrote, or a dead node's reused pid), and
+    /// the slot's presence lock is vacant (`presence.rs`).
     Nobody,
+    /// The pid leads to no member, yet the slot's presence lock is held: a live node
+    /// whose pid word was rewritten (or a lock another member holds). Never signalled;
+    /// gone once the lock is vacant.
+    Unseen,
 }
 
 /// (slot, incarnation) → what stands behind it.
@@ -102,7 +107,7 @@ impl Pidfds {
                 let hung = exited(fd, Some(&now))
                     || matches!(pulse(*pid, slot), None | Some(('T' | 't', _)));
                 if hung {
-                    Verdict::Kill(fd.clone())
+                    Verdict::Kill(fd.clone(), *pid)
                 } else {
                     Verdict::Alive
                 }
@@ -116,13 +121,14 @@ impl Pidfds {
 
 /// What [`Pidfds::verdict`] says of a failed holder's process.
 enum Verdict {
-    /// Its node, hung or dead: kill it (through this pidfd) and take over once gone.
-    Kill(Arc<OwnedFd>),
-    /// Exited.
+    /// Its node (this pid), hung or dead: kill it (through this pidfd) and take over
+    /// once gone.
+    Kill(Arc<OwnedFd>, u32),
+    /// The process found behind the slot exited (it may not have been the node).
     Gone,
     /// A live process that is not hung (or may be the node): leave it the point.
     Alive,
-    /// Nothing verified behind the slot: only a pid that names no process is dead.
+    /// Nothing verified behind the slot.
     Unknown,
 }
 
@@ -334,21 +340,24 @@ impl<'a> Order<'a> {
         // nothing but this survivor changes them.
         let (state, progress) = (AtomicU32::new(journal::IDLE), AtomicU32::new(0));
         let object: OnceLock<JournalObject> = OnceLock::new();
+        // The record checked and its destinations mapped, before the point is taken
+        // over (no `mmap` under it: every ordered writer of the host would wait).
+        let prepared: OnceLock<std::result::Result<Prepared, String>> = OnceLock::new();
         let confirm = || {
             if slot.state.load(Ordering::Acquire) != node_state::FAILED {
                 return false;
             }
             let inc = slot.incarnation.load(Ordering::Acquire);
-            if slot.pid.load(Ordering::Relaxed) == std::process::id() {
-                // A node of this very process: no kill short of our own death.
-                return false;
-            }
+            // Never on the slot's pid word: a process is signalled only through a
+            // verified pidfd (never this one's: a node of this very process dies only
+            // with us), and the point is taken over only once the holder's presence
+            // lock is vacant, the kernel's word that no process of that (slot,
+            // incarnation) is left to store.
             let gone = match self.pidfds.verdict(dead.index(), inc) {
-                Verdict::Kill(fd) => kill_confirmed(&fd),
-                Verdict::Gone => true,
+                Verdict::Kill(fd, pid) => pid != std::process::id() && kill_confirmed(&fd),
+                Verdict::Gone | Verdict::Unknown => true,
                 Verdict::Alive => false,
-                Verdict::Unknown => !crate::node::pid_alive(slot.pid.load(Ordering::Relaxed)),
-            };
+            } && self.local.vacant(dead, inc);
             if !gone {
                 return false;
             }
@@ -361,6 +370,9 @@ impl<'a> Order<'a> {
                     let r = j.record();
                     state.store(r.state.load(Ordering::Acquire), Ordering::Relaxed);
                     progress.store(r.progress.load(Ordering::Acquire), Ordering::Relaxed);
+                    if state.load(Ordering::Relaxed) == journal::APPLYING {
+                        let _ = prepared.set(self.prepare_record(&j));
+                    }
                     let _ = object.set(j);
                 }
                 // It never sent an ordered packet: nothing in flight.
@@ -373,8 +385,10 @@ impl<'a> Order<'a> {
         };
         let finish = |from: usize| {
             let Some(j) = object.get() else { return };
-            if let Err(why) = self.check_record(j, from) {
-                discard(&why);
+            match prepared.get() {
+                Some(Ok(p)) => self.finish_record(p, from),
+                Some(Err(why)) => discard(why),
+                None => {}
             }
             if j.writable {
                 // Nobody will finish it again, and its bytes must not stay.
@@ -393,13 +407,13 @@ impl<'a> Order<'a> {
         );
     }
 
-    /// Finishes the record of a failed holder's journal object `j` from destination
-    /// `from` on, if the record describes a packet that could have been sent and that
-    /// its writer had the right to send: segment index in the table, LIVE at that
-    /// generation, length ≤ one packet, the range inside the segment and inside one
-    /// page, and the object's owner allowed to write the segment by its permission
-    /// object. Otherwise applies nothing and says why.
-    fn check_record(&self, j: &JournalObject, from: usize) -> std::result::Result<(), String> {
+    /// Checks the record of a failed holder's journal object `j` and maps its
+    /// destinations, outside the order point: it describes a packet that could have
+    /// been sent and that its writer had the right to send (segment index in the table,
+    /// LIVE at that generation, length ≤ one packet, the range inside the segment and
+    /// inside one page, and the object's owner allowed to write the segment by its
+    /// permission object). Otherwise says why, and nothing is applied.
+    fn prepare_record(&self, j: &JournalObject) -> std::result::Result<Prepared, String> {
         let r = j.record();
         let (idx, gen) = (
             r.seg.load(Ordering::Relaxed),
@@ -442,15 +456,46 @@ impl<'a> Order<'a> {
         let data = r.load_payload(ulen);
         // Destinations are a bitmap of MAX_NODES bits, so every id is in range; one
         // that no longer maps the segment (it detached, or failed, since the packet was
-        // journaled) or may not read it is skipped by `view`.
-        for d in load_set(&r.dests).iter().skip(from) {
-            if let Ok(Some(view)) = self.view(&seg, d) {
+        // journaled) or may not read it gets no view.
+        let nodes = &self.local.ctl().nodes;
+        let dests = load_set(&r.dests)
+            .iter()
+            .map(|d| {
+                let inc = nodes[d.index()].incarnation.load(Ordering::Acquire);
+                let view = self.view(&seg, d).ok().flatten();
+                (d, view.map(|v| (inc, v)))
+            })
+            .collect();
+        Ok(Prepared {
+            seg,
+            offset: offset as usize,
+            data,
+            dests,
+        })
+    }
+
+    /// Finishes a prepared record from destination `from` on, under the order point
+    /// taken over: each destination still live at the incarnation it was mapped for
+    /// and still in the segment's rx set. (No node joins an rx set meanwhile: that
+    /// takes the order point, which the dead holder kept until now.)
+    fn finish_record(&self, p: &Prepared, from: usize) {
+        let c = self.local.ctl();
+        if !self.local.seg_live(p.seg.idx, p.seg.generation) {
+            return;
+        }
+        let rx_set = load_set(&c.segs[p.seg.idx as usize].rx_set);
+        for (d, view) in p.dests.iter().skip(from) {
+            let Some((inc, view)) = view else { continue };
+            let slot = &c.nodes[d.index()];
+            if slot.state.load(Ordering::Acquire) == node_state::ALIVE
+                && slot.incarnation.load(Ordering::Acquire) == *inc
+                && rx_set.contains(*d)
+            {
                 // `view` maps `seg.size` bytes (RxObject::open checks the object's
                 // length) and the range was checked against that size.
-                crate::rx::apply(&view, self.local.page, offset as usize, &data);
+                crate::rx::apply(view, self.local.page, p.offset, &p.data);
             }
         }
-        Ok(())
     }
 
     /// `node`'s receive memory for `seg`, mapped here, if it maps the segment rx.
@@ -474,11 +519,20 @@ impl<'a> Order<'a> {
         let inc = slot.incarnation.load(Ordering::Acquire);
         let key = (seg.idx, seg.generation, node.0, inc, seg.perm.ino());
         let mut views = self.views.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = views.get(&key) {
-            return Ok(v.clone().map_or(View::None, View::Mapped));
+        match views.get(&key) {
+            // Unmapped by its owner since (the key names the segment, node and
+            // incarnation, not one map of it): the name may hold new receive memory.
+            Some(Some(v)) if v.retired() => {}
+            Some(v) => return Ok(v.clone().map_or(View::None, View::Mapped)),
+            None => {}
         }
         if !map {
             return Ok(View::Unmapped);
+        }
+        if self.holder() == Some(self.me()) {
+            self.local
+                .maps_held
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         let name = self.local.rx_name(seg.idx, seg.generation, node, inc);
         let obj = match RxObject::open(&name, self.local.page, seg.size) {
@@ -529,6 +583,18 @@ impl<'a> Order<'a> {
         Ok(None)
     }
 }
+
+/// A failed holder's journaled packet, checked, with its destinations (in the
+/// record's order, so the journal's progress indexes them) mapped where they may read.
+struct Prepared {
+    seg: SegRef,
+    offset: usize,
+    data: Vec<u8>,
+    dests: Vec<(NodeId, Option<MappedDest>)>,
+}
+
+/// A destination's incarnation and its receive memory, mapped for a recovery.
+type MappedDest = (u64, Arc<RxObject>);
 
 /// Tries, under the order point, to bring an ordered packet's targets up to date
 /// without mapping receive memory, before the point is left to map outside it.
@@ -823,7 +889,54 @@ mod tests {
     }
 
     #[test]
-    fn a_forged_holder_with_an_unrelated_pid_is_never_killed_nor_taken_over() {
+    fn recovery_maps_the_dead_holders_destinations_before_it_takes_the_point_over() {
+        let name = cluster("premap");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let b = Node::join(&name, &Config::default()).unwrap();
+        let _seg = a.segment("s", 4096, 0o600).unwrap();
+        // Neither node has sent to `s`: no process has b's receive memory mapped.
+        let rx_b = b
+            .segment("s", 4096, 0o600)
+            .unwrap()
+            .map_rx_with(RxAttrs::default())
+            .unwrap();
+        let sref = a
+            .inner
+            .local
+            .seg_by_index(0, 1)
+            .unwrap()
+            .expect("segment 0");
+        let f = 200;
+        let (_j, jname) = forge_holder(&a, f, dead_pid(), |j| {
+            j.seg.store(sref.idx, Ordering::Relaxed);
+            j.seg_gen.store(sref.generation, Ordering::Relaxed);
+            j.offset.store(256, Ordering::Relaxed);
+            j.len.store(8, Ordering::Relaxed);
+            let mut d = NodeSet::EMPTY;
+            d.insert(b.inner.local.me);
+            store_set(&j.dests, &d);
+            j.data[0].store(0x0102_0304_0506_0708, Ordering::Relaxed);
+        });
+        // a recovers (b's service thread may be first: either way one of them).
+        a.inner.order().recover(NodeId(f as u16));
+        release_slot(&a, f, &jname);
+        assert_eq!(a.inner.order().point().holder(), None);
+        assert_eq!(rx_b.load_u64(256).unwrap(), 0x0102_0304_0506_0708);
+        let held = |n: &Node| {
+            n.inner
+                .local
+                .maps_held
+                .load(std::sync::atomic::Ordering::Relaxed)
+        };
+        assert_eq!(
+            held(&a) + held(&b),
+            0,
+            "receive memory mapped under the taken-over order point"
+        );
+    }
+
+    #[test]
+    fn a_holder_whose_pid_word_leads_elsewhere_is_never_signalled_nor_taken_over_while_it_lives() {
         let name = cluster("c5");
         let cfg = fast();
         let a = Node::join(&name, &cfg).unwrap();
@@ -841,22 +954,45 @@ mod tests {
             .arg("300")
             .spawn()
             .unwrap();
-        // Attack c5: an ALIVE slot with a stale heartbeat and an unrelated live pid,
-        // holding the order point.
+        // Attack c5: an ALIVE slot holding the order point, with a stale heartbeat and
+        // the pid of an unrelated live process. Its presence lock is held (here, by
+        // this process): what a live node whose pid word another member rewrote shows.
         let f = 201;
+        let inc = 7_000_001;
+        let live = crate::presence::PresenceLock::take(
+            &crate::local::live_name(&name, NodeId(f as u16), inc),
+            0o600,
+        )
+        .unwrap();
         let c = a.inner.local.ctl();
         let s = &c.nodes[f];
         s.pid.store(victim.id(), Ordering::Relaxed);
-        s.incarnation.store(7_000_001, Ordering::Relaxed);
+        s.incarnation.store(inc, Ordering::Relaxed);
         s.heartbeat_ns.store(0, Ordering::Relaxed);
         let w = c.order.word.load(Ordering::Acquire);
         assert_eq!(w & 0xFFFF, 0);
         c.order.word.store(w | (f as u64 + 1), Ordering::Release);
         s.state.store(node_state::ALIVE, Ordering::Release);
-        // The service thread declares it failed and cleans its slot up (hang guard:
-        // a minute).
+        // A waiter gets a typed error after the stall bound instead of hanging.
+        match tx.write_u64(0, 1) {
+            Err(Error::Stalled { what, nodes, .. }) => {
+                assert_eq!(what, "the order point");
+                assert_eq!(nodes, vec![NodeId(f as u16)], "names the holder");
+            }
+            other => panic!("expected Stalled at the order point, got {other:?}"),
+        }
+        // Meanwhile (25 failure timeouts) nothing but words said it was gone: it was
+        // not isolated (on 4c63486 and until the presence lock, its pid word made it
+        // "nobody" and a survivor isolated it), nor its point taken.
+        assert_eq!(s.state.load(Ordering::Acquire), node_state::ALIVE);
+        assert_eq!(a.inner.order().point().holder(), Some(f as u32));
+        // Its presence lock let go (the node's process ended): the service thread
+        // isolates it and takes the point over (hang guard: a minute).
+        drop(live);
         let start = std::time::Instant::now();
-        while s.state.load(Ordering::Acquire) != node_state::FREE {
+        while s.state.load(Ordering::Acquire) != node_state::FREE
+            || a.inner.order().point().holder().is_some()
+        {
             assert!(
                 start.elapsed().as_secs() < 60,
                 "the fake node was never reaped"
@@ -867,22 +1003,8 @@ mod tests {
             victim.try_wait().unwrap().is_none(),
             "memchan signalled an unrelated process"
         );
-        assert_eq!(
-            a.inner.order().point().holder(),
-            Some(f as u32),
-            "taken over without a confirmed death"
-        );
-        // A waiter gets a typed error after the bound instead of hanging.
-        match tx.write_u64(0, 1) {
-            Err(Error::Stalled { what, nodes, .. }) => {
-                assert_eq!(what, "the order point");
-                assert_eq!(nodes, vec![NodeId(f as u16)], "names the holder");
-            }
-            other => panic!("expected Stalled at the order point, got {other:?}"),
-        }
         victim.kill().unwrap();
         victim.wait().unwrap();
-        c.order.word.store(w, Ordering::Release);
         tx.write_u64(0, 2).unwrap();
         lock.acquire().unwrap().release().unwrap();
     }

@@ -9,14 +9,16 @@
 //! # Layout
 //!
 //! ```text
-//!  0        8         12        16       24          64               H
-//!  +--------+---------+---------+--------+-----------+----------------+------------+
-//!  | magic  | notify  | notify  | pages  |  reserved | page control   | data pages |
-//!  |        | seq u32 | waiters |  u64   |           | table, 1 byte  |  (segment  |
-//!  |        |         |   u32   |        |           | per page       |   size)    |
-//!  +--------+---------+---------+--------+-----------+----------------+------------+
+//!  0        8         12        16       24        28        64               H
+//!  +--------+---------+---------+--------+---------+---------+----------------+------------+
+//!  | magic  | notify  | notify  | pages  | retired | reserved| page control   | data pages |
+//!  |        | seq u32 | waiters |  u64   |   u32   |         | table, 1 byte  |  (segment  |
+//!  |        |         |   u32   |        |         |         | per page       |   size)    |
+//!  +--------+---------+---------+--------+---------+---------+----------------+------------+
 //!  H = 64 + pages rounded up to a page, so data is page-aligned.
 //!  page control byte: bit 0 receive enable, bit 1 notify on receive, bit 2 remote read.
+//!  retired: 1 once its owner unmapped it (the name may then be taken by a new
+//!  object of the same segment, node and incarnation, see `Order::lookup`).
 //! ```
 
 use crate::futex::SharedFutex;
@@ -34,6 +36,7 @@ pub(crate) struct RxHeader {
     pub notify_seq: AtomicU32,
     pub notify_waiters: AtomicU32,
     pub pages: AtomicU64,
+    pub retired: AtomicU32,
 }
 
 /// One node's receive memory for one segment, mapped in this process.
@@ -130,9 +133,22 @@ impl RxObject {
     }
 
     pub(crate) fn header(&self) -> &RxHeader {
-        // SAFETY: the mapping starts with an `RxHeader` (page-aligned, 24 bytes of
+        // SAFETY: the mapping starts with an `RxHeader` (page-aligned, 28 bytes of
         // atomics), lives as long as `self`, and is only accessed through atomics.
         unsafe { &*(self.map.ptr() as *const RxHeader) }
+    }
+
+    /// Marks this receive memory unmapped by its owner, before the owner leaves the
+    /// segment's rx set: a sender that finds it retired in its cache maps the name
+    /// again (the owner may have mapped the segment anew under the same name).
+    pub(crate) fn retire(&self) {
+        self.header().retired.store(1, Ordering::Release);
+    }
+
+    /// Whether [`retire`](Self::retire) was called (by the owner, or by a member that
+    /// may write it: then a sender only maps it again).
+    pub(crate) fn retired(&self) -> bool {
+        self.header().retired.load(Ordering::Acquire) != 0
     }
 
     /// The page control byte of data page `page`.

@@ -208,6 +208,9 @@ impl RxMapping {
 
 impl Drop for RxMapping {
     fn drop(&mut self) {
+        // Before the rx set changes: a sender that sees the change (`rx_gen`, AcqRel)
+        // sees this too, and does not keep delivering here after a new map.
+        self.obj.retire();
         self.inner.detach_rx(&self.seg);
     }
 }

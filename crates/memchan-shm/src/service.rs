@@ -24,7 +24,7 @@
 //! healthy process.
 
 use crate::control::node_state;
-use crate::node::{now_ns, pid_alive, pid_of, Inner};
+use crate::node::{now_ns, pid_of, Inner};
 use crate::order::{exited, pulse, Behind};
 use memchan_core::sync::Ordering;
 use memchan_core::{NodeId, MAX_NODES};
@@ -262,7 +262,9 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
             match looked_at.and_then(|pid| pulse(pid, n)) {
                 // Judged once the service thread has looked behind the slot.
                 None if matches!(behind, None | Some(Behind::Pending)) => false,
-                None => true,
+                // No heartbeat thread to judge (the pid word led elsewhere): a stale
+                // word is silence only if the kernel says the node is gone.
+                None => inner.local.vacant(NodeId(n as u16), inc),
                 Some((state, switches)) => {
                     let (count, since) = watch
                         .quiet
@@ -293,11 +295,23 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
             Some(Behind::Pending) => false,
             // A pidfd turns readable when the process exits, zombie or not: the epoll
             // set said so (no system call per member here).
-            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => watch
+            Some(Behind::Verified { fd, .. }) => watch
                 .armed
                 .get(&fd.as_raw_fd())
                 .is_some_and(|(_, fired)| *fired),
-            Some(Behind::Opaque { fd: None, pid }) => !pid_alive(*pid),
+            // A process this node may not inspect, perhaps not the node at all (a
+            // phantom slot naming another user's process, its heartbeat kept fresh):
+            // gone once it exits, or once the node's presence lock is vacant.
+            Some(Behind::Opaque { fd: Some(fd), .. }) => {
+                watch
+                    .armed
+                    .get(&fd.as_raw_fd())
+                    .is_some_and(|(_, fired)| *fired)
+                    || inner.local.vacant(NodeId(n as u16), inc)
+            }
+            Some(Behind::Opaque { fd: None, .. } | Behind::Unseen) => {
+                inner.local.vacant(NodeId(n as u16), inc)
+            }
             Some(Behind::Nobody) => true,
         };
         if (gone || silent) && watch.failing.insert((n, inc)) {
@@ -402,7 +416,14 @@ fn serve(weak: Weak<Inner>, queue: Receiver<Job>, ctl: CtlId, _end: Sender<()>) 
                     "/memfd:{}",
                     crate::local::presence_name(&inner.local.cluster, NodeId(slot as u16), inc)
                 );
-                let found = behind(pid, &ctl, &mark);
+                // "Nobody" on the pid word's say-so only if the node's presence lock
+                // agrees: the word may have been rewritten to lead elsewhere.
+                let found = match behind(pid, &ctl, &mark) {
+                    Behind::Nobody if !inner.local.vacant(NodeId(slot as u16), inc) => {
+                        Behind::Unseen
+                    }
+                    b => b,
+                };
                 if let Some(e) = inner.pidfds.lock().get_mut(&(slot, inc)) {
                     *e = found;
                 }

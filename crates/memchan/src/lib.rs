@@ -44,7 +44,7 @@ pub use memchan_core::validate::{
 };
 pub use memchan_core::{
     Config, Dest, Error, EventKind, GroupId, HubSpec, MembershipEvent, NodeId, NodeSet, PageSize,
-    Result, RxAttrs, TxAttrs, MAX_GROUPS, MAX_NODES,
+    Result, RxAttrs, SegOwner, TxAttrs, MAX_GROUPS, MAX_NODES,
 };
 
 use memchan_core::transport::{GuardOps, LockOps, RmaOps, RxOps, SegmentOps, Transport, TxOps};
@@ -340,6 +340,13 @@ impl Segment {
     /// Size in bytes (whole pages).
     pub fn size(&self) -> usize {
         each!(SegFlavor, &self.seg, s => s.size())
+    }
+    /// Who created it (uid), its group and mode: on one host those of its permission
+    /// object, through a hub those the hub recorded. Any member may create a segment
+    /// under a name first (SECURITY.md): check the owner of a segment opened by name
+    /// before trusting it with data.
+    pub fn owner(&self) -> SegOwner {
+        each!(SegFlavor, &self.seg, s => s.owner())
     }
     /// Maps it rx: local memory that receives every write addressed to it.
     ///

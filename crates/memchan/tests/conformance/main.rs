@@ -11,6 +11,7 @@ mod lock;
 mod membership;
 mod multihost;
 mod ordering;
+mod remap;
 mod rma;
 mod sync_ops;
 

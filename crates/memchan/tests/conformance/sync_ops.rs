@@ -392,10 +392,13 @@ pub fn uid_worker(a: &[String]) {
         .map_tx(Dest::Node(NodeId(0)), TxAttrs::default())
         .unwrap();
     tx.write_u64(0, 99).unwrap();
+    let private_owner = c.open_segment("private").unwrap().owner().uid;
     let free_denied = denied(&private.free());
+    // A name root will open: this uid's segment, whoever opens it by name.
+    let _taken = c.segment("taken", 4096, 0o666).unwrap();
     println!(
-        "UID tx_denied={} rx_denied={} free_denied={}",
-        tx_denied as u8, rx_denied as u8, free_denied as u8
+        "UID tx_denied={} rx_denied={} free_denied={} private_owner={}",
+        tx_denied as u8, rx_denied as u8, free_denied as u8, private_owner
     );
 }
 
@@ -425,6 +428,24 @@ fn segment_permissions_are_enforced_for_other_users(t: &Transport) {
     assert_eq!(field(&line, "tx_denied"), 1, "{line}");
     assert_eq!(field(&line, "rx_denied"), 1, "{line}");
     assert_eq!(field(&line, "free_denied"), 1, "{line}");
+    assert_eq!(field(&line, "private_owner"), 0, "{line}");
+    // A segment another uid made under a name: opened by that name, its owner says
+    // whose it is (a member can take a name; see SECURITY.md).
+    let me = memchan::SegOwner {
+        uid: 0,
+        gid: 0,
+        mode: 0o600,
+    };
+    assert_eq!(private.owner(), me);
+    let taken = c.open_segment("taken").unwrap();
+    assert_eq!(
+        taken.owner(),
+        memchan::SegOwner {
+            uid: 65534,
+            gid: 65534,
+            mode: 0o666
+        }
+    );
     // Through a hub the worker's write may still be on its way when it exits.
     let deadline = Instant::now() + Duration::from_secs(30);
     while rx.load_u64(0).unwrap() != 99 {
