@@ -509,3 +509,36 @@ fn a_virtual_hubs_own_node_serves_and_asks() {
     ));
     drop(b);
 }
+
+/// A target that unmaps the segment and maps it again is read at its new receive
+/// memory (the handle's cached view of the old one is not used), and between the two
+/// it is `NotMapped`.
+fn a_target_mapped_again_is_read_at_its_new_memory(t: &Transport) {
+    let name = unique_cluster("rma-again");
+    let a = t.join(&name).unwrap();
+    let b = t.join(&name).unwrap();
+    let seg_b = b.segment("r", 4096, 0o600).unwrap();
+    let rma = a.segment("r", 4096, 0o600).unwrap().rma().unwrap();
+    let own = seg_b
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    let nb = b.node_id();
+    for round in 1..=3u64 {
+        let rx = seg_b.map_rx_with(open()).unwrap();
+        own.write_u64(0, round).unwrap();
+        b.ack().unwrap();
+        assert_eq!(rma.get_u64(nb, 0).unwrap(), round, "round {round}");
+        assert_eq!(
+            rma.fetch_add_u64(nb, 8, 1).unwrap(),
+            0,
+            "fresh memory, round {round}"
+        );
+        drop(rx);
+        assert!(
+            matches!(rma.get_u64(nb, 0), Err(Error::NotMapped { node, .. }) if node == nb),
+            "round {round}"
+        );
+    }
+}
+
+on_every_transport!(a_target_mapped_again_is_read_at_its_new_memory);
