@@ -251,7 +251,9 @@ pub trait SegmentOps: Send + Sync {
 /// - **Bad input**, checked in this order, before anything is sent: `OutOfBounds`,
 ///   `Unaligned` (4- and 8-byte words only), `UnknownNode` (not a member, or failed
 ///   while the request was under way), `NotMapped` (a member that does not map the
-///   segment rx). No call waits longer than the transport's failure bounds.
+///   segment rx). No call waits longer than the transport's failure bounds: across
+///   hosts a target that fails gives `UnknownNode`, one that received the request and
+///   does not answer it for the failure timeout gives `Timeout`.
 /// - **Atomicity.** An atomic on a word is one indivisible step against every other
 ///   atomic on that word from any node and from the owner's CPU atomics on its rx
 ///   mapping: it runs where the word lives (on one host, a locked instruction on the

@@ -541,6 +541,7 @@ fn timer_loop(sh: Arc<Shared>) {
             }
             sh.settle(&mut sh.lock(), node);
         }
+        sh.rma_expire(&mut sh.lock());
     }
 }
 

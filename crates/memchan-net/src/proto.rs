@@ -432,6 +432,9 @@ pub mod code {
     /// A remote read or atomic reached a page without the target's `remote_read`
     /// attribute (body: node id u16, offset u64).
     pub const REMOTE_READ_OFF: u8 = 12;
+    /// The target received a remote read or atomic and did not answer it for the
+    /// failure timeout while its link lived (body: the timeout in ms u64).
+    pub const RMA_STALLED: u8 = 13;
 }
 
 /// The request id of a refusal that answers no request: the hub refused a `Data`

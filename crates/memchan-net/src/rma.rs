@@ -491,6 +491,10 @@ fn finish(sh: &Shared, segment: &str, node: NodeId, id: u32, len: usize) -> Resu
         code::SEGMENT_FREED => Err(Error::SegmentFreed {
             segment: segment.to_string(),
         }),
+        code::RMA_STALLED => Err(Error::Timeout(
+            Duration::from_millis(Get::new(&body, "stalled").u64().unwrap_or(0)),
+            "the target to answer a remote access it received",
+        )),
         s => crate::node::answer(s, body),
     }
 }

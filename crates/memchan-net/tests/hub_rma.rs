@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 struct Frames(Vec<(Kind, Vec<u8>)>);
 
 impl Handler for Frames {
-    fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: &[u8]) {
+    fn frame(&mut self, l: &Link, s: u64, kind: Kind, p: &[u8]) {
+        // Received (as a node's link side releases what it handled).
+        l.release(s);
         self.0.push((kind, p.to_vec()));
     }
 }
@@ -81,6 +83,7 @@ fn the_hub_routes_remote_access_only_as_it_should() {
     let hub = Hub::start(HubConfig {
         key: key.clone(),
         keyed: true,
+        failure_timeout: Duration::from_millis(800),
         ..HubConfig::default()
     })
     .unwrap();
@@ -183,6 +186,25 @@ fn the_hub_routes_remote_access_only_as_it_should() {
             .link
             .send(Kind::RmaDone, &[&done_payload(token, code::OK, &[0; 8])])
             .unwrap();
+    });
+
+    // A target that received a request and never answers it, its link alive: after
+    // the failure timeout the hub answers for it.
+    std::thread::scope(|s| {
+        let rma = seg.rma().unwrap();
+        let asked = s.spawn(move || rma.get_u64(tid, 0));
+        target.expect(Kind::RmaServe, |_| true);
+        while !asked.is_finished() {
+            for raw in [&mut target, &mut stranger] {
+                raw.link.wait(None, Duration::from_millis(10), true);
+                raw.link.receive(&mut raw.seen).unwrap();
+                raw.link.heartbeat_if_quiet(Duration::from_millis(50));
+            }
+        }
+        match asked.join().unwrap() {
+            Err(memchan_core::Error::Timeout(d, _)) => assert_eq!(d, Duration::from_millis(800)),
+            other => panic!("expected Timeout, got {other:?}"),
+        }
     });
 
     // A target that goes while a request waits for it: the hub answers UnknownNode.

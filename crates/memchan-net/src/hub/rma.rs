@@ -12,6 +12,7 @@ use crate::rma::{serve_payload, Request};
 use crate::wire::{Kind, Put};
 use memchan_core::{Error, NodeId};
 use std::collections::HashMap;
+use std::time::Instant;
 
 /// A request forwarded to its target and not yet answered.
 struct Entry {
@@ -20,6 +21,12 @@ struct Entry {
     origin: NodeId,
     origin_inc: u64,
     req: u32,
+    /// The down seq of its `RmaServe` on the target's link.
+    seq: u64,
+    /// When the target released (received) that frame: its link side answers right
+    /// after, so a target that then stays silent on it past the failure timeout, while
+    /// its link lives, is not answering.
+    received: Option<Instant>,
 }
 
 /// The requests under way, by token.
@@ -86,6 +93,9 @@ impl Shared {
             let done = lp.rma(&serve);
             return self.rma_answer(st, n, r.req, r.target, done.as_deref());
         }
+        let Some(seq) = st.send(r.target, Kind::RmaServe, &[&serve]) else {
+            return st.refuse(n, r.req, &Error::UnknownNode(r.target));
+        };
         st.rma.open.insert(
             token,
             Entry {
@@ -94,9 +104,48 @@ impl Shared {
                 origin: n,
                 origin_inc: inc,
                 req: r.req,
+                seq,
+                received: None,
             },
         );
-        st.send(r.target, Kind::RmaServe, &[&serve]);
+    }
+
+    /// Answers `RMA_STALLED` for requests whose target received them and stayed
+    /// silent on them for the failure timeout (its link alive: a target that goes is
+    /// answered by `rma_forget`). Called by the timer.
+    pub(super) fn rma_expire(&self, st: &mut State) {
+        if st.rma.open.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let timeout = self.cfg.failure_timeout;
+        let mut stalled = Vec::new();
+        for (&token, e) in st.rma.open.iter_mut() {
+            let Some(Some(Port {
+                sink: Sink::Remote(l),
+                ..
+            })) = st.ports.get(e.target.index())
+            else {
+                continue;
+            };
+            match e.received {
+                None if l.peer_released() >= e.seq => e.received = Some(now),
+                None => l.request_release(),
+                Some(t) if now.duration_since(t) > timeout => stalled.push(token),
+                Some(_) => {}
+            }
+        }
+        for token in stalled {
+            let e = st.rma.open.remove(&token).expect("listed");
+            tracing::warn!(
+                node = e.target.0,
+                "a remote access target received a request and did not answer it"
+            );
+            if st.alive(e.origin, e.origin_inc) {
+                let body = Put::new().u64(timeout.as_millis() as u64).0;
+                st.respond(e.origin, e.req, code::RMA_STALLED, &body);
+            }
+        }
     }
 
     /// A `RmaDone` from `n`: the answer to a token sent to `n`, routed to its origin.
