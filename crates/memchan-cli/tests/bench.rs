@@ -130,6 +130,30 @@ fn quick_bench_writes_json_tables_and_plots() {
             assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
         }
     }
+    // Remote read and fetch-add (and their cross-core variants), each with a <= 1x
+    // target against OSHMEM measured the same way.
+    for key in [
+        "get_8b_ns",
+        "get_8b_xcore_ns",
+        "atomic_fetch_add_ns",
+        "atomic_fetch_add_xcore_ns",
+    ] {
+        num(&v, key, "memchan");
+        let t = v["targets"]
+            .as_array()
+            .and_then(|a| a.iter().find(|t| t["figure"] == key))
+            .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
+        assert_eq!(t["target"], "<= 1x", "{t}");
+        assert_eq!(t["reference"], "oshmem", "{t}");
+        if v["figures"][key].get("oshmem").is_some() {
+            num(&v, key, "oshmem");
+            let r = v["ratios"][key]["memchan_vs_oshmem"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no ratio for {key}"));
+            assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
+        }
+        assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
+    }
     num(&v, "notify_wake_ns", "memchan");
     // The global clock's measured bound on both transports (never 0: a read costs).
     for s in ["shm", "hub"] {
@@ -600,6 +624,19 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         );
     }
 
+    // Remote read and fetch-add across the veth, against one raw TCP round trip.
+    for key in ["net_get_8b_us", "net_atomic_fetch_add_us"] {
+        let f = &v["figures"][key];
+        for s in ["memchan_rma", "tcp_raw_round_trip"] {
+            let x = f.get(s).unwrap_or_else(|| panic!("{key}.{s} missing: {f}"));
+            assert!(
+                x.is_null() || x.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
+                "{key}.{s} = {x}"
+            );
+        }
+        assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
+    }
+
     // The raw TCP references were measured (positive and finite, checked above).
     // Only bounds that load cannot break are asserted (µs, not ns: a one-way trip
     // over a veth takes more than half a microsecond however fast the machine); how
@@ -673,11 +710,17 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         ),
         ("net_bandwidth_1mib_gbps", "memchan", "tcp_raw"),
         ("net_bandwidth_1mib_gbps", "memchan_keyed", "tcp_raw"),
+        ("net_get_8b_us", "memchan_rma", "tcp_raw_round_trip"),
+        (
+            "net_atomic_fetch_add_us",
+            "memchan_rma",
+            "tcp_raw_round_trip",
+        ),
     ] {
         let want = (figure.into(), subject.into(), reference.into());
         assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
     }
-    assert_eq!(targets.len(), 6, "{targets:?}");
+    assert_eq!(targets.len(), 8, "{targets:?}");
     for s in ["memchan_keyed", "memchan_keyed_spin"] {
         let rows = stdout
             .lines()

@@ -47,6 +47,11 @@ pub struct RxAttrs {
     pub receive_enable: bool,
     /// A write landing on the page wakes readers blocked in `wait`.
     pub notify: bool,
+    /// Other nodes may read the page (`Rma::get`) and apply atomics to its words
+    /// (`Rma::fetch_add_u64`, ...) without this node taking part. Off by default: a
+    /// node opens its memory to remote access page by page, as MEMORY CHANNEL 2's page
+    /// control table does.
+    pub remote_read: bool,
 }
 
 impl Default for RxAttrs {
@@ -54,6 +59,7 @@ impl Default for RxAttrs {
         RxAttrs {
             receive_enable: true,
             notify: false,
+            remote_read: false,
         }
     }
 }
@@ -61,7 +67,9 @@ impl Default for RxAttrs {
 impl RxAttrs {
     /// The attribute bits as stored in the page control table byte.
     pub fn bits(self) -> u8 {
-        u8::from(self.receive_enable) | (u8::from(self.notify) << 1)
+        u8::from(self.receive_enable)
+            | (u8::from(self.notify) << 1)
+            | (u8::from(self.remote_read) << 2)
     }
 
     /// Attributes from a page control table byte.
@@ -69,6 +77,11 @@ impl RxAttrs {
         RxAttrs {
             receive_enable: b & 1 != 0,
             notify: b & 2 != 0,
+            remote_read: b & RX_REMOTE_READ != 0,
         }
     }
 }
+
+/// The page control byte's remote-read bit (see [`RxAttrs::remote_read`]): both
+/// transports test it on the target's side before serving a get or an atomic.
+pub const RX_REMOTE_READ: u8 = 4;

@@ -59,7 +59,8 @@ pub enum Error {
     PermissionDenied {
         /// Segment name.
         segment: String,
-        /// `map_rx` (read), `map_tx` (write) or `free`.
+        /// `map_rx` (read), `map_tx` (write), `free`, `get` (read: a remote read) or
+        /// `atomic` (read and write: a remote atomic).
         op: &'static str,
         /// Owner uid.
         uid: u32,
@@ -169,6 +170,27 @@ pub enum Error {
         /// What is wrong with the shape.
         why: String,
     },
+    /// A remote read or atomic reached a page whose receive attributes at the
+    /// target do not include `remote_read` (`RxAttrs::remote_read`): the target has
+    /// not opened that page to remote access. Nothing was read or changed.
+    #[error("{node} does not allow remote access to the page at offset {offset} of segment `{segment}` (remote_read is off)")]
+    RemoteReadOff {
+        /// Segment name.
+        segment: String,
+        /// The target node.
+        node: NodeId,
+        /// The offset asked for.
+        offset: usize,
+    },
+    /// A remote read or atomic addressed a node that is a member but does not map the
+    /// segment rx: it has no copy to read or update.
+    #[error("{node} does not map segment `{segment}` rx: it holds no copy to read or update")]
+    NotMapped {
+        /// Segment name.
+        segment: String,
+        /// The target node.
+        node: NodeId,
+    },
     /// An operating-system call failed.
     #[error("{op}: {source}")]
     Os {
@@ -229,6 +251,8 @@ impl Error {
             Error::Unsupported(_) => 19,
             Error::Os { .. } => 20,
             Error::Stalled { .. } => 21,
+            Error::RemoteReadOff { .. } => 22,
+            Error::NotMapped { .. } => 23,
             Error::BadShape { .. } => 26,
             Error::ClockNotSynchronised { .. } => 30,
         }

@@ -29,6 +29,7 @@ pub mod notify;
 pub mod order;
 pub mod packet;
 pub mod perm;
+pub mod rma;
 pub mod status;
 pub mod sync;
 pub mod transport;

@@ -20,6 +20,7 @@ use crate::deposit::{Cmp, CondResult, Shape, SignalOp};
 use crate::error::{Error, Result};
 use crate::event::MembershipEvent;
 use crate::names::{GroupId, NodeId, NodeSet};
+use crate::rma::{AtomicOp, Pending};
 use std::time::Duration;
 
 /// What a transport offers, as bits (see the constants).
@@ -46,9 +47,10 @@ impl Caps {
     pub const RELIABLE_LINKS: Caps = Caps(1 << 3);
     /// The cluster can be hosted by one of its nodes (virtual hub).
     pub const HOSTED_HUB: Caps = Caps(1 << 4);
-    /// Remote read (`get`): not offered by any transport yet.
+    /// Remote read (`RmaOps::get`), served without the target application.
     pub const GET: Caps = Caps(1 << 8);
-    /// Remote atomics: not offered by any transport yet.
+    /// Remote atomics on 4- and 8-byte words (`RmaOps::atomic_u64`), executed where
+    /// the word lives.
     pub const ATOMICS: Caps = Caps(1 << 9);
     /// Two rails with fail-over: not offered by any transport yet.
     pub const RAILS: Caps = Caps(1 << 10);
@@ -206,6 +208,8 @@ pub trait SegmentOps: Send + Sync {
     type Tx: TxOps;
     /// Its rx mapping type.
     type Rx: RxOps;
+    /// Its remote-access handle type.
+    type Rma: RmaOps;
     /// The segment's name.
     fn name(&self) -> &str;
     /// Size in bytes (whole pages).
@@ -228,6 +232,87 @@ pub trait SegmentOps: Send + Sync {
     /// # Errors
     /// `PermissionDenied` (op `free`) for anyone else, `SegmentFreed`.
     fn free(self) -> Result<()>;
+    /// A handle for remote reads and atomics on any node's copy of the segment
+    /// ([`RmaOps`]). The caller's rights are checked here, once, as `map_tx` checks
+    /// write: each operation then refuses what they do not cover.
+    ///
+    /// # Errors
+    /// `Isolated`, `HubLost`, `SegmentFreed`; the kernel's own refusal (`Os`) where
+    /// the permission object cannot be opened.
+    fn rma(&self) -> Result<Self::Rma>;
+}
+
+/// Remote memory access to other nodes' receive memory (SPEC.md Semantics 8; seed
+/// 000's remote read; OpenSHMEM's get and atomics). One handle addresses every node's
+/// copy of one segment; like a tx mapping it belongs to one thread at a time (it
+/// caches each target's mapping without a lock).
+///
+/// Decided behaviour every implementation keeps (checked by `conformance/rma.rs`):
+/// - **Served without the target application.** One host: the caller loads from (or
+///   runs the atomic on) the target's receive memory, which it maps. Across hosts:
+///   the target node's link side answers from its receive memory; the hub routes the
+///   request and the answer. The target application never calls anything.
+/// - **Only where allowed.** Every page an operation touches must have the target's
+///   rx attribute `remote_read` (default off): `RemoteReadOff` otherwise. Atomics
+///   need the same attribute (they read the word too); no further attribute. The
+///   caller needs read permission on the segment for a get (`PermissionDenied`, op
+///   `get`) and read and write for an atomic (op `atomic`), checked against kernel
+///   facts on one host and by the hub across hosts.
+/// - **Bad input**, checked in this order, before anything is sent: `OutOfBounds`,
+///   `Unaligned` (4- and 8-byte words only), `UnknownNode` (not a member, or failed
+///   while the request was under way), `NotMapped` (a member that does not map the
+///   segment rx). No call waits longer than the transport's failure bounds: across
+///   hosts a target that fails gives `UnknownNode`, one that received the request and
+///   does not answer it for the failure timeout gives `Timeout`.
+/// - **Atomicity.** An atomic on a word is one indivisible step against every other
+///   atomic on that word from any node and from the owner's CPU atomics on its rx
+///   mapping: it runs where the word lives (on one host, a locked instruction on the
+///   shared mapping; across hosts, on the target's receive memory by its link side),
+///   never on a copy. A 4- or 8-byte get of an aligned word is one atomic load.
+/// - **Ordering.** A get or atomic from node A to node N takes its place after every
+///   earlier write of A that reaches N (single-sender rule: it travels the path A's
+///   writes to N take, and one host applies writes before the call that made them
+///   returns), so it sees them; it returns (blocking forms) once done at N. Writes of
+///   other senders are seen in N's order of application: a get returns N's copy as
+///   it was at one moment. A non-blocking get completes at the latest by the next
+///   `Transport::ack` (OpenSHMEM `quiet`). A longer get is no snapshot (as OpenSHMEM's
+///   is not): each aligned word is read atomically, but a write landing meanwhile
+///   may be seen in part.
+pub trait RmaOps: Send {
+    /// Copies `buf.len()` bytes at `offset` of `node`'s copy of the segment.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `PermissionDenied`, `UnknownNode`, `NotMapped`, `RemoteReadOff`,
+    /// `Isolated`, `HubLost`.
+    fn get(&self, node: NodeId, offset: usize, buf: &mut [u8]) -> Result<()>;
+    /// An aligned 8-byte word of `node`'s copy, read atomically.
+    ///
+    /// # Errors
+    /// As [`get`](Self::get), and `Unaligned`.
+    fn get_u64(&self, node: NodeId, offset: usize) -> Result<u64>;
+    /// An aligned 4-byte word of `node`'s copy, read atomically.
+    ///
+    /// # Errors
+    /// As [`get_u64`](Self::get_u64).
+    fn get_u32(&self, node: NodeId, offset: usize) -> Result<u32>;
+    /// Starts a get of `len` bytes; completed by `Transport::ack` or by
+    /// [`Pending::take`]. Argument errors are returned here, the target's refusals by
+    /// `take`.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `PermissionDenied`, `Isolated`, `HubLost`.
+    fn get_nbi(&self, node: NodeId, offset: usize, len: usize) -> Result<Pending>;
+    /// Runs `op` on the aligned 8-byte word at `offset` of `node`'s copy; returns the
+    /// old value.
+    ///
+    /// # Errors
+    /// As [`get_u64`](Self::get_u64) (`PermissionDenied` with op `atomic`).
+    fn atomic_u64(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u64>;
+    /// As [`atomic_u64`](Self::atomic_u64) on a 4-byte word.
+    ///
+    /// # Errors
+    /// As `atomic_u64`.
+    fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32>;
 }
 
 /// The write path of a tx mapping.

@@ -29,6 +29,7 @@
 
 mod deposit;
 mod gate;
+mod rma;
 
 pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
 
@@ -120,6 +121,11 @@ pub trait LocalPort: Send + Sync {
     fn take_outcomes(&self) -> Vec<Vec<u8>> {
         Vec::new()
     }
+    /// Serves a remote read or atomic (an `RmaServe` payload) at once, from the hub's
+    /// lock: the `RmaDone` payload, or `None` if the node cannot answer.
+    fn rma(&self, _serve: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 enum Sink {
@@ -201,6 +207,8 @@ struct State {
     frame_log: gate::Limiter,
     /// Conditional writes whose outcomes are still due (`hub/deposit.rs`).
     conds: deposit::Conds,
+    /// Remote reads and atomics under way at their targets (`hub/rma.rs`).
+    rma: rma::Table,
 }
 
 struct Shared {
@@ -248,6 +256,7 @@ impl Hub {
                 joins: 0,
                 frame_log: gate::Limiter::new(Instant::now()),
                 conds: deposit::Conds::default(),
+                rma: rma::Table::default(),
             }),
             cfg,
             addr,
@@ -572,6 +581,7 @@ fn timer_loop(sh: Arc<Shared>) {
         if hb {
             sh.expire_conds(&mut sh.lock());
         }
+        sh.rma_expire(&mut sh.lock());
     }
 }
 
@@ -772,6 +782,14 @@ impl Shared {
             }
             Kind::Request => {
                 self.request(st, n, payload);
+                0
+            }
+            Kind::RmaRequest => {
+                self.rma_request(st, n, payload);
+                0
+            }
+            Kind::RmaDone => {
+                self.rma_done(st, n, payload);
                 0
             }
             k => {
@@ -1316,6 +1334,7 @@ impl Shared {
             st.hub_write(seg, n.index(), &[0]);
         }
         st.event(n, inc, kind);
+        self.rma_forget(st, n);
         st.barrier_waits.retain(|w| w.node != n);
         for counts in st.barrier_counts.values_mut() {
             counts[n.index()] = 0;

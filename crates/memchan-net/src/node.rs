@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::lock::{Lock, LockGuard};
+pub use crate::rma::Rma;
 pub use crate::rx::RxMapping;
 pub use crate::segment::Segment;
 pub use crate::tx::TxMapping;
@@ -347,7 +348,9 @@ impl Node {
 
     /// Returns once every earlier write of this node was applied at every destination.
     pub fn ack(&self) -> Result<()> {
-        self.sh.request(Op::Ack).map(drop)
+        self.sh.request(Op::Ack)?;
+        // Non-blocking gets complete by the ack too (OpenSHMEM's quiet).
+        crate::rma::quiet(&self.sh)
     }
 
     /// The global clock: the hub's, as estimated from its time packets (`clock.rs`);
@@ -531,6 +534,8 @@ pub(crate) fn answer(status: u8, body: Vec<u8>) -> Result<Vec<u8>> {
             let op = match g.str().unwrap_or_default().as_str() {
                 "map_rx" => "map_rx",
                 "map_tx" => "map_tx",
+                "get" => "get",
+                "atomic" => "atomic",
                 _ => "free",
             };
             Err(Error::PermissionDenied {
@@ -571,7 +576,7 @@ impl Transport for Node {
         } else {
             Caps::default()
         };
-        Caps::ORDERED | Caps::NOTIFY | Caps::RELIABLE_LINKS | hosted
+        Caps::ORDERED | Caps::NOTIFY | Caps::RELIABLE_LINKS | Caps::GET | Caps::ATOMICS | hosted
     }
     fn node_id(&self) -> NodeId {
         self.id()

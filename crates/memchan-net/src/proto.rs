@@ -428,6 +428,15 @@ pub mod code {
     /// An ack's destinations released nothing for the hub's failure timeout while
     /// still connected (body: the timeout in ms u64, then the node set waited for).
     pub const ACK_STALLED: u8 = 10;
+    /// A remote read or atomic addressed a node that does not map the segment rx
+    /// (body: node id u16).
+    pub const NOT_MAPPED: u8 = 11;
+    /// A remote read or atomic reached a page without the target's `remote_read`
+    /// attribute (body: node id u16, offset u64).
+    pub const REMOTE_READ_OFF: u8 = 12;
+    /// The target received a remote read or atomic and did not answer it for the
+    /// failure timeout while its link lived (body: the timeout in ms u64).
+    pub const RMA_STALLED: u8 = 13;
 }
 
 /// The request id of a refusal that answers no request: the hub refused a `Data`

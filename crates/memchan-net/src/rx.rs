@@ -217,11 +217,11 @@ impl RxMapping {
 /// thread with atomic stores and read by the application with atomic loads.
 pub(crate) struct RxMem {
     pub(crate) gen: u32,
-    size: usize,
-    page: usize,
-    base: *mut u8,
+    pub(crate) size: usize,
+    pub(crate) page: usize,
+    pub(crate) base: *mut u8,
     map_len: usize,
-    pct: Vec<AtomicU8>,
+    pub(crate) pct: Vec<AtomicU8>,
     /// Receive-side remap: the page each page's packets land on while its page
     /// control byte has `REMAPPED`.
     remap: Vec<AtomicU32>,

@@ -115,6 +115,11 @@ impl Segment {
         )
     }
 
+    /// Remote reads and atomics on any node's copy of the segment (`crate::rma`).
+    pub fn rma(&self) -> Result<crate::rma::Rma> {
+        crate::rma::Rma::new(self.sh.clone(), self.name.clone(), self.info.clone())
+    }
+
     /// Frees the segment.
     pub fn free(self) -> Result<()> {
         self.sh
@@ -129,6 +134,7 @@ impl Segment {
 impl SegmentOps for Segment {
     type Tx = TxMapping;
     type Rx = RxMapping;
+    type Rma = crate::rma::Rma;
     fn name(&self) -> &str {
         self.name()
     }
@@ -146,5 +152,8 @@ impl SegmentOps for Segment {
     }
     fn free(self) -> Result<()> {
         self.free()
+    }
+    fn rma(&self) -> Result<crate::rma::Rma> {
+        self.rma()
     }
 }

@@ -72,6 +72,8 @@ pub(crate) struct Shared {
     pub(crate) clock: NodeClock,
     /// Conditional writes' outcomes, both ways (`service/deposit.rs`).
     pub(crate) deposits: Deposits,
+    /// Remote reads and atomics: gets under way, answers to send (`rma.rs`).
+    pub(crate) rma: crate::rma::RmaState,
 }
 
 thread_local! {
@@ -121,6 +123,9 @@ impl LocalPort for LocalSlot {
             .get()
             .map(|sh| sh.deposits.take_pending())
             .unwrap_or_default()
+    }
+    fn rma(&self, serve: &[u8]) -> Option<Vec<u8>> {
+        crate::rma::serve(self.node.get()?, serve)
     }
 }
 
@@ -179,6 +184,7 @@ impl Shared {
             deposits: Deposits::default(),
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
             clock: NodeClock::new(),
+            rma: crate::rma::RmaState::default(),
         })
     }
 
@@ -266,6 +272,7 @@ impl Shared {
                     link.shutdown();
                     return;
                 }
+                self.rma.flush(&self);
             }
             if last_tick.elapsed() >= Duration::from_millis(10) {
                 last_tick = Instant::now();
@@ -303,6 +310,7 @@ impl Shared {
                             self.set_lost(format!("hub link failed: {e}"));
                         }
                     }
+                    self.rma.flush(self);
                 }
                 l.heartbeat_if_quiet(self.heartbeat);
             }
@@ -388,6 +396,12 @@ impl Shared {
                 }
                 Err(_) => {}
             },
+            Kind::RmaServe => {
+                // Answered once the link is no longer being read (`RmaState::queue`).
+                if let Some(done) = crate::rma::serve(self, payload) {
+                    self.rma.queue(done);
+                }
+            }
             Kind::Event => {
                 if let Ok((epoch, node, inc, k, members)) = proto::get_event(payload) {
                     let kind = match k {

@@ -100,6 +100,14 @@ pub enum Kind {
     /// reliable, both ways: a conditional write's outcome (node → hub: the origin it
     /// is for; hub → node: the destination it came from).
     Outcome = 22,
+    /// node → hub (reliable): a remote read or atomic on another node's copy of a
+    /// segment (`rma.rs`); answered by a `Response` to its request id.
+    RmaRequest = 14,
+    /// hub → node (reliable): serve a remote read or atomic from this node's receive
+    /// memory, under the hub's token.
+    RmaServe = 15,
+    /// node → hub (reliable): the outcome of an `RmaServe`, under its token.
+    RmaDone = 16,
 }
 
 impl Kind {
@@ -124,6 +132,9 @@ impl Kind {
             22 => Outcome,
             26 => Time,
             27 => TimeProbe,
+            14 => RmaRequest,
+            15 => RmaServe,
+            16 => RmaDone,
             _ => return None,
         })
     }
@@ -141,6 +152,9 @@ impl Kind {
                 | Kind::Deposit
                 | Kind::DepositDeliver
                 | Kind::Outcome
+                | Kind::RmaRequest
+                | Kind::RmaServe
+                | Kind::RmaDone
         )
     }
 }

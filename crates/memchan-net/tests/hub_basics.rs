@@ -75,6 +75,7 @@ fn virtual_hub_two_nodes_notify_and_local_copy() {
         .map_rx_with(RxAttrs {
             receive_enable: true,
             notify: true,
+            remote_read: false,
         })
         .unwrap();
     let tx = seg_a
@@ -446,6 +447,7 @@ fn a_waiter_wakes_when_another_waiting_thread_reads_its_write() {
     let notify = RxAttrs {
         receive_enable: true,
         notify: true,
+        remote_read: false,
     };
     let rx_y = b
         .segment("y", 4096, 0o600)

@@ -40,6 +40,7 @@ mod order;
 mod perm;
 mod presence;
 mod record;
+mod rma;
 mod rx;
 mod rxmap;
 mod service;
@@ -51,12 +52,14 @@ mod watchers;
 
 pub use lock::{Lock, LockGuard};
 pub use node::{EventKind, MembershipEvent};
+pub use rma::Rma;
 pub use rxmap::RxMapping;
 pub use tx::TxMapping;
 
 pub use clock::{calibration as clock_calibration, Calibration as ClockCalibration};
 use local::SegRef;
-use memchan_core::transport::{Caps, SegmentOps, Transport};
+use memchan_core::rma::{AtomicOp, Pending};
+use memchan_core::transport::{Caps, RmaOps, SegmentOps, Transport};
 use memchan_core::{Config, Dest, GroupId, NodeId, NodeSet, Result, RxAttrs, TxAttrs};
 use node::Inner;
 use std::sync::Arc;
@@ -94,7 +97,7 @@ impl Transport for Node {
     }
 
     fn caps(&self) -> Caps {
-        Caps::DIRECT_DEPOSIT | Caps::ORDERED | Caps::NOTIFY
+        Caps::DIRECT_DEPOSIT | Caps::ORDERED | Caps::NOTIFY | Caps::GET | Caps::ATOMICS
     }
 
     fn node_id(&self) -> NodeId {
@@ -221,6 +224,7 @@ pub struct Segment {
 impl SegmentOps for Segment {
     type Tx = TxMapping;
     type Rx = RxMapping;
+    type Rma = Rma;
 
     fn name(&self) -> &str {
         &self.seg.name
@@ -249,6 +253,35 @@ impl SegmentOps for Segment {
 
     fn free(self) -> Result<()> {
         self.inner.free_segment(&self.seg)
+    }
+
+    fn rma(&self) -> Result<Rma> {
+        Rma::new(self.inner.clone(), self.seg.clone())
+    }
+}
+
+impl RmaOps for Rma {
+    fn get(&self, node: NodeId, offset: usize, buf: &mut [u8]) -> Result<()> {
+        Rma::get(self, node, offset, buf)
+    }
+    #[inline(always)]
+    fn get_u64(&self, node: NodeId, offset: usize) -> Result<u64> {
+        Rma::get_u64(self, node, offset)
+    }
+    #[inline(always)]
+    fn get_u32(&self, node: NodeId, offset: usize) -> Result<u32> {
+        Rma::get_u32(self, node, offset)
+    }
+    fn get_nbi(&self, node: NodeId, offset: usize, len: usize) -> Result<Pending> {
+        Rma::get_nbi(self, node, offset, len)
+    }
+    #[inline(always)]
+    fn atomic_u64(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u64> {
+        Rma::atomic_u64(self, node, offset, op)
+    }
+    #[inline(always)]
+    fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
+        Rma::atomic_u32(self, node, offset, op)
     }
 }
 

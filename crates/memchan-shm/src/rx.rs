@@ -17,7 +17,8 @@
 //!  +--------+---------+---------+--------+---------+---------+--------------+---------------+------------+
 //!  R = 64 + pages rounded up to 4; H = R + 4 x pages rounded up to a page, so data is
 //!  page-aligned.
-//!  page control byte: bit 0 receive enable, bit 1 notify on receive, bit 7 remapped
+//!  page control byte: bit 0 receive enable, bit 1 notify on receive, bit 2 remote read,
+//!  bit 7 remapped
 //!  (the page's packets land at the page its remap entry names: receive-side remap).
 //!  retired: 1 once its owner unmapped it (the name may then be taken by a new
 //!  object of the same segment, node and incarnation, see `Order::lookup`).
@@ -111,7 +112,23 @@ impl RxObject {
 
     /// Maps another node's receive memory.
     pub(crate) fn open(name: &str, page: PageSize, size: usize) -> Result<RxObject> {
-        let map = ShmMap::open(name, Open::Existing)?;
+        Self::open_as(name, page, size, true)
+    }
+
+    /// Maps another node's receive memory, read-write or read-only (a remote reader
+    /// that may not write the segment: `rma.rs`).
+    pub(crate) fn open_as(
+        name: &str,
+        page: PageSize,
+        size: usize,
+        writable: bool,
+    ) -> Result<RxObject> {
+        let how = if writable {
+            Open::Existing
+        } else {
+            Open::ReadOnly
+        };
+        let map = ShmMap::open(name, how)?;
         let data_off = Self::header_len(page, size);
         if map.len() < data_off + size {
             return Err(Error::Invalid {

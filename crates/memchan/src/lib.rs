@@ -38,6 +38,7 @@
 //! See `ARCHITECTURE.md` for the layers.
 
 pub use memchan_core::deposit::{Cmp, CondResult, Outcome, Shape, SignalOp};
+pub use memchan_core::rma::{AtomicOp, Pending};
 pub use memchan_core::transport::{Caps, WAIT_UNTIL_RECHECK};
 pub use memchan_core::validate::{
     CLUSTER_NAME_LEN, EVENT_RING, MAX_SEGMENTS, MAX_SEGMENT_SIZE, NAME_LEN,
@@ -47,7 +48,7 @@ pub use memchan_core::{
     PageSize, Result, RxAttrs, SegOwner, TxAttrs, MAX_GROUPS, MAX_NODES,
 };
 
-use memchan_core::transport::{GuardOps, LockOps, RxOps, SegmentOps, Transport, TxOps};
+use memchan_core::transport::{GuardOps, LockOps, RmaOps, RxOps, SegmentOps, Transport, TxOps};
 use std::time::Duration;
 
 /// The transports behind the public types, one line each: the variant, the type that
@@ -62,6 +63,10 @@ macro_rules! flavors {
         enum TxFlavor { $hot(<$hot_t as Transport>::Tx), $($v(<$t as Transport>::Tx)),* }
         enum RxFlavor { $hot(<$hot_t as Transport>::Rx), $($v(<$t as Transport>::Rx)),* }
         enum LockFlavor { $hot(<$hot_t as Transport>::Lock), $($v(<$t as Transport>::Lock)),* }
+        enum RmaFlavor {
+            $hot(<<$hot_t as Transport>::Segment as SegmentOps>::Rma),
+            $($v(<<$t as Transport>::Segment as SegmentOps>::Rma)),*
+        }
         enum GuardFlavor<'a> {
             $hot(<<$hot_t as Transport>::Lock as LockOps>::Guard<'a>),
             $($v(<<$t as Transport>::Lock as LockOps>::Guard<'a>)),*
@@ -395,6 +400,17 @@ impl Segment {
     pub fn map_tx(&self, dest: Dest, attrs: TxAttrs) -> Result<TxMapping> {
         Ok(TxMapping {
             tx: wrap!(SegFlavor => TxFlavor, &self.seg, s => s.map_tx(dest, attrs)?),
+        })
+    }
+    /// A handle for remote reads and atomics on any node's copy of the segment
+    /// ([`Rma`]). Which of them the caller may do (read permission for gets; read and
+    /// write for atomics) is settled here, once, as `map_tx` settles write.
+    ///
+    /// # Errors
+    /// `Isolated`, `HubLost`, `SegmentFreed`.
+    pub fn rma(&self) -> Result<Rma> {
+        Ok(Rma {
+            rma: wrap!(SegFlavor => RmaFlavor, &self.seg, s => s.rma()?),
         })
     }
     /// Frees the segment: its owner (or root) only; every mapping of it stops working.
@@ -784,4 +800,163 @@ impl LockGuard<'_> {
     pub fn release(self) -> Result<()> {
         each!(GuardFlavor, self.guard, g => GuardOps::release(g))
     }
+}
+
+/// Remote reads and atomics on other nodes' copies of one segment (SPEC.md Semantics
+/// 8; OpenSHMEM's get and atomics): one handle addresses every node, by [`NodeId`].
+/// The target's application takes no part: on one host the caller loads from (or runs
+/// the atomic on) the target's receive memory, which it maps; across hosts the
+/// target's link side answers from its receive memory, through the hub.
+///
+/// A node opens its memory to this page by page, with the rx attribute
+/// [`RxAttrs::remote_read`] (default off): elsewhere every operation is refused with
+/// [`Error::RemoteReadOff`]. Atomics need the same attribute (they read the word).
+/// Like a tx mapping the handle belongs to one thread at a time (it is `Send`, not
+/// `Sync`): it keeps each target's mapping resolved, so on one host an 8-byte get is
+/// a bounds check, one compare and one load. Why a handle and not methods on
+/// [`Segment`]: that cache needs no lock only while one thread owns it.
+///
+/// Ordering: a get or atomic to node N comes after every earlier write of this node
+/// that reaches N, on every transport; an atomic on a word is atomic against every
+/// other atomic on it, from any node and from N's own CPU atomics on its rx mapping.
+///
+/// ```
+/// use memchan::{Cluster, Config, RxAttrs};
+/// let name = format!("doc-rma-{}", std::process::id());
+/// let cfg = Config { hub: None, ..Config::default() };
+/// let a = Cluster::join_with(&name, cfg.clone())?;
+/// let b = Cluster::join_with(&name, cfg)?;
+/// let open = RxAttrs { remote_read: true, ..RxAttrs::default() };
+/// let _rx = b.segment("counters", 4096, 0o600)?.map_rx_with(open)?;
+/// let rma = a.segment("counters", 4096, 0o600)?.rma()?;
+/// assert_eq!(rma.fetch_add_u64(b.node_id(), 0, 5)?, 0); // runs on b's memory
+/// assert_eq!(rma.get_u64(b.node_id(), 0)?, 5);          // b did nothing
+/// assert_eq!(rma.compare_swap_u64(b.node_id(), 0, 5, 9)?, 5);
+/// let pending = rma.get_nbi(b.node_id(), 0, 8)?;
+/// a.ack()?;                                             // completes the get
+/// assert_eq!(pending.take()?, 9u64.to_ne_bytes());
+/// # Ok::<(), memchan::Error>(())
+/// ```
+pub struct Rma {
+    rma: RmaFlavor,
+}
+
+/// The named atomics of [`Rma`] for one width: each is [`Rma::atomic_u64`] /
+/// [`Rma::atomic_u32`] with one [`AtomicOp`].
+macro_rules! named_atomics {
+    ($via:ident, $t:ty: $($(#[$doc:meta])* $name:ident($($arg:ident),*) => $op:expr;)*) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// # Errors
+            /// As [`atomic_u64`](Self::atomic_u64).
+            #[inline(always)]
+            pub fn $name(&self, node: NodeId, offset: usize $(, $arg: $t)*) -> Result<$t> {
+                self.$via(node, offset, $op)
+            }
+        )*
+    };
+}
+
+impl Rma {
+    /// Copies `buf.len()` bytes at `offset` of `node`'s copy of the segment. Each
+    /// aligned word is read atomically; a longer get is no snapshot.
+    ///
+    /// # Errors
+    /// `OutOfBounds`; `PermissionDenied` (op `get`) without read permission;
+    /// `UnknownNode` for a node that is not a live member (or failed meanwhile);
+    /// `NotMapped` if it does not map the segment rx; `RemoteReadOff` for a page
+    /// without its `remote_read` attribute; `Isolated`, `HubLost`.
+    pub fn get(&self, node: NodeId, offset: usize, buf: &mut [u8]) -> Result<()> {
+        each!(RmaFlavor, &self.rma, r => RmaOps::get(r, node, offset, buf))
+    }
+    /// The aligned 8-byte word at `offset` of `node`'s copy, read atomically
+    /// (OpenSHMEM `shmem_g`).
+    ///
+    /// # Errors
+    /// As [`get`](Self::get), and `Unaligned`.
+    #[inline(always)]
+    pub fn get_u64(&self, node: NodeId, offset: usize) -> Result<u64> {
+        hot!(RmaFlavor, &self.rma, r => RmaOps::get_u64(r, node, offset))
+    }
+    /// The aligned 4-byte word at `offset` of `node`'s copy, read atomically.
+    ///
+    /// # Errors
+    /// As [`get_u64`](Self::get_u64).
+    #[inline(always)]
+    pub fn get_u32(&self, node: NodeId, offset: usize) -> Result<u32> {
+        hot!(RmaFlavor, &self.rma, r => RmaOps::get_u32(r, node, offset))
+    }
+    /// Starts a get of `len` bytes (OpenSHMEM `get_nbi`): the node's next
+    /// [`Cluster::ack`] completes it, then [`Pending::take`] returns the bytes (it
+    /// waits itself if no ack came between).
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `PermissionDenied`, `Isolated`, `HubLost` here; the target's
+    /// refusals from `take`.
+    pub fn get_nbi(&self, node: NodeId, offset: usize, len: usize) -> Result<Pending> {
+        each!(RmaFlavor, &self.rma, r => RmaOps::get_nbi(r, node, offset, len))
+    }
+    /// Runs `op` on the aligned 8-byte word at `offset` of `node`'s copy, where it
+    /// lives; returns the value before.
+    ///
+    /// # Errors
+    /// `OutOfBounds`, `Unaligned`; `PermissionDenied` (op `atomic`) without read and
+    /// write permission; `UnknownNode`, `NotMapped`, `RemoteReadOff`, `Isolated`,
+    /// `HubLost`.
+    #[inline(always)]
+    pub fn atomic_u64(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u64> {
+        hot!(RmaFlavor, &self.rma, r => RmaOps::atomic_u64(r, node, offset, op))
+    }
+    /// As [`atomic_u64`](Self::atomic_u64) on an aligned 4-byte word.
+    ///
+    /// # Errors
+    /// As `atomic_u64`.
+    #[inline(always)]
+    pub fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
+        hot!(RmaFlavor, &self.rma, r => RmaOps::atomic_u32(r, node, offset, op))
+    }
+
+    named_atomics!(atomic_u64, u64:
+        /// Atomic read of the word (`shmem_atomic_fetch`).
+        fetch_u64() => AtomicOp::Fetch;
+        /// Stores `v`, returning the old value (`shmem_atomic_set` drops it).
+        set_u64(v) => AtomicOp::Set(v);
+        /// Adds `v` (wrapping), returning the old value (`shmem_atomic_add` drops it).
+        add_u64(v) => AtomicOp::Add(v);
+        /// Adds `v` (wrapping), returning the old value (`shmem_atomic_fetch_add`).
+        fetch_add_u64(v) => AtomicOp::FetchAdd(v);
+        /// Stores `v`, returning the old value (`shmem_atomic_swap`).
+        swap_u64(v) => AtomicOp::Swap(v);
+        /// Stores `new` if the word holds `expected`; returns the old value: it
+        /// swapped iff that equals `expected` (`shmem_atomic_compare_swap`).
+        compare_swap_u64(expected, new) => AtomicOp::CompareSwap { expected, new };
+        /// Bitwise and, returning the old value.
+        fetch_and_u64(v) => AtomicOp::FetchAnd(v);
+        /// Bitwise or, returning the old value.
+        fetch_or_u64(v) => AtomicOp::FetchOr(v);
+        /// Bitwise xor, returning the old value.
+        fetch_xor_u64(v) => AtomicOp::FetchXor(v);
+    );
+
+    named_atomics!(atomic_u32, u32:
+        /// Atomic read of the 4-byte word.
+        fetch_u32() => AtomicOp::Fetch;
+        /// Stores `v`, returning the old value.
+        set_u32(v) => AtomicOp::Set(v.into());
+        /// Adds `v` (wrapping), returning the old value.
+        add_u32(v) => AtomicOp::Add(v.into());
+        /// Adds `v` (wrapping), returning the old value.
+        fetch_add_u32(v) => AtomicOp::FetchAdd(v.into());
+        /// Stores `v`, returning the old value.
+        swap_u32(v) => AtomicOp::Swap(v.into());
+        /// Stores `new` if the word holds `expected`; returns the old value.
+        compare_swap_u32(expected, new) => AtomicOp::CompareSwap { expected: expected.into(), new: new.into() };
+        /// Bitwise and, returning the old value.
+        fetch_and_u32(v) => AtomicOp::FetchAnd(v.into());
+        /// Bitwise or, returning the old value.
+        fetch_or_u32(v) => AtomicOp::FetchOr(v.into());
+        /// Bitwise xor, returning the old value.
+        fetch_xor_u32(v) => AtomicOp::FetchXor(v.into());
+    );
 }

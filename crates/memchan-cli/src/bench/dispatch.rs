@@ -90,6 +90,7 @@ fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
         )),
         k if hosts::is_host_kind(k) => hosts::worker(k, a, clock),
         Kind::ScaleNode => scale::worker(a),
+        Kind::MemchanRma => super::rma::worker(a, clock),
         k => memchan_side::worker(k, a, clock),
     }
 }

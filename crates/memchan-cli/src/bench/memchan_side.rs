@@ -71,6 +71,7 @@ pub fn kinds_after(after: Step) -> Vec<Measurement> {
                 nodes,
             }));
             v.push(two(Kind::MemchanNotify));
+            v.push(two(Kind::MemchanRma));
             v
         }
         _ => vec![],
@@ -81,6 +82,9 @@ pub fn kinds_after(after: Step) -> Vec<Measurement> {
 /// its samples to `set`.
 pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
     let Measurement { kind, nodes } = m;
+    if kind == Kind::MemchanRma {
+        return super::rma::measure(l, cfg, set);
+    }
     let cluster = l.unique("memchan-bench");
     let mut extra = match kind {
         Kind::MemchanLatency => cfg.pingpong_args(cfg.iters),

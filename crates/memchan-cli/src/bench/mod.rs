@@ -21,6 +21,7 @@ pub mod pingpong;
 pub mod plot;
 pub mod refs;
 pub mod report;
+pub mod rma;
 pub mod scale;
 pub mod stats;
 pub mod table;

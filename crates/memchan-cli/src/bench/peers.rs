@@ -36,6 +36,8 @@ use super::model::{fig, Config, Step, BARRIER_NODES};
 use super::worker::group_cpu;
 
 const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
+const GET_C: &str = include_str!("../../../../bench/peers/shmem_get.c");
+const FADD_C: &str = include_str!("../../../../bench/peers/shmem_fadd.c");
 
 /// Which Open MPI front end builds and launches a program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,6 +186,24 @@ fn catalogue() -> Vec<Program> {
             Iters::Ops,
         ),
     ];
+    // Remote read and fetch-add, each also as `_xcore` (the program reads its own
+    // name: the owner rewrites the word meanwhile), beside `rma.rs`.
+    for (name, source, figure) in [
+        ("shmem_get", GET_C, super::rma::GET),
+        ("shmem_get_xcore", GET_C, super::rma::GET_XCORE),
+        ("shmem_fadd", FADD_C, super::rma::FADD),
+        ("shmem_fadd_xcore", FADD_C, super::rma::FADD_XCORE),
+    ] {
+        v.push(p(
+            name,
+            source,
+            Tool::Oshmem,
+            figure,
+            "oshmem",
+            Unit::Ns,
+            Iters::Batches,
+        ));
+    }
     for (n, _) in BARRIER_NODES {
         let mut prog = p(
             "shmem_barrier",

@@ -239,6 +239,9 @@ impl Report {
             tables.push(t);
         }
 
+        // 8. remote read and fetch-add (their round ratios are set there)
+        tables.extend(super::rma::tables(set));
+
         for t in &mut tables {
             let figure = match t.key {
                 "latency_8b_one_way_ns" => fig::LATENCY.to_string(),

@@ -33,6 +33,8 @@ pub enum Kind {
     MemchanLock,
     MemchanBarrier,
     MemchanNotify,
+    /// Remote read and fetch-add, with their cross-core variants (`rma.rs`).
+    MemchanRma,
     // `--hosts`: the figures over a veth between two network namespaces.
     HostTcp,
     HostTcpSpin,
@@ -42,6 +44,8 @@ pub enum Kind {
     HostMemchan,
     HostMemchanSpin,
     HostMemchanBw,
+    /// Remote read and fetch-add through the hub, one round trip each (`rma.rs`).
+    HostMemchanRma,
     /// `--scale`: one idle node of an N-node cluster.
     ScaleNode,
 }

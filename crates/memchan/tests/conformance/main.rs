@@ -14,6 +14,7 @@ mod membership;
 mod multihost;
 mod ordering;
 mod remap;
+mod rma;
 mod rx_remap;
 mod sync_ops;
 
@@ -47,6 +48,10 @@ fn worker() {
         "dep-signal" => deposit::signal_worker(&a),
         "dep-cond" => deposit::cond_worker(&a),
         "dep-idle" => deposit::idle_worker(&a),
+        "rma-target" => rma::target_worker(&a),
+        "rma-hammer" => rma::hammer_worker(&a),
+        "rma-uid" => rma::uid_worker(&a),
+        "rma-owner" => rma::owner_worker(&a),
         "hub" => multihost::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),

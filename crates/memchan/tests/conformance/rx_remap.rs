@@ -135,6 +135,7 @@ fn remap_and_pages(t: &Transport, page: usize) {
         RxAttrs {
             receive_enable: false,
             notify: false,
+            remote_read: false,
         },
     )
     .unwrap();

@@ -619,6 +619,7 @@ fn point_to_point_is_a_direct_store_seen_immediately() {
         RxAttrs {
             receive_enable: false,
             notify: false,
+            remote_read: false,
         },
     )
     .unwrap();

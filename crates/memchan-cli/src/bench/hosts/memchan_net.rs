@@ -97,6 +97,7 @@ impl Side {
             .map_rx_with(RxAttrs {
                 receive_enable: true,
                 notify: true,
+                remote_read: false,
             })
             .context("map_rx_with")?;
         let tx = seg
@@ -188,9 +189,62 @@ pub fn memchan_side_hosts(
             }
         }
         Kind::HostMemchanBw => bandwidth(&s, a, clock)?,
+        Kind::HostMemchanRma => rma(&s, a, clock)?,
         k => bail!("{k:?} is not a memchan host measurement"),
     };
     s.finish();
+    Ok(out)
+}
+
+/// Remote read and fetch-add of a word of side B's copy, each timed alone (one round
+/// trip through the hub each): side B only opens the page to remote access and waits
+/// in `rx.wait` (its link side serves) until side A says it is done.
+fn rma(s: &Side, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    const DONE: usize = 128;
+    let (rx, tx) = s.channel("rma", 4096, PP_HELLO)?;
+    if !s.ping {
+        let open = RxAttrs {
+            remote_read: true,
+            ..rx.attrs(0)?
+        };
+        rx.set_attrs(0, 4096, open)?;
+        wait_for(&rx, DONE, 1, false, "the end of the remote accesses")?;
+        return Ok(WorkerOutput::default());
+    }
+    let seg = s.c.open_segment("rma").context("segment rma")?;
+    let rma = seg.rma().context("rma handle")?;
+    // Side B opens its page after the handshake: wait for it.
+    let deadline = Instant::now() + PEER_TIMEOUT;
+    while let Err(e) = rma.get_u64(s.peer, 0) {
+        ensure!(
+            matches!(e, memchan::Error::RemoteReadOff { .. }) && Instant::now() < deadline,
+            "remote read of side B: {e}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let timed = |op: &dyn Fn() -> memchan::Result<u64>| -> Result<Vec<f64>> {
+        let mut v = Vec::with_capacity(a.iters as usize);
+        for i in 0..a.warmup + a.iters {
+            let t0 = ticks();
+            std::hint::black_box(op()?);
+            let t1 = ticks();
+            if i >= a.warmup {
+                v.push(clock.ns(t1.wrapping_sub(t0)));
+            }
+        }
+        Ok(v)
+    };
+    let mut out = WorkerOutput::default();
+    out.series
+        .insert("get".into(), timed(&|| rma.get_u64(s.peer, 0))?);
+    out.series
+        .insert("fadd".into(), timed(&|| rma.fetch_add_u64(s.peer, 8, 1))?);
+    ensure!(
+        rma.get_u64(s.peer, 8)? == a.warmup + a.iters,
+        "side B's word does not hold every fetch-add"
+    );
+    tx.write_u64(DONE, 1)?;
+    s.c.ack()?;
     Ok(out)
 }
 

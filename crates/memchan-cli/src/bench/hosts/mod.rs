@@ -11,6 +11,7 @@
 //! | `mpi_tcp`                   | Open MPI ob1 + TCP BTL ping-pong, rank 1 in namespace B ([`mpi`]) |
 //! | `memchan`, `memchan_spin`, bandwidth | memchan through a hub hosted by side A ([`memchan_net`]), open cluster |
 //! | `memchan_keyed`, `memchan_keyed_spin`, bandwidth | the same on a keyed cluster (a key file written for the run): every frame MACed |
+//! | `memchan_rma`               | one get and one fetch-add of a word of side B's copy, each a round trip through the hub (`rma.rs`), beside `tcp_raw` |
 //!
 //! Every pair runs as two worker processes (`memchan bench-worker`, as in the
 //! local bench) pinned to the two cores; a worker enters its namespace with
@@ -57,6 +58,7 @@ pub fn is_host_kind(k: Kind) -> bool {
             | Kind::HostMemchan
             | Kind::HostMemchanSpin
             | Kind::HostMemchanBw
+            | Kind::HostMemchanRma
     )
 }
 
@@ -86,6 +88,7 @@ fn series(i: Item) -> &'static str {
         (Kind::HostMemchan | Kind::HostMemchanBw, true) => "memchan_keyed",
         (Kind::HostMemchanSpin, false) => "memchan_spin",
         (Kind::HostMemchanSpin, true) => "memchan_keyed_spin",
+        (Kind::HostMemchanRma, _) => "memchan_rma",
         _ => "?",
     }
 }
@@ -122,7 +125,7 @@ fn is_bandwidth(k: Kind) -> bool {
 fn is_memchan(k: Kind) -> bool {
     matches!(
         k,
-        Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw
+        Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw | Kind::HostMemchanRma
     )
 }
 
@@ -144,7 +147,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
         Kind::HostTcpSpin => tcp::latency(a, clock, ping, true),
         Kind::HostTcpBw => tcp::bandwidth(a, clock, ping, MIB),
         Kind::HostTcpBw64k => tcp::bandwidth(a, clock, ping, CHUNK_64K),
-        Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw => {
+        Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw | Kind::HostMemchanRma => {
             memchan_side_hosts(kind, a, clock, ping)
         }
         k => bail!("{k:?} is not a host measurement"),
@@ -244,6 +247,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             open(Kind::HostTcp),
             open(Kind::HostMemchan),
             keyed(Kind::HostMemchan),
+            // get and fetch-add against the same blocking round trip (`rma.rs`)
+            open(Kind::HostMemchanRma),
         ],
         &[
             open(Kind::HostTcpSpin),
@@ -412,6 +417,9 @@ fn measure(
             "only {crossed} bytes crossed the veth, less than the payload ({need} bytes): \
              the traffic took another path, samples discarded"
         );
+    }
+    if kind == Kind::HostMemchanRma {
+        return super::rma::add_host_samples(out, set);
     }
     let figure = if is_bandwidth(kind) {
         FIG_BANDWIDTH

@@ -228,6 +228,8 @@ impl HostReport {
         if let Some(t) = global_clock::table(set) {
             tables.push(t);
         }
+        // Remote read and fetch-add against one raw TCP round trip (`rma.rs`).
+        tables.extend(super::super::rma::host_tables(set, FIG_LATENCY));
 
         let hosts = json!({
             "namespaces": [info.namespaces.0, info.namespaces.1],
@@ -334,6 +336,19 @@ impl HostReport {
         for t in self.tables.iter().filter(|t| t.key == global_clock::KEY) {
             global_clock::json_figures(t, &mut figures);
         }
+        // The tables of `rma.rs`: their rows' medians and p99s.
+        for t in self.tables.iter().filter(|t| {
+            t.key != KEY_LATENCY && t.key != KEY_BANDWIDTH && t.key != global_clock::KEY
+        }) {
+            let (mut med, mut p99) = (Map::new(), Map::new());
+            for r in &t.rows {
+                let v = r.value.as_ref().ok();
+                med.insert(r.name.into(), v.map_or(Value::Null, |v| json!(v.0)));
+                p99.insert(r.name.into(), v.map_or(Value::Null, |v| json!(v.1)));
+            }
+            figures.insert(t.key.into(), Value::Object(med));
+            figures.insert(format!("{}_p99", t.key), Value::Object(p99));
+        }
 
         let mut ratios = Map::new();
         let mut targets = Vec::new();
@@ -374,6 +389,9 @@ impl HostReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tables of `rma.rs` (no remote-access samples in these tests).
+    const RMA_KEYS: [&str; 2] = ["net_get_8b_us", "net_atomic_fetch_add_us"];
 
     fn info() -> HostInfo {
         HostInfo {
@@ -437,9 +455,10 @@ mod tests {
             assert!(lat[s].is_null(), "{s}");
         }
         assert!(v["figures"][KEY_BANDWIDTH]["memchan_keyed"].is_null());
-        // Two targets per figure (open and keyed), none evaluated without memchan.
+        // Two targets per figure (open and keyed), and one per `rma.rs` table, none
+        // evaluated without memchan.
         let targets = v["targets"].as_array().unwrap();
-        assert_eq!(targets.len(), 6);
+        assert_eq!(targets.len(), 8);
         assert!(targets.iter().all(|t| t["met"].is_null()), "{targets:?}");
         let text = rep.render_text();
         assert!(text.contains("not measured: hub unreachable"), "{text}");
@@ -469,6 +488,7 @@ mod tests {
         let v: Vec<(f64, bool)> = rep
             .tables
             .iter()
+            .filter(|t| !RMA_KEYS.contains(&t.key))
             .map(|t| t.verdict_of(&t.targets[0]).unwrap())
             .collect();
         assert!((v[0].0 - 1.2).abs() < 1e-9 && v[0].1);
@@ -509,7 +529,7 @@ mod tests {
         let (r, met) = t.verdict_of(&t.targets[0]).unwrap();
         assert!((r - 30.0 / 32.0).abs() < 1e-9 && met);
         let targets = v["targets"].as_array().unwrap();
-        assert_eq!(targets.len(), 6);
+        assert_eq!(targets.len(), 8);
         assert!(targets
             .iter()
             .all(|t| t["subject"] != "tcp_raw_64k" && t["reference"] != "tcp_raw_64k"));
@@ -563,6 +583,7 @@ mod tests {
             .as_array()
             .unwrap()
             .iter()
+            .filter(|t| !RMA_KEYS.iter().any(|k| t["figure"] == *k))
             .map(|t| {
                 (
                     t["figure"].as_str().unwrap().to_string(),

@@ -1,0 +1,618 @@
+//! Remote reads and atomics through the hub (`memchan_core::transport::RmaOps`).
+//!
+//! ```text
+//!  origin A                    hub                          target N (link side)
+//!  RmaRequest(req, seg, N, ..) -> checks: segment, bounds,
+//!                                 A's rights (read; read and
+//!                                 write for an atomic), N a
+//!                                 member that maps it rx
+//!                                 token -> (A, req)
+//!                                 RmaServe(token, ..) ------> remote_read on every page?
+//!                                                             load / atomic on RxMem
+//!                              <--------------------------- RmaDone(token, status, body)
+//!  Response(req, status, body) <- (only N may answer its token)
+//! ```
+//!
+//! The request travels A's link and then N's, behind every earlier `Deliver` of A's
+//! writes to N, so it is served after them (single-sender rule). N's link side (its
+//! service thread, or an application thread reading the link) serves it from its
+//! receive memory without the application; a target in the hub's own process is
+//! served at once (`LocalPort::rma`). A target that fails is answered for by the hub
+//! (`UnknownNode`), so an origin waits only while the hub is alive.
+
+use crate::proto::{code, SegInfo};
+use crate::rx::RxMem;
+use crate::service::{Reading, Shared};
+use crate::wire::{Get, Kind, Put, WireError};
+use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
+use memchan_core::{Error, NodeId, Result};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What a request asks of the target's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum What {
+    /// Read `len` bytes (at most [`GET_CHUNK`]).
+    Get(u32),
+    /// Run an atomic on a word of `width` (4 or 8) bytes.
+    Atomic(u8, AtomicOp),
+}
+
+impl What {
+    fn put(self, p: Put) -> Put {
+        match self {
+            What::Get(len) => p.u8(0).u32(len),
+            What::Atomic(width, op) => {
+                let (c, a, b) = op.encode();
+                p.u8(1).u8(width).u8(c).u64(a).u64(b)
+            }
+        }
+    }
+
+    fn get(g: &mut Get<'_>) -> std::result::Result<What, WireError> {
+        Ok(match g.u8()? {
+            0 => What::Get(g.u32()?),
+            1 => {
+                let width = g.u8()?;
+                let (c, a, b) = (g.u8()?, g.u64()?, g.u64()?);
+                let op = AtomicOp::decode(c, a, b).ok_or(WireError::Malformed("atomic op"))?;
+                What::Atomic(width, op)
+            }
+            _ => return Err(WireError::Malformed("rma kind")),
+        })
+    }
+
+    /// Bytes touched at the target.
+    pub fn bytes(self) -> usize {
+        match self {
+            What::Get(l) => l as usize,
+            What::Atomic(w, _) => usize::from(w),
+        }
+    }
+
+    /// The right it needs (4 read, 6 read and write) and the name of the refusal.
+    pub fn right(self) -> (u32, &'static str) {
+        match self {
+            What::Get(_) => (4, "get"),
+            What::Atomic(..) => (6, "atomic"),
+        }
+    }
+
+    /// Whether its offset and length are a valid access of a `size`-byte segment.
+    pub fn fits(self, offset: u64, size: usize) -> bool {
+        let ok_len = match self {
+            What::Get(l) => l as usize <= GET_CHUNK,
+            What::Atomic(w, _) => w == 4 || w == 8,
+        };
+        let atomic = matches!(self, What::Atomic(..));
+        ok_len
+            && usize::try_from(offset)
+                .is_ok_and(|o| rma::check("", size, o, self.bytes(), atomic).is_ok())
+    }
+}
+
+/// A request as the origin sends it (`Kind::RmaRequest`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// The origin's request id (its `Response` carries it).
+    pub req: u32,
+    /// Segment index and generation.
+    pub seg: u32,
+    /// Segment generation.
+    pub gen: u32,
+    /// The target node.
+    pub target: NodeId,
+    /// Offset in the segment.
+    pub offset: u64,
+    /// What to do there.
+    pub what: What,
+}
+
+impl Request {
+    /// Encodes.
+    pub fn put(&self) -> Vec<u8> {
+        let p = Put::new()
+            .u32(self.req)
+            .u32(self.seg)
+            .u32(self.gen)
+            .u16(self.target.0)
+            .u64(self.offset);
+        self.what.put(p).0
+    }
+
+    /// Decodes.
+    ///
+    /// # Errors
+    /// `Malformed` for anything no version sends.
+    pub fn get(b: &[u8]) -> std::result::Result<Request, WireError> {
+        let mut g = Get::new(b, "rma request");
+        Ok(Request {
+            req: g.u32()?,
+            seg: g.u32()?,
+            gen: g.u32()?,
+            target: NodeId(g.u16()?),
+            offset: g.u64()?,
+            what: What::get(&mut g)?,
+        })
+    }
+}
+
+/// What the hub asks the target (`Kind::RmaServe`): (token, seg, gen, offset, what).
+pub fn serve_payload(token: u64, seg: u32, gen: u32, offset: u64, what: What) -> Vec<u8> {
+    what.put(Put::new().u64(token).u32(seg).u32(gen).u64(offset))
+        .0
+}
+
+fn get_serve(b: &[u8]) -> std::result::Result<(u64, u32, u32, u64, What), WireError> {
+    let mut g = Get::new(b, "rma serve");
+    Ok((g.u64()?, g.u32()?, g.u32()?, g.u64()?, What::get(&mut g)?))
+}
+
+/// The target's answer (`Kind::RmaDone`): (token, status, body).
+pub fn done_payload(token: u64, status: u8, body: &[u8]) -> Vec<u8> {
+    Put::new().u64(token).u8(status).bytes(body).0
+}
+
+/// Decodes an `RmaDone`.
+///
+/// # Errors
+/// `Malformed`.
+pub fn get_done(b: &[u8]) -> std::result::Result<(u64, u8, &[u8]), WireError> {
+    let mut g = Get::new(b, "rma done");
+    Ok((g.u64()?, g.u8()?, g.rest()))
+}
+
+/// Serves an `RmaServe` from this node's receive memory; the `RmaDone` payload to
+/// send back. What the hub sent is checked again here: bounds, alignment, that this
+/// node maps the segment (at that generation), that every page allows remote access.
+pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
+    let (token, seg, gen, offset, what) = match get_serve(payload) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(node = sh.me.0, error = %e, "malformed remote access dropped");
+            return None;
+        }
+    };
+    let mem = sh
+        .rx
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&seg)
+        .filter(|m| m.gen == gen)
+        .cloned();
+    let (status, body) = match mem {
+        None => (code::NOT_MAPPED, Put::new().u16(sh.me.0).0),
+        Some(m) => execute(&m, sh.me, offset, what),
+    };
+    Some(done_payload(token, status, &body))
+}
+
+fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
+    if !what.fits(offset, m.size) {
+        let why = Put::new().str("request").str("remote access out of range");
+        return (code::INVALID, why.0);
+    }
+    let offset = offset as usize;
+    let allowed = rma::pages_allow(m.page, offset, what.bytes(), |p| {
+        m.pct[p].load(Ordering::Acquire)
+    });
+    if let Err(at) = allowed {
+        return (code::REMOTE_READ_OFF, Put::new().u16(me.0).u64(at as u64).0);
+    }
+    match what {
+        What::Get(len) => {
+            let mut buf = vec![0; len as usize];
+            // SAFETY: in bounds (`fits`); the link thread stores into it only through
+            // atomics, the owner's CPU atomics are atomics too.
+            unsafe { memchan_core::packet::load(m.base.add(offset), &mut buf) };
+            std::sync::atomic::fence(Ordering::Acquire);
+            (code::OK, buf)
+        }
+        What::Atomic(8, op) => {
+            // SAFETY: in bounds and 8-aligned (`fits`; the base is page-aligned);
+            // everything that touches receive memory does so atomically.
+            let w = unsafe { &*(m.base.add(offset) as *const AtomicU64) };
+            (code::OK, rma::apply_u64(w, op).to_le_bytes().to_vec())
+        }
+        What::Atomic(_, op) => {
+            // SAFETY: as above, 4-aligned.
+            let w = unsafe { &*(m.base.add(offset) as *const AtomicU32) };
+            (
+                code::OK,
+                u64::from(rma::apply_u32(w, op)).to_le_bytes().to_vec(),
+            )
+        }
+    }
+}
+
+/// A node's remote-access state: non-blocking gets under way (an ack waits for
+/// them), and answers served while the link was being read, sent once it is not.
+#[derive(Default)]
+pub(crate) struct RmaState {
+    /// Request ids of gets not yet taken; an id whose `Pending` was dropped is
+    /// `abandoned`: its answer is thrown away when it comes.
+    outstanding: Mutex<(HashSet<u32>, HashSet<u32>)>,
+    replies: Mutex<Vec<Vec<u8>>>,
+}
+
+impl RmaState {
+    /// Queues an answer (called while the link is being read: sending there could
+    /// wait for releases that only the same read brings).
+    pub(crate) fn queue(&self, done: Vec<u8>) {
+        self.replies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(done);
+    }
+
+    /// Sends the queued answers up the link.
+    pub(crate) fn flush(&self, sh: &Shared) {
+        let q = std::mem::take(&mut *self.replies.lock().unwrap_or_else(|e| e.into_inner()));
+        for done in q {
+            if let Err(e) = sh.send(Kind::RmaDone, &[&done]) {
+                tracing::warn!(node = sh.me.0, error = %e, "could not answer a remote access");
+            }
+        }
+    }
+}
+
+/// Waits until every non-blocking get of this node has its answer (the ack's part).
+pub(crate) fn quiet(sh: &Shared) -> Result<()> {
+    let ids = || {
+        let o = sh.rma.outstanding.lock().unwrap_or_else(|e| e.into_inner());
+        o.0.iter().copied().collect::<Vec<u32>>()
+    };
+    let waiting = ids();
+    if waiting.is_empty() {
+        return Ok(());
+    }
+    let _reading = Reading::new(sh);
+    loop {
+        let left = {
+            let mut st = sh.lock();
+            let mut o = sh.rma.outstanding.lock().unwrap_or_else(|e| e.into_inner());
+            let (live, abandoned) = &mut *o;
+            abandoned.retain(|id| {
+                if st.responses.remove(id).is_some() {
+                    live.remove(id);
+                    return false;
+                }
+                true
+            });
+            waiting
+                .iter()
+                .filter(|id| live.contains(id) && !st.responses.contains_key(id))
+                .count()
+        };
+        if left == 0 {
+            return Ok(());
+        }
+        sh.check()?;
+        sh.progress(Duration::from_millis(100));
+    }
+}
+
+/// Remote reads and atomics on every node's copy of one segment of a hub cluster.
+pub struct Rma {
+    sh: Arc<Shared>,
+    name: String,
+    info: SegInfo,
+    may_read: bool,
+    may_write: bool,
+}
+
+impl Rma {
+    pub(crate) fn new(sh: Arc<Shared>, name: String, info: SegInfo) -> Result<Rma> {
+        sh.check()?;
+        let rights = (info.uid, info.gid, info.mode);
+        let may_read = memchan_core::perm::allows((sh.uid, sh.gid), rights, 4);
+        let may_write = memchan_core::perm::allows((sh.uid, sh.gid), rights, 6);
+        Ok(Rma {
+            sh,
+            name,
+            info,
+            may_read,
+            may_write,
+        })
+    }
+
+    fn size(&self) -> usize {
+        self.info.size as usize
+    }
+
+    /// The caller's right to `what` (the hub checks it again).
+    fn allowed(&self, what: What) -> Result<()> {
+        let (want, op) = what.right();
+        let ok = if want == 4 {
+            self.may_read
+        } else {
+            self.may_write
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(Error::PermissionDenied {
+            segment: self.name.clone(),
+            op,
+            uid: self.info.uid,
+            gid: self.info.gid,
+            mode: self.info.mode,
+            caller_uid: self.sh.uid,
+        })
+    }
+
+    /// Sends one request; its id.
+    fn start(&self, node: NodeId, offset: usize, what: What) -> Result<u32> {
+        let req = loop {
+            let id = self.sh.next_req.fetch_add(1, Ordering::Relaxed);
+            if id != crate::proto::NO_REQUEST {
+                break id;
+            }
+        };
+        let r = Request {
+            req,
+            seg: self.info.seg,
+            gen: self.info.gen,
+            target: node,
+            offset: offset as u64,
+            what,
+        };
+        self.sh.send(Kind::RmaRequest, &[&r.put()])?;
+        Ok(req)
+    }
+
+    /// Waits for the answer to request `id` of `len` bytes.
+    fn finish(&self, node: NodeId, id: u32, len: usize) -> Result<Vec<u8>> {
+        finish(&self.sh, &self.name, node, id, len)
+    }
+
+    /// Copies `buf.len()` bytes of `node`'s copy at `offset`: one request per
+    /// [`GET_CHUNK`], all sent before the first answer is awaited.
+    pub fn get(&self, node: NodeId, offset: usize, buf: &mut [u8]) -> Result<()> {
+        rma::check(&self.name, self.size(), offset, buf.len(), false)?;
+        self.allowed(What::Get(0))?;
+        let mut ids = Vec::new();
+        for (i, chunk) in buf.chunks(GET_CHUNK).enumerate() {
+            let what = What::Get(chunk.len() as u32);
+            ids.push(self.start(node, offset + i * GET_CHUNK, what)?);
+        }
+        let mut first_err = None;
+        for (id, chunk) in ids.into_iter().zip(buf.chunks_mut(GET_CHUNK)) {
+            match self.finish(node, id, chunk.len()) {
+                Ok(b) => chunk.copy_from_slice(&b),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// An aligned 8-byte word of `node`'s copy (one atomic load at the target).
+    pub fn get_u64(&self, node: NodeId, offset: usize) -> Result<u64> {
+        rma::check(&self.name, self.size(), offset, 8, true)?;
+        let mut b = [0u8; 8];
+        self.get(node, offset, &mut b)?;
+        Ok(u64::from_ne_bytes(b))
+    }
+
+    /// An aligned 4-byte word of `node`'s copy.
+    pub fn get_u32(&self, node: NodeId, offset: usize) -> Result<u32> {
+        rma::check(&self.name, self.size(), offset, 4, true)?;
+        let mut b = [0u8; 4];
+        self.get(node, offset, &mut b)?;
+        Ok(u32::from_ne_bytes(b))
+    }
+
+    /// Starts a get; `ack()` or [`Pending::take`] completes it.
+    pub fn get_nbi(&self, node: NodeId, offset: usize, len: usize) -> Result<Pending> {
+        rma::check(&self.name, self.size(), offset, len, false)?;
+        self.allowed(What::Get(0))?;
+        let mut parts = Vec::new();
+        for start in (0..len).step_by(GET_CHUNK) {
+            let n = (len - start).min(GET_CHUNK);
+            let id = self.start(node, offset + start, What::Get(n as u32))?;
+            self.sh
+                .rma
+                .outstanding
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .0
+                .insert(id);
+            parts.push((id, n));
+        }
+        Ok(Pending::later(Box::new(NbGet {
+            sh: self.sh.clone(),
+            name: self.name.clone(),
+            node,
+            parts,
+        })))
+    }
+
+    /// Runs `op` at the target on the aligned word of `width` bytes; the old value.
+    fn atomic(&self, node: NodeId, offset: usize, width: u8, op: AtomicOp) -> Result<u64> {
+        rma::check(&self.name, self.size(), offset, usize::from(width), true)?;
+        let what = What::Atomic(width, op);
+        self.allowed(what)?;
+        let id = self.start(node, offset, what)?;
+        let b = self.finish(node, id, 8)?;
+        Ok(u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+    }
+
+    /// Runs `op` on the aligned 8-byte word at the target; the old value.
+    pub fn atomic_u64(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u64> {
+        self.atomic(node, offset, 8, op)
+    }
+
+    /// As [`atomic_u64`](Self::atomic_u64) on a 4-byte word.
+    pub fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
+        self.atomic(node, offset, 4, op).map(|v| v as u32)
+    }
+}
+
+/// Waits (reading the link, while the hub is alive) for the answer to `id`, which
+/// must be `len` bytes, and turns a refusal into its error.
+fn finish(sh: &Shared, segment: &str, node: NodeId, id: u32, len: usize) -> Result<Vec<u8>> {
+    let (status, body) = {
+        let _reading = Reading::new(sh);
+        loop {
+            if let Some(r) = sh.lock().responses.remove(&id) {
+                break r;
+            }
+            sh.check()?;
+            sh.progress(Duration::from_millis(100));
+        }
+    };
+    let node_of = |b: &[u8]| NodeId(Get::new(b, "node").u16().unwrap_or(node.0));
+    match status {
+        code::OK if body.len() == len => Ok(body),
+        code::OK => Err(Error::Invalid {
+            what: "remote access answer",
+            why: format!(
+                "{node} answered a remote access with {} bytes, not {len}",
+                body.len()
+            ),
+        }),
+        code::NOT_MAPPED => Err(Error::NotMapped {
+            segment: segment.to_string(),
+            node: node_of(&body),
+        }),
+        code::REMOTE_READ_OFF => {
+            let mut g = Get::new(&body, "remote read off");
+            let n = NodeId(g.u16().unwrap_or(node.0));
+            Err(rma::remote_read_off(
+                segment,
+                n,
+                g.u64().unwrap_or(0) as usize,
+            ))
+        }
+        code::SEGMENT_FREED => Err(Error::SegmentFreed {
+            segment: segment.to_string(),
+        }),
+        code::RMA_STALLED => Err(Error::Timeout(
+            Duration::from_millis(Get::new(&body, "stalled").u64().unwrap_or(0)),
+            "the target to answer a remote access it received",
+        )),
+        s => crate::node::answer(s, body),
+    }
+}
+
+/// A non-blocking get through the hub: its requests' ids.
+struct NbGet {
+    sh: Arc<Shared>,
+    name: String,
+    node: NodeId,
+    parts: Vec<(u32, usize)>,
+}
+
+impl Completion for NbGet {
+    fn complete(mut self: Box<Self>) -> Result<Vec<u8>> {
+        let parts = std::mem::take(&mut self.parts);
+        let mut out = Vec::new();
+        let mut first_err = None;
+        for (i, &(id, n)) in parts.iter().enumerate() {
+            let r = finish(&self.sh, &self.name, self.node, id, n);
+            self.sh
+                .rma
+                .outstanding
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .0
+                .remove(&id);
+            match r {
+                Ok(b) => out.extend_from_slice(&b),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+            if first_err.is_some() {
+                // The rest are abandoned: their answers are thrown away.
+                self.parts = parts[i + 1..].to_vec();
+                break;
+            }
+        }
+        first_err.map_or(Ok(out), Err)
+    }
+}
+
+impl Drop for NbGet {
+    fn drop(&mut self) {
+        let mut o = self
+            .sh
+            .rma
+            .outstanding
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for &(id, _) in &self.parts {
+            o.1.insert(id);
+        }
+    }
+}
+
+impl memchan_core::transport::RmaOps for Rma {
+    fn get(&self, node: NodeId, offset: usize, buf: &mut [u8]) -> Result<()> {
+        Rma::get(self, node, offset, buf)
+    }
+    fn get_u64(&self, node: NodeId, offset: usize) -> Result<u64> {
+        Rma::get_u64(self, node, offset)
+    }
+    fn get_u32(&self, node: NodeId, offset: usize) -> Result<u32> {
+        Rma::get_u32(self, node, offset)
+    }
+    fn get_nbi(&self, node: NodeId, offset: usize, len: usize) -> Result<Pending> {
+        Rma::get_nbi(self, node, offset, len)
+    }
+    fn atomic_u64(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u64> {
+        Rma::atomic_u64(self, node, offset, op)
+    }
+    fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
+        Rma::atomic_u32(self, node, offset, op)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_round_trip_and_refuse_garbage() {
+        let r = Request {
+            req: 7,
+            seg: 3,
+            gen: 9,
+            target: NodeId(4),
+            offset: 4096,
+            what: What::Atomic(
+                8,
+                AtomicOp::CompareSwap {
+                    expected: 1,
+                    new: 2,
+                },
+            ),
+        };
+        assert_eq!(Request::get(&r.put()).unwrap(), r);
+        let g = Request {
+            what: What::Get(100),
+            ..r
+        };
+        assert_eq!(Request::get(&g.put()).unwrap(), g);
+        let mut bad = r.put();
+        bad[22] = 9; // neither get nor atomic
+        assert!(Request::get(&bad).is_err());
+        assert!(Request::get(&r.put()[..10]).is_err());
+        let s = serve_payload(5, 1, 2, 8, What::Get(8));
+        assert_eq!(get_serve(&s).unwrap(), (5, 1, 2, 8, What::Get(8)));
+    }
+
+    #[test]
+    fn fits_refuses_what_no_library_sends() {
+        assert!(What::Get(8).fits(4088, 4096));
+        assert!(!What::Get(8).fits(4092, 4096));
+        assert!(!What::Get(GET_CHUNK as u32 + 1).fits(0, 1 << 20));
+        assert!(!What::Atomic(8, AtomicOp::Fetch).fits(4, 4096));
+        assert!(!What::Atomic(2, AtomicOp::Fetch).fits(0, 4096));
+        assert!(!What::Get(8).fits(u64::MAX, 4096));
+    }
+}
