@@ -119,7 +119,7 @@ pub fn parse(args: Vec<OsString>, env: impl Fn(&str) -> Option<String>) -> Resul
             }
             "H" | "host" | "hosts" => {
                 let v = value("a list of hosts")?;
-                hosts.extend(v.split(',').filter(|h| !h.is_empty()).map(|h| host_name(h)));
+                hosts.extend(v.split(',').filter(|h| !h.is_empty()).map(host_name));
             }
             "hostfile" | "machinefile" | "default-hostfile" => {
                 let f = PathBuf::from(value("a file name")?);
