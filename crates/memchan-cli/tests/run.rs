@@ -424,3 +424,73 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The body of a PE for `pes_join_one_cluster` (the test binary re-executed by the
+/// launcher; ignored when the test suite runs): joins the run's cluster, waits for
+/// every rank, passes a barrier, prints `joined RANK SIZE CLUSTER` and passes another.
+/// With `MEMCHAN_RUN_TEST_ABORT`, rank 1 then aborts and the others stay.
+#[test]
+#[ignore = "a PE of pes_join_one_cluster, started by memchan run"]
+fn pe_body() {
+    let cluster = std::env::var("MEMCHAN_CLUSTER").expect("MEMCHAN_CLUSTER");
+    let me = memchan_launch::rank_from_env(|k| std::env::var(k).ok())
+        .expect("usable rank variables")
+        .expect("a rank");
+    let c = memchan::Cluster::join(&cluster).expect("join");
+    c.wait_for_members(me.size as usize, WAIT).expect("every rank");
+    c.barrier().expect("barrier");
+    println!("joined {} {} {cluster}", me.rank, me.size);
+    // Past this barrier every rank has printed its line (stdout is line-buffered).
+    c.barrier().expect("second barrier");
+    if std::env::var_os("MEMCHAN_RUN_TEST_ABORT").is_some() {
+        if me.rank == 1 {
+            std::process::abort();
+        }
+        loop {
+            std::thread::park();
+        }
+    }
+    c.leave();
+}
+
+/// The `/dev/shm` objects of `cluster`.
+fn shm_of(cluster: &str) -> Vec<String> {
+    std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(&format!("memchan.{cluster}.")))
+        .collect()
+}
+
+#[test]
+fn pes_join_one_cluster() {
+    let exe = std::env::current_exe().unwrap();
+    let exe = exe.to_str().unwrap();
+    let pe = [exe, "pe_body", "--exact", "--ignored", "--nocapture", "--test-threads=1"];
+    for abort in [false, true] {
+        let mut cmd = bin();
+        cmd.args(["run", "-n", "3", "--oversubscribe"]).args(pe);
+        if abort {
+            cmd.env("MEMCHAN_RUN_TEST_ABORT", "1");
+        } else {
+            cmd.env_remove("MEMCHAN_RUN_TEST_ABORT");
+        }
+        let out = output(cmd);
+        let joined: Vec<Vec<String>> = text(&out.stdout)
+            .lines()
+            // The PEs' test harnesses write `test pe_body ... ` without a newline, so
+            // a line may start with another PE's words.
+            .filter_map(|l| l.find("joined ").map(|i| &l[i + 7..]))
+            .map(|l| l.split_whitespace().take(3).map(String::from).collect())
+            .collect();
+        let mut ranks: Vec<&str> = joined.iter().map(|w| w[0].as_str()).collect();
+        ranks.sort();
+        assert_eq!(ranks, ["0", "1", "2"], "{}", text(&out.stderr));
+        let cluster = &joined[0][2];
+        assert!(joined.iter().all(|w| w[1] == "3" && &w[2] == cluster));
+        // SIGABRT is 6: 128 + 6.
+        assert_eq!(out.status.code(), Some(if abort { 134 } else { 0 }), "{}", text(&out.stderr));
+        // Whether the PEs left or were killed, nothing of the run stays in /dev/shm.
+        assert_eq!(shm_of(cluster), Vec::<String>::new());
+    }
+}
