@@ -437,7 +437,8 @@ fn pe_body() {
         .expect("usable rank variables")
         .expect("a rank");
     let c = memchan::Cluster::join(&cluster).expect("join");
-    c.wait_for_members(me.size as usize, WAIT).expect("every rank");
+    c.wait_for_members(me.size as usize, WAIT)
+        .expect("every rank");
     c.barrier().expect("barrier");
     println!("joined {} {} {cluster}", me.rank, me.size);
     // Past this barrier every rank has printed its line (stdout is line-buffered).
@@ -466,7 +467,14 @@ fn shm_of(cluster: &str) -> Vec<String> {
 fn pes_join_one_cluster() {
     let exe = std::env::current_exe().unwrap();
     let exe = exe.to_str().unwrap();
-    let pe = [exe, "pe_body", "--exact", "--ignored", "--nocapture", "--test-threads=1"];
+    let pe = [
+        exe,
+        "pe_body",
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ];
     for abort in [false, true] {
         let mut cmd = bin();
         cmd.args(["run", "-n", "3", "--oversubscribe"]).args(pe);
@@ -489,8 +497,41 @@ fn pes_join_one_cluster() {
         let cluster = &joined[0][2];
         assert!(joined.iter().all(|w| w[1] == "3" && &w[2] == cluster));
         // SIGABRT is 6: 128 + 6.
-        assert_eq!(out.status.code(), Some(if abort { 134 } else { 0 }), "{}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(if abort { 134 } else { 0 }),
+            "{}",
+            text(&out.stderr)
+        );
         // Whether the PEs left or were killed, nothing of the run stays in /dev/shm.
         assert_eq!(shm_of(cluster), Vec::<String>::new());
     }
+}
+
+#[test]
+fn rank_0_reads_the_launchers_stdin() {
+    let mut child = bin()
+        .args([
+            "run",
+            "-n",
+            "2",
+            "--oversubscribe",
+            "sh",
+            "-c",
+            "read x; echo \"$MEMCHAN_RANK [$x]\"",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Dropping the pipe after the line ends rank 0's input.
+    child.stdin.take().unwrap().write_all(b"hello\n").unwrap();
+    let status = wait_bounded(&mut child);
+    let mut out = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+    assert!(status.success());
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["0 [hello]", "1 []"]);
 }

@@ -16,7 +16,7 @@
 mod args;
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -143,6 +143,10 @@ fn launch(a: &RunArgs) -> Result<i32> {
         }
         debug!(rank, pid, ?cpu, "PE started");
         pids.push(pid);
+        if let Some(mut to) = child.stdin.take() {
+            // Ends with the launcher's stdin, or once the PE closes its end.
+            std::thread::spawn(move || std::io::copy(&mut std::io::stdin().lock(), &mut to));
+        }
         if a.tag_output {
             if let Some(out) = child.stdout.take() {
                 spawn_pump(out, rank, false, pump_tx.clone());
@@ -297,11 +301,13 @@ fn pe_command(a: &RunArgs, cluster: &str, rank: usize, cpu: Option<usize>) -> Co
             None => {}
         }
     }
-    // Like mpirun: rank 0 reads the launcher's stdin, the others read nothing.
-    cmd.stdin(if rank == 0 {
-        Stdio::inherit()
-    } else {
-        Stdio::null()
+    // Like mpirun: rank 0 reads the launcher's stdin, the others read nothing. A PE
+    // leads its own process group, which is not the terminal's foreground group, so
+    // it would be stopped (SIGTTIN) reading a terminal: the launcher copies one for it.
+    cmd.stdin(match rank {
+        0 if std::io::stdin().is_terminal() => Stdio::piped(),
+        0 => Stdio::inherit(),
+        _ => Stdio::null(),
     });
     if a.tag_output {
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
