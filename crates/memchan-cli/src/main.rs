@@ -3,6 +3,7 @@
 //! Today it carries the main job, `memchan bench`, which starts an embedded
 //! local cluster of worker processes pinned to cores and prints, side by side
 //! from one run, memchan's figures against the physical limit and the peers.
+//! Started under the name `oshrun` it is the launcher, `memchan run`.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -14,6 +15,7 @@ mod bench;
 mod hub;
 mod metrics;
 mod relay;
+mod run;
 mod status;
 
 /// memchan — a software cluster interconnect (shared-memory reflective memory
@@ -44,6 +46,9 @@ enum Command {
     /// Ask a hub for the cluster's state: members, epochs and both ends of every
     /// link's error counters, as tables or JSON, or served as Prometheus metrics.
     Status(status::StatusArgs),
+    /// Start N processes (PEs) of a program on this host, ranks in the environment,
+    /// bound to cores, as one job (mpirun/oshrun syntax; `memchan run --help`).
+    Run(run::RunCli),
 }
 
 /// The variable holding the log filter, in `tracing_subscriber::EnvFilter` syntax
@@ -68,6 +73,16 @@ fn init_logging() {
 }
 
 fn main() -> Result<()> {
+    // Installed (or linked) as `oshrun`, the binary is `memchan run`.
+    let mut argv = std::env::args_os();
+    let arg0 = argv.next().unwrap_or_default();
+    if std::path::Path::new(&arg0)
+        .file_name()
+        .is_some_and(|n| n == "oshrun")
+    {
+        init_logging();
+        std::process::exit(run::main("oshrun", argv.collect()));
+    }
     let cli = Cli::parse();
     init_logging();
     match cli.command {
@@ -75,6 +90,7 @@ fn main() -> Result<()> {
         Command::Relay(args) => relay::run(args),
         Command::Hub(args) => hub::run(args),
         Command::Status(args) => status::run(args),
+        Command::Run(args) => std::process::exit(run::main("memchan run", args.args)),
         Command::BenchWorker(args) => {
             // One line for the coordinator to quote, without a backtrace.
             if let Err(e) = bench::dispatch::main(args) {

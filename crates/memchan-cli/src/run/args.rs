@@ -1,0 +1,300 @@
+//! The command line of `memchan run` / `oshrun`, in the spellings of Open MPI's
+//! `mpirun`/`oshrun` (hand-parsed: `-np`, `-x VAR`, single-dash long options and
+//! "everything after PROG is the program's" do not fit a derive parser).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+/// How ranks are bound to cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bind {
+    /// Each rank to the one core of its block placement (the default).
+    Core,
+    /// No binding: the PEs keep the launcher's affinity.
+    None,
+}
+
+/// What `memchan run` was asked to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunArgs {
+    pub np: u32,
+    /// `--hosts` / `-H` entries, then the hostfile's, in order; empty: this host.
+    pub hosts: Vec<String>,
+    /// `-x` variables: `(name, Some(value))` sets it, `(name, None)` passes the
+    /// launcher's own value (already inherited on this host).
+    pub export: Vec<(String, Option<String>)>,
+    pub tag_output: bool,
+    pub timeout: Option<Duration>,
+    pub bind: Bind,
+    pub oversubscribe: bool,
+    pub report_bindings: bool,
+    pub program: OsString,
+    pub program_args: Vec<OsString>,
+}
+
+/// What the command line asked for: a run, or the usage text.
+#[derive(Debug)]
+pub enum Parsed {
+    Run(RunArgs),
+    Help,
+}
+
+pub const USAGE: &str = "\
+usage: memchan run -n N [options] PROG [ARGS...]     (also: oshrun -np N ...)
+
+  -n, -np, --np N          number of PEs (ranks 0..N-1)
+  -H, --host, --hosts H,.. hosts to run on (only this host for now)
+  --hostfile, --machinefile F
+                           a file of hosts, one per line (`host [slots=N]`, # comments)
+  -x VAR[=VALUE]           set VAR in every PE (VAR alone: pass the launcher's value)
+  --tag-output             prefix every output line with `[RANK] `
+  --timeout SECS           kill every PE after SECS seconds; exit code 124
+                           (default: MPIEXEC_TIMEOUT, else none)
+  --bind-to core|none      bind each PE to one core (default core)
+  --map-by core|slot       place ranks in blocks of consecutive cores (the only placement)
+  --oversubscribe          allow more PEs than cores (several PEs share a core)
+  --report-bindings        log each PE's core
+  --allow-run-as-root      accepted for mpirun compatibility
+  --                       ends the options
+
+Every PE gets MEMCHAN_CLUSTER (a name unique to the run), MEMCHAN_RANK, MEMCHAN_SIZE,
+MEMCHAN_LOCAL_RANK, MEMCHAN_LOCAL_SIZE, PMI_RANK, PMI_SIZE, OMPI_COMM_WORLD_RANK,
+OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK and OMPI_COMM_WORLD_LOCAL_SIZE.
+Exit status: the first non-zero exit code of a PE (128+N for a PE killed by signal N),
+124 on --timeout, 2 for a bad command line.";
+
+/// Parses the arguments after `run` (or after `oshrun`). `env` reads the launcher's
+/// environment (`MPIEXEC_TIMEOUT`), passed in so that tests need not set it.
+pub fn parse(args: Vec<OsString>, env: impl Fn(&str) -> Option<String>) -> Result<Parsed> {
+    let mut np = None;
+    let mut hosts = Vec::new();
+    let mut export = Vec::new();
+    let mut tag_output = false;
+    let mut timeout = None;
+    let mut bind = Bind::Core;
+    let mut oversubscribe = false;
+    let mut report_bindings = false;
+
+    let mut it = args.into_iter();
+    let program = loop {
+        let Some(arg) = it.next() else {
+            bail!("no program to run\n\n{USAGE}");
+        };
+        let Some(s) = arg.to_str() else {
+            // Not UTF-8: not an option of ours, so it is the program.
+            break arg;
+        };
+        if s == "--" {
+            break it
+                .next()
+                .ok_or_else(|| anyhow!("no program after `--`\n\n{USAGE}"))?;
+        }
+        if !s.starts_with('-') || s == "-" {
+            break arg;
+        }
+        // `--name=value` (and Open MPI's single-dash `-name`) for options with a value.
+        let (name, inline) = match s.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+            _ => (s.to_string(), None),
+        };
+        let mut value = |what: &str| -> Result<String> {
+            match inline.clone() {
+                Some(v) => Ok(v),
+                None => it
+                    .next()
+                    .and_then(|v| v.into_string().ok())
+                    .ok_or_else(|| anyhow!("`{name}` needs {what}")),
+            }
+        };
+        match long(&name).as_str() {
+            "n" | "np" | "c" => {
+                let v = value("a number of PEs")?;
+                let n: u32 = v.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                    anyhow!("`{name} {v}`: the number of PEs must be a whole number of at least 1")
+                })?;
+                np = Some(n);
+            }
+            "H" | "host" | "hosts" => {
+                let v = value("a list of hosts")?;
+                hosts.extend(v.split(',').filter(|h| !h.is_empty()).map(host_name));
+            }
+            "hostfile" | "machinefile" | "default-hostfile" => {
+                let f = PathBuf::from(value("a file name")?);
+                let text = std::fs::read_to_string(&f)
+                    .with_context(|| format!("reading the hostfile {}", f.display()))?;
+                hosts.extend(hostfile(&text));
+            }
+            "x" => {
+                let v = value("VAR or VAR=VALUE")?;
+                let (k, val) = match v.split_once('=') {
+                    Some((k, val)) => (k, Some(val.to_string())),
+                    None => (v.as_str(), None),
+                };
+                let ok = k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    && k.bytes().next().is_some_and(|b| !b.is_ascii_digit());
+                if !ok {
+                    bail!("`-x {v}`: `{k}` is not a variable name");
+                }
+                export.push((k.to_string(), val));
+            }
+            "tag-output" => tag_output = true,
+            "timeout" => timeout = Some(seconds(&name, &value("a number of seconds")?)?),
+            "bind-to" => {
+                bind = match value("core or none")?.as_str() {
+                    // One logical CPU is what memchan binds a rank to either way.
+                    "core" | "hwthread" | "cpu" => Bind::Core,
+                    "none" => Bind::None,
+                    other => bail!("`{name} {other}`: memchan run binds to `core` or `none`"),
+                }
+            }
+            "map-by" => match value("a placement")?.as_str() {
+                "core" | "slot" | "hwthread" => {}
+                other => bail!(
+                    "`{name} {other}`: memchan run places ranks in blocks of consecutive cores \
+                     (`--map-by core` or `slot`)"
+                ),
+            },
+            "oversubscribe" => oversubscribe = true,
+            "report-bindings" => report_bindings = true,
+            // Open MPI refuses root without it; memchan has no such rule.
+            "allow-run-as-root" => {}
+            "h" | "help" => return Ok(Parsed::Help),
+            _ => bail!(
+                "unknown option `{s}` (memchan run does not support it; see `memchan run --help`)"
+            ),
+        }
+    };
+
+    if timeout.is_none() {
+        if let Some(v) = env("MPIEXEC_TIMEOUT").filter(|v| !v.is_empty()) {
+            timeout = Some(seconds("MPIEXEC_TIMEOUT", &v)?);
+        }
+    }
+    let np = np.ok_or_else(|| anyhow!("the number of PEs is missing: give `-n N`\n\n{USAGE}"))?;
+    Ok(Parsed::Run(RunArgs {
+        np,
+        hosts,
+        export,
+        tag_output,
+        timeout,
+        bind,
+        oversubscribe,
+        report_bindings,
+        program,
+        program_args: it.collect(),
+    }))
+}
+
+/// An option's name without its dashes: Open MPI takes `-np`, `--np`, `-tag-output`
+/// and `--tag-output` alike; `-n`, `-c`, `-x`, `-H` and `-h` are single letters.
+fn long(name: &str) -> String {
+    name.trim_start_matches('-').to_string()
+}
+
+fn seconds(what: &str, v: &str) -> Result<Duration> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| anyhow!("`{what} {v}`: the timeout must be a positive number of seconds"))
+}
+
+/// `host:slots` (Open MPI's `-H` form) names `host`.
+fn host_name(h: &str) -> String {
+    h.split_once(':').map_or(h, |(n, _)| n).to_string()
+}
+
+/// The hosts of a hostfile: the first word of each line, comments (`#`) and blank
+/// lines skipped; `slots=N` and the rest of the line are not used yet.
+fn hostfile(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(host_name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &str) -> Result<RunArgs> {
+        let args = args.split_whitespace().map(OsString::from).collect();
+        match parse(args, |_| None)? {
+            Parsed::Run(r) => Ok(r),
+            Parsed::Help => bail!("help"),
+        }
+    }
+
+    #[test]
+    fn mpirun_spellings() {
+        for line in [
+            "-n 4 prog",
+            "-np 4 prog",
+            "--np 4 prog",
+            "--np=4 prog",
+            "-c 4 prog",
+            "--n 4 prog",
+        ] {
+            let r = p(line).unwrap();
+            assert_eq!((r.np, r.program.to_str().unwrap()), (4, "prog"), "{line}");
+        }
+        let r = p("-np 2 -tag-output --oversubscribe --timeout 1.5 -x A=1 -x B --bind-to none --map-by core -- prog -n 9 --x")
+            .unwrap();
+        assert!(r.tag_output && r.oversubscribe);
+        assert_eq!(r.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(
+            r.export,
+            vec![("A".into(), Some("1".into())), ("B".into(), None)]
+        );
+        assert_eq!(r.bind, Bind::None);
+        // Everything after the program is the program's, options included.
+        assert_eq!(r.program_args, ["-n", "9", "--x"].map(OsString::from));
+        let r = p("-H a,b:2 --hosts c -n 1 prog").unwrap();
+        assert_eq!(r.hosts, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn errors_name_the_option() {
+        let e = p("-n 2 --mca btl self prog").unwrap_err().to_string();
+        assert!(e.contains("`--mca`"), "{e}");
+        let e = p("-n 2 -npernode 1 prog").unwrap_err().to_string();
+        assert!(e.contains("`-npernode`"), "{e}");
+        for (line, word) in [
+            ("-n 0 prog", "-n 0"),
+            ("-n x prog", "-n x"),
+            ("prog", "-n N"),
+            ("-n 2", "no program"),
+            ("-n 2 --timeout -1 prog", "--timeout -1"),
+            ("-n 2 --bind-to socket prog", "--bind-to socket"),
+            ("-n 2 --map-by node prog", "--map-by node"),
+            ("-n 2 -x 1=a prog", "-x 1=a"),
+            ("-n", "`-n` needs"),
+        ] {
+            let e = p(line).unwrap_err().to_string();
+            assert!(e.contains(word), "{line}: {e}");
+        }
+    }
+
+    #[test]
+    fn timeout_from_the_environment() {
+        let args = || ["-n", "1", "prog"].map(OsString::from).to_vec();
+        let Parsed::Run(r) = parse(args(), |k| {
+            (k == "MPIEXEC_TIMEOUT").then(|| "7".to_string())
+        })
+        .unwrap() else {
+            panic!("not a run")
+        };
+        assert_eq!(r.timeout, Some(Duration::from_secs(7)));
+        assert!(parse(args(), |_| Some("soon".into())).is_err());
+    }
+
+    #[test]
+    fn hostfile_lines() {
+        let hosts = hostfile("# nodes\nn1 slots=4\n\n  n2:2 max_slots=8 # big\n");
+        assert_eq!(hosts, ["n1", "n2"]);
+    }
+}
