@@ -12,6 +12,7 @@ use tracing_subscriber::EnvFilter;
 
 mod bench;
 mod hub;
+mod ip;
 mod metrics;
 mod relay;
 mod status;
@@ -44,6 +45,9 @@ enum Command {
     /// Ask a hub for the cluster's state: members, epochs and both ends of every
     /// link's error counters, as tables or JSON, or served as Prometheus metrics.
     Status(status::StatusArgs),
+    /// Give this node a TUN interface whose IP packets travel as memchan writes
+    /// (TCP/IP over memchan): node N is host N+1 of the subnet. Needs root.
+    Ip(ip::IpArgs),
 }
 
 /// The variable holding the log filter, in `tracing_subscriber::EnvFilter` syntax
@@ -75,6 +79,7 @@ fn main() -> Result<()> {
         Command::Relay(args) => relay::run(args),
         Command::Hub(args) => hub::run(args),
         Command::Status(args) => status::run(args),
+        Command::Ip(args) => ip::run(args),
         Command::BenchWorker(args) => {
             // One line for the coordinator to quote, without a backtrace.
             if let Err(e) = bench::dispatch::main(args) {
