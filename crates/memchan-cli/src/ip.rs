@@ -64,7 +64,8 @@ pub fn run(a: IpArgs) -> Result<()> {
         signal_hook::flag::register(sig, stop.clone()).context("installing signal handlers")?;
     }
     let cluster = Arc::new(
-        memchan::Cluster::join(&a.cluster).with_context(|| format!("joining cluster `{}`", a.cluster))?,
+        memchan::Cluster::join(&a.cluster)
+            .with_context(|| format!("joining cluster `{}`", a.cluster))?,
     );
     let node = IpNode::start(cluster.clone(), &cfg).context("memchan ip")?;
     let mut out = std::io::stdout();

@@ -112,7 +112,8 @@ impl IpProc {
     /// SIGTERM; the final counters, as (name, value) pairs, after a clean exit.
     fn stop(mut self) -> Vec<(String, u64)> {
         // SAFETY: kill(2) on our own child's pid (`ip netns exec` execs memchan).
-        assert_eq!(unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) }, 0);
+        let rc = unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        assert_eq!(rc, 0);
         let counters = self.line("counters");
         let status = self.child.wait().expect("wait memchan ip");
         let stderr = std::mem::replace(&mut self.stderr, std::thread::spawn(String::new));
@@ -159,7 +160,10 @@ fn wait_reachable(topo: &Topology, ns: &str, addr: &str) {
         if ok {
             return;
         }
-        assert!(Instant::now() < deadline, "{addr} never answered a ping from {ns}");
+        assert!(
+            Instant::now() < deadline,
+            "{addr} never answered a ping from {ns}"
+        );
     }
 }
 
@@ -198,7 +202,11 @@ fn two_nodes(tag: &str, hub: bool) -> (Topology, Option<Child>, IpProc, String, 
     if hub {
         let listen = format!("{}:7451", topo.hosts[0].hub_addr);
         let mut c = topo
-            .command(&topo.hub_ns, env!("CARGO_BIN_EXE_memchan"), &["hub", "--listen", &listen])
+            .command(
+                &topo.hub_ns,
+                env!("CARGO_BIN_EXE_memchan"),
+                &["hub", "--listen", &listen],
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -236,10 +244,24 @@ fn ping_and_iperf3_run_unmodified_over_memchan_ip() {
     // Broadcast: an echo to the subnet's broadcast address travels through the
     // broadcast ring; B answers (its namespace is told to) with a unicast reply.
     let sysctl = ["-q", "-w", "net.ipv4.icmp_echo_ignore_broadcasts=0"];
-    assert!(topo.command(&ns_b, "sysctl", &sysctl).status().unwrap().success());
-    let (got, text) = ping_received(&topo, &ns_a, &["-b", "-c", "3", "-i", "0.2", "-W", "5", "10.77.0.255"]);
-    assert!(got >= 1, "broadcast ping from {ns_a} answered by nobody:\n{text}");
-    assert!(text.contains(&addr_b), "the answer is not from {addr_b}:\n{text}");
+    assert!(topo
+        .command(&ns_b, "sysctl", &sysctl)
+        .status()
+        .unwrap()
+        .success());
+    let (got, text) = ping_received(
+        &topo,
+        &ns_a,
+        &["-b", "-c", "3", "-i", "0.2", "-W", "5", "10.77.0.255"],
+    );
+    assert!(
+        got >= 1,
+        "broadcast ping from {ns_a} answered by nobody:\n{text}"
+    );
+    assert!(
+        text.contains(&addr_b),
+        "the answer is not from {addr_b}:\n{text}"
+    );
 
     // iperf3, unmodified, server in B, client in A for 2 seconds.
     let mut server = topo
@@ -252,7 +274,11 @@ fn ping_and_iperf3_run_unmodified_over_memchan_ip() {
     let deadline = Instant::now() + WAIT;
     let out = loop {
         let out = topo
-            .command(&ns_a, "iperf3", &["-c", &addr_b, "-p", "5399", "-t", "2", "-J"])
+            .command(
+                &ns_a,
+                "iperf3",
+                &["-c", &addr_b, "-p", "5399", "-t", "2", "-J"],
+            )
             .output()
             .expect("iperf3 client");
         // The server may not listen yet: try again until it does.
@@ -262,15 +288,24 @@ fn ping_and_iperf3_run_unmodified_over_memchan_ip() {
     };
     let _ = server.kill();
     let _ = server.wait();
-    assert!(out.status.success(), "iperf3 client failed:\n{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "iperf3 client failed:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("iperf3 -J output");
-    let received = v["end"]["sum_received"]["bytes"].as_u64().expect("sum_received.bytes");
+    let received = v["end"]["sum_received"]["bytes"]
+        .as_u64()
+        .expect("sum_received.bytes");
     assert!(received > 0, "iperf3 moved nothing: {}", v["end"]);
 
     let ca = a.stop();
     let cb = b.stop();
     // Everything iperf3 received came through B's rings (plus headers and pings).
-    assert!(counter(&cb, "rx_bytes") >= received, "B's counters {cb:?} vs iperf3 {received}");
+    assert!(
+        counter(&cb, "rx_bytes") >= received,
+        "B's counters {cb:?} vs iperf3 {received}"
+    );
     assert!(counter(&ca, "tx_bytes") >= received, "A's counters {ca:?}");
     assert!(counter(&cb, "rx_packets") >= 5);
     assert_eq!(counter(&cb, "bad_records"), 0);
@@ -306,7 +341,9 @@ fn tcp_transfer_is_intact(tag: &str, hub: bool) {
         (h, n)
     });
     let to: SocketAddr = format!("{addr_b}:5400").parse().unwrap();
-    let mut s: TcpStream = topo.connect(&ns_a, to, WAIT).expect("connect through memchan ip");
+    let mut s: TcpStream = topo
+        .connect(&ns_a, to, WAIT)
+        .expect("connect through memchan ip");
     s.set_write_timeout(Some(WAIT)).unwrap();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     let data: Vec<u8> = (0..LEN)
@@ -325,8 +362,14 @@ fn tcp_transfer_is_intact(tag: &str, hub: bool) {
 
     let cb = b.stop();
     let ca = a.stop();
-    assert!(counter(&cb, "rx_bytes") >= LEN as u64, "B's counters {cb:?}");
-    assert!(counter(&ca, "tx_bytes") >= LEN as u64, "A's counters {ca:?}");
+    assert!(
+        counter(&cb, "rx_bytes") >= LEN as u64,
+        "B's counters {cb:?}"
+    );
+    assert!(
+        counter(&ca, "tx_bytes") >= LEN as u64,
+        "A's counters {ca:?}"
+    );
 }
 
 #[test]

@@ -79,11 +79,15 @@ impl FromStr for Subnet {
             what: "subnet",
             why: format!("`{s}`: {why}"),
         };
-        let (a, p) = s.split_once('/').ok_or_else(|| bad("expected A.B.C.D/PREFIX"))?;
+        let (a, p) = s
+            .split_once('/')
+            .ok_or_else(|| bad("expected A.B.C.D/PREFIX"))?;
         let a: Ipv4Addr = a.parse().map_err(|_| bad("not an IPv4 address"))?;
         let prefix: u8 = p.parse().map_err(|_| bad("prefix is not a number"))?;
         if !(8..=30).contains(&prefix) {
-            return Err(bad("prefix must be 8..=30 (room for nodes, a broadcast address)"));
+            return Err(bad(
+                "prefix must be 8..=30 (room for nodes, a broadcast address)",
+            ));
         }
         let net = Subnet {
             network: u32::from(a),
@@ -122,8 +126,18 @@ mod tests {
 
     #[test]
     fn bad_subnets_are_refused() {
-        for s in ["10.77.0.1/24", "10.77.0.0", "10.77.0.0/31", "10.0.0.0/4", "x/24", "224.0.0.0/24"] {
-            assert!(matches!(s.parse::<Subnet>(), Err(IpError::Invalid { .. })), "{s}");
+        for s in [
+            "10.77.0.1/24",
+            "10.77.0.0",
+            "10.77.0.0/31",
+            "10.0.0.0/4",
+            "x/24",
+            "224.0.0.0/24",
+        ] {
+            assert!(
+                matches!(s.parse::<Subnet>(), Err(IpError::Invalid { .. })),
+                "{s}"
+            );
         }
     }
 }

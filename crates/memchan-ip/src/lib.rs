@@ -45,7 +45,11 @@ pub enum IpError {
     Invalid { what: &'static str, why: String },
     /// This node's id has no slot or no address.
     #[error("node id {id} is past the {slots} IP slots (--max-nodes) or the subnet {subnet}")]
-    NodeOutOfRange { id: u16, slots: usize, subnet: Subnet },
+    NodeOutOfRange {
+        id: u16,
+        slots: usize,
+        subnet: Subnet,
+    },
     /// Another system call failed.
     #[error("{what}: {source}")]
     Os {

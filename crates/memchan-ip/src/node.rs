@@ -68,6 +68,7 @@ struct Shared {
     tx_waiting: AtomicBool,
     spin: Duration,
     subnet: crate::Subnet,
+    txs: Mutex<TxState>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -98,20 +99,33 @@ impl IpNode {
             return invalid("mtu", format!("{}: 576..=65535", cfg.mtu));
         }
         let max_rec = rec_len(cfg.mtu as usize);
-        if cfg.ring_bytes % page != 0 || cfg.ring_bytes < 4 * max_rec {
+        if !cfg.ring_bytes.is_multiple_of(page) || cfg.ring_bytes < 4 * max_rec {
             return invalid(
                 "ring size",
-                format!("{} bytes: whole {page}-byte pages, at least 4 records of the MTU ({} bytes)", cfg.ring_bytes, 4 * max_rec),
+                format!(
+                    "{} bytes: whole {page}-byte pages, at least 4 records of the MTU ({} bytes)",
+                    cfg.ring_bytes,
+                    4 * max_rec
+                ),
             );
         }
-        if cfg.bcast_ring_bytes % page != 0 || cfg.bcast_ring_bytes < 2 * max_rec {
+        if !cfg.bcast_ring_bytes.is_multiple_of(page) || cfg.bcast_ring_bytes < 2 * max_rec {
             return invalid(
                 "broadcast ring size",
-                format!("{} bytes: whole {page}-byte pages, at least 2 records of the MTU ({} bytes)", cfg.bcast_ring_bytes, 2 * max_rec),
+                format!(
+                    "{} bytes: whole {page}-byte pages, at least 2 records of the MTU ({} bytes)",
+                    cfg.bcast_ring_bytes,
+                    2 * max_rec
+                ),
             );
         }
-        if !(2..=usize::from(u16::MAX)).contains(&cfg.max_nodes) || cfg.max_nodes > memchan::MAX_NODES {
-            return invalid("max nodes", format!("{}: 2..={}", cfg.max_nodes, memchan::MAX_NODES));
+        if !(2..=usize::from(u16::MAX)).contains(&cfg.max_nodes)
+            || cfg.max_nodes > memchan::MAX_NODES
+        {
+            return invalid(
+                "max nodes",
+                format!("{}: 2..={}", cfg.max_nodes, memchan::MAX_NODES),
+            );
         }
         let lay = Layout {
             page,
@@ -121,7 +135,9 @@ impl IpNode {
         };
         let me = cluster.node_id();
         let addr = match cfg.subnet.addr_of((cfg.max_nodes - 1) as u16) {
-            Some(_) if me.index() < lay.slots => cfg.subnet.addr_of(me.0).expect("within the slots"),
+            Some(_) if me.index() < lay.slots => {
+                cfg.subnet.addr_of(me.0).expect("within the slots")
+            }
             _ => {
                 return Err(IpError::NodeOutOfRange {
                     id: me.0,
@@ -170,6 +186,12 @@ impl IpNode {
             tx_waiting: AtomicBool::new(false),
             spin: cfg.spin,
             subnet: cfg.subnet,
+            txs: Mutex::new(TxState {
+                btx,
+                bw: Writer { head: 0, seq: bseq },
+                buf: vec![0; 65536],
+                pending: vec![false; lay.slots],
+            }),
         });
         let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
             std::thread::Builder::new()
@@ -182,19 +204,7 @@ impl IpNode {
         };
         let (s1, s2) = (sh.clone(), sh.clone());
         let mut threads = vec![spawn("ip-rx", Box::new(move || rx_loop(&s1, seg, rx)))?];
-        match spawn(
-            "ip-tx",
-            Box::new(move || {
-                tx_loop(
-                    &s2,
-                    btx,
-                    Writer {
-                        head: 0,
-                        seq: bseq,
-                    },
-                )
-            }),
-        ) {
+        match spawn("ip-tx", Box::new(move || tx_loop(&s2))) {
             Ok(t) => threads.push(t),
             Err(e) => {
                 sh.stop.store(true, SeqCst);
@@ -230,7 +240,11 @@ impl IpNode {
 
     /// Peers this node is sending to now.
     pub fn peers_up(&self) -> usize {
-        self.sh.peers.iter().filter(|p| p.ready.load(Relaxed)).count()
+        self.sh
+            .peers
+            .iter()
+            .filter(|p| p.ready.load(Relaxed))
+            .count()
     }
 
     /// Stops both threads and closes the interface; the final counters.
@@ -255,32 +269,57 @@ impl Drop for IpNode {
 
 // ---------------------------------------------------------------- transmit side
 
-fn tx_loop(sh: &Shared, btx: TxMapping, mut bw: Writer) {
-    let mut buf = vec![0u8; 65536];
-    let mut pending = vec![false; sh.lay.slots];
-    let mut batch = 0;
+/// The transmit state: whoever holds it reads the TUN device, so packets leave in
+/// the order the kernel queued them, whichever thread sends them.
+struct TxState {
+    /// This node's broadcast ring (a `Dest::Broadcast` mapping) and its writer.
+    btx: TxMapping,
+    bw: Writer,
+    buf: Vec<u8>,
+    /// Peers whose doorbell is due.
+    pending: Vec<bool>,
+}
+
+fn tx_loop(sh: &Shared) {
     while !sh.stop.load(Relaxed) {
-        match sh.tun.read(&mut buf) {
-            Ok(Some(n)) => {
-                route(sh, &buf[..n], &btx, &mut bw, &mut pending);
-                batch += 1;
-                if batch >= BATCH {
-                    ring_doorbells(sh, &mut pending);
-                    batch = 0;
+        let ok = pump(sh, &mut lock(&sh.txs));
+        if ok {
+            sh.tun.poll_readable(100);
+        } else {
+            std::thread::sleep(TICK);
+        }
+    }
+}
+
+/// Reads every packet waiting on the TUN device, writes each into its ring, then
+/// rings the doorbells. False if the device failed.
+fn pump(sh: &Shared, t: &mut TxState) -> bool {
+    let TxState {
+        btx,
+        bw,
+        buf,
+        pending,
+    } = t;
+    let mut n = 0;
+    let ok = loop {
+        match sh.tun.read(buf) {
+            Ok(Some(len)) => {
+                route(sh, &buf[..len], btx, bw, pending);
+                n += 1;
+                if n % BATCH == 0 {
+                    ring_doorbells(sh, pending);
                 }
             }
-            Ok(None) => {
-                ring_doorbells(sh, &mut pending);
-                batch = 0;
-                sh.tun.poll_readable(100);
-            }
+            Ok(None) => break true,
             Err(e) => {
                 sh.c.errors.fetch_add(1, Relaxed);
                 tracing::warn!(error = %e, "reading the TUN device");
-                sh.tun.poll_readable(100);
+                break false;
             }
         }
-    }
+    };
+    ring_doorbells(sh, pending);
+    ok
 }
 
 fn route(sh: &Shared, pkt: &[u8], btx: &TxMapping, bw: &mut Writer, pending: &mut [bool]) {
@@ -366,7 +405,13 @@ fn wait_credit(sh: &Shared, credit: &AtomicU64, seen: u64) {
 
 /// Writes `pkt` once into every node's copy of this node's broadcast ring; dropped
 /// if a live peer has not consumed enough of it. True if sent.
-fn send_broadcast(sh: &Shared, pkt: &[u8], btx: &TxMapping, bw: &mut Writer, pending: &mut [bool]) -> bool {
+fn send_broadcast(
+    sh: &Shared,
+    pkt: &[u8],
+    btx: &TxMapping,
+    bw: &mut Writer,
+    pending: &mut [bool],
+) -> bool {
     let size = sh.lay.bring;
     let mut tail = bw.head;
     for p in sh.peers.iter().filter(|p| p.ready.load(Acquire)) {
@@ -406,7 +451,10 @@ fn ring_doorbells(sh: &Shared, pending: &mut [bool]) {
 /// Bumps the doorbell in the peer's copy of this node's header (its notify page).
 fn ring_one(sh: &Shared, s: &mut Session) {
     s.doorbell += 1;
-    if s.tx.write_u64(sh.lay.hdr(sh.me) + ring::DOORBELL, s.doorbell).is_err() {
+    if s.tx
+        .write_u64(sh.lay.hdr(sh.me) + ring::DOORBELL, s.doorbell)
+        .is_err()
+    {
         sh.c.errors.fetch_add(1, Relaxed);
     }
 }
@@ -443,7 +491,10 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             let members = sh.cluster.members();
             if !warned_beyond && members.iter().any(|m| m.index() >= sh.lay.slots) {
                 warned_beyond = true;
-                tracing::warn!(slots = sh.lay.slots, "nodes with ids past the IP slots get no address (raise --max-nodes)");
+                tracing::warn!(
+                    slots = sh.lay.slots,
+                    "nodes with ids past the IP slots get no address (raise --max-nodes)"
+                );
             }
             for (id, p) in st.iter_mut().enumerate() {
                 let now = id != sh.me && members.iter().any(|m| m.index() == id);
@@ -454,8 +505,7 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             }
         }
         let mut progress = false;
-        for id in 0..sh.lay.slots {
-            let p = &mut st[id];
+        for (id, p) in st.iter_mut().enumerate() {
             if !p.member {
                 continue;
             }
@@ -469,7 +519,17 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
         for p in st.iter_mut() {
             report_credits(sh, p, true);
         }
-        if !sh.spin.is_zero() && rx.wait_spin(Some(sh.spin)).unwrap_or(false) {
+        // Spin a while before sleeping, sending too: an answer to what was just
+        // delivered then leaves without waking the transmit thread.
+        let end = Instant::now() + sh.spin;
+        let mut woke = false;
+        while !woke && Instant::now() < end {
+            if let Ok(mut t) = sh.txs.try_lock() {
+                pump(sh, &mut t);
+            }
+            woke = rx.wait_spin(Some(Duration::ZERO)).unwrap_or(false);
+        }
+        if woke {
             continue;
         }
         if let Err(e) = rx.wait(Some(TICK)) {
@@ -528,7 +588,10 @@ fn handshake(sh: &Shared, seg: &Segment, rx: &RxMapping, id: usize, p: &mut Peer
                 ptx.ready.store(false, SeqCst);
                 *lock(&ptx.session) = Some(Session {
                     tx,
-                    w: Writer { head: 0, seq: start },
+                    w: Writer {
+                        head: 0,
+                        seq: start,
+                    },
                     start,
                     bstart: bhead,
                     doorbell: 0,
@@ -554,11 +617,14 @@ fn handshake(sh: &Shared, seg: &Segment, rx: &RxMapping, id: usize, p: &mut Peer
         let starts = load(ring::START);
         let bstart = load(ring::BSTART);
         let (us, bs) = (starts as u32, (starts >> 32) as u32);
-        if us != 0 && bs != 0 && bstart % ring::ALIGN as u64 == 0 {
+        if us != 0 && bs != 0 && bstart.is_multiple_of(ring::ALIGN as u64) {
             p.r_inc = inc;
             p.peer_start = us;
             p.uni = Some(Reader { pos: 0, seq: us });
-            p.bc = Some(Reader { pos: bstart, seq: bs });
+            p.bc = Some(Reader {
+                pos: bstart,
+                seq: bs,
+            });
             p.uni_reported = 0;
             p.bc_reported = bstart;
             tracing::info!(peer = id, "memchan ip: receiving from peer");
@@ -618,19 +684,29 @@ fn report_credits(sh: &Shared, p: &mut PeerRx, idle: bool) {
     let h = sh.lay.hdr(sh.me);
     if let Some(r) = p.uni {
         let unreported = r.pos - p.uni_reported;
-        let batch = if idle { 2 * rec_len(sh.max_len) } else { sh.lay.ring / 4 };
-        if unreported > 0 && unreported >= batch as u64 {
-            if ctrl.write_u64(h + ring::CREDIT, credit_word(r.pos, p.peer_start)).is_ok() {
-                p.uni_reported = r.pos;
-            }
+        let batch = if idle {
+            2 * rec_len(sh.max_len)
+        } else {
+            sh.lay.ring / 4
+        };
+        if unreported > 0
+            && unreported >= batch as u64
+            && ctrl
+                .write_u64(h + ring::CREDIT, credit_word(r.pos, p.peer_start))
+                .is_ok()
+        {
+            p.uni_reported = r.pos;
         }
     }
     if let Some(r) = p.bc {
         let unreported = r.pos.wrapping_sub(p.bc_reported);
-        if unreported > 0 && (idle || unreported >= (sh.lay.bring / 4) as u64) {
-            if ctrl.write_u64(h + ring::BCREDIT, credit_word(r.pos, p.peer_start)).is_ok() {
-                p.bc_reported = r.pos;
-            }
+        if unreported > 0
+            && (idle || unreported >= (sh.lay.bring / 4) as u64)
+            && ctrl
+                .write_u64(h + ring::BCREDIT, credit_word(r.pos, p.peer_start))
+                .is_ok()
+        {
+            p.bc_reported = r.pos;
         }
     }
 }

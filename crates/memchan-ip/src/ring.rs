@@ -153,7 +153,13 @@ impl Writer {
 
     /// Writes `pkt` as the next record of the ring at `base` (`size` bytes). The
     /// caller checked the room (`need` against the reader's credit).
-    pub fn push(&mut self, tx: &impl Sink, base: usize, size: usize, pkt: &[u8]) -> memchan::Result<()> {
+    pub fn push(
+        &mut self,
+        tx: &impl Sink,
+        base: usize,
+        size: usize,
+        pkt: &[u8],
+    ) -> memchan::Result<()> {
         let mut pos = (self.head % size as u64) as usize;
         let rec = rec_len(pkt.len());
         if pos + rec > size {
@@ -195,7 +201,7 @@ impl Reader {
     pub fn peek(&mut self, rx: &impl Source, base: usize, size: usize, max_len: usize) -> Next {
         for _ in 0..2 {
             let p = (self.pos % size as u64) as usize;
-            if p % ALIGN != 0 {
+            if !p.is_multiple_of(ALIGN) {
                 return Next::Bad("a ring position off the record alignment");
             }
             let Ok(w) = rx.get_u64(base + p) else {
@@ -248,7 +254,9 @@ mod tests {
     impl Source for Mem {
         fn get_u64(&self, off: usize) -> memchan::Result<u64> {
             let m = self.0.borrow();
-            let b = m.get(off..off + 8).ok_or(memchan::Error::Unsupported("oob"))?;
+            let b = m
+                .get(off..off + 8)
+                .ok_or(memchan::Error::Unsupported("oob"))?;
             Ok(u64::from_le_bytes(b.try_into().unwrap()))
         }
     }
@@ -257,7 +265,10 @@ mod tests {
     fn records_wrap_and_arrive_in_order_intact() {
         let (base, size) = (64, 1024);
         let m = Mem(RefCell::new(vec![0; base + size]));
-        let mut w = Writer { head: 0, seq: u32::MAX - 2 };
+        let mut w = Writer {
+            head: 0,
+            seq: u32::MAX - 2,
+        };
         let mut r = Reader { pos: 0, seq: w.seq };
         assert_eq!(r.peek(&m, base, size, 500), Next::Empty);
         for i in 0..40usize {

@@ -66,7 +66,9 @@ impl Tun {
             let e = io::Error::last_os_error();
             return Err(match e.raw_os_error() {
                 Some(libc::ENOENT) | Some(libc::ENODEV) | Some(libc::ENXIO) => IpError::NoTunDevice,
-                Some(libc::EACCES) | Some(libc::EPERM) => IpError::NotPermitted("open /dev/net/tun"),
+                Some(libc::EACCES) | Some(libc::EPERM) => {
+                    IpError::NotPermitted("open /dev/net/tun")
+                }
                 _ => IpError::Os {
                     what: "open /dev/net/tun",
                     source: e,
@@ -118,7 +120,11 @@ impl Tun {
         let mut r = ifreq(&self.name);
         r.ifr_ifru.ifru_addr = sockaddr_in(addr);
         sioc("SIOCSIFADDR", libc::SIOCSIFADDR, &mut r)?;
-        let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(prefix)) };
+        let mask = if prefix == 0 {
+            0
+        } else {
+            u32::MAX << (32 - u32::from(prefix))
+        };
         let mut r = ifreq(&self.name);
         r.ifr_ifru.ifru_netmask = sockaddr_in(Ipv4Addr::from(mask));
         sioc("SIOCSIFNETMASK", libc::SIOCSIFNETMASK, &mut r)?;

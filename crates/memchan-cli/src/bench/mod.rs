@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub mod clock;
 pub mod dispatch;
 pub mod hosts;
+pub mod ip;
 pub mod memchan_side;
 pub mod model;
 pub mod peers;
@@ -182,14 +183,34 @@ pub fn run(args: BenchArgs) -> Result<()> {
             }
         }
     }
+    // The IP level (seed 002's third): TCP over memchan ip against TCP over a veth.
+    let ip_figures = match ip::unavailable() {
+        Some(why) => Err(format!("skipped: {why}")),
+        None => {
+            ip::measure(&cfg, &launcher.clock, &|m| pb.set_message(m.to_string())).map_err(|e| {
+                let note = format!("memchan ip measurement failed: {e:#}");
+                failures.push(note.clone());
+                note
+            })
+        }
+    };
     pb.finish_and_clear();
     info.elapsed_s = started.elapsed().as_secs_f64();
     info.notes.extend(failures.iter().cloned());
 
     let rep = report::Report::build(&cfg, &set, &info);
     print!("{}", rep.render_text());
+    match &ip_figures {
+        Ok(f) => print!("{}", f.render()),
+        Err(why) => println!("TCP/IP over memchan: not measured ({why})"),
+    }
     if let Some(path) = &args.json {
-        write_json(path, &rep.to_json())?;
+        let mut j = rep.to_json();
+        match &ip_figures {
+            Ok(f) => f.merge_json(&mut j),
+            Err(why) => ip::note_skipped(&mut j, why),
+        }
+        write_json(path, &j)?;
     }
     if let Some(dir) = &args.plot {
         let files = plot::write(dir, &rep, &set)
