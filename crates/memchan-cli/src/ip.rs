@@ -38,7 +38,7 @@ pub struct IpArgs {
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_nodes: usize,
     /// Microseconds the receiver busy-polls before it sleeps (0: sleep at once).
-    #[arg(long, value_name = "US", default_value_t = 50)]
+    #[arg(long, value_name = "US", default_value_t = 200)]
     pub spin_us: u64,
     /// Print the counters every N seconds (0: only when stopping).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -79,7 +79,7 @@ pub fn run(a: IpArgs) -> Result<()> {
     )?;
     out.flush()?;
     let mut next = Instant::now() + Duration::from_secs(a.stats_secs);
-    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) && node.is_running() {
         std::thread::sleep(Duration::from_millis(50));
         if a.stats_secs > 0 && Instant::now() >= next {
             next += Duration::from_secs(a.stats_secs);
@@ -87,8 +87,14 @@ pub fn run(a: IpArgs) -> Result<()> {
             out.flush()?;
         }
     }
+    let failed = !node.is_running();
     let last = node.stop();
     writeln!(out, "counters {last}")?;
     out.flush()?;
+    if failed {
+        anyhow::bail!(
+            "memchan ip stopped: this node can no longer take part in the cluster (see the log)"
+        );
+    }
     Ok(())
 }

@@ -11,7 +11,8 @@
 //!   mapping into every node's copy. Layout and protocol: [`ring`].
 //! - **Receiving**: one thread sleeps in `RxMapping::wait` (notify on the header
 //!   pages only: a sender rings a doorbell word after a batch), drains every ring,
-//!   and writes each packet to the TUN device straight from receive memory.
+//!   and writes each packet to the TUN device straight from receive memory; after
+//!   traffic it spins a while first, sending too.
 //! - **Flow control**: the reader returns credits (bytes consumed) in batches; a
 //!   full unicast ring makes the sender wait for credits (up to 200 ms, then the
 //!   packet is dropped and counted), a full broadcast ring drops at once.
@@ -82,7 +83,8 @@ pub struct IpConfig {
     pub max_nodes: usize,
     /// The segment holding every ring.
     pub segment: String,
-    /// How long the receiver busy-polls before it sleeps (0: sleep at once).
+    /// How long the receiver busy-polls after traffic before it sleeps (0: sleep at
+    /// once).
     pub spin: Duration,
 }
 
@@ -96,7 +98,7 @@ impl Default for IpConfig {
             bcast_ring_bytes: 256 << 10,
             max_nodes: 8,
             segment: "memchan-ip".into(),
-            spin: Duration::from_micros(50),
+            spin: Duration::from_micros(200),
         }
     }
 }

@@ -233,6 +233,12 @@ impl IpNode {
         &self.ifname
     }
 
+    /// False once the interface stopped by itself (this node was isolated, or lost
+    /// its hub): the caller should stop it and leave.
+    pub fn is_running(&self) -> bool {
+        !self.sh.stop.load(Relaxed)
+    }
+
     /// The counters now.
     pub fn counters(&self) -> CounterSnapshot {
         self.sh.c.snapshot()
@@ -484,6 +490,8 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
     let mut st: Vec<PeerRx> = (0..sh.lay.slots).map(|_| PeerRx::default()).collect();
     let mut epoch = u64::MAX;
     let mut warned_beyond = false;
+    // Traffic since the last sleep: worth spinning for more.
+    let mut active = false;
     while !sh.stop.load(Relaxed) {
         let e = sh.cluster.epoch();
         if e != epoch {
@@ -514,28 +522,38 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             take_credits(sh, &rx, id);
         }
         if progress {
+            active = true;
             continue;
         }
         for p in st.iter_mut() {
             report_credits(sh, p, true);
         }
-        // Spin a while before sleeping, sending too: an answer to what was just
-        // delivered then leaves without waking the transmit thread.
-        let end = Instant::now() + sh.spin;
+        // After traffic, spin a while before sleeping, sending too: an answer to
+        // what was just delivered then leaves without waking the transmit thread.
+        // An idle node does not spin.
         let mut woke = false;
-        while !woke && Instant::now() < end {
-            if let Ok(mut t) = sh.txs.try_lock() {
-                pump(sh, &mut t);
+        if active {
+            let end = Instant::now() + sh.spin;
+            while !woke && Instant::now() < end {
+                if let Ok(mut t) = sh.txs.try_lock() {
+                    pump(sh, &mut t);
+                }
+                woke = rx.wait_spin(Some(Duration::ZERO)).unwrap_or(false);
+                // A spinning receiver must not keep the programs it serves off the core.
+                std::thread::yield_now();
             }
-            woke = rx.wait_spin(Some(Duration::ZERO)).unwrap_or(false);
         }
         if woke {
             continue;
         }
-        if let Err(e) = rx.wait(Some(TICK)) {
-            tracing::warn!(error = %e, "memchan ip: this node can no longer receive; stopping");
-            sh.c.errors.fetch_add(1, Relaxed);
-            std::thread::sleep(TICK);
+        match rx.wait(Some(TICK)) {
+            Ok(w) => active = w,
+            Err(e) => {
+                // Isolated, or the hub is gone: this node cannot take part any more.
+                tracing::error!(error = %e, "memchan ip: this node can no longer receive; stopping");
+                sh.c.errors.fetch_add(1, Relaxed);
+                sh.stop.store(true, SeqCst);
+            }
         }
     }
 }
