@@ -38,7 +38,7 @@ pub struct IpArgs {
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_nodes: usize,
     /// Microseconds the receiver busy-polls before it sleeps (0: sleep at once).
-    #[arg(long, value_name = "US", default_value_t = 200)]
+    #[arg(long, value_name = "US", default_value_t = 0)]
     pub spin_us: u64,
     /// Print the counters every N seconds (0: only when stopping).
     #[arg(long, value_name = "N", default_value_t = 0)]

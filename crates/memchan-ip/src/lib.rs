@@ -98,7 +98,7 @@ impl Default for IpConfig {
             bcast_ring_bytes: 256 << 10,
             max_nodes: 8,
             segment: "memchan-ip".into(),
-            spin: Duration::from_micros(200),
+            spin: Duration::ZERO,
         }
     }
 }
