@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything memchan needs on a fresh Debian machine: the Rust
 # components, Open MPI with OSHMEM (the bench's peers), matplotlib (plots), and
-# iproute2 + nftables (network namespaces and packet drops for multi-host tests).
+# iproute2 + nftables (network namespaces and packet drops for multi-host tests),
+# iperf3 + ping (programs run unmodified over `memchan ip`).
 # Idempotent: safe to run again.
 set -euo pipefail
 
@@ -13,6 +14,9 @@ command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 # multi-host tests and `memchan bench --hosts`: network namespaces, veth, nftables
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v nft >/dev/null 2>&1 || need_apt+=(nftables)
+# `memchan ip` tests and bench: unmodified programs over the TUN interface
+command -v iperf3 >/dev/null 2>&1 || need_apt+=(iperf3)
+command -v ping >/dev/null 2>&1 || need_apt+=(iputils-ping)
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq

@@ -13,6 +13,7 @@ use tracing_subscriber::EnvFilter;
 
 mod bench;
 mod hub;
+mod ip;
 mod metrics;
 mod relay;
 mod run;
@@ -49,6 +50,9 @@ enum Command {
     /// Start N processes (PEs) of a program on this host, ranks in the environment,
     /// bound to cores, as one job (mpirun/oshrun syntax; `memchan run --help`).
     Run(run::RunCli),
+    /// Give this node a TUN interface whose IP packets travel as memchan writes
+    /// (TCP/IP over memchan): node N is host N+1 of the subnet. Needs root.
+    Ip(ip::IpArgs),
 }
 
 /// The variable holding the log filter, in `tracing_subscriber::EnvFilter` syntax
@@ -91,6 +95,7 @@ fn main() -> Result<()> {
         Command::Hub(args) => hub::run(args),
         Command::Status(args) => status::run(args),
         Command::Run(args) => std::process::exit(run::main("memchan run", args.args)),
+        Command::Ip(args) => ip::run(args),
         Command::BenchWorker(args) => {
             // One line for the coordinator to quote, without a backtrace.
             if let Err(e) = bench::dispatch::main(args) {

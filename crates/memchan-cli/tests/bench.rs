@@ -154,6 +154,42 @@ fn quick_bench_writes_json_tables_and_plots() {
         }
         assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
     }
+    // The IP level (TCP over memchan ip against TCP over a veth), where it can run.
+    // SAFETY: geteuid(2) has no preconditions.
+    let ip_can_run = unsafe { libc::geteuid() } == 0 && Path::new("/dev/net/tun").exists();
+    if ip_can_run {
+        for (key, target) in [
+            ("ip_latency_8b_us", "<= 1.5x"),
+            ("ip_bandwidth_gbps", ">= 0.7x"),
+        ] {
+            num(&v, key, "memchan_ip");
+            num(&v, key, "tcp_veth");
+            let t = v["targets"]
+                .as_array()
+                .and_then(|a| a.iter().find(|t| t["figure"] == key))
+                .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
+            assert_eq!(t["target"], target, "{t}");
+            assert_eq!(
+                (&t["subject"], &t["reference"]),
+                (&"memchan_ip".into(), &"tcp_veth".into())
+            );
+            let r = v["ratios"][key]["memchan_ip_vs_tcp_veth"]
+                .as_f64()
+                .expect("ip ratio");
+            let met = if key == "ip_latency_8b_us" {
+                r <= 1.5
+            } else {
+                r >= 0.7
+            };
+            assert_eq!(t["met"].as_bool(), Some(met), "{t} vs ratio {r}");
+        }
+        assert!(stdout.contains("[ip_latency_8b_us]") && stdout.contains("[ip_bandwidth_gbps]"));
+    } else {
+        assert!(
+            v["ip"]["skipped"].is_string(),
+            "no reason for skipping the IP level"
+        );
+    }
     num(&v, "notify_wake_ns", "memchan");
     // The global clock's measured bound on both transports (never 0: a read costs).
     for s in ["shm", "hub"] {

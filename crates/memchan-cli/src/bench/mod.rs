@@ -14,6 +14,7 @@ pub mod deposit;
 pub mod dispatch;
 pub mod global_clock;
 pub mod hosts;
+pub mod ip;
 pub mod memchan_side;
 pub mod model;
 pub mod peers;
@@ -195,6 +196,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
             Err(e) => failures.push(format!("memchan deposit measurements failed: {e:#}")),
         }
     }
+    // The IP level (seed 002's third): TCP over memchan ip against TCP over a veth.
+    let ip_figures = match ip::unavailable() {
+        Some(why) => Err(format!("skipped: {why}")),
+        None => {
+            ip::measure(&cfg, &launcher.clock, &|m| pb.set_message(m.to_string())).map_err(|e| {
+                let note = format!("memchan ip measurement failed: {e:#}");
+                failures.push(note.clone());
+                note
+            })
+        }
+    };
     pb.finish_and_clear();
     if memchan_on {
         match global_clock::measure_one_host(&mut set) {
@@ -208,9 +220,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let mut rep = report::Report::build(&cfg, &set, &info);
     rep.tables.extend(deposit_tables);
     print!("{}", rep.render_text());
+    match &ip_figures {
+        Ok(f) => print!("{}", f.render()),
+        Err(why) => println!("TCP/IP over memchan: not measured ({why})"),
+    }
     if let Some(path) = &args.json {
         let mut j = rep.to_json();
         deposit::add_sweep_json(&mut j, &rep.tables);
+        match &ip_figures {
+            Ok(f) => f.merge_json(&mut j),
+            Err(why) => ip::note_skipped(&mut j, why),
+        }
         write_json(path, &j)?;
     }
     if let Some(dir) = &args.plot {

@@ -1,0 +1,433 @@
+//! The IP level of `memchan bench` (seed 002's third level): TCP between two network
+//! namespaces, over a veth pair (`tcp_veth`, the kernel's own path) and over
+//! `memchan ip` (`memchan_ip`: a TUN interface in each namespace, the packets
+//! carried as memchan writes through shared memory), side by side in every round,
+//! the order flipping every other round:
+//!
+//! | figure               | what                                                       |
+//! |----------------------|------------------------------------------------------------|
+//! | `ip_latency_8b_us`   | 8-byte TCP ping-pong (TCP_NODELAY, blocking reads), one way |
+//! | `ip_bandwidth_gbps`  | a TCP stream of 1 MiB writes, GB/s per window of 16 MiB (a 1-byte answer closes each window) |
+//!
+//! Targets (SPEC.md): `memchan_ip` bandwidth >= 0.7x and latency <= 1.5x
+//! `tcp_veth`'s. Both sides are threads of the bench process that entered their
+//! namespace (`setns`), the timing side pinned to the first core, the answering
+//! side to the second; the two `memchan ip` processes are not pinned. It runs only
+//! as root with `/dev/net/tun` and iproute2, and otherwise says why it was skipped.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Map, Value};
+
+use super::clock::{ticks, Clock};
+use super::hosts::netns::{self, Namespaces};
+use super::model::Config;
+use super::pingpong;
+use super::refs::{PageBuf, Tcp};
+use super::stats::summarize;
+use super::worker::pin;
+
+/// JSON figure keys.
+pub const FIG_LATENCY: &str = "ip_latency_8b_us";
+pub const FIG_BANDWIDTH: &str = "ip_bandwidth_gbps";
+/// The series.
+const MEMCHAN_IP: &str = "memchan_ip";
+const TCP_VETH: &str = "tcp_veth";
+/// Targets: memchan_ip latency <= 1.5x, bandwidth >= 0.7x of tcp_veth.
+const LATENCY_TARGET: f64 = 1.5;
+const BANDWIDTH_TARGET: f64 = 0.7;
+const MIB: usize = 1 << 20;
+const WINDOW_MIB: usize = 16;
+
+/// Samples per series of both figures, and per-round medians.
+#[derive(Debug, Default)]
+pub struct IpFigures {
+    lat: [Vec<f64>; 2],
+    bw: [Vec<f64>; 2],
+    round_lat: Vec<[f64; 2]>,
+    round_bw: Vec<[f64; 2]>,
+}
+
+/// Why the IP level cannot run here, if it cannot.
+pub fn unavailable() -> Option<String> {
+    // SAFETY: geteuid(2) has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("needs root (network namespaces and a TUN interface)".into());
+    }
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        return Some("no /dev/net/tun".into());
+    }
+    if netns::ip_binary().is_none() {
+        return Some("needs iproute2 (`ip`)".into());
+    }
+    None
+}
+
+/// Runs `f` on a thread that entered namespace `ns` (and is pinned to `cpu`).
+fn in_ns<T: Send>(ns: &str, cpu: usize, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            netns::enter(ns)?;
+            pin(cpu)?;
+            f()
+        })
+        .join()
+        .unwrap_or_else(|_| bail!("a measurement thread panicked"))
+    })
+}
+
+/// A `memchan ip` process in a namespace; stopped with SIGTERM (a clean leave, so
+/// the cluster's files go) on drop.
+struct IpProc(Child);
+
+impl IpProc {
+    fn start(ns: &Namespaces, which: &str, cluster: &str) -> Result<(IpProc, String)> {
+        let exe = std::env::current_exe().context("locating the memchan binary")?;
+        let mut child = Command::new(ns.ip_path())
+            .args(["netns", "exec", which])
+            .arg(&exe)
+            .args(["ip", "--cluster", cluster])
+            .env_remove("MEMCHAN_HUB")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting memchan ip")?;
+        let out = child.stdout.take().context("memchan ip stdout")?;
+        let p = IpProc(child);
+        let mut line = String::new();
+        BufReader::new(out)
+            .read_line(&mut line)
+            .context("reading memchan ip's `up` line")?;
+        let addr = line
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("addr="))
+            .and_then(|a| a.split('/').next())
+            .with_context(|| {
+                format!(
+                    "memchan ip in {which} did not come up (said `{}`)",
+                    line.trim()
+                )
+            })?;
+        Ok((p, addr.to_string()))
+    }
+}
+
+impl Drop for IpProc {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's pid (`ip netns exec` execs memchan).
+        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One 8-byte ping-pong over TCP to `addr:port` (server in `ns.b`): one-way µs.
+fn latency(
+    ns: &Namespaces,
+    cfg: &Config,
+    clock: &Clock,
+    addr: &str,
+    port: u16,
+    iters: u64,
+) -> Result<Vec<f64>> {
+    let bind = format!("{addr}:{port}");
+    let l = in_ns(&ns.b, cfg.cpus.1, || {
+        TcpListener::bind(&bind).with_context(|| format!("binding {bind}"))
+    })?;
+    let warmup = (iters / 10).max(10);
+    std::thread::scope(|s| {
+        let server = s.spawn(|| -> Result<()> {
+            pin(cfg.cpus.1)?;
+            let (c, _) = l.accept().context("accepting the ping side")?;
+            pingpong::pong(&mut Tcp::new(c)?, warmup, iters)
+        });
+        let v = in_ns(&ns.a, cfg.cpus.0, || {
+            let c = TcpStream::connect(&bind).with_context(|| format!("connecting to {bind}"))?;
+            pingpong::ping(&mut Tcp::new(c)?, warmup, iters, clock)
+        });
+        server
+            .join()
+            .unwrap_or_else(|_| bail!("pong thread panicked"))?;
+        Ok(v?.into_iter().map(|ns| ns / 1e3).collect())
+    })
+}
+
+/// A TCP stream of 1 MiB writes to `addr:port`: GB/s per window of 16 MiB.
+fn bandwidth(
+    ns: &Namespaces,
+    cfg: &Config,
+    clock: &Clock,
+    addr: &str,
+    port: u16,
+    windows: u64,
+) -> Result<Vec<f64>> {
+    let bind = format!("{addr}:{port}");
+    let l = in_ns(&ns.b, cfg.cpus.1, || {
+        TcpListener::bind(&bind).with_context(|| format!("binding {bind}"))
+    })?;
+    let total = windows + 1; // the first is a warm-up
+    std::thread::scope(|s| {
+        let server = s.spawn(|| -> Result<()> {
+            pin(cfg.cpus.1)?;
+            let (mut c, _) = l.accept().context("accepting the stream")?;
+            let mut buf = vec![0u8; MIB];
+            for _ in 0..total {
+                let mut left = WINDOW_MIB * MIB;
+                while left > 0 {
+                    let n = c
+                        .read(&mut buf[..left.min(MIB)])
+                        .context("reading the stream")?;
+                    if n == 0 {
+                        bail!("the stream ended early");
+                    }
+                    left -= n;
+                }
+                c.write_all(&[1]).context("answering a window")?;
+            }
+            Ok(())
+        });
+        let v = in_ns(&ns.a, cfg.cpus.0, || {
+            let mut c =
+                TcpStream::connect(&bind).with_context(|| format!("connecting to {bind}"))?;
+            let buf = PageBuf::new(MIB, 0x5a);
+            let mut out = Vec::new();
+            for w in 0..total {
+                let t0 = ticks();
+                for _ in 0..WINDOW_MIB {
+                    c.write_all(buf.as_slice()).context("writing the stream")?;
+                }
+                let mut b = [0u8; 1];
+                c.read_exact(&mut b).context("reading a window's answer")?;
+                if w > 0 {
+                    out.push((WINDOW_MIB * MIB) as f64 / clock.ns(ticks().wrapping_sub(t0)));
+                }
+            }
+            Ok(out)
+        });
+        server
+            .join()
+            .unwrap_or_else(|_| bail!("stream reader panicked"))?;
+        v
+    })
+}
+
+/// Waits until a TCP connection to `addr` from namespace `ns_a` succeeds (the two
+/// `memchan ip` nodes found each other).
+fn wait_reachable(ns: &Namespaces, addr: &str, port: u16) -> Result<()> {
+    let bind = format!("{addr}:{port}");
+    let l = in_ns(&ns.b, 0, || {
+        TcpListener::bind(&bind).with_context(|| format!("binding {bind}"))
+    })?;
+    l.set_nonblocking(true)?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let to: std::net::SocketAddr = bind.parse()?;
+        let ok = in_ns(&ns.a, 0, || {
+            Ok(TcpStream::connect_timeout(&to, Duration::from_millis(500)).is_ok())
+        })?;
+        if ok {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("the two memchan ip nodes did not reach each other within 20 s");
+        }
+    }
+}
+
+/// Measures both figures in `cfg.rounds` rounds.
+pub fn measure(cfg: &Config, clock: &Clock, progress: &dyn Fn(&str)) -> Result<IpFigures> {
+    let ns = Namespaces::create()?;
+    let cluster = format!("memchan-bench-ip-{}", std::process::id());
+    let (pa, _addr_a) = IpProc::start(&ns, &ns.a, &cluster)?;
+    let (pb, addr_b) = IpProc::start(&ns, &ns.b, &cluster)?;
+    let mut port = 5600;
+    wait_reachable(&ns, &addr_b, port)?;
+    let iters = if cfg.quick { 1000 } else { 5000 };
+    let windows = if cfg.quick { 4 } else { 16 };
+    let mut f = IpFigures::default();
+    for round in 0..cfg.rounds {
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        let mut lat = [0.0; 2];
+        let mut bw = [0.0; 2];
+        for i in order {
+            let (addr, name) = if i == 0 {
+                (addr_b.as_str(), MEMCHAN_IP)
+            } else {
+                (netns::ADDR_B, TCP_VETH)
+            };
+            progress(&format!("ip round {}/{}: {name}", round + 1, cfg.rounds));
+            port += 1;
+            let l = latency(&ns, cfg, clock, addr, port, iters)
+                .with_context(|| format!("{name} latency"))?;
+            port += 1;
+            let b = bandwidth(&ns, cfg, clock, addr, port, windows)
+                .with_context(|| format!("{name} bandwidth"))?;
+            lat[i] = summarize(&l).map_or(f64::NAN, |s| s.median);
+            bw[i] = summarize(&b).map_or(f64::NAN, |s| s.median);
+            f.lat[i].extend(l);
+            f.bw[i].extend(b);
+        }
+        f.round_lat.push(lat);
+        f.round_bw.push(bw);
+    }
+    drop((pa, pb));
+    Ok(f)
+}
+
+/// One figure's medians, p99s, ratio and target verdict.
+struct Fig {
+    key: &'static str,
+    unit: &'static str,
+    title: &'static str,
+    med: [f64; 2],
+    p99: [f64; 2],
+    n: [usize; 2],
+    ratio: f64,
+    round_ratios: Vec<f64>,
+    target: String,
+    met: bool,
+}
+
+impl IpFigures {
+    fn figs(&self) -> Vec<Fig> {
+        let one = |key, unit, title, s: &[Vec<f64>; 2], rounds: &[[f64; 2]], lower_better: bool| {
+            let (a, b) = (summarize(&s[0]), summarize(&s[1]));
+            let med = [
+                a.map_or(f64::NAN, |x| x.median),
+                b.map_or(f64::NAN, |x| x.median),
+            ];
+            let p99 = [a.map_or(f64::NAN, |x| x.p99), b.map_or(f64::NAN, |x| x.p99)];
+            let ratio = med[0] / med[1];
+            let (target, met) = if lower_better {
+                (format!("<= {LATENCY_TARGET}x"), ratio <= LATENCY_TARGET)
+            } else {
+                (format!(">= {BANDWIDTH_TARGET}x"), ratio >= BANDWIDTH_TARGET)
+            };
+            Fig {
+                key,
+                unit,
+                title,
+                med,
+                p99,
+                n: [s[0].len(), s[1].len()],
+                ratio,
+                round_ratios: rounds.iter().map(|r| r[0] / r[1]).collect(),
+                target,
+                met,
+            }
+        };
+        vec![
+            one(
+                FIG_LATENCY,
+                "µs",
+                "TCP/IP over memchan: 8-byte one-way latency (TCP ping-pong)",
+                &self.lat,
+                &self.round_lat,
+                true,
+            ),
+            one(
+                FIG_BANDWIDTH,
+                "GB/s",
+                "TCP/IP over memchan: bandwidth (TCP stream of 1 MiB writes)",
+                &self.bw,
+                &self.round_bw,
+                false,
+            ),
+        ]
+    }
+
+    /// The two tables and their verdicts, as text.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        for f in self.figs() {
+            let _ = writeln!(o, "== {}   [{}]", f.title, f.key);
+            let _ = writeln!(
+                o,
+                "   {:<12} {:>14} {:>14} {:>16}",
+                "name",
+                format!("median ({})", f.unit),
+                format!("p99 ({})", f.unit),
+                "ratio vs tcp_veth"
+            );
+            for (i, name) in [MEMCHAN_IP, TCP_VETH].iter().enumerate() {
+                let r = if i == 0 {
+                    format!("{:.2}x", f.ratio)
+                } else {
+                    "1.00x".into()
+                };
+                let _ = writeln!(
+                    o,
+                    "   {:<12} {:>14.3} {:>14.3} {:>16}",
+                    name, f.med[i], f.p99[i], r
+                );
+            }
+            let _ = writeln!(
+                o,
+                "   target: {MEMCHAN_IP} {} {TCP_VETH}: {:.2}x, {}",
+                f.target,
+                f.ratio,
+                if f.met { "met" } else { "NOT MET" }
+            );
+        }
+        o
+    }
+
+    /// Adds the figures, units, ratios, targets and sample counts to the bench's JSON.
+    pub fn merge_json(&self, j: &mut Value) {
+        for f in self.figs() {
+            let pair = |v: [f64; 2]| json!({ MEMCHAN_IP: v[0], TCP_VETH: v[1] });
+            if let Some(m) = j["figures"].as_object_mut() {
+                m.insert(f.key.into(), pair(f.med));
+                m.insert(format!("{}_p99", f.key), pair(f.p99));
+            }
+            if let Some(m) = j["units"].as_object_mut() {
+                m.insert(f.key.into(), json!(f.unit));
+            }
+            if let Some(m) = j["ratios"].as_object_mut() {
+                m.insert(
+                    f.key.into(),
+                    json!({ format!("{MEMCHAN_IP}_vs_{TCP_VETH}"): f.ratio }),
+                );
+            }
+            if let Some(m) = j["samples"].as_object_mut() {
+                m.insert(
+                    f.key.into(),
+                    json!({ MEMCHAN_IP: f.n[0], TCP_VETH: f.n[1] }),
+                );
+            }
+            if let Some(a) = j["targets"].as_array_mut() {
+                a.push(json!({
+                    "figure": f.key,
+                    "subject": MEMCHAN_IP,
+                    "reference": TCP_VETH,
+                    "target": f.target,
+                    "ratio": f.ratio,
+                    "met": f.met,
+                    "per_round_ratios": f.round_ratios,
+                }));
+            }
+        }
+    }
+}
+
+/// Notes in the JSON why the IP level was not measured.
+pub fn note_skipped(j: &mut Value, why: &str) {
+    if let Some(m) = j.as_object_mut() {
+        let mut s = Map::new();
+        s.insert("skipped".into(), json!(why));
+        m.insert("ip".into(), Value::Object(s));
+    }
+}

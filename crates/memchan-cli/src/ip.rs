@@ -1,0 +1,100 @@
+//! `memchan ip`: gives this node a TUN interface whose packets travel as memchan
+//! writes (`memchan_ip`). It joins the cluster (on this host, or through the hub
+//! `MEMCHAN_HUB` names), prints `up node=N addr=A/P dev=IF` on stdout, a counters
+//! line every `--stats-secs`, and serves until SIGTERM or SIGINT, then prints the
+//! final counters (`counters ...`) and leaves.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use memchan_ip::{IpConfig, IpNode, Subnet};
+
+/// Options of `memchan ip`.
+#[derive(Debug, Clone, Args)]
+pub struct IpArgs {
+    /// The cluster to join (on this host; with MEMCHAN_HUB set, through that hub).
+    #[arg(long, value_name = "NAME")]
+    pub cluster: String,
+    /// The subnet: node id N gets host address N + 1 (10.77.0.0/24: node 0 is
+    /// 10.77.0.1). Every node of the cluster must use the same.
+    #[arg(long, value_name = "A.B.C.D/P", default_value = "10.77.0.0/24")]
+    pub subnet: String,
+    /// Name of the TUN interface.
+    #[arg(long, value_name = "NAME", default_value = "mcip0")]
+    pub ifname: String,
+    /// MTU of the interface (at most 65535): large, so per-packet cost does not cap TCP.
+    #[arg(long, value_name = "BYTES", default_value_t = 65535)]
+    pub mtu: u32,
+    /// Each sender's unicast ring in each receiver, KiB (same on every node).
+    #[arg(long, value_name = "KIB", default_value_t = 4096)]
+    pub ring_kib: usize,
+    /// Each sender's broadcast ring, KiB (same on every node).
+    #[arg(long, value_name = "KIB", default_value_t = 256)]
+    pub bcast_ring_kib: usize,
+    /// Node ids 0..N take part (same on every node): receive memory is N slots.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub max_nodes: usize,
+    /// Microseconds the receiver busy-polls before it sleeps (0: sleep at once).
+    #[arg(long, value_name = "US", default_value_t = 0)]
+    pub spin_us: u64,
+    /// Print the counters every N seconds (0: only when stopping).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub stats_secs: u64,
+}
+
+/// Entry point of `memchan ip`.
+pub fn run(a: IpArgs) -> Result<()> {
+    let subnet: Subnet = a.subnet.parse()?;
+    let cfg = IpConfig {
+        subnet,
+        ifname: a.ifname.clone(),
+        mtu: a.mtu,
+        ring_bytes: a.ring_kib << 10,
+        bcast_ring_bytes: a.bcast_ring_kib << 10,
+        max_nodes: a.max_nodes,
+        spin: Duration::from_micros(a.spin_us),
+        ..IpConfig::default()
+    };
+    // Signals first: one that arrives while starting still stops us cleanly.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).context("installing signal handlers")?;
+    }
+    let cluster = Arc::new(
+        memchan::Cluster::join(&a.cluster)
+            .with_context(|| format!("joining cluster `{}`", a.cluster))?,
+    );
+    let node = IpNode::start(cluster.clone(), &cfg).context("memchan ip")?;
+    let mut out = std::io::stdout();
+    writeln!(
+        out,
+        "up node={} addr={}/{} dev={}",
+        cluster.node_id().0,
+        node.addr(),
+        subnet.prefix(),
+        node.ifname()
+    )?;
+    out.flush()?;
+    let mut next = Instant::now() + Duration::from_secs(a.stats_secs);
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) && node.is_running() {
+        std::thread::sleep(Duration::from_millis(50));
+        if a.stats_secs > 0 && Instant::now() >= next {
+            next += Duration::from_secs(a.stats_secs);
+            writeln!(out, "stats peers={} {}", node.peers_up(), node.counters())?;
+            out.flush()?;
+        }
+    }
+    let failed = !node.is_running();
+    let last = node.stop();
+    writeln!(out, "counters {last}")?;
+    out.flush()?;
+    if failed {
+        anyhow::bail!(
+            "memchan ip stopped: this node can no longer take part in the cluster (see the log)"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,414 @@
+//! `memchan ip` end to end (root): two network namespaces, each running `memchan ip`
+//! as a node of one cluster (sharing /dev/shm: the one-host transport; or through a
+//! hub in a third namespace), and unmodified programs between them: ping (unicast
+//! and to the subnet's broadcast address), iperf3, and a TCP transfer whose bytes
+//! are compared. Each test asserts from the nodes' own counters that the traffic
+//! went through memchan. Without root the tests say so and pass; without ping or
+//! iperf3 they fail naming scripts/setup.sh.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use memchan_testkit::netns::Topology;
+
+/// Bounds every wait (a hang guard, not a speed claim).
+const WAIT: Duration = Duration::from_secs(30);
+
+fn root_with_tun() -> bool {
+    // SAFETY: geteuid(2) has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("memchan ip tests skipped: they need root (network namespaces, TUN)");
+    } else if !std::path::Path::new("/dev/net/tun").exists() {
+        eprintln!("memchan ip tests skipped: no /dev/net/tun");
+        return false;
+    }
+    root
+}
+
+fn need(tool: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(found, "{tool} is not installed: run scripts/setup.sh");
+}
+
+/// `memchan ip` in a namespace: stdout lines on a channel, stderr collected to a
+/// file-like string by a thread. Killed and reaped on drop.
+struct IpProc {
+    child: Child,
+    lines: Receiver<String>,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+impl IpProc {
+    fn spawn(topo: &Topology, ns: &str, cluster: &str, env: &[(&str, &str)]) -> (IpProc, String) {
+        let bin = env!("CARGO_BIN_EXE_memchan");
+        let mut cmd = topo.command(ns, bin, &["ip", "--cluster", cluster]);
+        cmd.env_remove("MEMCHAN_HUB").env_remove("MEMCHAN_KEY_FILE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn memchan ip");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut err = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            s
+        });
+        let mut p = IpProc {
+            child,
+            lines,
+            stderr,
+        };
+        let up = p.line("up");
+        // "node=N addr=A/P dev=IF"
+        let addr = up
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("addr="))
+            .and_then(|a| a.split('/').next())
+            .unwrap_or_else(|| panic!("no addr= in `up {up}`"))
+            .to_string();
+        (p, addr)
+    }
+
+    /// The next stdout line starting with `prefix `, its rest.
+    fn line(&mut self, prefix: &str) -> String {
+        loop {
+            match self.lines.recv_timeout(WAIT) {
+                Ok(l) => {
+                    if let Some(rest) = l.strip_prefix(&format!("{prefix} ")) {
+                        return rest.to_string();
+                    }
+                }
+                Err(e) => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    panic!("no `{prefix}` line from memchan ip ({e})");
+                }
+            }
+        }
+    }
+
+    /// SIGTERM; the final counters, as (name, value) pairs, after a clean exit.
+    fn stop(mut self) -> Vec<(String, u64)> {
+        // SAFETY: kill(2) on our own child's pid (`ip netns exec` execs memchan).
+        let rc = unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        assert_eq!(rc, 0);
+        let counters = self.line("counters");
+        let status = self.child.wait().expect("wait memchan ip");
+        let stderr = std::mem::replace(&mut self.stderr, std::thread::spawn(String::new));
+        let stderr = stderr.join().unwrap_or_default();
+        assert!(status.success(), "memchan ip exited {status}:\n{stderr}");
+        counters
+            .split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.parse().expect("counter value")))
+            .collect()
+    }
+}
+
+impl Drop for IpProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn counter(c: &[(String, u64)], name: &str) -> u64 {
+    c.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("no counter {name} in {c:?}"))
+}
+
+fn unique(tag: &str) -> String {
+    format!("ip-{tag}-{}", std::process::id())
+}
+
+/// Pings `addr` from `ns` once a second until one answer comes (the two nodes
+/// finding each other), at most [`WAIT`].
+fn wait_reachable(topo: &Topology, ns: &str, addr: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let ok = topo
+            .command(ns, "ping", &["-c", "1", "-W", "1", addr])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("run ping")
+            .success();
+        if ok {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{addr} never answered a ping from {ns}"
+        );
+    }
+}
+
+/// `ping ARGS` in `ns`: how many answers came.
+fn ping_received(topo: &Topology, ns: &str, args: &[&str]) -> (u64, String) {
+    let out = topo.command(ns, "ping", args).output().expect("run ping");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // "5 packets transmitted, 5 received, ..."
+    let got = text
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = l.split_once("transmitted, ")?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .unwrap_or(0);
+    (got, text)
+}
+
+/// FNV-1a over `data`, continuing from `h`.
+fn fnv(mut h: u64, data: &[u8]) -> u64 {
+    for &b in data {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+const FNV0: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Two nodes in two namespaces of a fresh topology; `hub`: through a hub in the hub
+/// namespace instead of shared memory.
+fn two_nodes(tag: &str, hub: bool) -> (Topology, Option<Child>, IpProc, String, IpProc, String) {
+    let topo = Topology::new(tag, 2);
+    let cluster = unique(tag);
+    let mut hub_child = None;
+    let mut env: Vec<(&str, String)> = Vec::new();
+    if hub {
+        let listen = format!("{}:7451", topo.hosts[0].hub_addr);
+        let mut c = topo
+            .command(
+                &topo.hub_ns,
+                env!("CARGO_BIN_EXE_memchan"),
+                &["hub", "--listen", &listen],
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn memchan hub");
+        let mut first = String::new();
+        BufReader::new(c.stdout.take().unwrap())
+            .read_line(&mut first)
+            .expect("hub stdout");
+        assert!(first.starts_with("listening "), "hub said `{first}`");
+        hub_child = Some(c);
+        env.push(("MEMCHAN_HUB", listen));
+    }
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (a, addr_a) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &env);
+    let (b, addr_b) = IpProc::spawn(&topo, &topo.hosts[1].ns, &cluster, &env);
+    assert_ne!(addr_a, addr_b);
+    (topo, hub_child, a, addr_a, b, addr_b)
+}
+
+#[test]
+fn ping_and_iperf3_run_unmodified_over_memchan_ip() {
+    if !root_with_tun() {
+        return;
+    }
+    need("ping");
+    need("iperf3");
+    let (topo, _hub, a, addr_a, b, addr_b) = two_nodes("ipp", false);
+    let (ns_a, ns_b) = (topo.hosts[0].ns.clone(), topo.hosts[1].ns.clone());
+    wait_reachable(&topo, &ns_a, &addr_b);
+
+    let (got, text) = ping_received(&topo, &ns_a, &["-c", "5", "-i", "0.2", "-W", "5", &addr_b]);
+    assert_eq!(got, 5, "ping {addr_b} from {ns_a}:\n{text}");
+
+    // Broadcast: an echo to the subnet's broadcast address travels through the
+    // broadcast ring; B answers (its namespace is told to) with a unicast reply.
+    let sysctl = ["-q", "-w", "net.ipv4.icmp_echo_ignore_broadcasts=0"];
+    assert!(topo
+        .command(&ns_b, "sysctl", &sysctl)
+        .status()
+        .unwrap()
+        .success());
+    let (got, text) = ping_received(
+        &topo,
+        &ns_a,
+        &["-b", "-c", "3", "-i", "0.2", "-W", "5", "10.77.0.255"],
+    );
+    assert!(
+        got >= 1,
+        "broadcast ping from {ns_a} answered by nobody:\n{text}"
+    );
+    assert!(
+        text.contains(&addr_b),
+        "the answer is not from {addr_b}:\n{text}"
+    );
+
+    // iperf3, unmodified, server in B, client in A for 2 seconds.
+    let mut server = topo
+        .command(&ns_b, "iperf3", &["-s", "-1", "-p", "5399", "-B", &addr_b])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("iperf3 server");
+    let deadline = Instant::now() + WAIT;
+    let out = loop {
+        let out = topo
+            .command(
+                &ns_a,
+                "iperf3",
+                &["-c", &addr_b, "-p", "5399", "-t", "2", "-J"],
+            )
+            .output()
+            .expect("iperf3 client");
+        // The server may not listen yet: try again until it does.
+        if out.status.success() || Instant::now() > deadline {
+            break out;
+        }
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(
+        out.status.success(),
+        "iperf3 client failed:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("iperf3 -J output");
+    let received = v["end"]["sum_received"]["bytes"]
+        .as_u64()
+        .expect("sum_received.bytes");
+    assert!(received > 0, "iperf3 moved nothing: {}", v["end"]);
+
+    let ca = a.stop();
+    let cb = b.stop();
+    // Everything iperf3 received came through B's rings (plus headers and pings).
+    assert!(
+        counter(&cb, "rx_bytes") >= received,
+        "B's counters {cb:?} vs iperf3 {received}"
+    );
+    assert!(counter(&ca, "tx_bytes") >= received, "A's counters {ca:?}");
+    assert!(counter(&cb, "rx_packets") >= 5);
+    assert_eq!(counter(&cb, "bad_records"), 0);
+    assert_eq!(counter(&ca, "bad_records"), 0);
+    let _ = addr_a;
+}
+
+/// A TCP stream of 8 MiB from A to B through memchan ip, compared byte for byte
+/// (FNV-1a of each side, and the length).
+fn tcp_transfer_is_intact(tag: &str, hub: bool) {
+    if !root_with_tun() {
+        return;
+    }
+    need("ping");
+    let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes(tag, hub);
+    let (ns_a, ns_b) = (topo.hosts[0].ns.clone(), topo.hosts[1].ns.clone());
+    wait_reachable(&topo, &ns_a, &addr_b);
+
+    const LEN: usize = 8 << 20;
+    let listener = topo.listen(&ns_b, &format!("{addr_b}:5400"));
+    let reader = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().expect("accept");
+        s.set_read_timeout(Some(WAIT)).unwrap();
+        let (mut h, mut n, mut buf) = (FNV0, 0usize, vec![0u8; 1 << 16]);
+        loop {
+            let k = s.read(&mut buf).expect("read the stream");
+            if k == 0 {
+                break;
+            }
+            h = fnv(h, &buf[..k]);
+            n += k;
+        }
+        (h, n)
+    });
+    let to: SocketAddr = format!("{addr_b}:5400").parse().unwrap();
+    let mut s: TcpStream = topo
+        .connect(&ns_a, to, WAIT)
+        .expect("connect through memchan ip");
+    s.set_write_timeout(Some(WAIT)).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let data: Vec<u8> = (0..LEN)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    s.write_all(&data).expect("write the stream");
+    drop(s);
+    let (h, n) = reader.join().expect("reader thread");
+    assert_eq!(n, LEN, "bytes received");
+    assert_eq!(h, fnv(FNV0, &data), "checksum of the received stream");
+
+    let cb = b.stop();
+    let ca = a.stop();
+    assert!(
+        counter(&cb, "rx_bytes") >= LEN as u64,
+        "B's counters {cb:?}"
+    );
+    assert!(
+        counter(&ca, "tx_bytes") >= LEN as u64,
+        "A's counters {ca:?}"
+    );
+}
+
+#[test]
+fn tcp_transfer_over_memchan_ip_on_one_host_is_intact() {
+    tcp_transfer_is_intact("ipt", false);
+}
+
+#[test]
+fn tcp_transfer_over_memchan_ip_through_a_hub_is_intact() {
+    tcp_transfer_is_intact("iph", true);
+}
+
+#[test]
+fn without_root_memchan_ip_names_the_problem() {
+    if !root_with_tun() {
+        return;
+    }
+    // As nobody: /dev/net/tun (mode 0600, root's) refuses the open.
+    use std::os::unix::process::CommandExt;
+    let cluster = unique("noroot");
+    let out = Command::new(env!("CARGO_BIN_EXE_memchan"))
+        .args(["ip", "--cluster", &cluster])
+        .env_remove("MEMCHAN_HUB")
+        .uid(65534)
+        .gid(65534)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run memchan ip as uid 65534");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not permitted") && err.contains("needs root (CAP_NET_ADMIN)"),
+        "stderr:\n{err}"
+    );
+    let left: Vec<String> = std::fs::read_dir("/dev/shm")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .filter(|n| n.contains(&cluster))
+        .collect();
+    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+}

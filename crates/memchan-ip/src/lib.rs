@@ -1,0 +1,172 @@
+//! TCP/IP over memchan: [`IpNode::start`] gives a cluster node a TUN interface whose
+//! IP packets travel as memchan writes, so unmodified programs (ping, iperf3, any
+//! socket program) talk across the interconnect. `memchan ip` runs it.
+//!
+//! - **Addresses**: node `id` is host `id + 1` of a subnet (default `10.77.0.0/24`,
+//!   [`addr::Subnet`]); the kernel routes the subnet to the TUN interface.
+//! - **Point-to-point**: a packet for node `d` becomes a record in `d`'s receive
+//!   memory, in the unicast ring this node owns there (`Dest::Node(d)`); broadcast
+//!   (the subnet's, 255.255.255.255) and multicast (224.0.0.0/4) packets become one
+//!   record in this node's broadcast ring, written once through a `Dest::Broadcast`
+//!   mapping into every node's copy. Layout and protocol: [`ring`].
+//! - **Receiving**: one thread sleeps in `RxMapping::wait` (notify on the header
+//!   pages only: a sender rings a doorbell word after a batch), drains every ring,
+//!   and writes each packet to the TUN device straight from receive memory; after
+//!   traffic it spins a while first, sending too.
+//! - **Flow control**: the reader returns credits (bytes consumed) in batches; a
+//!   full unicast ring makes the sender wait for credits (up to 200 ms, then the
+//!   packet is dropped and counted), a full broadcast ring drops at once.
+//! - A large MTU (default 65535) keeps the per-packet cost from capping TCP.
+//!
+//! Built on the public `memchan` crate only.
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+pub mod addr;
+mod node;
+pub mod ring;
+mod tun;
+
+pub use addr::{Route, Subnet};
+pub use node::IpNode;
+
+/// What can go wrong starting or running `memchan ip`, each naming the problem.
+#[derive(Debug, thiserror::Error)]
+pub enum IpError {
+    /// The kernel offers no TUN device.
+    #[error("no TUN device: /dev/net/tun does not exist (load the `tun` module, or give a container --device /dev/net/tun)")]
+    NoTunDevice,
+    /// The step needs CAP_NET_ADMIN (root).
+    #[error("not permitted: {0} needs root (CAP_NET_ADMIN)")]
+    NotPermitted(&'static str),
+    /// A configuration value that cannot work.
+    #[error("invalid {what}: {why}")]
+    Invalid { what: &'static str, why: String },
+    /// This node's id has no slot or no address.
+    #[error("node id {id} is past the {slots} IP slots (--max-nodes) or the subnet {subnet}")]
+    NodeOutOfRange {
+        id: u16,
+        slots: usize,
+        subnet: Subnet,
+    },
+    /// Another system call failed.
+    #[error("{what}: {source}")]
+    Os {
+        what: &'static str,
+        #[source]
+        source: io::Error,
+    },
+    /// The cluster refused (segment size mismatch, permission, ...).
+    #[error(transparent)]
+    Memchan(#[from] memchan::Error),
+}
+
+/// How a node's IP interface is set up. Every node of a cluster must use the same
+/// subnet, segment, ring sizes and slot count (the segment's size says so: a
+/// mismatch is `SegmentSizeMismatch`).
+#[derive(Debug, Clone)]
+pub struct IpConfig {
+    /// The subnet; node `id` is host `id + 1`.
+    pub subnet: Subnet,
+    /// The TUN interface's name.
+    pub ifname: String,
+    /// The TUN interface's MTU (at most 65535): the largest packet.
+    pub mtu: u32,
+    /// Bytes of each sender's unicast ring in each receiver (at least 4 records of a
+    /// full MTU).
+    pub ring_bytes: usize,
+    /// Bytes of each sender's broadcast ring.
+    pub bcast_ring_bytes: usize,
+    /// Slots: node ids `0..max_nodes` take part.
+    pub max_nodes: usize,
+    /// The segment holding every ring.
+    pub segment: String,
+    /// How long the receiver busy-polls after traffic before it sleeps (0: sleep at
+    /// once).
+    pub spin: Duration,
+}
+
+impl Default for IpConfig {
+    fn default() -> Self {
+        IpConfig {
+            subnet: Subnet::DEFAULT,
+            ifname: "mcip0".into(),
+            mtu: 65535,
+            ring_bytes: 4 << 20,
+            bcast_ring_bytes: 256 << 10,
+            max_nodes: 8,
+            segment: "memchan-ip".into(),
+            spin: Duration::ZERO,
+        }
+    }
+}
+
+/// The interface's counters (monotonic).
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub tx_packets: AtomicU64,
+    pub tx_bytes: AtomicU64,
+    pub rx_packets: AtomicU64,
+    pub rx_bytes: AtomicU64,
+    /// Packets for an address no live node has, or not IPv4.
+    pub drop_no_route: AtomicU64,
+    /// Packets dropped because the destination's ring stayed full.
+    pub drop_ring_full: AtomicU64,
+    /// Waits for a receiver's credits (a full unicast ring).
+    pub ring_full_waits: AtomicU64,
+    /// Records a sender wrote that no honest sender writes (its ring is abandoned).
+    pub bad_records: AtomicU64,
+    /// Failed memchan writes and TUN writes.
+    pub errors: AtomicU64,
+}
+
+/// A copy of [`Counters`] at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CounterSnapshot {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub drop_no_route: u64,
+    pub drop_ring_full: u64,
+    pub ring_full_waits: u64,
+    pub bad_records: u64,
+    pub errors: u64,
+}
+
+impl Counters {
+    pub fn snapshot(&self) -> CounterSnapshot {
+        CounterSnapshot {
+            tx_packets: self.tx_packets.load(Relaxed),
+            tx_bytes: self.tx_bytes.load(Relaxed),
+            rx_packets: self.rx_packets.load(Relaxed),
+            rx_bytes: self.rx_bytes.load(Relaxed),
+            drop_no_route: self.drop_no_route.load(Relaxed),
+            drop_ring_full: self.drop_ring_full.load(Relaxed),
+            ring_full_waits: self.ring_full_waits.load(Relaxed),
+            bad_records: self.bad_records.load(Relaxed),
+            errors: self.errors.load(Relaxed),
+        }
+    }
+}
+
+impl std::fmt::Display for CounterSnapshot {
+    /// One line of `key=value` pairs (what `memchan ip` prints).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "tx_packets={} tx_bytes={} rx_packets={} rx_bytes={} drop_no_route={} drop_ring_full={} ring_full_waits={} bad_records={} errors={}",
+            self.tx_packets,
+            self.tx_bytes,
+            self.rx_packets,
+            self.rx_bytes,
+            self.drop_no_route,
+            self.drop_ring_full,
+            self.ring_full_waits,
+            self.bad_records,
+            self.errors
+        )
+    }
+}

@@ -1,0 +1,744 @@
+//! The running interface: a transmit thread (TUN -> rings) and a receive thread
+//! (rings -> TUN, membership, hellos, credits) over one segment. See [`crate::ring`]
+//! for the layout and the hello.
+
+use std::net::Ipv4Addr;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use memchan::{Cluster, Dest, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
+
+use crate::addr::Route;
+use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
+use crate::tun::Tun;
+use crate::{CounterSnapshot, Counters, IpConfig, IpError};
+
+/// How long a sender waits for a full unicast ring's credits before dropping.
+const FULL_WAIT: Duration = Duration::from_millis(200);
+/// Receive thread's sleep slice: membership and hello retries run at least this often.
+const TICK: Duration = Duration::from_millis(20);
+/// Packets read from the TUN device before the doorbells are rung anyway.
+const BATCH: usize = 32;
+
+/// A running IP interface over memchan. Stops (threads joined, interface gone) on
+/// [`stop`](Self::stop) or drop.
+pub struct IpNode {
+    sh: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+    addr: Ipv4Addr,
+    ifname: String,
+}
+
+/// The transmit side's view of one peer.
+struct PeerTx {
+    /// The unicast session: this node's ring in the peer's receive memory.
+    session: Mutex<Option<Session>>,
+    ready: AtomicBool,
+    /// The peer's last CREDIT / BCREDIT words (tagged), copied by the receive thread.
+    credit: AtomicU64,
+    bcredit: AtomicU64,
+}
+
+struct Session {
+    tx: TxMapping,
+    w: Writer,
+    start: u32,
+    /// Where the peer starts reading this node's broadcast ring.
+    bstart: u64,
+    doorbell: u64,
+}
+
+struct Shared {
+    cluster: Arc<Cluster>,
+    lay: Layout,
+    me: usize,
+    my_inc: u64,
+    max_len: usize,
+    tun: Tun,
+    c: Counters,
+    stop: AtomicBool,
+    peers: Vec<PeerTx>,
+    /// The broadcast ring's head and seq, published by the transmit thread.
+    bpub: Mutex<(u64, u32)>,
+    credit_mx: Mutex<()>,
+    credit_cv: Condvar,
+    tx_waiting: AtomicBool,
+    spin: Duration,
+    subnet: crate::Subnet,
+    txs: Mutex<TxState>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A start seq for a new session: never 0, unlikely to match an earlier one.
+fn random_seq() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(Instant::now().elapsed().as_nanos());
+    ring::next_seq(h.finish() as u32)
+}
+
+impl IpNode {
+    /// Maps the rings, opens and configures the TUN interface, and starts the two
+    /// threads. `cluster` is this node's membership (shared: the threads use it).
+    ///
+    /// # Errors
+    /// [`IpError::Invalid`] for a configuration that cannot work,
+    /// [`IpError::NodeOutOfRange`], the TUN errors ([`IpError::NoTunDevice`],
+    /// [`IpError::NotPermitted`]), and the cluster's own (`SegmentSizeMismatch` when
+    /// another node uses other sizes).
+    pub fn start(cluster: Arc<Cluster>, cfg: &IpConfig) -> Result<IpNode, IpError> {
+        let page = cluster.page_size();
+        let invalid = |what, why: String| Err(IpError::Invalid { what, why });
+        if !(576..=65535).contains(&cfg.mtu) {
+            return invalid("mtu", format!("{}: 576..=65535", cfg.mtu));
+        }
+        let max_rec = rec_len(cfg.mtu as usize);
+        if !cfg.ring_bytes.is_multiple_of(page) || cfg.ring_bytes < 4 * max_rec {
+            return invalid(
+                "ring size",
+                format!(
+                    "{} bytes: whole {page}-byte pages, at least 4 records of the MTU ({} bytes)",
+                    cfg.ring_bytes,
+                    4 * max_rec
+                ),
+            );
+        }
+        if !cfg.bcast_ring_bytes.is_multiple_of(page) || cfg.bcast_ring_bytes < 2 * max_rec {
+            return invalid(
+                "broadcast ring size",
+                format!(
+                    "{} bytes: whole {page}-byte pages, at least 2 records of the MTU ({} bytes)",
+                    cfg.bcast_ring_bytes,
+                    2 * max_rec
+                ),
+            );
+        }
+        if !(2..=usize::from(u16::MAX)).contains(&cfg.max_nodes)
+            || cfg.max_nodes > memchan::MAX_NODES
+        {
+            return invalid(
+                "max nodes",
+                format!("{}: 2..={}", cfg.max_nodes, memchan::MAX_NODES),
+            );
+        }
+        let lay = Layout {
+            page,
+            ring: cfg.ring_bytes,
+            bring: cfg.bcast_ring_bytes,
+            slots: cfg.max_nodes,
+        };
+        let me = cluster.node_id();
+        let addr = match cfg.subnet.addr_of((cfg.max_nodes - 1) as u16) {
+            Some(_) if me.index() < lay.slots => {
+                cfg.subnet.addr_of(me.0).expect("within the slots")
+            }
+            _ => {
+                return Err(IpError::NodeOutOfRange {
+                    id: me.0,
+                    slots: lay.slots,
+                    subnet: cfg.subnet,
+                })
+            }
+        };
+        let seg = cluster.segment(&cfg.segment, lay.segment_size(), 0o600)?;
+        let rx = seg.map_rx_with(RxAttrs::default())?;
+        let bell = RxAttrs {
+            notify: true,
+            ..RxAttrs::default()
+        };
+        for s in 0..lay.slots {
+            rx.set_attrs(lay.hdr(s), page, bell)?;
+        }
+        let btx = seg.map_tx(Dest::Broadcast, TxAttrs::default())?;
+        let tun = Tun::open(&cfg.ifname, cfg.mtu, addr, cfg.subnet.prefix())?;
+        tun.set_nonblocking().map_err(|source| IpError::Os {
+            what: "making the TUN descriptor non-blocking",
+            source,
+        })?;
+        let ifname = tun.name().to_string();
+        let bseq = random_seq();
+        let sh = Arc::new(Shared {
+            my_inc: cluster.incarnation().max(1),
+            cluster,
+            lay,
+            me: me.index(),
+            max_len: cfg.mtu as usize,
+            tun,
+            c: Counters::default(),
+            stop: AtomicBool::new(false),
+            peers: (0..lay.slots)
+                .map(|_| PeerTx {
+                    session: Mutex::new(None),
+                    ready: AtomicBool::new(false),
+                    credit: AtomicU64::new(0),
+                    bcredit: AtomicU64::new(0),
+                })
+                .collect(),
+            bpub: Mutex::new((0, bseq)),
+            credit_mx: Mutex::new(()),
+            credit_cv: Condvar::new(),
+            tx_waiting: AtomicBool::new(false),
+            spin: cfg.spin,
+            subnet: cfg.subnet,
+            txs: Mutex::new(TxState {
+                btx,
+                bw: Writer { head: 0, seq: bseq },
+                buf: vec![0; 65536],
+                pending: vec![false; lay.slots],
+            }),
+        });
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(f)
+                .map_err(|source| IpError::Os {
+                    what: "starting a thread",
+                    source,
+                })
+        };
+        let (s1, s2) = (sh.clone(), sh.clone());
+        let mut threads = vec![spawn("ip-rx", Box::new(move || rx_loop(&s1, seg, rx)))?];
+        match spawn("ip-tx", Box::new(move || tx_loop(&s2))) {
+            Ok(t) => threads.push(t),
+            Err(e) => {
+                sh.stop.store(true, SeqCst);
+                for t in threads {
+                    let _ = t.join();
+                }
+                return Err(e);
+            }
+        }
+        tracing::info!(%addr, ifname, node = me.0, "memchan ip up");
+        Ok(IpNode {
+            sh,
+            threads,
+            addr,
+            ifname,
+        })
+    }
+
+    /// This node's address.
+    pub fn addr(&self) -> Ipv4Addr {
+        self.addr
+    }
+
+    /// The TUN interface's name.
+    pub fn ifname(&self) -> &str {
+        &self.ifname
+    }
+
+    /// False once the interface stopped by itself (this node was isolated, or lost
+    /// its hub): the caller should stop it and leave.
+    pub fn is_running(&self) -> bool {
+        !self.sh.stop.load(Relaxed)
+    }
+
+    /// The counters now.
+    pub fn counters(&self) -> CounterSnapshot {
+        self.sh.c.snapshot()
+    }
+
+    /// Peers this node is sending to now.
+    pub fn peers_up(&self) -> usize {
+        self.sh
+            .peers
+            .iter()
+            .filter(|p| p.ready.load(Relaxed))
+            .count()
+    }
+
+    /// Stops both threads and closes the interface; the final counters.
+    pub fn stop(mut self) -> CounterSnapshot {
+        self.halt();
+        self.sh.c.snapshot()
+    }
+
+    fn halt(&mut self) {
+        self.sh.stop.store(true, SeqCst);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for IpNode {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+// ---------------------------------------------------------------- transmit side
+
+/// The transmit state: whoever holds it reads the TUN device, so packets leave in
+/// the order the kernel queued them, whichever thread sends them.
+struct TxState {
+    /// This node's broadcast ring (a `Dest::Broadcast` mapping) and its writer.
+    btx: TxMapping,
+    bw: Writer,
+    buf: Vec<u8>,
+    /// Peers whose doorbell is due.
+    pending: Vec<bool>,
+}
+
+fn tx_loop(sh: &Shared) {
+    while !sh.stop.load(Relaxed) {
+        let ok = pump(sh, &mut lock(&sh.txs));
+        if ok {
+            sh.tun.poll_readable(100);
+        } else {
+            std::thread::sleep(TICK);
+        }
+    }
+}
+
+/// Reads every packet waiting on the TUN device, writes each into its ring, then
+/// rings the doorbells. False if the device failed.
+fn pump(sh: &Shared, t: &mut TxState) -> bool {
+    let TxState {
+        btx,
+        bw,
+        buf,
+        pending,
+    } = t;
+    let mut n = 0;
+    let ok = loop {
+        match sh.tun.read(buf) {
+            Ok(Some(len)) => {
+                route(sh, &buf[..len], btx, bw, pending);
+                n += 1;
+                if n % BATCH == 0 {
+                    ring_doorbells(sh, pending);
+                }
+            }
+            Ok(None) => break true,
+            Err(e) => {
+                sh.c.errors.fetch_add(1, Relaxed);
+                tracing::warn!(error = %e, "reading the TUN device");
+                break false;
+            }
+        }
+    };
+    ring_doorbells(sh, pending);
+    ok
+}
+
+fn route(sh: &Shared, pkt: &[u8], btx: &TxMapping, bw: &mut Writer, pending: &mut [bool]) {
+    if pkt.len() < 20 || pkt[0] >> 4 != 4 {
+        sh.c.drop_no_route.fetch_add(1, Relaxed);
+        return;
+    }
+    let dst = Ipv4Addr::new(pkt[16], pkt[17], pkt[18], pkt[19]);
+    let sent = match sh.subnet.route(dst) {
+        Route::Node(id) if (id as usize) < sh.lay.slots && id as usize != sh.me => {
+            send_unicast(sh, id as usize, pkt, pending)
+        }
+        Route::All => send_broadcast(sh, pkt, btx, bw, pending),
+        _ => {
+            sh.c.drop_no_route.fetch_add(1, Relaxed);
+            false
+        }
+    };
+    if sent {
+        sh.c.tx_packets.fetch_add(1, Relaxed);
+        sh.c.tx_bytes.fetch_add(pkt.len() as u64, Relaxed);
+    }
+}
+
+/// Writes `pkt` into peer `id`'s receive memory, waiting (up to [`FULL_WAIT`]) for
+/// credits if its ring is full. True if sent.
+fn send_unicast(sh: &Shared, id: usize, pkt: &[u8], pending: &mut [bool]) -> bool {
+    let p = &sh.peers[id];
+    if !p.ready.load(Acquire) {
+        sh.c.drop_no_route.fetch_add(1, Relaxed);
+        return false;
+    }
+    let size = sh.lay.ring;
+    let mut deadline = None;
+    loop {
+        let seen = p.credit.load(SeqCst);
+        {
+            let mut g = lock(&p.session);
+            let Some(s) = g.as_mut() else {
+                sh.c.drop_no_route.fetch_add(1, Relaxed);
+                return false;
+            };
+            let tail = credit_pos(seen, s.start).unwrap_or(0).min(s.w.head);
+            if s.w.head - tail + s.w.need(size, pkt.len()) <= size as u64 {
+                return match s.w.push(&s.tx, sh.lay.uni(sh.me), size, pkt) {
+                    Ok(()) => {
+                        pending[id] = true;
+                        true
+                    }
+                    Err(e) => {
+                        sh.c.errors.fetch_add(1, Relaxed);
+                        tracing::debug!(peer = id, error = %e, "unicast write");
+                        false
+                    }
+                };
+            }
+            // Full: the receiver must be awake to return credits.
+            ring_one(sh, s);
+            pending[id] = false;
+        }
+        let now = Instant::now();
+        let end = *deadline.get_or_insert_with(|| {
+            sh.c.ring_full_waits.fetch_add(1, Relaxed);
+            now + FULL_WAIT
+        });
+        if now >= end || sh.stop.load(Relaxed) {
+            sh.c.drop_ring_full.fetch_add(1, Relaxed);
+            return false;
+        }
+        wait_credit(sh, &p.credit, seen);
+    }
+}
+
+/// Sleeps until a credit word other than `seen` arrives (or a short slice passes).
+fn wait_credit(sh: &Shared, credit: &AtomicU64, seen: u64) {
+    let g = lock(&sh.credit_mx);
+    sh.tx_waiting.store(true, SeqCst);
+    if credit.load(SeqCst) == seen {
+        let _ = sh.credit_cv.wait_timeout(g, Duration::from_millis(10));
+    }
+    sh.tx_waiting.store(false, SeqCst);
+}
+
+/// Writes `pkt` once into every node's copy of this node's broadcast ring; dropped
+/// if a live peer has not consumed enough of it. True if sent.
+fn send_broadcast(
+    sh: &Shared,
+    pkt: &[u8],
+    btx: &TxMapping,
+    bw: &mut Writer,
+    pending: &mut [bool],
+) -> bool {
+    let size = sh.lay.bring;
+    let mut tail = bw.head;
+    for p in sh.peers.iter().filter(|p| p.ready.load(Acquire)) {
+        if let Some(s) = lock(&p.session).as_ref() {
+            let t = credit_pos(p.bcredit.load(Acquire), s.start).unwrap_or(s.bstart);
+            tail = tail.min(t.clamp(s.bstart.min(bw.head), bw.head));
+        }
+    }
+    if bw.head - tail + bw.need(size, pkt.len()) > size as u64 {
+        sh.c.drop_ring_full.fetch_add(1, Relaxed);
+        return false;
+    }
+    if let Err(e) = bw.push(btx, sh.lay.bcast(sh.me), size, pkt) {
+        sh.c.errors.fetch_add(1, Relaxed);
+        tracing::debug!(error = %e, "broadcast write");
+        return false;
+    }
+    *lock(&sh.bpub) = (bw.head, bw.seq);
+    for (id, p) in sh.peers.iter().enumerate() {
+        if p.ready.load(Relaxed) {
+            pending[id] = true;
+        }
+    }
+    true
+}
+
+fn ring_doorbells(sh: &Shared, pending: &mut [bool]) {
+    for (id, flag) in pending.iter_mut().enumerate() {
+        if std::mem::take(flag) {
+            if let Some(s) = lock(&sh.peers[id].session).as_mut() {
+                ring_one(sh, s);
+            }
+        }
+    }
+}
+
+/// Bumps the doorbell in the peer's copy of this node's header (its notify page).
+fn ring_one(sh: &Shared, s: &mut Session) {
+    s.doorbell += 1;
+    if s.tx
+        .write_u64(sh.lay.hdr(sh.me) + ring::DOORBELL, s.doorbell)
+        .is_err()
+    {
+        sh.c.errors.fetch_add(1, Relaxed);
+    }
+}
+
+// ----------------------------------------------------------------- receive side
+
+/// The receive thread's state for one peer.
+#[derive(Default)]
+struct PeerRx {
+    member: bool,
+    /// This node's hello and credits go through it.
+    ctrl: Option<TxMapping>,
+    /// The peer incarnation this node's sending session is for (kept after the peer
+    /// leaves, so its stale hello does not start a new one).
+    w_inc: u64,
+    /// The peer incarnation whose rings are being read, and their readers.
+    r_inc: u64,
+    peer_start: u32,
+    uni: Option<Reader>,
+    bc: Option<Reader>,
+    uni_reported: u64,
+    bc_reported: u64,
+    hello_at: Option<Instant>,
+}
+
+fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
+    let mut st: Vec<PeerRx> = (0..sh.lay.slots).map(|_| PeerRx::default()).collect();
+    let mut epoch = u64::MAX;
+    let mut warned_beyond = false;
+    // Traffic since the last sleep: worth spinning for more.
+    let mut active = false;
+    while !sh.stop.load(Relaxed) {
+        let e = sh.cluster.epoch();
+        if e != epoch {
+            epoch = e;
+            let members = sh.cluster.members();
+            if !warned_beyond && members.iter().any(|m| m.index() >= sh.lay.slots) {
+                warned_beyond = true;
+                tracing::warn!(
+                    slots = sh.lay.slots,
+                    "nodes with ids past the IP slots get no address (raise --max-nodes)"
+                );
+            }
+            for (id, p) in st.iter_mut().enumerate() {
+                let now = id != sh.me && members.iter().any(|m| m.index() == id);
+                if p.member && !now {
+                    forget(sh, id, p);
+                }
+                p.member = now;
+            }
+        }
+        let mut progress = false;
+        for (id, p) in st.iter_mut().enumerate() {
+            if !p.member {
+                continue;
+            }
+            handshake(sh, &seg, &rx, id, p);
+            progress |= drain(sh, &rx, id, p);
+            take_credits(sh, &rx, id);
+        }
+        if progress {
+            active = true;
+            continue;
+        }
+        for p in st.iter_mut() {
+            report_credits(sh, p, true);
+        }
+        // After traffic, spin a while before sleeping, sending too: an answer to
+        // what was just delivered then leaves without waking the transmit thread.
+        // An idle node does not spin.
+        let mut woke = false;
+        if active {
+            let end = Instant::now() + sh.spin;
+            while !woke && Instant::now() < end {
+                if let Ok(mut t) = sh.txs.try_lock() {
+                    pump(sh, &mut t);
+                }
+                woke = rx.wait_spin(Some(Duration::ZERO)).unwrap_or(false);
+                // A spinning receiver must not keep the programs it serves off the core.
+                std::thread::yield_now();
+            }
+        }
+        if woke {
+            continue;
+        }
+        match rx.wait(Some(TICK)) {
+            Ok(w) => active = w,
+            Err(e) => {
+                // Isolated, or the hub is gone: this node cannot take part any more.
+                tracing::error!(error = %e, "memchan ip: this node can no longer receive; stopping");
+                sh.c.errors.fetch_add(1, Relaxed);
+                sh.stop.store(true, SeqCst);
+            }
+        }
+    }
+}
+
+/// The peer left: stop sending to it and reading from it.
+fn forget(sh: &Shared, id: usize, p: &mut PeerRx) {
+    let tx = &sh.peers[id];
+    tx.ready.store(false, SeqCst);
+    *lock(&tx.session) = None;
+    p.ctrl = None;
+    p.uni = None;
+    p.bc = None;
+    p.hello_at = None;
+    tracing::info!(peer = id, "memchan ip: peer gone");
+}
+
+/// Writes this node's hello into the peer's copy of its header: `start`/`bstart`
+/// of the session for the peer incarnation `peer` (0: none yet), PEER last.
+fn hello(sh: &Shared, ctrl: &TxMapping, start: u64, bstart: u64, peer: u64) -> memchan::Result<()> {
+    let h = sh.lay.hdr(sh.me);
+    ctrl.write_u64(h + ring::START, start)?;
+    ctrl.write_u64(h + ring::BSTART, bstart)?;
+    ctrl.write_u64(h + ring::INC, sh.my_inc)?;
+    ctrl.write_u64(h + ring::PEER, peer)
+}
+
+fn handshake(sh: &Shared, seg: &Segment, rx: &RxMapping, id: usize, p: &mut PeerRx) {
+    if p.ctrl.is_none() {
+        match seg.map_tx(Dest::Node(memchan::NodeId(id as u16)), TxAttrs::default()) {
+            Ok(t) => p.ctrl = Some(t),
+            Err(e) => {
+                tracing::debug!(peer = id, error = %e, "mapping tx to a peer");
+                return;
+            }
+        }
+    }
+    let Some(ctrl) = p.ctrl.as_ref() else { return };
+    let h = sh.lay.hdr(id);
+    let load = |off| rx.load_u64(h + off).unwrap_or(0);
+    // Read PEER first: the words written before it are this hello's.
+    let peer_field = load(ring::PEER);
+    let inc = load(ring::INC);
+    // Sending side: any hello of a new incarnation proves it maps the rings.
+    if inc != 0 && inc != p.w_inc {
+        match seg.map_tx(Dest::Node(memchan::NodeId(id as u16)), TxAttrs::default()) {
+            Ok(tx) => {
+                let start = random_seq();
+                let (bhead, bseq) = *lock(&sh.bpub);
+                let ptx = &sh.peers[id];
+                ptx.ready.store(false, SeqCst);
+                *lock(&ptx.session) = Some(Session {
+                    tx,
+                    w: Writer {
+                        head: 0,
+                        seq: start,
+                    },
+                    start,
+                    bstart: bhead,
+                    doorbell: 0,
+                });
+                let starts = u64::from(start) | (u64::from(bseq) << 32);
+                if hello(sh, ctrl, starts, bhead, inc).is_ok() {
+                    p.w_inc = inc;
+                    ptx.ready.store(true, SeqCst);
+                    tracing::info!(peer = id, "memchan ip: sending to peer");
+                }
+            }
+            Err(e) => tracing::debug!(peer = id, error = %e, "mapping tx to a peer"),
+        }
+    } else if p.w_inc == 0 || inc == 0 {
+        // Not known to each other yet: say hello every tick until the peer maps.
+        let due = p.hello_at.is_none_or(|t| t.elapsed() >= TICK);
+        if due && hello(sh, ctrl, 0, 0, 0).is_ok() {
+            p.hello_at = Some(Instant::now());
+        }
+    }
+    // Receiving side: the peer's session for this incarnation of ours.
+    if peer_field == sh.my_inc && inc != p.r_inc {
+        let starts = load(ring::START);
+        let bstart = load(ring::BSTART);
+        let (us, bs) = (starts as u32, (starts >> 32) as u32);
+        if us != 0 && bs != 0 && bstart.is_multiple_of(ring::ALIGN as u64) {
+            p.r_inc = inc;
+            p.peer_start = us;
+            p.uni = Some(Reader { pos: 0, seq: us });
+            p.bc = Some(Reader {
+                pos: bstart,
+                seq: bs,
+            });
+            p.uni_reported = 0;
+            p.bc_reported = bstart;
+            tracing::info!(peer = id, "memchan ip: receiving from peer");
+        }
+    }
+}
+
+/// Hands the peer's new packets to the TUN device; true if there were any.
+fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> bool {
+    let mut any = false;
+    let rings = [
+        (&mut p.uni, sh.lay.uni(id), sh.lay.ring),
+        (&mut p.bc, sh.lay.bcast(id), sh.lay.bring),
+    ];
+    for (reader, base, size) in rings {
+        let Some(r) = reader.as_mut() else { continue };
+        for _ in 0..64 {
+            match r.peek(rx, base, size, sh.max_len) {
+                Next::Empty => break,
+                Next::Packet { off, len } => {
+                    // SAFETY: `peek` checked `off..off + len` lies in the ring, inside
+                    // the mapping, which lives across the call; the kernel copies the
+                    // bytes once and no Rust reference to them is made.
+                    let r2 = unsafe { sh.tun.write_raw(rx.as_ptr().add(off), len) };
+                    match r2 {
+                        Ok(()) => {
+                            sh.c.rx_packets.fetch_add(1, Relaxed);
+                            sh.c.rx_bytes.fetch_add(len as u64, Relaxed);
+                        }
+                        Err(_) => {
+                            sh.c.errors.fetch_add(1, Relaxed);
+                        }
+                    }
+                    r.advance(len);
+                    any = true;
+                }
+                Next::Bad(why) => {
+                    sh.c.bad_records.fetch_add(1, Relaxed);
+                    tracing::warn!(peer = id, why, "memchan ip: abandoning a peer's ring");
+                    *reader = None;
+                    break;
+                }
+            }
+        }
+    }
+    if any {
+        report_credits(sh, p, false);
+    }
+    any
+}
+
+/// Tells the peer how much of its rings this node consumed: at once past a quarter
+/// ring, or when idle (`idle`) past two full records (so a sender that waits for
+/// room always gets it).
+fn report_credits(sh: &Shared, p: &mut PeerRx, idle: bool) {
+    let Some(ctrl) = p.ctrl.as_ref() else { return };
+    let h = sh.lay.hdr(sh.me);
+    if let Some(r) = p.uni {
+        let unreported = r.pos - p.uni_reported;
+        let batch = if idle {
+            2 * rec_len(sh.max_len)
+        } else {
+            sh.lay.ring / 4
+        };
+        if unreported > 0
+            && unreported >= batch as u64
+            && ctrl
+                .write_u64(h + ring::CREDIT, credit_word(r.pos, p.peer_start))
+                .is_ok()
+        {
+            p.uni_reported = r.pos;
+        }
+    }
+    if let Some(r) = p.bc {
+        let unreported = r.pos.wrapping_sub(p.bc_reported);
+        if unreported > 0
+            && (idle || unreported >= (sh.lay.bring / 4) as u64)
+            && ctrl
+                .write_u64(h + ring::BCREDIT, credit_word(r.pos, p.peer_start))
+                .is_ok()
+        {
+            p.bc_reported = r.pos;
+        }
+    }
+}
+
+/// Copies the peer's credit words for this node's rings to the transmit side, and
+/// wakes the transmit thread if it waits for them.
+fn take_credits(sh: &Shared, rx: &RxMapping, id: usize) {
+    let h = sh.lay.hdr(id);
+    let p = &sh.peers[id];
+    let c = rx.load_u64(h + ring::CREDIT).unwrap_or(0);
+    let b = rx.load_u64(h + ring::BCREDIT).unwrap_or(0);
+    p.bcredit.store(b, Release);
+    if p.credit.swap(c, SeqCst) != c && sh.tx_waiting.load(SeqCst) {
+        let _g = lock(&sh.credit_mx);
+        sh.credit_cv.notify_all();
+    }
+}
