@@ -163,7 +163,34 @@ pub struct Completion {
 
 enum Buf {
     Owned(Vec<u8>),
-    Rx { name: String, offset: usize },
+    /// The caller's memory (the `_ptr` calls): valid until the request completes.
+    Raw(*mut u8, usize),
+    Rx {
+        name: String,
+        offset: usize,
+    },
+}
+
+impl Buf {
+    /// The bytes of a sent message or a receive buffer held in memory (not `Rx`).
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Buf::Owned(v) => v,
+            // SAFETY: the `_ptr` calls' contract: `len` readable bytes that stay
+            // valid, and are not written by anyone else, until the request completes.
+            Buf::Raw(p, len) => unsafe { std::slice::from_raw_parts(*p, *len) },
+            Buf::Rx { .. } => &[],
+        }
+    }
+    fn bytes_mut(&mut self) -> Option<&mut [u8]> {
+        match self {
+            Buf::Owned(v) => Some(v),
+            // SAFETY: as in `bytes`, for a receive buffer: writable and not used by
+            // anyone else until the request completes.
+            Buf::Raw(p, len) => Some(unsafe { std::slice::from_raw_parts_mut(*p, *len) }),
+            Buf::Rx { .. } => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -433,7 +460,7 @@ impl<'c> Comm<'c> {
             result: r.done.unwrap_or(Err(MsgError::UnknownRequest)),
             buf: match r.buf {
                 Buf::Owned(v) => v,
-                Buf::Rx { .. } => Vec::new(),
+                Buf::Raw(..) | Buf::Rx { .. } => Vec::new(),
             },
         }
     }
@@ -464,15 +491,15 @@ impl<'c> Comm<'c> {
         }
     }
 
-    fn start_send(&mut self, dest: u32, tag: u32, data: Vec<u8>, sync: bool) -> Result<Request> {
+    fn start_send(&mut self, dest: u32, tag: u32, buf: Buf, sync: bool) -> Result<Request> {
         let d = self.check_dest(dest, tag)?;
-        if data.len() > MAX_MESSAGE {
+        let len = buf.bytes().len();
+        if len > MAX_MESSAGE {
             return Err(invalid("length", "over MAX_MESSAGE"));
         }
-        let len = data.len();
         let r = self.alloc(Req {
             op: Op::Send,
-            buf: Buf::Owned(data),
+            buf,
             len,
             tag,
             done: None,
@@ -484,11 +511,8 @@ impl<'c> Comm<'c> {
         let flags = if sync { F_SYNC } else { 0 };
         if len <= EAGER_MAX {
             let mut b = Body::new(Kind::Eager, flags, len as u8, tag);
-            if let Some(Req {
-                buf: Buf::Owned(v), ..
-            }) = &self.reqs[i]
-            {
-                b.set_bytes(v);
+            if let Some(r) = &self.reqs[i] {
+                b.set_bytes(r.buf.bytes());
             }
             if sync {
                 p.awaiting.insert(cookie, i);
@@ -522,7 +546,47 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// `Invalid` (tag above [`TAG_UB`], not a member), `PeerGone`, the cluster's.
     pub fn isend(&mut self, dest: u32, tag: u32, data: Vec<u8>) -> Result<Request> {
-        self.start_send(dest, tag, data, false)
+        self.start_send(dest, tag, Buf::Owned(data), false)
+    }
+
+    /// [`isend`](Self::isend) (or, with `sync`, [`issend`](Self::issend)) of the
+    /// caller's memory (for a C API, or to send one buffer many times); the
+    /// completion's buffer is empty.
+    ///
+    /// # Safety
+    /// `data..data+len` must stay readable and unchanged until the request completes
+    /// (is returned by `wait`, `test`, `wait_all` or `wait_any`).
+    ///
+    /// # Errors
+    /// As [`isend`](Self::isend).
+    pub unsafe fn isend_ptr(
+        &mut self,
+        dest: u32,
+        tag: u32,
+        data: *const u8,
+        len: usize,
+        sync: bool,
+    ) -> Result<Request> {
+        self.start_send(dest, tag, Buf::Raw(data.cast_mut(), len), sync)
+    }
+
+    /// [`irecv`](Self::irecv) into the caller's memory (for a C API, or to reuse one
+    /// buffer); the completion's buffer is empty.
+    ///
+    /// # Safety
+    /// `buf..buf+cap` must stay writable, and unused by anyone else, until the request
+    /// completes.
+    ///
+    /// # Errors
+    /// As [`irecv`](Self::irecv).
+    pub unsafe fn irecv_ptr(
+        &mut self,
+        src: u32,
+        tag: u32,
+        buf: *mut u8,
+        cap: usize,
+    ) -> Result<Request> {
+        self.start_recv(src, tag, Buf::Raw(buf, cap), cap)
     }
 
     /// Zero-copy-mode non-blocking send: synchronous, it completes once a receive
@@ -532,7 +596,7 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// As [`isend`](Self::isend).
     pub fn issend(&mut self, dest: u32, tag: u32, data: Vec<u8>) -> Result<Request> {
-        self.start_send(dest, tag, data, true)
+        self.start_send(dest, tag, Buf::Owned(data), true)
     }
 
     /// Full-postal blocking send: returns once `data` may be reused.
@@ -691,8 +755,12 @@ impl<'c> Comm<'c> {
         let Some(r) = self.reqs[i].as_mut() else {
             return Ok(());
         };
+        if let Some(b) = r.buf.bytes_mut() {
+            b[at..at + data.len()].copy_from_slice(data);
+            return Ok(());
+        }
         match &mut r.buf {
-            Buf::Owned(v) => v[at..at + data.len()].copy_from_slice(data),
+            Buf::Owned(_) | Buf::Raw(..) => {}
             Buf::Rx { name, offset } => {
                 let (name, off) = (name.clone(), *offset + at);
                 self.direct_tx(&name, me)?.write(off, data)?;
@@ -852,13 +920,18 @@ impl<'c> Comm<'c> {
 
     /// Waits for `r` (spinning, then asleep) and returns its outcome and buffer.
     pub fn wait(&mut self, r: Request) -> Completion {
-        match self.wait_any(&[r]) {
-            Ok((_, c)) => c,
-            Err(e) => Completion {
-                result: Err(e),
-                buf: Vec::new(),
-            },
+        let failed = |e| Completion {
+            result: Err(e),
+            buf: Vec::new(),
+        };
+        let Some(i) = self.index_of(r) else {
+            return failed(MsgError::UnknownRequest);
+        };
+        // An eager send is often complete already: no progress round first.
+        if let Err(e) = self.block_until(|c| c.is_done(i)) {
+            return failed(e);
         }
+        self.take(i)
     }
 
     /// One round of progress; the outcome if `r` is complete (its handle is then spent).
@@ -959,17 +1032,21 @@ impl<'c> Comm<'c> {
     fn block_until(&mut self, mut done: impl FnMut(&Self) -> bool) -> Result<()> {
         let mut polls = 0u32;
         loop {
+            if done(self) {
+                return Ok(());
+            }
             self.progress()?;
             if done(self) {
                 return Ok(());
             }
-            polls = polls.wrapping_add(1);
-            if polls.is_multiple_of(256) {
-                self.check_members();
-            }
+            polls = polls.saturating_add(1);
             if polls >= self.cfg.spin {
+                self.check_members();
                 self.rx.wait(Some(Duration::from_millis(100)))?;
             } else {
+                if polls.is_multiple_of(256) {
+                    self.check_members();
+                }
                 std::hint::spin_loop();
             }
         }
@@ -1109,7 +1186,7 @@ impl<'c> Comm<'c> {
             let seq = peer.sent + 1;
             let off = self.lay.slot(self.me, seq);
             let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
-            tx.write(off + 8, &b.to_bytes())?;
+            tx.write(off + 8, &b.to_bytes()[..8 * b.words()])?;
             tx.write_u64(off, seq)?;
             peer.sent = seq;
             if let Some(i) = done {
@@ -1146,20 +1223,14 @@ impl<'c> Comm<'c> {
         }
         let me = self.me;
         if let Some((name, offset)) = direct {
-            let data = match self.reqs[i]
-                .as_mut()
-                .map(|r| std::mem::replace(&mut r.buf, Buf::Owned(Vec::new())))
-            {
-                Some(Buf::Owned(v)) => v,
-                _ => Vec::new(),
+            let (ptr, n) = match self.reqs[i].as_ref() {
+                Some(r) => (r.buf.bytes().as_ptr(), r.buf.bytes().len()),
+                None => return Ok(false),
             };
-            let res = self
-                .direct_tx(&name, p)
-                .and_then(|tx| Ok(tx.write(offset, &data)?));
-            if let Some(r) = self.reqs[i].as_mut() {
-                r.buf = Buf::Owned(data);
-            }
-            res?;
+            // SAFETY: the request's bytes (a Vec it owns, or the caller's memory under
+            // the `_ptr` contract) stay put until it completes, which is after this.
+            let data = unsafe { std::slice::from_raw_parts(ptr, n) };
+            self.direct_tx(&name, p)?.write(offset, data)?;
             let peer = &mut self.peers[p];
             peer.streams.pop_front();
             let mut b = Body::new(Kind::Fin, 0, 0, tag);
@@ -1179,14 +1250,11 @@ impl<'c> Comm<'c> {
         }
         let n = self.lay.chunk.min(len - sent);
         let at = self.lay.chunk_at(me, peer.chunks_sent);
-        if let Some(Req {
-            buf: Buf::Owned(v), ..
-        }) = self.reqs[i].as_ref()
-        {
+        if let Some(r) = self.reqs[i].as_ref() {
             peer.tx
                 .as_ref()
                 .expect("live peer has a tx mapping")
-                .write(at, &v[sent..sent + n])?;
+                .write(at, &r.buf.bytes()[sent..sent + n])?;
         }
         let peer = &mut self.peers[p];
         peer.chunks_sent += 1;
@@ -1212,9 +1280,11 @@ impl<'c> Comm<'c> {
             if self.rx.load_u64(off)? != seq {
                 break;
             }
+            // The header word, then only the payload words the slot uses.
             let mut b = Body::default();
-            for (k, w) in b.w.iter_mut().enumerate() {
-                *w = self.rx.load_u64(off + 8 + 8 * k)?;
+            b.w[0] = self.rx.load_u64(off + 8)?;
+            for k in 1..b.words() {
+                b.w[k] = self.rx.load_u64(off + 8 + 8 * k)?;
             }
             match self.handle(p, seq, &b)? {
                 Handled::Stall => break,
@@ -1365,8 +1435,8 @@ impl<'c> Comm<'c> {
                 }
                 let (sink, got, len, tag) = (f.sink, f.got, f.len, f.tag);
                 match sink {
-                    Sink::Req(i) => match self.reqs[i].as_mut().map(|r| &mut r.buf) {
-                        Some(Buf::Owned(v)) => self.rx.read(at, &mut v[got..got + n])?,
+                    Sink::Req(i) => match self.reqs[i].as_mut().and_then(|r| r.buf.bytes_mut()) {
+                        Some(v) => self.rx.read(at, &mut v[got..got + n])?,
                         _ => {
                             let mut tmp = vec![0; n];
                             self.rx.read(at, &mut tmp)?;

@@ -110,6 +110,14 @@ impl Body {
         }
         raw
     }
+    /// Words 1.. of the slot in use: the header and, for an eager slot, only the
+    /// payload words its length covers (writer and reader agree on it).
+    pub(crate) fn words(&self) -> usize {
+        match self.kind() {
+            Some(Kind::Eager) | Some(Kind::Name) => 1 + self.ilen().min(EAGER_MAX).div_ceil(8),
+            _ => 7,
+        }
+    }
     pub(crate) fn to_bytes(self) -> [u8; SLOT - 8] {
         let mut raw = [0u8; SLOT - 8];
         for (i, c) in raw.chunks_exact_mut(8).enumerate() {

@@ -5,13 +5,19 @@
 
 use memchan::Cluster;
 use memchan_msg::{Comm, CommConfig, MsgError, Request, ANY_SOURCE, ANY_TAG, EAGER_MAX};
-use memchan_testkit::harness::{args, log_to_stderr, unique_cluster, Transport};
+use memchan_testkit::harness::{args, log_to_stderr, unique_cluster, Timing, Transport};
 use memchan_testkit::on_every_transport;
 use std::time::Duration;
 
 const NODES: usize = 4;
 const PER_NODE: usize = 60;
 const ZC_SEG: usize = 1 << 20;
+/// A generous failure timeout: these tests do not time failure detection (a peer
+/// leaves explicitly), and a loaded CI machine must not isolate a busy worker.
+const TIMING: Timing = Timing {
+    heartbeat: Duration::from_millis(100),
+    failure_timeout: Duration::from_secs(5),
+};
 
 /// Worker entry: the tests re-execute this binary with `MEMCHAN_ROLE` set.
 #[test]
@@ -128,7 +134,7 @@ fn exchange_worker(a: &[String]) {
             .min_by_key(|m| (m.src, m.k))
             .unwrap();
         let exact = src != ANY_SOURCE;
-        let (status, data) = match rng.u8(0..4) {
+        let (status, data) = match rng.u8(0..5) {
             // Too small first (only when the due message is certain: one source),
             // then again with room: it must not be lost.
             0 if exact && due.len > 8 => {
@@ -163,9 +169,18 @@ fn exchange_worker(a: &[String]) {
                 buf.truncate(s.len);
                 (s, buf)
             }
-            _ => {
+            3 => {
                 let mut buf = vec![0u8; 200_000];
                 let s = comm.recv(src, tag, &mut buf).unwrap();
+                buf.truncate(s.len);
+                (s, buf)
+            }
+            _ => {
+                // The caller's memory, as a C API passes it.
+                let mut buf = vec![0u8; 200_000];
+                // SAFETY: `buf` is neither moved nor touched until `wait` returns.
+                let r = unsafe { comm.irecv_ptr(src, tag, buf.as_mut_ptr(), buf.len()) }.unwrap();
+                let s = comm.wait(r).result.unwrap();
                 buf.truncate(s.len);
                 (s, buf)
             }
@@ -219,7 +234,7 @@ fn random_exchange_arrives_once_intact_in_order(t: &Transport) {
         w.finish(Duration::from_secs(30));
     }
 }
-on_every_transport!(random_exchange_arrives_once_intact_in_order);
+on_every_transport!(random_exchange_arrives_once_intact_in_order, crate::TIMING);
 
 /// Worker: `cluster role` — node "stay" posts a receive from the other node and a
 /// synchronous send to it, then waits for both; "leave" joins the communicator and
@@ -266,4 +281,4 @@ fn a_peer_that_leaves_fails_pending_operations(t: &Transport) {
     stay.finish(Duration::from_secs(30));
     leave.finish(Duration::from_secs(30));
 }
-on_every_transport!(a_peer_that_leaves_fails_pending_operations);
+on_every_transport!(a_peer_that_leaves_fails_pending_operations, crate::TIMING);

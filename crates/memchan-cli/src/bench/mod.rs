@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod hosts;
 pub mod memchan_side;
 pub mod model;
+pub mod mp;
 pub mod peers;
 pub mod pingpong;
 pub mod plot;

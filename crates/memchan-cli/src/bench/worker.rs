@@ -33,6 +33,11 @@ pub enum Kind {
     MemchanLock,
     MemchanBarrier,
     MemchanNotify,
+    // Message passing (`mp.rs`): latency and 1 MiB bandwidth, per mode.
+    MpLatencyPostal,
+    MpLatencyZeroCopy,
+    MpBandwidthPostal,
+    MpBandwidthZeroCopy,
     // `--hosts`: the figures over a veth between two network namespaces.
     HostTcp,
     HostTcpSpin,
