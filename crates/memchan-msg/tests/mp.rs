@@ -9,8 +9,8 @@ use memchan_testkit::harness::{args, log_to_stderr, unique_cluster, Timing, Tran
 use memchan_testkit::on_every_transport;
 use std::time::Duration;
 
-const NODES: usize = 4;
-const PER_NODE: usize = 60;
+const NODES: usize = 5;
+const PER_NODE: usize = 120;
 const ZC_SEG: usize = 1 << 20;
 /// A generous failure timeout: these tests do not time failure detection (a peer
 /// leaves explicitly), and a loaded CI machine must not isolate a busy worker.
