@@ -94,7 +94,12 @@ fn payload(m: &Msg) -> Vec<u8> {
 /// (blocking, non-blocking and into an rx mapping) and checks each message.
 fn exchange_worker(a: &[String]) {
     let (name, seed) = (&a[0], a[1].parse::<u64>().unwrap());
-    let c = Cluster::join(name).unwrap();
+    // A third argument: the hub (or relay) to join through.
+    let cfg = memchan::Config {
+        hub: a.get(2).map(|h| memchan::HubSpec::Connect(h.clone())),
+        ..memchan::Config::default()
+    };
+    let c = Cluster::join_with(name, cfg).unwrap();
     c.wait_for_members(NODES, Duration::from_secs(30)).unwrap();
     let me = c.node_id().0 as u32;
     let zc = c.segment(&format!("zc{me}"), ZC_SEG, 0o600).unwrap();
@@ -220,9 +225,66 @@ fn random_exchange_arrives_once_intact_in_order(t: &Transport) {
     let name = unique_cluster("mp");
     let seed = fastrand::u64(..);
     eprintln!("seed {seed}");
-    let mut ws: Vec<_> = (0..NODES)
+    let ws: Vec<_> = (0..NODES)
         .map(|_| t.spawn("exchange", &[name.clone(), seed.to_string()]))
         .collect();
+    check_exchange(ws, seed);
+}
+on_every_transport!(random_exchange_arrives_once_intact_in_order, crate::TIMING);
+
+/// The same exchange through a hub whose links pass a relay that drops, corrupts,
+/// duplicates and reorders frames: the links' recovery leaves the message layer
+/// nothing to notice.
+#[test]
+fn random_exchange_through_a_faulty_relay() {
+    use memchan_testkit::relay::{Relay, RelayConfig};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let hub = Transport::hub_timed(TIMING);
+    let Transport::Hub(h) = &hub else {
+        unreachable!("hub_timed gives a hub")
+    };
+    let seed = fastrand::u64(..);
+    eprintln!("seed {seed}");
+    let relay = Relay::bind(RelayConfig {
+        drop: 0.01,
+        corrupt: 0.01,
+        dup: 0.01,
+        reorder: 0.01,
+        seed,
+        ..RelayConfig::new("127.0.0.1:0", &h.local_addr().to_string())
+    })
+    .unwrap();
+    let addr = relay.local_addr().to_string();
+    let stats = relay.stats();
+    let stop = Arc::new(AtomicBool::new(false));
+    let runner = {
+        let stop = stop.clone();
+        std::thread::spawn(move || relay.run(&stop))
+    };
+    let name = unique_cluster("mprelay");
+    let ws: Vec<_> = (0..NODES)
+        .map(|_| {
+            memchan_testkit::harness::Worker::spawn(
+                "exchange",
+                &[name.clone(), seed.to_string(), addr.clone()],
+            )
+        })
+        .collect();
+    check_exchange(ws, seed);
+    let c = stats.snapshot();
+    eprintln!("relay: {}", c.summary());
+    assert!(
+        c.dropped > 0 && c.corrupted > 0 && c.duplicated > 0 && c.reordered > 0,
+        "every fault was hit: {}",
+        c.summary()
+    );
+    stop.store(true, Ordering::SeqCst);
+    runner.join().unwrap();
+}
+
+/// Waits for every exchange worker's count and exit.
+fn check_exchange(mut ws: Vec<memchan_testkit::harness::Worker>, seed: u64) {
     let expected = schedule(seed, NODES as u32);
     let mut got = 0;
     for w in &mut ws {
@@ -234,7 +296,6 @@ fn random_exchange_arrives_once_intact_in_order(t: &Transport) {
         w.finish(Duration::from_secs(30));
     }
 }
-on_every_transport!(random_exchange_arrives_once_intact_in_order, crate::TIMING);
 
 /// Worker: `cluster role` — node "stay" posts a receive from the other node and a
 /// synchronous send to it, then waits for both; "leave" joins the communicator and

@@ -100,22 +100,12 @@ fn bandwidth(set: &SampleSet, size: usize, series: &str) -> Option<(f64, f64, us
 type NamedRow = (&'static str, Result<(f64, f64, usize), String>);
 
 /// A row of a time figure's series under another name.
-fn time_row(
-    set: &SampleSet,
-    figure: &str,
-    series: &str,
-    name: &'static str,
-) -> Option<NamedRow> {
+fn time_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> Option<NamedRow> {
     summarize_time(set, figure, series).map(|m| (name, Ok((m.median, m.p99, m.n))))
 }
 
 /// A row of GB/s from a figure of ns per window of 64 × 1 MiB.
-fn mib_row(
-    set: &SampleSet,
-    figure: &str,
-    series: &str,
-    name: &'static str,
-) -> Option<NamedRow> {
+fn mib_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> Option<NamedRow> {
     let s = summarize_time(set, figure, series)?;
     let bytes = ((1usize << 20) * refs::WINDOW) as f64;
     Some((name, Ok((bytes / s.median, bytes / s.p99, s.n))))
