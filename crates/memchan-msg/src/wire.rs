@@ -167,3 +167,37 @@ impl Layout {
         self.bulk_start + (w * self.chunks + (n as usize % self.chunks)) * self.chunk
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slot_reads_back_what_was_written() {
+        let mut b = Body::new(Kind::Eager, F_SYNC, 13, 0x7fff_fffe);
+        b.set_bytes(b"hello, world!");
+        assert_eq!(b.kind(), Some(Kind::Eager));
+        assert_eq!((b.flags(), b.ilen(), b.tag()), (F_SYNC, 13, 0x7fff_fffe));
+        assert_eq!(&b.bytes()[..13], b"hello, world!");
+        // Header and two payload words cover 13 bytes; a fragment uses them all.
+        assert_eq!(b.words(), 3);
+        assert_eq!(Body::new(Kind::Frag, 0, 0, 0).words(), 7);
+        // A hostile length cannot make the reader read past the slot.
+        assert_eq!(Body::new(Kind::Eager, 0, 255, 0).words(), 7);
+        assert_eq!(Kind::from_u8(0), None);
+        assert_eq!(Kind::from_u8(9), None);
+    }
+
+    #[test]
+    fn layout_keeps_writers_apart() {
+        let cfg = CommConfig::default();
+        let l = Layout::new(&cfg, 4096);
+        // Each writer's ring and credit line lie before the next writer's ring.
+        assert!(l.credit(0) + SLOT <= l.slot(1, 1));
+        assert_eq!(l.slot(0, 1), l.slot(0, 1 + cfg.ring_slots as u64));
+        assert!(l.slot(cfg.max_nodes - 1, cfg.ring_slots as u64) + SLOT <= l.bulk_start);
+        assert_eq!(l.bulk_start % 4096, 0);
+        let last = l.chunk_at(cfg.max_nodes - 1, cfg.chunks as u64 - 1);
+        assert_eq!(last + cfg.chunk_size, l.size);
+    }
+}
