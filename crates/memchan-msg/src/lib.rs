@@ -676,7 +676,8 @@ impl<'c> Comm<'c> {
             done: None,
         });
         let i = (r.0 & 0xffff_ffff) as usize;
-        self.progress()?;
+        // No progress round first: a message still in a ring is newer than every
+        // unexpected one and meets the posted queue, in order, when it is drained.
         self.post(i)?;
         Ok(r)
     }
