@@ -211,6 +211,34 @@ fn quick_bench_writes_json_tables_and_plots() {
         assert_eq!(t["reference"], "local_copy", "{t}");
     }
     num(&v, "put_signal_ns", "memchan");
+    // Message passing, both modes, with a target and verdict for each (issue 13).
+    for key in ["mp_latency_8b_ns", "mp_bandwidth_1mib_gbps"] {
+        num(&v, key, "memchan_postal");
+        num(&v, key, "memchan_zero_copy");
+    }
+    for (key, subject, reference) in [
+        ("mp_latency_8b_ns", "memchan_postal", "mpi"),
+        ("mp_latency_8b_ns", "memchan_zero_copy", "mpi"),
+        ("mp_latency_8b_vs_raw_ns", "memchan_postal", "memchan_raw"),
+        (
+            "mp_latency_8b_vs_raw_ns",
+            "memchan_zero_copy",
+            "memchan_raw",
+        ),
+        ("mp_bandwidth_1mib_gbps", "memchan_postal", "mpi"),
+        (
+            "mp_bandwidth_1mib_vs_memcpy_gbps",
+            "memchan_zero_copy",
+            "memcpy",
+        ),
+    ] {
+        let found = v["targets"].as_array().is_some_and(|a| {
+            a.iter().any(|t| {
+                t["figure"] == key && t["subject"] == subject && t["reference"] == reference
+            })
+        });
+        assert!(found, "no target {subject} vs {reference} in {key}");
+    }
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
     // p99s come with the medians.
@@ -237,6 +265,8 @@ fn quick_bench_writes_json_tables_and_plots() {
         ("latency_8b_one_way_ns", "oshmem"),
         ("bandwidth_1mib_gbps", "mpi"),
         ("ack_ns", "oshmem"),
+        ("mp_latency_8b_ns", "mpi"),
+        ("mp_bandwidth_1mib_gbps", "mpi"),
     ] {
         if v["figures"][fig].get(peer).is_some() {
             num(&v, fig, peer);

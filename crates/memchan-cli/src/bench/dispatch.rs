@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use super::clock::Clock;
 use super::hosts;
 use super::memchan_side;
+use super::mp;
 use super::pingpong;
 use super::refs::{self, CacheLine, ShmRegion, Tcp};
 use super::scale;
@@ -91,6 +92,7 @@ fn run(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
         k if hosts::is_host_kind(k) => hosts::worker(k, a, clock),
         Kind::ScaleNode => scale::worker(a),
         Kind::MemchanRma => super::rma::worker(a, clock),
+        k if mp::is_mp_kind(k) => mp::worker(k, a, clock),
         k => memchan_side::worker(k, a, clock),
     }
 }

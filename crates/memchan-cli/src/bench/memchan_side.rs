@@ -57,8 +57,16 @@ impl std::fmt::Display for Measurement {
 pub fn kinds_after(after: Step) -> Vec<Measurement> {
     let two = |kind| Measurement { kind, nodes: 2 };
     match after {
-        Step::Cacheline => vec![two(Kind::MemchanLatency)],
-        Step::Memcpy => vec![two(Kind::MemchanBandwidth)],
+        Step::Cacheline => vec![
+            two(Kind::MemchanLatency),
+            two(Kind::MpLatencyPostal),
+            two(Kind::MpLatencyZeroCopy),
+        ],
+        Step::Memcpy => vec![
+            two(Kind::MemchanBandwidth),
+            two(Kind::MpBandwidthPostal),
+            two(Kind::MpBandwidthZeroCopy),
+        ],
         Step::StoreFence => {
             let mut v = vec![
                 two(Kind::MemchanOverhead),
@@ -84,6 +92,9 @@ pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleS
     let Measurement { kind, nodes } = m;
     if kind == Kind::MemchanRma {
         return super::rma::measure(l, cfg, set);
+    }
+    if super::mp::is_mp_kind(kind) {
+        return super::mp::measure(kind, l, cfg, set);
     }
     let cluster = l.unique("memchan-bench");
     let mut extra = match kind {

@@ -17,6 +17,7 @@ pub mod hosts;
 pub mod ip;
 pub mod memchan_side;
 pub mod model;
+pub mod mp;
 pub mod peers;
 pub mod pingpong;
 pub mod plot;

@@ -227,6 +227,10 @@ pub mod fig {
     }
     pub const NOTIFY: &str = "notify";
     pub const FLOP: &str = "flop";
+    /// Message passing (`mp.rs`): 8-byte one-way latency, ns.
+    pub const MP_LATENCY: &str = "mp_latency";
+    /// Message passing: ns per window of 64 × 1 MiB.
+    pub const MP_BANDWIDTH: &str = "mp_bandwidth";
     /// `bandwidth/<size>`: samples are ns per window of 64 transfers.
     pub fn bandwidth(size: usize) -> String {
         format!("bandwidth/{size}")

@@ -96,6 +96,104 @@ fn bandwidth(set: &SampleSet, size: usize, series: &str) -> Option<(f64, f64, us
     Some((bytes / s.median, bytes / s.p99, s.n))
 }
 
+/// A table row: its name and (median, p99, samples).
+type NamedRow = (&'static str, Result<(f64, f64, usize), String>);
+
+/// A row of a time figure's series under another name.
+fn time_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> Option<NamedRow> {
+    summarize_time(set, figure, series).map(|m| (name, Ok((m.median, m.p99, m.n))))
+}
+
+/// A row of GB/s from a figure of ns per window of 64 × 1 MiB.
+fn mib_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> Option<NamedRow> {
+    let s = summarize_time(set, figure, series)?;
+    let bytes = ((1usize << 20) * refs::WINDOW) as f64;
+    Some((name, Ok((bytes / s.median, bytes / s.p99, s.n))))
+}
+
+/// The message-passing tables: `mp_latency_8b_ns` and `mp_bandwidth_1mib_gbps`
+/// against Open MPI, and their twins against the raw level (a memchan write's
+/// latency, memcpy) for the targets that have another reference.
+fn mp_tables(set: &SampleSet) -> Vec<Table> {
+    let modes = ["memchan_postal", "memchan_zero_copy"];
+    let at_most = |subject, factor| Target {
+        subject,
+        cmp: Cmp::AtMost,
+        factor,
+    };
+    let at_least = |subject, factor| Target {
+        subject,
+        cmp: Cmp::AtLeast,
+        factor,
+    };
+    let lat = |extra: Option<(&str, &'static str)>| {
+        let mut rows: Vec<_> = modes
+            .iter()
+            .filter_map(|&s| time_row(set, fig::MP_LATENCY, s, s))
+            .collect();
+        if let Some((series, name)) = extra {
+            rows.extend(time_row(set, fig::LATENCY, series, name));
+        }
+        rows
+    };
+    let mut t = Table::new(
+        "mp_latency_8b_ns",
+        "message passing, 8-byte one-way latency (blocking send / recv ping-pong, round trip / 2)"
+            .into(),
+        "ns",
+        Some("mpi"),
+        modes.map(|s| at_most(s, 0.5)),
+        lat(Some(("mpi", "mpi"))),
+    );
+    t.notes.push(
+        "memchan_postal: send (buffered); memchan_zero_copy: ssend (synchronous: the receiver          acknowledges the match); mpi: Open MPI MPI_Send / MPI_Recv (the mpi_latency peer)"
+            .into(),
+    );
+    let mut raw = Table::new(
+        "mp_latency_8b_vs_raw_ns",
+        "message passing against a raw memchan write's one-way latency".into(),
+        "ns",
+        Some("memchan_raw"),
+        modes.map(|s| at_most(s, 1.5)),
+        lat(Some(("memchan", "memchan_raw"))),
+    );
+    raw.notes
+        .push("memchan_raw: the latency_8b_one_way_ns memchan series (write_u64, spin)".into());
+    let bw = |extra: (&str, &str, &'static str)| {
+        let mut rows: Vec<_> = modes
+            .iter()
+            .filter_map(|&s| mib_row(set, fig::MP_BANDWIDTH, s, s))
+            .collect();
+        rows.extend(mib_row(set, extra.0, extra.1, extra.2));
+        rows
+    };
+    let mib = fig::bandwidth(1 << 20);
+    let mut b = Table::new(
+        "mp_bandwidth_1mib_gbps",
+        "message passing, 1 MiB bandwidth (windows of 64 non-blocking sends + 4-byte answer)"
+            .into(),
+        "GB/s",
+        Some("mpi"),
+        [at_least("memchan_postal", 1.0)],
+        bw((&mib, "mpi", "mpi")),
+    );
+    b.notes.push(
+        "memchan_postal: isend (buffered through the bulk chunks: two copies, pipelined);          memchan_zero_copy: issend into an rx-mapped receive buffer (one copy); mpi: the mpi_bw peer"
+            .into(),
+    );
+    let mut bm = Table::new(
+        "mp_bandwidth_1mib_vs_memcpy_gbps",
+        "message passing, zero-copy 1 MiB bandwidth against memcpy".into(),
+        "GB/s",
+        Some("memcpy"),
+        [at_least("memchan_zero_copy", 0.8)],
+        bw((&mib, "memcpy", "memcpy")),
+    );
+    bm.notes
+        .push("memcpy: single core, the bandwidth_1mib_gbps reference".into());
+    vec![t, raw, b, bm]
+}
+
 impl Report {
     pub fn build(cfg: &Config, set: &SampleSet, info: &RunInfo) -> Report {
         let (a, b) = cfg.cpus;
@@ -241,6 +339,9 @@ impl Report {
 
         // 8. remote read and fetch-add (their round ratios are set there)
         tables.extend(super::rma::tables(set));
+
+        // 8. message passing (mp.rs), both modes, beside Open MPI and the raw level
+        tables.extend(mp_tables(set));
 
         for t in &mut tables {
             let figure = match t.key {

@@ -35,6 +35,11 @@ pub enum Kind {
     MemchanNotify,
     /// Remote read and fetch-add, with their cross-core variants (`rma.rs`).
     MemchanRma,
+    // Message passing (`mp.rs`): latency and 1 MiB bandwidth, per mode.
+    MpLatencyPostal,
+    MpLatencyZeroCopy,
+    MpBandwidthPostal,
+    MpBandwidthZeroCopy,
     // `--hosts`: the figures over a veth between two network namespaces.
     HostTcp,
     HostTcpSpin,

@@ -1,0 +1,185 @@
+//! Message passing (`memchan-msg`), the seed's second level, beside Open MPI on the
+//! same two cores: 8-byte ping-pong latency (blocking `send` / `recv`, round trip / 2,
+//! as `mpi_latency.c`) and 1 MiB bandwidth (osu_bw style: a window of 64 non-blocking
+//! sends of one buffer, then a 4-byte answer, as `mpi_bw.c`), each in full postal
+//! mode (`isend`: buffered, through the per-sender bulk chunks) and in restricted
+//! zero-copy mode (`issend`: synchronous; for bandwidth the receive buffer lies in an
+//! rx mapping, so the body is deposited straight into it).
+//!
+//! The `mpi` series of the two tables are the samples of the existing Open MPI peers
+//! (`latency` and `bandwidth/1048576` figures) of the same run.
+
+use anyhow::{ensure, Context, Result};
+use memchan::{Cluster, RxAttrs};
+use memchan_msg::{Comm, CommConfig};
+
+use super::clock::{ticks, Clock};
+use super::model::{fig, Config, SampleSet};
+use super::pingpong::{self, Endpoint};
+use super::refs::{self, PEER_TIMEOUT, WINDOW};
+use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
+
+/// Bytes of one bandwidth message.
+pub const MSG: usize = 1 << 20;
+
+/// Whether `k` is one of this module's worker kinds.
+pub fn is_mp_kind(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::MpLatencyPostal
+            | Kind::MpLatencyZeroCopy
+            | Kind::MpBandwidthPostal
+            | Kind::MpBandwidthZeroCopy
+    )
+}
+
+/// The series a kind's samples go to.
+fn series(k: Kind) -> &'static str {
+    match k {
+        Kind::MpLatencyPostal | Kind::MpBandwidthPostal => "memchan_postal",
+        _ => "memchan_zero_copy",
+    }
+}
+
+/// Coordinator side: runs one pair and adds its samples to `set`.
+pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
+    let cluster = l.unique("memchan-bench-mp");
+    let mut extra = match kind {
+        Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy => cfg.pingpong_args(cfg.iters),
+        _ => {
+            let w = refs::windows_for(MSG, cfg.bw_budget, cfg.bw_min_windows, cfg.bw_max_windows);
+            vec![
+                "--iters".into(),
+                w.to_string(),
+                "--warmup".into(),
+                "2".into(),
+            ]
+        }
+    };
+    extra.extend(["--cluster".to_string(), cluster]);
+    let out = worker::pair(l, kind, cfg.cpus, &extra)?;
+    let figure = match kind {
+        Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy => fig::MP_LATENCY,
+        _ => fig::MP_BANDWIDTH,
+    };
+    set.add(figure, series(kind), take(out, "samples")?);
+    Ok(())
+}
+
+/// One side's communicator endpoint of a ping-pong.
+struct Ep<'a, 'c> {
+    comm: &'a mut Comm<'c>,
+    peer: u32,
+    sync: bool,
+}
+
+impl Endpoint for Ep<'_, '_> {
+    fn send(&mut self, seq: u64) -> Result<()> {
+        let b = seq.to_le_bytes();
+        if self.sync {
+            self.comm.ssend(self.peer, 1, &b)?;
+        } else {
+            self.comm.send(self.peer, 1, &b)?;
+        }
+        Ok(())
+    }
+    fn wait(&mut self, seq: u64) -> Result<()> {
+        let mut b = [0u8; 8];
+        let s = self.comm.recv(self.peer, 1, &mut b)?;
+        ensure!(
+            s.len == 8 && u64::from_le_bytes(b) == seq,
+            "ping-pong: got {:?} for {seq}",
+            s
+        );
+        Ok(())
+    }
+}
+
+/// Worker side: one node of the pair.
+pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    let name = a.cluster.as_deref().context("--cluster is required")?;
+    let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
+    c.wait_for_members(2, PEER_TIMEOUT)
+        .context("waiting for the other bench node")?;
+    let ping = a.role == Role::Ping;
+    // The zero-copy bandwidth receive buffer: an rx mapping of the receiver's.
+    let zc_rx = if kind == Kind::MpBandwidthZeroCopy && !ping {
+        let seg = c.segment("mpzc", MSG, 0o600).context("segment mpzc")?;
+        Some((seg.map_rx_with(RxAttrs::default())?, seg))
+    } else {
+        None
+    };
+    let mut comm = Comm::new(&c, "bench", CommConfig::default()).context("communicator")?;
+    let me = comm.rank();
+    let peer = comm
+        .ranks()
+        .into_iter()
+        .find(|&r| r != me)
+        .context("no peer in the communicator")?;
+    let mut out = WorkerOutput::default();
+    match kind {
+        Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy => {
+            let mut ep = Ep {
+                comm: &mut comm,
+                peer,
+                sync: kind == Kind::MpLatencyZeroCopy,
+            };
+            if ping {
+                out = WorkerOutput::one(
+                    "samples",
+                    pingpong::ping(&mut ep, a.warmup, a.iters, clock)?,
+                );
+            } else {
+                pingpong::pong(&mut ep, a.warmup, a.iters)?;
+            }
+        }
+        _ => {
+            let sync = kind == Kind::MpBandwidthZeroCopy;
+            let mut buf = vec![if ping { 1u8 } else { 0 }; MSG];
+            let mut samples = Vec::with_capacity(a.iters as usize);
+            for i in 0..a.warmup + a.iters {
+                let t0 = ticks();
+                let mut reqs = Vec::with_capacity(WINDOW);
+                for _ in 0..WINDOW {
+                    // SAFETY: `buf` lives, unchanged (sends) or untouched by this code
+                    // (receives), until `wait_all` below returns every request.
+                    let r = unsafe {
+                        match (&zc_rx, ping) {
+                            (_, true) => comm.isend_ptr(peer, 100, buf.as_ptr(), MSG, sync)?,
+                            (Some((rx, _)), false) => comm.irecv_rx(peer, 100, rx, 0, MSG)?,
+                            (None, false) => comm.irecv_ptr(peer, 100, buf.as_mut_ptr(), MSG)?,
+                        }
+                    };
+                    reqs.push(r);
+                }
+                for done in comm.wait_all(&reqs)? {
+                    let s = done.result?;
+                    ensure!(s.len == MSG, "bandwidth: a {} byte message", s.len);
+                }
+                if ping {
+                    let mut ack = [0u8; 4];
+                    comm.recv(peer, 101, &mut ack)?;
+                    if i >= a.warmup {
+                        samples.push(clock.ns(ticks().wrapping_sub(t0)));
+                    }
+                } else {
+                    comm.send(peer, 101, &[0; 4])?;
+                }
+            }
+            if !ping {
+                // The receiver checks the last message arrived whole.
+                let mut last = vec![0u8; MSG];
+                match &zc_rx {
+                    Some((rx, _)) => rx.read(0, &mut last)?,
+                    None => last.copy_from_slice(&buf),
+                }
+                ensure!(last.iter().all(|&b| b == 1), "bandwidth: damaged message");
+            }
+            out = WorkerOutput::one("samples", samples);
+        }
+    }
+    comm.finish()?;
+    drop(comm);
+    c.barrier().context("closing barrier")?;
+    Ok(out)
+}

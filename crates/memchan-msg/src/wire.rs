@@ -1,0 +1,203 @@
+//! The message layer's memory layout and slot format: what one node writes into
+//! another's receive memory. Every word here is written by another process (or host)
+//! and is validated by the reader before use.
+//!
+//! One segment per communicator; every member maps it rx and maps it tx towards every
+//! member. Node `s`'s part of node `r`'s copy (written only by `s`):
+//!
+//! ```text
+//! control area (notify pages), per writer s:   bulk area (plain pages), per writer s:
+//!   ring: K slots of 64 bytes (s -> r)            C chunks of `chunk` bytes (s -> r)
+//!   credit line: [slots of r consumed by s,
+//!                 chunks of r consumed by s]
+//! ```
+
+use crate::CommConfig;
+
+/// One slot: one cache line.
+pub(crate) const SLOT: usize = 64;
+/// Payload bytes inline in a slot (the eager limit).
+pub const EAGER_MAX: usize = 48;
+/// Longest segment name a clear-to-send can carry (memchan's `NAME_LEN`).
+pub(crate) const NAME_MAX: usize = 64;
+
+/// Slot kinds (byte 0 of word 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    /// A small message, payload inline.
+    Eager = 1,
+    /// A buffered (full postal) message whose body follows in `Frag`s.
+    Hdr = 2,
+    /// A synchronous (zero-copy mode) message's request to send.
+    Rts = 3,
+    /// A piece of a body in the next bulk chunk: cookie, length.
+    Frag = 4,
+    /// Receiver to sender: matched; cookie, target (bulk or rx), offset, name length.
+    Cts = 5,
+    /// Continuation of a clear-to-send's segment name.
+    Name = 6,
+    /// Receiver to sender: a synchronous eager message was matched; cookie.
+    Ack = 7,
+    /// Sender to receiver: the body was deposited into the rx buffer; cookie, length.
+    Fin = 8,
+}
+
+impl Kind {
+    pub(crate) fn from_u8(b: u8) -> Option<Kind> {
+        Some(match b {
+            1 => Kind::Eager,
+            2 => Kind::Hdr,
+            3 => Kind::Rts,
+            4 => Kind::Frag,
+            5 => Kind::Cts,
+            6 => Kind::Name,
+            7 => Kind::Ack,
+            8 => Kind::Fin,
+            _ => return None,
+        })
+    }
+}
+
+/// Flag: the sender waits for the receive (synchronous send).
+pub(crate) const F_SYNC: u8 = 1;
+
+/// A slot's words 1..8 (word 0, the sequence, is written last, separately).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Body {
+    pub w: [u64; 7],
+}
+
+impl Body {
+    pub(crate) fn new(kind: Kind, flags: u8, ilen: u8, tag: u32) -> Body {
+        let mut b = Body::default();
+        b.w[0] = u64::from(kind as u8)
+            | (u64::from(flags) << 8)
+            | (u64::from(ilen) << 16)
+            | (u64::from(tag) << 32);
+        b
+    }
+    pub(crate) fn kind(&self) -> Option<Kind> {
+        Kind::from_u8(self.w[0] as u8)
+    }
+    pub(crate) fn flags(&self) -> u8 {
+        (self.w[0] >> 8) as u8
+    }
+    pub(crate) fn ilen(&self) -> usize {
+        usize::from((self.w[0] >> 16) as u8)
+    }
+    pub(crate) fn tag(&self) -> u32 {
+        (self.w[0] >> 32) as u32
+    }
+    /// Payload word `i` (0..6).
+    pub(crate) fn p(&self, i: usize) -> u64 {
+        self.w[1 + i]
+    }
+    pub(crate) fn set_p(&mut self, i: usize, v: u64) {
+        self.w[1 + i] = v;
+    }
+    pub(crate) fn set_bytes(&mut self, data: &[u8]) {
+        let mut raw = [0u8; EAGER_MAX];
+        raw[..data.len()].copy_from_slice(data);
+        for (i, c) in raw.chunks_exact(8).enumerate() {
+            self.w[1 + i] = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        }
+    }
+    pub(crate) fn bytes(&self) -> [u8; EAGER_MAX] {
+        let mut raw = [0u8; EAGER_MAX];
+        for (i, c) in raw.chunks_exact_mut(8).enumerate() {
+            c.copy_from_slice(&self.w[1 + i].to_le_bytes());
+        }
+        raw
+    }
+    /// Words 1.. of the slot in use: the header and, for an eager slot, only the
+    /// payload words its length covers (writer and reader agree on it).
+    pub(crate) fn words(&self) -> usize {
+        match self.kind() {
+            Some(Kind::Eager) | Some(Kind::Name) => 1 + self.ilen().min(EAGER_MAX).div_ceil(8),
+            _ => 7,
+        }
+    }
+    pub(crate) fn to_bytes(self) -> [u8; SLOT - 8] {
+        let mut raw = [0u8; SLOT - 8];
+        for (i, c) in raw.chunks_exact_mut(8).enumerate() {
+            c.copy_from_slice(&self.w[i].to_le_bytes());
+        }
+        raw
+    }
+}
+
+/// Where things are in the communicator's segment.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout {
+    pub slots: usize,
+    pub chunk: usize,
+    pub chunks: usize,
+    /// Bytes of one writer's control part (ring + credit line).
+    ctl_part: usize,
+    /// Start of the bulk area (page aligned).
+    pub bulk_start: usize,
+    pub size: usize,
+}
+
+impl Layout {
+    pub(crate) fn new(cfg: &CommConfig, page: usize) -> Layout {
+        let ctl_part = cfg.ring_slots * SLOT + SLOT;
+        let bulk_start = (cfg.max_nodes * ctl_part).div_ceil(page) * page;
+        let size = bulk_start + cfg.max_nodes * cfg.chunks * cfg.chunk_size;
+        Layout {
+            slots: cfg.ring_slots,
+            chunk: cfg.chunk_size,
+            chunks: cfg.chunks,
+            ctl_part,
+            bulk_start,
+            size,
+        }
+    }
+    /// Slot `seq - 1` (mod K) of writer `w`'s ring.
+    pub(crate) fn slot(&self, w: usize, seq: u64) -> usize {
+        w * self.ctl_part + ((seq - 1) as usize % self.slots) * SLOT
+    }
+    /// Writer `w`'s credit line: word 0 slots consumed, word 1 chunks consumed.
+    pub(crate) fn credit(&self, w: usize) -> usize {
+        w * self.ctl_part + self.slots * SLOT
+    }
+    /// Chunk number `n` (mod C) of writer `w`'s bulk area.
+    pub(crate) fn chunk_at(&self, w: usize, n: u64) -> usize {
+        self.bulk_start + (w * self.chunks + (n as usize % self.chunks)) * self.chunk
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slot_reads_back_what_was_written() {
+        let mut b = Body::new(Kind::Eager, F_SYNC, 13, 0x7fff_fffe);
+        b.set_bytes(b"hello, world!");
+        assert_eq!(b.kind(), Some(Kind::Eager));
+        assert_eq!((b.flags(), b.ilen(), b.tag()), (F_SYNC, 13, 0x7fff_fffe));
+        assert_eq!(&b.bytes()[..13], b"hello, world!");
+        // Header and two payload words cover 13 bytes; a fragment uses them all.
+        assert_eq!(b.words(), 3);
+        assert_eq!(Body::new(Kind::Frag, 0, 0, 0).words(), 7);
+        // A hostile length cannot make the reader read past the slot.
+        assert_eq!(Body::new(Kind::Eager, 0, 255, 0).words(), 7);
+        assert_eq!(Kind::from_u8(0), None);
+        assert_eq!(Kind::from_u8(9), None);
+    }
+
+    #[test]
+    fn layout_keeps_writers_apart() {
+        let cfg = CommConfig::default();
+        let l = Layout::new(&cfg, 4096);
+        // Each writer's ring and credit line lie before the next writer's ring.
+        assert!(l.credit(0) + SLOT <= l.slot(1, 1));
+        assert_eq!(l.slot(0, 1), l.slot(0, 1 + cfg.ring_slots as u64));
+        assert!(l.slot(cfg.max_nodes - 1, cfg.ring_slots as u64) + SLOT <= l.bulk_start);
+        assert_eq!(l.bulk_start % 4096, 0);
+        let last = l.chunk_at(cfg.max_nodes - 1, cfg.chunks as u64 - 1);
+        assert_eq!(last + cfg.chunk_size, l.size);
+    }
+}
