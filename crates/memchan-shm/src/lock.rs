@@ -63,15 +63,20 @@ impl Lock {
     }
 
     /// Whether any slot other than ours is set in our local copy. Only the words up
-    /// to the highest member's slot are read: a 2-node cluster reads one word.
+    /// to the highest slot of the members bitmap (or ours) are read: a 2-node cluster
+    /// reads one word. The bitmap is a superset of the live members, so no member's
+    /// bid is missed; it is four loads, where the live members (a state load per
+    /// member) cost more than the rest of this check on every bid.
     fn others_bid(&self) -> Result<bool> {
-        let top = self
-            .inner
-            .members()
-            .iter()
-            .last()
-            .map_or(0, |n| n.index())
-            .max(self.slot);
+        let members = &self.inner.local.ctl().header.members;
+        let mut top = self.slot;
+        for (i, w) in members.iter().enumerate().rev() {
+            let w = w.load(Ordering::Relaxed);
+            if w != 0 {
+                top = top.max(i * 64 + 63 - w.leading_zeros() as usize);
+                break;
+            }
+        }
         let base = self.rx.as_ptr() as *const AtomicU64;
         for w in 0..=top / 8 {
             // SAFETY: the lock page holds MAX_NODES bytes = MAX_NODES / 8 aligned words
