@@ -128,8 +128,13 @@ pub(crate) struct NodeSlot {
 /// barrier the node arrived at (44 bits, wrapping), `tag` a hash of the rank set it
 /// took at arrival (16 bits) and `rounds` how far it got in that barrier's
 /// dissemination (1 = arrived, k + 2 = its round-k wait succeeded, 0 = a joiner,
-/// not part of barrier `number`). Only the node itself writes its word.
+/// not part of barrier `number`, [`bar::FLAT`] = arrived, waiting for all arrivals
+/// without rounds). Only the node itself writes its word.
 pub(crate) mod bar {
+    /// `rounds` of a node that arrived on a crowded host: it takes no rounds, so a
+    /// peer waiting for one of its rounds falls back to the all-arrived check (the
+    /// most rounds are 8, for 256 nodes: word 9).
+    pub const FLAT: u64 = 0xf;
     const NUMBER_SHIFT: u32 = 20;
     const NUMBER_MASK: u64 = (1 << 44) - 1;
 
