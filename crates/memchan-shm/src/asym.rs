@@ -17,8 +17,8 @@
 //! publisher is registered may miss a wake-up: its sleep is bounded (`node::SLEEP`),
 //! so that costs latency, never progress.
 
-use std::sync::atomic::{fence, Ordering};
 use rustix::thread::{membarrier, MembarrierCommand};
+use std::sync::atomic::{fence, Ordering};
 use std::sync::OnceLock;
 
 static REGISTERED: OnceLock<bool> = OnceLock::new();

@@ -12,8 +12,8 @@
 //! without progress.
 
 use crate::control::{
-    bar, load_name, load_set, node_state, seg_state, NodeSlot, store_name, store_set, Control, MAGIC,
-    MAX_SEGMENTS, VERSION,
+    bar, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
+    MAGIC, MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
 use crate::local::{stall_bound, Local, Params, SegRef, STALL_CAP};
@@ -1629,9 +1629,7 @@ impl Plan {
                 == 0
         };
         let hit = PLAN.with_borrow(|p| match p {
-            Some(p) if p.me == me && same(&p.bitmap, bitmap) && same(&p.ranks, ranks) => {
-                Some(*p)
-            }
+            Some(p) if p.me == me && same(&p.bitmap, bitmap) && same(&p.ranks, ranks) => Some(*p),
             _ => None,
         });
         if let Some(p) = hit {
