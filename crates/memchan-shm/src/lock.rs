@@ -118,7 +118,12 @@ impl BidPage for Page<'_> {
 
     fn bid(&self, v: u8) -> Result<()> {
         let l = self.0;
-        l.tx.write_u8(l.slot, v)?;
+        if v == 0 {
+            // A clear needs no place in the global order (`memchan_core::bidlock`).
+            l.tx.write_u8_unordered(l.slot, 0)?;
+        } else {
+            l.tx.write_u8(l.slot, v)?;
+        }
         // Back at once on one host, where the sender applies its own copy; an
         // isolated node never gets it, and neither does one whose rx set bit another
         // member cleared: that wait ends with `Error::Stalled` after the stall bound.
@@ -174,5 +179,66 @@ impl LockGuard<'_> {
 impl Drop for LockGuard<'_> {
     fn drop(&mut self) {
         let _ = self.lock.tx.write_u8(self.lock.slot, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Node;
+    use memchan_core::sync::Ordering;
+    use memchan_core::transport::Transport;
+    use memchan_core::Config;
+
+    fn cluster(tag: &str) -> String {
+        format!("lock-{tag}-{}", std::process::id())
+    }
+
+    /// A release bypasses the order point, yet reaches a copy of the lock page made
+    /// for a new bidder while the lock was held (the copy shows the holder's bid).
+    #[test]
+    fn a_release_reaches_a_copy_made_while_the_lock_was_held() {
+        let name = cluster("late");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let la = a.lock("L").unwrap();
+        for round in 0..3 {
+            // A new node each round: its copy is made by `Inner::attach_rx`.
+            let b = Node::join(&name, &Config::default()).unwrap();
+            let held = la.acquire().unwrap();
+            let lb = b.lock("L").unwrap();
+            assert!(
+                lb.try_acquire().unwrap().is_none(),
+                "the copy shows the holder"
+            );
+            held.release().unwrap();
+            assert_eq!(
+                lb.rx.load_u8(la.slot).unwrap(),
+                0,
+                "the clear reached the copy, round {round}"
+            );
+            lb.try_acquire()
+                .unwrap()
+                .expect("free once released")
+                .release()
+                .unwrap();
+        }
+    }
+
+    /// While the order point is held (here by a forged word), a clear writes nothing
+    /// without it: `unordered` refuses, and the caller sends an ordered packet.
+    #[test]
+    fn a_clear_does_not_bypass_a_held_order_point() {
+        let name = cluster("held");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let la = a.lock("L").unwrap();
+        la.tx.write_u8(la.slot, 1).unwrap();
+        let word = &a.inner.local.ctl().order.word;
+        let free = word.load(Ordering::Acquire);
+        word.store(free | 201, Ordering::Release);
+        let wrote = la.tx.bypass(la.slot, 0);
+        word.store(free, Ordering::Release);
+        assert!(!wrote.unwrap(), "written past a held point");
+        assert_eq!(la.rx.load_u8(la.slot).unwrap(), 1, "the copy was written");
+        la.tx.write_u8_unordered(la.slot, 0).unwrap();
+        assert_eq!(la.rx.load_u8(la.slot).unwrap(), 0);
     }
 }

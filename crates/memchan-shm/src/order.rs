@@ -305,6 +305,46 @@ impl<'a> Order<'a> {
         Ok(())
     }
 
+    /// Writes `data` (one packet) at every destination **without** the order point,
+    /// if nothing that the point orders overlaps the write; `Ok(false)` otherwise,
+    /// and the caller sends it as an ordered packet (which writes every destination
+    /// again). Only for a write whose place in the global order does not matter: a
+    /// lock slot's clear (`lock.rs`, and why in `memchan_core::bidlock`). Costs no
+    /// journal and one locked instruction instead of two.
+    ///
+    /// What must not overlap it: an ordered packet (none is in flight while the point
+    /// is free), a take-over, and a change of the destinations, which happens under
+    /// the point (`Inner::attach_rx` copies a lock page into a new receive memory
+    /// under it, and moves `rx_gen`). So the point must read free before the stores,
+    /// the targets must be those of that moment (checked as under the point, after
+    /// the word's Acquire load: an attach that left the point before it moved
+    /// `rx_gen` visibly), and the point's word must be unchanged after them, read by
+    /// a read-modify-write: if an entry came first, that read sees it; otherwise the
+    /// entry reads from it, and the one who entered sees our stores.
+    pub(crate) fn unordered(
+        &self,
+        seg: &SegRef,
+        dests: &NodeSet,
+        targets: &mut Targets,
+        offset: usize,
+        data: &[u8],
+    ) -> Result<bool> {
+        debug_assert!(data.len() <= MAX_PACKET);
+        targets.refresh(*self, seg, dests)?;
+        let before = self.point().load();
+        if owner_of(before).is_some() || !targets.resolve(*self, seg, dests, false)? {
+            return Ok(false);
+        }
+        self.local.check_alive()?;
+        let shift = self.local.page.bytes().trailing_zeros();
+        for (_, t) in &targets.list {
+            // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
+            // holds every mapping in the list.
+            unsafe { t.apply(shift, offset, data) };
+        }
+        Ok(self.point().load_latest() == before)
+    }
+
     /// If the failed `dead` holds the order point, takes it over, finishes its
     /// journaled packet (every destination applied, in order) and frees the point.
     ///
