@@ -17,7 +17,9 @@ use std::sync::Arc;
 pub struct Lock {
     inner: Arc<Inner>,
     rx: RxMapping,
-    tx: TxMapping,
+    /// Boxed: a tx mapping carries its targets, and the public lock type holds
+    /// either transport's lock in one enum.
+    tx: Box<TxMapping>,
     slot: usize,
     rng: memchan_core::backoff::Backoff,
 }
@@ -42,7 +44,7 @@ impl Lock {
             true,
         )?;
         let rx = RxMapping::new(inner.clone(), seg.clone(), RxAttrs::default())?;
-        let tx = TxMapping::new(
+        let tx = Box::new(TxMapping::new(
             inner.clone(),
             seg,
             Dest::Broadcast,
@@ -50,7 +52,7 @@ impl Lock {
                 local_copy: true,
                 ..TxAttrs::default()
             },
-        )?;
+        )?);
         Ok(Lock {
             inner: inner.clone(),
             rx,
