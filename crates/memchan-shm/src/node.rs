@@ -1111,10 +1111,12 @@ impl Inner {
         // sleeps and when this barrier ends, on every path (`Drop`).
         let mut owed = Owed::new(&c.nodes[me.index()]);
         let mut stall = Stall::new();
-        if plan.crowd {
+        if plan.crowd && yield_ok() {
             // More nodes than cores: a round costs a context switch, not a cache-line
-            // transfer, so every node waits for all arrivals at once (`FLAT` tells a
-            // peer that took the dissemination that none of its rounds will follow).
+            // transfer, so every node waits for all arrivals at once, yielding (`FLAT`
+            // tells a peer that took the dissemination that none of its rounds will
+            // follow). Beside a task that does not yield (`HOGGED`) the dissemination's
+            // sleeps do better than one sleep per missing member.
             owed.publish(scope, bar::pack(t, plan.tag, bar::FLAT));
             return self.wait_all_arrived(scope, group, t, &mut stall, &mut owed);
         }
@@ -1233,7 +1235,10 @@ impl Inner {
     /// is never missing from a barrier under way). While nodes arrive, a crowded host
     /// waits by `sched_yield`, for at most [`YIELD_FOR`] since the last arrival: a
     /// spinning waiter would take the core from the nodes it waits for, and a sleeper
-    /// costs its waker a futex wake and a context switch per arrival it waits on.
+    /// costs its waker a futex wake and a context switch per arrival it waits on
+    /// (64 nodes on 2 cores: ~85 us per barrier yielding, ~0.9 ms sleeping). Not while
+    /// a task that does not yield shares the cores ([`HOGGED`]): each yield would
+    /// hand it a time slice (beside two busy loops: ~12 ms yielding, ~2 ms sleeping).
     /// Otherwise it spins [`SPINS`] times. Then it sleeps on the first missing
     /// member's notify pair, whose arrival wakes it.
     fn wait_all_arrived(
@@ -1250,6 +1255,7 @@ impl Inner {
         let mut spins = 0u32;
         // The last change in who is missing: the yield phase runs from there.
         let mut moved: Option<Instant> = None;
+        let mut hogs = 0u32;
         loop {
             let before = missing;
             let bitmap = load_set(&c.header.members);
@@ -1275,8 +1281,16 @@ impl Inner {
                     moved = None;
                 }
                 let since = *moved.get_or_insert_with(Instant::now);
-                if since.elapsed() < YIELD_FOR {
+                if since.elapsed() < YIELD_FOR && yield_ok() {
+                    let before = Instant::now();
                     std::thread::yield_now();
+                    if before.elapsed() > HOGGED {
+                        // Not at the first: a descheduled vCPU looks the same once.
+                        hogs += 1;
+                        if hogs == HOGS {
+                            hogged();
+                        }
+                    }
                     continue;
                 }
             } else if spins < SPINS {
@@ -1451,6 +1465,36 @@ const SPINS: u32 = 500;
 /// all arrive (a few hundred microseconds), short enough that a late member costs
 /// little CPU.
 const YIELD_FOR: Duration = Duration::from_millis(2);
+
+/// A yield that gave the core away for longer than this met a task that does not
+/// yield (a busy loop beside the cluster): every further yield would hand it a whole
+/// time slice, where a sleeper, once woken, preempts it.
+const HOGGED: Duration = Duration::from_micros(500);
+/// Yields of one wait that must meet such a task before the process stops yielding.
+const HOGS: u32 = 2;
+/// How long this process waits asleep, not yielding, after a yield met such a task.
+const HOG_PAUSE: Duration = Duration::from_secs(10);
+
+/// The monotonic time (ns since [`hog_epoch`]) before which this process does not
+/// yield in a barrier wait; 0 at first.
+static NO_YIELD_UNTIL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn hog_epoch() -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// Whether barrier waits of this process may yield now (see [`HOGGED`]).
+fn yield_ok() -> bool {
+    let until = NO_YIELD_UNTIL.load(std::sync::atomic::Ordering::Relaxed);
+    until == 0 || hog_epoch().elapsed().as_nanos() as u64 >= until
+}
+
+/// Yields met a task that does not yield: sleep instead for [`HOG_PAUSE`].
+fn hogged() {
+    let until = (hog_epoch().elapsed() + HOG_PAUSE).as_nanos() as u64;
+    NO_YIELD_UNTIL.store(until, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Whether a cluster of `members` nodes (all on this host) has more nodes than the
 /// host has online cores: its barrier waits yield the core instead of spinning.
