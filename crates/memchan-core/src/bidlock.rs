@@ -11,6 +11,16 @@
 //! earlier bid and withdraws; the earlier bidder may see itself alone and win. A
 //! holder that dies has its slot cleared by the cluster (each transport says how).
 //!
+//! Only bids need that order; a clear (a withdrawal or a release) needs none. If A and
+//! B both held, say with A's bid first in the order, B's check came after A's bid
+//! was applied to B's copy, so it read a clear of A's slot written there after that
+//! bid: A's own (which A writes only after it lost the attempt, or once it has left
+//! its critical section: then A did not hold any more), or the cluster's for a dead
+//! A. A clear written late to some copy only makes a bidder withdraw. So a transport
+//! may write a clear straight into every copy, as long as no copy misses it (the
+//! one-host transport does when nothing the order point orders overlaps the write,
+//! which covers a copy made for a new bidder).
+//!
 //! A transport supplies the page ([`BidPage`]); this module supplies the order of
 //! the steps.
 
@@ -21,7 +31,8 @@ pub trait BidPage {
     /// Whether a slot other than ours is set in our local copy.
     fn others_bid(&self) -> Result<bool>;
     /// Writes `v` (1: bid, 0: withdraw) into our slot and returns once our local copy
-    /// shows it, i.e. once the write passed the point of global order.
+    /// shows it: for a bid, once the write passed the point of global order (a
+    /// withdrawal may bypass it, see the module doc).
     fn bid(&self, v: u8) -> Result<()>;
     /// Waits a little while others hold or bid: `waits` such calls so far in this
     /// attempt, after `attempt` collisions.

@@ -38,8 +38,9 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
-/// Bumped whenever any shared layout changes (8: receive memory's remap table).
-pub(crate) const VERSION: u32 = 8;
+/// Bumped whenever any shared layout changes (8: receive memory's remap table; 9: the
+/// flat barrier word of a crowded host, lock clears outside the order point).
+pub(crate) const VERSION: u32 = 9;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
@@ -128,8 +129,13 @@ pub(crate) struct NodeSlot {
 /// barrier the node arrived at (44 bits, wrapping), `tag` a hash of the rank set it
 /// took at arrival (16 bits) and `rounds` how far it got in that barrier's
 /// dissemination (1 = arrived, k + 2 = its round-k wait succeeded, 0 = a joiner,
-/// not part of barrier `number`). Only the node itself writes its word.
+/// not part of barrier `number`, [`bar::FLAT`] = arrived, waiting for all arrivals
+/// without rounds). Only the node itself writes its word.
 pub(crate) mod bar {
+    /// `rounds` of a node that arrived on a crowded host: it takes no rounds, so a
+    /// peer waiting for one of its rounds falls back to the all-arrived check (the
+    /// most rounds are 8, for 256 nodes: word 9).
+    pub const FLAT: u64 = 0xf;
     const NUMBER_SHIFT: u32 = 20;
     const NUMBER_MASK: u64 = (1 << 44) - 1;
 

@@ -25,6 +25,7 @@
 //! # Ok::<(), memchan_core::Error>(())
 //! ```
 
+mod asym;
 mod clock;
 mod control;
 mod futex;

@@ -27,7 +27,9 @@ use std::time::Instant;
 pub struct Lock {
     inner: Arc<Inner>,
     rx: RxMapping,
-    tx: TxMapping,
+    /// Boxed: a tx mapping carries its targets, and the public lock type holds
+    /// either transport's lock in one enum.
+    tx: Box<TxMapping>,
     slot: usize,
     rng: memchan_core::backoff::Backoff,
 }
@@ -52,7 +54,7 @@ impl Lock {
             true,
         )?;
         let rx = RxMapping::new(inner.clone(), seg.clone(), RxAttrs::default())?;
-        let tx = TxMapping::new(
+        let tx = Box::new(TxMapping::new(
             inner.clone(),
             seg,
             Dest::Broadcast,
@@ -60,7 +62,7 @@ impl Lock {
                 local_copy: true,
                 ..TxAttrs::default()
             },
-        )?;
+        )?);
         Ok(Lock {
             inner: inner.clone(),
             rx,
@@ -73,15 +75,20 @@ impl Lock {
     }
 
     /// Whether any slot other than ours is set in our local copy. Only the words up
-    /// to the highest member's slot are read: a 2-node cluster reads one word.
+    /// to the highest slot of the members bitmap (or ours) are read: a 2-node cluster
+    /// reads one word. The bitmap is a superset of the live members, so no member's
+    /// bid is missed; it is four loads, where the live members (a state load per
+    /// member) cost more than the rest of this check on every bid.
     fn others_bid(&self) -> Result<bool> {
-        let top = self
-            .inner
-            .members()
-            .iter()
-            .last()
-            .map_or(0, |n| n.index())
-            .max(self.slot);
+        let members = &self.inner.local.ctl().header.members;
+        let mut top = self.slot;
+        for (i, w) in members.iter().enumerate().rev() {
+            let w = w.load(Ordering::Relaxed);
+            if w != 0 {
+                top = top.max(i * 64 + 63 - w.leading_zeros() as usize);
+                break;
+            }
+        }
         let base = self.rx.as_ptr() as *const AtomicU64;
         for w in 0..=top / 8 {
             // SAFETY: the lock page holds MAX_NODES bytes = MAX_NODES / 8 aligned words
@@ -210,7 +217,12 @@ impl BidPage for Page<'_> {
 
     fn bid(&self, v: u8) -> Result<()> {
         let l = self.0;
-        l.tx.write_u8(l.slot, v)?;
+        if v == 0 {
+            // A clear needs no place in the global order (`memchan_core::bidlock`).
+            l.tx.write_u8_unordered(l.slot, 0)?;
+        } else {
+            l.tx.write_u8(l.slot, v)?;
+        }
         // Back at once on one host, where the sender applies its own copy; an
         // isolated node never gets it, and neither does one whose rx set bit another
         // member cleared: that wait ends with `Error::Stalled` after the stall bound.
@@ -270,5 +282,66 @@ impl LockGuard<'_> {
 impl Drop for LockGuard<'_> {
     fn drop(&mut self) {
         let _ = self.lock.tx.write_u8(self.lock.slot, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Node;
+    use memchan_core::sync::Ordering;
+    use memchan_core::transport::Transport;
+    use memchan_core::Config;
+
+    fn cluster(tag: &str) -> String {
+        format!("lock-{tag}-{}", std::process::id())
+    }
+
+    /// A release bypasses the order point, yet reaches a copy of the lock page made
+    /// for a new bidder while the lock was held (the copy shows the holder's bid).
+    #[test]
+    fn a_release_reaches_a_copy_made_while_the_lock_was_held() {
+        let name = cluster("late");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let la = a.lock("L").unwrap();
+        for round in 0..3 {
+            // A new node each round: its copy is made by `Inner::attach_rx`.
+            let b = Node::join(&name, &Config::default()).unwrap();
+            let held = la.acquire().unwrap();
+            let lb = b.lock("L").unwrap();
+            assert!(
+                lb.try_acquire().unwrap().is_none(),
+                "the copy shows the holder"
+            );
+            held.release().unwrap();
+            assert_eq!(
+                lb.rx.load_u8(la.slot).unwrap(),
+                0,
+                "the clear reached the copy, round {round}"
+            );
+            lb.try_acquire()
+                .unwrap()
+                .expect("free once released")
+                .release()
+                .unwrap();
+        }
+    }
+
+    /// While the order point is held (here by a forged word), a clear writes nothing
+    /// without it: `unordered` refuses, and the caller sends an ordered packet.
+    #[test]
+    fn a_clear_does_not_bypass_a_held_order_point() {
+        let name = cluster("held");
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let la = a.lock("L").unwrap();
+        la.tx.write_u8(la.slot, 1).unwrap();
+        let word = &a.inner.local.ctl().order.word;
+        let free = word.load(Ordering::Acquire);
+        word.store(free | 201, Ordering::Release);
+        let wrote = la.tx.bypass(la.slot, 0);
+        word.store(free, Ordering::Release);
+        assert!(!wrote.unwrap(), "written past a held point");
+        assert_eq!(la.rx.load_u8(la.slot).unwrap(), 1, "the copy was written");
+        la.tx.write_u8_unordered(la.slot, 0).unwrap();
+        assert_eq!(la.rx.load_u8(la.slot).unwrap(), 0);
     }
 }

@@ -12,8 +12,8 @@
 //! without progress.
 
 use crate::control::{
-    bar, load_name, load_set, node_state, seg_state, store_name, store_set, Control, MAGIC,
-    MAX_SEGMENTS, VERSION,
+    bar, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
+    MAGIC, MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
 use crate::local::{stall_bound, Local, Params, SegRef, STALL_CAP};
@@ -23,7 +23,7 @@ use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::event::SlotMiss;
 use memchan_core::notify::{Futex, Notify};
-use memchan_core::sync::{fence, Ordering};
+use memchan_core::sync::Ordering;
 use memchan_core::{
     validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
 };
@@ -250,6 +250,8 @@ impl Inner {
     pub(crate) fn join(name: &str, cfg: &Config) -> Result<Arc<Inner>> {
         validate::cluster_name(name)?;
         cfg.validate()?;
+        // Before this node publishes a barrier word (see `Owed`).
+        crate::asym::register();
         let file = crate::local::ctl_name(name);
         let len = std::mem::size_of::<Control>();
         let bound = stall_bound(cfg.failure_timeout);
@@ -1119,16 +1121,26 @@ impl Inner {
             None => bitmap,
         };
         ranks.insert(me);
-        let tag = bar::tag_of(&ranks);
-        let n = ranks.len();
-        let r = rank_of(&ranks, me);
+        let plan = Plan::of(me, &bitmap, &ranks);
+        // Wakes owed to peers asleep on our words, settled before any wait of ours
+        // sleeps and when this barrier ends, on every path (`Drop`).
+        let mut owed = Owed::new(&c.nodes[me.index()]);
+        let mut stall = Stall::new();
+        if plan.crowd && yield_ok() {
+            // More nodes than cores: a round costs a context switch, not a cache-line
+            // transfer, so every node waits for all arrivals at once, yielding (`FLAT`
+            // tells a peer that took the dissemination that none of its rounds will
+            // follow). Beside a task that does not yield (`HOGGED`) the dissemination's
+            // sleeps do better than one sleep per missing member.
+            owed.publish(scope, bar::pack(t, plan.tag, bar::FLAT));
+            return self.wait_all_arrived(scope, group, t, &mut stall, &mut owed);
+        }
         // Release: every earlier write of this node is visible to whoever sees the
         // arrival (on one host each write is applied when it returns).
-        self.publish(me, scope, bar::pack(t, tag, 1));
-        let rounds = usize::BITS - (n - 1).leading_zeros();
-        let mut stall = Stall::new(self.local.stall_bound());
+        owed.publish(scope, bar::pack(t, plan.tag, 1));
+        let (tag, rounds) = (plan.tag, plan.rounds);
         for k in 0..rounds {
-            let src = nth(&ranks, (r + n - (1usize << k) % n) % n);
+            let src = plan.src[k as usize];
             let want = RoundWait {
                 src,
                 scope,
@@ -1137,34 +1149,21 @@ impl Inner {
                 need: u64::from(k) + 1,
                 bitmap,
             };
-            match self.wait_round(&want, group, &mut stall)? {
+            match self.wait_round(&want, group, &mut stall, &mut owed)? {
                 Round::Done => {
                     // The last round's word is waited on by nobody.
                     if k + 1 < rounds {
-                        self.publish(me, scope, bar::pack(t, tag, u64::from(k) + 2));
+                        owed.publish(scope, bar::pack(t, tag, u64::from(k) + 2));
                     }
                 }
                 Round::AllArrived => break,
                 Round::Fallback => {
-                    self.wait_all_arrived(scope, group, t, &mut stall)?;
+                    self.wait_all_arrived(scope, group, t, &mut stall, &mut owed)?;
                     break;
                 }
             }
         }
         Ok(())
-    }
-
-    /// Publishes this node's barrier word and wakes the peers asleep on it. Store,
-    /// fence, load on both sides (see `wait_round`): either we see a waiter, or it sees
-    /// the word.
-    fn publish(&self, me: NodeId, scope: usize, w: u64) {
-        let s = &self.local.ctl().nodes[me.index()];
-        s.barrier[scope].store(w, Ordering::Release);
-        fence(Ordering::SeqCst);
-        if s.bar_waiters.load(Ordering::SeqCst) != 0 {
-            s.bar_seq.fetch_add(1, Ordering::SeqCst);
-            SharedFutex.wake(&s.bar_seq);
-        }
     }
 
     /// One dissemination round: waits for `want.src` to have done round `need - 1`.
@@ -1173,6 +1172,7 @@ impl Inner {
         want: &RoundWait,
         group: Option<NodeSet>,
         stall: &mut Stall,
+        owed: &mut Owed,
     ) -> Result<Round> {
         let c = self.local.ctl();
         let s = &c.nodes[want.src.index()];
@@ -1182,11 +1182,12 @@ impl Inner {
             let w = word.load(Ordering::Acquire);
             let num = bar::number(w);
             if num == want.t {
-                if bar::tag(w) == want.tag && bar::rounds(w) >= want.need {
-                    return Some(Round::Done);
-                }
-                if bar::tag(w) != want.tag || bar::rounds(w) == 0 {
+                let rounds = bar::rounds(w);
+                if bar::tag(w) != want.tag || rounds == 0 || rounds == bar::FLAT {
                     return Some(Round::Fallback);
+                }
+                if rounds >= want.need {
+                    return Some(Round::Done);
                 }
                 None
             } else if bar::reached(num, want.t) {
@@ -1223,9 +1224,10 @@ impl Inner {
                 return Ok(Round::AllArrived);
             }
             stall.check(&self.local, missing)?;
+            owed.settle();
             let seen = s.bar_seq.load(Ordering::SeqCst);
             s.bar_waiters.fetch_add(1, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
+            crate::asym::heavy();
             if look().is_none() {
                 // The timeout bounds how late a membership change, or a word whose
                 // wake-up another member swallowed (a forged waiter count), is noticed.
@@ -1238,18 +1240,50 @@ impl Inner {
         }
     }
 
-    /// The fallback: waits until every current member of the scope has arrived at `t`.
+    /// Waits until every current member of the scope has arrived at `t`: the
+    /// dissemination's fallback, and the whole wait of a crowded host (more members
+    /// than online cores, see [`crowded`]).
+    ///
+    /// Arrival within a barrier only grows, so after one full look
+    /// ([`missing`](Self::missing)) only the members still missing are looked at
+    /// again, and dropped once they arrive, fail or leave (a joiner starts level, so it
+    /// is never missing from a barrier under way). While nodes arrive, a crowded host
+    /// waits by `sched_yield`, for at most [`YIELD_FOR`] since the last arrival: a
+    /// spinning waiter would take the core from the nodes it waits for, and a sleeper
+    /// costs its waker a futex wake and a context switch per arrival it waits on
+    /// (64 nodes on 2 cores: ~85 us per barrier yielding, ~0.9 ms sleeping). Not while
+    /// a task that does not yield shares the cores ([`HOGGED`]): each yield would
+    /// hand it a time slice (beside two busy loops: ~12 ms yielding, ~2 ms sleeping).
+    /// Otherwise it spins [`SPINS`] times. Then it sleeps on the first missing
+    /// member's notify pair, whose arrival wakes it.
     fn wait_all_arrived(
         &self,
         scope: usize,
         group: Option<NodeSet>,
         t: u64,
         stall: &mut Stall,
+        owed: &mut Owed,
     ) -> Result<()> {
         let c = self.local.ctl();
+        let crowd = crowded(load_set(&c.header.members).len());
+        let mut missing = self.missing(scope, group, t);
         let mut spins = 0u32;
+        // The last change in who is missing: the yield phase runs from there.
+        let mut moved: Option<Instant> = None;
+        let mut hogs = 0u32;
         loop {
-            let missing = self.missing(scope, group, t);
+            let before = missing;
+            let bitmap = load_set(&c.header.members);
+            for n in before.iter() {
+                let s = &c.nodes[n.index()];
+                let w = s.barrier[scope].load(Ordering::Acquire);
+                if bar::reached(bar::number(w), t)
+                    || s.state.load(Ordering::Acquire) != node_state::ALIVE
+                    || !bitmap.contains(n)
+                {
+                    missing.remove(n);
+                }
+            }
             let Some(first) = missing.iter().next() else {
                 return Ok(());
             };
@@ -1257,16 +1291,34 @@ impl Inner {
             if spins.is_multiple_of(64) {
                 self.local.check_alive()?;
             }
-            if spins < SPINS {
+            if crowd {
+                if missing != before {
+                    moved = None;
+                }
+                let since = *moved.get_or_insert_with(Instant::now);
+                if since.elapsed() < YIELD_FOR && yield_ok() {
+                    let before = Instant::now();
+                    std::thread::yield_now();
+                    if before.elapsed() > HOGGED {
+                        // Not at the first: a descheduled vCPU looks the same once.
+                        hogs += 1;
+                        if hogs == HOGS {
+                            hogged();
+                        }
+                    }
+                    continue;
+                }
+            } else if spins < SPINS {
                 std::hint::spin_loop();
                 continue;
             }
             stall.check(&self.local, missing)?;
+            owed.settle();
             // Sleep on the first missing member's pair: its arrival wakes us.
             let s = &c.nodes[first.index()];
             let seen = s.bar_seq.load(Ordering::SeqCst);
             s.bar_waiters.fetch_add(1, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
+            crate::asym::heavy();
             if !bar::reached(bar::number(s.barrier[scope].load(Ordering::SeqCst)), t) {
                 SharedFutex.wait(&s.bar_seq, seen, Some(SLEEP));
             }
@@ -1438,8 +1490,125 @@ impl Inner {
 /// spinning waiter takes the core from the node it waits for (8 nodes on 2 cores: a
 /// barrier took 570 us with 4000 spins, 100 us with 500).
 const SPINS: u32 = 500;
+/// How long a waiter on a crowded host goes on yielding after the last arrival it
+/// saw, before it sleeps: longer than a barrier of 64 nodes on 2 cores takes while
+/// all arrive (a few hundred microseconds), short enough that a late member costs
+/// little CPU.
+const YIELD_FOR: Duration = Duration::from_millis(2);
+
+/// A yield that gave the core away for longer than this met a task that does not
+/// yield (a busy loop beside the cluster): every further yield would hand it a whole
+/// time slice, where a sleeper, once woken, preempts it.
+const HOGGED: Duration = Duration::from_micros(500);
+/// Yields of one wait that must meet such a task before the process stops yielding.
+const HOGS: u32 = 2;
+/// How long this process waits asleep, not yielding, after a yield met such a task.
+const HOG_PAUSE: Duration = Duration::from_secs(10);
+
+/// The monotonic time (ns since [`hog_epoch`]) before which this process does not
+/// yield in a barrier wait; 0 at first.
+static NO_YIELD_UNTIL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn hog_epoch() -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// Whether barrier waits of this process may yield now (see [`HOGGED`]).
+fn yield_ok() -> bool {
+    let until = NO_YIELD_UNTIL.load(std::sync::atomic::Ordering::Relaxed);
+    until == 0 || hog_epoch().elapsed().as_nanos() as u64 >= until
+}
+
+/// Yields met a task that does not yield: sleep instead for [`HOG_PAUSE`].
+fn hogged() {
+    let until = (hog_epoch().elapsed() + HOG_PAUSE).as_nanos() as u64;
+    NO_YIELD_UNTIL.store(until, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a cluster of `members` nodes (all on this host) has more nodes than the
+/// host has online cores: its barrier waits yield the core instead of spinning.
+fn crowded(members: usize) -> bool {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| {
+        // SAFETY: sysconf has no memory preconditions.
+        let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+        usize::try_from(n).unwrap_or(1).max(1)
+    });
+    members > cores
+}
+
 /// Longest barrier sleep: bounds how late a change nobody woke us for is noticed.
 const SLEEP: Duration = Duration::from_millis(50);
+
+/// This node's side of its barrier notify pair during one barrier: publishes its
+/// barrier words and wakes the peers asleep on them.
+///
+/// A waiter increments the pair's waiter count, then looks at the word it waits on
+/// (`wait_round`, `wait_all_arrived`); a publisher stores the word, then reads the
+/// count: either we see the waiter and wake it, or it sees the word. Each side needs
+/// a full barrier between its write and its read. On the publisher's side that
+/// barrier would wait, on every barrier word, until the word's store has left the
+/// core: a cross-core transfer on the critical path (a 2-node barrier cost about two
+/// one-way latencies instead of one). So, in a process registered for `membarrier`
+/// (`asym.rs`), the publisher has only a compiler fence and the waiter, about to
+/// sleep, pays with `membarrier`. Otherwise the publisher's barrier is a
+/// read-modify-write of the count, owed until this node's own wait goes to sleep or
+/// the barrier ends ([`settle`](Self::settle), also on drop): the count's changes are
+/// one total order, so either our RMW sees the waiter's increment, or the increment
+/// reads from our RMW (a release after the word's store) and the waiter sees the
+/// word. A waiter that registers meanwhile is woken at most one spin phase
+/// (`SPINS`) late, and a barrier is never left with a wake-up owed.
+struct Owed<'a> {
+    slot: &'a NodeSlot,
+    /// A word was published whose waiters are neither woken nor settled.
+    pending: bool,
+}
+
+impl<'a> Owed<'a> {
+    fn new(slot: &'a NodeSlot) -> Self {
+        Owed {
+            slot,
+            pending: false,
+        }
+    }
+
+    /// Publishes `w` as this node's barrier word of `scope`.
+    fn publish(&mut self, scope: usize, w: u64) {
+        let s = self.slot;
+        s.barrier[scope].store(w, Ordering::Release);
+        std::sync::atomic::compiler_fence(Ordering::SeqCst);
+        if s.bar_waiters.load(Ordering::Relaxed) != 0 {
+            self.wake();
+        } else {
+            self.pending = !crate::asym::registered();
+        }
+    }
+
+    /// Settles what [`publish`](Self::publish) left owed: the waiter count read by a
+    /// read-modify-write, and a wake if anyone waits.
+    fn settle(&mut self) {
+        if self.pending && self.slot.bar_waiters.fetch_add(0, Ordering::SeqCst) != 0 {
+            self.wake();
+        }
+        self.pending = false;
+    }
+
+    /// Moves the sequence (a read-modify-write after the word's store: a waiter that
+    /// reads the new sequence sees the word, one that read the old one does not
+    /// sleep on it) and wakes the sleepers.
+    fn wake(&mut self) {
+        self.slot.bar_seq.fetch_add(1, Ordering::SeqCst);
+        SharedFutex.wake(&self.slot.bar_seq);
+        self.pending = false;
+    }
+}
+
+impl Drop for Owed<'_> {
+    fn drop(&mut self) {
+        self.settle();
+    }
+}
 
 /// How a dissemination round ended.
 enum Round {
@@ -1465,39 +1634,99 @@ struct RoundWait {
 /// The barrier's stall bound: progress is a change in who is missing. The clocks
 /// (start, last progress) start at the first slow wait, off the fast path.
 struct Stall {
-    bound: Duration,
     clock: Option<(Instant, Instant)>,
     last: NodeSet,
 }
 
 impl Stall {
-    fn new(bound: Duration) -> Self {
+    fn new() -> Self {
         Stall {
-            bound,
             clock: None,
             last: NodeSet::EMPTY,
         }
     }
 
     fn check(&mut self, local: &Local, missing: NodeSet) -> Result<()> {
+        let bound = local.stall_bound();
         let (start, since) = *self.clock.get_or_insert_with(|| {
             let now = Instant::now();
             (now, now)
         });
-        if start.elapsed() > self.bound * STALL_CAP {
+        if start.elapsed() > bound * STALL_CAP {
             return Err(local.stalled(
                 "barrier arrivals",
-                self.bound * STALL_CAP,
+                bound * STALL_CAP,
                 missing.iter().collect(),
             ));
         }
         if missing != self.last {
             self.last = missing;
             self.clock = Some((start, Instant::now()));
-        } else if since.elapsed() > self.bound {
-            return Err(local.stalled("barrier arrivals", self.bound, missing.iter().collect()));
+        } else if since.elapsed() > bound {
+            return Err(local.stalled("barrier arrivals", bound, missing.iter().collect()));
         }
         Ok(())
+    }
+}
+
+/// What a barrier derives from its rank set: the tag, the dissemination's rounds
+/// and each round's source, and whether the host is crowded. Kept per thread for
+/// the last (node, members, ranks) seen, since it changes only with membership and
+/// costs more than the rest of a barrier's own work (bit counts without `popcnt`
+/// in the baseline x86-64 target, the tag's hash).
+#[derive(Clone, Copy)]
+struct Plan {
+    me: NodeId,
+    bitmap: NodeSet,
+    ranks: NodeSet,
+    tag: u64,
+    rounds: u32,
+    /// The source of round k (ranks r - 2^k mod n), for the rounds there are.
+    src: [NodeId; 8],
+    crowd: bool,
+}
+
+thread_local! {
+    static PLAN: std::cell::RefCell<Option<Plan>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Plan {
+    /// The plan of `me` with the cluster's `bitmap` and rank set `ranks` (which
+    /// holds `me`).
+    fn of(me: NodeId, bitmap: &NodeSet, ranks: &NodeSet) -> Plan {
+        // Word by word: a vector compare of sets just stored word by word stalls on
+        // store forwarding for longer than the rest of a barrier's own work.
+        let same = |a: &NodeSet, b: &NodeSet| {
+            a.0.iter()
+                .zip(b.0.iter())
+                .fold(0u64, |d, (x, y)| d | (std::hint::black_box(*x) ^ *y))
+                == 0
+        };
+        let hit = PLAN.with_borrow(|p| match p {
+            Some(p) if p.me == me && same(&p.bitmap, bitmap) && same(&p.ranks, ranks) => Some(*p),
+            _ => None,
+        });
+        if let Some(p) = hit {
+            return p;
+        }
+        let n = ranks.len();
+        let r = rank_of(ranks, me);
+        let rounds = usize::BITS - (n - 1).leading_zeros();
+        let mut src = [me; 8];
+        for (k, s) in src.iter_mut().enumerate().take(rounds as usize) {
+            *s = nth(ranks, (r + n - (1usize << k) % n) % n);
+        }
+        let p = Plan {
+            me,
+            bitmap: *bitmap,
+            ranks: *ranks,
+            tag: bar::tag_of(ranks),
+            rounds,
+            src,
+            crowd: crowded(bitmap.len()),
+        };
+        PLAN.with_borrow_mut(|c| *c = Some(p));
+        p
     }
 }
 

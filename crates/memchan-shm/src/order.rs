@@ -171,13 +171,25 @@ impl<'a> Order<'a> {
     /// block — is left holding it, and this waiter gets `Error::Stalled` (`"the order
     /// point"`, naming the holder); so does a waiter that did not get in within
     /// [`STALL_CAP`] bounds in all (a word another member keeps changing).
+    #[inline]
     pub(crate) fn enter(&self) -> Result<u64> {
+        // An uncontended entry is one CAS on the data path of every ordered packet and
+        // lock bid: the waiting (idle strategy, clock, stall bound) is out of line.
+        match self.point().try_enter(self.me()) {
+            Ok(turn) => Ok(turn),
+            Err(_) => self.enter_slow(),
+        }
+    }
+
+    /// [`enter`](Self::enter) once the point was found taken.
+    #[cold]
+    #[inline(never)]
+    fn enter_slow(&self) -> Result<u64> {
         let ctl = self.local.ctl();
         let bound = self.local.stall_bound();
         let mut idle = SpinThenPark::new();
         let mut held: Option<(u64, std::time::Instant)> = None;
-        // Read the clock only once the point was found taken: an uncontended entry is
-        // on the data path of every ordered packet and lock bid.
+        // Read the clock only once the point was found taken.
         let mut start: Option<std::time::Instant> = None;
         loop {
             let holder = match self.point().try_enter(self.me()) {
@@ -255,11 +267,7 @@ impl<'a> Order<'a> {
             rec.offset.store(offset as u64, Ordering::Relaxed);
             rec.len.store(data.len() as u32, Ordering::Relaxed);
             rec.op.store(0, Ordering::Relaxed);
-            let mut live = NodeSet::EMPTY;
-            for (d, _) in &targets.list {
-                live.insert(*d);
-            }
-            store_set(&rec.dests, &live);
+            store_set(&rec.dests, &targets.live);
             rec.store_payload(data);
         });
         let shift = self.local.page.bytes().trailing_zeros();
@@ -303,11 +311,7 @@ impl<'a> Order<'a> {
             rec.offset.store(offset as u64, Ordering::Relaxed);
             rec.len.store(len as u32, Ordering::Relaxed);
             rec.op.store(code, Ordering::Relaxed);
-            let mut live = NodeSet::EMPTY;
-            for (d, _) in &targets.list {
-                live.insert(*d);
-            }
-            store_set(&rec.dests, &live);
+            store_set(&rec.dests, &targets.live);
             rec.store_payload(&payload[..len]);
         });
         let shift = self.local.page.bytes().trailing_zeros();
@@ -354,6 +358,46 @@ impl<'a> Order<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Writes `data` (one packet) at every destination **without** the order point,
+    /// if nothing that the point orders overlaps the write; `Ok(false)` otherwise,
+    /// and the caller sends it as an ordered packet (which writes every destination
+    /// again). Only for a write whose place in the global order does not matter: a
+    /// lock slot's clear (`lock.rs`, and why in `memchan_core::bidlock`). Costs no
+    /// journal and one locked instruction instead of two.
+    ///
+    /// What must not overlap it: an ordered packet (none is in flight while the point
+    /// is free), a take-over, and a change of the destinations, which happens under
+    /// the point (`Inner::attach_rx` copies a lock page into a new receive memory
+    /// under it, and moves `rx_gen`). So the point must read free before the stores,
+    /// the targets must be those of that moment (checked as under the point, after
+    /// the word's Acquire load: an attach that left the point before it moved
+    /// `rx_gen` visibly), and the point's word must be unchanged after them, read by
+    /// a read-modify-write: if an entry came first, that read sees it; otherwise the
+    /// entry reads from it, and the one who entered sees our stores.
+    pub(crate) fn unordered(
+        &self,
+        seg: &SegRef,
+        dests: &NodeSet,
+        targets: &mut Targets,
+        offset: usize,
+        data: &[u8],
+    ) -> Result<bool> {
+        debug_assert!(data.len() <= MAX_PACKET);
+        targets.refresh(*self, seg, dests)?;
+        let before = self.point().load();
+        if owner_of(before).is_some() || !targets.resolve(*self, seg, dests, false)? {
+            return Ok(false);
+        }
+        self.local.check_alive()?;
+        let shift = self.local.page.bytes().trailing_zeros();
+        for (_, t) in &targets.list {
+            // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
+            // holds every mapping in the list.
+            unsafe { t.apply(shift, offset, data) };
+        }
+        Ok(self.point().load_latest() == before)
     }
 
     /// If the failed `dead` holds the order point, takes it over, finishes its
@@ -695,6 +739,8 @@ pub(crate) struct Targets {
     rx_gen: u64,
     epoch: u64,
     list: Vec<(NodeId, Target)>,
+    /// The nodes of `list`, as the journal records them.
+    live: NodeSet,
     keep: Vec<Arc<RxObject>>,
 }
 
@@ -704,6 +750,7 @@ impl Targets {
             rx_gen: u64::MAX,
             epoch: u64::MAX,
             list: Vec::new(),
+            live: NodeSet::EMPTY,
             keep: Vec::new(),
         }
     }
@@ -722,6 +769,7 @@ impl Targets {
     /// membership moved since it was made. Without `map` (under the order point) only
     /// receive memory this process has mapped already is used: false, and the list
     /// unchanged, if a destination's is not.
+    #[inline]
     fn resolve(
         &mut self,
         order: Order<'_>,
@@ -736,12 +784,30 @@ impl Targets {
         if rx_gen == self.rx_gen && epoch == self.epoch {
             return Ok(true);
         }
+        self.rebuild(order, seg, dests, map, rx_gen, epoch)
+    }
+
+    /// The slow half of [`resolve`](Self::resolve): the list rebuilt for `rx_gen`
+    /// and `epoch`.
+    #[cold]
+    #[inline(never)]
+    fn rebuild(
+        &mut self,
+        order: Order<'_>,
+        seg: &SegRef,
+        dests: &NodeSet,
+        map: bool,
+        rx_gen: u64,
+        epoch: u64,
+    ) -> Result<bool> {
+        let ctl = order.local.ctl();
+        let e = &ctl.segs[seg.idx as usize];
         if e.generation.load(Ordering::Acquire) != seg.generation {
             return Err(Error::SegmentFreed {
                 segment: seg.name.clone(),
             });
         }
-        let (mut list, mut keep) = (Vec::new(), Vec::new());
+        let (mut list, mut keep, mut live) = (Vec::new(), Vec::new(), NodeSet::EMPTY);
         for d in dests.intersect(&load_set(&e.rx_set)).iter() {
             if ctl.nodes[d.index()].state.load(Ordering::Acquire) != node_state::ALIVE {
                 continue;
@@ -749,13 +815,14 @@ impl Targets {
             match order.lookup(seg, d, map)? {
                 View::Mapped(obj) => {
                     list.push((d, Target::of(&obj)));
+                    live.insert(d);
                     keep.push(obj);
                 }
                 View::None => {}
                 View::Unmapped => return Ok(false),
             }
         }
-        (self.list, self.keep) = (list, keep);
+        (self.list, self.keep, self.live) = (list, keep, live);
         self.rx_gen = rx_gen;
         self.epoch = epoch;
         Ok(true)

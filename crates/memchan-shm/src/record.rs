@@ -157,6 +157,7 @@ impl JournalObject {
 
 impl Record {
     /// Stores `data` (≤ `MAX_PACKET` bytes) as the payload, with the packet store.
+    #[inline]
     pub(crate) fn store_payload(&self, data: &[u8]) {
         assert!(data.len() <= MAX_PACKET);
         // SAFETY: the payload words are MAX_PACKET writable bytes of this mapping,
@@ -174,6 +175,7 @@ impl Record {
     }
 
     /// Zeroes the first `len` bytes of the payload (all of it if `len` is larger).
+    #[inline]
     pub(crate) fn clear_payload(&self, len: usize) {
         static ZEROS: [u8; MAX_PACKET] = [0; MAX_PACKET];
         self.store_payload(&ZEROS[..len.min(MAX_PACKET)]);

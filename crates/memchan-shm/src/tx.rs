@@ -181,6 +181,27 @@ impl TxMapping {
         self.send(offset, &[v])
     }
 
+    /// Writes byte `v` at `offset` at every destination, without the point of global
+    /// order when nothing it orders overlaps the write (`Order::unordered`), else as
+    /// an ordered packet. Only for writes whose place in the global order does not
+    /// matter: a lock slot's clear (`lock.rs`).
+    pub(crate) fn write_u8_unordered(&self, offset: usize, v: u8) -> Result<()> {
+        if !self.direct && self.bypass(offset, v)? {
+            return Ok(());
+        }
+        self.write_u8(offset, v)
+    }
+
+    /// The write of [`write_u8_unordered`](Self::write_u8_unordered) without the
+    /// order point, if it can be made so: whether it was.
+    pub(crate) fn bypass(&self, offset: usize, v: u8) -> Result<bool> {
+        self.check(offset, 1, true)?;
+        self.may_send()?;
+        let mut targets = self.targets.borrow_mut();
+        let order = self.inner.order();
+        order.unordered(&self.seg, &self.dests, &mut targets, offset, &[v])
+    }
+
     /// Writes `data` at `offset`, split into packets at page boundaries; each packet is
     /// applied whole, in order.
     #[inline(always)]
