@@ -36,6 +36,10 @@ pub const ADDR_B: &str = "10.202.0.2";
 /// Namespaces of this process still to be removed (shared by `Drop` and the
 /// signal watcher: whoever takes them removes them).
 static ACTIVE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// Held while namespaces are being removed, so that the signal watcher, which exits
+/// the process, waits for a removal by `Drop` under way instead of cutting it short
+/// (both names were left behind once that way: `Drop` had taken them from `ACTIVE`).
+static BUSY: Mutex<()> = Mutex::new(());
 /// Scratch directories the signal watcher removes too (`Drop` does not run
 /// when it exits the process).
 static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -141,6 +145,7 @@ impl Namespaces {
 
 impl Drop for Namespaces {
     fn drop(&mut self) {
+        let _busy = BUSY.lock().unwrap_or_else(|p| p.into_inner());
         let names: Vec<String> = {
             let mut g = ACTIVE.lock().unwrap_or_else(|p| p.into_inner());
             let mine: Vec<String> = g
@@ -240,6 +245,8 @@ fn install_signal_cleanup() -> Result<()> {
                 "\nmemchan bench --hosts: signal {sig}: stopping the workers and removing the network namespaces"
             );
             kill_children();
+            // Never released: the process exits below.
+            let _busy = BUSY.lock().unwrap_or_else(|p| p.into_inner());
             let names: Vec<String> =
                 std::mem::take(&mut *ACTIVE.lock().unwrap_or_else(|p| p.into_inner()));
             if let Some(bin) = ip_binary() {
