@@ -66,9 +66,12 @@ static STATE: Mutex<State> = Mutex::new(State::Uninit);
 
 /// Prints why `call` cannot go on and ends the process (OpenSHMEM has no error
 /// returns). Plain stderr, not `tracing`: a C program installs no subscriber, and the
-/// user must see this line.
+/// user must see this line. One `write` of the whole line, so that PEs sharing a
+/// stderr do not interleave their messages.
 fn die(call: &str, why: impl std::fmt::Display) -> ! {
-    eprintln!("memchan shmem: {call}: {why}");
+    use std::io::Write;
+    let line = format!("memchan shmem: {call}: {why}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
     std::process::exit(1)
 }
 
@@ -474,7 +477,7 @@ fn fetch_add(call: &str, target: *mut c_long, value: c_long, pe: c_int) -> c_lon
     let p = pe_of(&mut st, call);
     let t = p.check_pe(call, pe);
     let off = p.offset(call, target.cast_const().cast(), size_of::<c_long>());
-    if off % 8 != 0 {
+    if !off.is_multiple_of(8) {
         die(call, format!("{target:p} is not 8-byte aligned"));
     }
     if t == p.me {

@@ -1,0 +1,162 @@
+//! The C API end to end: `tests/c/hello_shmem.c` of memchan-capi compiled by the
+//! system `cc` against the built `libmemchan.so`, started as real PEs by `memchan run`.
+
+#[allow(dead_code)]
+mod common;
+use common::bin;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
+
+/// The directory holding `libmemchan.so`: this test's profile directory
+/// (`target/<profile>`, the parent of `deps/` where the test binary lives), where
+/// cargo builds the dev-dependency memchan-capi, or its `deps/`.
+fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let deps = exe.parent().expect("deps dir");
+    let profile = deps.parent().expect("profile dir");
+    for d in [profile, deps] {
+        if d.join("libmemchan.so").is_file() {
+            return d.to_path_buf();
+        }
+    }
+    panic!(
+        "libmemchan.so is in neither {} nor {}: build it with `cargo build -p memchan-capi`",
+        profile.display(),
+        deps.display()
+    );
+}
+
+/// Compiles `tests/c/NAME.c` into a temporary executable, removed on drop.
+struct CProgram(PathBuf);
+
+impl CProgram {
+    fn build(name: &str) -> CProgram {
+        let lib = lib_dir();
+        let exe = std::env::temp_dir().join(format!("memchan-capi-{}-{name}", std::process::id()));
+        let out = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+            .arg("-Wall")
+            .arg("-Werror")
+            .arg("-I")
+            .arg(Path::new(CAPI).join("include"))
+            .arg(Path::new(CAPI).join(format!("tests/c/{name}.c")))
+            .arg("-o")
+            .arg(&exe)
+            .arg(format!("-L{}", lib.display()))
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-lmemchan")
+            .output()
+            .expect("run cc (scripts/setup.sh installs it)");
+        assert!(
+            out.status.success(),
+            "cc failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        CProgram(exe)
+    }
+}
+
+impl Drop for CProgram {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn run(args: &[&str], prog: &CProgram, env: &[(&str, &str)]) -> Output {
+    bin()
+        .arg("run")
+        .args(args)
+        .args(["--timeout", "120"]) // a hang guard, not a speed claim
+        .arg(&prog.0)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn memchan run")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn hello_shmem_puts_gets_and_adds_across_pes() {
+    let prog = CProgram::build("hello_shmem");
+    for n in ["2", "3"] {
+        let out = run(&["-n", n, "--oversubscribe"], &prog, &[]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "-n {n}: {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            out.status
+        );
+        for r in 0..n.parse().unwrap() {
+            assert!(
+                stdout.contains(&format!("PE {r} of {n}: ok")),
+                "-n {n}: PE {r} missing:\n{stdout}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bad_heap_size_names_the_variable_and_fails_the_job() {
+    let prog = CProgram::build("hello_shmem");
+    let out = run(&["-n", "2"], &prog, &[("SHMEM_SYMMETRIC_SIZE", "12Q")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("shmem_init: SHMEM_SYMMETRIC_SIZE=\"12Q\" is not a size"),
+        "{stderr}"
+    );
+}
+
+/// `bad_calls MODE` under `memchan run -n 2` (4 KiB heap): exit 1 and `want` on stderr.
+fn refused(prog: &CProgram, mode: &str, want: &str) {
+    let out = bin()
+        .args(["run", "-n", "2", "--timeout", "120"])
+        .arg(&prog.0)
+        .arg(mode)
+        .env("SHMEM_SYMMETRIC_SIZE", "4K")
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn memchan run");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{mode}: {stderr}");
+    assert!(stderr.contains(want), "{mode}: want {want:?} in:\n{stderr}");
+}
+
+#[test]
+fn bad_calls_name_the_call_and_the_problem() {
+    let prog = CProgram::build("bad_calls");
+    refused(&prog, "overrun", "shmem_malloc: 1048576 bytes do not fit in the symmetric heap of 4096 bytes: raise SHMEM_SYMMETRIC_SIZE");
+    refused(&prog, "stack-put", "shmem_putmem: 0x");
+    refused(&prog, "stack-put", "is not in the symmetric heap");
+    refused(
+        &prog,
+        "bad-pe",
+        "shmem_long_p: PE 2 is not a PE of this job (0..2)",
+    );
+    refused(
+        &prog,
+        "before-init",
+        "shmem_my_pe: called before shmem_init",
+    );
+    // Without a launcher's rank the PE refuses to start, naming how to start it.
+    let alone = Command::new(&prog.0)
+        .arg("overrun")
+        .env_remove("MEMCHAN_RANK")
+        .env_remove("MEMCHAN_SIZE")
+        .env_remove("SLURM_PROCID")
+        .env_remove("PMI_RANK")
+        .env_remove("OMPI_COMM_WORLD_RANK")
+        .output()
+        .unwrap();
+    assert_eq!(alone.status.code(), Some(1));
+    assert!(
+        text(&alone.stderr).contains("shmem_init: no rank in the environment"),
+        "{}",
+        text(&alone.stderr)
+    );
+}
