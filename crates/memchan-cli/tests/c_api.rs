@@ -1,5 +1,6 @@
 //! The C API end to end: `tests/c/hello_shmem.c` of memchan-capi compiled by the
-//! system `cc` against the built `libmemchan.so`, started as real PEs by `memchan run`.
+//! system `cc` (through `memchan oshcc`) against the built `libmemchan.so`, started
+//! as real PEs by `memchan run`.
 
 #[allow(dead_code)]
 mod common;
@@ -10,45 +11,22 @@ use std::process::{Command, Output, Stdio};
 
 const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
 
-/// The directory holding `libmemchan.so`: this test's profile directory
-/// (`target/<profile>`, the parent of `deps/` where the test binary lives), where
-/// cargo builds the dev-dependency memchan-capi, or its `deps/`.
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let deps = exe.parent().expect("deps dir");
-    let profile = deps.parent().expect("profile dir");
-    for d in [profile, deps] {
-        if d.join("libmemchan.so").is_file() {
-            return d.to_path_buf();
-        }
-    }
-    panic!(
-        "libmemchan.so is in neither {} nor {}: build it with `cargo build -p memchan-capi`",
-        profile.display(),
-        deps.display()
-    );
-}
-
-/// Compiles `tests/c/NAME.c` into a temporary executable, removed on drop.
+/// Compiles `tests/c/NAME.c` with `memchan oshcc` into a temporary executable,
+/// removed on drop.
 struct CProgram(PathBuf);
 
 impl CProgram {
     fn build(name: &str) -> CProgram {
-        let lib = lib_dir();
         let exe = std::env::temp_dir().join(format!("memchan-capi-{}-{name}", std::process::id()));
-        let out = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-            .arg("-Wall")
-            .arg("-Werror")
-            .arg("-I")
-            .arg(Path::new(CAPI).join("include"))
+        let out = bin()
+            .args(["oshcc", "-Wall", "-Werror"])
             .arg(Path::new(CAPI).join(format!("tests/c/{name}.c")))
             .arg("-o")
             .arg(&exe)
-            .arg(format!("-L{}", lib.display()))
-            .arg(format!("-Wl,-rpath,{}", lib.display()))
-            .arg("-lmemchan")
+            .env_remove("OSHMEM_CC")
+            .env_remove("SHMEM_CC")
             .output()
-            .expect("run cc (scripts/setup.sh installs it)");
+            .expect("run memchan oshcc");
         assert!(
             out.status.success(),
             "cc failed:\n{}",
@@ -158,5 +136,62 @@ fn bad_calls_name_the_call_and_the_problem() {
         text(&alone.stderr).contains("shmem_init: no rank in the environment"),
         "{}",
         text(&alone.stderr)
+    );
+}
+
+/// `memchan oshcc -showme ARGS` with `env`: the command it would run.
+fn showme(args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = bin()
+        .arg("oshcc")
+        .arg("-showme")
+        .args(args)
+        .env_remove("OSHMEM_CC")
+        .env_remove("SHMEM_CC")
+        .envs(env.iter().copied())
+        .output()
+        .expect("spawn memchan oshcc");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn oshcc_shows_its_command_and_honours_the_compiler_variables() {
+    let link = showme(&["x.c", "-o", "x"], &[]);
+    assert!(link.starts_with("cc -I "), "{link}");
+    assert!(link.contains("memchan-capi/include x.c -o x -L"), "{link}");
+    assert!(
+        link.contains("-Wl,-rpath,") && link.trim_end().ends_with(" -lmemchan"),
+        "{link}"
+    );
+    assert!(!link.contains("showme"), "{link}");
+    let compile = showme(&["-c", "x.c"], &[("SHMEM_CC", "clang")]);
+    assert!(compile.starts_with("clang -I "), "{compile}");
+    assert!(
+        !compile.contains("-lmemchan") && !compile.contains("rpath"),
+        "{compile}"
+    );
+    let both = showme(&["x.c"], &[("SHMEM_CC", "clang"), ("OSHMEM_CC", "gcc")]);
+    assert!(both.starts_with("gcc -I "), "{both}");
+}
+
+#[test]
+fn the_binary_started_as_oshcc_is_the_wrapper() {
+    let dir = std::env::temp_dir().join(format!("memchan-oshcc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("oshcc");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_memchan"), &link).unwrap();
+    let out = Command::new(&link)
+        .args(["-showme", "a.c"])
+        .env_remove("OSHMEM_CC")
+        .env_remove("SHMEM_CC")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("a.c -L"),
+        "{}",
+        text(&out.stdout)
     );
 }
