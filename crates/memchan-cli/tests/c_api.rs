@@ -4,10 +4,11 @@
 
 #[allow(dead_code)]
 mod common;
-use common::bin;
+use common::{bin, Proc};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
 
@@ -17,7 +18,11 @@ struct CProgram(PathBuf);
 
 impl CProgram {
     fn build(name: &str) -> CProgram {
-        let exe = std::env::temp_dir().join(format!("memchan-capi-{}-{name}", std::process::id()));
+        // One file per build: the tests run in parallel and each removes its own.
+        static BUILDS: AtomicUsize = AtomicUsize::new(0);
+        let k = BUILDS.fetch_add(1, Ordering::Relaxed);
+        let exe =
+            std::env::temp_dir().join(format!("memchan-capi-{}-{k}-{name}", std::process::id()));
         let out = bin()
             .args(["oshcc", "-Wall", "-Werror"])
             .arg(Path::new(CAPI).join(format!("tests/c/{name}.c")))
@@ -76,6 +81,25 @@ fn hello_shmem_puts_gets_and_adds_across_pes() {
             );
         }
     }
+}
+
+#[test]
+fn hello_shmem_runs_through_a_hub_too() {
+    let prog = CProgram::build("hello_shmem");
+    let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
+    let addr = hub.expect_line("listening");
+    let out = run(&["-n", "2"], &prog, &[("MEMCHAN_HUB", &addr)]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("PE 0 of 2: ok") && stdout.contains("PE 1 of 2: ok"),
+        "{stdout}"
+    );
+    hub.terminate();
 }
 
 #[test]
