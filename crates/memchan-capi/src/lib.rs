@@ -51,9 +51,9 @@ struct Pe {
     rma: Rma,
     /// Rank -> tx mapping of the heap towards that PE, made on first put.
     tx: Vec<Option<TxMapping>>,
-    // Kept mapped for the job's life (the table's and the heap's receive memory).
+    // Kept mapped for the job's life: the table's and the heap's receive memory.
     _table: RxMapping,
-    _rx: RxMapping,
+    rx: RxMapping,
 }
 
 enum State {
@@ -190,7 +190,7 @@ fn init() -> Pe {
         seg,
         cluster,
         _table: table,
-        _rx: rx,
+        rx,
     }
 }
 
@@ -249,12 +249,8 @@ unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, p
     let off = p.offset(call, dest, len);
     // SAFETY: the caller promises `src` is readable for `len` bytes (non-null, checked).
     let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) };
-    if target == p.me {
-        // SAFETY: `off..off + len` lies in this PE's heap mapping (checked by `offset`),
-        // which is mapped read-write; `copy` allows the ranges to overlap.
-        unsafe { std::ptr::copy(data.as_ptr(), (p.base + off) as *mut u8, len) };
-        return;
-    }
+    // To this PE too through a tx mapping: other PEs write the same memory, so a
+    // plain copy would race with them (memchan's stores are atomic per word).
     if let Err(e) = p.tx(call, target).write(off, data) {
         die(call, format!("writing {len} bytes to PE {pe}: {e}"));
     }
@@ -277,13 +273,14 @@ unsafe fn get(call: &str, dest: *mut c_void, src: *const c_void, len: usize, pe:
     let off = p.offset(call, src, len);
     // SAFETY: the caller promises `dest` is writable for `len` bytes (non-null, checked).
     let buf = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), len) };
-    if target == p.me {
-        // SAFETY: `off..off + len` lies in this PE's heap mapping (checked by `offset`);
-        // `copy` allows overlap with `dest`.
-        unsafe { std::ptr::copy((p.base + off) as *const u8, buf.as_mut_ptr(), len) };
-        return;
-    }
-    if let Err(e) = p.rma.get(p.pes[target], off, buf) {
+    // This PE's own copy through the rx mapping's word-wise atomic loads: other PEs
+    // may be writing it.
+    let got = if target == p.me {
+        p.rx.read(off, buf)
+    } else {
+        p.rma.get(p.pes[target], off, buf)
+    };
+    if let Err(e) = got {
         die(call, format!("reading {len} bytes from PE {pe}: {e}"));
     }
 }

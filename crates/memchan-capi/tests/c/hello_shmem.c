@@ -44,6 +44,17 @@ int main(void) {
     shmem_getmem(back, text, sizeof back, right);
     if (strcmp(back, msg) != 0) FAIL("getmem from PE %d gave \"%s\"", right, back);
 
+    /* This PE's own copy through the same calls. */
+    long *own = shmem_malloc(2 * sizeof(long));
+    long pair[2] = {42 + me, -7};
+    shmem_putmem(own, pair, sizeof pair, me);
+    shmem_quiet();
+    long again[2] = {0, 0};
+    shmem_getmem(again, own, sizeof again, me);
+    if (again[0] != 42 + me || again[1] != -7 || own[0] != 42 + me || shmem_long_g(own + 1, me) != -7)
+        FAIL("own copy holds %ld %ld", again[0], again[1]);
+    shmem_free(own);
+
     long total = shmem_long_g(counter, 0);
     if (total != (long)n * (n + 1) / 2) FAIL("counter on PE 0 is %ld, want %ld", total, (long)n * (n + 1) / 2);
     if (shmem_long_fadd(counter, 0, 0) != total) FAIL("fadd 0 changed the counter");
