@@ -232,7 +232,7 @@ impl Pe {
     }
 }
 
-/// Copies `len` bytes from `src` into `off` of PE `pe`'s heap.
+/// Copies `len` bytes from `src` to the heap address `dest` (checked) of PE `pe`.
 ///
 /// # Safety
 /// `src` is readable for `len` bytes (the caller's contract).
