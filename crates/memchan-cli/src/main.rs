@@ -3,7 +3,8 @@
 //! Today it carries the main job, `memchan bench`, which starts an embedded
 //! local cluster of worker processes pinned to cores and prints, side by side
 //! from one run, memchan's figures against the physical limit and the peers.
-//! Started under the name `oshrun` it is the launcher, `memchan run`.
+//! Started under the name `oshrun` it is the launcher, `memchan run`; under the name
+//! `oshcc`, the C compiler wrapper `memchan oshcc`.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -15,6 +16,7 @@ mod bench;
 mod hub;
 mod ip;
 mod metrics;
+mod oshcc;
 mod relay;
 mod run;
 mod status;
@@ -50,6 +52,9 @@ enum Command {
     /// Start N processes (PEs) of a program on this host, ranks in the environment,
     /// bound to cores, as one job (mpirun/oshrun syntax; `memchan run --help`).
     Run(run::RunCli),
+    /// Compile and link a C OpenSHMEM program against libmemchan: the system C
+    /// compiler (OSHMEM_CC, SHMEM_CC or cc) with -I/-L/rpath/-lmemchan; -showme prints it.
+    Oshcc(oshcc::OshccCli),
     /// Give this node a TUN interface whose IP packets travel as memchan writes
     /// (TCP/IP over memchan): node N is host N+1 of the subnet. Needs root.
     Ip(ip::IpArgs),
@@ -80,12 +85,14 @@ fn main() -> Result<()> {
     // Installed (or linked) as `oshrun`, the binary is `memchan run`.
     let mut argv = std::env::args_os();
     let arg0 = argv.next().unwrap_or_default();
-    if std::path::Path::new(&arg0)
-        .file_name()
-        .is_some_and(|n| n == "oshrun")
-    {
+    let called = std::path::Path::new(&arg0).file_name();
+    if called.is_some_and(|n| n == "oshrun") {
         init_logging();
         std::process::exit(run::main("oshrun", argv.collect()));
+    }
+    // As `oshcc`, the compiler wrapper.
+    if called.is_some_and(|n| n == "oshcc") {
+        std::process::exit(oshcc::main("oshcc", argv.collect()));
     }
     let cli = Cli::parse();
     init_logging();
@@ -96,6 +103,7 @@ fn main() -> Result<()> {
         Command::Status(args) => status::run(args),
         Command::Run(args) => std::process::exit(run::main("memchan run", args.args)),
         Command::Ip(args) => ip::run(args),
+        Command::Oshcc(args) => std::process::exit(oshcc::main("memchan oshcc", args.args)),
         Command::BenchWorker(args) => {
             // One line for the coordinator to quote, without a backtrace.
             if let Err(e) = bench::dispatch::main(args) {

@@ -1,0 +1,97 @@
+//! The symmetric heap's bookkeeping: which offsets of the heap segment are allocated.
+//! Every PE runs the same deterministic first-fit over the same calls in the same
+//! order (OpenSHMEM requires that of a program), so an allocation gets the same
+//! offset on every PE and an address means the same object everywhere.
+
+use std::collections::BTreeMap;
+
+/// Every block starts on this boundary: enough for any C scalar (`long double`,
+/// 16-byte atomics) and for memchan's aligned 8-byte words.
+pub const ALIGN: usize = 16;
+
+/// Default heap size when `SHMEM_SYMMETRIC_SIZE` is unset: 64 MiB, small enough for
+/// CI hosts (the pages are shared memory, touched only when used).
+pub const DEFAULT_SIZE: usize = 64 << 20;
+
+/// The allocated blocks of a heap of `size` bytes, offset -> length.
+pub struct Heap {
+    size: usize,
+    used: BTreeMap<usize, usize>,
+}
+
+impl Heap {
+    pub fn new(size: usize) -> Heap {
+        Heap {
+            size,
+            used: BTreeMap::new(),
+        }
+    }
+
+    /// The offset of a new block of `len` bytes (at least 1), first fit; `None` when
+    /// no gap is large enough.
+    pub fn alloc(&mut self, len: usize) -> Option<usize> {
+        let len = len.max(1).checked_next_multiple_of(ALIGN)?;
+        let mut at = 0;
+        for (&off, &l) in &self.used {
+            if off - at >= len {
+                break;
+            }
+            at = off + l;
+        }
+        if self.size.checked_sub(at)? < len {
+            return None;
+        }
+        self.used.insert(at, len);
+        Some(at)
+    }
+
+    /// Frees the block at `off`; false when no block starts there.
+    pub fn free(&mut self, off: usize) -> bool {
+        self.used.remove(&off).is_some()
+    }
+}
+
+/// Parses `SHMEM_SYMMETRIC_SIZE`: a byte count with an optional `K`, `M` or `G`
+/// suffix (powers of 1024, either case).
+pub fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (digits, shift) = match s.as_bytes().last()? {
+        b'k' | b'K' => (&s[..s.len() - 1], 10),
+        b'm' | b'M' => (&s[..s.len() - 1], 20),
+        b'g' | b'G' => (&s[..s.len() - 1], 30),
+        _ => (s, 0),
+    };
+    let n: usize = digits.parse().ok()?;
+    n.checked_mul(1usize << shift).filter(|&v| v > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_with_suffixes() {
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("64K"), Some(64 << 10));
+        assert_eq!(parse_size("2m"), Some(2 << 20));
+        assert_eq!(parse_size("1G"), Some(1 << 30));
+        assert_eq!(parse_size("0"), None);
+        assert_eq!(parse_size("12Q"), None);
+        assert_eq!(parse_size("M"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
+    fn first_fit_reuses_freed_gaps_and_refuses_overrun() {
+        let mut h = Heap::new(256);
+        assert_eq!(h.alloc(8), Some(0));
+        assert_eq!(h.alloc(20), Some(16));
+        assert_eq!(h.alloc(1), Some(48));
+        assert!(h.free(16));
+        assert!(!h.free(16));
+        assert_eq!(h.alloc(32), Some(16)); // fits the freed 32-byte gap exactly
+        assert_eq!(h.alloc(200), None); // 64..256 holds 192
+        assert_eq!(h.alloc(192), Some(64));
+        assert_eq!(h.alloc(1), None);
+    }
+}
