@@ -5,74 +5,21 @@
 
 #[allow(dead_code)]
 mod common;
+use common::{read_until, seg_info, Frames};
 use memchan_core::deposit::Outcome;
 use memchan_core::{Dest, NodeId};
-use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::link::{Handler, Link};
+use memchan_net::hub::Hub;
 use memchan_net::node::Node;
 use memchan_net::proto::deposit::{self as dep, Op as DepOp};
 use memchan_net::proto::{self, code, get_response, Op, SegInfo};
 use memchan_net::wire::{Key, Kind};
 use std::time::{Duration, Instant};
 
-/// Every reliable frame a raw node got: (kind, payload).
-struct Frames(Vec<(Kind, Vec<u8>)>);
-
-impl Handler for Frames {
-    fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: &[u8]) {
-        self.0.push((kind, p.to_vec()));
-    }
-}
-
-/// Reads `raw` until `done` holds of what it got.
-fn read_until(raw: &Link, f: &mut Frames, done: impl Fn(&Frames) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done(f) {
-        assert!(Instant::now() < deadline, "nothing came");
-        raw.wait(None, Duration::from_millis(50), true);
-        raw.receive(f).unwrap();
-    }
-}
-
 fn setup(tag: &str) -> (Hub, Key, String, Node) {
     let key = Key::from_secret(tag.as_bytes());
-    let hub = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = hub.local_addr().to_string();
-    let owner = Node::join(
-        "deposit",
-        common::node_cfg(
-            &addr,
-            &key,
-            Duration::from_millis(100),
-            Duration::from_millis(800),
-        ),
-    )
-    .unwrap();
+    let (hub, addr) = common::keyed_hub(&key, |_| ());
+    let owner = Node::join("deposit", common::node_cfg_std(&addr, &key)).unwrap();
     (hub, key, addr, owner)
-}
-
-fn info(raw: &Link, name: &str) -> SegInfo {
-    let op = Op::SegOpen {
-        create: false,
-        size: 0,
-        mode: 0,
-        flags: 0,
-        name: name.into(),
-    };
-    raw.send(Kind::Request, &[&op.put(9)]).unwrap();
-    let mut f = Frames(Vec::new());
-    read_until(raw, &mut f, |f| {
-        f.0.iter().any(|(k, _)| *k == Kind::Response)
-    });
-    let (_, p) = f.0.iter().find(|(k, _)| *k == Kind::Response).unwrap();
-    let (_, status, body) = get_response(p).unwrap();
-    assert_eq!(status, code::OK);
-    SegInfo::get(body).unwrap()
 }
 
 #[test]
@@ -82,7 +29,7 @@ fn hostile_deposits_are_refused_or_dropped_and_change_nothing() {
     let public = owner.segment("public", 4096, 0o666).unwrap();
     let (private_rx, public_rx) = (private.map_rx().unwrap(), public.map_rx().unwrap());
     let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let (p, q) = (info(&raw, "private"), info(&raw, "public"));
+    let (p, q) = (seg_info(&raw, "private"), seg_info(&raw, "public"));
     let to = Dest::Node(owner.id());
     let eight: Vec<u8> = [0xAB; 64].to_vec();
     let send = |seg: &SegInfo, at: u64, op: &[&[u8]]| {
@@ -133,20 +80,12 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
     let (hub, key, addr, owner) = setup("deposit-outcome");
     let seg = owner.segment("box", 4096, 0o666).unwrap();
     let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let q = info(&raw, "box");
-    raw.send(
-        Kind::Request,
-        &[&Op::MapRx {
-            seg: q.seg,
-            gen: q.gen,
-        }
-        .put(8)],
-    )
-    .unwrap();
-    let mut f = Frames(Vec::new());
-    read_until(&raw, &mut f, |f| {
-        f.0.iter().any(|(k, _)| *k == Kind::Response)
-    });
+    let q = seg_info(&raw, "box");
+    let map = Op::MapRx {
+        seg: q.seg,
+        gen: q.gen,
+    };
+    common::ask(&raw, map, 8);
     owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
     let them = hub
         .status()
@@ -200,15 +139,10 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
 #[test]
 fn a_destination_that_never_answers_is_given_up_as_lost() {
     let key = Key::from_secret(b"deposit-silent");
-    let hub = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_millis(300),
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = hub.local_addr().to_string();
+    let (hub, addr) = common::keyed_hub(&key, |c| {
+        c.heartbeat = Duration::from_millis(50);
+        c.failure_timeout = Duration::from_millis(300);
+    });
     let owner = Node::join(
         "deposit",
         common::node_cfg(
@@ -221,16 +155,13 @@ fn a_destination_that_never_answers_is_given_up_as_lost() {
     .unwrap();
     let seg = owner.segment("box", 4096, 0o666).unwrap();
     let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let q = info(&raw, "box");
-    raw.send(
-        Kind::Request,
-        &[&Op::MapRx {
-            seg: q.seg,
-            gen: q.gen,
-        }
-        .put(8)],
-    )
-    .unwrap();
+    let q = seg_info(&raw, "box");
+    // Waits for the answer: a write sent before the hub knows the mapping is lost at once.
+    let map = Op::MapRx {
+        seg: q.seg,
+        gen: q.gen,
+    };
+    common::ask(&raw, map, 8);
     owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
     let them = NodeId(
         hub.status()
@@ -266,25 +197,11 @@ fn deposits_through_a_virtual_hub_both_ways() {
     use memchan_core::TxAttrs;
     use memchan_net::node::HubSpec;
     let key = Key::from_secret(b"deposit-virtual");
-    let mut c = common::node_cfg(
-        "127.0.0.1:0",
-        &key,
-        Duration::from_millis(100),
-        Duration::from_millis(800),
-    );
+    let mut c = common::node_cfg_std("127.0.0.1:0", &key);
     c.hub = HubSpec::Host("127.0.0.1:0".into());
     let a = Node::join("virt", c).expect("a hosts the hub");
     let addr = a.hosted_hub().unwrap().local_addr().to_string();
-    let b = Node::join(
-        "virt",
-        common::node_cfg(
-            &addr,
-            &key,
-            Duration::from_millis(100),
-            Duration::from_millis(800),
-        ),
-    )
-    .unwrap();
+    let b = Node::join("virt", common::node_cfg_std(&addr, &key)).unwrap();
     a.wait_for_members(2, Duration::from_secs(5)).unwrap();
     b.wait_for_members(2, Duration::from_secs(5)).unwrap();
     let (sa, sb) = (
