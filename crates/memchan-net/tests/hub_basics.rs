@@ -261,7 +261,6 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
 
 #[test]
 fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
-    use memchan_net::proto::Op;
     use memchan_net::wire::Kind;
     let key = Key::from_secret(b"bp");
     let (h, addr) = common::keyed_hub(&key, |c| {
@@ -283,12 +282,7 @@ fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
         0,
         LinkConfig::default(),
     ));
-    let info = common::seg_info(&b, "bp");
-    let map = Op::MapRx {
-        seg: info.seg,
-        gen: info.gen,
-    };
-    assert_eq!(common::ask(&b, map, 1).0, 0);
+    assert_eq!(common::raw_map_rx(&b, "bp"), 0);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (b2, stop2) = (b.clone(), stop.clone());
     let beat = std::thread::spawn(move || {

@@ -22,6 +22,17 @@ fn setup(tag: &str) -> (Hub, Key, String, Node) {
     (hub, key, addr, owner)
 }
 
+/// The member of `hub` beside `owner`, once both are in.
+fn the_raw_node(hub: &Hub, owner: &Node) -> NodeId {
+    owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
+    hub.status()
+        .members
+        .iter()
+        .map(|m| NodeId(m.node))
+        .find(|&n| n != owner.id())
+        .expect("the raw node")
+}
+
 #[test]
 fn hostile_deposits_are_refused_or_dropped_and_change_nothing() {
     let (_hub, key, addr, owner) = setup("deposit-hostile");
@@ -80,20 +91,8 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
     let (hub, key, addr, owner) = setup("deposit-outcome");
     let seg = owner.segment("box", 4096, 0o666).unwrap();
     let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let q = seg_info(&raw, "box");
-    let map = Op::MapRx {
-        seg: q.seg,
-        gen: q.gen,
-    };
-    common::ask(&raw, map, 8);
-    owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
-    let them = hub
-        .status()
-        .members
-        .iter()
-        .map(|m| NodeId(m.node))
-        .find(|&n| n != owner.id())
-        .expect("the raw node");
+    common::raw_map_rx(&raw, "box");
+    let them = the_raw_node(&hub, &owner);
     let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
     std::thread::scope(|s| {
         let asked = s.spawn(|| tx.write_if_u64(8, 0, 1));
@@ -155,22 +154,9 @@ fn a_destination_that_never_answers_is_given_up_as_lost() {
     .unwrap();
     let seg = owner.segment("box", 4096, 0o666).unwrap();
     let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let q = seg_info(&raw, "box");
     // Waits for the answer: a write sent before the hub knows the mapping is lost at once.
-    let map = Op::MapRx {
-        seg: q.seg,
-        gen: q.gen,
-    };
-    common::ask(&raw, map, 8);
-    owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
-    let them = NodeId(
-        hub.status()
-            .members
-            .iter()
-            .map(|m| m.node)
-            .find(|&n| n != owner.id().0)
-            .expect("the raw node"),
-    );
+    common::raw_map_rx(&raw, "box");
+    let them = the_raw_node(&hub, &owner);
     let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
     let got = std::thread::scope(|s| {
         let asked = s.spawn(|| tx.write_if_u64(0, 0, 1));

@@ -141,3 +141,14 @@ pub fn connect_from(from: std::net::Ipv4Addr, to: std::net::SocketAddr) -> std::
     connect(&fd, &to).expect("connect");
     std::net::TcpStream::from(fd)
 }
+
+/// Maps the existing segment `name` rx by raw requests; returns the status of the map
+/// request (opening must succeed).
+pub fn raw_map_rx(raw: &Link, name: &str) -> u8 {
+    let info = seg_info(raw, name);
+    let map = Op::MapRx {
+        seg: info.seg,
+        gen: info.gen,
+    };
+    ask(raw, map, 8).0
+}
