@@ -274,14 +274,9 @@ fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
     a.segment("bp", 1 << 20, 0o666).unwrap();
     // B: a real node link that maps the segment rx and then never reads again, while a
     // thread keeps it alive with heartbeats (a slow receiver, not a dead one).
-    let b = std::sync::Arc::new(common::raw_join(
-        &addr,
-        &key,
-        "bp",
-        "stuck",
-        0,
-        LinkConfig::default(),
-    ));
+    let b = std::sync::Arc::new(
+        common::raw_join(&addr, &key, "bp", "stuck", 0, LinkConfig::default()).0,
+    );
     assert_eq!(common::raw_map_rx(&b, "bp"), 0);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (b2, stop2) = (b.clone(), stop.clone());

@@ -16,14 +16,7 @@ struct Raw(Link);
 
 impl Raw {
     fn join(addr: &str, key: &Key, uid: u32) -> Raw {
-        Raw(common::raw_join(
-            addr,
-            key,
-            "checks",
-            "raw",
-            uid,
-            Default::default(),
-        ))
+        Raw(common::raw_join(addr, key, "checks", "raw", uid, Default::default()).0)
     }
 
     /// Sends `op`, returns (status, body) of the answer.

@@ -9,6 +9,7 @@ use common::{read_until, seg_info, Frames};
 use memchan_core::deposit::Outcome;
 use memchan_core::{Dest, NodeId};
 use memchan_net::hub::Hub;
+use memchan_net::link::Link;
 use memchan_net::node::Node;
 use memchan_net::proto::deposit::{self as dep, Op as DepOp};
 use memchan_net::proto::{self, code, get_response, Op, SegInfo};
@@ -20,6 +21,11 @@ fn setup(tag: &str) -> (Hub, Key, String, Node) {
     let (hub, addr) = common::keyed_hub(&key, |_| ());
     let owner = Node::join("deposit", common::node_cfg_std(&addr, &key)).unwrap();
     (hub, key, addr, owner)
+}
+
+/// A raw node of uid 65534 in the deposit cluster.
+fn raw_node(addr: &str, key: &Key) -> Link {
+    common::raw_join(addr, key, "deposit", "raw", 65534, Default::default()).0
 }
 
 /// The member of `hub` beside `owner`, once both are in.
@@ -39,7 +45,7 @@ fn hostile_deposits_are_refused_or_dropped_and_change_nothing() {
     let private = owner.segment("private", 4096, 0o600).unwrap();
     let public = owner.segment("public", 4096, 0o666).unwrap();
     let (private_rx, public_rx) = (private.map_rx().unwrap(), public.map_rx().unwrap());
-    let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
+    let raw = raw_node(&addr, &key);
     let (p, q) = (seg_info(&raw, "private"), seg_info(&raw, "public"));
     let to = Dest::Node(owner.id());
     let eight: Vec<u8> = [0xAB; 64].to_vec();
@@ -90,7 +96,7 @@ fn hostile_deposits_are_refused_or_dropped_and_change_nothing() {
 fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
     let (hub, key, addr, owner) = setup("deposit-outcome");
     let seg = owner.segment("box", 4096, 0o666).unwrap();
-    let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
+    let raw = raw_node(&addr, &key);
     common::raw_map_rx(&raw, "box");
     let them = the_raw_node(&hub, &owner);
     let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
@@ -153,7 +159,7 @@ fn a_destination_that_never_answers_is_given_up_as_lost() {
     )
     .unwrap();
     let seg = owner.segment("box", 4096, 0o666).unwrap();
-    let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
+    let raw = raw_node(&addr, &key);
     // Waits for the answer: a write sent before the hub knows the mapping is lost at once.
     common::raw_map_rx(&raw, "box");
     let them = the_raw_node(&hub, &owner);

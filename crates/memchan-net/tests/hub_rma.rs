@@ -34,7 +34,7 @@ struct Raw {
 
 impl Raw {
     fn join(addr: &str, key: &Key, uid: u32) -> Raw {
-        let (link, id) = common::raw_join_id(addr, key, "rma", "raw", uid, LinkConfig::default());
+        let (link, id) = common::raw_join(addr, key, "rma", "raw", uid, LinkConfig::default());
         Raw {
             link,
             id,

@@ -50,20 +50,8 @@ pub fn node_cfg(addr: &str, key: &Key, heartbeat: Duration, failure: Duration) -
 }
 
 /// Joins `cluster` at `addr` as a raw node claiming `uid` (and the same gid), with link
-/// settings `link`.
+/// settings `link`; returns its link and the node id the hub gave it.
 pub fn raw_join(
-    addr: &str,
-    key: &Key,
-    cluster: &str,
-    host: &str,
-    uid: u32,
-    link: LinkConfig,
-) -> Link {
-    raw_join_id(addr, key, cluster, host, uid, link).0
-}
-
-/// [`raw_join`], also returning the node id the hub gave.
-pub fn raw_join_id(
     addr: &str,
     key: &Key,
     cluster: &str,
