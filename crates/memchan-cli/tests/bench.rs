@@ -76,6 +76,19 @@ fn target<'a>(v: &'a Value, key: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]))
 }
 
+/// Every target of the bench as (figure, subject, reference).
+fn target_triples(v: &Value) -> Vec<(String, String, String)> {
+    v["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .map(|t| {
+            let f = |k: &str| t[k].as_str().unwrap_or("?").to_string();
+            (f("figure"), f("subject"), f("reference"))
+        })
+        .collect()
+}
+
 /// The target for `key` is <= 1x OSHMEM, and where OSHMEM ran its verdict is the
 /// ratio's.
 fn at_most_oshmem<'a>(v: &'a Value, key: &str) -> &'a Value {
@@ -209,6 +222,7 @@ fn quick_bench_writes_json_tables_and_plots() {
         num(&v, key, "memchan_postal");
         num(&v, key, "memchan_zero_copy");
     }
+    let targets = target_triples(&v);
     for (key, subject, reference) in [
         ("mp_latency_8b_ns", "memchan_postal", "mpi"),
         ("mp_latency_8b_ns", "memchan_zero_copy", "mpi"),
@@ -225,12 +239,8 @@ fn quick_bench_writes_json_tables_and_plots() {
             "memcpy",
         ),
     ] {
-        let found = v["targets"].as_array().is_some_and(|a| {
-            a.iter().any(|t| {
-                t["figure"] == key && t["subject"] == subject && t["reference"] == reference
-            })
-        });
-        assert!(found, "no target {subject} vs {reference} in {key}");
+        let want = (key.into(), subject.into(), reference.into());
+        assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
     }
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
@@ -742,15 +752,7 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
 
     // Open and keyed side by side: every figure has a target for each, against the
     // same reference, and a table row and a targets line for each keyed series.
-    let targets: Vec<(String, String, String)> = v["targets"]
-        .as_array()
-        .expect("targets")
-        .iter()
-        .map(|t| {
-            let f = |k: &str| t[k].as_str().unwrap_or("?").to_string();
-            (f("figure"), f("subject"), f("reference"))
-        })
-        .collect();
+    let targets = target_triples(&v);
     for (figure, subject, reference) in [
         ("net_latency_8b_one_way_us", "memchan", "tcp_raw"),
         ("net_latency_8b_one_way_us", "memchan_keyed", "tcp_raw"),
