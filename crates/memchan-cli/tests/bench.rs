@@ -68,6 +68,43 @@ fn all_positive(v: &Value, path: &str) {
     }
 }
 
+/// The bench's target for figure `key`.
+fn target<'a>(v: &'a Value, key: &str) -> &'a Value {
+    v["targets"]
+        .as_array()
+        .and_then(|a| a.iter().find(|t| t["figure"] == key))
+        .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]))
+}
+
+/// Every target of the bench as (figure, subject, reference).
+fn target_triples(v: &Value) -> Vec<(String, String, String)> {
+    v["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .map(|t| {
+            let f = |k: &str| t[k].as_str().unwrap_or("?").to_string();
+            (f("figure"), f("subject"), f("reference"))
+        })
+        .collect()
+}
+
+/// The target for `key` is <= 1x OSHMEM, and where OSHMEM ran its verdict is the
+/// ratio's.
+fn at_most_oshmem<'a>(v: &'a Value, key: &str) -> &'a Value {
+    let t = target(v, key);
+    assert_eq!(t["target"], "<= 1x", "{t}");
+    assert_eq!(t["reference"], "oshmem", "{t}");
+    if v["figures"][key].get("oshmem").is_some() {
+        num(v, key, "oshmem");
+        let r = v["ratios"][key]["memchan_vs_oshmem"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no ratio for {key}"));
+        assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
+    }
+    t
+}
+
 fn assert_png(p: &Path) {
     let b = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     assert!(b.len() > 1000, "{} is only {} bytes", p.display(), b.len());
@@ -115,20 +152,8 @@ fn quick_bench_writes_json_tables_and_plots() {
     for key in ["barrier_8_nodes_ns", "barrier_64_nodes_ns"] {
         num(&v, key, "memchan");
         num(&v, &format!("{key}_p99"), "memchan");
-        let t = v["targets"]
-            .as_array()
-            .and_then(|a| a.iter().find(|t| t["figure"] == key))
-            .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
-        assert_eq!(t["target"], "<= 1x", "{t}");
+        let t = at_most_oshmem(&v, key);
         assert_eq!(t["subject"], "memchan", "{t}");
-        assert_eq!(t["reference"], "oshmem", "{t}");
-        if v["figures"][key].get("oshmem").is_some() {
-            num(&v, key, "oshmem");
-            let r = v["ratios"][key]["memchan_vs_oshmem"]
-                .as_f64()
-                .unwrap_or_else(|| panic!("no ratio for {key}"));
-            assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
-        }
     }
     // Remote read and fetch-add (and their cross-core variants), each with a <= 1x
     // target against OSHMEM measured the same way.
@@ -139,36 +164,21 @@ fn quick_bench_writes_json_tables_and_plots() {
         "atomic_fetch_add_xcore_ns",
     ] {
         num(&v, key, "memchan");
-        let t = v["targets"]
-            .as_array()
-            .and_then(|a| a.iter().find(|t| t["figure"] == key))
-            .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
-        assert_eq!(t["target"], "<= 1x", "{t}");
-        assert_eq!(t["reference"], "oshmem", "{t}");
-        if v["figures"][key].get("oshmem").is_some() {
-            num(&v, key, "oshmem");
-            let r = v["ratios"][key]["memchan_vs_oshmem"]
-                .as_f64()
-                .unwrap_or_else(|| panic!("no ratio for {key}"));
-            assert!(t["met"].as_bool() == Some(r <= 1.0), "{t} vs ratio {r}");
-        }
+        at_most_oshmem(&v, key);
         assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
     }
     // The IP level (TCP over memchan ip against TCP over a veth), where it can run.
     // SAFETY: geteuid(2) has no preconditions.
     let ip_can_run = unsafe { libc::geteuid() } == 0 && Path::new("/dev/net/tun").exists();
     if ip_can_run {
-        for (key, target) in [
+        for (key, want) in [
             ("ip_latency_8b_us", "<= 1.5x"),
             ("ip_bandwidth_gbps", ">= 0.7x"),
         ] {
             num(&v, key, "memchan_ip");
             num(&v, key, "tcp_veth");
-            let t = v["targets"]
-                .as_array()
-                .and_then(|a| a.iter().find(|t| t["figure"] == key))
-                .unwrap_or_else(|| panic!("no target for {key}: {}", v["targets"]));
-            assert_eq!(t["target"], target, "{t}");
+            let t = target(&v, key);
+            assert_eq!(t["target"], want, "{t}");
             assert_eq!(
                 (&t["subject"], &t["reference"]),
                 (&"memchan_ip".into(), &"tcp_veth".into())
@@ -202,11 +212,7 @@ fn quick_bench_writes_json_tables_and_plots() {
         let sweep = v["figures"]["strided_gbps"].clone().into_figures();
         num(&sweep, stride, "memchan");
         num(&sweep, stride, "local_copy");
-        let key = format!("strided_gbps_s{stride}");
-        let t = v["targets"]
-            .as_array()
-            .and_then(|a| a.iter().find(|t| t["figure"] == key.as_str()))
-            .unwrap_or_else(|| panic!("no target for {key}"));
+        let t = target(&v, &format!("strided_gbps_s{stride}"));
         assert_eq!(t["target"], ">= 0.8x", "{t}");
         assert_eq!(t["reference"], "local_copy", "{t}");
     }
@@ -216,6 +222,7 @@ fn quick_bench_writes_json_tables_and_plots() {
         num(&v, key, "memchan_postal");
         num(&v, key, "memchan_zero_copy");
     }
+    let targets = target_triples(&v);
     for (key, subject, reference) in [
         ("mp_latency_8b_ns", "memchan_postal", "mpi"),
         ("mp_latency_8b_ns", "memchan_zero_copy", "mpi"),
@@ -232,12 +239,8 @@ fn quick_bench_writes_json_tables_and_plots() {
             "memcpy",
         ),
     ] {
-        let found = v["targets"].as_array().is_some_and(|a| {
-            a.iter().any(|t| {
-                t["figure"] == key && t["subject"] == subject && t["reference"] == reference
-            })
-        });
-        assert!(found, "no target {subject} vs {reference} in {key}");
+        let want = (key.into(), subject.into(), reference.into());
+        assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
     }
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
@@ -245,19 +248,12 @@ fn quick_bench_writes_json_tables_and_plots() {
     num(&v, "latency_8b_one_way_ns_p99", "cacheline_limit");
     num(&v, "latency_8b_one_way_ns_p99", "memchan");
     // The full sweep.
+    let sweep = v["figures"]["bandwidth_sweep_gbps"].clone().into_figures();
     for size in [
         "8", "64", "512", "4096", "32768", "262144", "1048576", "4194304",
     ] {
-        num(
-            &v["figures"]["bandwidth_sweep_gbps"].clone().into_figures(),
-            size,
-            "memcpy",
-        );
-        num(
-            &v["figures"]["bandwidth_sweep_gbps"].clone().into_figures(),
-            size,
-            "memchan",
-        );
+        num(&sweep, size, "memcpy");
+        num(&sweep, size, "memchan");
     }
     // Peers, when present, are numbers too (absent when not installed).
     for (fig, peer) in [
@@ -756,15 +752,7 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
 
     // Open and keyed side by side: every figure has a target for each, against the
     // same reference, and a table row and a targets line for each keyed series.
-    let targets: Vec<(String, String, String)> = v["targets"]
-        .as_array()
-        .expect("targets")
-        .iter()
-        .map(|t| {
-            let f = |k: &str| t[k].as_str().unwrap_or("?").to_string();
-            (f("figure"), f("subject"), f("reference"))
-        })
-        .collect();
+    let targets = target_triples(&v);
     for (figure, subject, reference) in [
         ("net_latency_8b_one_way_us", "memchan", "tcp_raw"),
         ("net_latency_8b_one_way_us", "memchan_keyed", "tcp_raw"),

@@ -24,6 +24,7 @@
 
 use crate::error::{Error, Result};
 use crate::names::NodeId;
+use crate::sync::{AtomicU64, Ordering};
 
 /// Largest element of a strided or indexed write (one packet across hosts).
 pub const MAX_ELEM: usize = 64 * 1024;
@@ -56,6 +57,13 @@ impl Cmp {
             Cmp::Lt => word < value,
             Cmp::Le => word <= value,
         }
+    }
+
+    /// One look of a `wait_until` at its word: the word (read with Acquire, so what
+    /// was written before it is seen too) when `word <op> value` holds.
+    pub fn load_if(self, w: &AtomicU64, value: u64) -> Option<u64> {
+        let v = w.load(Ordering::Acquire);
+        self.holds(v, value).then_some(v)
     }
 }
 

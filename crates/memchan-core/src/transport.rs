@@ -487,6 +487,18 @@ pub trait RxOps: Send {
 /// changed by plain writes to pages without notify (which post no wake-up).
 pub const WAIT_UNTIL_RECHECK: Duration = Duration::from_millis(10);
 
+/// How long a `wait_until` may sleep next: until `deadline`, but at most
+/// [`WAIT_UNTIL_RECHECK`]; `None` once the deadline has passed.
+pub fn wait_until_slice(deadline: Option<std::time::Instant>) -> Option<Duration> {
+    match deadline {
+        Some(d) => {
+            let left = d.saturating_duration_since(std::time::Instant::now());
+            (!left.is_zero()).then(|| left.min(WAIT_UNTIL_RECHECK))
+        }
+        None => Some(WAIT_UNTIL_RECHECK),
+    }
+}
+
 /// A cluster lock (seed 000's bid lock; `crate::bidlock`).
 pub trait LockOps: Send {
     /// Holds the lock until dropped or released.

@@ -87,7 +87,7 @@ fn cluster(slow: bool) -> (Hub, Node, Receiver) {
         ..LinkConfig::default()
     };
     let host = if slow { "slow" } else { "stuck" };
-    let b = common::raw_join(&addr, &key, "backlog", host, 0, link_cfg);
+    let (b, _) = common::raw_join(&addr, &key, "backlog", host, 0, link_cfg);
     // Setup: answers are released at once.
     let mut seqs = Seqs(VecDeque::new(), Vec::new());
     let mut ask = |op: Op, id: u32| {

@@ -2,7 +2,7 @@
 //! lock, barrier, membership events, and the handshake's refusals.
 
 use memchan_core::{Dest, EventKind, RxAttrs, TxAttrs};
-use memchan_net::hub::{Hub, HubConfig};
+use memchan_net::hub::Hub;
 use memchan_net::link::LinkConfig;
 use memchan_net::node::{HubSpec, NetConfig, Node};
 use memchan_net::wire::Key;
@@ -21,14 +21,11 @@ fn cfg(addr: &str, key: &Key) -> NetConfig {
 }
 
 fn hub(key: &Key) -> Hub {
-    Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_millis(600),
-        ..HubConfig::default()
-    })
-    .expect("hub")
+    let (hub, _) = common::keyed_hub(key, |c| {
+        c.heartbeat = Duration::from_millis(50);
+        c.failure_timeout = Duration::from_millis(600);
+    });
+    hub
 }
 
 #[test]
@@ -264,19 +261,12 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
 
 #[test]
 fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
-    use memchan_net::link::{Handler, Link};
-    use memchan_net::proto::{Op, SegInfo};
     use memchan_net::wire::Kind;
     let key = Key::from_secret(b"bp");
-    let h = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_secs(2),
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = h.local_addr().to_string();
+    let (h, addr) = common::keyed_hub(&key, |c| {
+        c.heartbeat = Duration::from_millis(50);
+        c.failure_timeout = Duration::from_secs(2);
+    });
     let limit = 512 * 1024;
     let mut ca = cfg(&addr, &key);
     ca.link.replay_limit = limit;
@@ -284,45 +274,10 @@ fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
     a.segment("bp", 1 << 20, 0o666).unwrap();
     // B: a real node link that maps the segment rx and then never reads again, while a
     // thread keeps it alive with heartbeats (a slow receiver, not a dead one).
-    let b = std::sync::Arc::new(common::raw_join(
-        &addr,
-        &key,
-        "bp",
-        "stuck",
-        0,
-        LinkConfig::default(),
-    ));
-    struct Answers(Vec<Vec<u8>>);
-    impl Handler for Answers {
-        fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: &[u8]) {
-            if kind == Kind::Response {
-                self.0.push(p.to_vec());
-            }
-        }
-    }
-    let ask = |op: Op| {
-        let mut ans = Answers(Vec::new());
-        b.send(Kind::Request, &[&op.put(1)]).unwrap();
-        while ans.0.is_empty() {
-            b.wait(None, Duration::from_millis(50), true);
-            b.receive(&mut ans).unwrap();
-        }
-        let (_, status, body) = memchan_net::proto::get_response(&ans.0[0]).unwrap();
-        assert_eq!(status, 0);
-        body.to_vec()
-    };
-    let info = SegInfo::get(&ask(Op::SegOpen {
-        create: false,
-        size: 0,
-        mode: 0,
-        flags: 0,
-        name: "bp".into(),
-    }))
-    .unwrap();
-    ask(Op::MapRx {
-        seg: info.seg,
-        gen: info.gen,
-    });
+    let b = std::sync::Arc::new(
+        common::raw_join(&addr, &key, "bp", "stuck", 0, LinkConfig::default()).0,
+    );
+    assert_eq!(common::raw_map_rx(&b, "bp"), 0);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (b2, stop2) = (b.clone(), stop.clone());
     let beat = std::thread::spawn(move || {

@@ -6,50 +6,22 @@
 mod common;
 use memchan_core::validate::MAX_SEGMENTS;
 use memchan_core::NodeSet;
-use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::link::{Handler, Link};
+use memchan_net::link::Link;
 use memchan_net::node::Node;
 use memchan_net::proto::{code, get_response, Op, SegInfo};
 use memchan_net::wire::{Get, Key, Kind};
-use std::time::{Duration, Instant};
-
-struct Answers(Vec<Vec<u8>>);
-
-impl Handler for Answers {
-    fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: &[u8]) {
-        if kind == Kind::Response {
-            self.0.push(p.to_vec());
-        }
-    }
-}
 
 /// A raw node: a link to the hub, no library checks.
 struct Raw(Link);
 
 impl Raw {
     fn join(addr: &str, key: &Key, uid: u32) -> Raw {
-        Raw(common::raw_join(
-            addr,
-            key,
-            "checks",
-            "raw",
-            uid,
-            Default::default(),
-        ))
+        Raw(common::raw_join(addr, key, "checks", "raw", uid, Default::default()).0)
     }
 
     /// Sends `op`, returns (status, body) of the answer.
     fn ask(&self, op: Op) -> (u8, Vec<u8>) {
-        let mut ans = Answers(Vec::new());
-        self.0.send(Kind::Request, &[&op.put(7)]).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while ans.0.is_empty() {
-            assert!(Instant::now() < deadline, "no answer to {op:?}");
-            self.0.wait(None, Duration::from_millis(50), true);
-            self.0.receive(&mut ans).unwrap();
-        }
-        let (_, status, body) = get_response(&ans.0[0]).unwrap();
-        (status, body.to_vec())
+        common::ask(&self.0, op, 7)
     }
 
     /// Asks and expects `INVALID` naming `what`.
@@ -73,24 +45,9 @@ fn open(name: &str, size: u64, mode: u32, flags: u8) -> Op {
 #[test]
 fn the_hub_refuses_bad_requests_a_node_did_not_check() {
     let key = Key::from_secret(b"checks");
-    let hub = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = hub.local_addr().to_string();
+    let (_hub, addr) = common::keyed_hub(&key, |_| ());
     // A real node (uid 0 here) owns a private segment.
-    let owner = Node::join(
-        "checks",
-        common::node_cfg(
-            &addr,
-            &key,
-            Duration::from_millis(100),
-            Duration::from_millis(800),
-        ),
-    )
-    .unwrap();
+    let owner = Node::join("checks", common::node_cfg_std(&addr, &key)).unwrap();
     let private = owner.segment("private", 4096, 0o600).unwrap();
     let raw = Raw::join(&addr, &key, 1234);
 
@@ -171,41 +128,16 @@ fn the_hub_delivers_no_packet_its_sender_may_not_write() {
     use memchan_core::Dest;
     use memchan_net::proto::{self, NO_REQUEST};
     let key = Key::from_secret(b"writes");
-    let hub = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = hub.local_addr().to_string();
+    let (hub, addr) = common::keyed_hub(&key, |_| ());
     // The receiver (uid 0) maps a private segment and one anyone may write.
-    let owner = Node::join(
-        "checks",
-        common::node_cfg(
-            &addr,
-            &key,
-            Duration::from_millis(100),
-            Duration::from_millis(800),
-        ),
-    )
-    .unwrap();
+    let owner = Node::join("checks", common::node_cfg_std(&addr, &key)).unwrap();
     let private = owner.segment("private", 4096, 0o600).unwrap();
     let public = owner.segment("public", 4096, 0o666).unwrap();
     let private_rx = private.map_rx().unwrap();
     let public_rx = public.map_rx().unwrap();
     // A node of another uid, past the library (which would refuse its map_tx).
     let raw = Raw::join(&addr, &key, 65534);
-    let info = |name: &str| {
-        let (status, body) = raw.ask(Op::SegOpen {
-            create: false,
-            size: 0,
-            mode: 0,
-            flags: 0,
-            name: name.into(),
-        });
-        assert_eq!(status, code::OK);
-        SegInfo::get(&body).unwrap()
-    };
+    let info = |name: &str| common::seg_info(&raw.0, name);
     let (p, q) = (info("private"), info("public"));
     let to_owner = Dest::Node(owner.id());
     for (dest, flags) in [(to_owner, 0), (Dest::Broadcast, proto::FLAG_LOCAL_COPY)] {
@@ -219,17 +151,18 @@ fn the_hub_delivers_no_packet_its_sender_may_not_write() {
         .send(Kind::Data, &[&head, &7u64.to_le_bytes()])
         .unwrap();
     raw.0.send(Kind::Request, &[&Op::Ack.put(7)]).unwrap();
-    let mut ans = Answers(Vec::new());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let answered = |a: &Answers| a.0.iter().any(|r| get_response(r).unwrap().0 == 7);
-    while !answered(&ans) {
-        assert!(Instant::now() < deadline, "no answer to the ack");
-        raw.0.wait(None, Duration::from_millis(50), true);
-        raw.0.receive(&mut ans).unwrap();
-    }
+    let mut f = common::Frames(Vec::new());
+    common::read_until(&raw.0, &mut f, |f| {
+        f.0.iter()
+            .any(|(k, r)| *k == Kind::Response && get_response(r).unwrap().0 == 7)
+    });
+    let ans: Vec<&Vec<u8>> =
+        f.0.iter()
+            .filter(|(k, _)| *k == Kind::Response)
+            .map(|(_, r)| r)
+            .collect();
     // Each forbidden packet was refused by name, typed as the library's map_tx refusal.
     let refusals: Vec<_> = ans
-        .0
         .iter()
         .map(|r| get_response(r).unwrap())
         .filter(|r| r.0 == NO_REQUEST)
@@ -248,7 +181,7 @@ fn the_hub_delivers_no_packet_its_sender_may_not_write() {
         assert_eq!(g.str().unwrap(), "map_tx");
         assert_eq!(g.str().unwrap(), "private");
     }
-    assert_eq!(get_response(ans.0.last().unwrap()).unwrap().1, code::OK);
+    assert_eq!(get_response(ans.last().unwrap()).unwrap().1, code::OK);
     // The permitted packet arrived; the forbidden ones did not, anywhere in the page.
     assert_eq!(public_rx.load_u64(8).unwrap(), 7);
     for off in (0..4096).step_by(8) {

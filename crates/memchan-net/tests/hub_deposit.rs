@@ -5,74 +5,38 @@
 
 #[allow(dead_code)]
 mod common;
+use common::{read_until, seg_info, Frames};
 use memchan_core::deposit::Outcome;
 use memchan_core::{Dest, NodeId};
-use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::link::{Handler, Link};
+use memchan_net::hub::Hub;
+use memchan_net::link::Link;
 use memchan_net::node::Node;
 use memchan_net::proto::deposit::{self as dep, Op as DepOp};
 use memchan_net::proto::{self, code, get_response, Op, SegInfo};
 use memchan_net::wire::{Key, Kind};
 use std::time::{Duration, Instant};
 
-/// Every reliable frame a raw node got: (kind, payload).
-struct Frames(Vec<(Kind, Vec<u8>)>);
-
-impl Handler for Frames {
-    fn frame(&mut self, _l: &Link, _s: u64, kind: Kind, p: &[u8]) {
-        self.0.push((kind, p.to_vec()));
-    }
-}
-
-/// Reads `raw` until `done` holds of what it got.
-fn read_until(raw: &Link, f: &mut Frames, done: impl Fn(&Frames) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done(f) {
-        assert!(Instant::now() < deadline, "nothing came");
-        raw.wait(None, Duration::from_millis(50), true);
-        raw.receive(f).unwrap();
-    }
-}
-
 fn setup(tag: &str) -> (Hub, Key, String, Node) {
     let key = Key::from_secret(tag.as_bytes());
-    let hub = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = hub.local_addr().to_string();
-    let owner = Node::join(
-        "deposit",
-        common::node_cfg(
-            &addr,
-            &key,
-            Duration::from_millis(100),
-            Duration::from_millis(800),
-        ),
-    )
-    .unwrap();
+    let (hub, addr) = common::keyed_hub(&key, |_| ());
+    let owner = Node::join("deposit", common::node_cfg_std(&addr, &key)).unwrap();
     (hub, key, addr, owner)
 }
 
-fn info(raw: &Link, name: &str) -> SegInfo {
-    let op = Op::SegOpen {
-        create: false,
-        size: 0,
-        mode: 0,
-        flags: 0,
-        name: name.into(),
-    };
-    raw.send(Kind::Request, &[&op.put(9)]).unwrap();
-    let mut f = Frames(Vec::new());
-    read_until(raw, &mut f, |f| {
-        f.0.iter().any(|(k, _)| *k == Kind::Response)
-    });
-    let (_, p) = f.0.iter().find(|(k, _)| *k == Kind::Response).unwrap();
-    let (_, status, body) = get_response(p).unwrap();
-    assert_eq!(status, code::OK);
-    SegInfo::get(body).unwrap()
+/// A raw node of uid 65534 in the deposit cluster.
+fn raw_node(addr: &str, key: &Key) -> Link {
+    common::raw_join(addr, key, "deposit", "raw", 65534, Default::default()).0
+}
+
+/// The member of `hub` beside `owner`, once both are in.
+fn the_raw_node(hub: &Hub, owner: &Node) -> NodeId {
+    owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
+    hub.status()
+        .members
+        .iter()
+        .map(|m| NodeId(m.node))
+        .find(|&n| n != owner.id())
+        .expect("the raw node")
 }
 
 #[test]
@@ -81,8 +45,8 @@ fn hostile_deposits_are_refused_or_dropped_and_change_nothing() {
     let private = owner.segment("private", 4096, 0o600).unwrap();
     let public = owner.segment("public", 4096, 0o666).unwrap();
     let (private_rx, public_rx) = (private.map_rx().unwrap(), public.map_rx().unwrap());
-    let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let (p, q) = (info(&raw, "private"), info(&raw, "public"));
+    let raw = raw_node(&addr, &key);
+    let (p, q) = (seg_info(&raw, "private"), seg_info(&raw, "public"));
     let to = Dest::Node(owner.id());
     let eight: Vec<u8> = [0xAB; 64].to_vec();
     let send = |seg: &SegInfo, at: u64, op: &[&[u8]]| {
@@ -132,29 +96,9 @@ fn hostile_deposits_are_refused_or_dropped_and_change_nothing() {
 fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
     let (hub, key, addr, owner) = setup("deposit-outcome");
     let seg = owner.segment("box", 4096, 0o666).unwrap();
-    let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let q = info(&raw, "box");
-    raw.send(
-        Kind::Request,
-        &[&Op::MapRx {
-            seg: q.seg,
-            gen: q.gen,
-        }
-        .put(8)],
-    )
-    .unwrap();
-    let mut f = Frames(Vec::new());
-    read_until(&raw, &mut f, |f| {
-        f.0.iter().any(|(k, _)| *k == Kind::Response)
-    });
-    owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
-    let them = hub
-        .status()
-        .members
-        .iter()
-        .map(|m| NodeId(m.node))
-        .find(|&n| n != owner.id())
-        .expect("the raw node");
+    let raw = raw_node(&addr, &key);
+    common::raw_map_rx(&raw, "box");
+    let them = the_raw_node(&hub, &owner);
     let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
     std::thread::scope(|s| {
         let asked = s.spawn(|| tx.write_if_u64(8, 0, 1));
@@ -200,15 +144,10 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
 #[test]
 fn a_destination_that_never_answers_is_given_up_as_lost() {
     let key = Key::from_secret(b"deposit-silent");
-    let hub = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_millis(300),
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = hub.local_addr().to_string();
+    let (hub, addr) = common::keyed_hub(&key, |c| {
+        c.heartbeat = Duration::from_millis(50);
+        c.failure_timeout = Duration::from_millis(300);
+    });
     let owner = Node::join(
         "deposit",
         common::node_cfg(
@@ -220,26 +159,10 @@ fn a_destination_that_never_answers_is_given_up_as_lost() {
     )
     .unwrap();
     let seg = owner.segment("box", 4096, 0o666).unwrap();
-    let raw = common::raw_join(&addr, &key, "deposit", "raw", 65534, Default::default());
-    let q = info(&raw, "box");
-    raw.send(
-        Kind::Request,
-        &[&Op::MapRx {
-            seg: q.seg,
-            gen: q.gen,
-        }
-        .put(8)],
-    )
-    .unwrap();
-    owner.wait_for_members(2, Duration::from_secs(30)).unwrap();
-    let them = NodeId(
-        hub.status()
-            .members
-            .iter()
-            .map(|m| m.node)
-            .find(|&n| n != owner.id().0)
-            .expect("the raw node"),
-    );
+    let raw = raw_node(&addr, &key);
+    // Waits for the answer: a write sent before the hub knows the mapping is lost at once.
+    common::raw_map_rx(&raw, "box");
+    let them = the_raw_node(&hub, &owner);
     let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
     let got = std::thread::scope(|s| {
         let asked = s.spawn(|| tx.write_if_u64(0, 0, 1));
@@ -266,25 +189,11 @@ fn deposits_through_a_virtual_hub_both_ways() {
     use memchan_core::TxAttrs;
     use memchan_net::node::HubSpec;
     let key = Key::from_secret(b"deposit-virtual");
-    let mut c = common::node_cfg(
-        "127.0.0.1:0",
-        &key,
-        Duration::from_millis(100),
-        Duration::from_millis(800),
-    );
+    let mut c = common::node_cfg_std("127.0.0.1:0", &key);
     c.hub = HubSpec::Host("127.0.0.1:0".into());
     let a = Node::join("virt", c).expect("a hosts the hub");
     let addr = a.hosted_hub().unwrap().local_addr().to_string();
-    let b = Node::join(
-        "virt",
-        common::node_cfg(
-            &addr,
-            &key,
-            Duration::from_millis(100),
-            Duration::from_millis(800),
-        ),
-    )
-    .unwrap();
+    let b = Node::join("virt", common::node_cfg_std(&addr, &key)).unwrap();
     a.wait_for_members(2, Duration::from_secs(5)).unwrap();
     b.wait_for_members(2, Duration::from_secs(5)).unwrap();
     let (sa, sb) = (

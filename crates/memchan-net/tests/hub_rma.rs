@@ -8,10 +8,9 @@
 mod common;
 use memchan_core::rma::AtomicOp;
 use memchan_core::{NodeId, RxAttrs};
-use memchan_net::hub::{Hub, HubConfig};
 use memchan_net::link::{Handler, Link, LinkConfig};
 use memchan_net::node::Node;
-use memchan_net::proto::{code, get_response, Join, Op, SegInfo, ROLE_NODE};
+use memchan_net::proto::{code, get_response, Op, SegInfo};
 use memchan_net::rma::{done_payload, Request, What};
 use memchan_net::wire::{Get, Key, Kind};
 use std::time::{Duration, Instant};
@@ -35,20 +34,7 @@ struct Raw {
 
 impl Raw {
     fn join(addr: &str, key: &Key, uid: u32) -> Raw {
-        let join = Join {
-            hub_nonce: [0; 16],
-            node_nonce: [0; 16],
-            role: ROLE_NODE,
-            page_size: 0,
-            pid: std::process::id(),
-            uid,
-            gid: uid,
-            cluster: "rma".into(),
-            host: "raw".into(),
-        };
-        let j = memchan_net::handshake::join(addr, key, join).expect("raw join");
-        let id = j.welcome.node;
-        let link = Link::new(j.sock, j.key, j.dec, LinkConfig::default()).expect("raw link");
+        let (link, id) = common::raw_join(addr, key, "rma", "raw", uid, LinkConfig::default());
         Raw {
             link,
             id,
@@ -80,22 +66,8 @@ impl Raw {
 #[test]
 fn the_hub_routes_remote_access_only_as_it_should() {
     let key = Key::from_secret(b"rma");
-    let hub = Hub::start(HubConfig {
-        key: key.clone(),
-        keyed: true,
-        failure_timeout: Duration::from_millis(800),
-        ..HubConfig::default()
-    })
-    .unwrap();
-    let addr = hub.local_addr().to_string();
-    let cfg = || {
-        common::node_cfg(
-            &addr,
-            &key,
-            Duration::from_millis(100),
-            Duration::from_millis(800),
-        )
-    };
+    let (_hub, addr) = common::keyed_hub(&key, |c| c.failure_timeout = Duration::from_millis(800));
+    let cfg = || common::node_cfg_std(&addr, &key);
     // The owner (uid 0) opens its page of a private segment to remote access.
     let owner = Node::join("rma", cfg()).unwrap();
     let seg = owner.segment("w", 4096, 0o600).unwrap();

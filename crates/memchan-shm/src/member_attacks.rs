@@ -5,7 +5,7 @@
 //! nodes in the test process, and checks that segment permissions hold: the attacker
 //! never maps, receives or reads a root 0600 segment, and never gets bytes into it.
 
-use crate::control::{node_state, seg_state, SegEntry};
+use crate::control::{node_state, seg_state, Control, SegEntry};
 use crate::local::{journal_name, rx_name};
 use crate::record::JournalObject;
 use crate::rx::RxObject;
@@ -224,6 +224,48 @@ fn worker() {
     }
 }
 
+/// The highest FREE node slot of the control block `c`.
+fn last_free_slot(c: &Control) -> usize {
+    (0..c.nodes.len())
+        .rev()
+        .find(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::FREE)
+        .unwrap()
+}
+
+/// A pid that names no process (a child that has exited and been reaped).
+fn dead_pid() -> u32 {
+    let mut ch = Command::new("true").spawn().unwrap();
+    let pid = ch.id();
+    ch.wait().unwrap();
+    pid
+}
+
+/// Fills slot `f` as a fake node: pid word `pid`, incarnation `inc`, stale heartbeat.
+fn fake_slot(c: &Control, f: usize, pid: u32, inc: u64) {
+    let s = &c.nodes[f];
+    s.pid.store(pid, Ordering::Relaxed);
+    s.incarnation.store(inc, Ordering::Relaxed);
+    s.heartbeat_ns.store(0, Ordering::Relaxed);
+}
+
+/// Takes the order point as the fake node in slot `f` once it is free, then marks the
+/// slot ALIVE.
+fn hold_order_point(c: &Control, f: usize) {
+    let word = &c.order.word;
+    loop {
+        let w = word.load(Ordering::Acquire);
+        if w & 0xFFFF == 0
+            && word
+                .compare_exchange(w, w | (f as u64 + 1), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    c.nodes[f].state.store(node_state::ALIVE, Ordering::Release);
+}
+
 /// Attack c2: rewrite the segment entry's words where owner, group and mode could be
 /// kept (everything between `flags` and `size`, the flags included) to 0o666, then map
 /// the segment; try to change the permission object itself; report what was read.
@@ -301,21 +343,9 @@ fn forge_journal(node: &Node, first: &str) {
     for round in 0.. {
         let (i, gen) = find_seg(node, &target);
         let c = node.inner.local.ctl();
-        let f = (0..c.nodes.len())
-            .rev()
-            .find(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::FREE)
-            .unwrap();
+        let f = last_free_slot(c);
         let inc = 9_000_000 + round;
-        let dead = {
-            let mut ch = Command::new("true").spawn().unwrap();
-            let pid = ch.id();
-            ch.wait().unwrap();
-            pid
-        };
-        let s = &c.nodes[f];
-        s.pid.store(dead, Ordering::Relaxed);
-        s.incarnation.store(inc, Ordering::Relaxed);
-        s.heartbeat_ns.store(0, Ordering::Relaxed);
+        fake_slot(c, f, dead_pid(), inc);
         let j = JournalObject::create(&journal_name(
             &node.inner.local.cluster,
             NodeId(f as u16),
@@ -331,20 +361,7 @@ fn forge_journal(node: &Node, first: &str) {
         r.store_payload(b"INJECTED");
         r.progress.store(0, Ordering::Relaxed);
         r.state.store(journal::APPLYING, Ordering::Release);
-        // Take the order point as the fake node once it is free.
-        let word = &c.order.word;
-        loop {
-            let w = word.load(Ordering::Acquire);
-            if w & 0xFFFF == 0
-                && word
-                    .compare_exchange(w, w | (f as u64 + 1), Ordering::AcqRel, Ordering::Relaxed)
-                    .is_ok()
-            {
-                break;
-            }
-            std::thread::yield_now();
-        }
-        s.state.store(node_state::ALIVE, Ordering::Release);
+        hold_order_point(c, f);
         println!("FORGED {f}");
         // This node is a survivor too, and may be the one that takes the fake holder
         // over: the test asks for its count of discarded records.
@@ -462,12 +479,7 @@ fn forge_lock(node: &Node) {
 /// heartbeat word (to 0: stale) until told `STOP`.
 fn forge_slot(node: &Node, args: &str) {
     let s = &node.inner.local.ctl().nodes[args.parse::<usize>().unwrap()];
-    let dead = {
-        let mut ch = Command::new("true").spawn().unwrap();
-        let pid = ch.id();
-        ch.wait().unwrap();
-        pid
-    };
+    let dead = dead_pid();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop2 = stop.clone();
     std::thread::spawn(move || {
@@ -491,31 +503,13 @@ fn forge_slot(node: &Node, args: &str) {
 fn forge_kill(name: &str, args: &str) {
     let map = crate::shm::ShmMap::open(&crate::local::ctl_name(name), crate::shm::Open::Existing)
         .unwrap();
-    assert!(map.len() >= std::mem::size_of::<crate::control::Control>());
+    assert!(map.len() >= std::mem::size_of::<Control>());
     // SAFETY: the mapping holds a whole `Control` (checked above), lives until this
     // function returns, and is only accessed through atomics.
-    let c = unsafe { &*(map.ptr() as *const crate::control::Control) };
-    let f = (0..c.nodes.len())
-        .rev()
-        .find(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::FREE)
-        .unwrap();
-    let s = &c.nodes[f];
-    s.pid.store(args.parse().unwrap(), Ordering::Relaxed);
-    s.incarnation.store(8_000_000, Ordering::Relaxed);
-    s.heartbeat_ns.store(0, Ordering::Relaxed);
-    let word = &c.order.word;
-    loop {
-        let w = word.load(Ordering::Acquire);
-        if w & 0xFFFF == 0
-            && word
-                .compare_exchange(w, w | (f as u64 + 1), Ordering::AcqRel, Ordering::Relaxed)
-                .is_ok()
-        {
-            break;
-        }
-        std::thread::yield_now();
-    }
-    s.state.store(node_state::ALIVE, Ordering::Release);
+    let c = unsafe { &*(map.ptr() as *const Control) };
+    let f = last_free_slot(c);
+    fake_slot(c, f, args.parse().unwrap(), 8_000_000);
+    hold_order_point(c, f);
     println!("FORGED {f}");
     wait_for("END");
 }
@@ -525,46 +519,46 @@ fn forge_kill(name: &str, args: &str) {
 fn victim(node: &Node) {
     let seg = node.segment("s", 4096, 0o600).unwrap();
     let _rx = seg.map_rx_with(RxAttrs::default()).unwrap();
-    let tx = seg
-        .map_tx(
-            Dest::Broadcast,
-            TxAttrs {
-                local_copy: true,
-                ..TxAttrs::default()
-            },
-        )
-        .unwrap();
+    let tx = seg.map_tx(Dest::Broadcast, bcast()).unwrap();
     tx.write(0, SECRET).unwrap();
     let _lock = node.lock("L").unwrap();
     println!("READY 1");
     wait_for("never");
 }
 
-fn root_only() {
+/// Ordered sends to every member, with a copy to the sender's own receive memory.
+fn bcast() -> TxAttrs {
+    TxAttrs {
+        local_copy: true,
+        ..TxAttrs::default()
+    }
+}
+
+/// A fresh shared cluster for test `tag` and root's node in it; needs root.
+fn root_cluster(tag: &str) -> (String, Node) {
     // Fails loudly rather than passing without having run.
     assert_eq!(
         rustix::process::geteuid().as_raw(),
         0,
         "needs root to run the attacker as uid 65534"
     );
+    let name = cluster(tag);
+    let a = Node::join(&name, &shared()).unwrap();
+    (name, a)
+}
+
+/// Drops `a`, the last node of cluster `name`, and checks it left no file behind.
+fn leaves_no_file(name: &str, a: Node) {
+    drop(a);
+    assert_eq!(left_in_shm(name), Vec::<String>::new());
 }
 
 #[test]
 fn a_member_that_forges_the_segment_table_cannot_map_or_receive_a_0600_segment() {
-    root_only();
-    let name = cluster("c2");
-    let a = Node::join(&name, &shared()).unwrap();
+    let (name, a) = root_cluster("c2");
     let seg = a.segment("secret", 4096, 0o600).unwrap();
     let rx = seg.map_rx_with(RxAttrs::default()).unwrap();
-    let tx = seg
-        .map_tx(
-            Dest::Broadcast,
-            TxAttrs {
-                local_copy: true,
-                ..TxAttrs::default()
-            },
-        )
-        .unwrap();
+    let tx = seg.map_tx(Dest::Broadcast, bcast()).unwrap();
     let mut w = Worker::spawn("forge-perm", &name, "");
     let map = w.expect("MAP");
     assert_eq!(field(&map, "rx_denied"), 1, "{map}");
@@ -582,15 +576,12 @@ fn a_member_that_forges_the_segment_table_cannot_map_or_receive_a_0600_segment()
     assert_eq!(field(&leak, "found"), 0, "{leak}");
     w.finish();
     drop((tx, rx, seg));
-    drop(a);
-    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+    leaves_no_file(&name, a);
 }
 
 #[test]
 fn a_member_finds_no_payload_of_a_finished_packet_in_any_file_it_can_read() {
-    root_only();
-    let name = cluster("a3");
-    let a = Node::join(&name, &shared()).unwrap();
+    let (name, a) = root_cluster("a3");
     let b = Node::join(&name, &shared()).unwrap();
     let seg = a.segment("secret", 8192, 0o600).unwrap();
     let rx_a = seg.map_rx_with(RxAttrs::default()).unwrap();
@@ -599,15 +590,7 @@ fn a_member_finds_no_payload_of_a_finished_packet_in_any_file_it_can_read() {
         .unwrap()
         .map_rx_with(RxAttrs::default())
         .unwrap();
-    let tx = seg
-        .map_tx(
-            Dest::Broadcast,
-            TxAttrs {
-                local_copy: true,
-                ..TxAttrs::default()
-            },
-        )
-        .unwrap();
+    let tx = seg.map_tx(Dest::Broadcast, bcast()).unwrap();
     // Ordered packets of several lengths, the last one the shortest (on 4c63486 it
     // overwrote only the start of the one before).
     let long: Vec<u8> = SECRET.iter().copied().cycle().take(4096).collect();
@@ -637,9 +620,7 @@ fn a_member_finds_no_payload_of_a_finished_packet_in_any_file_it_can_read() {
 
 #[test]
 fn a_journal_record_forged_by_a_member_is_not_applied_where_it_may_not_write() {
-    root_only();
-    let name = cluster("c3");
-    let a = Node::join(&name, &shared()).unwrap();
+    let (name, a) = root_cluster("c3");
     let secret = a.segment("secret", 4096, 0o600).unwrap();
     let rx_secret = secret.map_rx_with(RxAttrs::default()).unwrap();
     let open = a.segment("open", 4096, 0o666).unwrap();
@@ -685,27 +666,16 @@ fn a_journal_record_forged_by_a_member_is_not_applied_where_it_may_not_write() {
     w.say("END");
     w.finish();
     // Root's ordered writes go on.
-    let tx = secret
-        .map_tx(
-            Dest::Broadcast,
-            TxAttrs {
-                local_copy: true,
-                ..TxAttrs::default()
-            },
-        )
-        .unwrap();
+    let tx = secret.map_tx(Dest::Broadcast, bcast()).unwrap();
     tx.write_u64(0, 7).unwrap();
     assert_eq!(rx_secret.load_u64(0).unwrap(), 7);
     drop((tx, rx_secret, rx_open, secret, open));
-    drop(a);
-    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+    leaves_no_file(&name, a);
 }
 
 #[test]
 fn a_destination_whose_receive_memory_may_not_read_gets_nothing() {
-    root_only();
-    let name = cluster("rx");
-    let a = Node::join(&name, &shared()).unwrap();
+    let (name, a) = root_cluster("rx");
     let secret = a.segment("secret", 4096, 0o600).unwrap();
     let public = a.segment("public", 4096, 0o644).unwrap();
     let _rx_secret = secret.map_rx_with(RxAttrs::default()).unwrap();
@@ -719,16 +689,12 @@ fn a_destination_whose_receive_memory_may_not_read_gets_nothing() {
             .denied
             .load(std::sync::atomic::Ordering::Relaxed)
     };
-    let bcast = TxAttrs {
-        local_copy: true,
-        ..TxAttrs::default()
-    };
     for seg in [&secret, &public] {
         seg.map_tx(Dest::Node(them), TxAttrs::default())
             .unwrap()
             .write(0, SECRET)
             .unwrap();
-        seg.map_tx(Dest::Broadcast, bcast)
+        seg.map_tx(Dest::Broadcast, bcast())
             .unwrap()
             .write(64, SECRET)
             .unwrap();
@@ -744,26 +710,19 @@ fn a_destination_whose_receive_memory_may_not_read_gets_nothing() {
     members.insert(a.node_id());
     wait_until("the attacker gone", || a.members() == members);
     drop((secret, public, _rx_secret, _rx_public));
-    drop(a);
-    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+    leaves_no_file(&name, a);
 }
 
 #[test]
 fn a_segment_made_again_under_a_forged_generation_is_not_sent_to_the_old_ones_readers() {
-    root_only();
-    let name = cluster("regen");
-    let a = Node::join(&name, &shared()).unwrap();
-    let bcast = TxAttrs {
-        local_copy: true,
-        ..TxAttrs::default()
-    };
+    let (name, a) = root_cluster("regen");
     let public = a.segment("public", 4096, 0o644).unwrap();
     let _rx_public = public.map_rx_with(RxAttrs::default()).unwrap();
     let mut w = Worker::spawn("regen", &name, "");
     let mapped = w.expect("MAPPED");
     // Root sends to `public`, so this process holds a view of the attacker's receive
     // memory, admitted (0o644: it may read).
-    let tx = public.map_tx(Dest::Broadcast, bcast).unwrap();
+    let tx = public.map_tx(Dest::Broadcast, bcast()).unwrap();
     tx.write(0, b"public").unwrap();
     drop((tx, _rx_public));
     public.free().unwrap();
@@ -780,7 +739,7 @@ fn a_segment_made_again_under_a_forged_generation_is_not_sent_to_the_old_ones_re
     w.say("CREATED");
     w.expect("READY");
     secret
-        .map_tx(Dest::Broadcast, bcast)
+        .map_tx(Dest::Broadcast, bcast())
         .unwrap()
         .write(0, SECRET)
         .unwrap();
@@ -805,15 +764,12 @@ fn a_dead_nodes_files_are_reaped_by_the_next_joiner_and_the_last_leaves_none() {
     drop(w); // SIGKILL
     let a = Node::join(&name, &shared()).unwrap();
     assert!(!left_in_shm(&name).contains(&journal), "journal not reaped");
-    drop(a);
-    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+    leaves_no_file(&name, a);
 }
 
 #[test]
 fn a_lock_byte_forged_by_a_member_ends_acquire_stalled_and_goes_with_it() {
-    root_only();
-    let name = cluster("lock");
-    let a = Node::join(&name, &shared()).unwrap();
+    let (name, a) = root_cluster("lock");
     let lock = a.lock("L").unwrap();
     lock.acquire().unwrap().release().unwrap();
     let w = Worker::spawn("forge-lock", &name, "");
@@ -846,15 +802,12 @@ fn a_lock_byte_forged_by_a_member_ends_acquire_stalled_and_goes_with_it() {
     );
     lock.acquire().unwrap().release().unwrap();
     drop(lock);
-    drop(a);
-    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+    leaves_no_file(&name, a);
 }
 
 #[test]
 fn a_member_that_rewrites_a_nodes_pid_and_heartbeat_words_does_not_get_it_isolated() {
-    root_only();
-    let name = cluster("slot");
-    let a = Node::join(&name, &shared()).unwrap();
+    let (name, a) = root_cluster("slot");
     let b = Node::join(&name, &shared()).unwrap();
     let (bi, binc) = (b.node_id().index(), b.inner.local.incarnation);
     let mut w = Worker::spawn("forge-slot", &name, &bi.to_string());
@@ -906,22 +859,15 @@ fn a_member_that_rewrites_a_nodes_pid_and_heartbeat_words_does_not_get_it_isolat
     w.expect("STOPPED");
     w.finish();
     drop(b);
-    drop(a);
-    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+    leaves_no_file(&name, a);
 }
 
 #[test]
 fn a_member_cannot_make_root_signal_a_process_through_a_forged_slot() {
-    root_only();
-    let name = cluster("c5");
-    let a = Node::join(&name, &shared()).unwrap();
+    let (name, a) = root_cluster("c5");
     let seg = a.segment("s", 4096, 0o600).unwrap();
     let rx = seg.map_rx_with(RxAttrs::default()).unwrap();
-    let bcast = TxAttrs {
-        local_copy: true,
-        ..TxAttrs::default()
-    };
-    let tx = seg.map_tx(Dest::Broadcast, bcast).unwrap();
+    let tx = seg.map_tx(Dest::Broadcast, bcast()).unwrap();
     // A root process that is no member (on 4c63486 root's node SIGKILLed it).
     let mut victim = Command::new("sleep").arg("300").spawn().unwrap();
     let mut w = Worker::spawn("forge-kill", &name, &victim.id().to_string());
@@ -943,6 +889,5 @@ fn a_member_cannot_make_root_signal_a_process_through_a_forged_slot() {
     victim.kill().unwrap();
     victim.wait().unwrap();
     drop((tx, rx, seg));
-    drop(a);
-    assert_eq!(left_in_shm(&name), Vec::<String>::new());
+    leaves_no_file(&name, a);
 }

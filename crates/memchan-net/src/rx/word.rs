@@ -5,7 +5,7 @@ use super::{RxMapping, RxMem};
 use crate::proto::deposit::Op;
 use crate::service::Reading;
 use memchan_core::deposit::{self, Cmp};
-use memchan_core::transport::WAIT_UNTIL_RECHECK;
+use memchan_core::transport::wait_until_slice;
 use memchan_core::Result;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -83,20 +83,12 @@ impl RxMapping {
         let deadline = timeout.map(|t| Instant::now() + t);
         let _reading = Reading::new(&self.sh);
         loop {
-            let v = w.load(Ordering::Acquire);
-            if cmp.holds(v, value) {
+            if let Some(v) = cmp.load_if(w, value) {
                 return Ok(Some(v));
             }
             self.sh.check()?;
-            let slice = match deadline {
-                Some(d) => {
-                    let left = d.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Ok(None);
-                    }
-                    left.min(WAIT_UNTIL_RECHECK)
-                }
-                None => WAIT_UNTIL_RECHECK,
+            let Some(slice) = wait_until_slice(deadline) else {
+                return Ok(None);
             };
             self.sh.progress(slice);
         }

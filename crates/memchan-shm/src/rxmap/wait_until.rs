@@ -6,8 +6,8 @@ use super::RxMapping;
 use crate::futex::SharedFutex;
 use memchan_core::deposit::{self, Cmp};
 use memchan_core::notify::Notify;
-use memchan_core::sync::{AtomicU64, Ordering};
-use memchan_core::transport::WAIT_UNTIL_RECHECK;
+use memchan_core::sync::AtomicU64;
+use memchan_core::transport::wait_until_slice;
 use memchan_core::Result;
 use std::time::{Duration, Instant};
 
@@ -30,8 +30,7 @@ impl RxMapping {
         // and is reached only through atomics.
         let w = unsafe { &*(self.obj.data().add(offset) as *const AtomicU64) };
         for _ in 0..SPINS {
-            let v = w.load(Ordering::Acquire);
-            if cmp.holds(v, value) {
+            if let Some(v) = cmp.load_if(w, value) {
                 return Ok(Some(v));
             }
             std::hint::spin_loop();
@@ -43,20 +42,12 @@ impl RxMapping {
             // The count before the load: a post after the load moves it, so the wait
             // below returns at once (no lost wake-up).
             let seen = n.current();
-            let v = w.load(Ordering::Acquire);
-            if cmp.holds(v, value) {
+            if let Some(v) = cmp.load_if(w, value) {
                 return Ok(Some(v));
             }
             self.inner.local.check_alive()?;
-            let slice = match deadline {
-                Some(d) => {
-                    let left = d.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Ok(None);
-                    }
-                    left.min(WAIT_UNTIL_RECHECK)
-                }
-                None => WAIT_UNTIL_RECHECK,
+            let Some(slice) = wait_until_slice(deadline) else {
+                return Ok(None);
             };
             n.wait(seen, Some(slice), &SharedFutex);
         }
