@@ -128,7 +128,18 @@ impl IpProc {
 }
 
 impl Drop for IpProc {
+    /// After a failed assert too: SIGTERM first, so the node leaves its cluster and the
+    /// last one removes the cluster's objects in /dev/shm (a SIGKILL left them behind
+    /// once); SIGKILL if it has not exited within 5 s.
     fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            // SAFETY: kill(2) on our own child's pid, not yet reaped.
+            unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
