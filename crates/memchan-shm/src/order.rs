@@ -258,35 +258,11 @@ impl<'a> Order<'a> {
         data: &[u8],
     ) -> Result<()> {
         debug_assert!(data.len() <= MAX_PACKET);
-        let rec = self.local.journal()?.record();
-        self.enter_for(seg, dests, targets)?;
-        let journal = Journal::new(&rec.state, &rec.progress);
-        journal.begin(|| {
-            rec.seg.store(seg.idx, Ordering::Relaxed);
-            rec.seg_gen.store(seg.generation, Ordering::Relaxed);
-            rec.offset.store(offset as u64, Ordering::Relaxed);
-            rec.len.store(data.len() as u32, Ordering::Relaxed);
-            rec.op.store(0, Ordering::Relaxed);
-            store_set(&rec.dests, &targets.live);
-            rec.store_payload(data);
-        });
-        let shift = self.local.page.bytes().trailing_zeros();
-        for (i, (_, t)) in targets.list.iter().enumerate() {
+        self.journaled(seg, dests, targets, offset, (0, data), |_, t, shift| {
             // SAFETY: the caller bounded the packet by the segment size; `targets.keep`
             // holds every mapping in the list.
-            unsafe { t.apply(shift, offset, data) };
-            journal.applied(i);
-        }
-        // Before `end`: a survivor that finds the packet still APPLYING finds every
-        // destination done and applies nothing, so the payload is no longer needed and
-        // no finished packet's bytes stay in the journal.
-        rec.clear_payload(data.len());
-        journal.end();
-        if !self.leave() {
-            // We were declared failed while applying and a survivor finished the packet.
-            self.local.check_alive()?;
-        }
-        Ok(())
+            unsafe { t.apply(shift, offset, data) }
+        })
     }
 
     /// A word operation (signal update, conditional write) as one ordered packet:
@@ -301,33 +277,63 @@ impl<'a> Order<'a> {
         offset: usize,
         op: WordOp,
     ) -> Result<Vec<(NodeId, Option<u64>)>> {
-        let rec = self.local.journal()?.record();
         let (code, payload, len) = op.encode();
+        let mut out = Vec::with_capacity(targets.list.len());
+        self.journaled(
+            seg,
+            dests,
+            targets,
+            offset,
+            (code, &payload[..len]),
+            |d, t, shift| {
+                // SAFETY: the caller checked the word (aligned, in the segment);
+                // `targets.keep` holds every mapping in the list.
+                out.push((d, unsafe { t.word_op(shift, offset, op) }));
+            },
+        )?;
+        Ok(out)
+    }
+
+    /// The journaled step both ordered packets share: enters the point with `targets`
+    /// current, journals (op code, payload), applies at each destination in order
+    /// (`apply(node, target, page shift)`), clears the payload and leaves.
+    #[inline(always)]
+    fn journaled(
+        &self,
+        seg: &SegRef,
+        dests: &NodeSet,
+        targets: &mut Targets,
+        offset: usize,
+        (code, payload): (u32, &[u8]),
+        mut apply: impl FnMut(NodeId, Target, u32),
+    ) -> Result<()> {
+        let rec = self.local.journal()?.record();
         self.enter_for(seg, dests, targets)?;
         let journal = Journal::new(&rec.state, &rec.progress);
         journal.begin(|| {
             rec.seg.store(seg.idx, Ordering::Relaxed);
             rec.seg_gen.store(seg.generation, Ordering::Relaxed);
             rec.offset.store(offset as u64, Ordering::Relaxed);
-            rec.len.store(len as u32, Ordering::Relaxed);
+            rec.len.store(payload.len() as u32, Ordering::Relaxed);
             rec.op.store(code, Ordering::Relaxed);
             store_set(&rec.dests, &targets.live);
-            rec.store_payload(&payload[..len]);
+            rec.store_payload(payload);
         });
         let shift = self.local.page.bytes().trailing_zeros();
-        let mut out = Vec::with_capacity(targets.list.len());
         for (i, (d, t)) in targets.list.iter().enumerate() {
-            // SAFETY: the caller checked the word (aligned, in the segment);
-            // `targets.keep` holds every mapping in the list.
-            out.push((*d, unsafe { t.word_op(shift, offset, op) }));
+            apply(*d, *t, shift);
             journal.applied(i);
         }
-        rec.clear_payload(len);
+        // Before `end`: a survivor that finds the packet still APPLYING finds every
+        // destination done and applies nothing, so the payload is no longer needed and
+        // no finished packet's bytes stay in the journal.
+        rec.clear_payload(payload.len());
         journal.end();
         if !self.leave() {
+            // We were declared failed while applying and a survivor finished the packet.
             self.local.check_alive()?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Resolves `targets` and enters the point with them current (see
