@@ -566,8 +566,7 @@ fn timer_loop(sh: Arc<Shared>) {
             sh.time_packets(&links);
         }
         for &(node, inc, ref link) in links.iter() {
-            let silent = link.silence();
-            if silent > sh.cfg.failure_timeout {
+            if let Some(silent) = link.silent_past(sh.cfg.failure_timeout) {
                 let why = format!("silent for {} ms", silent.as_millis());
                 sh.isolate(&mut sh.lock(), node, inc, &why);
                 continue;

@@ -880,6 +880,16 @@ impl Link {
         Duration::from_nanos(now.saturating_sub(self.last_heard.load(Relaxed)))
     }
 
+    /// The silence, if it is longer than `timeout` and no bytes wait unread in the
+    /// socket: bytes there arrived, so the peer spoke and only this end's reader is
+    /// late (a thread starved on a busy machine). Without that check a timer that
+    /// runs before a starved reader would declare a healthy peer silent.
+    pub fn silent_past(&self, timeout: Duration) -> Option<Duration> {
+        let silent = self.silence();
+        let unread = || matches!(rustix::io::ioctl_fionread(&self.sock), Ok(n) if n > 0);
+        (silent > timeout && !unread()).then_some(silent)
+    }
+
     /// Highest seq the peer has released.
     pub fn peer_released(&self) -> u64 {
         self.peer_released.load(Relaxed)

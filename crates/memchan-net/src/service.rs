@@ -277,8 +277,7 @@ impl Shared {
             if last_tick.elapsed() >= Duration::from_millis(10) {
                 last_tick = Instant::now();
                 link.tick();
-                let silent = link.silence();
-                if silent > timeout {
+                if let Some(silent) = link.silent_past(timeout) {
                     self.set_lost(format!("the hub was silent for {} ms", silent.as_millis()));
                     link.shutdown();
                     return;

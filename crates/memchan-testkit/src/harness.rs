@@ -332,6 +332,45 @@ impl Worker {
         self.child.id()
     }
 
+    /// SIGSTOPs the worker and returns once every one of its threads has stopped.
+    ///
+    /// `kill` returns before that: one thread takes the signal and the others stop
+    /// only when they next enter the kernel, so on a busy machine a thread of the
+    /// worker can run on (and write) for milliseconds after it. The group stop is
+    /// complete when `waitpid(WUNTRACED)` reports it.
+    ///
+    /// # Panics
+    /// If the signal cannot be sent or the worker exits instead of stopping.
+    pub fn stop(&self) {
+        let pid = self.pid() as libc::pid_t;
+        // SAFETY: kill(2) on our own child's pid (not reaped while `self.child` lives).
+        assert_eq!(
+            unsafe { libc::kill(pid, libc::SIGSTOP) },
+            0,
+            "SIGSTOP {pid}"
+        );
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid(2) on our own child; WUNTRACED reports the stop without
+            // reaping, so `self.child` still owns the pid.
+            let r = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
+            if r == pid && libc::WIFSTOPPED(status) {
+                return;
+            }
+            let err = std::io::Error::last_os_error();
+            assert!(
+                r == -1 && err.kind() == std::io::ErrorKind::Interrupted,
+                "worker {pid} did not stop (waitpid {r}, status {status:#x}, {err})"
+            );
+        }
+    }
+
+    /// SIGCONTs a worker stopped by [`stop`](Self::stop) (a no-op if it is gone).
+    pub fn resume(&self) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.pid() as libc::pid_t, libc::SIGCONT) };
+    }
+
     /// Reads lines until one holds `prefix`; returns what follows it.
     pub fn expect_line(&mut self, prefix: &str, timeout: Duration) -> String {
         self.try_expect_line(prefix, timeout)

@@ -567,8 +567,7 @@ fn a_conditional_write_to_a_hung_destination_ends(t: &Transport) {
         tx.write_if_u64(0, 0, 1).unwrap()[0].outcome,
         Outcome::Applied
     );
-    // SAFETY: sending SIGSTOP to our own child process.
-    unsafe { libc::kill(victim.pid() as i32, libc::SIGSTOP) };
+    victim.stop();
     let r = tx.write_if_u64(0, 1, 2).unwrap();
     let got: Vec<_> = r.iter().map(|x| (x.node, x.outcome)).collect();
     if t.is_hub() {

@@ -173,8 +173,7 @@ fn hung_node_is_isolated_by_heartbeat_timeout(t: &Transport) {
     while rx.load_u64(0).unwrap() < 10 {
         std::thread::sleep(Duration::from_millis(1)); // it is writing
     }
-    // SAFETY: sending SIGSTOP to our own child process.
-    unsafe { libc::kill(victim.pid() as i32, libc::SIGSTOP) };
+    victim.stop();
     let stopped_at = std::time::Instant::now();
     // Bound: the failure timeout plus a heartbeat, plus as much again for the
     // detector's own tick; only a hang guard here (see HANG_FACTOR).
@@ -191,8 +190,7 @@ fn hung_node_is_isolated_by_heartbeat_timeout(t: &Transport) {
     assert!(took < bound * HANG_FACTOR, "isolated after {took:?}");
     assert_eq!(a.members(), vec![a.node_id()]);
     let at_isolation = rx.load_u64(0).unwrap();
-    // SAFETY: as above.
-    unsafe { libc::kill(victim.pid() as i32, libc::SIGCONT) };
+    victim.resume();
     let line = victim.expect_line("ISOLATED", Duration::from_secs(10));
     let after = field(&line, "after");
     let last = rx.load_u64(0).unwrap();
@@ -248,8 +246,7 @@ fn node_hung_while_holding_the_order_point_does_not_stall_the_cluster() {
     };
     let tx = seg.map_tx(memchan::Dest::Broadcast, attrs).unwrap();
     std::thread::sleep(Duration::from_millis(50));
-    // SAFETY: sending SIGSTOP to our own child process.
-    unsafe { libc::kill(victim.pid() as i32, libc::SIGSTOP) };
+    victim.stop();
     let t0 = std::time::Instant::now();
     for i in 1..=1000u64 {
         tx.write_u64(8, i).unwrap(); // ordered: passes the order point
@@ -267,8 +264,7 @@ fn node_hung_while_holding_the_order_point_does_not_stall_the_cluster() {
     let failed = std::iter::from_fn(|| a.next_event(Some(Duration::from_secs(5))))
         .find(|e| e.kind == EventKind::Failed);
     assert!(failed.is_some(), "no failure event");
-    // SAFETY: as above (a no-op if the cluster killed it).
-    unsafe { libc::kill(victim.pid() as i32, libc::SIGCONT) };
+    victim.resume(); // a no-op if the cluster killed it
     let status = loop {
         if let Some(s) = victim.child.try_wait().unwrap() {
             break Some(s);

@@ -553,7 +553,7 @@ fn wait_all(ws: &mut [Worker], prefix: &str, timeout: Duration) -> Result<Vec<St
     Ok(got.into_iter().map(Option::unwrap).collect())
 }
 
-/// SIGSTOP / SIGCONT a worker.
+/// Sends `sig` to a worker.
 fn signal(w: &Worker, sig: libc::c_int) {
     // SAFETY: kill(2) on our own child's PID.
     assert_eq!(unsafe { libc::kill(w.pid() as libc::pid_t, sig) }, 0);
@@ -975,7 +975,7 @@ fn multihost_stopped_node_is_isolated_and_nothing_it_writes_later_lands() {
         5 + u64::from(std::process::id() % 25),
     ));
     let stopped_at = mono_ns();
-    signal(&victim, libc::SIGSTOP);
+    victim.stop();
     let mut values = Vec::new();
     for (i, o) in observers.iter_mut().enumerate() {
         let line = o.expect_line("FAILED", Duration::from_secs(10));
@@ -998,7 +998,7 @@ fn multihost_stopped_node_is_isolated_and_nothing_it_writes_later_lands() {
     let at_isolation = values[0];
     assert!(at_isolation >= 100, "the victim was writing");
     let resumed_at = mono_ns();
-    signal(&victim, libc::SIGCONT);
+    victim.resume();
     let line = victim.expect_line("ERROR", Duration::from_secs(10));
     println!(
         "[fdstop] victim after SIGCONT ({:.1} ms): {line}",
@@ -1152,7 +1152,7 @@ fn hub_killed(tag: &str, modes: &[(usize, &'static str)]) -> Vec<(&'static str, 
     for (_, w) in &mut ws {
         w.expect_line("JOINED", Duration::from_secs(60));
     }
-    signal(&sink, libc::SIGSTOP);
+    sink.stop();
     dir.go("go");
     for (m, w) in &mut ws {
         let ready = match *m {
