@@ -344,11 +344,8 @@ impl Worker {
     pub fn stop(&self) {
         let pid = self.pid() as libc::pid_t;
         // SAFETY: kill(2) on our own child's pid (not reaped while `self.child` lives).
-        assert_eq!(
-            unsafe { libc::kill(pid, libc::SIGSTOP) },
-            0,
-            "SIGSTOP {pid}"
-        );
+        let sent = unsafe { libc::kill(pid, libc::SIGSTOP) };
+        assert_eq!(sent, 0, "SIGSTOP {pid}");
         loop {
             let mut status = 0;
             // SAFETY: waitpid(2) on our own child; WUNTRACED reports the stop without
