@@ -339,17 +339,17 @@ int memchan_create_group(struct memchan_cluster c,
 //
 // # Safety
 // `name` is null or NUL-terminated; `out` is null or writable.
-int memchan_segment(struct memchan_cluster c,
-                    const char *name,
-                    size_t size,
-                    uint32_t mode,
-                    struct memchan_segment *out);
+int memchan_segment_create(struct memchan_cluster c,
+                           const char *name,
+                           size_t size,
+                           uint32_t mode,
+                           struct memchan_segment *out);
 
 // Opens the existing segment `name` (`MEMCHAN_E_UNKNOWN_SEGMENT` if none).
 //
 // # Safety
 // `name` is null or NUL-terminated; `out` is null or writable.
-int memchan_open_segment(struct memchan_cluster c, const char *name, struct memchan_segment *out);
+int memchan_segment_open(struct memchan_cluster c, const char *name, struct memchan_segment *out);
 
 // The segment's size in bytes.
 //

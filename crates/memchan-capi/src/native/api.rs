@@ -396,14 +396,14 @@ pub unsafe extern "C" fn memchan_create_group(
 /// # Safety
 /// `name` is null or NUL-terminated; `out` is null or writable.
 #[no_mangle]
-pub unsafe extern "C" fn memchan_segment(
+pub unsafe extern "C" fn memchan_segment_create(
     c: memchan_cluster,
     name: *const c_char,
     size: usize,
     mode: u32,
     out: *mut memchan_segment,
 ) -> c_int {
-    call("memchan_segment", || {
+    call("memchan_segment_create", || {
         // SAFETY: the caller's promise about `name`.
         let name = unsafe { c_str("segment name", name) }?;
         if out.is_null() {
@@ -421,12 +421,12 @@ pub unsafe extern "C" fn memchan_segment(
 /// # Safety
 /// `name` is null or NUL-terminated; `out` is null or writable.
 #[no_mangle]
-pub unsafe extern "C" fn memchan_open_segment(
+pub unsafe extern "C" fn memchan_segment_open(
     c: memchan_cluster,
     name: *const c_char,
     out: *mut memchan_segment,
 ) -> c_int {
-    call("memchan_open_segment", || {
+    call("memchan_segment_open", || {
         // SAFETY: the caller's promise about `name`.
         let name = unsafe { c_str("segment name", name) }?;
         if out.is_null() {
