@@ -90,10 +90,26 @@ fn native_pair_runs_through_a_hub_too() {
     hub.terminate();
 }
 
+/// Removes the one-host cluster `name`'s objects from /dev/shm on drop: a check that
+/// fails ends the C program without leaving the cluster.
+struct ShmCleanup(String);
+
+impl Drop for ShmCleanup {
+    fn drop(&mut self) {
+        let prefix = format!("memchan.{}.", self.0);
+        for e in std::fs::read_dir("/dev/shm").into_iter().flatten().flatten() {
+            if e.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
 #[test]
 fn native_bad_input_gets_codes_and_messages_never_a_crash() {
     let prog = CProgram::build("native_bad");
     let name = format!("native-bad-{}", std::process::id());
+    let _cleanup = ShmCleanup(name.clone());
     let out = Command::new(&prog.0)
         .arg(&name)
         .env_remove("MEMCHAN_HUB")
