@@ -334,6 +334,15 @@ int memchan_create_group(struct memchan_cluster c,
                          size_t n,
                          uint32_t *out);
 
+// The id of the multicast group `name` into `out` (`MEMCHAN_E_UNKNOWN_GROUP` if none).
+//
+// # Safety
+// `name` is null or NUL-terminated; `out` is null or writable.
+int memchan_group(struct memchan_cluster c, const char *name, uint32_t *out);
+
+// Barrier over the live members of the group `group`.
+int memchan_barrier_group(struct memchan_cluster c, uint32_t group);
+
 // Creates (or opens, with the same size) the segment `name` of `size` bytes with
 // permission bits `mode` (e.g. 0600).
 //

@@ -57,10 +57,8 @@ fn install() -> Prefix {
         Some(p) => p,
         None => panic!("no profile in {}", exe.display()),
     };
-    let prefix = Prefix(std::env::temp_dir().join(format!(
-        "memchan-install-{}",
-        std::process::id()
-    )));
+    let prefix =
+        Prefix(std::env::temp_dir().join(format!("memchan-install-{}", std::process::id())));
     let out = cmd("bash")
         .arg(Path::new(REPO).join("scripts/install.sh"))
         .args(["--no-build", "--target-dir"])

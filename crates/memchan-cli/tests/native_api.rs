@@ -97,7 +97,11 @@ struct ShmCleanup(String);
 impl Drop for ShmCleanup {
     fn drop(&mut self) {
         let prefix = format!("memchan.{}.", self.0);
-        for e in std::fs::read_dir("/dev/shm").into_iter().flatten().flatten() {
+        for e in std::fs::read_dir("/dev/shm")
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if e.file_name().to_string_lossy().starts_with(&prefix) {
                 let _ = std::fs::remove_file(e.path());
             }

@@ -390,6 +390,38 @@ pub unsafe extern "C" fn memchan_create_group(
     })
 }
 
+/// The id of the multicast group `name` into `out` (`MEMCHAN_E_UNKNOWN_GROUP` if none).
+///
+/// # Safety
+/// `name` is null or NUL-terminated; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn memchan_group(
+    c: memchan_cluster,
+    name: *const c_char,
+    out: *mut u32,
+) -> c_int {
+    call("memchan_group", || {
+        // SAFETY: the caller's promise about `name`.
+        let name = unsafe { c_str("group name", name) }?;
+        if out.is_null() {
+            return Err(invalid("out", "null pointer"));
+        }
+        let g = cluster(c.id)?.group(name)?;
+        // SAFETY: the caller's promise about `out`.
+        unsafe { put("out", out, u32::from(g.0)) }
+    })
+}
+
+/// Barrier over the live members of the group `group`.
+#[no_mangle]
+pub extern "C" fn memchan_barrier_group(c: memchan_cluster, group: u32) -> c_int {
+    call("memchan_barrier_group", || {
+        let g = u16::try_from(group)
+            .map_err(|_| invalid("group id", format!("{group} is not a group id")))?;
+        Ok(cluster(c.id)?.barrier_group(GroupId(g))?)
+    })
+}
+
 /// Creates (or opens, with the same size) the segment `name` of `size` bytes with
 /// permission bits `mode` (e.g. 0600).
 ///

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// A failed call's code and message.
+#[derive(Debug)]
 pub(crate) struct Fail {
     code: c_int,
     msg: String,
@@ -263,4 +264,65 @@ pub(crate) fn restore(id: u64, o: Obj) {
 /// reports its own error).
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last() -> String {
+        // SAFETY: last_message points to this thread's NUL-terminated message.
+        unsafe { CStr::from_ptr(last_message()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_panic_stops_at_the_boundary_as_an_internal_error() {
+        let code = call("memchan_test_call", || panic!("boom"));
+        assert_eq!(code, errors::MEMCHAN_E_INTERNAL);
+        assert_eq!(
+            last(),
+            "memchan_test_call: internal error (a bug in memchan): boom"
+        );
+    }
+
+    #[test]
+    fn a_failure_keeps_its_code_and_message_per_thread() {
+        let code = call("memchan_x", || Err(invalid("thing", "why")));
+        assert_eq!(code, errors::MEMCHAN_E_INVALID);
+        assert_eq!(last(), "memchan_x: invalid thing: why");
+        // Success leaves the last failure's message; another thread has its own.
+        assert_eq!(call("memchan_y", || Ok(())), errors::MEMCHAN_OK);
+        assert_eq!(last(), "memchan_x: invalid thing: why");
+        std::thread::spawn(|| assert_eq!(last(), ""))
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn handles_of_another_kind_or_closed_are_refused() {
+        let id = insert(Obj::Segment(Arc::new(Mutex::new(None))));
+        let as_tx = get("tx mapping", id, |o| match o {
+            Obj::Tx(t) => Some(t.clone()),
+            _ => None,
+        });
+        let msg = as_tx.err().expect("refused").msg;
+        assert_eq!(
+            msg,
+            format!("invalid tx mapping handle: {id} is a segment handle")
+        );
+        remove("segment", id, |o| {
+            matches!(o, Obj::Segment(_)).then_some(())
+        })
+        .unwrap();
+        let again = remove("segment", id, |o| {
+            matches!(o, Obj::Segment(_)).then_some(())
+        });
+        assert!(again
+            .err()
+            .expect("closed")
+            .msg
+            .contains("is not a live handle"));
+    }
 }

@@ -28,6 +28,10 @@ int main(int argc, char **argv) {
     OK(memchan_members(c, NULL, 0, &n));
     TRUE(n == 1);
 
+    uint32_t g;
+    FAILS(memchan_group(c, "no-group", &g), MEMCHAN_E_UNKNOWN_GROUP, "memchan_group: unknown group `no-group`");
+    FAILS(memchan_barrier_group(c, 70000), MEMCHAN_E_INVALID, "70000 is not a group id");
+
     /* Segments: bad names, sizes, unknown names, wrong-kind handles. */
     memchan_segment seg, other;
     FAILS(memchan_segment_create(c, "_reserved", 4096, 0600, &seg), MEMCHAN_E_INVALID, "memchan_segment_create: invalid");

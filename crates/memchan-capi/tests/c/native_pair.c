@@ -1,5 +1,5 @@
 /* memchan.h between the processes of `memchan run -n 2` (each its own node of the
-   cluster MEMCHAN_CLUSTER): membership, a write through a tx mapping into the peer's
+   cluster MEMCHAN_CLUSTER): membership and its events, a multicast group, a write through a tx mapping into the peer's
    rx mapping, ack, barrier, remote get and atomics, the cluster lock, messages. */
 #include "native_check.h"
 
@@ -20,11 +20,27 @@ int main(void) {
     uint32_t peer = ids[0] == me ? ids[1] : ids[0];
     TRUE(peer != me && (ids[0] == me || ids[1] == me));
 
-    /* The node that joined first sees the other join. */
-    if (me < peer) {
+    /* Membership events: rank 1 joins a second node and leaves it; rank 0 sees it
+       join, then leave (whether rank 0 saw its peer join depends on who came first).
+       The barrier first: rank 0's join has returned, so its events have started. */
+    OK(memchan_barrier(c));
+    if (rank == 1) {
+        memchan_cluster c2;
+        uint32_t x;
+        OK(memchan_join(name, &c2));
+        OK(memchan_node_id(c2, &x));
+        TRUE(x != me && x != peer);
+        OK(memchan_leave(c2));
+    } else {
+        int joined = 0;
         memchan_event ev;
-        OK(memchan_next_event(c, 60000, &ev));
-        TRUE(ev.kind == MEMCHAN_EVENT_JOINED && ev.node == peer);
+        for (;;) {
+            OK(memchan_next_event(c, 60000, &ev));
+            if (ev.node == me || ev.node == peer) continue;
+            if (ev.kind == MEMCHAN_EVENT_JOINED) joined = 1;
+            if (ev.kind == MEMCHAN_EVENT_LEFT) break;
+        }
+        TRUE(joined);
     }
 
     memchan_segment seg;
@@ -82,6 +98,27 @@ int main(void) {
     OK(memchan_barrier(c));
     OK(memchan_get_u64(rma, first, 24, &w));
     TRUE(w == 200);
+
+    /* A multicast group of both nodes, with local copy: both copies get both words. */
+    uint32_t g;
+    size_t mine = me < peer ? 40 : 32, theirs = me < peer ? 32 : 40;
+    if (me < peer) {
+        uint32_t both[2] = {me, peer};
+        OK(memchan_create_group(c, "pair-group", both, 2, &g));
+    }
+    OK(memchan_barrier(c));
+    if (me > peer) OK(memchan_group(c, "pair-group", &g));
+    memchan_tx gtx;
+    memchan_dest gd = {MEMCHAN_DEST_GROUP, g};
+    OK(memchan_map_tx(seg, gd, MEMCHAN_TX_LOCAL_COPY, &gtx));
+    OK(memchan_tx_write_u64(gtx, mine, 50 + me));
+    OK(memchan_ack(c));
+    OK(memchan_barrier_group(c, g));
+    OK(memchan_rx_load_u64(rx, mine, &w));
+    TRUE(w == 50 + me);
+    OK(memchan_rx_load_u64(rx, theirs, &w));
+    TRUE(w == 50 + peer);
+    OK(memchan_tx_close(gtx));
 
     /* Messages: blocking, non-blocking, probe, and a receive buffer too small. */
     memchan_comm comm;
