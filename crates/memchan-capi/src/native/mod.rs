@@ -320,8 +320,7 @@ mod tests {
             matches!(o, Obj::Segment(_)).then_some(())
         });
         assert!(again
-            .err()
-            .expect("closed")
+            .expect_err("closed")
             .msg
             .contains("is not a live handle"));
     }

@@ -200,8 +200,8 @@ pub unsafe extern "C" fn memchan_isend(
         if req.is_null() {
             return Err(invalid("req", "null pointer"));
         }
-        // SAFETY: the caller promises the bytes stay valid until the request completes.
         let r = with_comm(c.id, |c| {
+            // SAFETY: the caller promises the bytes stay valid until the request completes.
             Ok(unsafe { c.isend_ptr(dest, tag, d.as_ptr(), len, false) }?)
         })?;
         // SAFETY: the caller's promise about `req`.
@@ -231,8 +231,10 @@ pub unsafe extern "C" fn memchan_irecv(
             return Err(invalid("req", "null pointer"));
         }
         let p = b.as_mut_ptr();
-        // SAFETY: the caller promises the memory stays valid until the request completes.
-        let r = with_comm(c.id, |c| Ok(unsafe { c.irecv_ptr(src, tag, p, cap) }?))?;
+        let r = with_comm(c.id, |c| {
+            // SAFETY: the caller promises the memory stays valid until the request completes.
+            Ok(unsafe { c.irecv_ptr(src, tag, p, cap) }?)
+        })?;
         // SAFETY: the caller's promise about `req`.
         unsafe { put("req", req, memchan_request { id: r.0 }) }
     })
