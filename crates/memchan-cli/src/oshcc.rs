@@ -38,6 +38,16 @@ fn find(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
     dirs.iter().find(|d| d.join(file).is_file()).cloned()
 }
 
+/// The one of `dirs` whose `file` is newest: in a build tree cargo leaves the library
+/// both in the profile directory (`cargo build`) and in `deps/` (`cargo test`), and
+/// either may be the stale one.
+fn newest(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
+    dirs.iter()
+        .filter_map(|d| Some((d.join(file).metadata().ok()?.modified().ok()?, d)))
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, d)| d.clone())
+}
+
 /// Runs (or with `-showme` prints) the compiler; the exit code when it cannot.
 pub fn main(name: &str, args: Vec<OsString>) -> i32 {
     let exe = match std::env::current_exe() {
@@ -53,10 +63,8 @@ pub fn main(name: &str, args: Vec<OsString>) -> i32 {
         &[prefix.join("include"), PathBuf::from(BUILD_INCLUDE)],
         "shmem.h",
     );
-    let lib = find(
-        &[prefix.join("lib"), bin.to_path_buf(), bin.join("deps")],
-        "libmemchan.so",
-    );
+    let lib = find(&[prefix.join("lib")], "libmemchan.so")
+        .or_else(|| newest(&[bin.to_path_buf(), bin.join("deps")], "libmemchan.so"));
     let (Some(include), Some(lib)) = (include, lib) else {
         eprintln!(
             "{name}: shmem.h or libmemchan.so not found beside {} (looked in {}/include and /lib, and this build tree): build it with `cargo build -p memchan-capi`",
