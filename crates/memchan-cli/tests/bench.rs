@@ -31,6 +31,11 @@ fn check(out: &Output) {
     );
 }
 
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
 fn matplotlib_available() -> bool {
     Command::new("python3")
         .args(["-c", "import matplotlib"])
@@ -241,6 +246,22 @@ fn quick_bench_writes_json_tables_and_plots() {
     ] {
         let want = (key.into(), subject.into(), reference.into());
         assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
+    }
+    // UCX (ucx_perftest tag matching over shared memory), when installed: a figure in
+    // both message-passing tables and its own <= 0.6x target table for latency.
+    if on_path("ucx_perftest") {
+        num(&v, "mp_latency_8b_ns", "ucx");
+        num(&v, "mp_bandwidth_1mib_gbps", "ucx");
+        for subject in ["memchan_postal", "memchan_zero_copy"] {
+            let want = ("mp_latency_8b_vs_ucx_ns".into(), subject.into(), "ucx".into());
+            assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
+        }
+        let t = target(&v, "mp_latency_8b_vs_ucx_ns");
+        assert_eq!(t["target"], "<= 0.6x", "{t}");
+        assert!(stdout.contains("[mp_latency_8b_vs_ucx_ns]"), "{stdout}");
+        assert!(v["machine"]["peer_versions"]["ucx"].is_string(), "{}", v["machine"]);
+    } else {
+        eprintln!("ucx part skipped: ucx_perftest not installed");
     }
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
