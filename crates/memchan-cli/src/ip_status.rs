@@ -78,8 +78,8 @@ impl Publisher {
             .mode(0o755)
             .create(dir)
             .with_context(|| format!("creating {}", dir.display()))?;
-        let md = std::fs::symlink_metadata(dir)
-            .with_context(|| format!("reading {}", dir.display()))?;
+        let md =
+            std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
         // SAFETY: geteuid(2) has no preconditions.
         let me = unsafe { libc::geteuid() };
         if !md.is_dir() || md.uid() != me || md.mode() & 0o022 != 0 {

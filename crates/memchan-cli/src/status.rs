@@ -15,8 +15,8 @@ use memchan_core::status::{ClusterStatus, LinkCounters};
 use memchan_net::hub::query_status;
 use memchan_net::wire::Key;
 
-use crate::ip_status;
 use crate::hub::{announce, catch_signals, key_file, load_key, wait_for_signal};
+use crate::ip_status;
 
 /// Options of `memchan status`.
 #[derive(Debug, Clone, Args)]
@@ -470,7 +470,10 @@ mod tests {
         let header = text.lines().find(|l| l.contains("tx_packets")).unwrap();
         let row = text.lines().find(|l| l.contains("mcip0")).unwrap();
         assert!(header.contains("drop_ring_full") && header.contains("rx_bytes"));
-        assert!(row.contains("10.77.0.2/24") && row.contains("4242"), "{row}");
+        assert!(
+            row.contains("10.77.0.2/24") && row.contains("4242"),
+            "{row}"
+        );
         assert_eq!(header.len(), row.len(), "{text}");
     }
 

@@ -477,7 +477,10 @@ fn counters_show_in_memchan_status_after_a_ping() {
     std::fs::DirBuilder::new().mode(0o755).create(&dir).unwrap();
     let dir_s = dir.display().to_string();
     // The control block readable by others, so that nobody may ask for the report.
-    let env = [("MEMCHAN_IP_STATUS_DIR", dir_s.as_str()), ("MEMCHAN_SHM_MODE", "0644")];
+    let env = [
+        ("MEMCHAN_IP_STATUS_DIR", dir_s.as_str()),
+        ("MEMCHAN_SHM_MODE", "0644"),
+    ];
     let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes_with("ips", false, &env);
     let cluster = unique("ips");
     let ns_a = topo.hosts[0].ns.clone();
@@ -491,7 +494,10 @@ fn counters_show_in_memchan_status_after_a_ping() {
         if st.len() == 2 {
             break st;
         }
-        assert!(Instant::now() < deadline, "not both interfaces listed: {st:?}");
+        assert!(
+            Instant::now() < deadline,
+            "not both interfaces listed: {st:?}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     let (id_a, id_b) = {

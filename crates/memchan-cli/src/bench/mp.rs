@@ -95,10 +95,23 @@ impl Endpoint for Ep<'_, '_> {
     }
 }
 
-/// Worker side: one node of the pair.
+/// Worker side: one node of the pair. With `--netns` (the `--hosts` twins), it enters
+/// its side's namespace first and joins through the hub side A hosts.
 pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
     let name = a.cluster.as_deref().context("--cluster is required")?;
-    let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
+    let hosts = !a.hosts.netns.is_empty();
+    let c = if hosts {
+        let ping = a.role == Role::Ping;
+        let ns = a
+            .hosts
+            .netns
+            .get(usize::from(!ping))
+            .context("--netns A,B")?;
+        super::hosts::netns::enter(ns)?;
+        super::hosts::memchan_net::join_cluster(a, ping)?
+    } else {
+        Cluster::join(name).with_context(|| format!("joining cluster {name}"))?
+    };
     c.wait_for_members(2, PEER_TIMEOUT)
         .context("waiting for the other bench node")?;
     let ping = a.role == Role::Ping;
@@ -181,5 +194,8 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
     comm.finish()?;
     drop(comm);
     c.barrier().context("closing barrier")?;
+    if hosts {
+        super::hosts::memchan_net::leave(&c, a.role == Role::Ping);
+    }
     Ok(out)
 }

@@ -7,9 +7,9 @@ use serde_json::{json, Map, Value};
 
 use super::model::{fig, Config, RunInfo, SampleSet, BARRIER_NODES, SIZES};
 use super::refs;
-use super::ucx;
 use super::stats::{self, Summary};
 use super::table::{self, render_targets, Cmp, Table, Target};
+use super::ucx;
 
 /// One size of the bandwidth sweep.
 #[derive(Debug, Clone)]
@@ -144,9 +144,12 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         "ns",
         Some("mpi"),
         modes.map(|s| at_most(s, 0.5)),
-        lat(Some(("mpi", "mpi")))
-            .into_iter()
-            .chain(time_row(set, fig::MP_LATENCY, ucx::SERIES, ucx::SERIES)),
+        lat(Some(("mpi", "mpi"))).into_iter().chain(time_row(
+            set,
+            fig::MP_LATENCY,
+            ucx::SERIES,
+            ucx::SERIES,
+        )),
     );
     t.notes.push(
         "memchan_postal: send (buffered); memchan_zero_copy: ssend (synchronous: the receiver          acknowledges the match); mpi: Open MPI MPI_Send / MPI_Recv (the mpi_latency peer)"
@@ -170,8 +173,7 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
     let ucx_measured = ucx_rows.iter().any(|r| r.0 == ucx::SERIES);
     let mut vs_ucx = Table::new(
         "mp_latency_8b_vs_ucx_ns",
-        "message passing against UCX tag matching over shared memory (ucx_perftest tag_lat)"
-            .into(),
+        "message passing against UCX tag matching over shared memory (ucx_perftest tag_lat)".into(),
         "ns",
         Some(ucx::SERIES),
         modes.map(|s| at_most(s, 0.6)),
@@ -198,9 +200,12 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         "GB/s",
         Some("mpi"),
         [at_least("memchan_postal", 1.0)],
-        bw((&mib, "mpi", "mpi"))
-            .into_iter()
-            .chain(mib_row(set, fig::MP_BANDWIDTH, ucx::SERIES, ucx::SERIES)),
+        bw((&mib, "mpi", "mpi")).into_iter().chain(mib_row(
+            set,
+            fig::MP_BANDWIDTH,
+            ucx::SERIES,
+            ucx::SERIES,
+        )),
     );
     b.notes.push(
         "memchan_postal: isend (buffered through the bulk chunks: two copies, pipelined);          memchan_zero_copy: issend into an rx-mapped receive buffer (one copy); mpi: the mpi_bw peer"

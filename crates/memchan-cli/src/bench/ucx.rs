@@ -69,7 +69,10 @@ fn parse(out: &str) -> Result<(f64, f64)> {
     let values = lines.next().context("no values after the CSV header")?;
     let cols: Vec<&str> = header.split(',').collect();
     let vals: Vec<&str> = values.split(',').map(str::trim).collect();
-    ensure!(cols.len() == vals.len(), "CSV header and values differ in length");
+    ensure!(
+        cols.len() == vals.len(),
+        "CSV header and values differ in length"
+    );
     let get = |pred: &dyn Fn(&str) -> bool, what: &str| -> Result<f64> {
         let i = cols
             .iter()
@@ -107,7 +110,13 @@ impl Ucx {
     }
 
     /// One server and client pair running `test` with `args`: the client's output.
-    fn run_one(&self, l: &Launcher, cpus: (usize, usize), test: &str, args: &[String]) -> Result<String> {
+    fn run_one(
+        &self,
+        l: &Launcher,
+        cpus: (usize, usize),
+        test: &str,
+        args: &[String],
+    ) -> Result<String> {
         let port = l.free_port()?.to_string();
         let server = Server(
             self.command()
@@ -122,7 +131,15 @@ impl Ucx {
         loop {
             let mut client = self
                 .command()
-                .args(["127.0.0.1", "-p", &port, "-t", test, "-c", &cpus.0.to_string()])
+                .args([
+                    "127.0.0.1",
+                    "-p",
+                    &port,
+                    "-t",
+                    test,
+                    "-c",
+                    &cpus.0.to_string(),
+                ])
                 .args(args)
                 .args(["-f", "-v"])
                 .stdout(Stdio::piped())
@@ -190,11 +207,7 @@ impl Ucx {
         )?;
         let (_, mib_s) = parse(&bw).context("tag_bw")?;
         // As the time of one window of WINDOW x 1 MiB (what the bandwidth rows divide).
-        set.add(
-            fig::MP_BANDWIDTH,
-            SERIES,
-            vec![WINDOW as f64 / mib_s * 1e9],
-        );
+        set.add(fig::MP_BANDWIDTH, SERIES, vec![WINDOW as f64 / mib_s * 1e9]);
         Ok(())
     }
 }
