@@ -335,10 +335,39 @@ fn quick_bench_writes_json_tables_and_plots() {
     }
 
     if plots {
-        for f in ["bandwidth.png", "latency_hist.png", "latency_cdf.png"] {
+        for f in [
+            "bandwidth.png",
+            "latency_hist.png",
+            "latency_cdf.png",
+            "levels.png",
+        ] {
             assert_png(&plot_dir.join(f));
         }
-        assert!(plot_dir.join("bench_data.json").is_file());
+        // The per-level plot's data: message passing both modes at every size, and
+        // the IP level's where it ran.
+        let data: Value = serde_json::from_str(
+            &std::fs::read_to_string(plot_dir.join("bench_data.json")).unwrap(),
+        )
+        .unwrap();
+        let lv = &data["levels"];
+        let mut series = vec![
+            ("raw", "memchan"),
+            ("message_passing", "memchan_postal"),
+            ("message_passing", "memchan_zero_copy"),
+        ];
+        if ip_can_run {
+            series.extend([("ip", "memchan_ip"), ("ip", "tcp_veth")]);
+        }
+        for (level, s) in series {
+            let col = lv[level][s]
+                .as_array()
+                .unwrap_or_else(|| panic!("{level}.{s}: {lv}"));
+            assert_eq!(col.len(), 8, "{level}.{s}: {lv}");
+            assert!(
+                col.iter().all(|x| x.as_f64().is_some_and(|x| x > 0.0)),
+                "{level}.{s}: {lv}"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

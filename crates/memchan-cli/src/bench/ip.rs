@@ -31,7 +31,7 @@ use serde_json::{json, Map, Value};
 
 use super::clock::{ticks, Clock};
 use super::hosts::netns::{self, Namespaces};
-use super::model::Config;
+use super::model::{Config, SIZES};
 use super::pingpong;
 use super::refs::{PageBuf, Tcp};
 use super::stats::summarize;
@@ -59,6 +59,8 @@ pub struct IpFigures {
     /// The JSON keys (latency, bandwidth), and how memchan ip's nodes were joined.
     keys: [&'static str; 2],
     via: &'static str,
+    /// `--plot`: per write size, the median GB/s of `memchan_ip` and `tcp_veth`.
+    pub sweep: Vec<(usize, [f64; 2])>,
     lat: [Vec<f64>; 2],
     bw: [Vec<f64>; 2],
     round_lat: Vec<[f64; 2]>,
@@ -188,7 +190,9 @@ fn latency(
     })
 }
 
-/// A TCP stream of 1 MiB writes to `addr:port`: GB/s per window of 16 MiB.
+/// A TCP stream of `write`-byte writes to `addr:port`: GB/s per window of
+/// `window` bytes (a whole number of writes).
+#[allow(clippy::too_many_arguments)]
 fn bandwidth(
     ns: &Namespaces,
     cfg: &Config,
@@ -196,6 +200,8 @@ fn bandwidth(
     addr: &str,
     port: u16,
     windows: u64,
+    write: usize,
+    window: usize,
 ) -> Result<Vec<f64>> {
     let bind = format!("{addr}:{port}");
     let l = in_ns(&ns.b, cfg.cpus.1, || {
@@ -208,7 +214,7 @@ fn bandwidth(
             let (mut c, _) = l.accept().context("accepting the stream")?;
             let mut buf = vec![0u8; MIB];
             for _ in 0..total {
-                let mut left = WINDOW_MIB * MIB;
+                let mut left = window;
                 while left > 0 {
                     let n = c
                         .read(&mut buf[..left.min(MIB)])
@@ -225,17 +231,17 @@ fn bandwidth(
         let v = in_ns(&ns.a, cfg.cpus.0, || {
             let mut c =
                 TcpStream::connect(&bind).with_context(|| format!("connecting to {bind}"))?;
-            let buf = PageBuf::new(MIB, 0x5a);
+            let buf = PageBuf::new(write, 0x5a);
             let mut out = Vec::new();
             for w in 0..total {
                 let t0 = ticks();
-                for _ in 0..WINDOW_MIB {
+                for _ in 0..window / write {
                     c.write_all(buf.as_slice()).context("writing the stream")?;
                 }
                 let mut b = [0u8; 1];
                 c.read_exact(&mut b).context("reading a window's answer")?;
                 if w > 0 {
-                    out.push((WINDOW_MIB * MIB) as f64 / clock.ns(ticks().wrapping_sub(t0)));
+                    out.push(window as f64 / clock.ns(ticks().wrapping_sub(t0)));
                 }
             }
             Ok(out)
@@ -270,10 +276,16 @@ fn wait_reachable(ns: &Namespaces, addr: &str, port: u16) -> Result<()> {
     }
 }
 
-/// Measures both figures in `cfg.rounds` rounds.
-pub fn measure(cfg: &Config, clock: &Clock, progress: &dyn Fn(&str)) -> Result<IpFigures> {
+/// Measures both figures in `cfg.rounds` rounds; `sweep` (for `--plot`): then the
+/// stream once per write size of the bandwidth sweep, both series.
+pub fn measure(
+    cfg: &Config,
+    clock: &Clock,
+    progress: &dyn Fn(&str),
+    sweep: bool,
+) -> Result<IpFigures> {
     let ns = Namespaces::create()?;
-    measure_on(&ns, None, cfg, clock, progress)
+    measure_on(&ns, None, cfg, clock, progress, sweep)
 }
 
 /// `--hosts`: both figures with the nodes joined through a `memchan hub` that listens
@@ -286,7 +298,7 @@ pub fn measure_hosts(
     progress: &dyn Fn(&str),
 ) -> Result<IpFigures> {
     let _hub = start_hub(ns, hub)?;
-    measure_on(ns, Some(hub), cfg, clock, progress)
+    measure_on(ns, Some(hub), cfg, clock, progress, false)
 }
 
 /// A `memchan hub` in namespace A, once it listens; stopped (SIGTERM, then SIGKILL)
@@ -324,6 +336,7 @@ fn measure_on(
     cfg: &Config,
     clock: &Clock,
     progress: &dyn Fn(&str),
+    sweep: bool,
 ) -> Result<IpFigures> {
     let cluster = format!("memchan-bench-ip-{}", std::process::id());
     let (pa, _addr_a) = IpProc::start(ns, &ns.a, &cluster, hub)?;
@@ -360,7 +373,7 @@ fn measure_on(
             let l = latency(&ns, cfg, clock, addr, port, iters)
                 .with_context(|| format!("{name} latency"))?;
             port += 1;
-            let b = bandwidth(&ns, cfg, clock, addr, port, windows)
+            let b = bandwidth(&ns, cfg, clock, addr, port, windows, MIB, WINDOW_MIB * MIB)
                 .with_context(|| format!("{name} bandwidth"))?;
             lat[i] = summarize(&l).map_or(f64::NAN, |s| s.median);
             bw[i] = summarize(&b).map_or(f64::NAN, |s| s.median);
@@ -369,6 +382,27 @@ fn measure_on(
         }
         f.round_lat.push(lat);
         f.round_bw.push(bw);
+    }
+    if sweep {
+        // Windows of up to 2048 writes (at most 16 MiB), a few per size.
+        let windows = if cfg.quick { 2 } else { 6 };
+        for size in SIZES {
+            let window = (size * 2048).min(WINDOW_MIB * MIB);
+            let mut med = [f64::NAN; 2];
+            for (i, m) in med.iter_mut().enumerate() {
+                let (addr, name) = if i == 0 {
+                    (addr_b.as_str(), MEMCHAN_IP)
+                } else {
+                    (netns::ADDR_B, TCP_VETH)
+                };
+                progress(&format!("ip sweep: {name}, {size}-byte writes"));
+                port += 1;
+                let b = bandwidth(ns, cfg, clock, addr, port, windows, size, window)
+                    .with_context(|| format!("{name} bandwidth, {size}-byte writes"))?;
+                *m = summarize(&b).map_or(f64::NAN, |s| s.median);
+            }
+            f.sweep.push((size, med));
+        }
     }
     drop((pa, pb));
     Ok(f)

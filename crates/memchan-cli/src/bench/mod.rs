@@ -230,11 +230,25 @@ pub fn run(args: BenchArgs) -> Result<()> {
             Err(e) => failures.push(format!("memchan deposit measurements failed: {e:#}")),
         }
     }
+    // The message-passing sweep of the per-level plot (`mp::sweep`), with --plot only.
+    if memchan_on && args.plot.is_some() {
+        pb.set_message("message-passing bandwidth sweep (for --plot)");
+        if let Err(e) = mp::sweep(&mut launcher, &cfg, &mut set) {
+            failures.push(format!("memchan message-passing sweep failed: {e:#}"));
+        }
+    }
     // The IP level (seed 002's third): TCP over memchan ip against TCP over a veth.
     let ip_figures = match ip::unavailable() {
         Some(why) => Err(format!("skipped: {why}")),
         None => {
-            ip::measure(&cfg, &launcher.clock, &|m| pb.set_message(m.to_string())).map_err(|e| {
+            let sweep = args.plot.is_some();
+            ip::measure(
+                &cfg,
+                &launcher.clock,
+                &|m| pb.set_message(m.to_string()),
+                sweep,
+            )
+            .map_err(|e| {
                 let note = format!("memchan ip measurement failed: {e:#}");
                 failures.push(note.clone());
                 note
@@ -268,7 +282,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         write_json(path, &j)?;
     }
     if let Some(dir) = &args.plot {
-        let files = plot::write(dir, &rep, &set)
+        let files = plot::write(dir, &rep, &set, ip_figures.as_ref().ok())
             .with_context(|| format!("plotting into {}", dir.display()))?;
         for f in files {
             eprintln!("wrote {}", f.display());
