@@ -342,7 +342,7 @@ fn measure_on(
     let (pa, _addr_a) = IpProc::start(ns, &ns.a, &cluster, hub)?;
     let (pb, addr_b) = IpProc::start(ns, &ns.b, &cluster, hub)?;
     let mut port = 5600;
-    wait_reachable(&ns, &addr_b, port)?;
+    wait_reachable(ns, &addr_b, port)?;
     let iters = if cfg.quick { 1000 } else { 5000 };
     let windows = if cfg.quick { 4 } else { 16 };
     let mut f = IpFigures {
@@ -370,10 +370,10 @@ fn measure_on(
             };
             progress(&format!("ip round {}/{}: {name}", round + 1, cfg.rounds));
             port += 1;
-            let l = latency(&ns, cfg, clock, addr, port, iters)
+            let l = latency(ns, cfg, clock, addr, port, iters)
                 .with_context(|| format!("{name} latency"))?;
             port += 1;
-            let b = bandwidth(&ns, cfg, clock, addr, port, windows, MIB, WINDOW_MIB * MIB)
+            let b = bandwidth(ns, cfg, clock, addr, port, windows, MIB, WINDOW_MIB * MIB)
                 .with_context(|| format!("{name} bandwidth"))?;
             lat[i] = summarize(&l).map_or(f64::NAN, |s| s.median);
             bw[i] = summarize(&b).map_or(f64::NAN, |s| s.median);
