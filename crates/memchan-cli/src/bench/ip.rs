@@ -117,12 +117,28 @@ impl IpProc {
         if let Some(h) = hub {
             cmd.env("MEMCHAN_HUB", h);
         }
-        let mut child = cmd
+        // Its stderr in a file, quoted when it does not come up.
+        let err_path = std::env::temp_dir().join(format!("{cluster}-{which}.err"));
+        let err_file = std::fs::File::create(&err_path)
+            .with_context(|| format!("creating {}", err_path.display()))?;
+        let spawned = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(err_file)
             .spawn()
-            .context("starting memchan ip")?;
+            .context("starting memchan ip");
+        let err_text = || {
+            let t = std::fs::read_to_string(&err_path).unwrap_or_default();
+            let _ = std::fs::remove_file(&err_path);
+            t
+        };
+        let mut child = match spawned {
+            Ok(c) => c,
+            Err(e) => {
+                err_text();
+                return Err(e);
+            }
+        };
         let out = child.stdout.take().context("memchan ip stdout")?;
         let p = IpProc(child);
         let mut line = String::new();
@@ -135,10 +151,13 @@ impl IpProc {
             .and_then(|a| a.split('/').next())
             .with_context(|| {
                 format!(
-                    "memchan ip in {which} did not come up (said `{}`)",
-                    line.trim()
+                    "memchan ip in {which} did not come up (said `{}`; stderr: {})",
+                    line.trim(),
+                    super::peers::tail(&err_text(), 600)
                 )
             })?;
+        // Up: the file is no longer needed (the process keeps writing to its descriptor).
+        let _ = std::fs::remove_file(&err_path);
         Ok((p, addr.to_string()))
     }
 }
