@@ -5,6 +5,8 @@ Reads DIR/bench_data.json (written by the bench) and writes
   DIR/bandwidth.png    bandwidth vs transfer size (memcpy, memchan, MPI 1 MiB)
   DIR/latency_hist.png 8-byte one-way latency histogram per series
   DIR/latency_cdf.png  8-byte one-way latency CDF per series
+  DIR/levels.png       bandwidth vs size per level: raw memchan writes, message
+                       passing (full postal, zero-copy), TCP/IP over memchan
 
 The bench embeds this file and runs it with python3; it can also be re-run by
 hand: python3 scripts/plot.py DIR
@@ -25,7 +27,17 @@ STYLE = {
     "tcp_loopback": dict(color="tab:blue", label="TCP loopback"),
     "mpi": dict(color="tab:green", label="Open MPI"),
     "oshmem": dict(color="tab:purple", label="OpenSHMEM"),
+    "memchan_postal": dict(color="tab:red", label="memchan, full postal (isend)"),
+    "memchan_zero_copy": dict(color="tab:orange", label="memchan, zero-copy (issend)"),
+    "memchan_ip": dict(color="tab:red", label="TCP over memchan ip"),
+    "tcp_veth": dict(color="tab:blue", label="TCP over a veth"),
 }
+
+LEVELS = [
+    ("raw", "raw memchan writes (windows of 64)", "transfer size"),
+    ("message_passing", "message passing (windows of 64 sends)", "message size"),
+    ("ip", "TCP/IP (a stream of writes)", "write size"),
+]
 
 
 def style(name):
@@ -132,6 +144,37 @@ def latency(data, out_hist, out_cdf):
     plt.close(fig)
 
 
+def levels(data, out):
+    lv = data.get("levels") or {}
+    sizes = lv.get("sizes") or data["sweep"]["sizes"]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.8), sharey=True)
+    for ax, (key, title, xlabel) in zip(axes, LEVELS):
+        drawn = False
+        for name, ys in (lv.get(key) or {}).items():
+            pts = [(s, y) for s, y in zip(sizes, ys) if y is not None]
+            if not pts:
+                continue
+            xs, vs = zip(*pts)
+            ax.plot(xs, vs, "o-", **style(name))
+            drawn = True
+        if not drawn:
+            ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(sizes)
+        ax.set_xticklabels([human(s) for s in sizes], rotation=30)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        if drawn:
+            ax.legend(fontsize=8)
+    axes[0].set_ylabel("GB/s (median)")
+    fig.suptitle(data.get("title", "memchan bench") + " - bandwidth vs size, per level")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: plot.py DIR (containing bench_data.json)")
@@ -140,6 +183,7 @@ def main():
         data = json.load(f)
     bandwidth(data, os.path.join(d, "bandwidth.png"))
     latency(data, os.path.join(d, "latency_hist.png"), os.path.join(d, "latency_cdf.png"))
+    levels(data, os.path.join(d, "levels.png"))
 
 
 if __name__ == "__main__":

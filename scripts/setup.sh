@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything memchan needs on a fresh Debian machine: the Rust
-# components, Open MPI with OSHMEM (the bench's peers), matplotlib (plots), and
+# components, Open MPI with OSHMEM and UCX (the bench's peers), matplotlib (plots), and
 # iproute2 + nftables (network namespaces and packet drops for multi-host tests),
 # iperf3 + ping (programs run unmodified over `memchan ip`).
 # Idempotent: safe to run again.
@@ -19,6 +19,8 @@ command -v nft >/dev/null 2>&1 || need_apt+=(nftables)
 # `memchan ip` tests and bench: unmodified programs over the TUN interface
 command -v iperf3 >/dev/null 2>&1 || need_apt+=(iperf3)
 command -v ping >/dev/null 2>&1 || need_apt+=(iputils-ping)
+# the UCX peer of the message-passing figures (`memchan bench`: ucx_perftest)
+command -v ucx_perftest >/dev/null 2>&1 || need_apt+=(ucx-utils)
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq

@@ -2,7 +2,8 @@
 //! writes (`memchan_ip`). It joins the cluster (on this host, or through the hub
 //! `MEMCHAN_HUB` names), prints `up node=N addr=A/P dev=IF` on stdout, a counters
 //! line every `--stats-secs`, and serves until SIGTERM or SIGINT, then prints the
-//! final counters (`counters ...`) and leaves.
+//! final counters (`counters ...`) and leaves. While it runs, its counters are
+//! published for `memchan status` ([`crate::ip_status`]).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -11,6 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use clap::Args;
 use memchan_ip::{IpConfig, IpNode, Subnet};
+
+use crate::ip_status;
 
 /// Options of `memchan ip`.
 #[derive(Debug, Clone, Args)]
@@ -78,15 +81,42 @@ pub fn run(a: IpArgs) -> Result<()> {
         node.ifname()
     )?;
     out.flush()?;
+    let status_dir = ip_status::dir();
+    let mut publisher = ip_status::Publisher::new(&status_dir, &a.cluster, cluster.node_id().0)
+        .map_err(|e| tracing::warn!("counters not published for memchan status: {e:#}"))
+        .ok();
+    let mut entry = ip_status::IpEntry {
+        cluster: a.cluster.clone(),
+        node: cluster.node_id().0,
+        pid: std::process::id(),
+        dev: node.ifname().to_string(),
+        addr: format!("{}/{}", node.addr(), subnet.prefix()),
+        updated_unix_ms: 0,
+        counters: Default::default(),
+    };
     let mut next = Instant::now() + Duration::from_secs(a.stats_secs);
+    let mut tick = 0u64;
     while !stop.load(std::sync::atomic::Ordering::Relaxed) && node.is_running() {
         std::thread::sleep(Duration::from_millis(50));
+        tick += 1;
+        // About every 100 ms (and at once): written only when a counter moved.
+        if let Some(p) = publisher.as_mut().filter(|_| tick % 2 == 1) {
+            entry.counters = ip_status::counters_of(&node.counters().to_string());
+            entry.updated_unix_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            if let Err(e) = p.publish(&entry) {
+                tracing::warn!("counters no longer published for memchan status: {e:#}");
+                publisher = None;
+            }
+        }
         if a.stats_secs > 0 && Instant::now() >= next {
             next += Duration::from_secs(a.stats_secs);
             writeln!(out, "stats peers={} {}", node.peers_up(), node.counters())?;
             out.flush()?;
         }
     }
+    drop(publisher);
     let failed = !node.is_running();
     let last = node.stop();
     writeln!(out, "counters {last}")?;

@@ -15,6 +15,7 @@ use tracing_subscriber::EnvFilter;
 mod bench;
 mod hub;
 mod ip;
+mod ip_status;
 mod metrics;
 mod oshcc;
 mod relay;

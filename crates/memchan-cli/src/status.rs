@@ -1,7 +1,9 @@
 //! `memchan status`: the cluster's members, segments, groups, locks and counters, the
 //! same report for both transports: asked of a hub (with the counters of both ends of
 //! every link), or read from a one-host cluster's control block. Printed as tables or
-//! JSON, or served as Prometheus metrics.
+//! JSON, or served as Prometheus metrics. The tables and the JSON (`"ip"`) also show
+//! the counters of the cluster's `memchan ip` interfaces on this host
+//! ([`crate::ip_status`]).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,6 +16,7 @@ use memchan_net::hub::query_status;
 use memchan_net::wire::Key;
 
 use crate::hub::{announce, catch_signals, key_file, load_key, wait_for_signal};
+use crate::ip_status;
 
 /// Options of `memchan status`.
 #[derive(Debug, Clone, Args)]
@@ -105,11 +108,21 @@ fn status(args: StatusArgs) -> Result<()> {
         return Ok(());
     }
     let st = source.ask().map_err(anyhow::Error::msg)?;
+    let cluster = match &source {
+        Source::Local(c) => c.as_str(),
+        Source::Hub(..) => st.cluster.as_str(),
+    };
+    let ip = ip_status::read(&ip_status::dir(), cluster);
     if args.json {
-        let text = serde_json::to_string_pretty(&st).context("encoding the report")?;
+        let mut v = serde_json::to_value(&st).context("encoding the report")?;
+        if let Some(m) = v.as_object_mut() {
+            m.insert("ip".into(), serde_json::to_value(&ip)?);
+        }
+        let text = serde_json::to_string_pretty(&v).context("encoding the report")?;
         println!("{text}");
     } else {
         print!("{}", render(source.name(), &st));
+        print!("{}", render_ip(&ip));
     }
     Ok(())
 }
@@ -283,6 +296,36 @@ fn render(hub: &str, st: &ClusterStatus) -> String {
     out
 }
 
+/// The `memchan ip` interfaces on this host: one row per node, every counter.
+fn render_ip(ip: &[ip_status::IpEntry]) -> String {
+    let mut out = format!("\nip interfaces on this host: {}\n", ip.len());
+    let Some(first) = ip.first() else {
+        return out;
+    };
+    let names: Vec<&str> = first.counters.keys().map(String::as_str).collect();
+    let mut header = vec!["node", "dev", "addr", "pid"];
+    header.extend(&names);
+    let rows: Vec<Vec<String>> = ip
+        .iter()
+        .map(|e| {
+            let mut r = vec![
+                e.node.to_string(),
+                e.dev.clone(),
+                e.addr.clone(),
+                e.pid.to_string(),
+            ];
+            r.extend(
+                names
+                    .iter()
+                    .map(|n| e.counters.get(*n).map_or("-".into(), u64::to_string)),
+            );
+            r
+        })
+        .collect();
+    table(&mut out, &header, &rows, 3);
+    out
+}
+
 /// The segments, groups and locks.
 fn render_tables(out: &mut String, st: &ClusterStatus) {
     let nodes = |v: &[u16]| {
@@ -408,6 +451,30 @@ mod tests {
         // The header and rows of a table line up.
         let header = text.lines().find(|l| l.contains("crc_failures")).unwrap();
         assert_eq!(header.len(), hub_row.len());
+    }
+
+    #[test]
+    fn ip_interfaces_render_every_counter() {
+        assert!(render_ip(&[]).contains("ip interfaces on this host: 0\n"));
+        let e = ip_status::IpEntry {
+            cluster: "c".into(),
+            node: 1,
+            pid: 77,
+            dev: "mcip0".into(),
+            addr: "10.77.0.2/24".into(),
+            updated_unix_ms: 0,
+            counters: ip_status::counters_of("tx_packets=5 rx_bytes=4242 drop_ring_full=3"),
+        };
+        let text = render_ip(&[e]);
+        assert!(text.contains("ip interfaces on this host: 1\n"), "{text}");
+        let header = text.lines().find(|l| l.contains("tx_packets")).unwrap();
+        let row = text.lines().find(|l| l.contains("mcip0")).unwrap();
+        assert!(header.contains("drop_ring_full") && header.contains("rx_bytes"));
+        assert!(
+            row.contains("10.77.0.2/24") && row.contains("4242"),
+            "{row}"
+        );
+        assert_eq!(header.len(), row.len(), "{text}");
     }
 
     #[test]

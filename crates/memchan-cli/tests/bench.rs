@@ -31,6 +31,11 @@ fn check(out: &Output) {
     );
 }
 
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
 fn matplotlib_available() -> bool {
     Command::new("python3")
         .args(["-c", "import matplotlib"])
@@ -242,6 +247,30 @@ fn quick_bench_writes_json_tables_and_plots() {
         let want = (key.into(), subject.into(), reference.into());
         assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
     }
+    // UCX (ucx_perftest tag matching over shared memory), when installed: a figure in
+    // both message-passing tables and its own <= 0.6x target table for latency.
+    if on_path("ucx_perftest") {
+        num(&v, "mp_latency_8b_ns", "ucx");
+        num(&v, "mp_bandwidth_1mib_gbps", "ucx");
+        for subject in ["memchan_postal", "memchan_zero_copy"] {
+            let want = (
+                "mp_latency_8b_vs_ucx_ns".into(),
+                subject.into(),
+                "ucx".into(),
+            );
+            assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
+        }
+        let t = target(&v, "mp_latency_8b_vs_ucx_ns");
+        assert_eq!(t["target"], "<= 0.6x", "{t}");
+        assert!(stdout.contains("[mp_latency_8b_vs_ucx_ns]"), "{stdout}");
+        assert!(
+            v["machine"]["peer_versions"]["ucx"].is_string(),
+            "{}",
+            v["machine"]
+        );
+    } else {
+        eprintln!("ucx part skipped: ucx_perftest not installed");
+    }
     num(&v, "q_ratio", "memchan");
     num(&v, "flop_ns", "linpack_100");
     // p99s come with the medians.
@@ -306,10 +335,39 @@ fn quick_bench_writes_json_tables_and_plots() {
     }
 
     if plots {
-        for f in ["bandwidth.png", "latency_hist.png", "latency_cdf.png"] {
+        for f in [
+            "bandwidth.png",
+            "latency_hist.png",
+            "latency_cdf.png",
+            "levels.png",
+        ] {
             assert_png(&plot_dir.join(f));
         }
-        assert!(plot_dir.join("bench_data.json").is_file());
+        // The per-level plot's data: message passing both modes at every size, and
+        // the IP level's where it ran.
+        let data: Value = serde_json::from_str(
+            &std::fs::read_to_string(plot_dir.join("bench_data.json")).unwrap(),
+        )
+        .unwrap();
+        let lv = &data["levels"];
+        let mut series = vec![
+            ("raw", "memchan"),
+            ("message_passing", "memchan_postal"),
+            ("message_passing", "memchan_zero_copy"),
+        ];
+        if ip_can_run {
+            series.extend([("ip", "memchan_ip"), ("ip", "tcp_veth")]);
+        }
+        for (level, s) in series {
+            let col = lv[level][s]
+                .as_array()
+                .unwrap_or_else(|| panic!("{level}.{s}: {lv}"));
+            assert_eq!(col.len(), 8, "{level}.{s}: {lv}");
+            assert!(
+                col.iter().all(|x| x.as_f64().is_some_and(|x| x > 0.0)),
+                "{level}.{s}: {lv}"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -774,7 +832,52 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         let want = (figure.into(), subject.into(), reference.into());
         assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
     }
-    assert_eq!(targets.len(), 8, "{targets:?}");
+    // The message-passing and IP twins (issue 13): memchan-msg through the hub against
+    // Open MPI over TCP, memchan ip through a hub against TCP over the veth.
+    let mut want_targets = 8;
+    for key in ["net_mp_latency_8b_us", "net_mp_bandwidth_1mib_gbps"] {
+        num(&v, key, "memchan_postal");
+        num(&v, key, "memchan_zero_copy");
+        let m = &v["figures"][key]["mpi_tcp"];
+        assert!(
+            m.is_null() || m.as_f64().is_some_and(|x| x > 0.0),
+            "{key}.mpi_tcp = {m}"
+        );
+        assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
+    }
+    for (figure, subject) in [
+        ("net_mp_latency_8b_us", "memchan_postal"),
+        ("net_mp_latency_8b_us", "memchan_zero_copy"),
+        ("net_mp_bandwidth_1mib_gbps", "memchan_postal"),
+    ] {
+        let want = (figure.into(), subject.into(), "mpi_tcp".into());
+        assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
+        want_targets += 1;
+    }
+    for s in [
+        "mp_memchan_postal",
+        "mp_memchan_zero_copy",
+        "mp_memchan_postal_bandwidth",
+        "mp_memchan_zero_copy_bandwidth",
+    ] {
+        let b = crossed[s][0].as_u64().unwrap_or(0);
+        assert!(b > 0, "no veth bytes recorded for {s}: {crossed}");
+    }
+    if Path::new("/dev/net/tun").exists() {
+        for (key, want) in [
+            ("net_ip_latency_8b_us", "<= 1.5x"),
+            ("net_ip_bandwidth_gbps", ">= 0.7x"),
+        ] {
+            num(&v, key, "memchan_ip");
+            num(&v, key, "tcp_veth");
+            assert_eq!(target(&v, key)["target"], want);
+            assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
+            want_targets += 1;
+        }
+    } else {
+        assert!(v["net_ip"]["skipped"].is_string(), "no reason for skipping");
+    }
+    assert_eq!(targets.len(), want_targets, "{targets:?}");
     for s in ["memchan_keyed", "memchan_keyed_spin"] {
         let rows = stdout
             .lines()

@@ -206,10 +206,19 @@ const FNV0: u64 = 0xcbf2_9ce4_8422_2325;
 /// Two nodes in two namespaces of a fresh topology; `hub`: through a hub in the hub
 /// namespace instead of shared memory.
 fn two_nodes(tag: &str, hub: bool) -> (Topology, Option<Child>, IpProc, String, IpProc, String) {
+    two_nodes_with(tag, hub, &[])
+}
+
+/// [`two_nodes`] with more environment for both nodes.
+fn two_nodes_with(
+    tag: &str,
+    hub: bool,
+    extra: &[(&str, &str)],
+) -> (Topology, Option<Child>, IpProc, String, IpProc, String) {
     let topo = Topology::new(tag, 2);
     let cluster = unique(tag);
     let mut hub_child = None;
-    let mut env: Vec<(&str, String)> = Vec::new();
+    let mut env: Vec<(&str, String)> = extra.iter().map(|(k, v)| (*k, v.to_string())).collect();
     if hub {
         let listen = format!("{}:7451", topo.hosts[0].hub_addr);
         let mut c = topo
@@ -426,4 +435,113 @@ fn without_root_memchan_ip_names_the_problem() {
         .filter(|n| n.contains(&cluster))
         .collect();
     assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+}
+
+/// `memchan status --cluster C --json` as uid 65534 (the counters are for any reader):
+/// node id → its interface's counters.
+fn ip_status_as_nobody(
+    cluster: &str,
+    dir: &str,
+) -> std::collections::BTreeMap<u64, serde_json::Value> {
+    use std::os::unix::process::CommandExt;
+    let out = Command::new(env!("CARGO_BIN_EXE_memchan"))
+        .args(["status", "--cluster", cluster, "--json"])
+        .env("MEMCHAN_IP_STATUS_DIR", dir)
+        .uid(65534)
+        .gid(65534)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run memchan status as uid 65534");
+    assert!(
+        out.status.success(),
+        "memchan status as nobody: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("status --json");
+    v["ip"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no \"ip\" in {v}"))
+        .iter()
+        .map(|e| (e["node"].as_u64().expect("node"), e["counters"].clone()))
+        .collect()
+}
+
+#[test]
+fn counters_show_in_memchan_status_after_a_ping() {
+    if !root_with_tun() {
+        return;
+    }
+    need("ping");
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = std::env::temp_dir().join(format!("memchan-ipst-{}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o755).create(&dir).unwrap();
+    let dir_s = dir.display().to_string();
+    // The control block readable by others, so that nobody may ask for the report.
+    let env = [
+        ("MEMCHAN_IP_STATUS_DIR", dir_s.as_str()),
+        ("MEMCHAN_SHM_MODE", "0644"),
+    ];
+    let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes_with("ips", false, &env);
+    let cluster = unique("ips");
+    let ns_a = topo.hosts[0].ns.clone();
+    wait_reachable(&topo, &ns_a, &addr_b);
+
+    let get = |c: &serde_json::Value, k: &str| c[k].as_u64().unwrap_or(0);
+    // Both interfaces are listed (each publishes as soon as it serves).
+    let deadline = Instant::now() + WAIT;
+    let before = loop {
+        let st = ip_status_as_nobody(&cluster, &dir_s);
+        if st.len() == 2 {
+            break st;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not both interfaces listed: {st:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (id_a, id_b) = {
+        let mut ids = before.keys().copied();
+        (ids.next().unwrap(), ids.next().unwrap())
+    };
+    let (got, text) = ping_received(&topo, &ns_a, &["-c", "3", "-i", "0.2", "-W", "5", &addr_b]);
+    assert_eq!(got, 3, "ping {addr_b}:\n{text}");
+    // The three echoes and their answers: A sent and received at least 3 packets more,
+    // B too (published within about 100 ms; polled, with WAIT as the hang guard).
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let now = ip_status_as_nobody(&cluster, &dir_s);
+        let moved = |id: u64, k: &str| get(&now[&id], k) >= get(&before[&id], k) + 3;
+        if now.len() == 2
+            && ["tx_packets", "rx_packets"]
+                .iter()
+                .all(|k| moved(id_a, k) && moved(id_b, k))
+        {
+            assert!(get(&now[&id_b], "rx_bytes") > get(&before[&id_b], "rx_bytes"));
+            assert_eq!(get(&now[&id_b], "bad_records"), 0);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "counters did not move: before {before:?}, now {now:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The text report shows them too.
+    let out = Command::new(env!("CARGO_BIN_EXE_memchan"))
+        .args(["status", "--cluster", &cluster])
+        .env("MEMCHAN_IP_STATUS_DIR", &dir_s)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ip interfaces on this host: 2") && text.contains("rx_packets"),
+        "{text}"
+    );
+    a.stop();
+    b.stop();
+    // A node that stops takes its file with it.
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left in {dir_s}: {left:?}");
+    std::fs::remove_dir(&dir).unwrap();
 }

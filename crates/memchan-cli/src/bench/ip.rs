@@ -14,6 +14,11 @@
 //! namespace (`setns`), the timing side pinned to the first core, the answering
 //! side to the second; the two `memchan ip` processes are not pinned. It runs only
 //! as root with `/dev/net/tun` and iproute2, and otherwise says why it was skipped.
+//!
+//! `--hosts` measures the same pair with the two `memchan ip` nodes joined through a
+//! `memchan hub` in namespace A instead of shared memory, so every packet crosses the
+//! veth ([`measure_hosts`]: `net_ip_latency_8b_us`, `net_ip_bandwidth_gbps`, against
+//! the same `tcp_veth`).
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -26,7 +31,7 @@ use serde_json::{json, Map, Value};
 
 use super::clock::{ticks, Clock};
 use super::hosts::netns::{self, Namespaces};
-use super::model::Config;
+use super::model::{Config, SIZES};
 use super::pingpong;
 use super::refs::{PageBuf, Tcp};
 use super::stats::summarize;
@@ -44,9 +49,18 @@ const BANDWIDTH_TARGET: f64 = 0.7;
 const MIB: usize = 1 << 20;
 const WINDOW_MIB: usize = 16;
 
+/// The `--hosts` twins' keys.
+pub const FIG_NET_LATENCY: &str = "net_ip_latency_8b_us";
+pub const FIG_NET_BANDWIDTH: &str = "net_ip_bandwidth_gbps";
+
 /// Samples per series of both figures, and per-round medians.
 #[derive(Debug, Default)]
 pub struct IpFigures {
+    /// The JSON keys (latency, bandwidth), and how memchan ip's nodes were joined.
+    keys: [&'static str; 2],
+    via: &'static str,
+    /// `--plot`: per write size, the median GB/s of `memchan_ip` and `tcp_veth`.
+    pub sweep: Vec<(usize, [f64; 2])>,
     lat: [Vec<f64>; 2],
     bw: [Vec<f64>; 2],
     round_lat: Vec<[f64; 2]>,
@@ -86,18 +100,45 @@ fn in_ns<T: Send>(ns: &str, cpu: usize, f: impl FnOnce() -> Result<T> + Send) ->
 struct IpProc(Child);
 
 impl IpProc {
-    fn start(ns: &Namespaces, which: &str, cluster: &str) -> Result<(IpProc, String)> {
+    /// `hub`: join through this hub (else on this host, through shared memory).
+    fn start(
+        ns: &Namespaces,
+        which: &str,
+        cluster: &str,
+        hub: Option<&str>,
+    ) -> Result<(IpProc, String)> {
         let exe = std::env::current_exe().context("locating the memchan binary")?;
-        let mut child = Command::new(ns.ip_path())
-            .args(["netns", "exec", which])
+        let mut cmd = Command::new(ns.ip_path());
+        cmd.args(["netns", "exec", which])
             .arg(&exe)
             .args(["ip", "--cluster", cluster])
             .env_remove("MEMCHAN_HUB")
+            .env_remove("MEMCHAN_KEY_FILE");
+        if let Some(h) = hub {
+            cmd.env("MEMCHAN_HUB", h);
+        }
+        // Its stderr in a file, quoted when it does not come up.
+        let err_path = std::env::temp_dir().join(format!("{cluster}-{which}.err"));
+        let err_file = std::fs::File::create(&err_path)
+            .with_context(|| format!("creating {}", err_path.display()))?;
+        let spawned = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(err_file)
             .spawn()
-            .context("starting memchan ip")?;
+            .context("starting memchan ip");
+        let err_text = || {
+            let t = std::fs::read_to_string(&err_path).unwrap_or_default();
+            let _ = std::fs::remove_file(&err_path);
+            t
+        };
+        let mut child = match spawned {
+            Ok(c) => c,
+            Err(e) => {
+                err_text();
+                return Err(e);
+            }
+        };
         let out = child.stdout.take().context("memchan ip stdout")?;
         let p = IpProc(child);
         let mut line = String::new();
@@ -110,10 +151,13 @@ impl IpProc {
             .and_then(|a| a.split('/').next())
             .with_context(|| {
                 format!(
-                    "memchan ip in {which} did not come up (said `{}`)",
-                    line.trim()
+                    "memchan ip in {which} did not come up (said `{}`; stderr: {})",
+                    line.trim(),
+                    super::peers::tail(&err_text(), 600)
                 )
             })?;
+        // Up: the file is no longer needed (the process keeps writing to its descriptor).
+        let _ = std::fs::remove_file(&err_path);
         Ok((p, addr.to_string()))
     }
 }
@@ -165,7 +209,9 @@ fn latency(
     })
 }
 
-/// A TCP stream of 1 MiB writes to `addr:port`: GB/s per window of 16 MiB.
+/// A TCP stream of `write`-byte writes to `addr:port`: GB/s per window of
+/// `window` bytes (a whole number of writes).
+#[allow(clippy::too_many_arguments)]
 fn bandwidth(
     ns: &Namespaces,
     cfg: &Config,
@@ -173,6 +219,8 @@ fn bandwidth(
     addr: &str,
     port: u16,
     windows: u64,
+    write: usize,
+    window: usize,
 ) -> Result<Vec<f64>> {
     let bind = format!("{addr}:{port}");
     let l = in_ns(&ns.b, cfg.cpus.1, || {
@@ -185,7 +233,7 @@ fn bandwidth(
             let (mut c, _) = l.accept().context("accepting the stream")?;
             let mut buf = vec![0u8; MIB];
             for _ in 0..total {
-                let mut left = WINDOW_MIB * MIB;
+                let mut left = window;
                 while left > 0 {
                     let n = c
                         .read(&mut buf[..left.min(MIB)])
@@ -202,17 +250,17 @@ fn bandwidth(
         let v = in_ns(&ns.a, cfg.cpus.0, || {
             let mut c =
                 TcpStream::connect(&bind).with_context(|| format!("connecting to {bind}"))?;
-            let buf = PageBuf::new(MIB, 0x5a);
+            let buf = PageBuf::new(write, 0x5a);
             let mut out = Vec::new();
             for w in 0..total {
                 let t0 = ticks();
-                for _ in 0..WINDOW_MIB {
+                for _ in 0..window / write {
                     c.write_all(buf.as_slice()).context("writing the stream")?;
                 }
                 let mut b = [0u8; 1];
                 c.read_exact(&mut b).context("reading a window's answer")?;
                 if w > 0 {
-                    out.push((WINDOW_MIB * MIB) as f64 / clock.ns(ticks().wrapping_sub(t0)));
+                    out.push(window as f64 / clock.ns(ticks().wrapping_sub(t0)));
                 }
             }
             Ok(out)
@@ -247,17 +295,88 @@ fn wait_reachable(ns: &Namespaces, addr: &str, port: u16) -> Result<()> {
     }
 }
 
-/// Measures both figures in `cfg.rounds` rounds.
-pub fn measure(cfg: &Config, clock: &Clock, progress: &dyn Fn(&str)) -> Result<IpFigures> {
+/// Measures both figures in `cfg.rounds` rounds; `sweep` (for `--plot`): then the
+/// stream once per write size of the bandwidth sweep, both series.
+pub fn measure(
+    cfg: &Config,
+    clock: &Clock,
+    progress: &dyn Fn(&str),
+    sweep: bool,
+) -> Result<IpFigures> {
     let ns = Namespaces::create()?;
+    measure_on(&ns, None, cfg, clock, progress, sweep)
+}
+
+/// `--hosts`: both figures with the nodes joined through a `memchan hub` that listens
+/// on `hub` (an address of namespace A), in namespaces `ns`.
+pub fn measure_hosts(
+    ns: &Namespaces,
+    hub: &str,
+    cfg: &Config,
+    clock: &Clock,
+    progress: &dyn Fn(&str),
+) -> Result<IpFigures> {
+    let _hub = start_hub(ns, hub)?;
+    measure_on(ns, Some(hub), cfg, clock, progress, false)
+}
+
+/// A `memchan hub` in namespace A, once it listens; stopped (SIGTERM, then SIGKILL)
+/// when the returned process is dropped.
+fn start_hub(ns: &Namespaces, listen: &str) -> Result<IpProc> {
+    let exe = std::env::current_exe().context("locating the memchan binary")?;
+    let mut child = Command::new(ns.ip_path())
+        .args(["netns", "exec", &ns.a])
+        .arg(&exe)
+        .args(["hub", "--listen", listen])
+        .env_remove("MEMCHAN_KEY_FILE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting memchan hub")?;
+    let out = child.stdout.take().context("memchan hub stdout")?;
+    let h = IpProc(child);
+    let mut line = String::new();
+    BufReader::new(out)
+        .read_line(&mut line)
+        .context("reading memchan hub's `listening` line")?;
+    if !line.starts_with("listening ") {
+        bail!(
+            "memchan hub on {listen} did not come up (said `{}`)",
+            line.trim()
+        );
+    }
+    Ok(h)
+}
+
+fn measure_on(
+    ns: &Namespaces,
+    hub: Option<&str>,
+    cfg: &Config,
+    clock: &Clock,
+    progress: &dyn Fn(&str),
+    sweep: bool,
+) -> Result<IpFigures> {
     let cluster = format!("memchan-bench-ip-{}", std::process::id());
-    let (pa, _addr_a) = IpProc::start(&ns, &ns.a, &cluster)?;
-    let (pb, addr_b) = IpProc::start(&ns, &ns.b, &cluster)?;
+    let (pa, _addr_a) = IpProc::start(ns, &ns.a, &cluster, hub)?;
+    let (pb, addr_b) = IpProc::start(ns, &ns.b, &cluster, hub)?;
     let mut port = 5600;
-    wait_reachable(&ns, &addr_b, port)?;
+    wait_reachable(ns, &addr_b, port)?;
     let iters = if cfg.quick { 1000 } else { 5000 };
     let windows = if cfg.quick { 4 } else { 16 };
-    let mut f = IpFigures::default();
+    let mut f = IpFigures {
+        keys: if hub.is_some() {
+            [FIG_NET_LATENCY, FIG_NET_BANDWIDTH]
+        } else {
+            [FIG_LATENCY, FIG_BANDWIDTH]
+        },
+        via: if hub.is_some() {
+            ", through a hub across the veth"
+        } else {
+            ""
+        },
+        ..IpFigures::default()
+    };
     for round in 0..cfg.rounds {
         let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
         let mut lat = [0.0; 2];
@@ -270,10 +389,10 @@ pub fn measure(cfg: &Config, clock: &Clock, progress: &dyn Fn(&str)) -> Result<I
             };
             progress(&format!("ip round {}/{}: {name}", round + 1, cfg.rounds));
             port += 1;
-            let l = latency(&ns, cfg, clock, addr, port, iters)
+            let l = latency(ns, cfg, clock, addr, port, iters)
                 .with_context(|| format!("{name} latency"))?;
             port += 1;
-            let b = bandwidth(&ns, cfg, clock, addr, port, windows)
+            let b = bandwidth(ns, cfg, clock, addr, port, windows, MIB, WINDOW_MIB * MIB)
                 .with_context(|| format!("{name} bandwidth"))?;
             lat[i] = summarize(&l).map_or(f64::NAN, |s| s.median);
             bw[i] = summarize(&b).map_or(f64::NAN, |s| s.median);
@@ -283,6 +402,27 @@ pub fn measure(cfg: &Config, clock: &Clock, progress: &dyn Fn(&str)) -> Result<I
         f.round_lat.push(lat);
         f.round_bw.push(bw);
     }
+    if sweep {
+        // Windows of up to 2048 writes (at most 16 MiB), a few per size.
+        let windows = if cfg.quick { 2 } else { 6 };
+        for size in SIZES {
+            let window = (size * 2048).min(WINDOW_MIB * MIB);
+            let mut med = [f64::NAN; 2];
+            for (i, m) in med.iter_mut().enumerate() {
+                let (addr, name) = if i == 0 {
+                    (addr_b.as_str(), MEMCHAN_IP)
+                } else {
+                    (netns::ADDR_B, TCP_VETH)
+                };
+                progress(&format!("ip sweep: {name}, {size}-byte writes"));
+                port += 1;
+                let b = bandwidth(ns, cfg, clock, addr, port, windows, size, window)
+                    .with_context(|| format!("{name} bandwidth, {size}-byte writes"))?;
+                *m = summarize(&b).map_or(f64::NAN, |s| s.median);
+            }
+            f.sweep.push((size, med));
+        }
+    }
     drop((pa, pb));
     Ok(f)
 }
@@ -291,7 +431,7 @@ pub fn measure(cfg: &Config, clock: &Clock, progress: &dyn Fn(&str)) -> Result<I
 struct Fig {
     key: &'static str,
     unit: &'static str,
-    title: &'static str,
+    title: String,
     med: [f64; 2],
     p99: [f64; 2],
     n: [usize; 2],
@@ -302,36 +442,42 @@ struct Fig {
 }
 
 impl IpFigures {
+    /// Bytes of the timed bandwidth windows of both series.
+    pub fn bandwidth_bytes(&self) -> u64 {
+        ((self.bw[0].len() + self.bw[1].len()) * WINDOW_MIB * MIB) as u64
+    }
+
     fn figs(&self) -> Vec<Fig> {
-        let one = |key, unit, title, s: &[Vec<f64>; 2], rounds: &[[f64; 2]], lower_better: bool| {
-            let (a, b) = (summarize(&s[0]), summarize(&s[1]));
-            let med = [
-                a.map_or(f64::NAN, |x| x.median),
-                b.map_or(f64::NAN, |x| x.median),
-            ];
-            let p99 = [a.map_or(f64::NAN, |x| x.p99), b.map_or(f64::NAN, |x| x.p99)];
-            let ratio = med[0] / med[1];
-            let (target, met) = if lower_better {
-                (format!("<= {LATENCY_TARGET}x"), ratio <= LATENCY_TARGET)
-            } else {
-                (format!(">= {BANDWIDTH_TARGET}x"), ratio >= BANDWIDTH_TARGET)
+        let one =
+            |key, unit, title: &str, s: &[Vec<f64>; 2], rounds: &[[f64; 2]], lower_better: bool| {
+                let (a, b) = (summarize(&s[0]), summarize(&s[1]));
+                let med = [
+                    a.map_or(f64::NAN, |x| x.median),
+                    b.map_or(f64::NAN, |x| x.median),
+                ];
+                let p99 = [a.map_or(f64::NAN, |x| x.p99), b.map_or(f64::NAN, |x| x.p99)];
+                let ratio = med[0] / med[1];
+                let (target, met) = if lower_better {
+                    (format!("<= {LATENCY_TARGET}x"), ratio <= LATENCY_TARGET)
+                } else {
+                    (format!(">= {BANDWIDTH_TARGET}x"), ratio >= BANDWIDTH_TARGET)
+                };
+                Fig {
+                    key,
+                    unit,
+                    title: format!("{title}{}", self.via),
+                    med,
+                    p99,
+                    n: [s[0].len(), s[1].len()],
+                    ratio,
+                    round_ratios: rounds.iter().map(|r| r[0] / r[1]).collect(),
+                    target,
+                    met,
+                }
             };
-            Fig {
-                key,
-                unit,
-                title,
-                med,
-                p99,
-                n: [s[0].len(), s[1].len()],
-                ratio,
-                round_ratios: rounds.iter().map(|r| r[0] / r[1]).collect(),
-                target,
-                met,
-            }
-        };
         vec![
             one(
-                FIG_LATENCY,
+                self.keys[0],
                 "µs",
                 "TCP/IP over memchan: 8-byte one-way latency (TCP ping-pong)",
                 &self.lat,
@@ -339,7 +485,7 @@ impl IpFigures {
                 true,
             ),
             one(
-                FIG_BANDWIDTH,
+                self.keys[1],
                 "GB/s",
                 "TCP/IP over memchan: bandwidth (TCP stream of 1 MiB writes)",
                 &self.bw,

@@ -27,6 +27,7 @@ pub mod rma;
 pub mod scale;
 pub mod stats;
 pub mod table;
+pub mod ucx;
 pub mod worker;
 
 use clock::Clock;
@@ -109,6 +110,25 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
     };
 
+    // The UCX peer of the message-passing figures (`ucx.rs`), beside the MPI ones.
+    let ucx_peer = if args.no_peers {
+        None
+    } else {
+        match ucx::prepare() {
+            Ok(u) => {
+                if let Some(v) = &u.version {
+                    info.peer_versions.insert(ucx::SERIES.into(), v.clone());
+                }
+                Some(u)
+            }
+            Err(why) => {
+                eprintln!("{why}");
+                info.notes.push(why);
+                None
+            }
+        }
+    };
+
     let mut launcher = Launcher::new(&scratch.0, clock)?;
     let mut set = SampleSet::default();
 
@@ -123,7 +143,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let steps_per_round: usize = STEPS.iter().map(|&s| 1 + memchan_kinds(s).len()).sum();
     let peer_runs = peer_set.as_ref().map_or(0, |p| p.programs.len());
     let peer_rounds = if args.peers_once { 1 } else { cfg.rounds };
-    let total = (steps_per_round * cfg.rounds + peer_runs * peer_rounds) as u64;
+    let ucx_runs = usize::from(ucx_peer.is_some());
+    let total = (steps_per_round * cfg.rounds + (peer_runs + ucx_runs) * peer_rounds) as u64;
     let pb = ProgressBar::new(total);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -186,6 +207,18 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 pb.inc(1);
             }
         }
+        if let Some(u) = ucx_peer
+            .as_ref()
+            .filter(|_| !(args.peers_once && round > 0))
+        {
+            pb.set_message(msg("ucx_perftest"));
+            if let Err(e) = u.measure(&launcher, &cfg, &mut set) {
+                let note = format!("peer ucx failed in round {}: {e:#}", round + 1);
+                pb.println(&note);
+                info.notes.push(note);
+            }
+            pb.inc(1);
+        }
     }
     // Strided deposit and put with signal (`deposit.rs`): after the rounds, in this
     // process, each against its own reference measured beside it.
@@ -197,11 +230,25 @@ pub fn run(args: BenchArgs) -> Result<()> {
             Err(e) => failures.push(format!("memchan deposit measurements failed: {e:#}")),
         }
     }
+    // The message-passing sweep of the per-level plot (`mp::sweep`), with --plot only.
+    if memchan_on && args.plot.is_some() {
+        pb.set_message("message-passing bandwidth sweep (for --plot)");
+        if let Err(e) = mp::sweep(&mut launcher, &cfg, &mut set) {
+            failures.push(format!("memchan message-passing sweep failed: {e:#}"));
+        }
+    }
     // The IP level (seed 002's third): TCP over memchan ip against TCP over a veth.
     let ip_figures = match ip::unavailable() {
         Some(why) => Err(format!("skipped: {why}")),
         None => {
-            ip::measure(&cfg, &launcher.clock, &|m| pb.set_message(m.to_string())).map_err(|e| {
+            let sweep = args.plot.is_some();
+            ip::measure(
+                &cfg,
+                &launcher.clock,
+                &|m| pb.set_message(m.to_string()),
+                sweep,
+            )
+            .map_err(|e| {
                 let note = format!("memchan ip measurement failed: {e:#}");
                 failures.push(note.clone());
                 note
@@ -235,7 +282,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         write_json(path, &j)?;
     }
     if let Some(dir) = &args.plot {
-        let files = plot::write(dir, &rep, &set)
+        let files = plot::write(dir, &rep, &set, ip_figures.as_ref().ok())
             .with_context(|| format!("plotting into {}", dir.display()))?;
         for f in files {
             eprintln!("wrote {}", f.display());

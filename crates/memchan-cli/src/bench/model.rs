@@ -48,7 +48,8 @@ pub struct BenchArgs {
     pub json: Option<PathBuf>,
 
     /// Write PNG plots into DIR (bandwidth vs transfer size; latency histogram
-    /// and CDF), together with the data they are drawn from (bench_data.json).
+    /// and CDF; bandwidth vs size per level: raw writes, message passing, TCP/IP),
+    /// together with the data they are drawn from (bench_data.json).
     /// Needs python3 with matplotlib (scripts/setup.sh installs it).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
@@ -58,7 +59,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "0,1", value_name = "A,B")]
     pub cpus: Vec<usize>,
 
-    /// Do not run the Open MPI / OpenSHMEM peers.
+    /// Do not run the Open MPI / OpenSHMEM / UCX peers.
     #[arg(long)]
     pub no_peers: bool,
 
@@ -69,7 +70,8 @@ pub struct BenchArgs {
 
     /// Run only the host figures: two network namespaces joined by a veth
     /// pair, and over it raw TCP (blocking and busy-polling 8-byte ping-pong,
-    /// 1 MiB-write stream), Open MPI over TCP and memchan through a hub.
+    /// 1 MiB-write stream), Open MPI over TCP and memchan through a hub, then
+    /// message passing and TCP/IP over memchan through a hub.
     /// Needs root (CAP_NET_ADMIN) and iproute2.
     #[arg(long)]
     pub hosts: bool,

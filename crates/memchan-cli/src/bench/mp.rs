@@ -8,6 +8,9 @@
 //!
 //! The `mpi` series of the two tables are the samples of the existing Open MPI peers
 //! (`latency` and `bandwidth/1048576` figures) of the same run.
+//!
+//! With `--plot`, [`sweep`] runs the bandwidth pair once more over the sweep's sizes
+//! (`--sizes`: the worker reports a series per size) for the per-level plot.
 
 use anyhow::{ensure, Context, Result};
 use memchan::{Cluster, RxAttrs};
@@ -66,6 +69,31 @@ pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) 
     Ok(())
 }
 
+/// The sweep's figure id for `size` (ns per window of [`WINDOW`] messages; series
+/// `memchan_postal`, `memchan_zero_copy`).
+pub fn sweep_figure(size: usize) -> String {
+    format!("mp_sweep/{size}")
+}
+
+/// `--plot`: both bandwidth pairs once over the sweep's sizes.
+pub fn sweep(l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
+    for kind in [Kind::MpBandwidthPostal, Kind::MpBandwidthZeroCopy] {
+        let mut extra = cfg.sweep_args();
+        extra.extend([
+            "--warmup".to_string(),
+            "1".into(),
+            "--cluster".into(),
+            l.unique("memchan-bench-mp-sweep"),
+        ]);
+        let out = worker::pair(l, kind, cfg.cpus, &extra)?;
+        for (size, v) in out.series {
+            let size: usize = size.parse().context("mp sweep worker: bad size")?;
+            set.add(&sweep_figure(size), series(kind), v);
+        }
+    }
+    Ok(())
+}
+
 /// One side's communicator endpoint of a ping-pong.
 struct Ep<'a, 'c> {
     comm: &'a mut Comm<'c>,
@@ -95,16 +123,96 @@ impl Endpoint for Ep<'_, '_> {
     }
 }
 
-/// Worker side: one node of the pair.
+/// One bandwidth measurement of a pair: windows of [`WINDOW`] non-blocking sends of
+/// `size` bytes, then a 4-byte answer; ns per window (timing side).
+struct Bw {
+    peer: u32,
+    ping: bool,
+    sync: bool,
+    size: usize,
+}
+
+impl Bw {
+    fn windows(
+        &self,
+        comm: &mut Comm<'_>,
+        zc_rx: Option<&memchan::RxMapping>,
+        warmup: u64,
+        iters: u64,
+        clock: &Clock,
+    ) -> Result<Vec<f64>> {
+        let (peer, size) = (self.peer, self.size);
+        let mut buf = vec![if self.ping { 1u8 } else { 0 }; size];
+        let mut samples = Vec::with_capacity(iters as usize);
+        for i in 0..warmup + iters {
+            let t0 = ticks();
+            let mut reqs = Vec::with_capacity(WINDOW);
+            for _ in 0..WINDOW {
+                // SAFETY: `buf` lives, unchanged (sends) or untouched by this code
+                // (receives), until `wait_all` below returns every request.
+                let r = unsafe {
+                    match (zc_rx, self.ping) {
+                        (_, true) => comm.isend_ptr(peer, 100, buf.as_ptr(), size, self.sync)?,
+                        (Some(rx), false) => comm.irecv_rx(peer, 100, rx, 0, size)?,
+                        (None, false) => comm.irecv_ptr(peer, 100, buf.as_mut_ptr(), size)?,
+                    }
+                };
+                reqs.push(r);
+            }
+            for done in comm.wait_all(&reqs)? {
+                let s = done.result?;
+                ensure!(s.len == size, "bandwidth: a {} byte message", s.len);
+            }
+            if self.ping {
+                let mut ack = [0u8; 4];
+                comm.recv(peer, 101, &mut ack)?;
+                if i >= warmup {
+                    samples.push(clock.ns(ticks().wrapping_sub(t0)));
+                }
+            } else {
+                comm.send(peer, 101, &[0; 4])?;
+            }
+        }
+        if !self.ping {
+            // The receiver checks the last message arrived whole.
+            let mut last = vec![0u8; size];
+            match zc_rx {
+                Some(rx) => rx.read(0, &mut last)?,
+                None => last.copy_from_slice(&buf),
+            }
+            ensure!(last.iter().all(|&b| b == 1), "bandwidth: damaged message");
+        }
+        Ok(samples)
+    }
+}
+
+/// Worker side: one node of the pair. With `--netns` (the `--hosts` twins), it enters
+/// its side's namespace first and joins through the hub side A hosts.
 pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
     let name = a.cluster.as_deref().context("--cluster is required")?;
-    let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
+    let hosts = !a.hosts.netns.is_empty();
+    let c = if hosts {
+        let ping = a.role == Role::Ping;
+        let ns = a
+            .hosts
+            .netns
+            .get(usize::from(!ping))
+            .context("--netns A,B")?;
+        super::hosts::netns::enter(ns)?;
+        super::hosts::memchan_net::join_cluster(a, ping)?
+    } else {
+        Cluster::join(name).with_context(|| format!("joining cluster {name}"))?
+    };
     c.wait_for_members(2, PEER_TIMEOUT)
         .context("waiting for the other bench node")?;
     let ping = a.role == Role::Ping;
+    // A bandwidth pair's message sizes: the sweep's (a series per size), else 1 MiB.
+    let sweep = !a.sizes.is_empty();
+    let sizes = if sweep { a.sizes.clone() } else { vec![MSG] };
+    let largest = sizes.iter().copied().max().unwrap_or(MSG);
     // The zero-copy bandwidth receive buffer: an rx mapping of the receiver's.
     let zc_rx = if kind == Kind::MpBandwidthZeroCopy && !ping {
-        let seg = c.segment("mpzc", MSG, 0o600).context("segment mpzc")?;
+        let seg = c.segment("mpzc", largest, 0o600).context("segment mpzc")?;
         Some((seg.map_rx_with(RxAttrs::default())?, seg))
     } else {
         None
@@ -135,51 +243,39 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
         }
         _ => {
             let sync = kind == Kind::MpBandwidthZeroCopy;
-            let mut buf = vec![if ping { 1u8 } else { 0 }; MSG];
-            let mut samples = Vec::with_capacity(a.iters as usize);
-            for i in 0..a.warmup + a.iters {
-                let t0 = ticks();
-                let mut reqs = Vec::with_capacity(WINDOW);
-                for _ in 0..WINDOW {
-                    // SAFETY: `buf` lives, unchanged (sends) or untouched by this code
-                    // (receives), until `wait_all` below returns every request.
-                    let r = unsafe {
-                        match (&zc_rx, ping) {
-                            (_, true) => comm.isend_ptr(peer, 100, buf.as_ptr(), MSG, sync)?,
-                            (Some((rx, _)), false) => comm.irecv_rx(peer, 100, rx, 0, MSG)?,
-                            (None, false) => comm.irecv_ptr(peer, 100, buf.as_mut_ptr(), MSG)?,
-                        }
-                    };
-                    reqs.push(r);
-                }
-                for done in comm.wait_all(&reqs)? {
-                    let s = done.result?;
-                    ensure!(s.len == MSG, "bandwidth: a {} byte message", s.len);
-                }
-                if ping {
-                    let mut ack = [0u8; 4];
-                    comm.recv(peer, 101, &mut ack)?;
-                    if i >= a.warmup {
-                        samples.push(clock.ns(ticks().wrapping_sub(t0)));
-                    }
+            for size in sizes {
+                let windows = if sweep {
+                    refs::windows_for(size, a.budget, a.min_windows, a.max_windows) as u64
                 } else {
-                    comm.send(peer, 101, &[0; 4])?;
-                }
+                    a.iters
+                };
+                let run = Bw {
+                    peer,
+                    ping,
+                    sync,
+                    size,
+                };
+                let v = run.windows(
+                    &mut comm,
+                    zc_rx.as_ref().map(|x| &x.0),
+                    a.warmup,
+                    windows,
+                    clock,
+                )?;
+                let name = if sweep {
+                    size.to_string()
+                } else {
+                    "samples".into()
+                };
+                out.series.insert(name, v);
             }
-            if !ping {
-                // The receiver checks the last message arrived whole.
-                let mut last = vec![0u8; MSG];
-                match &zc_rx {
-                    Some((rx, _)) => rx.read(0, &mut last)?,
-                    None => last.copy_from_slice(&buf),
-                }
-                ensure!(last.iter().all(|&b| b == 1), "bandwidth: damaged message");
-            }
-            out = WorkerOutput::one("samples", samples);
         }
     }
     comm.finish()?;
     drop(comm);
     c.barrier().context("closing barrier")?;
+    if hosts {
+        super::hosts::memchan_net::leave(&c, a.role == Role::Ping);
+    }
     Ok(out)
 }

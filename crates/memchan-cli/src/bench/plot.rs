@@ -1,6 +1,8 @@
 //! `--plot DIR`: the bench writes the data (DIR/bench_data.json) and runs the
 //! embedded matplotlib script (scripts/plot.py) with python3 to draw
-//! bandwidth.png, latency_hist.png and latency_cdf.png.
+//! bandwidth.png, latency_hist.png, latency_cdf.png and levels.png (bandwidth vs
+//! size per level: the raw sweep, message passing from `mp::sweep`, TCP/IP from the
+//! IP level's sweep).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,13 +11,22 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 
+use super::ip::IpFigures;
 use super::model::{fig, SampleSet, SIZES};
+use super::mp;
+use super::refs::WINDOW;
 use super::report::Report;
+use super::stats::summarize;
 
 const SCRIPT: &str = include_str!("../../../../scripts/plot.py");
 
 /// The PNG files the script writes.
-pub const PNGS: [&str; 3] = ["bandwidth.png", "latency_hist.png", "latency_cdf.png"];
+pub const PNGS: [&str; 4] = [
+    "bandwidth.png",
+    "latency_hist.png",
+    "latency_cdf.png",
+    "levels.png",
+];
 
 /// Most latency samples per series handed to the plot (evenly spaced
 /// quantiles of the pooled samples, so the distribution is kept).
@@ -64,8 +75,55 @@ fn sweep_column(rep: &Report, s: &str, pick: fn(&(f64, f64)) -> f64) -> Vec<Valu
         .collect()
 }
 
+/// Median GB/s per sweep size of the message-passing sweep's series `s` (windows of
+/// [`WINDOW`] messages); null where not measured.
+fn mp_column(set: &SampleSet, s: &str) -> Vec<Value> {
+    SIZES
+        .iter()
+        .map(|&size| {
+            set.get(&mp::sweep_figure(size), s)
+                .and_then(summarize)
+                .map_or(Value::Null, |m| json!((size * WINDOW) as f64 / m.median))
+        })
+        .collect()
+}
+
+/// The per-level data of levels.png.
+fn levels(rep: &Report, set: &SampleSet, ip: Option<&IpFigures>) -> Value {
+    let raw: Map<String, Value> = ["memcpy", "memchan"]
+        .into_iter()
+        .map(|s| (s.to_string(), Value::Array(sweep_column(rep, s, |x| x.0))))
+        .collect();
+    let mp: Map<String, Value> = ["memchan_postal", "memchan_zero_copy"]
+        .into_iter()
+        .map(|s| (s.to_string(), Value::Array(mp_column(set, s))))
+        .collect();
+    let ipv: Map<String, Value> = ["memchan_ip", "tcp_veth"]
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let col = SIZES
+                .iter()
+                .map(|&size| {
+                    ip.and_then(|f| f.sweep.iter().find(|(z, _)| *z == size))
+                        .map(|(_, v)| v[i])
+                        .filter(|x| x.is_finite())
+                        .map_or(Value::Null, |x| json!(x))
+                })
+                .collect();
+            (s.to_string(), Value::Array(col))
+        })
+        .collect();
+    json!({ "sizes": SIZES, "raw": raw, "message_passing": mp, "ip": ipv })
+}
+
 /// Writes the data and the plots; returns the files written.
-pub fn write(dir: &Path, rep: &Report, set: &SampleSet) -> Result<Vec<PathBuf>> {
+pub fn write(
+    dir: &Path,
+    rep: &Report,
+    set: &SampleSet,
+    ip: Option<&IpFigures>,
+) -> Result<Vec<PathBuf>> {
     check_python()?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
 
@@ -97,6 +155,7 @@ pub fn write(dir: &Path, rep: &Report, set: &SampleSet) -> Result<Vec<PathBuf>> 
         "half_step_ns": half_step_ns,
         "sweep": { "sizes": SIZES, "median_gbps": med, "p99_gbps": p99 },
         "latency_samples_ns": lat,
+        "levels": levels(rep, set, ip),
     });
     let data_path = dir.join("bench_data.json");
     std::fs::write(&data_path, serde_json::to_string(&data)? + "\n")

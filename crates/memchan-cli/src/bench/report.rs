@@ -9,6 +9,7 @@ use super::model::{fig, Config, RunInfo, SampleSet, BARRIER_NODES, SIZES};
 use super::refs;
 use super::stats::{self, Summary};
 use super::table::{self, render_targets, Cmp, Table, Target};
+use super::ucx;
 
 /// One size of the bandwidth sweep.
 #[derive(Debug, Clone)]
@@ -143,7 +144,12 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         "ns",
         Some("mpi"),
         modes.map(|s| at_most(s, 0.5)),
-        lat(Some(("mpi", "mpi"))),
+        lat(Some(("mpi", "mpi"))).into_iter().chain(time_row(
+            set,
+            fig::MP_LATENCY,
+            ucx::SERIES,
+            ucx::SERIES,
+        )),
     );
     t.notes.push(
         "memchan_postal: send (buffered); memchan_zero_copy: ssend (synchronous: the receiver          acknowledges the match); mpi: Open MPI MPI_Send / MPI_Recv (the mpi_latency peer)"
@@ -159,6 +165,25 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
     );
     raw.notes
         .push("memchan_raw: the latency_8b_one_way_ns memchan series (write_u64, spin)".into());
+    // Against UCX (when installed): its own table, since a table has one reference.
+    let ucx_rows: Vec<_> = lat(None)
+        .into_iter()
+        .chain(time_row(set, fig::MP_LATENCY, ucx::SERIES, ucx::SERIES))
+        .collect();
+    let ucx_measured = ucx_rows.iter().any(|r| r.0 == ucx::SERIES);
+    let mut vs_ucx = Table::new(
+        "mp_latency_8b_vs_ucx_ns",
+        "message passing against UCX tag matching over shared memory (ucx_perftest tag_lat)".into(),
+        "ns",
+        Some(ucx::SERIES),
+        modes.map(|s| at_most(s, 0.6)),
+        ucx_rows,
+    );
+    vs_ucx.notes.push(
+        "ucx: ucx_perftest tag_lat, 8 bytes, UCX_TLS=sm,self, on the same two cores; one value \
+         per run (its median one-way latency), so its p99 is over runs"
+            .into(),
+    );
     let bw = |extra: (&str, &str, &'static str)| {
         let mut rows: Vec<_> = modes
             .iter()
@@ -175,12 +200,23 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         "GB/s",
         Some("mpi"),
         [at_least("memchan_postal", 1.0)],
-        bw((&mib, "mpi", "mpi")),
+        bw((&mib, "mpi", "mpi")).into_iter().chain(mib_row(
+            set,
+            fig::MP_BANDWIDTH,
+            ucx::SERIES,
+            ucx::SERIES,
+        )),
     );
     b.notes.push(
         "memchan_postal: isend (buffered through the bulk chunks: two copies, pipelined);          memchan_zero_copy: issend into an rx-mapped receive buffer (one copy); mpi: the mpi_bw peer"
             .into(),
     );
+    if set.get(fig::MP_BANDWIDTH, ucx::SERIES).is_some() {
+        b.notes.push(
+            "ucx: ucx_perftest tag_bw, 1 MiB, UCX_TLS=sm,self; one value per run (its overall rate)"
+                .into(),
+        );
+    }
     let mut bm = Table::new(
         "mp_bandwidth_1mib_vs_memcpy_gbps",
         "message passing, zero-copy 1 MiB bandwidth against memcpy".into(),
@@ -191,7 +227,12 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
     );
     bm.notes
         .push("memcpy: single core, the bandwidth_1mib_gbps reference".into());
-    vec![t, raw, b, bm]
+    let mut out = vec![t, raw];
+    if ucx_measured {
+        out.push(vs_ucx);
+    }
+    out.extend([b, bm]);
+    out
 }
 
 impl Report {

@@ -53,6 +53,14 @@ struct Side {
 }
 
 fn join(a: &WorkerArgs, ping: bool) -> Result<Side> {
+    let c = join_cluster(a, ping)?;
+    let peer = super::super::memchan_side::other_node(&c)?;
+    Ok(Side { c, peer, ping })
+}
+
+/// Joins `--cluster` through the hub side A hosts (`ping`) or connects to (side B);
+/// also the message-passing twins' join (`mp.rs`).
+pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
     let name = a.cluster.as_deref().context("--cluster is required")?;
     let port = a.port.context("--port is required")?;
     let hub = format!("{}:{port}", a.hosts.addr(0)?);
@@ -81,8 +89,22 @@ fn join(a: &WorkerArgs, ping: bool) -> Result<Side> {
         c.transport() == "hub",
         "joined cluster {name} over shared memory, not through the hub"
     );
-    let peer = super::super::memchan_side::other_node(&c)?;
-    Ok(Side { c, peer, ping })
+    Ok(c)
+}
+
+/// Leaves cleanly: side B makes sure its last writes have arrived (ack) before it
+/// leaves; side A, which hosts the hub, stays until side B has left (at most a second).
+pub fn leave(c: &Cluster, ping: bool) {
+    if ping {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while c.members().len() > 1 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    } else {
+        // Side A may already be gone with the hub once it has the last answer: an
+        // error here changes nothing.
+        let _ = c.ack();
+    }
 }
 
 impl Side {
@@ -111,16 +133,7 @@ impl Side {
     /// arrived (ack) before it leaves; the ping side, which hosts the hub,
     /// stays until the pong side has left (at most a second).
     fn finish(self) {
-        if self.ping {
-            let deadline = Instant::now() + Duration::from_secs(1);
-            while self.c.members().len() > 1 && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        } else {
-            // The ping side may already be gone with the hub once it
-            // has the last answer: an error here changes nothing.
-            let _ = self.c.ack();
-        }
+        leave(&self.c, self.ping);
     }
 }
 

@@ -24,6 +24,10 @@
 //! rounds where `tcp_raw` leads and before it in the others. After every measurement the coordinator checks that the veth's
 //! byte counters grew by at least the payload, so a figure is only kept if its
 //! traffic really crossed the veth.
+//!
+//! Then the twins of the message-passing and IP levels ([`levels`]:
+//! `net_mp_latency_8b_us`, `net_mp_bandwidth_1mib_gbps`, `net_ip_latency_8b_us`,
+//! `net_ip_bandwidth_gbps`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,6 +41,7 @@ use super::model::{check_failures, write_json, BenchArgs, Config, SampleSet, Scr
 use super::report;
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
+pub mod levels;
 pub mod memchan_net;
 pub mod model;
 pub mod mpi;
@@ -269,7 +274,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     } else {
         p.rounds
     };
-    let per_round: usize = groups.iter().map(|g| g.len()).sum();
+    let per_round: usize =
+        groups.iter().map(|g| g.len()).sum::<usize>() + levels::mp_items(mpi.is_some());
     let pb = ProgressBar::new((per_round * p.rounds + mpi_rounds) as u64);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -336,6 +342,29 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             pb.inc(1);
         }
     }
+    // The message-passing twins, in rounds of their own, then the IP twins.
+    for round in 0..p.rounds {
+        levels::mp_round(
+            round,
+            &mut launcher,
+            &ns,
+            &p,
+            mpi.as_ref(),
+            &clock,
+            &mut port,
+            &mut set,
+            &mut info,
+            &mut failures,
+            &pb,
+        );
+    }
+    port = port.wrapping_add(1).max(20_000);
+    let ip_figures = levels::ip_twins(&ns, &cfg, &clock, port, &pb);
+    if let Err(why) = &ip_figures {
+        if !why.starts_with("skipped") {
+            failures.push(why.clone());
+        }
+    }
     pb.finish_and_clear();
     // The global clock's bound across the veth (one measurement: a hub in A, a node
     // in B, both threads of this process; see `global_clock.rs`).
@@ -354,10 +383,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     drop(ns);
     info.elapsed_s = started.elapsed().as_secs_f64();
 
-    let rep = tables::HostReport::build(&p, &set, &info);
+    let mut rep = tables::HostReport::build(&p, &set, &info);
+    rep.tables.extend(levels::mp_tables(&set, &info));
     print!("{}", rep.render_text());
+    match &ip_figures {
+        Ok(f) => print!("{}", f.render()),
+        Err(why) => println!("TCP/IP over memchan through a hub: not measured ({why})"),
+    }
     if let Some(path) = &args.json {
-        write_json(path, &rep.to_json())?;
+        let mut j = rep.to_json();
+        levels::mp_units(&mut j);
+        levels::ip_json(&mut j, &ip_figures);
+        write_json(path, &j)?;
     }
     check_failures(&failures)
 }

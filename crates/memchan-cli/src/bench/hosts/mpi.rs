@@ -21,6 +21,10 @@
 //!
 //! ob1 over TCP waits for a message by polling its progress engine, so this
 //! is a busy-polling figure (next to `tcp_raw_spin`).
+//!
+//! The same way, `mpi_bw` (the local `mpi` bandwidth peer, `bench/peers/mpi_bw.c`:
+//! windows of 64 non-blocking 1 MiB sends, a 4-byte answer) gives the message-passing
+//! twin `net_mp_bandwidth_1mib_gbps` its `mpi_tcp` row ([`Mpi::run_bw`]).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -35,6 +39,7 @@ use super::netns::{Namespaces, SUBNET};
 
 const COMMON_H: &str = include_str!("../../../../../bench/peers/peer_common.h");
 const SOURCE: &str = include_str!("../../../../../bench/peers/mpi_latency.c");
+const BW_SOURCE: &str = include_str!("../../../../../bench/peers/mpi_bw.c");
 
 /// Longest one mpirun may take.
 const MPI_TIMEOUT: Duration = Duration::from_secs(180);
@@ -43,6 +48,8 @@ const MPI_TIMEOUT: Duration = Duration::from_secs(180);
 #[derive(Debug)]
 pub struct Mpi {
     exe: PathBuf,
+    /// `mpi_bw`, when it compiled.
+    bw_exe: Option<PathBuf>,
     dir: PathBuf,
     pub version: Option<String>,
 }
@@ -82,6 +89,19 @@ pub fn prepare(scratch: &Path) -> Result<Prepared> {
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
+    // The bandwidth peer: optional (the latency figure does not need it).
+    let bw_src = dir.join("mpi_bw.c");
+    std::fs::write(&bw_src, BW_SOURCE).context("writing mpi_bw.c")?;
+    let bw = dir.join("mpi_bw");
+    let bw_exe = Command::new("mpicc")
+        .args(["-O2", "-o"])
+        .arg(&bw)
+        .arg("-I")
+        .arg(&dir)
+        .arg(&bw_src)
+        .output()
+        .is_ok_and(|o| o.status.success())
+        .then_some(bw);
     let version = Command::new("mpirun")
         .arg("--version")
         .output()
@@ -92,7 +112,12 @@ pub fn prepare(scratch: &Path) -> Result<Prepared> {
                 .next()
                 .map(|l| l.trim().to_string())
         });
-    Ok(Prepared::Ready(Mpi { exe, dir, version }))
+    Ok(Prepared::Ready(Mpi {
+        exe,
+        bw_exe,
+        dir,
+        version,
+    }))
 }
 
 impl Mpi {
@@ -100,6 +125,32 @@ impl Mpi {
     /// on `cpus.0`, rank 1 in namespace B on `cpus.1`. Returns one-way ns.
     pub fn run(
         &self,
+        ns: &Namespaces,
+        cpus: (usize, usize),
+        iters: u64,
+        warmup: u64,
+        clock: &Clock,
+    ) -> Result<Vec<f64>> {
+        self.run_exe(&self.exe, ns, cpus, iters, warmup, clock)
+    }
+
+    /// One mpirun of `mpi_bw`: `iters` windows of 64 x 1 MiB after `warmup`; GB/s
+    /// per window.
+    pub fn run_bw(
+        &self,
+        ns: &Namespaces,
+        cpus: (usize, usize),
+        iters: u64,
+        warmup: u64,
+        clock: &Clock,
+    ) -> Result<Vec<f64>> {
+        let exe = self.bw_exe.as_ref().context("mpicc did not build mpi_bw")?;
+        self.run_exe(exe, ns, cpus, iters, warmup, clock)
+    }
+
+    fn run_exe(
+        &self,
+        exe: &Path,
         ns: &Namespaces,
         cpus: (usize, usize),
         iters: u64,
@@ -129,12 +180,12 @@ impl Mpi {
             .args(["--mca", "oob_tcp_if_include", SUBNET]);
         bind_ranks(&mut cmd, &self.dir, cpus, 2)?;
         cmd.args(["-np", "1"])
-            .arg(&self.exe)
+            .arg(exe)
             .args(&prog_args)
             .args([":", "-np", "1"])
             .arg(ip)
             .args(["netns", "exec", &ns.b])
-            .arg(&self.exe)
+            .arg(exe)
             .args(&prog_args)
             .stdin(Stdio::null())
             .stdout(File::create(&out_file).context("creating mpirun's stdout file")?)
