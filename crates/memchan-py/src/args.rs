@@ -11,9 +11,12 @@ use std::time::Duration;
 /// A node id: `0..=65535` reaches Rust (which answers `UnknownNodeError` for one
 /// that is not a member); anything else is `InvalidError`.
 pub fn node(n: i64) -> PyResult<memchan::NodeId> {
-    u16::try_from(n)
-        .map(memchan::NodeId)
-        .map_err(|_| invalid("node id", format!("{n} is not a node id (0..{})", memchan::MAX_NODES)))
+    u16::try_from(n).map(memchan::NodeId).map_err(|_| {
+        invalid(
+            "node id",
+            format!("{n} is not a node id (0..{})", memchan::MAX_NODES),
+        )
+    })
 }
 
 /// A byte offset or length: `InvalidError` if negative.

@@ -66,7 +66,10 @@ impl Cluster {
         let mut cfg = memchan::Config::default();
         if let Some(p) = page_size {
             cfg.page_size = Some(memchan::PageSize::from_bytes(p).ok_or_else(|| {
-                invalid("page size", format!("{p} bytes; memchan pages are 4096 or 8192"))
+                invalid(
+                    "page size",
+                    format!("{p} bytes; memchan pages are 4096 or 8192"),
+                )
             })?);
         }
         if let Some(t) = args::timeout(heartbeat)? {
@@ -77,7 +80,10 @@ impl Cluster {
         }
         match (hub, host_hub) {
             (Some(_), Some(_)) => {
-                return Err(invalid("hub", "give `hub` (join) or `host_hub` (host), not both"))
+                return Err(invalid(
+                    "hub",
+                    "give `hub` (join) or `host_hub` (host), not both",
+                ))
             }
             (Some(a), None) => cfg.hub = Some(memchan::HubSpec::Connect(a)),
             (None, Some(a)) => cfg.hub = Some(memchan::HubSpec::Host(a)),
@@ -247,7 +253,11 @@ impl Cluster {
     /// Leaves the cluster. Later calls on this handle raise `InvalidError`; a `Comm`
     /// still open keeps the node until it goes too.
     fn leave(&self, py: Python<'_>) {
-        let node = self.node.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let node = self
+            .node
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         // Leaving waits for the transport's service threads.
         py.detach(|| drop(node));
     }

@@ -286,7 +286,12 @@ impl TxMapping {
         let op = match op {
             "set" => memchan::SignalOp::Set,
             "add" => memchan::SignalOp::Add,
-            _ => return Err(invalid("signal op", format!("`{op}` is neither set nor add"))),
+            _ => {
+                return Err(invalid(
+                    "signal op",
+                    format!("`{op}` is neither set nor add"),
+                ))
+            }
         };
         let buf = Buf::get(data, false)?;
         self.with(|t| t.put_signal(off, buf.bytes(), sig, op, value))
@@ -394,7 +399,14 @@ impl RxMapping {
         // holds a reference to `slf` (FillInfo sets `view.obj`), so it stays mapped
         // while any view exists. readonly = 1: FillInfo refuses PyBUF_WRITABLE.
         let r = unsafe {
-            ffi::PyBuffer_FillInfo(view, slf.as_ptr(), ptr as *mut std::ffi::c_void, len, 1, flags)
+            ffi::PyBuffer_FillInfo(
+                view,
+                slf.as_ptr(),
+                ptr as *mut std::ffi::c_void,
+                len,
+                1,
+                flags,
+            )
         };
         if r == 0 {
             Ok(())
@@ -428,7 +440,12 @@ impl RxMapping {
     }
 
     /// A copy of `length` bytes at `offset` (each aligned word read atomically).
-    fn read<'py>(&self, py: Python<'py>, offset: i64, length: i64) -> PyResult<Bound<'py, PyBytes>> {
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        offset: i64,
+        length: i64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let off = args::offset("offset", offset)?;
         let n = args::offset("length", length)?;
         let mut out = vec![0u8; n];
@@ -458,7 +475,11 @@ impl RxMapping {
     }
 
     /// The attributes of the page holding `offset`, as a dict.
-    fn attrs(&self, py: Python<'_>, offset: i64) -> PyResult<std::collections::HashMap<&'static str, bool>> {
+    fn attrs(
+        &self,
+        py: Python<'_>,
+        offset: i64,
+    ) -> PyResult<std::collections::HashMap<&'static str, bool>> {
         let off = args::offset("offset", offset)?;
         let a = self.with(py, |r| r.attrs(off))?;
         Ok([

@@ -126,10 +126,12 @@ impl Comm {
         f: impl FnOnce(&mut memchan_msg::Comm<'static>) -> Result<T, memchan_msg::MsgError> + Send,
     ) -> PyResult<T> {
         let ep = &self.ep;
-        py.detach(|| match &mut *ep.lock().unwrap_or_else(PoisonError::into_inner) {
-            Some(e) => Ok(f(&mut e.0)),
-            None => Err(()),
-        })
+        py.detach(
+            || match &mut *ep.lock().unwrap_or_else(PoisonError::into_inner) {
+                Some(e) => Ok(f(&mut e.0)),
+                None => Err(()),
+            },
+        )
         .map_err(|()| invalid("communicator", "it was closed"))?
         .map_err(errors::msg)
     }
@@ -288,7 +290,13 @@ impl Comm {
 
     /// Non-blocking buffered send of a copy of `data`.
     #[pyo3(signature = (dest, data, tag=0))]
-    fn isend(&self, py: Python<'_>, dest: i64, data: &Bound<'_, PyAny>, tag: u32) -> PyResult<Request> {
+    fn isend(
+        &self,
+        py: Python<'_>,
+        dest: i64,
+        data: &Bound<'_, PyAny>,
+        tag: u32,
+    ) -> PyResult<Request> {
         let d = dest_arg(dest)?;
         let v = Buf::get(data, false)?.bytes().to_vec();
         let raw = self.run(py, |c| c.isend(d, tag, v))?;
@@ -345,7 +353,12 @@ impl Comm {
 
     /// The envelope of a message `recv(source, tag)` would get, if one arrived.
     #[pyo3(signature = (source=None, tag=None))]
-    fn iprobe(&self, py: Python<'_>, source: Option<i64>, tag: Option<u32>) -> PyResult<Option<Status>> {
+    fn iprobe(
+        &self,
+        py: Python<'_>,
+        source: Option<i64>,
+        tag: Option<u32>,
+    ) -> PyResult<Option<Status>> {
         let (src, tag) = (src_arg(source)?, tag_arg(tag));
         let s = self.run(py, |c| c.iprobe(src, tag))?;
         Ok(s.map(|s| Status::new(s, None)))
