@@ -44,9 +44,16 @@ impl Segment {
         }
     }
 
-    fn with<T>(&self, f: impl FnOnce(&memchan::Segment) -> memchan::Result<T>) -> PyResult<T> {
-        match &*locked(&self.seg) {
-            Some(s) => f(s).map_err(errors::cluster),
+    /// Runs `f` on the segment with the GIL released (mapping may wait for the
+    /// cluster's control plane); `SegmentFreedError` once `free` took it.
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&memchan::Segment) -> memchan::Result<T> + Send,
+    ) -> PyResult<T> {
+        let seg = &self.seg;
+        match py.detach(|| locked(seg).as_ref().map(f)) {
+            Some(r) => r.map_err(errors::cluster),
             None => Err(errors::cluster(memchan::Error::SegmentFreed {
                 segment: self.name.clone(),
             })),
@@ -64,13 +71,13 @@ impl Segment {
 
     /// Size in bytes (whole pages).
     #[getter]
-    fn size(&self) -> PyResult<usize> {
-        self.with(|s| Ok(s.size()))
+    fn size(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |s| Ok(s.size()))
     }
 
     /// `(uid, gid, mode)` of the segment's creator.
-    fn owner(&self) -> PyResult<(u32, u32, u32)> {
-        self.with(|s| {
+    fn owner(&self, py: Python<'_>) -> PyResult<(u32, u32, u32)> {
+        self.with(py, |s| {
             let o = s.owner();
             Ok((o.uid, o.gid, o.mode))
         })
@@ -80,13 +87,19 @@ impl Segment {
     /// `notify` lets `RxMapping.wait` sleep until a write lands; `remote_read` opens
     /// the memory to other nodes' `Rma` gets and atomics.
     #[pyo3(signature = (*, notify=false, remote_read=false, receive_enable=true))]
-    fn map_rx(&self, notify: bool, remote_read: bool, receive_enable: bool) -> PyResult<RxMapping> {
+    fn map_rx(
+        &self,
+        py: Python<'_>,
+        notify: bool,
+        remote_read: bool,
+        receive_enable: bool,
+    ) -> PyResult<RxMapping> {
         let attrs = memchan::RxAttrs {
             receive_enable,
             notify,
             remote_read,
         };
-        let rx = self.with(|s| s.map_rx_with(attrs))?;
+        let rx = self.with(py, |s| s.map_rx_with(attrs))?;
         Ok(RxMapping {
             ptr: rx.as_ptr() as usize,
             len: rx.len(),
@@ -101,6 +114,7 @@ impl Segment {
     #[pyo3(signature = (dest, *, local_copy=false, ack_request=false, transmit_under_error=false))]
     fn map_tx(
         &self,
+        py: Python<'_>,
         dest: &Bound<'_, PyAny>,
         local_copy: bool,
         ack_request: bool,
@@ -124,7 +138,7 @@ impl Segment {
             ack_request,
             transmit_under_error,
         };
-        let tx = self.with(|s| s.map_tx(dest, attrs))?;
+        let tx = self.with(py, |s| s.map_tx(dest, attrs))?;
         Ok(TxMapping {
             name: self.name.clone(),
             tx: Mutex::new(tx),
@@ -132,21 +146,22 @@ impl Segment {
     }
 
     /// A handle for remote gets and atomics on any node's copy of the segment.
-    fn rma(&self) -> PyResult<Rma> {
-        let rma = self.with(|s| s.rma())?;
+    fn rma(&self, py: Python<'_>) -> PyResult<Rma> {
+        let rma = self.with(py, |s| s.rma())?;
         Ok(Rma {
             rma: Mutex::new(rma),
         })
     }
 
     /// Frees the segment (its owner only); every mapping of it stops working.
-    fn free(&self) -> PyResult<()> {
-        let seg = locked(&self.seg).take().ok_or_else(|| {
-            errors::cluster(memchan::Error::SegmentFreed {
+    fn free(&self, py: Python<'_>) -> PyResult<()> {
+        let seg = &self.seg;
+        match py.detach(|| locked(seg).take().map(memchan::Segment::free)) {
+            Some(r) => r.map_err(errors::cluster),
+            None => Err(errors::cluster(memchan::Error::SegmentFreed {
                 segment: self.name.clone(),
-            })
-        })?;
-        seg.free().map_err(errors::cluster)
+            })),
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -156,7 +171,8 @@ impl Segment {
 
 /// A transmit window: writes land in the destination's rx mappings, in MEMORY
 /// CHANNEL's order. Every write is checked (bounds, alignment) before anything is
-/// sent: a refused write deposits nothing.
+/// sent: a refused write deposits nothing. Writes keep the GIL (they do not wait,
+/// unless the mapping was made with `ack_request`); `write_if_u64` releases it.
 ///
 /// >>> import memchan, os, numpy as np
 /// >>> name = f"doc-tx-{os.getpid()}"
@@ -174,8 +190,12 @@ pub struct TxMapping {
 }
 
 impl TxMapping {
-    fn with<T>(&self, f: impl FnOnce(&memchan::TxMapping) -> memchan::Result<T>) -> PyResult<T> {
-        f(&locked(&self.tx)).map_err(errors::cluster)
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&memchan::TxMapping) -> memchan::Result<T> + Send,
+    ) -> PyResult<T> {
+        with_locked(py, &self.tx, f).map_err(errors::cluster)
     }
 }
 
@@ -204,42 +224,45 @@ impl TxMapping {
 
     /// Writes the bytes of `data` (any buffer: bytes, bytearray, a C-contiguous numpy
     /// array) at `offset`, page by page.
-    fn write(&self, offset: i64, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn write(&self, py: Python<'_>, offset: i64, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let off = args::offset("offset", offset)?;
         let buf = Buf::get(data, false)?;
-        self.with(|t| t.write(off, buf.bytes()))
+        let bytes = buf.bytes();
+        self.with(py, |t| t.write(off, bytes))
     }
 
     /// Atomic 8-byte write.
-    fn write_u64(&self, offset: i64, value: u64) -> PyResult<()> {
+    fn write_u64(&self, py: Python<'_>, offset: i64, value: u64) -> PyResult<()> {
         let off = args::offset("offset", offset)?;
-        self.with(|t| t.write_u64(off, value))
+        self.with(py, |t| t.write_u64(off, value))
     }
 
     /// Atomic 4-byte write.
-    fn write_u32(&self, offset: i64, value: u32) -> PyResult<()> {
+    fn write_u32(&self, py: Python<'_>, offset: i64, value: u32) -> PyResult<()> {
         let off = args::offset("offset", offset)?;
-        self.with(|t| t.write_u32(off, value))
+        self.with(py, |t| t.write_u32(off, value))
     }
 
     /// Atomic 2-byte write.
-    fn write_u16(&self, offset: i64, value: u16) -> PyResult<()> {
+    fn write_u16(&self, py: Python<'_>, offset: i64, value: u16) -> PyResult<()> {
         let off = args::offset("offset", offset)?;
-        self.with(|t| t.write_u16(off, value))
+        self.with(py, |t| t.write_u16(off, value))
     }
 
     /// 1-byte write.
-    fn write_u8(&self, offset: i64, value: u8) -> PyResult<()> {
+    fn write_u8(&self, py: Python<'_>, offset: i64, value: u8) -> PyResult<()> {
         let off = args::offset("offset", offset)?;
-        self.with(|t| t.write_u8(off, value))
+        self.with(py, |t| t.write_u8(off, value))
     }
 
     /// Strided deposit: `count` elements of `elem` bytes, element `i` read at
     /// `i * src_stride` of `data` and written at `offset + i * dst_stride`, each one
     /// packet in this sender's order.
     #[pyo3(signature = (data, *, elem, count, src_stride, dst_stride, offset))]
+    #[allow(clippy::too_many_arguments)]
     fn put_strided(
         &self,
+        py: Python<'_>,
         data: &Bound<'_, PyAny>,
         elem: i64,
         count: i64,
@@ -255,18 +278,26 @@ impl TxMapping {
             offset: args::offset("offset", offset)?,
         };
         let buf = Buf::get(data, false)?;
-        self.with(|t| t.put_strided(&shape, buf.bytes()))
+        let bytes = buf.bytes();
+        self.with(py, |t| t.put_strided(&shape, bytes))
     }
 
     /// Indexed deposit: element `i` (`elem` bytes of `data`) written at `offsets[i]`.
-    fn put_indexed(&self, elem: i64, offsets: Vec<i64>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn put_indexed(
+        &self,
+        py: Python<'_>,
+        elem: i64,
+        offsets: Vec<i64>,
+        data: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let elem = args::offset("elem", elem)?;
         let offs = offsets
             .into_iter()
             .map(|o| args::offset("offset", o))
             .collect::<PyResult<Vec<_>>>()?;
         let buf = Buf::get(data, false)?;
-        self.with(|t| t.put_indexed(elem, &offs, buf.bytes()))
+        let bytes = buf.bytes();
+        self.with(py, |t| t.put_indexed(elem, &offs, bytes))
     }
 
     /// Put with signal: writes `data` at `offset`, then sets (`op="set"`) or adds to
@@ -275,6 +306,7 @@ impl TxMapping {
     #[pyo3(signature = (offset, data, signal, value, op="set"))]
     fn put_signal(
         &self,
+        py: Python<'_>,
         offset: i64,
         data: &Bound<'_, PyAny>,
         signal: i64,
@@ -294,7 +326,8 @@ impl TxMapping {
             }
         };
         let buf = Buf::get(data, false)?;
-        self.with(|t| t.put_signal(off, buf.bytes(), sig, op, value))
+        let bytes = buf.bytes();
+        self.with(py, |t| t.put_signal(off, bytes, sig, op, value))
     }
 
     /// Conditional write: at each destination the 8-byte word at `offset` becomes

@@ -38,8 +38,9 @@ fn _parts_are_send() {
 /// >>> import memchan, os, threading
 /// >>> name = f"doc-comm-{os.getpid()}"
 /// >>> a, b = memchan.Cluster.join(name), memchan.Cluster.join(name)
-/// >>> t = threading.Thread(target=lambda: globals().__setitem__("cb", memchan.Comm(b, "w")))
-/// >>> t.start(); ca = memchan.Comm(a, "w"); t.join()
+/// >>> made = []  # two nodes in one process: b makes its endpoint in a thread
+/// >>> t = threading.Thread(target=lambda: made.append(memchan.Comm(b, "w")))
+/// >>> t.start(); ca = memchan.Comm(a, "w"); t.join(); cb = made[0]
 /// >>> ca.send(b.node_id, b"hello", tag=7)
 /// >>> m = cb.recv()
 /// >>> (m.data, m.source == a.node_id, m.tag)
