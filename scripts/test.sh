@@ -20,7 +20,7 @@ target/py-venv/bin/maturin build --quiet -m crates/memchan-py/Cargo.toml \
   -i target/py-venv/bin/python -o target/py-wheels
 target/py-venv/bin/python -m pip install --quiet --disable-pip-version-check \
   --force-reinstall --no-deps target/py-wheels/memchan-*.whl
-target/py-venv/bin/python -m pytest -q crates/memchan-py/tests
+target/py-venv/bin/python -m pytest -q -p no:cacheprovider crates/memchan-py/tests
 echo "== loom models (memchan-core/tests/loom.rs)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
   cargo test -p memchan-core --test loom --release
