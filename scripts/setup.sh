@@ -2,7 +2,8 @@
 # Installs everything memchan needs on a fresh Debian machine: the Rust
 # components, Open MPI with OSHMEM and UCX (the bench's peers), matplotlib (plots), and
 # iproute2 + nftables (network namespaces and packet drops for multi-host tests),
-# iperf3 + ping (programs run unmodified over `memchan ip`).
+# iperf3 + ping (programs run unmodified over `memchan ip`), and a Python venv
+# (target/py-venv: maturin, numpy, pytest) for the Python package's tests.
 # Idempotent: safe to run again.
 set -euo pipefail
 
@@ -21,6 +22,8 @@ command -v iperf3 >/dev/null 2>&1 || need_apt+=(iperf3)
 command -v ping >/dev/null 2>&1 || need_apt+=(iputils-ping)
 # the UCX peer of the message-passing figures (`memchan bench`: ucx_perftest)
 command -v ucx_perftest >/dev/null 2>&1 || need_apt+=(ucx-utils)
+# the Python package (crates/memchan-py): a venv needs ensurepip (Debian's python3-venv)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -33,3 +36,10 @@ if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
 fi
 
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+# The venv the Python package is built into and tested in (scripts/test.sh).
+venv="$(cd "$(dirname "$0")/.." && pwd)/target/py-venv"
+if ! "$venv/bin/python" -c 'import maturin, numpy, pytest' >/dev/null 2>&1; then
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin numpy pytest
+fi
