@@ -376,7 +376,10 @@ impl Report {
             if e.gseq <= last_g || e.gseq > self.applied {
                 return bad(format!("entry #{} out of order", e.gseq));
             }
-            if usize::from(e.origin) >= MAX_NODES || e.oseq == 0 || e.oseq > marks[usize::from(e.origin)] {
+            if usize::from(e.origin) >= MAX_NODES
+                || e.oseq == 0
+                || e.oseq > marks[usize::from(e.origin)]
+            {
                 return bad(format!(
                     "entry #{} of node {} seq {} beyond its mark",
                     e.gseq, e.origin, e.oseq
@@ -384,8 +387,7 @@ impl Report {
             }
             last_g = e.gseq;
         }
-        if self.unreleased.first() == Some(&0) || self.unreleased.windows(2).any(|w| w[0] >= w[1])
-        {
+        if self.unreleased.first() == Some(&0) || self.unreleased.windows(2).any(|w| w[0] >= w[1]) {
             return bad("unreleased seqs not ascending from 1".into());
         }
         Ok(())
@@ -511,7 +513,10 @@ mod tests {
         }
         let r = a.report(4, vec![7, 8, 9, 20]);
         assert_eq!(r.history.len(), 3);
-        assert_eq!(r.complete_after, 12, "two entries fell out of a history of 3");
+        assert_eq!(
+            r.complete_after, 12,
+            "two entries fell out of a history of 3"
+        );
         assert_eq!(Report::decode(&r.encode().unwrap()).unwrap(), r);
     }
 
@@ -540,10 +545,7 @@ mod tests {
         let mut b = r.encode().unwrap();
         let at = 2 + 24 + 2 + MARK_BYTES;
         b[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(
-            Report::decode(&b),
-            Err(RailError::Malformed(_))
-        ));
+        assert!(matches!(Report::decode(&b), Err(RailError::Malformed(_))));
         assert!(Report::decode(&b[..5]).is_err());
     }
 
