@@ -21,6 +21,9 @@
 //! packet no node applied can only be constrained by packets already applied by one of
 //! its destinations, and those precede it in the old order, so also its sender's later
 //! packets of known place; and two packets no node applied may go either way. The
+//! standby gives the plan's packets consecutive gseqs and each node renumbers its
+//! history to them ([`Plan::renumber`], [`Applied::rebase`]), so a second switch
+//! compares places in one numbering. The
 //! plan needs the gseq of every held packet some node applied: a node that dropped an
 //! entry above the release mark (more than [`HISTORY`] packets in flight) makes the
 //! plan fail with [`RailError::HistoryGap`] rather than guess.
@@ -184,6 +187,38 @@ impl Applied {
         while self.history.front().is_some_and(|e| e.gseq <= gseq) {
             self.history.pop_front();
         }
+    }
+
+    /// Takes the standby's numbering once it planned a switch: the entries
+    /// [`Plan::renumber`] gave for this node's report replace the history (entries of
+    /// packets not in the plan were released everywhere, or their sender is gone), and
+    /// everything before `next_gseq` counts as released. So the next switch compares
+    /// places in one numbering, the standby's order (in which each node's applied
+    /// packets precede all it has yet to apply).
+    ///
+    /// # Errors
+    /// `OutOfOrder` if `renumbered` is not ascending by gseq from `next_gseq` (a
+    /// standby that broke its plan).
+    pub fn rebase(&mut self, renumbered: &[Entry], next_gseq: u64) -> Result<(), RailError> {
+        let mut last = next_gseq.saturating_sub(1);
+        for e in renumbered {
+            let mark = self.marks.get(usize::from(e.origin)).copied().unwrap_or(0);
+            if e.gseq <= last || e.oseq > mark {
+                return Err(RailError::OutOfOrder {
+                    origin: e.origin,
+                    oseq: e.oseq,
+                    gseq: e.gseq,
+                    applied: last,
+                    mark,
+                });
+            }
+            last = e.gseq;
+        }
+        self.history = renumbered.iter().copied().collect();
+        self.applied = last;
+        self.released = next_gseq.saturating_sub(1);
+        self.complete_after = self.released;
+        Ok(())
     }
 
     /// The last gseq applied (0: none).
@@ -416,6 +451,34 @@ pub struct Plan {
     pub next_gseq: u64,
 }
 
+impl Plan {
+    /// The standby's numbering of the packets of `r`'s history that the plan orders
+    /// again (what that node's [`Applied::rebase`] takes): the `i`th packet of the
+    /// plan gets gseq `next_gseq + i`. Ascending, as the plan keeps each node's
+    /// applied packets in their old order.
+    pub fn renumber(&self, r: &Report) -> Vec<Entry> {
+        let at: HashMap<(u16, u64), u64> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, self.next_gseq + i as u64))
+            .collect();
+        let mut out: Vec<Entry> = r
+            .history
+            .iter()
+            .filter_map(|e| {
+                at.get(&(e.origin, e.oseq)).map(|&gseq| Entry {
+                    origin: e.origin,
+                    oseq: e.oseq,
+                    gseq,
+                })
+            })
+            .collect();
+        out.sort_unstable_by_key(|e| e.gseq);
+        out
+    }
+}
+
 /// Orders the packets the reporting nodes still hold (see the module doc). `reports`
 /// are those of every node taking part in the switch; a node without a report is
 /// gone, and so is what only it applied.
@@ -518,6 +581,28 @@ mod tests {
             "two entries fell out of a history of 3"
         );
         assert_eq!(Report::decode(&r.encode().unwrap()).unwrap(), r);
+    }
+
+    #[test]
+    fn rebase_takes_the_standby_numbering_and_refuses_a_broken_one() {
+        let mut a = Applied::new(8);
+        a.record(e(1, 3, 10)).unwrap();
+        a.record(e(2, 6, 12)).unwrap();
+        let r = a.report(0, vec![]);
+        let p = Plan {
+            order: vec![(2, 5), (1, 3), (2, 6)],
+            next_gseq: 40,
+        };
+        let renumbered = p.renumber(&r);
+        assert_eq!(renumbered, vec![e(1, 3, 41), e(2, 6, 42)]);
+        assert!(a.rebase(&[e(2, 6, 42), e(1, 3, 41)], 40).is_err());
+        assert!(a.rebase(&[e(1, 4, 41)], 40).is_err(), "beyond its mark");
+        a.rebase(&renumbered, 40).unwrap();
+        assert_eq!(a.applied(), 42);
+        assert!(a.is_applied(2, 5) && a.is_applied(1, 3));
+        assert!(a.record(e(3, 1, 42)).is_err() && a.record(e(3, 1, 43)).is_ok());
+        let r = a.report(0, vec![]);
+        assert_eq!((r.released, r.complete_after), (39, 39));
     }
 
     #[test]
