@@ -1019,6 +1019,16 @@ impl Link {
         self.lock_tx().replay_bytes
     }
 
+    /// The seqs of the unreleased reliable frames of `kind`, ascending.
+    pub fn unreleased(&self, kind: Kind) -> Vec<u64> {
+        self.lock_tx()
+            .replay
+            .iter()
+            .filter(|f| f.bytes[6] == kind as u8)
+            .map(|f| f.seq)
+            .collect()
+    }
+
     /// Shuts the link down and takes the reliable frames its peer had not released,
     /// to go on over another connection under the same seqs ([`Link::resume`]; a
     /// rail switch, see `rail.rs`).

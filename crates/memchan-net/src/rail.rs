@@ -37,6 +37,27 @@ use crate::wire::{Get, Put, WireError, MAX_PAYLOAD};
 use memchan_core::MAX_NODES;
 use std::collections::{HashMap, VecDeque};
 
+/// Bytes before the Deliver payload in a `RailDeliver` frame: the sender's seq and
+/// the gseq.
+pub const RAIL_HEAD: usize = 16;
+
+/// Encodes a `RailDeliver` frame's head.
+pub fn rail_head(oseq: u64, gseq: u64) -> [u8; RAIL_HEAD] {
+    let mut h = [0u8; RAIL_HEAD];
+    h[..8].copy_from_slice(&oseq.to_le_bytes());
+    h[8..].copy_from_slice(&gseq.to_le_bytes());
+    h
+}
+
+/// Splits a `RailDeliver` payload into (sender's seq, gseq, Deliver payload).
+///
+/// # Errors
+/// `Malformed` if it is shorter than its head.
+pub fn get_rail_deliver(b: &[u8]) -> Result<(u64, u64, &[u8]), WireError> {
+    let mut g = Get::new(b, "rail deliver");
+    Ok((g.u64()?, g.u64()?, g.rest()))
+}
+
 /// Applied packets a node remembers above the release mark, at most (18 bytes each in
 /// a report, so a report of a full history stays well under a frame's limit).
 pub const HISTORY: usize = 32 * 1024;
