@@ -37,6 +37,7 @@ use crate::clock;
 use crate::handshake::{self, read_frame, STEP};
 use crate::link::{Handler, Link, LinkConfig, LinkError};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
+use crate::rail;
 use crate::wire::{self, Decoder, FrameKey, Key, Kind, Put};
 use memchan_core::status::{
     ClusterStatus, GroupStatus, LinkCounters, LockStatus, MemberStatus, SegmentStatus,
@@ -89,6 +90,10 @@ pub struct HubConfig {
     /// clock is off (no time packets, probes unanswered), so no node's global clock
     /// synchronises (a test's "not synchronised" case).
     pub clock_period: Option<Duration>,
+    /// Dual rail: number every packet of a remote sender in the hub's order and tell
+    /// the nodes the release mark, so that a standby hub could take over (`rail.rs`;
+    /// the standby's side is not built yet).
+    pub rail: bool,
 }
 
 impl Default for HubConfig {
@@ -105,6 +110,7 @@ impl Default for HubConfig {
             max_pending: 256,
             max_pending_per_source: 32,
             clock_period: Some(Duration::from_millis(50)),
+            rail: false,
         }
     }
 }
@@ -143,8 +149,9 @@ struct Port {
     addr: String,
     joined_epoch: u64,
     node_counters: LinkCounters,
-    /// This node's reliable frames not yet released: (seq, deliveries outstanding).
-    inflight: VecDeque<(u64, u32)>,
+    /// This node's reliable frames not yet released: (seq, deliveries outstanding,
+    /// gseq if numbered for dual rail, else 0).
+    inflight: VecDeque<(u64, u32, u64)>,
     /// Deliveries to this node it has not released: (down seq, origin, origin's seq).
     owed: VecDeque<(u64, u16, u64)>,
     /// Its global clock's bound as its last probe reported it (`memchan status`).
@@ -218,6 +225,8 @@ struct State {
     conds: deposit::Conds,
     /// Remote reads and atomics under way at their targets (`hub/rma.rs`).
     rma: rma::Table,
+    /// The last gseq given (dual rail).
+    gseq: u64,
 }
 
 struct Shared {
@@ -266,6 +275,7 @@ impl Hub {
                 frame_log: gate::Limiter::new(Instant::now()),
                 conds: deposit::Conds::default(),
                 rma: rma::Table::default(),
+                gseq: 0,
             }),
             cfg,
             addr,
@@ -586,6 +596,12 @@ fn timer_loop(sh: Arc<Shared>) {
             }
             sh.settle(&mut sh.lock(), node);
         }
+        if hb && sh.cfg.rail {
+            let mark = sh.lock().rail_mark();
+            for (_, _, link) in links.iter() {
+                link.send_control(Kind::RailMark, &mark.to_le_bytes());
+            }
+        }
         if hb {
             sh.expire_conds(&mut sh.lock());
             sh.expire_barriers(&mut sh.lock());
@@ -597,6 +613,17 @@ fn timer_loop(sh: Arc<Shared>) {
 impl State {
     fn alive(&self, n: NodeId, inc: u64) -> bool {
         matches!(self.ports.get(n.index()), Some(Some(p)) if p.inc == inc)
+    }
+
+    /// The release mark (dual rail): below the first numbered packet some sender
+    /// still holds unreleased (gseqs grow along each sender's frames).
+    fn rail_mark(&self) -> u64 {
+        self.ports
+            .iter()
+            .flatten()
+            .filter_map(|p| p.inflight.iter().find(|e| e.2 != 0).map(|e| e.2 - 1))
+            .min()
+            .unwrap_or(self.gseq)
     }
 
     fn port_mut(&mut self, n: NodeId, inc: u64) -> Option<&mut Port> {
@@ -780,6 +807,7 @@ impl Shared {
         if let Some(Some(p)) = st.ports.get_mut(n.index()) {
             p.handled += 1;
         }
+        let numbered = st.gseq;
         let outstanding = match kind {
             Kind::Data if payload.len() >= proto::DATA_HEAD => {
                 let (head, body) = payload.split_at(proto::DATA_HEAD);
@@ -816,7 +844,8 @@ impl Shared {
         };
         if seq != 0 {
             if let Some(Some(p)) = st.ports.get_mut(n.index()) {
-                p.inflight.push_back((seq, outstanding));
+                let gseq = if st.gseq != numbered { st.gseq } else { 0 };
+                p.inflight.push_back((seq, outstanding, gseq));
                 release_done(p);
             }
             self.settle(st, n);
@@ -843,9 +872,21 @@ impl Shared {
             sh[d.offset as usize..d.offset as usize + d.data.len()].copy_from_slice(d.data);
         }
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
+        // Dual rail: a remote sender's packet gets its place (a local node's has no
+        // seq to be known by, and goes down with the hub anyway).
+        let rail = if self.cfg.rail && seq != 0 {
+            st.gseq += 1;
+            Some(rail::rail_head(seq, st.gseq))
+        } else {
+            None
+        };
         let mut outstanding = 0;
         for t in to.iter() {
-            if let Some(ds) = st.send(t, Kind::Deliver, &[&head, d.data]) {
+            let sent = match &rail {
+                Some(r) => st.send(t, Kind::RailDeliver, &[r, &head, d.data]),
+                None => st.send(t, Kind::Deliver, &[&head, d.data]),
+            };
+            if let Some(ds) = sent {
                 if let Some(Some(p)) = st.ports.get_mut(t.index()) {
                     p.owed.push_back((ds, n.0, seq));
                     outstanding += 1;
@@ -1330,7 +1371,7 @@ impl Shared {
     fn credit(&self, st: &mut State, credited: &[(u16, u64)]) {
         for &(origin, oseq) in credited {
             if let Some(Some(p)) = st.ports.get_mut(origin as usize) {
-                if let Some(&(front, _)) = p.inflight.front() {
+                if let Some(&(front, _, _)) = p.inflight.front() {
                     if let Some(e) = p.inflight.get_mut(oseq.wrapping_sub(front) as usize) {
                         e.1 = e.1.saturating_sub(1);
                     }
@@ -1495,7 +1536,7 @@ impl Shared {
 /// deliveries are still outstanding.
 fn release_done(p: &mut Port) {
     let mut upto = None;
-    while let Some(&(seq, 0)) = p.inflight.front() {
+    while let Some(&(seq, 0, _)) = p.inflight.front() {
         p.inflight.pop_front();
         upto = Some(seq);
     }

@@ -16,6 +16,7 @@ pub mod link;
 mod lock;
 pub mod node;
 pub mod proto;
+pub mod rail;
 pub mod rma;
 mod rx;
 mod segment;

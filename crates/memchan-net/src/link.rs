@@ -1018,6 +1018,128 @@ impl Link {
     pub fn replay_bytes(&self) -> usize {
         self.lock_tx().replay_bytes
     }
+
+    /// The seqs of the unreleased reliable frames of `kind`, ascending.
+    pub fn unreleased(&self, kind: Kind) -> Vec<u64> {
+        self.lock_tx()
+            .replay
+            .iter()
+            .filter(|f| f.bytes[6] == kind as u8)
+            .map(|f| f.seq)
+            .collect()
+    }
+
+    /// Shuts the link down and takes the reliable frames its peer had not released,
+    /// to go on over another connection under the same seqs ([`Link::resume`]; a
+    /// rail switch, see `rail.rs`).
+    pub fn take_held(&self) -> Held {
+        self.shutdown();
+        let mut tx = self.lock_tx();
+        let frames = tx.replay.drain(..).map(|f| f.bytes).collect();
+        tx.replay_bytes = 0;
+        tx.send_idx = 0;
+        tx.off = 0;
+        tx.partial = Partial::None;
+        tx.rewind = None;
+        Held {
+            frames,
+            next_seq: tx.next_seq,
+        }
+    }
+
+    /// A link over a new, handshaken connection that goes on where another left off:
+    /// `held`'s frames keep their seqs and go first (stamped under `key`), the next
+    /// frame sent gets `held.next_seq()`, and the peer's reliable frames are accepted
+    /// from seq `expect` on. `Held::default()` and `expect` 1 make a new link.
+    pub fn resume(
+        sock: TcpStream,
+        key: FrameKey,
+        dec: Decoder,
+        cfg: LinkConfig,
+        held: Held,
+        expect: u64,
+    ) -> io::Result<Link> {
+        let link = Link::new(sock, key, dec, cfg)?;
+        let expect = expect.max(1);
+        link.rx.lock().unwrap_or_else(|e| e.into_inner()).expected = expect;
+        for a in [
+            &link.received,
+            &link.ack_sent,
+            &link.released,
+            &link.released_sent,
+        ] {
+            a.store(expect - 1, Relaxed);
+        }
+        let before = held.first() - 1;
+        for a in [
+            &link.peer_received_seen,
+            &link.peer_released,
+            &link.release_seen,
+        ] {
+            a.store(before, Relaxed);
+        }
+        let mut tx = link.lock_tx();
+        tx.next_seq = held.next_seq;
+        tx.pool_mark = held.next_seq;
+        tx.peer_received = before;
+        for mut bytes in held.frames {
+            // The old connection's header ack says nothing about this one's frames.
+            bytes[24..32].fill(0);
+            let seq = seq_of(&bytes);
+            tx.replay_bytes += bytes.len();
+            tx.pushed_end += bytes.len() as u64;
+            let end = tx.pushed_end;
+            tx.replay.push_back(Frame {
+                seq,
+                stamp: 0,
+                bytes,
+                end,
+            });
+        }
+        link.flush_locked(&mut tx);
+        drop(tx);
+        Ok(link)
+    }
+}
+
+/// The seq in an encoded frame's header.
+fn seq_of(frame: &[u8]) -> u64 {
+    u64::from_le_bytes(frame[16..24].try_into().expect("8 bytes"))
+}
+
+/// Reliable frames a link held unreleased when it went down ([`Link::take_held`]).
+#[derive(Debug)]
+pub struct Held {
+    /// Encoded frames in seq order (their stamps are replaced when sent again).
+    frames: Vec<Vec<u8>>,
+    next_seq: u64,
+}
+
+impl Default for Held {
+    /// Nothing held; the next seq is 1.
+    fn default() -> Self {
+        Held {
+            frames: Vec::new(),
+            next_seq: 1,
+        }
+    }
+}
+
+impl Held {
+    /// The seqs held, ascending.
+    pub fn seqs(&self) -> Vec<u64> {
+        self.frames.iter().map(|b| seq_of(b)).collect()
+    }
+
+    /// The first seq held (`next_seq` if none).
+    pub fn first(&self) -> u64 {
+        self.frames.first().map_or(self.next_seq, |b| seq_of(b))
+    }
+
+    /// The seq the next new frame gets.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
 }
 
 /// Up to 16 non-empty byte slices for one write, gathered without allocating.

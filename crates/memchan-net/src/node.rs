@@ -241,6 +241,17 @@ impl Node {
         self.hub.as_deref()
     }
 
+    /// What this node would hand a standby hub at a switch of rails (`rail.rs`): what
+    /// it applied of a dual-rail hub's numbered order, and the seqs of its own packets
+    /// not yet released. (The switch itself is not built yet.)
+    pub fn rail_report(&self) -> crate::rail::Report {
+        let held = match &self.sh.up {
+            Up::Link(l) => l.unreleased(crate::wire::Kind::Data),
+            Up::Local(_) => Vec::new(),
+        };
+        self.sh.rail_lock().report(self.sh.me.0, held)
+    }
+
     /// Next membership event.
     pub fn next_event(&self, timeout: Option<Duration>) -> Option<MembershipEvent> {
         let deadline = timeout.map(|t| Instant::now() + t);

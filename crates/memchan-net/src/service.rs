@@ -74,6 +74,8 @@ pub(crate) struct Shared {
     pub(crate) deposits: Deposits,
     /// Remote reads and atomics: gets under way, answers to send (`rma.rs`).
     pub(crate) rma: crate::rma::RmaState,
+    /// What this node applied of a dual-rail hub's numbered order (`rail.rs`).
+    pub(crate) rail: Mutex<crate::rail::Applied>,
 }
 
 thread_local! {
@@ -138,6 +140,12 @@ impl Handler for NodeHandler<'_> {
     }
 
     fn control(&mut self, _link: &Link, kind: Kind, payload: &[u8]) {
+        if kind == Kind::RailMark {
+            if let Ok(mark) = Get::new(payload, "release mark").u64() {
+                self.0.rail_lock().released_upto(mark);
+            }
+            return;
+        }
         if kind == Kind::Isolated {
             let mut g = Get::new(payload, "isolation");
             let epoch = g.u64().unwrap_or(0);
@@ -185,6 +193,7 @@ impl Shared {
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
             clock: NodeClock::new(),
             rma: crate::rma::RmaState::default(),
+            rail: Mutex::new(crate::rail::Applied::default()),
         })
     }
 
@@ -340,6 +349,35 @@ impl Shared {
         }
     }
 
+    pub(crate) fn rail_lock(&self) -> MutexGuard<'_, crate::rail::Applied> {
+        self.rail.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A Deliver numbered for dual rail: applied unless this node applied it already
+    /// (ordered again after a switch of hubs), and recorded.
+    fn rail_deliver(&self, payload: &[u8]) {
+        let Ok((oseq, gseq, deliver)) = crate::rail::get_rail_deliver(payload) else {
+            tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
+            return;
+        };
+        let Ok((origin, seg, gen, offset, data)) = proto::get_deliver(deliver) else {
+            tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
+            return;
+        };
+        let mut rail = self.rail_lock();
+        if rail.is_applied(origin, oseq) {
+            return;
+        }
+        let e = crate::rail::Entry { origin, oseq, gseq };
+        // Recorded first: a packet out of the hub's order is not applied either.
+        if let Err(e) = rail.record(e) {
+            tracing::warn!(node = self.me.0, error = %e, "rail deliver out of order dropped");
+            return;
+        }
+        drop(rail);
+        self.deliver(seg, gen, offset, data);
+    }
+
     /// Wakes the application threads reading the link (in a wait or a request) other
     /// than this one: what this thread just handled may be what they wait for. SeqCst
     /// pairs with a reader's announce-then-check (Dekker): either it sees the change
@@ -376,6 +414,7 @@ impl Shared {
                     self.deliver(seg, gen, offset, data);
                 }
             }
+            Kind::RailDeliver => self.rail_deliver(payload),
             Kind::DepositDeliver => self.deposit_deliver(payload),
             Kind::Outcome => {
                 self.deposits.record(payload);

@@ -108,6 +108,12 @@ pub enum Kind {
     RmaServe = 15,
     /// node → hub (reliable): the outcome of an `RmaServe`, under its token.
     RmaDone = 16,
+    /// hub → node (reliable): a Deliver numbered for a standby hub (dual rail): the
+    /// sender's seq and the packet's place in the hub's order, then the Deliver.
+    RailDeliver = 30,
+    /// hub → node (control): the release mark, every numbered packet up to it
+    /// released by all its destinations (dual rail).
+    RailMark = 31,
 }
 
 impl Kind {
@@ -135,6 +141,8 @@ impl Kind {
             14 => RmaRequest,
             15 => RmaServe,
             16 => RmaDone,
+            30 => RailDeliver,
+            31 => RailMark,
             _ => return None,
         })
     }
@@ -155,6 +163,7 @@ impl Kind {
                 | Kind::RmaRequest
                 | Kind::RmaServe
                 | Kind::RmaDone
+                | Kind::RailDeliver
         )
     }
 }
