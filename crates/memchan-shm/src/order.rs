@@ -917,6 +917,17 @@ pub(crate) fn pulse(pid: u32, slot: usize) -> Option<(char, u64)> {
     best
 }
 
+/// The CPU time (clock ticks, user + system, all threads) process `pid` has used so
+/// far, from `/proc/<pid>/stat`; `None` if it cannot be read.
+pub(crate) fn process_cpu(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Field 2 (the name) may hold spaces and parentheses: count from the last ')'.
+    // utime and stime are fields 14 and 15.
+    let mut f = stat[stat.rfind(')')? + 1..].split_whitespace().skip(11);
+    let mut tick = || f.next()?.parse::<u64>().ok();
+    Some(tick()? + tick()?)
+}
+
 /// Whether the process behind `fd` has exited, without waiting.
 pub(crate) fn exited(fd: &OwnedFd, wait: Option<&rustix::time::Timespec>) -> bool {
     let mut p = [rustix::event::PollFd::new(fd, rustix::event::PollFlags::IN)];

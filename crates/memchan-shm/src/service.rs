@@ -25,7 +25,7 @@
 
 use crate::control::node_state;
 use crate::node::{now_ns, pid_of, Inner};
-use crate::order::{exited, pulse, Behind};
+use crate::order::{exited, process_cpu, pulse, Behind};
 use memchan_core::sync::Ordering;
 use memchan_core::{NodeId, MAX_NODES};
 use rustix::event::epoll;
@@ -141,8 +141,9 @@ struct Watch {
     failing: HashSet<(usize, u64)>,
     /// (slot, state, incarnation) of slots neither FREE nor ALIVE, since when.
     stuck: HashMap<(usize, u32, u64), Instant>,
-    /// (slot, incarnation) of members with a stale heartbeat word: their heartbeat
-    /// thread's context switches when first seen so, and since when that count held.
+    /// (slot, incarnation) of members with a stale heartbeat word: their progress
+    /// (heartbeat thread's context switches plus the process's CPU time) when first
+    /// seen so, and since when it held.
     quiet: HashMap<(usize, u64), (u64, Instant)>,
     /// When the whole table was last scanned for stuck slots.
     scanned: Option<Instant>,
@@ -259,19 +260,25 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
                 }
                 _ => None,
             };
-            match looked_at.and_then(|pid| pulse(pid, n)) {
+            match looked_at.and_then(|pid| Some((pulse(pid, n)?, process_cpu(pid)))) {
                 // Judged once the service thread has looked behind the slot.
                 None if matches!(behind, None | Some(Behind::Pending)) => false,
                 // No heartbeat thread to judge (the pid word led elsewhere): a stale
                 // word is silence only if the kernel says the node is gone.
                 None => inner.local.vacant(NodeId(n as u16), inc),
-                Some((state, switches)) => {
+                Some(((state, switches), cpu)) => {
+                    // Progress: the heartbeat thread switched, or any thread of the
+                    // process used CPU. A heartbeat thread blocked behind its own
+                    // process's work (its memory map lock held while another thread
+                    // populates a large mapping: state D, for seconds on a busy
+                    // machine) is not a hung node.
+                    let moved = switches.wrapping_add(cpu.unwrap_or(0));
                     let (count, since) = watch
                         .quiet
                         .entry((n, inc))
-                        .or_insert((switches, Instant::now()));
-                    if switches != *count {
-                        (*count, *since) = (switches, Instant::now());
+                        .or_insert((moved, Instant::now()));
+                    if moved != *count {
+                        (*count, *since) = (moved, Instant::now());
                     }
                     match state {
                         // Stopped or traced: a hung process, say SIGSTOPped.
