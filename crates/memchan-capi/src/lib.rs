@@ -11,7 +11,7 @@
 //! `pes[r]` from then on.
 //!
 //! **Symmetric heap.** One segment, `shmem.heap`, of `SHMEM_SYMMETRIC_SIZE` bytes
-//! (K/M/G suffixes; default 64 MiB), mapped rx by every PE with `remote_read` on. The
+//! (K/M/G suffixes; default 256 MiB), mapped rx by every PE with `remote_read` on. The
 //! local copy is where `shmem_malloc` returns pointers (the program loads and stores
 //! there directly); every PE runs the same first-fit ([`heap::Heap`]) so the same calls
 //! give the same offsets. A put to PE `r` writes through a tx mapping towards `pes[r]`
@@ -22,10 +22,10 @@
 //! `memchan run` turns into the job's exit code, ending the other PEs).
 
 mod heap;
+mod shmem;
 
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use std::ffi::{c_int, c_long, c_void};
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -44,6 +44,9 @@ struct Pe {
     /// Rank -> node id.
     pes: Vec<NodeId>,
     heap: heap::Heap,
+    /// Heap-segment offset of the library's own area past the user's heap
+    /// ([`shmem::sys`]): collective sync words and scratch.
+    sys: usize,
     /// The local copy of the heap: its start (as an address) and length.
     base: usize,
     len: usize,
@@ -121,8 +124,11 @@ fn init() -> Pe {
     let table = table_seg
         .map_rx()
         .unwrap_or_else(|e| fail("mapping the PE table", e));
+    let sys = want
+        .checked_next_multiple_of(4096)
+        .unwrap_or_else(|| die(CALL, format!("{SIZE_VAR}={want} is too large")));
     let seg = cluster
-        .segment("shmem.heap", want, 0o600)
+        .segment("shmem.heap", sys + shmem::sys::LEN, 0o600)
         .unwrap_or_else(|e| {
             fail(
                 &format!(
@@ -182,7 +188,8 @@ fn init() -> Pe {
     Pe {
         me,
         pes,
-        heap: heap::Heap::new(len),
+        heap: heap::Heap::new(want),
+        sys,
         base: rx.as_ptr() as usize,
         len,
         rma,
@@ -340,7 +347,7 @@ fn malloc(call: &str, size: usize) -> *mut c_void {
             call,
             format!(
                 "{size} bytes do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
-                p.len
+                p.heap.size()
             ),
         )
     };
@@ -395,22 +402,6 @@ pub unsafe extern "C" fn shmem_putmem(
     unsafe { put("shmem_putmem", dest, source, nelems, pe) }
 }
 
-/// # Safety
-/// `dest` is a symmetric address (checked against the heap).
-#[no_mangle]
-pub unsafe extern "C" fn shmem_long_p(dest: *mut c_long, value: c_long, pe: c_int) {
-    let v = value;
-    // SAFETY: `v` is a live local of `size_of::<c_long>()` bytes.
-    unsafe {
-        put(
-            "shmem_long_p",
-            dest.cast(),
-            (&raw const v).cast(),
-            size_of::<c_long>(),
-            pe,
-        )
-    }
-}
 
 /// # Safety
 /// `dest` is writable for `nelems` bytes; `source` is a symmetric address.
@@ -423,24 +414,6 @@ pub unsafe extern "C" fn shmem_getmem(
 ) {
     // SAFETY: forwarded caller contract (`dest` writable for `nelems` bytes).
     unsafe { get("shmem_getmem", dest, source, nelems, pe) }
-}
-
-/// # Safety
-/// `source` is a symmetric address (checked against the heap).
-#[no_mangle]
-pub unsafe extern "C" fn shmem_long_g(source: *const c_long, pe: c_int) -> c_long {
-    let mut v: c_long = 0;
-    // SAFETY: `v` is a live local of `size_of::<c_long>()` bytes.
-    unsafe {
-        get(
-            "shmem_long_g",
-            (&raw mut v).cast(),
-            source.cast(),
-            size_of::<c_long>(),
-            pe,
-        )
-    };
-    v
 }
 
 #[no_mangle]
@@ -467,38 +440,4 @@ pub extern "C" fn shmem_barrier_all() {
     if let Err(e) = pe_of(&mut st, "shmem_barrier_all").cluster.barrier() {
         die("shmem_barrier_all", e);
     }
-}
-
-fn fetch_add(call: &str, target: *mut c_long, value: c_long, pe: c_int) -> c_long {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let t = p.check_pe(call, pe);
-    let off = p.offset(call, target.cast_const().cast(), size_of::<c_long>());
-    if !off.is_multiple_of(8) {
-        die(call, format!("{target:p} is not 8-byte aligned"));
-    }
-    if t == p.me {
-        // SAFETY: `off..off + 8` lies in this PE's heap mapping, 8-byte aligned
-        // (checked above); other PEs reach this word only through atomics too.
-        let word = unsafe { AtomicI64::from_ptr((p.base + off) as *mut i64) };
-        return word.fetch_add(value, Ordering::SeqCst);
-    }
-    match p.rma.fetch_add_u64(p.pes[t], off, value as u64) {
-        Ok(old) => old as c_long,
-        Err(e) => die(call, format!("on PE {pe}: {e}")),
-    }
-}
-
-#[no_mangle]
-pub extern "C" fn shmem_long_atomic_fetch_add(
-    target: *mut c_long,
-    value: c_long,
-    pe: c_int,
-) -> c_long {
-    fetch_add("shmem_long_atomic_fetch_add", target, value, pe)
-}
-
-#[no_mangle]
-pub extern "C" fn shmem_long_fadd(target: *mut c_long, value: c_long, pe: c_int) -> c_long {
-    fetch_add("shmem_long_fadd", target, value, pe)
 }
