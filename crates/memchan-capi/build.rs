@@ -40,19 +40,33 @@ impl Out {
                 }
             })
             .collect();
-        let cparams = if cparams.is_empty() { "void".to_string() } else { cparams.join(", ") };
+        let cparams = if cparams.is_empty() {
+            "void".to_string()
+        } else {
+            cparams.join(", ")
+        };
         let sep = if f.c_ret.ends_with('*') { "" } else { " " };
         let _ = writeln!(self.h, "{}{sep}{}({cparams});", f.c_ret, f.name);
-        let rparams: Vec<String> =
-            f.params.iter().map(|(_, r, n)| format!("{n}: {r}")).collect();
+        let rparams: Vec<String> = f
+            .params
+            .iter()
+            .map(|(_, r, n)| format!("{n}: {r}"))
+            .collect();
         // Only `rma::` and `coll::` helpers are unsafe functions (they read or write the caller's
         // buffers); the others check everything they touch.
         let body = if f.body.starts_with("rma::") || f.body.contains("coll::") {
-            format!("// SAFETY: forwarded caller contract (see # Safety).\n    unsafe {{ {} }}", f.body)
+            format!(
+                "// SAFETY: forwarded caller contract (see # Safety).\n    unsafe {{ {} }}",
+                f.body
+            )
         } else {
             f.body.clone()
         };
-        let ret = if f.rs_ret.is_empty() { String::new() } else { format!(" -> {}", f.rs_ret) };
+        let ret = if f.rs_ret.is_empty() {
+            String::new()
+        } else {
+            format!(" -> {}", f.rs_ret)
+        };
         let _ = writeln!(
             self.rs,
             "/// `{}`: see include/shmem.h.\n///\n/// # Safety\n/// The OpenSHMEM contract: pointers to live memory of the sizes given; \
@@ -77,7 +91,9 @@ fn main() {
     let mut o = Out::default();
 
     // Typed RMA.
-    o.section("Typed RMA: put/get/p/g, _nbi, iput/iget (dest/source on the remote side symmetric).");
+    o.section(
+        "Typed RMA: put/get/p/g, _nbi, iput/iget (dest/source on the remote side symmetric).",
+    );
     for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
         let (n, c, r) = (t.name, t.c, t.rust);
         let cp = format!("{c} *");
@@ -132,7 +148,10 @@ fn main() {
                 c_ret: c,
                 rs_ret: r,
                 name: format!("shmem_{n}_g"),
-                params: vec![p(ccp.clone(), format!("*const {r}"), "source"), p("int", "c_int", "pe")],
+                params: vec![
+                    p(ccp.clone(), format!("*const {r}"), "source"),
+                    p("int", "c_int", "pe"),
+                ],
                 body: "rma::g(CALL, source, pe)".into(),
             });
         } else {
@@ -145,7 +164,9 @@ fn main() {
         }
     }
 
-    o.section("Sized RMA: putN/getN/iputN/igetN and _nbi (N bits per element), putmem/getmem _nbi.");
+    o.section(
+        "Sized RMA: putN/getN/iputN/igetN and _nbi (N bits per element), putmem/getmem _nbi.",
+    );
     for bits in SIZES {
         let sz = bits / 8;
         for (op, nbi) in [("put", ""), ("get", ""), ("put", "_nbi"), ("get", "_nbi")] {
@@ -195,7 +216,9 @@ fn main() {
     }
 
     // Typed put with signal.
-    o.section("Put with signal: the data, then the signal word (SHMEM_SIGNAL_SET/ADD) on the same PE.");
+    o.section(
+        "Put with signal: the data, then the signal word (SHMEM_SIGNAL_SET/ADD) on the same PE.",
+    );
     for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
         let (n, c, r) = (t.name, t.c, t.rust);
         for nbi in ["", "_nbi"] {
@@ -221,7 +244,10 @@ fn main() {
 
     // Atomics.
     o.section("Atomics (8- or 4-byte words, naturally aligned, symmetric), 1.4/1.5 names.");
-    for t in TYPES.iter().filter(|t| t.has & (AMO_EXT | AMO_STD | AMO_BIT) != 0) {
+    for t in TYPES
+        .iter()
+        .filter(|t| t.has & (AMO_EXT | AMO_STD | AMO_BIT) != 0)
+    {
         let (n, c, r) = (t.name, t.c, t.rust);
         let cp = format!("{c} *");
         let amos = amo_ops(t.has);
@@ -255,14 +281,22 @@ fn main() {
             c_ret: "void",
             rs_ret: "",
             name: format!("shmem_{n}_wait_until"),
-            params: vec![p(vp.clone(), format!("*mut {r}"), "ivar"), p("int", "c_int", "cmp"), p(c, r, "cmp_value")],
+            params: vec![
+                p(vp.clone(), format!("*mut {r}"), "ivar"),
+                p("int", "c_int", "cmp"),
+                p(c, r, "cmp_value"),
+            ],
             body: "sync::wait_until(CALL, ivar, cmp, cmp_value);".into(),
         });
         o.fun(Fun {
             c_ret: "int",
             rs_ret: "c_int",
             name: format!("shmem_{n}_test"),
-            params: vec![p(vp.clone(), format!("*mut {r}"), "ivar"), p("int", "c_int", "cmp"), p(c, r, "cmp_value")],
+            params: vec![
+                p(vp.clone(), format!("*mut {r}"), "ivar"),
+                p("int", "c_int", "cmp"),
+                p(c, r, "cmp_value"),
+            ],
             body: "sync::test(CALL, ivar, cmp, cmp_value)".into(),
         });
         if t.has & WAIT_OLD != 0 {
@@ -330,7 +364,10 @@ fn main() {
                     p(format!("const {c} *"), format!("*const {r}"), "source"),
                     p("size_t", "usize", "nreduce"),
                 ],
-                body: format!("coll::reduce(CALL, team, dest, source, nreduce, {})", op_fn(op, r)),
+                body: format!(
+                    "coll::reduce(CALL, team, dest, source, nreduce, {})",
+                    op_fn(op, r)
+                ),
             });
         }
     }
@@ -385,7 +422,11 @@ fn main() {
 
 /// The reduction `op` over Rust type `r`, as a `fn(T, T) -> T` path.
 fn op_fn(op: &str, r: &str) -> String {
-    let tr = if matches!(op, "and" | "or" | "xor") { "coll::Bits" } else { "coll::Arith" };
+    let tr = if matches!(op, "and" | "or" | "xor") {
+        "coll::Bits"
+    } else {
+        "coll::Arith"
+    };
     format!("<{r} as {tr}>::{op}")
 }
 
@@ -393,7 +434,11 @@ fn op_fn(op: &str, r: &str) -> String {
 fn amo_ops(has: u32) -> Vec<(&'static str, &'static [&'static str], bool)> {
     let mut v: Vec<(&'static str, &'static [&'static str], bool)> = Vec::new();
     if has & AMO_EXT != 0 {
-        v.extend([("fetch", &[][..], true), ("set", &["value"][..], false), ("swap", &["value"][..], true)]);
+        v.extend([
+            ("fetch", &[][..], true),
+            ("set", &["value"][..], false),
+            ("swap", &["value"][..], true),
+        ]);
     }
     if has & AMO_STD != 0 {
         v.extend([
@@ -419,8 +464,21 @@ fn amo_ops(has: u32) -> Vec<(&'static str, &'static [&'static str], bool)> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn amo_fun(o: &mut Out, name: String, c: &str, r: &str, cp: &str, op: &str, args: &[&str], ret: bool) {
-    let target = if op == "fetch" { format!("const {cp}") } else { cp.to_string() };
+fn amo_fun(
+    o: &mut Out,
+    name: String,
+    c: &str,
+    r: &str,
+    cp: &str,
+    op: &str,
+    args: &[&str],
+    ret: bool,
+) {
+    let target = if op == "fetch" {
+        format!("const {cp}")
+    } else {
+        cp.to_string()
+    };
     let mut params = vec![p(target, format!("*const {r}"), "dest")];
     for a in args {
         params.push(p(c, r, a));
@@ -430,7 +488,9 @@ fn amo_fun(o: &mut Out, name: String, c: &str, r: &str, cp: &str, op: &str, args
         "fetch" => "AtomicOp::Fetch".to_string(),
         "set" => "AtomicOp::Set(value.bits())".into(),
         "swap" => "AtomicOp::Swap(value.bits())".into(),
-        "compare_swap" => "AtomicOp::CompareSwap { expected: cond.bits(), new: value.bits() }".into(),
+        "compare_swap" => {
+            "AtomicOp::CompareSwap { expected: cond.bits(), new: value.bits() }".into()
+        }
         "fetch_inc" | "inc" => format!("AtomicOp::FetchAdd(1{r}.bits())"),
         "fetch_add" | "add" => "AtomicOp::FetchAdd(value.bits())".into(),
         "fetch_and" | "and" => "AtomicOp::FetchAnd(value.bits())".into(),

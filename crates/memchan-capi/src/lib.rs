@@ -47,9 +47,8 @@ struct Pe {
     /// Heap-segment offset of the library's own area past the user's heap
     /// ([`shmem::sys`]): collective sync words and scratch.
     sys: usize,
-    /// The local copy of the heap: its start (as an address) and length.
+    /// The local copy of the heap: its start, as an address.
     base: usize,
-    len: usize,
     seg: Segment,
     rma: Rma,
     /// Rank -> tx mapping of the heap towards that PE, made on first put.
@@ -184,14 +183,12 @@ fn init() -> Pe {
             }
         })
         .collect();
-    let len = rx.len();
     Pe {
         me,
         pes,
         heap: heap::Heap::new(want),
         sys,
         base: rx.as_ptr() as usize,
-        len,
         rma,
         tx: (0..n).map(|_| None).collect(),
         seg,
@@ -206,12 +203,19 @@ impl Pe {
     fn offset(&self, call: &str, addr: *const c_void, len: usize) -> usize {
         let a = addr as usize;
         match a.checked_sub(self.base) {
-            Some(off) if off.checked_add(len).is_some_and(|end| end <= self.len) => off,
+            Some(off)
+                if off
+                    .checked_add(len)
+                    .is_some_and(|end| end <= self.heap.size()) =>
+            {
+                off
+            }
             _ => die(
                 call,
                 format!(
                     "{addr:p} (+{len} bytes) is not in the symmetric heap ({:#x}, {} bytes)",
-                    self.base, self.len
+                    self.base,
+                    self.heap.size()
                 ),
             ),
         }
@@ -401,7 +405,6 @@ pub unsafe extern "C" fn shmem_putmem(
     // SAFETY: forwarded caller contract (`source` readable for `nelems` bytes).
     unsafe { put("shmem_putmem", dest, source, nelems, pe) }
 }
-
 
 /// # Safety
 /// `dest` is writable for `nelems` bytes; `source` is a symmetric address.

@@ -95,10 +95,12 @@ pub fn amo<T: Word>(call: &str, dest: *const T, pe: c_int, op: AtomicOp) -> T {
         // (the mapping is page-aligned); other PEs reach it only through atomics.
         unsafe { local(p.base + off, w, op) }
     } else if w == 8 {
-        p.rma.atomic_u64(p.pes[t], off, op)
+        p.rma
+            .atomic_u64(p.pes[t], off, op)
             .unwrap_or_else(|e| die(call, format!("on PE {pe}: {e}")))
     } else {
-        p.rma.atomic_u32(p.pes[t], off, op)
+        p.rma
+            .atomic_u32(p.pes[t], off, op)
             .map(u64::from)
             .unwrap_or_else(|e| die(call, format!("on PE {pe}: {e}")))
     };

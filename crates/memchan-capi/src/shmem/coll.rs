@@ -57,16 +57,31 @@ impl Set {
 fn active_set(call: &str, p: &Pe, start: c_int, log: c_int, size: c_int) -> Set {
     let n = p.pes.len();
     let bad = |why: String| -> ! {
-        die(call, format!("active set (PE_start {start}, logPE_stride {log}, PE_size {size}): {why}"))
+        die(
+            call,
+            format!("active set (PE_start {start}, logPE_stride {log}, PE_size {size}): {why}"),
+        )
     };
-    let (Ok(s), Ok(l), Ok(z)) = (usize::try_from(start), u32::try_from(log), usize::try_from(size)) else {
+    let (Ok(s), Ok(l), Ok(z)) = (
+        usize::try_from(start),
+        u32::try_from(log),
+        usize::try_from(size),
+    ) else {
         bad("negative".into())
     };
     if z == 0 || l >= usize::BITS - 1 {
         bad("empty, or the stride overflows".into());
     }
-    let set = Set { start: s, stride: 1 << l, size: z };
-    if (z - 1).checked_mul(set.stride).and_then(|d| d.checked_add(s)).is_none_or(|last| last >= n) {
+    let set = Set {
+        start: s,
+        stride: 1 << l,
+        size: z,
+    };
+    if (z - 1)
+        .checked_mul(set.stride)
+        .and_then(|d| d.checked_add(s))
+        .is_none_or(|last| last >= n)
+    {
         bad(format!("reaches past the last PE ({})", n - 1));
     }
     if set.index_of(p.me).is_none() {
@@ -78,9 +93,20 @@ fn active_set(call: &str, p: &Pe, start: c_int, log: c_int, size: c_int) -> Set 
 /// A team's members, or the end naming `call` for a handle that is no team.
 pub fn team_set(call: &str, p: &Pe, team: Team) -> Set {
     match team as usize {
-        TEAM_WORLD => Set { start: 0, stride: 1, size: p.pes.len() },
-        TEAM_SHARED => Set { start: p.me, stride: 1, size: 1 },
-        _ => die(call, format!("{team:p} is not a team (SHMEM_TEAM_WORLD or SHMEM_TEAM_SHARED)")),
+        TEAM_WORLD => Set {
+            start: 0,
+            stride: 1,
+            size: p.pes.len(),
+        },
+        TEAM_SHARED => Set {
+            start: p.me,
+            stride: 1,
+            size: 1,
+        },
+        _ => die(
+            call,
+            format!("{team:p} is not a team (SHMEM_TEAM_WORLD or SHMEM_TEAM_SHARED)"),
+        ),
     }
 }
 
@@ -169,9 +195,22 @@ fn bytes(call: &str, n: usize, es: usize) -> usize {
 /// # Safety
 /// `src` is readable for `len` bytes on the root.
 #[allow(clippy::too_many_arguments)]
-unsafe fn broadcast(call: &str, p: &mut Pe, set: &Set, ps: usize, dest: *mut c_void, src: *const c_void, len: usize, root: c_int, to_root: bool) {
+unsafe fn broadcast(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut c_void,
+    src: *const c_void,
+    len: usize,
+    root: c_int,
+    to_root: bool,
+) {
     let Some(root) = usize::try_from(root).ok().filter(|&r| r < set.size) else {
-        die(call, format!("root {root} is not a member index (0..{})", set.size))
+        die(
+            call,
+            format!("root {root} is not a member index (0..{})", set.size),
+        )
     };
     let off = p.offset(call, dest.cast_const(), len);
     barrier(call, p, set, ps);
@@ -190,7 +229,15 @@ unsafe fn broadcast(call: &str, p: &mut Pe, set: &Set, ps: usize, dest: *mut c_v
 ///
 /// # Safety
 /// `src` is readable for `len` bytes.
-unsafe fn collect(call: &str, p: &mut Pe, set: &Set, ps: usize, dest: *mut c_void, src: *const c_void, len: usize) {
+unsafe fn collect(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut c_void,
+    src: *const c_void,
+    len: usize,
+) {
     // SAFETY: forwarded caller contract.
     let data = unsafe { source(call, src, len) };
     barrier(call, p, set, ps);
@@ -214,7 +261,12 @@ unsafe fn collect(call: &str, p: &mut Pe, set: &Set, ps: usize, dest: *mut c_voi
     }
     let off = p.offset(call, dest.cast_const(), total);
     if before.checked_add(len).is_none_or(|end| end > total) {
-        die(call, format!("the members' sizes ({total} bytes in all) do not hold this PE's {len} at {before}"));
+        die(
+            call,
+            format!(
+                "the members' sizes ({total} bytes in all) do not hold this PE's {len} at {before}"
+            ),
+        );
     }
     for m in set.members() {
         put(call, p, m, off + before, data);
@@ -226,7 +278,15 @@ unsafe fn collect(call: &str, p: &mut Pe, set: &Set, ps: usize, dest: *mut c_voi
 ///
 /// # Safety
 /// `src` is readable for `len` bytes.
-unsafe fn fcollect(call: &str, p: &mut Pe, set: &Set, ps: usize, dest: *mut c_void, src: *const c_void, len: usize) {
+unsafe fn fcollect(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut c_void,
+    src: *const c_void,
+    len: usize,
+) {
     // SAFETY: forwarded caller contract.
     let data = unsafe { source(call, src, len) };
     let off = p.offset(call, dest.cast_const(), bytes(call, set.size, len));
@@ -288,7 +348,16 @@ float_ops!(f32, f64);
 /// # Safety
 /// `src` is readable for `n` elements.
 #[allow(clippy::too_many_arguments)]
-unsafe fn reduce_set<T: Copy>(call: &str, p: &mut Pe, set: &Set, ps: usize, dest: *mut T, src: *const T, n: usize, f: fn(T, T) -> T) {
+unsafe fn reduce_set<T: Copy>(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut T,
+    src: *const T,
+    n: usize,
+    f: fn(T, T) -> T,
+) {
     let es = size_of::<T>();
     let len = bytes(call, n, es);
     let off = p.offset(call, dest.cast_const().cast(), len);
@@ -312,13 +381,20 @@ unsafe fn reduce_set<T: Copy>(call: &str, p: &mut Pe, set: &Set, ps: usize, dest
             let at = |m: usize, j: usize| {
                 // SAFETY: `(m * chunk + j) * es + es <= all.len()`; T is a C scalar
                 // (every bit pattern a value), read unaligned from bytes.
-                unsafe { all.as_ptr().add((m * chunk + j) * es).cast::<T>().read_unaligned() }
+                unsafe {
+                    all.as_ptr()
+                        .add((m * chunk + j) * es)
+                        .cast::<T>()
+                        .read_unaligned()
+                }
             };
             let mut out = Vec::with_capacity(k * es);
             for j in 0..k {
                 let v = (1..set.size).fold(at(0, j), |acc, m| f(acc, at(m, j)));
                 // SAFETY: `v` is a live `T` of `es` bytes.
-                out.extend_from_slice(unsafe { std::slice::from_raw_parts((&raw const v).cast::<u8>(), es) });
+                out.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts((&raw const v).cast::<u8>(), es)
+                });
             }
             for m in set.members() {
                 put(call, p, m, off + i * es, &out);
@@ -334,7 +410,17 @@ unsafe fn reduce_set<T: Copy>(call: &str, p: &mut Pe, set: &Set, ps: usize, dest
 /// # Safety
 /// `src` is readable for `nreduce` elements.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn to_all<T: Copy>(call: &str, dest: *mut T, src: *const T, nreduce: c_int, start: c_int, log: c_int, size: c_int, psync: *mut c_long, f: fn(T, T) -> T) {
+pub unsafe fn to_all<T: Copy>(
+    call: &str,
+    dest: *mut T,
+    src: *const T,
+    nreduce: c_int,
+    start: c_int,
+    log: c_int,
+    size: c_int,
+    psync: *mut c_long,
+    f: fn(T, T) -> T,
+) {
     let Ok(n) = usize::try_from(nreduce) else {
         die(call, format!("nreduce {nreduce} is negative"))
     };
@@ -350,7 +436,14 @@ pub unsafe fn to_all<T: Copy>(call: &str, dest: *mut T, src: *const T, nreduce: 
 ///
 /// # Safety
 /// `src` is readable for `nreduce` elements.
-pub unsafe fn reduce<T: Copy>(call: &str, team: Team, dest: *mut T, src: *const T, nreduce: usize, f: fn(T, T) -> T) -> c_int {
+pub unsafe fn reduce<T: Copy>(
+    call: &str,
+    team: Team,
+    dest: *mut T,
+    src: *const T,
+    nreduce: usize,
+    f: fn(T, T) -> T,
+) -> c_int {
     let mut st = lock();
     let p = pe_of(&mut st, call);
     let set = team_set(call, p, team);
@@ -370,7 +463,14 @@ fn on_team<R>(call: &str, team: Team, f: impl FnOnce(&mut Pe, &Set, usize) -> R)
 }
 
 /// Runs `f` on the initialised PE with an active set and its pSync.
-fn on_set<R>(call: &str, start: c_int, log: c_int, size: c_int, psync: *mut c_long, f: impl FnOnce(&mut Pe, &Set, usize) -> R) -> R {
+fn on_set<R>(
+    call: &str,
+    start: c_int,
+    log: c_int,
+    size: c_int,
+    psync: *mut c_long,
+    f: impl FnOnce(&mut Pe, &Set, usize) -> R,
+) -> R {
     let mut st = lock();
     let p = pe_of(&mut st, call);
     let set = active_set(call, p, start, log, size);
@@ -382,10 +482,20 @@ fn on_set<R>(call: &str, start: c_int, log: c_int, size: c_int, psync: *mut c_lo
 ///
 /// # Safety
 /// `src` is readable for `n * es` bytes on the root.
-pub unsafe fn team_broadcast(call: &str, team: Team, dest: *mut c_void, src: *const c_void, n: usize, es: usize, root: c_int) -> c_int {
+pub unsafe fn team_broadcast(
+    call: &str,
+    team: Team,
+    dest: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    es: usize,
+    root: c_int,
+) -> c_int {
     let len = bytes(call, n, es);
     // SAFETY: forwarded caller contract.
-    on_team(call, team, |p, set, ps| unsafe { broadcast(call, p, set, ps, dest, src, len, root, true) });
+    on_team(call, team, |p, set, ps| unsafe {
+        broadcast(call, p, set, ps, dest, src, len, root, true)
+    });
     0
 }
 
@@ -393,10 +503,20 @@ pub unsafe fn team_broadcast(call: &str, team: Team, dest: *mut c_void, src: *co
 ///
 /// # Safety
 /// `src` is readable for `n * es` bytes.
-pub unsafe fn team_collect(call: &str, team: Team, dest: *mut c_void, src: *const c_void, n: usize, es: usize, _root: c_int) -> c_int {
+pub unsafe fn team_collect(
+    call: &str,
+    team: Team,
+    dest: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    es: usize,
+    _root: c_int,
+) -> c_int {
     let len = bytes(call, n, es);
     // SAFETY: forwarded caller contract.
-    on_team(call, team, |p, set, ps| unsafe { collect(call, p, set, ps, dest, src, len) });
+    on_team(call, team, |p, set, ps| unsafe {
+        collect(call, p, set, ps, dest, src, len)
+    });
     0
 }
 
@@ -404,22 +524,36 @@ pub unsafe fn team_collect(call: &str, team: Team, dest: *mut c_void, src: *cons
 ///
 /// # Safety
 /// `src` is readable for `n * es` bytes.
-pub unsafe fn team_fcollect(call: &str, team: Team, dest: *mut c_void, src: *const c_void, n: usize, es: usize, _root: c_int) -> c_int {
+pub unsafe fn team_fcollect(
+    call: &str,
+    team: Team,
+    dest: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    es: usize,
+    _root: c_int,
+) -> c_int {
     let len = bytes(call, n, es);
     // SAFETY: forwarded caller contract.
-    on_team(call, team, |p, set, ps| unsafe { fcollect(call, p, set, ps, dest, src, len) });
+    on_team(call, team, |p, set, ps| unsafe {
+        fcollect(call, p, set, ps, dest, src, len)
+    });
     0
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_barrier(start: c_int, log: c_int, size: c_int, psync: *mut c_long) {
-    on_set("shmem_barrier", start, log, size, psync, |p, set, ps| barrier("shmem_barrier", p, set, ps));
+    on_set("shmem_barrier", start, log, size, psync, |p, set, ps| {
+        barrier("shmem_barrier", p, set, ps)
+    });
 }
 
 /// 1.5's `shmem_sync`: a barrier without the quiet; memchan's is no slower with it.
 #[no_mangle]
 pub extern "C" fn shmem_sync(start: c_int, log: c_int, size: c_int, psync: *mut c_long) {
-    on_set("shmem_sync", start, log, size, psync, |p, set, ps| barrier("shmem_sync", p, set, ps));
+    on_set("shmem_sync", start, log, size, psync, |p, set, ps| {
+        barrier("shmem_sync", p, set, ps)
+    });
 }
 
 #[no_mangle]
@@ -433,7 +567,9 @@ pub extern "C" fn shmem_sync_all() {
 /// 0, or the end naming the call for a handle that is no team.
 #[no_mangle]
 pub extern "C" fn shmem_team_sync(team: Team) -> c_int {
-    on_team("shmem_team_sync", team, |p, set, ps| barrier("shmem_team_sync", p, set, ps));
+    on_team("shmem_team_sync", team, |p, set, ps| {
+        barrier("shmem_team_sync", p, set, ps)
+    });
     0
 }
 
@@ -486,7 +622,13 @@ active_set_gather!(
 /// `source` is readable for `nelems` bytes on the root.
 #[no_mangle]
 #[allow(non_snake_case)]
-pub unsafe extern "C" fn shmem_broadcastmem(team: Team, dest: *mut c_void, source: *const c_void, nelems: usize, PE_root: c_int) -> c_int {
+pub unsafe extern "C" fn shmem_broadcastmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    PE_root: c_int,
+) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { team_broadcast("shmem_broadcastmem", team, dest, source, nelems, 1, PE_root) }
 }
@@ -494,7 +636,12 @@ pub unsafe extern "C" fn shmem_broadcastmem(team: Team, dest: *mut c_void, sourc
 /// # Safety
 /// `source` is readable for `nelems` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn shmem_collectmem(team: Team, dest: *mut c_void, source: *const c_void, nelems: usize) -> c_int {
+pub unsafe extern "C" fn shmem_collectmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { team_collect("shmem_collectmem", team, dest, source, nelems, 1, 0) }
 }
@@ -502,7 +649,12 @@ pub unsafe extern "C" fn shmem_collectmem(team: Team, dest: *mut c_void, source:
 /// # Safety
 /// `source` is readable for `nelems` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn shmem_fcollectmem(team: Team, dest: *mut c_void, source: *const c_void, nelems: usize) -> c_int {
+pub unsafe extern "C" fn shmem_fcollectmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { team_fcollect("shmem_fcollectmem", team, dest, source, nelems, 1, 0) }
 }

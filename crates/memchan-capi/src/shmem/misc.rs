@@ -68,9 +68,12 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
         let mut st = lock();
         let p = pe_of(&mut st, CALL);
         let off = p.offset(CALL, ptr, 0);
-        p.heap
-            .block_len(off)
-            .unwrap_or_else(|| die(CALL, format!("{ptr:p} is not a block shmem_malloc returned")))
+        p.heap.block_len(off).unwrap_or_else(|| {
+            die(
+                CALL,
+                format!("{ptr:p} is not a block shmem_malloc returned"),
+            )
+        })
     };
     if size <= old_len {
         return ptr;
@@ -266,7 +269,11 @@ pub unsafe extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut *mut c_voi
 /// # Safety
 /// `ctx` is a writable `shmem_ctx_t`.
 #[no_mangle]
-pub unsafe extern "C" fn shmem_team_create_ctx(team: Team, options: c_long, ctx: *mut *mut c_void) -> c_int {
+pub unsafe extern "C" fn shmem_team_create_ctx(
+    team: Team,
+    options: c_long,
+    ctx: *mut *mut c_void,
+) -> c_int {
     {
         let mut st = lock();
         let p = pe_of(&mut st, "shmem_team_create_ctx");
@@ -283,21 +290,66 @@ pub extern "C" fn shmem_ctx_destroy(_ctx: *mut c_void) {}
 #[no_mangle]
 pub extern "C" fn shmem_swap(target: *mut c_long, value: c_long, pe: c_int) -> c_long {
     use super::atomic::{amo, Word};
-    amo::<i64>("shmem_swap", target, pe, memchan::AtomicOp::Swap(value.bits()))
+    amo::<i64>(
+        "shmem_swap",
+        target,
+        pe,
+        memchan::AtomicOp::Swap(value.bits()),
+    )
 }
 
 /// # Safety
 /// `source` is readable for `nelems` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn shmem_putmem_signal(dest: *mut c_void, source: *const c_void, nelems: usize, sig_addr: *mut u64, signal: u64, sig_op: c_int, pe: c_int) {
+pub unsafe extern "C" fn shmem_putmem_signal(
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) {
     // SAFETY: forwarded caller contract.
-    unsafe { super::rma::put_signal("shmem_putmem_signal", dest, source, nelems, 1, sig_addr, signal, sig_op, pe) }
+    unsafe {
+        super::rma::put_signal(
+            "shmem_putmem_signal",
+            dest,
+            source,
+            nelems,
+            1,
+            sig_addr,
+            signal,
+            sig_op,
+            pe,
+        )
+    }
 }
 
 /// # Safety
 /// `source` is readable for `nelems` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn shmem_putmem_signal_nbi(dest: *mut c_void, source: *const c_void, nelems: usize, sig_addr: *mut u64, signal: u64, sig_op: c_int, pe: c_int) {
+pub unsafe extern "C" fn shmem_putmem_signal_nbi(
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) {
     // SAFETY: forwarded caller contract.
-    unsafe { super::rma::put_signal("shmem_putmem_signal_nbi", dest, source, nelems, 1, sig_addr, signal, sig_op, pe) }
+    unsafe {
+        super::rma::put_signal(
+            "shmem_putmem_signal_nbi",
+            dest,
+            source,
+            nelems,
+            1,
+            sig_addr,
+            signal,
+            sig_op,
+            pe,
+        )
+    }
 }

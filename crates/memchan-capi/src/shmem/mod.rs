@@ -76,7 +76,12 @@ mod tests {
             assert!(GENERATED.contains(name), "missing: {name}");
         }
         // Families the standard leaves out of a type stay out.
-        for absent in ["shmem_float_atomic_fetch_add(", "shmem_int_atomic_fetch_and(", "shmem_double_and_to_all(", "shmem_longdouble_sum_reduce("] {
+        for absent in [
+            "shmem_float_atomic_fetch_add(",
+            "shmem_int_atomic_fetch_and(",
+            "shmem_double_and_to_all(",
+            "shmem_longdouble_sum_reduce(",
+        ] {
             assert!(!GENERATED.contains(absent), "should not exist: {absent}");
         }
     }

@@ -84,12 +84,24 @@ pub unsafe fn g<T: Copy>(call: &str, source: *const T, pe: c_int) -> T {
 
 /// Byte strides and spans of a strided transfer: (dest stride, source stride, dest
 /// span, source span), the end naming `call` for a stride below 1 or an overflow.
-fn strides(call: &str, dst: isize, sst: isize, n: usize, es: usize) -> (usize, usize, usize, usize) {
+fn strides(
+    call: &str,
+    dst: isize,
+    sst: isize,
+    n: usize,
+    es: usize,
+) -> (usize, usize, usize, usize) {
     let (Ok(d), Ok(s)) = (usize::try_from(dst), usize::try_from(sst)) else {
-        die(call, format!("strides must be at least 1 (dst {dst}, sst {sst})"))
+        die(
+            call,
+            format!("strides must be at least 1 (dst {dst}, sst {sst})"),
+        )
     };
     if d == 0 || s == 0 {
-        die(call, format!("strides must be at least 1 (dst {dst}, sst {sst})"));
+        die(
+            call,
+            format!("strides must be at least 1 (dst {dst}, sst {sst})"),
+        );
     }
     let span = |stride: usize| {
         stride
@@ -220,7 +232,10 @@ pub unsafe fn put_signal(
     let off = p.offset(call, dest, len);
     let sig = p.offset(call, sig_addr.cast_const().cast(), 8);
     if !sig.is_multiple_of(8) {
-        die(call, format!("signal word {sig_addr:p} is not 8-byte aligned"));
+        die(
+            call,
+            format!("signal word {sig_addr:p} is not 8-byte aligned"),
+        );
     }
     let data: &[u8] = if len == 0 {
         &[]

@@ -97,7 +97,10 @@ pub extern "C" fn shmem_set_lock(lock_word: *mut c_long) {
     const CALL: &str = "shmem_set_lock";
     let me = owner(CALL);
     let mut idle = Idle::new();
-    let cas = AtomicOp::CompareSwap { expected: 0, new: me.bits() };
+    let cas = AtomicOp::CompareSwap {
+        expected: 0,
+        new: me.bits(),
+    };
     while atomic::amo::<i64>(CALL, lock_word, 0, cas) != 0 {
         idle.pause();
     }
@@ -108,7 +111,10 @@ pub extern "C" fn shmem_set_lock(lock_word: *mut c_long) {
 pub extern "C" fn shmem_test_lock(lock_word: *mut c_long) -> c_int {
     const CALL: &str = "shmem_test_lock";
     let me = owner(CALL);
-    let cas = AtomicOp::CompareSwap { expected: 0, new: me.bits() };
+    let cas = AtomicOp::CompareSwap {
+        expected: 0,
+        new: me.bits(),
+    };
     c_int::from(atomic::amo::<i64>(CALL, lock_word, 0, cas) != 0)
 }
 
@@ -120,11 +126,23 @@ pub extern "C" fn shmem_clear_lock(lock_word: *mut c_long) {
     if let Err(e) = pe_of(&mut lock(), CALL).cluster.ack() {
         die(CALL, e);
     }
-    let cas = AtomicOp::CompareSwap { expected: me.bits(), new: 0 };
+    let cas = AtomicOp::CompareSwap {
+        expected: me.bits(),
+        new: 0,
+    };
     let was = atomic::amo::<i64>(CALL, lock_word, 0, cas);
     if was != me {
-        die(CALL, format!("this PE does not hold the lock at {lock_word:p} (held by {})",
-            if was == 0 { "nobody".to_string() } else { format!("PE {}", was - 1) }));
+        die(
+            CALL,
+            format!(
+                "this PE does not hold the lock at {lock_word:p} (held by {})",
+                if was == 0 {
+                    "nobody".to_string()
+                } else {
+                    format!("PE {}", was - 1)
+                }
+            ),
+        );
     }
 }
 
