@@ -81,7 +81,7 @@ impl Out {
     }
 }
 
-fn p<'a>(c: impl Into<String>, r: impl Into<String>, n: &'a str) -> (String, String, &'a str) {
+fn p(c: impl Into<String>, r: impl Into<String>, n: &str) -> (String, String, &str) {
     (c.into(), r.into(), n)
 }
 

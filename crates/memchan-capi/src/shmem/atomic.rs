@@ -113,7 +113,7 @@ pub fn amo<T: Word>(call: &str, dest: *const T, pe: c_int, op: AtomicOp) -> T {
 /// `addr` is mapped and aligned to `size_of::<T>()`.
 pub unsafe fn load<T: Word>(addr: usize) -> T {
     let o = Ordering::Acquire;
-    // SAFETY (each arm): the caller's contract.
+    // SAFETY: each arm's pointer is the caller's mapped, aligned `addr`.
     let b = unsafe {
         match size_of::<T>() {
             1 => u64::from(AtomicU8::from_ptr(addr as *mut u8).load(o)),
