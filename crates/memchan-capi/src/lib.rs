@@ -47,6 +47,9 @@ struct Pe {
     /// Heap-segment offset of the library's own area past the user's heap
     /// ([`shmem::sys`]): collective sync words and scratch.
     sys: usize,
+    /// The executable's data range made symmetric ([`shmem::statics`]): its start,
+    /// length and heap-segment offset; `None` where the transport cannot alias it.
+    statics: Option<(usize, usize, usize)>,
     /// The local copy of the heap: its start, as an address.
     base: usize,
     seg: Segment,
@@ -126,8 +129,12 @@ fn init() -> Pe {
     let sys = want
         .checked_next_multiple_of(4096)
         .unwrap_or_else(|| die(CALL, format!("{SIZE_VAR}={want} is too large")));
+    // The executable's data range rides at the end of the heap segment.
+    let data = shmem::statics::data_range();
+    let area = sys + shmem::sys::LEN;
+    let seg_len = area + data.map_or(0, |(lo, hi)| hi - lo);
     let seg = cluster
-        .segment("shmem.heap", sys + shmem::sys::LEN, 0o600)
+        .segment("shmem.heap", seg_len, 0o600)
         .unwrap_or_else(|e| {
             fail(
                 &format!(
@@ -143,6 +150,20 @@ fn init() -> Pe {
     let rx = seg
         .map_rx_with(open)
         .unwrap_or_else(|e| fail("mapping the symmetric heap", e));
+    let statics = data.and_then(|(lo, hi)| {
+        // SAFETY: `area..area + (hi - lo)` lies in the heap mapping just made (page-
+        // aligned: `sys` and `sys::LEN` are page multiples), which no other PE
+        // writes before the barriers below; `[lo, hi)` is the executable's data
+        // range, and only this thread runs the program's code during init.
+        let r = unsafe { shmem::statics::alias(rx.as_ptr() as usize + area, lo, hi - lo) };
+        match r {
+            Ok(()) => Some((lo, hi - lo, area)),
+            Err(e) => {
+                tracing::debug!(error = %e, "static data stays local");
+                None
+            }
+        }
+    });
     let rma = seg
         .rma()
         .unwrap_or_else(|e| fail("the heap's get/atomic handle", e));
@@ -188,6 +209,7 @@ fn init() -> Pe {
         pes,
         heap: heap::Heap::new(want),
         sys,
+        statics,
         base: rx.as_ptr() as usize,
         rma,
         tx: (0..n).map(|_| None).collect(),
@@ -199,26 +221,38 @@ fn init() -> Pe {
 }
 
 impl Pe {
-    /// The heap offset of `[addr, addr + len)`, or the end naming `call`.
-    fn offset(&self, call: &str, addr: *const c_void, len: usize) -> usize {
+    /// The heap-segment offset of `[addr, addr + len)`: in the user's heap, or in
+    /// the static data ([`shmem::statics`]); `None` elsewhere.
+    fn sym_offset(&self, addr: *const c_void, len: usize) -> Option<usize> {
         let a = addr as usize;
-        match a.checked_sub(self.base) {
-            Some(off)
-                if off
-                    .checked_add(len)
-                    .is_some_and(|end| end <= self.heap.size()) =>
-            {
-                off
+        let within = |start: usize, size: usize| {
+            let d = a.checked_sub(start)?;
+            d.checked_add(len).filter(|&end| end <= size).map(|_| d)
+        };
+        if let Some((lo, size, area)) = self.statics {
+            if let Some(d) = within(lo, size) {
+                return Some(area + d);
             }
-            _ => die(
+        }
+        within(self.base, self.heap.size())
+    }
+
+    /// As [`sym_offset`](Self::sym_offset), or the end naming `call`.
+    fn offset(&self, call: &str, addr: *const c_void, len: usize) -> usize {
+        self.sym_offset(addr, len).unwrap_or_else(|| {
+            let statics = match self.statics {
+                Some((lo, size, _)) => format!("static data ({lo:#x}, {size} bytes)"),
+                None => "static data (not symmetric on this transport)".into(),
+            };
+            die(
                 call,
                 format!(
-                    "{addr:p} (+{len} bytes) is not in the symmetric heap ({:#x}, {} bytes)",
+                    "{addr:p} (+{len} bytes) is not in the symmetric heap ({:#x}, {} bytes) or the {statics}",
                     self.base,
                     self.heap.size()
                 ),
-            ),
-        }
+            )
+        })
     }
 
     fn check_pe(&self, call: &str, pe: c_int) -> usize {

@@ -1,5 +1,5 @@
 //! The C API end to end: the programs of memchan-capi's `tests/c` (hello_shmem,
-//! rma_families, atomics, collectives, global_exit, bad_calls) compiled by the
+//! rma_families, atomics, collectives, statics, global_exit, bad_calls) compiled by the
 //! system `cc` (through `memchan oshcc`) against the built `libmemchan.so`, started
 //! as real PEs by `memchan run`.
 
@@ -137,6 +137,42 @@ fn collectives_teams_and_queries_give_the_expected_values() {
     }
 }
 
+/// Globals and file-local statics (`.data` and `.bss`) are symmetric on one host:
+/// puts, gets, atomics, a wait and a static pSync reach them, no heap involved.
+#[test]
+fn static_and_global_data_are_symmetric_on_one_host() {
+    let prog = CProgram::build("statics");
+    for n in [2, 3] {
+        all_pes_ok(&prog, n, "statics", &[]);
+    }
+}
+
+/// Through a hub the receive memory cannot alias the executable's data: a put to a
+/// static is refused by name, saying so, instead of landing nowhere.
+#[test]
+fn static_data_through_a_hub_is_refused_by_name() {
+    let prog = CProgram::build("bad_calls");
+    let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
+    let addr = hub.expect_line("listening");
+    let out = bin()
+        .args(["run", "-n", "2", "--timeout", "120"])
+        .arg(&prog.0)
+        .arg("static-put")
+        .env("SHMEM_SYMMETRIC_SIZE", "4K")
+        .env("MEMCHAN_HUB", &addr)
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn memchan run");
+    hub.terminate();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("shmem_long_p: 0x")
+            && stderr.contains("or the static data (not symmetric on this transport)"),
+        "{stderr}"
+    );
+}
+
 /// The same programs with every operation crossing a hub.
 #[test]
 fn the_families_run_through_a_hub_too() {
@@ -264,9 +300,9 @@ fn bad_calls_name_the_call_and_the_problem() {
         ("bad-cmp", "shmem_int_wait_until: 42 is not a SHMEM_CMP_* comparison"),
         ("stack-wait", "shmem_int_wait_until: 0x"),
         ("zero-stride", "shmem_int_iput: strides must be at least 1 (dst 0, sst 1)"),
-        // Static data is not symmetric (yet): a static pSync is named as such.
-        ("static-psync", "shmem_barrier: 0x"),
-        ("static-psync", "is not in the symmetric heap (0x"),
+        // Memory of libc's malloc is in no symmetric range.
+        ("libc-heap", "shmem_barrier: 0x"),
+        ("libc-heap", "is not in the symmetric heap (0x"),
         ("bad-active-set", "shmem_barrier: active set (PE_start 1, logPE_stride 0, PE_size 2): reaches past the last PE (1)"),
         ("bad-team", "shmem_team_sync: 0x4d is not a team"),
         ("unheld-lock", "shmem_clear_lock: this PE does not hold the lock"),

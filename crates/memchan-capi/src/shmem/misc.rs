@@ -118,8 +118,7 @@ pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int
     let mut st = lock();
     let p = pe_of(&mut st, "shmem_addr_accessible");
     let ok_pe = usize::try_from(pe).is_ok_and(|r| r < p.pes.len());
-    let a = addr as usize;
-    c_int::from(ok_pe && a >= p.base && a < p.base + p.heap.size())
+    c_int::from(ok_pe && p.sym_offset(addr, 1).is_some())
 }
 
 /// Ends this PE with `status` (C's `exit`: stdio flushed); a non-zero status ends

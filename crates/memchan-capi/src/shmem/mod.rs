@@ -11,6 +11,7 @@ pub mod atomic;
 pub mod coll;
 mod misc;
 pub mod rma;
+pub mod statics;
 pub mod sync;
 pub mod sys;
 

@@ -2,6 +2,7 @@
  * argv[1] picks one (see the table below). */
 #include <shmem.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static long psync[SHMEM_BARRIER_SYNC_SIZE];
@@ -44,8 +45,14 @@ int main(int argc, char **argv) {
         shmem_int_wait_until(&ilocal, SHMEM_CMP_EQ, 0);
     else if (strcmp(what, "zero-stride") == 0)
         shmem_int_iput(iheap, &ilocal, 0, 1, 2, 0);
-    else if (strcmp(what, "static-psync") == 0)
-        shmem_barrier(0, 0, shmem_n_pes(), psync);
+    else if (strcmp(what, "libc-heap") == 0)
+        shmem_barrier(0, 0, shmem_n_pes(), calloc(SHMEM_BARRIER_SYNC_SIZE, sizeof(long)));
+    else if (strcmp(what, "static-put") == 0) {
+        /* Symmetric on one host; through a hub, refused by name. */
+        shmem_long_p(psync, 0, 0);
+        shmem_barrier_all();
+        return 0;
+    }
     else if (strcmp(what, "bad-active-set") == 0)
         shmem_barrier(1, 0, shmem_n_pes(), heap);
     else if (strcmp(what, "bad-team") == 0)
