@@ -159,6 +159,8 @@ int _my_pe(void);
 int _num_pes(void);
 void *shmalloc(size_t size);
 void shfree(void *ptr);
+void *shmemalign(size_t alignment, size_t size);
+void *shrealloc(void *ptr, size_t size);
 long shmem_swap(long *target, long value, int pe);
 void shmem_wait(volatile long *ivar, long cmp_value);
 void shmem_wait_until(volatile long *ivar, int cmp, long cmp_value);

@@ -40,6 +40,18 @@ pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
     (p.base + off) as *mut c_void
 }
 
+/// OpenSHMEM 1.0's `shmemalign`.
+#[no_mangle]
+pub extern "C" fn shmemalign(alignment: usize, size: usize) -> *mut c_void {
+    shmem_align(alignment, size)
+}
+
+/// OpenSHMEM 1.0's `shrealloc`.
+#[no_mangle]
+pub extern "C" fn shrealloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    shmem_realloc(ptr, size)
+}
+
 #[no_mangle]
 pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
     const CALL: &str = "shmem_calloc";
