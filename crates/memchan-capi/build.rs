@@ -21,6 +21,10 @@ struct Fun<'a> {
 struct Out {
     rs: String,
     h: String,
+    /// While set, each function also gets its `shmem_ctx_` form (an inline call of
+    /// it: contexts map to the default one), collected here for the header's end.
+    ctx_on: bool,
+    ctx: String,
 }
 
 impl Out {
@@ -47,6 +51,18 @@ impl Out {
         };
         let sep = if f.c_ret.ends_with('*') { "" } else { " " };
         let _ = writeln!(self.h, "{}{sep}{}({cparams});", f.c_ret, f.name);
+        if self.ctx_on {
+            let rest = f.name.strip_prefix("shmem_").expect("shmem_ names");
+            let args: Vec<&str> = f.params.iter().map(|(_, _, n)| *n).collect();
+            let ret = if f.c_ret == "void" { "" } else { "return " };
+            let _ = writeln!(
+                self.ctx,
+                "static inline {}{sep}shmem_ctx_{rest}(shmem_ctx_t ctx, {cparams}) {{ (void)ctx; {ret}{}({}); }}",
+                f.c_ret,
+                f.name,
+                args.join(", ")
+            );
+        }
         let rparams: Vec<String> = f
             .params
             .iter()
@@ -91,6 +107,7 @@ fn main() {
     let mut o = Out::default();
 
     // Typed RMA.
+    o.ctx_on = true;
     o.section(
         "Typed RMA: put/get/p/g, _nbi, iput/iget (dest/source on the remote side symmetric).",
     );
@@ -256,6 +273,7 @@ fn main() {
             amo_fun(&mut o, name, c, r, &cp, op, args, ret);
         }
     }
+    o.ctx_on = false;
     o.section("Atomics, OpenSHMEM 1.0-era names.");
     for t in TYPES.iter().filter(|t| t.has & AMO_OLD != 0) {
         let (n, c, r) = (t.name, t.c, t.rust);
@@ -399,15 +417,11 @@ fn main() {
         }
     }
 
-    o.section("Contexts map to the default context: the ctx forms of the typed RMA.");
-    for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
+    o.section("Contexts map to the default context: the ctx forms of RMA and atomics.");
+    let ctx = std::mem::take(&mut o.ctx);
+    o.h.push_str(&ctx);
+    for t in TYPES.iter().filter(|t| t.has & OPAQUE != 0) {
         let (n, c) = (t.name, t.c);
-        for op in ["put", "get", "put_nbi", "get_nbi"] {
-            let _ = writeln!(
-                o.h,
-                "static inline void shmem_ctx_{n}_{op}(shmem_ctx_t ctx, {c} *dest, const {c} *source, size_t nelems, int pe) {{ (void)ctx; shmem_{n}_{op}(dest, source, nelems, pe); }}"
-            );
-        }
         let _ = writeln!(
             o.h,
             "static inline void shmem_ctx_{n}_p(shmem_ctx_t ctx, {c} *dest, {c} value, int pe) {{ (void)ctx; shmem_{n}_p(dest, value, pe); }}\n\

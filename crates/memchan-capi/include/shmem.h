@@ -905,151 +905,423 @@ int shmem_ptrdiff_broadcast(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t 
 int shmem_ptrdiff_collect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
 int shmem_ptrdiff_fcollect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
 
-/* Contexts map to the default context: the ctx forms of the typed RMA. */
+/* Contexts map to the default context: the ctx forms of RMA and atomics. */
 static inline void shmem_ctx_float_put(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { (void)ctx; shmem_float_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_float_get(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { (void)ctx; shmem_float_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_float_put_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { (void)ctx; shmem_float_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_float_get_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { (void)ctx; shmem_float_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_float_iput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_float_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_float_iget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_float_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_float_p(shmem_ctx_t ctx, float *dest, float value, int pe) { (void)ctx; shmem_float_p(dest, value, pe); }
 static inline float shmem_ctx_float_g(shmem_ctx_t ctx, const float *source, int pe) { (void)ctx; return shmem_float_g(source, pe); }
 static inline void shmem_ctx_double_put(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { (void)ctx; shmem_double_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_double_get(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { (void)ctx; shmem_double_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_double_put_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { (void)ctx; shmem_double_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_double_get_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { (void)ctx; shmem_double_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_double_iput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_double_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_double_iget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_double_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_double_p(shmem_ctx_t ctx, double *dest, double value, int pe) { (void)ctx; shmem_double_p(dest, value, pe); }
 static inline double shmem_ctx_double_g(shmem_ctx_t ctx, const double *source, int pe) { (void)ctx; return shmem_double_g(source, pe); }
 static inline void shmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { (void)ctx; shmem_longdouble_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_longdouble_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { (void)ctx; shmem_longdouble_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_longdouble_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { (void)ctx; shmem_longdouble_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { (void)ctx; shmem_longdouble_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { (void)ctx; shmem_longdouble_p(dest, value, pe); }
-static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) { (void)ctx; return shmem_longdouble_g(source, pe); }
+static inline void shmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_longdouble_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_longdouble_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_char_put(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { (void)ctx; shmem_char_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_char_get(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { (void)ctx; shmem_char_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_char_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { (void)ctx; shmem_char_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_char_get_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { (void)ctx; shmem_char_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_char_iput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_char_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_char_iget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_char_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_char_p(shmem_ctx_t ctx, char *dest, char value, int pe) { (void)ctx; shmem_char_p(dest, value, pe); }
 static inline char shmem_ctx_char_g(shmem_ctx_t ctx, const char *source, int pe) { (void)ctx; return shmem_char_g(source, pe); }
 static inline void shmem_ctx_schar_put(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { (void)ctx; shmem_schar_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_schar_get(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { (void)ctx; shmem_schar_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_schar_put_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { (void)ctx; shmem_schar_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_schar_get_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { (void)ctx; shmem_schar_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_schar_iput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_schar_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_schar_iget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_schar_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_schar_p(shmem_ctx_t ctx, signed char *dest, signed char value, int pe) { (void)ctx; shmem_schar_p(dest, value, pe); }
 static inline signed char shmem_ctx_schar_g(shmem_ctx_t ctx, const signed char *source, int pe) { (void)ctx; return shmem_schar_g(source, pe); }
 static inline void shmem_ctx_short_put(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { (void)ctx; shmem_short_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_short_get(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { (void)ctx; shmem_short_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_short_put_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { (void)ctx; shmem_short_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_short_get_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { (void)ctx; shmem_short_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_short_iput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_short_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_short_iget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_short_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_short_p(shmem_ctx_t ctx, short *dest, short value, int pe) { (void)ctx; shmem_short_p(dest, value, pe); }
 static inline short shmem_ctx_short_g(shmem_ctx_t ctx, const short *source, int pe) { (void)ctx; return shmem_short_g(source, pe); }
 static inline void shmem_ctx_int_put(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { (void)ctx; shmem_int_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_int_get(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { (void)ctx; shmem_int_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_int_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { (void)ctx; shmem_int_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_int_get_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { (void)ctx; shmem_int_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_int_iput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_int_iget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_int_p(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; shmem_int_p(dest, value, pe); }
 static inline int shmem_ctx_int_g(shmem_ctx_t ctx, const int *source, int pe) { (void)ctx; return shmem_int_g(source, pe); }
 static inline void shmem_ctx_long_put(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { (void)ctx; shmem_long_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_long_get(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { (void)ctx; shmem_long_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_long_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { (void)ctx; shmem_long_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_long_get_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { (void)ctx; shmem_long_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_long_iput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_long_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_long_iget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_long_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_long_p(shmem_ctx_t ctx, long *dest, long value, int pe) { (void)ctx; shmem_long_p(dest, value, pe); }
 static inline long shmem_ctx_long_g(shmem_ctx_t ctx, const long *source, int pe) { (void)ctx; return shmem_long_g(source, pe); }
 static inline void shmem_ctx_longlong_put(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { (void)ctx; shmem_longlong_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_longlong_get(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { (void)ctx; shmem_longlong_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_longlong_put_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { (void)ctx; shmem_longlong_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_longlong_get_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { (void)ctx; shmem_longlong_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_longlong_iput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_longlong_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_longlong_iget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_longlong_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_longlong_p(shmem_ctx_t ctx, long long *dest, long long value, int pe) { (void)ctx; shmem_longlong_p(dest, value, pe); }
 static inline long long shmem_ctx_longlong_g(shmem_ctx_t ctx, const long long *source, int pe) { (void)ctx; return shmem_longlong_g(source, pe); }
 static inline void shmem_ctx_uchar_put(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { (void)ctx; shmem_uchar_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_uchar_get(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { (void)ctx; shmem_uchar_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_uchar_put_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { (void)ctx; shmem_uchar_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_uchar_get_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { (void)ctx; shmem_uchar_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_uchar_iput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uchar_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_uchar_iget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uchar_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_uchar_p(shmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe) { (void)ctx; shmem_uchar_p(dest, value, pe); }
 static inline unsigned char shmem_ctx_uchar_g(shmem_ctx_t ctx, const unsigned char *source, int pe) { (void)ctx; return shmem_uchar_g(source, pe); }
 static inline void shmem_ctx_ushort_put(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { (void)ctx; shmem_ushort_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_ushort_get(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { (void)ctx; shmem_ushort_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_ushort_put_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { (void)ctx; shmem_ushort_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_ushort_get_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { (void)ctx; shmem_ushort_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_ushort_iput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ushort_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_ushort_iget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ushort_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_ushort_p(shmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe) { (void)ctx; shmem_ushort_p(dest, value, pe); }
 static inline unsigned short shmem_ctx_ushort_g(shmem_ctx_t ctx, const unsigned short *source, int pe) { (void)ctx; return shmem_ushort_g(source, pe); }
 static inline void shmem_ctx_uint_put(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { (void)ctx; shmem_uint_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint_get(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { (void)ctx; shmem_uint_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint_put_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { (void)ctx; shmem_uint_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint_get_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { (void)ctx; shmem_uint_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_uint_iput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_uint_iget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_uint_p(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_p(dest, value, pe); }
 static inline unsigned int shmem_ctx_uint_g(shmem_ctx_t ctx, const unsigned int *source, int pe) { (void)ctx; return shmem_uint_g(source, pe); }
 static inline void shmem_ctx_ulong_put(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { (void)ctx; shmem_ulong_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_ulong_get(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { (void)ctx; shmem_ulong_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_ulong_put_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { (void)ctx; shmem_ulong_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_ulong_get_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { (void)ctx; shmem_ulong_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_ulong_iput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ulong_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_ulong_iget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ulong_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_ulong_p(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_p(dest, value, pe); }
 static inline unsigned long shmem_ctx_ulong_g(shmem_ctx_t ctx, const unsigned long *source, int pe) { (void)ctx; return shmem_ulong_g(source, pe); }
 static inline void shmem_ctx_ulonglong_put(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { (void)ctx; shmem_ulonglong_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_ulonglong_get(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { (void)ctx; shmem_ulonglong_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_ulonglong_put_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { (void)ctx; shmem_ulonglong_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_ulonglong_get_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { (void)ctx; shmem_ulonglong_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_ulonglong_iput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ulonglong_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_ulonglong_iget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ulonglong_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_ulonglong_p(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_p(dest, value, pe); }
 static inline unsigned long long shmem_ctx_ulonglong_g(shmem_ctx_t ctx, const unsigned long long *source, int pe) { (void)ctx; return shmem_ulonglong_g(source, pe); }
 static inline void shmem_ctx_int8_put(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { (void)ctx; shmem_int8_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_int8_get(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { (void)ctx; shmem_int8_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_int8_put_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { (void)ctx; shmem_int8_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_int8_get_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe) { (void)ctx; shmem_int8_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_int8_iput(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int8_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_int8_iget(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int8_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_int8_p(shmem_ctx_t ctx, int8_t *dest, int8_t value, int pe) { (void)ctx; shmem_int8_p(dest, value, pe); }
 static inline int8_t shmem_ctx_int8_g(shmem_ctx_t ctx, const int8_t *source, int pe) { (void)ctx; return shmem_int8_g(source, pe); }
 static inline void shmem_ctx_int16_put(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { (void)ctx; shmem_int16_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_int16_get(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { (void)ctx; shmem_int16_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_int16_put_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { (void)ctx; shmem_int16_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_int16_get_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe) { (void)ctx; shmem_int16_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_int16_iput(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int16_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_int16_iget(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int16_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_int16_p(shmem_ctx_t ctx, int16_t *dest, int16_t value, int pe) { (void)ctx; shmem_int16_p(dest, value, pe); }
 static inline int16_t shmem_ctx_int16_g(shmem_ctx_t ctx, const int16_t *source, int pe) { (void)ctx; return shmem_int16_g(source, pe); }
 static inline void shmem_ctx_int32_put(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { (void)ctx; shmem_int32_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_int32_get(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { (void)ctx; shmem_int32_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_int32_put_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { (void)ctx; shmem_int32_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_int32_get_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe) { (void)ctx; shmem_int32_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_int32_iput(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int32_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_int32_iget(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int32_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_int32_p(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_p(dest, value, pe); }
 static inline int32_t shmem_ctx_int32_g(shmem_ctx_t ctx, const int32_t *source, int pe) { (void)ctx; return shmem_int32_g(source, pe); }
 static inline void shmem_ctx_int64_put(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { (void)ctx; shmem_int64_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_int64_get(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { (void)ctx; shmem_int64_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_int64_put_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { (void)ctx; shmem_int64_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_int64_get_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe) { (void)ctx; shmem_int64_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_int64_iput(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int64_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_int64_iget(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_int64_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_int64_p(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_p(dest, value, pe); }
 static inline int64_t shmem_ctx_int64_g(shmem_ctx_t ctx, const int64_t *source, int pe) { (void)ctx; return shmem_int64_g(source, pe); }
 static inline void shmem_ctx_uint8_put(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint8_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint8_get(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint8_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint8_put_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint8_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint8_get_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint8_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_uint8_iput(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint8_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_uint8_iget(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint8_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_uint8_p(shmem_ctx_t ctx, uint8_t *dest, uint8_t value, int pe) { (void)ctx; shmem_uint8_p(dest, value, pe); }
 static inline uint8_t shmem_ctx_uint8_g(shmem_ctx_t ctx, const uint8_t *source, int pe) { (void)ctx; return shmem_uint8_g(source, pe); }
 static inline void shmem_ctx_uint16_put(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint16_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint16_get(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint16_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint16_put_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint16_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint16_get_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint16_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_uint16_iput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint16_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_uint16_iget(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint16_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_uint16_p(shmem_ctx_t ctx, uint16_t *dest, uint16_t value, int pe) { (void)ctx; shmem_uint16_p(dest, value, pe); }
 static inline uint16_t shmem_ctx_uint16_g(shmem_ctx_t ctx, const uint16_t *source, int pe) { (void)ctx; return shmem_uint16_g(source, pe); }
 static inline void shmem_ctx_uint32_put(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint32_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint32_get(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint32_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint32_put_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint32_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint32_get_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint32_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_uint32_iput(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint32_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_uint32_iget(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint32_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_uint32_p(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_p(dest, value, pe); }
 static inline uint32_t shmem_ctx_uint32_g(shmem_ctx_t ctx, const uint32_t *source, int pe) { (void)ctx; return shmem_uint32_g(source, pe); }
 static inline void shmem_ctx_uint64_put(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint64_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint64_get(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint64_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint64_put_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint64_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_uint64_get_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe) { (void)ctx; shmem_uint64_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_uint64_iput(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint64_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_uint64_iget(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_uint64_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_uint64_p(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_p(dest, value, pe); }
 static inline uint64_t shmem_ctx_uint64_g(shmem_ctx_t ctx, const uint64_t *source, int pe) { (void)ctx; return shmem_uint64_g(source, pe); }
 static inline void shmem_ctx_size_put(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { (void)ctx; shmem_size_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_size_get(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { (void)ctx; shmem_size_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_size_put_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { (void)ctx; shmem_size_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_size_get_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe) { (void)ctx; shmem_size_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_size_iput(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_size_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_size_iget(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_size_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_size_p(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) { (void)ctx; shmem_size_p(dest, value, pe); }
 static inline size_t shmem_ctx_size_g(shmem_ctx_t ctx, const size_t *source, int pe) { (void)ctx; return shmem_size_g(source, pe); }
 static inline void shmem_ctx_ptrdiff_put(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { (void)ctx; shmem_ptrdiff_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_ptrdiff_get(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { (void)ctx; shmem_ptrdiff_get(dest, source, nelems, pe); }
 static inline void shmem_ctx_ptrdiff_put_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { (void)ctx; shmem_ptrdiff_put_nbi(dest, source, nelems, pe); }
 static inline void shmem_ctx_ptrdiff_get_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe) { (void)ctx; shmem_ptrdiff_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_ptrdiff_iput(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ptrdiff_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_ptrdiff_iget(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_ptrdiff_iget(dest, source, dst, sst, nelems, pe); }
 static inline void shmem_ctx_ptrdiff_p(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; shmem_ptrdiff_p(dest, value, pe); }
 static inline ptrdiff_t shmem_ctx_ptrdiff_g(shmem_ctx_t ctx, const ptrdiff_t *source, int pe) { (void)ctx; return shmem_ptrdiff_g(source, pe); }
+static inline void shmem_ctx_put8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put8(dest, source, nelems, pe); }
+static inline void shmem_ctx_get8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get8(dest, source, nelems, pe); }
+static inline void shmem_ctx_put8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put8_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_get8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get8_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_iput8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iput8(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_iget8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iget8(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_put16(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put16(dest, source, nelems, pe); }
+static inline void shmem_ctx_get16(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get16(dest, source, nelems, pe); }
+static inline void shmem_ctx_put16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put16_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_get16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get16_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_iput16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iput16(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_iget16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iget16(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_put32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put32(dest, source, nelems, pe); }
+static inline void shmem_ctx_get32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get32(dest, source, nelems, pe); }
+static inline void shmem_ctx_put32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put32_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_get32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get32_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_iput32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iput32(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_iget32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iget32(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_put64(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put64(dest, source, nelems, pe); }
+static inline void shmem_ctx_get64(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get64(dest, source, nelems, pe); }
+static inline void shmem_ctx_put64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put64_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_get64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get64_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_iput64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iput64(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_iget64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iget64(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_put128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put128(dest, source, nelems, pe); }
+static inline void shmem_ctx_get128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get128(dest, source, nelems, pe); }
+static inline void shmem_ctx_put128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_put128_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_get128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_get128_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_iput128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iput128(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_iget128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { (void)ctx; shmem_iget128(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_putmem_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_getmem_nbi(dest, source, nelems, pe); }
+static inline void shmem_ctx_float_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_float_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_float_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_float_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_double_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_double_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_double_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_double_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_longdouble_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_longdouble_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_char_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_char_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_char_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_schar_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_schar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_schar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_short_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_short_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_short_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_short_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_long_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_long_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_long_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_long_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_longlong_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_longlong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_longlong_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_longlong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uchar_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uchar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uchar_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uchar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ushort_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ushort_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ushort_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ulong_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ulong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ulong_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ulong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ulonglong_put_signal(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ulonglong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ulonglong_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ulonglong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int8_put_signal(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int8_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int8_put_signal_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int8_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int16_put_signal(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int16_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int16_put_signal_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int16_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int32_put_signal(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int32_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int32_put_signal_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int32_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int64_put_signal(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int64_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_int64_put_signal_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_int64_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint8_put_signal(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint8_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint8_put_signal_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint8_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint16_put_signal(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint16_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint16_put_signal_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint16_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint32_put_signal(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint32_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint32_put_signal_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint32_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint64_put_signal(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint64_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_uint64_put_signal_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_uint64_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_size_put_signal(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_size_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_size_put_signal_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_size_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ptrdiff_put_signal(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ptrdiff_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_ctx_ptrdiff_put_signal_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { (void)ctx; shmem_ptrdiff_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline float shmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *dest, int pe) { (void)ctx; return shmem_float_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe) { (void)ctx; shmem_float_atomic_set(dest, value, pe); }
+static inline float shmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe) { (void)ctx; return shmem_float_atomic_swap(dest, value, pe); }
+static inline double shmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *dest, int pe) { (void)ctx; return shmem_double_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe) { (void)ctx; shmem_double_atomic_set(dest, value, pe); }
+static inline double shmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe) { (void)ctx; return shmem_double_atomic_swap(dest, value, pe); }
+static inline int shmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *dest, int pe) { (void)ctx; return shmem_int_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; shmem_int_atomic_set(dest, value, pe); }
+static inline int shmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; return shmem_int_atomic_swap(dest, value, pe); }
+static inline int shmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe) { (void)ctx; return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
+static inline int shmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe) { (void)ctx; return shmem_int_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) { (void)ctx; shmem_int_atomic_inc(dest, pe); }
+static inline int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; return shmem_int_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; shmem_int_atomic_add(dest, value, pe); }
+static inline long shmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *dest, int pe) { (void)ctx; return shmem_long_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe) { (void)ctx; shmem_long_atomic_set(dest, value, pe); }
+static inline long shmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe) { (void)ctx; return shmem_long_atomic_swap(dest, value, pe); }
+static inline long shmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe) { (void)ctx; return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
+static inline long shmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe) { (void)ctx; return shmem_long_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) { (void)ctx; shmem_long_atomic_inc(dest, pe); }
+static inline long shmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe) { (void)ctx; return shmem_long_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) { (void)ctx; shmem_long_atomic_add(dest, value, pe); }
+static inline long long shmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *dest, int pe) { (void)ctx; return shmem_longlong_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe) { (void)ctx; shmem_longlong_atomic_set(dest, value, pe); }
+static inline long long shmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe) { (void)ctx; return shmem_longlong_atomic_swap(dest, value, pe); }
+static inline long long shmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) { (void)ctx; return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
+static inline long long shmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe) { (void)ctx; return shmem_longlong_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) { (void)ctx; shmem_longlong_atomic_inc(dest, pe); }
+static inline long long shmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { (void)ctx; return shmem_longlong_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { (void)ctx; shmem_longlong_atomic_add(dest, value, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *dest, int pe) { (void)ctx; return shmem_uint_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_set(dest, value, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; return shmem_uint_atomic_swap(dest, value, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { (void)ctx; return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { (void)ctx; return shmem_uint_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { (void)ctx; shmem_uint_atomic_inc(dest, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; return shmem_uint_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_add(dest, value, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; return shmem_uint_atomic_fetch_and(dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_and(dest, value, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; return shmem_uint_atomic_fetch_or(dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_or(dest, value, pe); }
+static inline unsigned int shmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; return shmem_uint_atomic_fetch_xor(dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_xor(dest, value, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *dest, int pe) { (void)ctx; return shmem_ulong_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_set(dest, value, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; return shmem_ulong_atomic_swap(dest, value, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { (void)ctx; return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { (void)ctx; return shmem_ulong_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { (void)ctx; shmem_ulong_atomic_inc(dest, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; return shmem_ulong_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_add(dest, value, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; return shmem_ulong_atomic_fetch_and(dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_and(dest, value, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; return shmem_ulong_atomic_fetch_or(dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_or(dest, value, pe); }
+static inline unsigned long shmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; return shmem_ulong_atomic_fetch_xor(dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_xor(dest, value, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *dest, int pe) { (void)ctx; return shmem_ulonglong_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_set(dest, value, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; return shmem_ulonglong_atomic_swap(dest, value, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { (void)ctx; return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { (void)ctx; return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { (void)ctx; shmem_ulonglong_atomic_inc(dest, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_add(dest, value, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; return shmem_ulonglong_atomic_fetch_and(dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_and(dest, value, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; return shmem_ulonglong_atomic_fetch_or(dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_or(dest, value, pe); }
+static inline unsigned long long shmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; return shmem_ulonglong_atomic_fetch_xor(dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_xor(dest, value, pe); }
+static inline int32_t shmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *dest, int pe) { (void)ctx; return shmem_int32_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_set(dest, value, pe); }
+static inline int32_t shmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; return shmem_int32_atomic_swap(dest, value, pe); }
+static inline int32_t shmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe) { (void)ctx; return shmem_int32_atomic_compare_swap(dest, cond, value, pe); }
+static inline int32_t shmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe) { (void)ctx; return shmem_int32_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe) { (void)ctx; shmem_int32_atomic_inc(dest, pe); }
+static inline int32_t shmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; return shmem_int32_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_add(dest, value, pe); }
+static inline int32_t shmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; return shmem_int32_atomic_fetch_and(dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_and(dest, value, pe); }
+static inline int32_t shmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; return shmem_int32_atomic_fetch_or(dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_or(dest, value, pe); }
+static inline int32_t shmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; return shmem_int32_atomic_fetch_xor(dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_xor(dest, value, pe); }
+static inline int64_t shmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *dest, int pe) { (void)ctx; return shmem_int64_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_set(dest, value, pe); }
+static inline int64_t shmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; return shmem_int64_atomic_swap(dest, value, pe); }
+static inline int64_t shmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe) { (void)ctx; return shmem_int64_atomic_compare_swap(dest, cond, value, pe); }
+static inline int64_t shmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe) { (void)ctx; return shmem_int64_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe) { (void)ctx; shmem_int64_atomic_inc(dest, pe); }
+static inline int64_t shmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; return shmem_int64_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_add(dest, value, pe); }
+static inline int64_t shmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; return shmem_int64_atomic_fetch_and(dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_and(dest, value, pe); }
+static inline int64_t shmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; return shmem_int64_atomic_fetch_or(dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_or(dest, value, pe); }
+static inline int64_t shmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; return shmem_int64_atomic_fetch_xor(dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_xor(dest, value, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *dest, int pe) { (void)ctx; return shmem_uint32_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_set(dest, value, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; return shmem_uint32_atomic_swap(dest, value, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe) { (void)ctx; return shmem_uint32_atomic_compare_swap(dest, cond, value, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe) { (void)ctx; return shmem_uint32_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe) { (void)ctx; shmem_uint32_atomic_inc(dest, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; return shmem_uint32_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_add(dest, value, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; return shmem_uint32_atomic_fetch_and(dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_and(dest, value, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; return shmem_uint32_atomic_fetch_or(dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_or(dest, value, pe); }
+static inline uint32_t shmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; return shmem_uint32_atomic_fetch_xor(dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_xor(dest, value, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *dest, int pe) { (void)ctx; return shmem_uint64_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_set(dest, value, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; return shmem_uint64_atomic_swap(dest, value, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe) { (void)ctx; return shmem_uint64_atomic_compare_swap(dest, cond, value, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe) { (void)ctx; return shmem_uint64_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe) { (void)ctx; shmem_uint64_atomic_inc(dest, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; return shmem_uint64_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_add(dest, value, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; return shmem_uint64_atomic_fetch_and(dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_and(dest, value, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; return shmem_uint64_atomic_fetch_or(dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_or(dest, value, pe); }
+static inline uint64_t shmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; return shmem_uint64_atomic_fetch_xor(dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_xor(dest, value, pe); }
+static inline size_t shmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *dest, int pe) { (void)ctx; return shmem_size_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) { (void)ctx; shmem_size_atomic_set(dest, value, pe); }
+static inline size_t shmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) { (void)ctx; return shmem_size_atomic_swap(dest, value, pe); }
+static inline size_t shmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe) { (void)ctx; return shmem_size_atomic_compare_swap(dest, cond, value, pe); }
+static inline size_t shmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe) { (void)ctx; return shmem_size_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe) { (void)ctx; shmem_size_atomic_inc(dest, pe); }
+static inline size_t shmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) { (void)ctx; return shmem_size_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) { (void)ctx; shmem_size_atomic_add(dest, value, pe); }
+static inline ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *dest, int pe) { (void)ctx; return shmem_ptrdiff_atomic_fetch(dest, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; shmem_ptrdiff_atomic_set(dest, value, pe); }
+static inline ptrdiff_t shmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; return shmem_ptrdiff_atomic_swap(dest, value, pe); }
+static inline ptrdiff_t shmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { (void)ctx; return shmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe); }
+static inline ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) { (void)ctx; return shmem_ptrdiff_atomic_fetch_inc(dest, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) { (void)ctx; shmem_ptrdiff_atomic_inc(dest, pe); }
+static inline ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; return shmem_ptrdiff_atomic_fetch_add(dest, value, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; shmem_ptrdiff_atomic_add(dest, value, pe); }
+static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { (void)ctx; shmem_longdouble_p(dest, value, pe); }
+static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) { (void)ctx; return shmem_longdouble_g(source, pe); }
 /* END GENERATED */
 
 #ifdef __cplusplus

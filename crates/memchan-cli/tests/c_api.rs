@@ -330,6 +330,38 @@ fn bad_calls_name_the_call_and_the_problem() {
     );
 }
 
+/// shmem.h (thousands of generated lines) is clean C99 under `-pedantic -Wextra`.
+#[test]
+fn the_header_is_clean_pedantic_c99() {
+    let dir = std::env::temp_dir().join(format!("memchan-hdr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("h.c");
+    std::fs::write(
+        &src,
+        "#include <shmem.h>\nint main(void) { return SHMEM_MAJOR_VERSION - 1; }\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args([
+            "oshcc",
+            "-std=c99",
+            "-pedantic",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.join("h.o"))
+        .env_remove("OSHMEM_CC")
+        .env_remove("SHMEM_CC")
+        .output()
+        .expect("run memchan oshcc");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 /// `memchan oshcc -showme ARGS` with `env`: the command it would run.
 fn showme(args: &[&str], env: &[(&str, &str)]) -> String {
     let out = bin()

@@ -73,6 +73,8 @@ mod tests {
             "void shmem_double_max_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);",
             "int shmem_uint64_xor_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);",
             "int shmem_float_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root);",
+            "static inline int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; return shmem_int_atomic_fetch_add(dest, value, pe); }",
+            "static inline void shmem_ctx_uint16_iput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)",
         ] {
             assert!(GENERATED.contains(name), "missing: {name}");
         }
@@ -82,6 +84,7 @@ mod tests {
             "shmem_int_atomic_fetch_and(",
             "shmem_double_and_to_all(",
             "shmem_longdouble_sum_reduce(",
+            "shmem_ctx_int_fadd(",
         ] {
             assert!(!GENERATED.contains(absent), "should not exist: {absent}");
         }

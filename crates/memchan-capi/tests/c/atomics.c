@@ -29,6 +29,7 @@ int main(void) {
         shmem_int_inc(icount, 0);
         shmem_int_add(icount, -2, 0);
         (void)shmem_int_atomic_fetch_inc(icount, 0);
+        shmem_ctx_long_atomic_add(SHMEM_CTX_DEFAULT, lcount, 0, 0); /* contexts: the default */
     }
     shmem_uint_atomic_or(bits, 1u << me, 0);
     shmem_uint64_atomic_fetch_xor(xbits, (uint64_t)1 << (40 + me), 0);
