@@ -5,8 +5,7 @@
  * The symmetric heap holds SHMEM_SYMMETRIC_SIZE bytes (K/M/G suffixes, default 256M).
  * A failing call prints "memchan shmem: CALL: PROBLEM" and exits the PE with status 1.
  * Symmetric addresses: the heap (shmem_malloc and friends), and the program's
- * static and global variables (.data/.bss) on one host's transport; through a hub
- * only the heap (a static address is refused by name there).
+ * static and global variables (.data/.bss), on one host and through a hub.
  * Teams: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED (the calling PE alone: shmem_ptr
  * reaches only its own memory); split_strided fails. Contexts map to the default.
  * The typed families between the GENERATED markers come from the one type table,

@@ -147,32 +147,6 @@ fn static_and_global_data_are_symmetric_on_one_host() {
     }
 }
 
-/// Through a hub the receive memory cannot alias the executable's data: a put to a
-/// static is refused by name, saying so, instead of landing nowhere.
-#[test]
-fn static_data_through_a_hub_is_refused_by_name() {
-    let prog = CProgram::build("bad_calls");
-    let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
-    let addr = hub.expect_line("listening");
-    let out = bin()
-        .args(["run", "-n", "2", "--timeout", "120"])
-        .arg(&prog.0)
-        .arg("static-put")
-        .env("SHMEM_SYMMETRIC_SIZE", "4K")
-        .env("MEMCHAN_HUB", &addr)
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn memchan run");
-    hub.terminate();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("shmem_long_p: 0x")
-            && stderr.contains("or the static data (not symmetric on this transport)"),
-        "{stderr}"
-    );
-}
-
 /// The same programs with every operation crossing a hub.
 #[test]
 fn the_families_run_through_a_hub_too() {
@@ -180,6 +154,7 @@ fn the_families_run_through_a_hub_too() {
         ("rma_families", "rma"),
         ("atomics", "atomics"),
         ("collectives", "collectives"),
+        ("statics", "statics"),
     ] {
         // A hub serves one cluster, and each run is a new one.
         let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);

@@ -10,8 +10,9 @@
 //! translates to `area + (address - range start)`, the same offset on every PE even
 //! though each PE's executable sits at its own address.
 //!
-//! Where it does not hold: through a hub the receive memory is private to the
-//! process (not a shared mapping), so the alias fails; then static data stays
+//! Both transports' receive memory is a shared mapping (on one host a shared-memory
+//! object, through a hub anonymous shared memory), which the alias needs. Should it
+//! fail all the same (no writable range, an `mremap` refused), static data stays
 //! local, and a call given a static address says it is not symmetric. The range is
 //! all of the executable's `rw-p` mapping, which includes `.got.plt` under lazy
 //! binding: another PE of the job can write there (as OpenSHMEM lets it write any

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long psync[SHMEM_BARRIER_SYNC_SIZE];
-
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "";
     long local = 7;
@@ -47,12 +45,7 @@ int main(int argc, char **argv) {
         shmem_int_iput(iheap, &ilocal, 0, 1, 2, 0);
     else if (strcmp(what, "libc-heap") == 0)
         shmem_barrier(0, 0, shmem_n_pes(), calloc(SHMEM_BARRIER_SYNC_SIZE, sizeof(long)));
-    else if (strcmp(what, "static-put") == 0) {
-        /* Symmetric on one host; through a hub, refused by name. */
-        shmem_long_p(psync, 0, 0);
-        shmem_barrier_all();
-        return 0;
-    }
+
     else if (strcmp(what, "bad-active-set") == 0)
         shmem_barrier(1, 0, shmem_n_pes(), heap);
     else if (strcmp(what, "bad-team") == 0)
