@@ -68,9 +68,12 @@ impl Out {
             .iter()
             .map(|(_, r, n)| format!("{n}: {r}"))
             .collect();
-        // Only `rma::` and `coll::` helpers are unsafe functions (they read or write the caller's
+        // Only `rma::`, `coll::` and `sync::wait_set` helpers are unsafe functions (they read or write the caller's
         // buffers); the others check everything they touch.
-        let body = if f.body.starts_with("rma::") || f.body.contains("coll::") {
+        let body = if f.body.starts_with("rma::")
+            || f.body.contains("coll::")
+            || f.body.starts_with("sync::wait_set")
+        {
             format!(
                 "// SAFETY: forwarded caller contract (see # Safety).\n    unsafe {{ {} }}",
                 f.body
@@ -320,6 +323,49 @@ fn main() {
             ],
             body: "sync::test(CALL, ivar, cmp, cmp_value)".into(),
         });
+        for (kind, block) in [("wait_until", "true"), ("test", "false")] {
+            for (mode, m) in [("all", "All"), ("any", "Any"), ("some", "Some")] {
+                for vector in [false, true] {
+                    let mut params = vec![
+                        p(format!("{c} *"), format!("*mut {r}"), "ivars"),
+                        p("size_t", "usize", "nelems"),
+                    ];
+                    if mode == "some" {
+                        params.push(p("size_t *", "*mut usize", "indices"));
+                    }
+                    params.push(p("const int *", "*const c_int", "status"));
+                    params.push(p("int", "c_int", "cmp"));
+                    let (vals, val) = if vector {
+                        params.push(p(format!("{c} *"), format!("*mut {r}"), "cmp_values"));
+                        ("cmp_values", format!("{r}::of_bits(0)"))
+                    } else {
+                        params.push(p(c, r, "cmp_value"));
+                        ("std::ptr::null_mut()", "cmp_value".to_string())
+                    };
+                    let idx = if mode == "some" {
+                        "indices"
+                    } else {
+                        "std::ptr::null_mut()"
+                    };
+                    let call = format!(
+                        "sync::wait_set(CALL, ivars, nelems, {idx}, status, cmp, {vals}, {val}, sync::Mode::{m}, {block})"
+                    );
+                    let (c_ret, rs_ret, body) = match (kind, mode) {
+                        ("wait_until", "all") => ("void", "", format!("{call};")),
+                        ("test", "all") => ("int", "c_int", format!("{call} as c_int")),
+                        _ => ("size_t", "usize", call),
+                    };
+                    let suffix = if vector { "_vector" } else { "" };
+                    o.fun(Fun {
+                        c_ret,
+                        rs_ret,
+                        name: format!("shmem_{n}_{kind}_{mode}{suffix}"),
+                        params,
+                        body,
+                    });
+                }
+            }
+        }
         if t.has & WAIT_OLD != 0 {
             o.fun(Fun {
                 c_ret: "void",

@@ -73,6 +73,7 @@ mod tests {
             "void shmem_double_max_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);",
             "int shmem_uint64_xor_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);",
             "int shmem_float_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root);",
+            "size_t shmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values);",
             "static inline int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; return shmem_int_atomic_fetch_add(dest, value, pe); }",
             "static inline void shmem_ctx_uint16_iput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)",
         ] {

@@ -171,3 +171,105 @@ pub extern "C" fn shmem_signal_fetch(sig_addr: *const u64) -> u64 {
 pub extern "C" fn shmem_signal_wait_until(sig_addr: *mut u64, cmp: c_int, value: u64) -> u64 {
     wait_until("shmem_signal_wait_until", sig_addr, cmp, value)
 }
+
+/// Which 1.5 multi-word wait or test: every active word, any one, or all that hold.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    All,
+    Any,
+    Some,
+}
+
+/// `shmem_TYPE_{wait_until,test}_{all,any,some}[_vector]` (OpenSHMEM 1.5) over the
+/// `n` symmetric words at `ivars`, those with `status[i] != 0` left out (`status`
+/// may be NULL), each compared with `values[i]` (or `value` when `values` is NULL).
+/// `block` waits until the mode holds. Returns: All, 1 if it holds (0 for a test
+/// that found it not to); Any, an index that holds or `usize::MAX`; Some, how many
+/// hold, their indices written to `indices`. With no active word: All holds, Any is
+/// `usize::MAX`, Some is 0, at once.
+///
+/// # Safety
+/// `status` and `values` are NULL or readable for `n` elements; `indices` (Some) is
+/// writable for `n`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn wait_set<T: Word>(
+    call: &str,
+    ivars: *mut T,
+    n: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    values: *const T,
+    value: T,
+    mode: Mode,
+    block: bool,
+) -> usize {
+    let f = comparison::<T>(call, cmp);
+    if n == 0 {
+        return if mode == Mode::Any {
+            usize::MAX
+        } else {
+            usize::from(mode == Mode::All)
+        };
+    }
+    if mode == Mode::Some && indices.is_null() {
+        die(call, "indices is NULL");
+    }
+    let w = size_of::<T>();
+    let base = {
+        let len = n
+            .checked_mul(w)
+            .unwrap_or_else(|| die(call, format!("{n} words overflow")));
+        let mut st = lock();
+        let p = pe_of(&mut st, call);
+        let off = p.offset(call, ivars.cast_const().cast(), len);
+        if !off.is_multiple_of(w) {
+            die(call, format!("{ivars:p} is not {w}-byte aligned"));
+        }
+        p.base + off
+    };
+    let active = |i: usize| {
+        // SAFETY: `i < n`; `status` readable for `n` (the caller's contract), not NULL.
+        status.is_null() || unsafe { *status.add(i) } == 0
+    };
+    let want = |i: usize| {
+        if values.is_null() {
+            value
+        } else {
+            // SAFETY: `i < n`; `values` readable for `n` (the caller's contract).
+            unsafe { *values.add(i) }
+        }
+    };
+    // SAFETY: word `i < n` of the checked, aligned symmetric range.
+    let holds = |i: usize| f(&unsafe { atomic::load::<T>(base + i * w) }, &want(i));
+    let mut idle = Idle::new();
+    loop {
+        let mut live = 0usize;
+        let mut found = 0usize;
+        for i in (0..n).filter(|&i| active(i)) {
+            live += 1;
+            if holds(i) {
+                match mode {
+                    Mode::Any => return i,
+                    // SAFETY: `found < n`; `indices` writable for `n` (the contract).
+                    Mode::Some => unsafe { *indices.add(found) = i },
+                    Mode::All => {}
+                }
+                found += 1;
+            }
+        }
+        let done = match mode {
+            Mode::All => found == live,
+            Mode::Any => live == 0,
+            Mode::Some => found > 0 || live == 0,
+        };
+        if done || !block {
+            return match mode {
+                Mode::All => usize::from(done),
+                Mode::Any => usize::MAX,
+                Mode::Some => found,
+            };
+        }
+        idle.pause();
+    }
+}

@@ -94,6 +94,34 @@ int main(void) {
         shmem_int_atomic_inc(flag, 0);
     }
     shmem_barrier_all();
+
+    /* 1.5 multi-word waits: slot r of PE 0's array is set by PE r (r >= 1). */
+    long *slots = shmem_calloc(n, sizeof(long));
+    if (me == 0) {
+        int status[64] = {0};
+        size_t idx[64];
+        status[0] = 1; /* PE 0 sets nothing: left out */
+        CHECK(shmem_long_test_all(slots, n, status, SHMEM_CMP_GT, 0) == 0 || n == 1, "test_all before");
+        CHECK(shmem_long_test_any(slots, n, status, SHMEM_CMP_GT, 0) == (size_t)-1 || n == 1, "test_any before");
+        shmem_barrier_all(); /* the others set their slots now */
+        size_t any = shmem_long_wait_until_any(slots, n, status, SHMEM_CMP_GT, 0);
+        CHECK(any >= 1 && any < (size_t)n, "wait_until_any gave %zu", any);
+        shmem_long_wait_until_all(slots, n, status, SHMEM_CMP_GT, 0);
+        size_t k = shmem_long_wait_until_some(slots, n, idx, status, SHMEM_CMP_GT, 0);
+        CHECK(k == (size_t)n - 1, "wait_until_some found %zu", k);
+        for (size_t i = 0; i < k; i++) CHECK(idx[i] == i + 1, "some index %zu = %zu", i, idx[i]);
+        long want[64];
+        for (int r = 0; r < n; r++) want[r] = 10 + r;
+        shmem_long_wait_until_all_vector(slots, n, status, SHMEM_CMP_EQ, want);
+        CHECK(shmem_long_test_all_vector(slots, n, status, SHMEM_CMP_EQ, want) == 1, "test_all_vector");
+        want[1] = -1;
+        CHECK(shmem_long_test_some_vector(slots, n, idx, status, SHMEM_CMP_EQ, want) == (size_t)n - 2, "test_some_vector");
+        CHECK(shmem_long_test_any(slots, n, NULL, SHMEM_CMP_EQ, 11) == 1, "test_any without status");
+    } else {
+        shmem_barrier_all();
+        shmem_long_p(slots + me, 10 + me, 0);
+    }
+    shmem_barrier_all();
     printf("PE %d of %d: atomics ok\n", me, n);
     shmem_finalize();
     return 0;
