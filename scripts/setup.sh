@@ -11,6 +11,8 @@ command -v mpicc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
 command -v oshcc >/dev/null 2>&1 || need_apt+=(openmpi-bin libopenmpi-dev)
 python3 -c 'import matplotlib' >/dev/null 2>&1 || need_apt+=(python3-matplotlib)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
+# the install test builds a program with `pkg-config --cflags --libs memchan`
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 # multi-host tests and `memchan bench --hosts`: network namespaces, veth, nftables
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v nft >/dev/null 2>&1 || need_apt+=(nftables)

@@ -22,6 +22,8 @@
 //! `memchan run` turns into the job's exit code, ending the other PEs).
 
 mod heap;
+/// The native API, `include/memchan.h`.
+mod native;
 mod shmem;
 
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};

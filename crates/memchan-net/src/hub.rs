@@ -149,6 +149,9 @@ struct Port {
     owed: VecDeque<(u64, u16, u64)>,
     /// Its global clock's bound as its last probe reported it (`memchan status`).
     clock_bound_ns: Option<u64>,
+    /// Reliable frames (writes, requests) of this node the hub handled: what a
+    /// barrier waiting for it counts as progress (heartbeats do not count).
+    handled: u64,
 }
 
 struct Seg {
@@ -182,6 +185,12 @@ struct BarrierWait {
     req: u32,
     scope: u16,
     target: u64,
+    /// The missing members and the sum of their `handled` frames when last looked
+    /// at, and when either last changed: the barrier fails only after no progress for
+    /// the stall bound.
+    missing: NodeSet,
+    handled: u64,
+    moved: Instant,
 }
 
 struct State {
@@ -579,6 +588,7 @@ fn timer_loop(sh: Arc<Shared>) {
         }
         if hb {
             sh.expire_conds(&mut sh.lock());
+            sh.expire_barriers(&mut sh.lock());
         }
         sh.rma_expire(&mut sh.lock());
     }
@@ -742,6 +752,7 @@ impl Shared {
             inflight: VecDeque::new(),
             owed: VecDeque::new(),
             clock_bound_ns: None,
+            handled: 0,
         });
         let welcome = Welcome {
             node,
@@ -766,6 +777,9 @@ impl Shared {
 
     /// A reliable frame from `n` (seq 0: a local node, which needs no release).
     fn frame(&self, st: &mut State, n: NodeId, seq: u64, kind: Kind, payload: &[u8]) {
+        if let Some(Some(p)) = st.ports.get_mut(n.index()) {
+            p.handled += 1;
+        }
         let outstanding = match kind {
             Kind::Data if payload.len() >= proto::DATA_HEAD => {
                 let (head, body) = payload.split_at(proto::DATA_HEAD);
@@ -1103,6 +1117,9 @@ impl Shared {
                     req,
                     scope: group,
                     target,
+                    missing: NodeSet::EMPTY,
+                    handled: 0,
+                    moved: Instant::now(),
                 });
                 self.check_barriers(st);
             }
@@ -1189,6 +1206,57 @@ impl Shared {
                     &proto::put_set(Put::new(), &set).0,
                 );
             }
+        }
+    }
+
+    /// Fails the barrier waits whose missing members, alive and connected, made no
+    /// progress for the stall bound: none arrived or left, and none sent a write or a
+    /// request (a member busy on its way to the barrier is progress, however long it
+    /// takes). The same bound as on one host: 25 failure timeouts, at least 1 s.
+    fn expire_barriers(&self, st: &mut State) {
+        let bound = (self.cfg.failure_timeout * 25).max(Duration::from_secs(1));
+        let members = st.members();
+        let mut done = Vec::new();
+        let State {
+            barrier_waits,
+            barrier_counts,
+            ports,
+            groups,
+            ..
+        } = st;
+        barrier_waits.retain_mut(|w| {
+            let want = match w.scope {
+                u16::MAX => members,
+                g => groups
+                    .get(usize::from(g))
+                    .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
+            };
+            let counts = &barrier_counts[&w.scope];
+            let missing: NodeSet = want
+                .iter()
+                .filter(|m| counts[m.index()] < w.target)
+                .collect();
+            let handled = missing
+                .iter()
+                .filter_map(|m| ports[m.index()].as_ref().map(|p| p.handled))
+                .sum();
+            if missing != w.missing || handled != w.handled {
+                (w.missing, w.handled, w.moved) = (missing, handled, Instant::now());
+            }
+            let stalled = w.moved.elapsed() > bound;
+            if stalled {
+                done.push((w.node, w.inc, w.req, missing));
+            }
+            !stalled
+        });
+        for (n, inc, req, missing) in done {
+            if !st.alive(n, inc) {
+                continue;
+            }
+            let ms = bound.as_millis() as u64;
+            tracing::warn!(node = n.0, missing = ?missing, "barrier stalled: no progress for {ms} ms");
+            let body = proto::put_set(Put::new().u64(ms), &missing);
+            st.respond(n, req, code::BARRIER_STALLED, &body.0);
         }
     }
 

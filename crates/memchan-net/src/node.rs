@@ -125,14 +125,6 @@ fn refusal(addr: &str, cluster: &str, why: &str) -> Error {
     }
 }
 
-/// Longest a barrier waits, after its ack, for the other members to arrive. No other
-/// request has a fixed bound: the hub answers a segment or group request as it reads
-/// it, so its answer only waits behind this node's own backlog on the link, and it
-/// waits while the hub is alive (a silent hub is `HubLost` after the failure timeout).
-/// An ack the hub fails (`ACK_STALLED`) once its destinations released nothing for the
-/// failure timeout. So a slow backlog is never a failure.
-const BARRIER_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// A node joined through a hub.
 pub struct Node {
     sh: Arc<Shared>,
@@ -440,12 +432,31 @@ impl Drop for Node {
 
 /// Requests to the hub: the answer, or the hub's refusal as an [`Error`].
 impl Shared {
+    /// Sends `op` and waits for the answer.
+    ///
+    /// No request has a fixed timer: the hub answers a segment or group request as it
+    /// reads it, so its answer only waits behind this node's own backlog on the link, and
+    /// it waits while the hub is alive (a silent hub is `HubLost` after the failure
+    /// timeout). An ack the hub fails (`ACK_STALLED`) once its destinations released
+    /// nothing for the failure timeout; a barrier (`BARRIER_STALLED`, `Error::Stalled`)
+    /// once its missing members made no progress for the stall bound. So a slow backlog,
+    /// or a member slow to reach the barrier, is never a failure.
     pub(crate) fn request(&self, op: Op) -> Result<Vec<u8>> {
-        let bound = match op {
-            Op::Barrier { .. } => Some(BARRIER_TIMEOUT),
-            _ => None,
-        };
-        self.request_within(op, bound)
+        match self.request_within(op, None) {
+            // The one answer that names the cluster.
+            Err(Error::Stalled {
+                what,
+                waited,
+                nodes,
+                ..
+            }) => Err(Error::Stalled {
+                cluster: self.cluster.clone(),
+                what,
+                waited,
+                nodes,
+            }),
+            r => r,
+        }
     }
 
     /// Sends `op` and waits for the answer; `bound: None` waits while the hub is alive.
@@ -458,8 +469,7 @@ impl Shared {
                 break id;
             }
         };
-        // Only a barrier has a timer.
-        let what = "the barrier";
+        let what = "the hub's answer";
         self.send(Kind::Request, &[&op.put(id)])?;
         let deadline = bound.map(|b| (Instant::now() + b, b));
         // Like a wait, the requesting thread reads the link itself: the answer wakes
@@ -518,6 +528,17 @@ pub(crate) fn answer(status: u8, body: Vec<u8>) -> Result<Vec<u8>> {
                 Duration::from_millis(ms),
                 "a destination to release the acknowledged writes (none released any)",
             ))
+        }
+        code::BARRIER_STALLED => {
+            let mut g = Get::new(&body, "barrier stalled");
+            let ms = g.u64().unwrap_or(0);
+            let set = proto::get_set(&mut g).unwrap_or(NodeSet::EMPTY);
+            Err(Error::Stalled {
+                cluster: String::new(),
+                what: "barrier arrivals",
+                waited: Duration::from_millis(ms),
+                nodes: set.iter().collect(),
+            })
         }
         code::SEGMENT_FREED => Err(Error::SegmentFreed { segment: text() }),
         code::UNKNOWN_NODE => Err(Error::UnknownNode(NodeId(

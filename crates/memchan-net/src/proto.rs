@@ -437,6 +437,10 @@ pub mod code {
     /// The target received a remote read or atomic and did not answer it for the
     /// failure timeout while its link lived (body: the timeout in ms u64).
     pub const RMA_STALLED: u8 = 13;
+    /// A barrier's missing members, alive, made no progress (arrived, left, or sent a
+    /// write or request) for the stall bound (body: the bound in ms u64, then the node
+    /// set waited for).
+    pub const BARRIER_STALLED: u8 = 14;
 }
 
 /// The request id of a refusal that answers no request: the hub refused a `Data`

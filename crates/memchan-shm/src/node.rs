@@ -1105,9 +1105,10 @@ impl Inner {
     /// Bounded: members that neither arrive nor fail (a live process that never calls
     /// the barrier, or a slot no process stands behind that no service thread could
     /// prove empty) hold it up for at most [`Local::stall_bound`] (25 failure
-    /// timeouts, at least 1 s) after the last progress (a member arriving, or joining
-    /// or leaving the scope), and for at most [`STALL_CAP`] bounds in all; it then
-    /// fails with `Error::Stalled` naming them. This node's arrival stays counted: a
+    /// timeouts, at least 1 s) after the last progress (a member arriving, joining or
+    /// leaving the scope, or a missing member's application threads using CPU), with
+    /// arrivals extending it to at most [`STALL_CAP`] bounds in all; it then fails with
+    /// `Error::Stalled` naming them. This node's arrival stays counted: a
     /// late member passes this barrier at once, and the next one lines up again.
     pub(crate) fn barrier(&self, scope: usize, group: Option<NodeSet>) -> Result<()> {
         self.local.check_alive()?;
@@ -1223,7 +1224,7 @@ impl Inner {
             if missing.is_empty() {
                 return Ok(Round::AllArrived);
             }
-            stall.check(&self.local, missing)?;
+            stall.check(&self.local, missing, |m| self.cpu_of(m))?;
             owed.settle();
             let seen = s.bar_seq.load(Ordering::SeqCst);
             s.bar_waiters.fetch_add(1, Ordering::SeqCst);
@@ -1312,7 +1313,7 @@ impl Inner {
                 std::hint::spin_loop();
                 continue;
             }
-            stall.check(&self.local, missing)?;
+            stall.check(&self.local, missing, |m| self.cpu_of(m))?;
             owed.settle();
             // Sleep on the first missing member's pair: its arrival wakes us.
             let s = &c.nodes[first.index()];
@@ -1324,6 +1325,19 @@ impl Inner {
             }
             s.bar_waiters.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    /// The CPU time the verified processes behind `nodes` used so far (for the
+    /// barrier's stall bound).
+    fn cpu_of(&self, nodes: &NodeSet) -> u64 {
+        let c = self.local.ctl();
+        nodes
+            .iter()
+            .filter_map(|n| {
+                let inc = c.nodes[n.index()].incarnation.load(Ordering::Acquire);
+                self.pidfds.cpu_ticks(n.index(), inc)
+            })
+            .sum()
     }
 
     /// Live members of the scope, other than this node, that have not arrived at `t`.
@@ -1631,11 +1645,15 @@ struct RoundWait {
     bitmap: NodeSet,
 }
 
-/// The barrier's stall bound: progress is a change in who is missing. The clocks
+/// The barrier's stall bound: progress is a change in who is missing, or a missing
+/// member's process at work (its CPU time grew: a member slow to reach the barrier is
+/// not a failure, as through a hub, where its writes and requests count). The clocks
 /// (start, last progress) start at the first slow wait, off the fast path.
 struct Stall {
     clock: Option<(Instant, Instant)>,
     last: NodeSet,
+    /// The missing members' CPU time when last looked at, once a bound passed.
+    cpu: Option<u64>,
 }
 
 impl Stall {
@@ -1643,27 +1661,49 @@ impl Stall {
         Stall {
             clock: None,
             last: NodeSet::EMPTY,
+            cpu: None,
         }
     }
 
-    fn check(&mut self, local: &Local, missing: NodeSet) -> Result<()> {
+    /// `cpu`: the missing members' CPU time so far (verified processes only).
+    fn check(
+        &mut self,
+        local: &Local,
+        missing: NodeSet,
+        cpu: impl FnOnce(&NodeSet) -> u64,
+    ) -> Result<()> {
         let bound = local.stall_bound();
         let (start, since) = *self.clock.get_or_insert_with(|| {
             let now = Instant::now();
             (now, now)
         });
-        if start.elapsed() > bound * STALL_CAP {
-            return Err(local.stalled(
-                "barrier arrivals",
-                bound * STALL_CAP,
-                missing.iter().collect(),
-            ));
-        }
         if missing != self.last {
             self.last = missing;
+            self.cpu = None;
             self.clock = Some((start, Instant::now()));
+            if start.elapsed() > bound * STALL_CAP {
+                // Arrivals are words another member can fake: they extend the wait
+                // only so far.
+                return Err(local.stalled(
+                    "barrier arrivals",
+                    bound * STALL_CAP,
+                    missing.iter().collect(),
+                ));
+            }
         } else if since.elapsed() > bound {
-            return Err(local.stalled("barrier arrivals", bound, missing.iter().collect()));
+            // The kernel's count, not a word of the control block: a busy member
+            // holds the barrier as long as it works, as it would in MPI.
+            let now = cpu(&missing);
+            let t = Instant::now();
+            match self.cpu.replace(now) {
+                // The first look only takes the count: the next comes a quarter bound
+                // later, so an idle member is named after 1.25 bounds.
+                None => self.clock = Some((start, t.checked_sub(bound * 3 / 4).unwrap_or(t))),
+                Some(c) if c != now => self.clock = Some((start, t)),
+                Some(_) => {
+                    return Err(local.stalled("barrier arrivals", bound, missing.iter().collect()))
+                }
+            }
         }
         Ok(())
     }

@@ -119,6 +119,46 @@ impl Pidfds {
     }
 }
 
+impl Pidfds {
+    /// The CPU time (clock ticks, user + system) the application threads of the
+    /// verified process behind (slot, incarnation) have used so far: memchan's own
+    /// threads (`memchan-*`: heartbeat, service), which run in an idle process too, do
+    /// not count. Read from `/proc/<pid>/task/*/stat` of the pid taken with its pidfd
+    /// (never a pid word of the control block); `None` if none is verified.
+    pub(crate) fn cpu_ticks(&self, slot: usize, inc: u64) -> Option<u64> {
+        let pid = match self.lock().get(&(slot, inc)) {
+            Some(Behind::Verified { fd, pid }) if !exited(fd, Some(&ZERO)) => *pid,
+            _ => return None,
+        };
+        let mut sum = 0;
+        for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+            .ok()?
+            .flatten()
+        {
+            let Ok(stat) = std::fs::read_to_string(t.path().join("stat")) else {
+                continue;
+            };
+            // Field 2 is the thread's name in parentheses (it may hold spaces and
+            // parentheses itself); utime and stime are fields 14 and 15.
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+                continue;
+            };
+            if stat[open + 1..close].starts_with("memchan-") {
+                continue;
+            }
+            let mut f = stat[close + 1..].split_whitespace().skip(11);
+            let mut tick = || f.next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            sum += tick() + tick();
+        }
+        Some(sum)
+    }
+}
+
+const ZERO: rustix::time::Timespec = rustix::time::Timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
+
 /// What [`Pidfds::verdict`] says of a failed holder's process.
 enum Verdict {
     /// Its node (this pid), hung or dead: kill it (through this pidfd) and take over

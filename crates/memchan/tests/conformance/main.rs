@@ -42,6 +42,7 @@ fn worker() {
         "notify" => sync_ops::notify_worker(&a),
         "barrier" => sync_ops::barrier_worker(&a),
         "barrier-loop" => sync_ops::barrier_loop_worker(&a),
+        "barrier-late" => sync_ops::barrier_late_worker(&a),
         "tear" => sync_ops::tear_worker(&a),
         "uid" => sync_ops::uid_worker(&a),
         "dep-strided" => deposit::strided_worker(&a),

@@ -668,3 +668,83 @@ fn a_64_node_barrier_storm_beside_two_busy_loops_isolates_no_healthy_node() {
         }
     });
 }
+
+/// Worker: `cluster mode busy_ms` — joins, prints READY with its node id, then either
+/// works for `busy_ms` (writes to its own receive memory in a tight loop: CPU time on
+/// one host, frames at the hub) and arrives at a barrier (`busy`), or never arrives
+/// (`idle`, blocked until killed).
+pub fn barrier_late_worker(a: &[String]) {
+    let (name, mode) = (&a[0], a[1].as_str());
+    let c = Cluster::join(name).unwrap();
+    let me = c.node_id();
+    let seg = c.segment("late", 4096, 0o600).unwrap();
+    let _rx = seg.map_rx().unwrap();
+    let tx = seg.map_tx(Dest::Node(me), TxAttrs::default()).unwrap();
+    println!("READY node={}", me.0);
+    if mode == "idle" {
+        loop {
+            std::thread::park();
+        }
+    }
+    let busy = Duration::from_millis(a[2].parse().unwrap());
+    let start = std::time::Instant::now();
+    let mut i = 0u64;
+    while start.elapsed() < busy {
+        tx.write_u64(0, i).unwrap();
+        i += 1;
+    }
+    c.barrier().unwrap();
+    println!("PASSED writes={i}");
+}
+
+/// A member slow to reach the barrier is not a failure (issue 11: backlogs are not
+/// failures): a barrier waits for a member that works (one host: its application
+/// threads use CPU; through a hub: it sends writes) for two stall bounds, and names a
+/// member that neither arrives nor works with `Error::Stalled` after the bound.
+fn a_barrier_waits_for_a_busy_member_and_names_an_idle_one(t: &Transport) {
+    let failure = Duration::from_millis(200);
+    let bound = failure * 25; // the stall bound: 25 failure timeouts, at least 1 s
+    let name = unique_cluster("late");
+    let cfg = memchan::Config {
+        heartbeat: Duration::from_millis(40),
+        failure_timeout: failure,
+        ..memchan::Config::default()
+    };
+    let a = t.join_with(&name, cfg).unwrap();
+    let busy_ms = (bound * 2).as_millis().to_string();
+    let mut busy = t.spawn("barrier-late", &[name.clone(), "busy".into(), busy_ms]);
+    busy.expect_line("READY", Duration::from_secs(30));
+    a.wait_for_members(2, Duration::from_secs(30)).unwrap();
+    a.barrier()
+        .expect("a member at work holds the barrier up, it does not fail it");
+    busy.expect_line("PASSED", Duration::from_secs(60));
+    busy.finish(Duration::from_secs(30));
+    let mut idle = t.spawn("barrier-late", &[name.clone(), "idle".into()]);
+    let id = NodeId(field(&idle.expect_line("READY", Duration::from_secs(30)), "node") as u16);
+    // The busy member has left; the idle one is the second member.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !a.members().contains(&id) || a.members().len() != 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "hang guard: {:?}",
+            a.members()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    match a.barrier() {
+        Err(Error::Stalled { what, nodes, .. }) => {
+            assert_eq!(what, "barrier arrivals");
+            assert_eq!(nodes, vec![id]);
+        }
+        other => panic!("expected Stalled naming {id}, got {other:?}"),
+    }
+    assert!(a.members().contains(&id), "a stall isolates nobody");
+    idle.kill9();
+}
+on_every_transport!(
+    a_barrier_waits_for_a_busy_member_and_names_an_idle_one,
+    memchan_testkit::harness::Timing {
+        heartbeat: std::time::Duration::from_millis(40),
+        failure_timeout: std::time::Duration::from_millis(200),
+    }
+);
