@@ -17,6 +17,8 @@
 //! all of the executable's `rw-p` mapping, which includes `.got.plt` under lazy
 //! binding: another PE of the job can write there (as OpenSHMEM lets it write any
 //! global), so a job's PEs trust each other as much as one program's threads do.
+//! A child the program forks after `shmem_init` shares those pages with it (they
+//! are a shared mapping now), where before it had its own copy.
 
 use std::ffi::c_void;
 
