@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 /// 16-byte atomics) and for memchan's aligned 8-byte words.
 pub const ALIGN: usize = 16;
 
-/// Default heap size when `SHMEM_SYMMETRIC_SIZE` is unset: 64 MiB, small enough for
-/// CI hosts (the pages are shared memory, touched only when used).
-pub const DEFAULT_SIZE: usize = 64 << 20;
+/// Default heap size when `SHMEM_SYMMETRIC_SIZE` is unset: 256 MiB (what benchmark
+/// suites expect); the pages are shared memory, touched only when used.
+pub const DEFAULT_SIZE: usize = 256 << 20;
 
 /// The allocated blocks of a heap of `size` bytes, offset -> length.
 pub struct Heap {
@@ -27,22 +27,42 @@ impl Heap {
         }
     }
 
+    /// The user's heap size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
     /// The offset of a new block of `len` bytes (at least 1), first fit; `None` when
     /// no gap is large enough.
     pub fn alloc(&mut self, len: usize) -> Option<usize> {
+        self.alloc_aligned(len, ALIGN)
+    }
+
+    /// As [`alloc`](Self::alloc), the block starting on a multiple of `align` (a
+    /// power of two; at least [`ALIGN`]); `None` also for a bad `align`.
+    pub fn alloc_aligned(&mut self, len: usize, align: usize) -> Option<usize> {
+        if !align.is_power_of_two() {
+            return None;
+        }
+        let align = align.max(ALIGN);
         let len = len.max(1).checked_next_multiple_of(ALIGN)?;
         let mut at = 0;
         for (&off, &l) in &self.used {
-            if off - at >= len {
+            if off >= at && off - at >= len {
                 break;
             }
-            at = off + l;
+            at = (off + l).checked_next_multiple_of(align)?;
         }
         if self.size.checked_sub(at)? < len {
             return None;
         }
         self.used.insert(at, len);
         Some(at)
+    }
+
+    /// The length of the block at `off` (rounded up to [`ALIGN`]), if one starts there.
+    pub fn block_len(&self, off: usize) -> Option<usize> {
+        self.used.get(&off).copied()
     }
 
     /// Frees the block at `off`; false when no block starts there.
@@ -93,5 +113,16 @@ mod tests {
         assert_eq!(h.alloc(200), None); // 64..256 holds 192
         assert_eq!(h.alloc(192), Some(64));
         assert_eq!(h.alloc(1), None);
+        assert_eq!(h.block_len(64), Some(192));
+    }
+
+    #[test]
+    fn aligned_blocks_start_on_their_boundary() {
+        let mut h = Heap::new(4096);
+        assert_eq!(h.alloc(8), Some(0));
+        assert_eq!(h.alloc_aligned(8, 256), Some(256));
+        assert_eq!(h.alloc(8), Some(16)); // first fit still uses the gap before it
+        assert_eq!(h.alloc_aligned(8, 3), None);
+        assert_eq!(h.alloc_aligned(4000, 1024), None);
     }
 }

@@ -11,7 +11,7 @@
 //! `pes[r]` from then on.
 //!
 //! **Symmetric heap.** One segment, `shmem.heap`, of `SHMEM_SYMMETRIC_SIZE` bytes
-//! (K/M/G suffixes; default 64 MiB), mapped rx by every PE with `remote_read` on. The
+//! (K/M/G suffixes; default 256 MiB), mapped rx by every PE with `remote_read` on. The
 //! local copy is where `shmem_malloc` returns pointers (the program loads and stores
 //! there directly); every PE runs the same first-fit ([`heap::Heap`]) so the same calls
 //! give the same offsets. A put to PE `r` writes through a tx mapping towards `pes[r]`
@@ -24,10 +24,10 @@
 mod heap;
 /// The native API, `include/memchan.h`.
 mod native;
+mod shmem;
 
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use std::ffi::{c_int, c_long, c_void};
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -46,9 +46,14 @@ struct Pe {
     /// Rank -> node id.
     pes: Vec<NodeId>,
     heap: heap::Heap,
-    /// The local copy of the heap: its start (as an address) and length.
+    /// Heap-segment offset of the library's own area past the user's heap
+    /// ([`shmem::sys`]): collective sync words and scratch.
+    sys: usize,
+    /// The executable's data range made symmetric ([`shmem::statics`]): its start,
+    /// length and heap-segment offset; `None` where the transport cannot alias it.
+    statics: Option<(usize, usize, usize)>,
+    /// The local copy of the heap: its start, as an address.
     base: usize,
-    len: usize,
     seg: Segment,
     rma: Rma,
     /// Rank -> tx mapping of the heap towards that PE, made on first put.
@@ -123,8 +128,15 @@ fn init() -> Pe {
     let table = table_seg
         .map_rx()
         .unwrap_or_else(|e| fail("mapping the PE table", e));
+    let sys = want
+        .checked_next_multiple_of(4096)
+        .unwrap_or_else(|| die(CALL, format!("{SIZE_VAR}={want} is too large")));
+    // The executable's data range rides at the end of the heap segment.
+    let data = shmem::statics::data_range();
+    let area = sys + shmem::sys::LEN;
+    let seg_len = area + data.map_or(0, |(lo, hi)| hi - lo);
     let seg = cluster
-        .segment("shmem.heap", want, 0o600)
+        .segment("shmem.heap", seg_len, 0o600)
         .unwrap_or_else(|e| {
             fail(
                 &format!(
@@ -140,6 +152,20 @@ fn init() -> Pe {
     let rx = seg
         .map_rx_with(open)
         .unwrap_or_else(|e| fail("mapping the symmetric heap", e));
+    let statics = data.and_then(|(lo, hi)| {
+        // SAFETY: `area..area + (hi - lo)` lies in the heap mapping just made (page-
+        // aligned: `sys` and `sys::LEN` are page multiples), which no other PE
+        // writes before the barriers below; `[lo, hi)` is the executable's data
+        // range, and only this thread runs the program's code during init.
+        let r = unsafe { shmem::statics::alias(rx.as_ptr() as usize + area, lo, hi - lo) };
+        match r {
+            Ok(()) => Some((lo, hi - lo, area)),
+            Err(e) => {
+                tracing::debug!(error = %e, "static data stays local");
+                None
+            }
+        }
+    });
     let rma = seg
         .rma()
         .unwrap_or_else(|e| fail("the heap's get/atomic handle", e));
@@ -180,13 +206,13 @@ fn init() -> Pe {
             }
         })
         .collect();
-    let len = rx.len();
     Pe {
         me,
         pes,
-        heap: heap::Heap::new(len),
+        heap: heap::Heap::new(want),
+        sys,
+        statics,
         base: rx.as_ptr() as usize,
-        len,
         rma,
         tx: (0..n).map(|_| None).collect(),
         seg,
@@ -197,19 +223,38 @@ fn init() -> Pe {
 }
 
 impl Pe {
-    /// The heap offset of `[addr, addr + len)`, or the end naming `call`.
-    fn offset(&self, call: &str, addr: *const c_void, len: usize) -> usize {
+    /// The heap-segment offset of `[addr, addr + len)`: in the user's heap, or in
+    /// the static data ([`shmem::statics`]); `None` elsewhere.
+    fn sym_offset(&self, addr: *const c_void, len: usize) -> Option<usize> {
         let a = addr as usize;
-        match a.checked_sub(self.base) {
-            Some(off) if off.checked_add(len).is_some_and(|end| end <= self.len) => off,
-            _ => die(
+        let within = |start: usize, size: usize| {
+            let d = a.checked_sub(start)?;
+            d.checked_add(len).filter(|&end| end <= size).map(|_| d)
+        };
+        if let Some((lo, size, area)) = self.statics {
+            if let Some(d) = within(lo, size) {
+                return Some(area + d);
+            }
+        }
+        within(self.base, self.heap.size())
+    }
+
+    /// As [`sym_offset`](Self::sym_offset), or the end naming `call`.
+    fn offset(&self, call: &str, addr: *const c_void, len: usize) -> usize {
+        self.sym_offset(addr, len).unwrap_or_else(|| {
+            let statics = match self.statics {
+                Some((lo, size, _)) => format!("static data ({lo:#x}, {size} bytes)"),
+                None => "static data (not symmetric on this transport)".into(),
+            };
+            die(
                 call,
                 format!(
-                    "{addr:p} (+{len} bytes) is not in the symmetric heap ({:#x}, {} bytes)",
-                    self.base, self.len
+                    "{addr:p} (+{len} bytes) is not in the symmetric heap ({:#x}, {} bytes) or the {statics}",
+                    self.base,
+                    self.heap.size()
                 ),
-            ),
-        }
+            )
+        })
     }
 
     fn check_pe(&self, call: &str, pe: c_int) -> usize {
@@ -342,7 +387,7 @@ fn malloc(call: &str, size: usize) -> *mut c_void {
             call,
             format!(
                 "{size} bytes do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
-                p.len
+                p.heap.size()
             ),
         )
     };
@@ -398,23 +443,6 @@ pub unsafe extern "C" fn shmem_putmem(
 }
 
 /// # Safety
-/// `dest` is a symmetric address (checked against the heap).
-#[no_mangle]
-pub unsafe extern "C" fn shmem_long_p(dest: *mut c_long, value: c_long, pe: c_int) {
-    let v = value;
-    // SAFETY: `v` is a live local of `size_of::<c_long>()` bytes.
-    unsafe {
-        put(
-            "shmem_long_p",
-            dest.cast(),
-            (&raw const v).cast(),
-            size_of::<c_long>(),
-            pe,
-        )
-    }
-}
-
-/// # Safety
 /// `dest` is writable for `nelems` bytes; `source` is a symmetric address.
 #[no_mangle]
 pub unsafe extern "C" fn shmem_getmem(
@@ -425,24 +453,6 @@ pub unsafe extern "C" fn shmem_getmem(
 ) {
     // SAFETY: forwarded caller contract (`dest` writable for `nelems` bytes).
     unsafe { get("shmem_getmem", dest, source, nelems, pe) }
-}
-
-/// # Safety
-/// `source` is a symmetric address (checked against the heap).
-#[no_mangle]
-pub unsafe extern "C" fn shmem_long_g(source: *const c_long, pe: c_int) -> c_long {
-    let mut v: c_long = 0;
-    // SAFETY: `v` is a live local of `size_of::<c_long>()` bytes.
-    unsafe {
-        get(
-            "shmem_long_g",
-            (&raw mut v).cast(),
-            source.cast(),
-            size_of::<c_long>(),
-            pe,
-        )
-    };
-    v
 }
 
 #[no_mangle]
@@ -469,38 +479,4 @@ pub extern "C" fn shmem_barrier_all() {
     if let Err(e) = pe_of(&mut st, "shmem_barrier_all").cluster.barrier() {
         die("shmem_barrier_all", e);
     }
-}
-
-fn fetch_add(call: &str, target: *mut c_long, value: c_long, pe: c_int) -> c_long {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let t = p.check_pe(call, pe);
-    let off = p.offset(call, target.cast_const().cast(), size_of::<c_long>());
-    if !off.is_multiple_of(8) {
-        die(call, format!("{target:p} is not 8-byte aligned"));
-    }
-    if t == p.me {
-        // SAFETY: `off..off + 8` lies in this PE's heap mapping, 8-byte aligned
-        // (checked above); other PEs reach this word only through atomics too.
-        let word = unsafe { AtomicI64::from_ptr((p.base + off) as *mut i64) };
-        return word.fetch_add(value, Ordering::SeqCst);
-    }
-    match p.rma.fetch_add_u64(p.pes[t], off, value as u64) {
-        Ok(old) => old as c_long,
-        Err(e) => die(call, format!("on PE {pe}: {e}")),
-    }
-}
-
-#[no_mangle]
-pub extern "C" fn shmem_long_atomic_fetch_add(
-    target: *mut c_long,
-    value: c_long,
-    pe: c_int,
-) -> c_long {
-    fetch_add("shmem_long_atomic_fetch_add", target, value, pe)
-}
-
-#[no_mangle]
-pub extern "C" fn shmem_long_fadd(target: *mut c_long, value: c_long, pe: c_int) -> c_long {
-    fetch_add("shmem_long_fadd", target, value, pe)
 }

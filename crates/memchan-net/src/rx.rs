@@ -238,13 +238,16 @@ impl RxMem {
     pub(crate) fn new(gen: u32, size: usize, page: usize, attrs: RxAttrs) -> Result<RxMem> {
         use rustix::mm::{mmap_anonymous, MapFlags, ProtFlags};
         let map_len = size.div_ceil(page) * page;
-        // SAFETY: a fresh anonymous private mapping; no existing memory is affected.
+        // Shared, though no other process maps it: a shared mapping's pages can be
+        // mapped a second time in this process (`mremap` with old size 0), which is how
+        // libmemchan makes a C program's static data symmetric.
+        // SAFETY: a fresh anonymous mapping; no existing memory is affected.
         let base = unsafe {
             mmap_anonymous(
                 std::ptr::null_mut(),
                 map_len,
                 ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::PRIVATE,
+                MapFlags::SHARED,
             )
         }
         .map_err(|e| Error::os("map rx memory", e))?

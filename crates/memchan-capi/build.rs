@@ -1,0 +1,571 @@
+//! Expands shmem.h's typed families from the one type table, `src/shmem/table.rs`:
+//! `$OUT_DIR/shmem_gen.rs` (the exported Rust functions, each a line over a generic
+//! helper of `src/shmem/`) and `$OUT_DIR/shmem_gen.h` (their C prototypes, which
+//! `include/shmem.h` carries between its GENERATED markers; a unit test compares).
+
+use std::fmt::Write as _;
+
+include!("src/shmem/table.rs");
+
+/// One exported function: C return type, Rust return type (`""` for void), name,
+/// parameters as (C type, Rust type, name), and the Rust body.
+struct Fun<'a> {
+    c_ret: &'a str,
+    rs_ret: &'a str,
+    name: String,
+    params: Vec<(String, String, &'a str)>,
+    body: String,
+}
+
+#[derive(Default)]
+struct Out {
+    rs: String,
+    h: String,
+    /// While set, each function also gets its `shmem_ctx_` form (an inline call of
+    /// it: contexts map to the default one), collected here for the header's end.
+    ctx_on: bool,
+    ctx: String,
+}
+
+impl Out {
+    fn section(&mut self, title: &str) {
+        let _ = writeln!(self.h, "\n/* {title} */");
+    }
+
+    fn fun(&mut self, f: Fun) {
+        let cparams: Vec<String> = f
+            .params
+            .iter()
+            .map(|(c, _, n)| {
+                if c.ends_with('*') {
+                    format!("{c}{n}")
+                } else {
+                    format!("{c} {n}")
+                }
+            })
+            .collect();
+        let cparams = if cparams.is_empty() {
+            "void".to_string()
+        } else {
+            cparams.join(", ")
+        };
+        let sep = if f.c_ret.ends_with('*') { "" } else { " " };
+        let _ = writeln!(self.h, "{}{sep}{}({cparams});", f.c_ret, f.name);
+        if self.ctx_on {
+            let rest = f.name.strip_prefix("shmem_").expect("shmem_ names");
+            let args: Vec<&str> = f.params.iter().map(|(_, _, n)| *n).collect();
+            let ret = if f.c_ret == "void" { "" } else { "return " };
+            let _ = writeln!(
+                self.ctx,
+                "static inline {}{sep}shmem_ctx_{rest}(shmem_ctx_t ctx, {cparams}) {{ (void)ctx; {ret}{}({}); }}",
+                f.c_ret,
+                f.name,
+                args.join(", ")
+            );
+        }
+        let rparams: Vec<String> = f
+            .params
+            .iter()
+            .map(|(_, r, n)| format!("{n}: {r}"))
+            .collect();
+        // Only `rma::`, `coll::` and `sync::wait_set` helpers are unsafe functions (they read or write the caller's
+        // buffers); the others check everything they touch.
+        let body = if f.body.starts_with("rma::")
+            || f.body.contains("coll::")
+            || f.body.starts_with("sync::wait_set")
+        {
+            format!(
+                "// SAFETY: forwarded caller contract (see # Safety).\n    unsafe {{ {} }}",
+                f.body
+            )
+        } else {
+            f.body.clone()
+        };
+        let ret = if f.rs_ret.is_empty() {
+            String::new()
+        } else {
+            format!(" -> {}", f.rs_ret)
+        };
+        let _ = writeln!(
+            self.rs,
+            "/// `{}`: see include/shmem.h.\n///\n/// # Safety\n/// The OpenSHMEM contract: pointers to live memory of the sizes given; \
+             symmetric ones are checked.\n#[no_mangle]\npub unsafe extern \"C\" fn {}({}){ret} {{\n    \
+             const CALL: &str = \"{}\";\n    {}\n}}\n",
+            f.name,
+            f.name,
+            rparams.join(", "),
+            f.name,
+            body
+        );
+    }
+}
+
+fn p(c: impl Into<String>, r: impl Into<String>, n: &str) -> (String, String, &str) {
+    (c.into(), r.into(), n)
+}
+
+fn main() {
+    println!("cargo::rerun-if-changed=src/shmem/table.rs");
+    println!("cargo::rerun-if-changed=build.rs");
+    // Every RMA family has ctx forms; so do the 1.5 atomics (switched off after).
+    let mut o = Out {
+        ctx_on: true,
+        ..Out::default()
+    };
+
+    // Typed RMA.
+    o.section(
+        "Typed RMA: put/get/p/g, _nbi, iput/iget (dest/source on the remote side symmetric).",
+    );
+    for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        let cp = format!("{c} *");
+        let ccp = format!("const {c} *");
+        for (op, nbi) in [("put", ""), ("get", ""), ("put", "_nbi"), ("get", "_nbi")] {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{n}_{op}{nbi}"),
+                params: vec![
+                    p(cp.clone(), format!("*mut {r}"), "dest"),
+                    p(ccp.clone(), format!("*const {r}"), "source"),
+                    p("size_t", "usize", "nelems"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: format!(
+                    "rma::{op}_elems(CALL, dest.cast(), source.cast(), nelems, size_of::<{r}>(), pe)"
+                ),
+            });
+        }
+        for op in ["iput", "iget"] {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{n}_{op}"),
+                params: vec![
+                    p(cp.clone(), format!("*mut {r}"), "dest"),
+                    p(ccp.clone(), format!("*const {r}"), "source"),
+                    p("ptrdiff_t", "isize", "dst"),
+                    p("ptrdiff_t", "isize", "sst"),
+                    p("size_t", "usize", "nelems"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: format!(
+                    "rma::{op}(CALL, dest.cast(), source.cast(), dst, sst, nelems, size_of::<{r}>(), pe)"
+                ),
+            });
+        }
+        if t.has & OPAQUE == 0 {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{n}_p"),
+                params: vec![
+                    p(cp.clone(), format!("*mut {r}"), "dest"),
+                    p(c, r, "value"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: "rma::p(CALL, dest, value, pe)".into(),
+            });
+            o.fun(Fun {
+                c_ret: c,
+                rs_ret: r,
+                name: format!("shmem_{n}_g"),
+                params: vec![
+                    p(ccp.clone(), format!("*const {r}"), "source"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: "rma::g(CALL, source, pe)".into(),
+            });
+        } else {
+            // No Rust type passes a `long double` by value: inline over putmem/getmem.
+            let _ = writeln!(
+                o.h,
+                "static inline void shmem_{n}_p({c} *dest, {c} value, int pe) {{ shmem_putmem(dest, &value, sizeof value, pe); }}\n\
+                 static inline {c} shmem_{n}_g(const {c} *source, int pe) {{ {c} v; shmem_getmem(&v, source, sizeof v, pe); return v; }}"
+            );
+        }
+    }
+
+    o.section(
+        "Sized RMA: putN/getN/iputN/igetN and _nbi (N bits per element), putmem/getmem _nbi.",
+    );
+    for bits in SIZES {
+        let sz = bits / 8;
+        for (op, nbi) in [("put", ""), ("get", ""), ("put", "_nbi"), ("get", "_nbi")] {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{op}{bits}{nbi}"),
+                params: vec![
+                    p("void *", "*mut c_void", "dest"),
+                    p("const void *", "*const c_void", "source"),
+                    p("size_t", "usize", "nelems"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: format!("rma::{op}_elems(CALL, dest, source, nelems, {sz}, pe)"),
+            });
+        }
+        for op in ["iput", "iget"] {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{op}{bits}"),
+                params: vec![
+                    p("void *", "*mut c_void", "dest"),
+                    p("const void *", "*const c_void", "source"),
+                    p("ptrdiff_t", "isize", "dst"),
+                    p("ptrdiff_t", "isize", "sst"),
+                    p("size_t", "usize", "nelems"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: format!("rma::{op}(CALL, dest, source, dst, sst, nelems, {sz}, pe)"),
+            });
+        }
+    }
+    for op in ["put", "get"] {
+        o.fun(Fun {
+            c_ret: "void",
+            rs_ret: "",
+            name: format!("shmem_{op}mem_nbi"),
+            params: vec![
+                p("void *", "*mut c_void", "dest"),
+                p("const void *", "*const c_void", "source"),
+                p("size_t", "usize", "nelems"),
+                p("int", "c_int", "pe"),
+            ],
+            body: format!("rma::{op}_elems(CALL, dest, source, nelems, 1, pe)"),
+        });
+    }
+
+    // Typed put with signal.
+    o.section(
+        "Put with signal: the data, then the signal word (SHMEM_SIGNAL_SET/ADD) on the same PE.",
+    );
+    for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        for nbi in ["", "_nbi"] {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{n}_put_signal{nbi}"),
+                params: vec![
+                    p(format!("{c} *"), format!("*mut {r}"), "dest"),
+                    p(format!("const {c} *"), format!("*const {r}"), "source"),
+                    p("size_t", "usize", "nelems"),
+                    p("uint64_t *", "*mut u64", "sig_addr"),
+                    p("uint64_t", "u64", "signal"),
+                    p("int", "c_int", "sig_op"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: format!(
+                    "rma::put_signal(CALL, dest.cast(), source.cast(), nelems, size_of::<{r}>(), sig_addr, signal, sig_op, pe)"
+                ),
+            });
+        }
+    }
+
+    // Atomics.
+    o.section("Atomics (8- or 4-byte words, naturally aligned, symmetric), 1.4/1.5 names.");
+    for t in TYPES
+        .iter()
+        .filter(|t| t.has & (AMO_EXT | AMO_STD | AMO_BIT) != 0)
+    {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        let cp = format!("{c} *");
+        let amos = amo_ops(t.has);
+        for (op, args, ret) in amos {
+            let name = format!("shmem_{n}_atomic_{op}");
+            amo_fun(&mut o, name, c, r, &cp, op, args, ret);
+        }
+    }
+    o.ctx_on = false;
+    o.section("Atomics, OpenSHMEM 1.0-era names.");
+    for t in TYPES.iter().filter(|t| t.has & AMO_OLD != 0) {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        let cp = format!("{c} *");
+        for (op, args, ret) in amo_ops(t.has) {
+            let old = match op {
+                "fetch_add" => "fadd",
+                "fetch_inc" => "finc",
+                "compare_swap" => "cswap",
+                "fetch" | "set" | "swap" | "add" | "inc" => op,
+                _ => continue,
+            };
+            amo_fun(&mut o, format!("shmem_{n}_{old}"), c, r, &cp, op, args, ret);
+        }
+    }
+
+    // Point-to-point synchronization.
+    o.section("wait_until / test (ivar local and symmetric; cmp is SHMEM_CMP_*).");
+    for t in TYPES.iter().filter(|t| t.has & WAIT != 0) {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        let vp = format!("volatile {c} *");
+        o.fun(Fun {
+            c_ret: "void",
+            rs_ret: "",
+            name: format!("shmem_{n}_wait_until"),
+            params: vec![
+                p(vp.clone(), format!("*mut {r}"), "ivar"),
+                p("int", "c_int", "cmp"),
+                p(c, r, "cmp_value"),
+            ],
+            body: "sync::wait_until(CALL, ivar, cmp, cmp_value);".into(),
+        });
+        o.fun(Fun {
+            c_ret: "int",
+            rs_ret: "c_int",
+            name: format!("shmem_{n}_test"),
+            params: vec![
+                p(vp.clone(), format!("*mut {r}"), "ivar"),
+                p("int", "c_int", "cmp"),
+                p(c, r, "cmp_value"),
+            ],
+            body: "sync::test(CALL, ivar, cmp, cmp_value)".into(),
+        });
+        for (kind, block) in [("wait_until", "true"), ("test", "false")] {
+            for (mode, m) in [("all", "All"), ("any", "Any"), ("some", "Some")] {
+                for vector in [false, true] {
+                    let mut params = vec![
+                        p(format!("{c} *"), format!("*mut {r}"), "ivars"),
+                        p("size_t", "usize", "nelems"),
+                    ];
+                    if mode == "some" {
+                        params.push(p("size_t *", "*mut usize", "indices"));
+                    }
+                    params.push(p("const int *", "*const c_int", "status"));
+                    params.push(p("int", "c_int", "cmp"));
+                    let (vals, val) = if vector {
+                        params.push(p(format!("{c} *"), format!("*mut {r}"), "cmp_values"));
+                        ("cmp_values", format!("{r}::of_bits(0)"))
+                    } else {
+                        params.push(p(c, r, "cmp_value"));
+                        ("std::ptr::null_mut()", "cmp_value".to_string())
+                    };
+                    let idx = if mode == "some" {
+                        "indices"
+                    } else {
+                        "std::ptr::null_mut()"
+                    };
+                    let call = format!(
+                        "sync::wait_set(CALL, ivars, nelems, {idx}, status, cmp, {vals}, {val}, sync::Mode::{m}, {block})"
+                    );
+                    let (c_ret, rs_ret, body) = match (kind, mode) {
+                        ("wait_until", "all") => ("void", "", format!("{call};")),
+                        ("test", "all") => ("int", "c_int", format!("{call} as c_int")),
+                        _ => ("size_t", "usize", call),
+                    };
+                    let suffix = if vector { "_vector" } else { "" };
+                    o.fun(Fun {
+                        c_ret,
+                        rs_ret,
+                        name: format!("shmem_{n}_{kind}_{mode}{suffix}"),
+                        params,
+                        body,
+                    });
+                }
+            }
+        }
+        if t.has & WAIT_OLD != 0 {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{n}_wait"),
+                params: vec![p(vp, format!("*mut {r}"), "ivar"), p(c, r, "cmp_value")],
+                body: "sync::wait_until(CALL, ivar, sync::CMP_NE, cmp_value);".into(),
+            });
+        }
+    }
+
+    // Collectives.
+    o.section("Active-set reductions, OpenSHMEM 1.0-era *_to_all (pWrk unused; pSync symmetric).");
+    for t in TYPES.iter() {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        let mut ops = Vec::new();
+        if t.has & TOALL != 0 {
+            ops.extend(["sum", "prod", "min", "max"]);
+        }
+        if t.has & TOALL_BIT != 0 {
+            ops.extend(["and", "or", "xor"]);
+        }
+        for op in ops {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_{n}_{op}_to_all"),
+                params: vec![
+                    p(format!("{c} *"), format!("*mut {r}"), "dest"),
+                    p(format!("const {c} *"), format!("*const {r}"), "source"),
+                    p("int", "c_int", "nreduce"),
+                    p("int", "c_int", "PE_start"),
+                    p("int", "c_int", "logPE_stride"),
+                    p("int", "c_int", "PE_size"),
+                    p(format!("{c} *"), format!("*mut {r}"), "pWrk"),
+                    p("long *", "*mut i64", "pSync"),
+                ],
+                body: format!(
+                    "let _ = pWrk; coll::to_all(CALL, dest, source, nreduce, PE_start, logPE_stride, PE_size, pSync, {})",
+                    op_fn(op, r)
+                ),
+            });
+        }
+    }
+    o.section("Team reductions (1.5): 0 on success.");
+    for t in TYPES.iter() {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        let mut ops = Vec::new();
+        if t.has & RED_BIT != 0 {
+            ops.extend(["and", "or", "xor"]);
+        }
+        if t.has & RED != 0 {
+            ops.extend(["max", "min", "sum", "prod"]);
+        }
+        for op in ops {
+            o.fun(Fun {
+                c_ret: "int",
+                rs_ret: "c_int",
+                name: format!("shmem_{n}_{op}_reduce"),
+                params: vec![
+                    p("shmem_team_t", "Team", "team"),
+                    p(format!("{c} *"), format!("*mut {r}"), "dest"),
+                    p(format!("const {c} *"), format!("*const {r}"), "source"),
+                    p("size_t", "usize", "nreduce"),
+                ],
+                body: format!(
+                    "coll::reduce(CALL, team, dest, source, nreduce, {})",
+                    op_fn(op, r)
+                ),
+            });
+        }
+    }
+    o.section("Team broadcast/collect/fcollect (1.5), per type: 0 on success.");
+    for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        for op in ["broadcast", "collect", "fcollect"] {
+            let mut params = vec![
+                p("shmem_team_t", "Team", "team"),
+                p(format!("{c} *"), format!("*mut {r}"), "dest"),
+                p(format!("const {c} *"), format!("*const {r}"), "source"),
+                p("size_t", "usize", "nelems"),
+            ];
+            let root = if op == "broadcast" {
+                params.push(p("int", "c_int", "PE_root"));
+                "PE_root"
+            } else {
+                "0"
+            };
+            o.fun(Fun {
+                c_ret: "int",
+                rs_ret: "c_int",
+                name: format!("shmem_{n}_{op}"),
+                params,
+                body: format!(
+                    "coll::team_{op}(CALL, team, dest.cast(), source.cast(), nelems, size_of::<{r}>(), {root})"
+                ),
+            });
+        }
+    }
+
+    o.section("Contexts map to the default context: the ctx forms of RMA and atomics.");
+    let ctx = std::mem::take(&mut o.ctx);
+    o.h.push_str(&ctx);
+    for t in TYPES.iter().filter(|t| t.has & OPAQUE != 0) {
+        let (n, c) = (t.name, t.c);
+        let _ = writeln!(
+            o.h,
+            "static inline void shmem_ctx_{n}_p(shmem_ctx_t ctx, {c} *dest, {c} value, int pe) {{ (void)ctx; shmem_{n}_p(dest, value, pe); }}\n\
+             static inline {c} shmem_ctx_{n}_g(shmem_ctx_t ctx, const {c} *source, int pe) {{ (void)ctx; return shmem_{n}_g(source, pe); }}"
+        );
+    }
+
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out.join("shmem_gen.rs"), o.rs).expect("write shmem_gen.rs");
+    std::fs::write(out.join("shmem_gen.h"), o.h).expect("write shmem_gen.h");
+}
+
+/// The reduction `op` over Rust type `r`, as a `fn(T, T) -> T` path.
+fn op_fn(op: &str, r: &str) -> String {
+    let tr = if matches!(op, "and" | "or" | "xor") {
+        "coll::Bits"
+    } else {
+        "coll::Arith"
+    };
+    format!("<{r} as {tr}>::{op}")
+}
+
+/// The AMO ops of a type: (op, extra value arguments, returns the old value).
+fn amo_ops(has: u32) -> Vec<(&'static str, &'static [&'static str], bool)> {
+    let mut v: Vec<(&'static str, &'static [&'static str], bool)> = Vec::new();
+    if has & AMO_EXT != 0 {
+        v.extend([
+            ("fetch", &[][..], true),
+            ("set", &["value"][..], false),
+            ("swap", &["value"][..], true),
+        ]);
+    }
+    if has & AMO_STD != 0 {
+        v.extend([
+            ("compare_swap", &["cond", "value"][..], true),
+            ("fetch_inc", &[][..], true),
+            ("inc", &[][..], false),
+            ("fetch_add", &["value"][..], true),
+            ("add", &["value"][..], false),
+        ]);
+    }
+    if has & AMO_BIT != 0 {
+        for op in ["and", "or", "xor"] {
+            let f: &'static str = match op {
+                "and" => "fetch_and",
+                "or" => "fetch_or",
+                _ => "fetch_xor",
+            };
+            v.push((f, &["value"][..], true));
+            v.push((op, &["value"][..], false));
+        }
+    }
+    v
+}
+
+#[allow(clippy::too_many_arguments)]
+fn amo_fun(
+    o: &mut Out,
+    name: String,
+    c: &str,
+    r: &str,
+    cp: &str,
+    op: &str,
+    args: &[&str],
+    ret: bool,
+) {
+    let target = if op == "fetch" {
+        format!("const {cp}")
+    } else {
+        cp.to_string()
+    };
+    let mut params = vec![p(target, format!("*const {r}"), "dest")];
+    for a in args {
+        params.push(p(c, r, a));
+    }
+    params.push(p("int", "c_int", "pe"));
+    let aop = match op {
+        "fetch" => "AtomicOp::Fetch".to_string(),
+        "set" => "AtomicOp::Set(value.bits())".into(),
+        "swap" => "AtomicOp::Swap(value.bits())".into(),
+        "compare_swap" => {
+            "AtomicOp::CompareSwap { expected: cond.bits(), new: value.bits() }".into()
+        }
+        "fetch_inc" | "inc" => format!("AtomicOp::FetchAdd(1{r}.bits())"),
+        "fetch_add" | "add" => "AtomicOp::FetchAdd(value.bits())".into(),
+        "fetch_and" | "and" => "AtomicOp::FetchAnd(value.bits())".into(),
+        "fetch_or" | "or" => "AtomicOp::FetchOr(value.bits())".into(),
+        _ => "AtomicOp::FetchXor(value.bits())".into(),
+    };
+    let call = format!("atomic::amo::<{r}>(CALL, dest, pe, {aop})");
+    o.fun(Fun {
+        c_ret: if ret { c } else { "void" },
+        rs_ret: if ret { r } else { "" },
+        name,
+        params,
+        body: if ret { call } else { format!("{call};") },
+    });
+}

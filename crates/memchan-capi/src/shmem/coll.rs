@@ -1,0 +1,660 @@
+//! Collectives over an active set (OpenSHMEM 1.0: `PE_start`, `logPE_stride`,
+//! `PE_size` and a user's pSync) or a team (1.5: the team's own pSync in the library
+//! area, [`sys`](super::sys)): barrier, broadcast, collect, fcollect, reductions.
+//!
+//! **Barrier** (words 0 and 1 of pSync, which start at `SHMEM_SYNC_VALUE`, 0, and
+//! are 0 again on return): each member first completes its puts (`ack`); every
+//! member but the set's first adds 1 to word 0 on the first and waits for its own
+//! word 1; the first waits for `size - 1`, clears word 0, and sets word 1 on each
+//! other member, after its own earlier writes to it (memchan keeps a sender's order
+//! per destination). A member clears its word 1 before leaving, and the first can
+//! set it again only after that member arrived at the next barrier.
+//!
+//! **Data** moves by puts between barriers: a broadcast root puts to every member;
+//! collect members deposit their byte counts in the library area, then their blocks
+//! at the sum of the counts before them; a reduction's members deposit slices in the
+//! first member's scratch inbox, which combines them and puts the result to all,
+//! in rounds of the inbox's size. The entry barrier keeps a fast PE from writing
+//! into a slow one's `dest` while it still uses it.
+//!
+//! The library lock is held throughout, so a collective is one at a time per process.
+
+use super::atomic;
+use super::{sys, Team};
+use crate::{die, lock, pe_of, Pe};
+use std::ffi::{c_int, c_long, c_void};
+
+/// `SHMEM_TEAM_WORLD` and `SHMEM_TEAM_SHARED` as the header spells them.
+pub const TEAM_WORLD: usize = 1;
+pub const TEAM_SHARED: usize = 2;
+/// The pSync words a barrier uses (the header's sync sizes are larger).
+const SYNC_WORDS: usize = 2;
+
+/// Members `start + i * stride` for `i < size`, as world ranks.
+pub struct Set {
+    start: usize,
+    stride: usize,
+    size: usize,
+}
+
+impl Set {
+    fn pe(&self, i: usize) -> usize {
+        self.start + i * self.stride
+    }
+
+    fn index_of(&self, pe: usize) -> Option<usize> {
+        let d = pe.checked_sub(self.start)?;
+        (d.is_multiple_of(self.stride) && d / self.stride < self.size).then_some(d / self.stride)
+    }
+
+    fn members(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.size).map(|i| self.pe(i))
+    }
+}
+
+/// The active set of a 1.0-era collective, checked: within the job and holding
+/// this PE.
+fn active_set(call: &str, p: &Pe, start: c_int, log: c_int, size: c_int) -> Set {
+    let n = p.pes.len();
+    let bad = |why: String| -> ! {
+        die(
+            call,
+            format!("active set (PE_start {start}, logPE_stride {log}, PE_size {size}): {why}"),
+        )
+    };
+    let (Ok(s), Ok(l), Ok(z)) = (
+        usize::try_from(start),
+        u32::try_from(log),
+        usize::try_from(size),
+    ) else {
+        bad("negative".into())
+    };
+    if z == 0 || l >= usize::BITS - 1 {
+        bad("empty, or the stride overflows".into());
+    }
+    let set = Set {
+        start: s,
+        stride: 1 << l,
+        size: z,
+    };
+    if (z - 1)
+        .checked_mul(set.stride)
+        .and_then(|d| d.checked_add(s))
+        .is_none_or(|last| last >= n)
+    {
+        bad(format!("reaches past the last PE ({})", n - 1));
+    }
+    if set.index_of(p.me).is_none() {
+        bad(format!("does not hold the calling PE {}", p.me));
+    }
+    set
+}
+
+/// A team's members, or the end naming `call` for a handle that is no team.
+pub fn team_set(call: &str, p: &Pe, team: Team) -> Set {
+    match team as usize {
+        TEAM_WORLD => Set {
+            start: 0,
+            stride: 1,
+            size: p.pes.len(),
+        },
+        TEAM_SHARED => Set {
+            start: p.me,
+            stride: 1,
+            size: 1,
+        },
+        _ => die(
+            call,
+            format!("{team:p} is not a team (SHMEM_TEAM_WORLD or SHMEM_TEAM_SHARED)"),
+        ),
+    }
+}
+
+/// The heap offset of a user's pSync array, checked.
+fn psync_off(call: &str, p: &Pe, psync: *mut c_long) -> usize {
+    let off = p.offset(call, psync.cast_const().cast(), 8 * SYNC_WORDS);
+    if !off.is_multiple_of(8) {
+        die(call, format!("pSync {psync:p} is not 8-byte aligned"));
+    }
+    off
+}
+
+fn fail(call: &str, what: &str, e: memchan::Error) -> ! {
+    die(call, format!("{what}: {e}"))
+}
+
+/// Waits until this PE's word at heap offset `off` satisfies `ok`.
+fn wait_word(p: &Pe, off: usize, ok: impl Fn(u64) -> bool) {
+    let mut idle = super::sync::Idle::new();
+    // SAFETY: `off` is an 8-aligned word of this PE's heap mapping (checked by the
+    // callers: a pSync or the library area).
+    while !ok(unsafe { atomic::load::<u64>(p.base + off) }) {
+        idle.pause();
+    }
+}
+
+/// The barrier of the module doc over `set`, on the pSync words at `ps`.
+fn barrier(call: &str, p: &mut Pe, set: &Set, ps: usize) {
+    if let Err(e) = p.cluster.ack() {
+        fail(call, "completing this PE's puts", e);
+    }
+    if set.size == 1 {
+        return;
+    }
+    let first = set.pe(0);
+    if p.me == first {
+        let others = (set.size - 1) as u64;
+        wait_word(p, ps, |v| v >= others);
+        // SAFETY: `ps` is this PE's 8-aligned pSync word 0 (checked by the caller).
+        unsafe { atomic::store_u64(p.base + ps, 0) };
+        for m in set.members().skip(1) {
+            if let Err(e) = p.tx(call, m).write_u64(ps + 8, 1) {
+                fail(call, &format!("releasing PE {m}"), e);
+            }
+        }
+    } else {
+        if let Err(e) = p.rma.fetch_add_u64(p.pes[first], ps, 1) {
+            fail(call, &format!("arriving at PE {first}"), e);
+        }
+        wait_word(p, ps + 8, |v| v != 0);
+        // SAFETY: `ps + 8` is this PE's 8-aligned pSync word 1.
+        unsafe { atomic::store_u64(p.base + ps + 8, 0) };
+    }
+}
+
+/// Puts `data` at heap offset `off` of PE `to`.
+fn put(call: &str, p: &mut Pe, to: usize, off: usize, data: &[u8]) {
+    if let Err(e) = p.tx(call, to).write(off, data) {
+        fail(call, &format!("writing {} bytes to PE {to}", data.len()), e);
+    }
+}
+
+/// The caller's `len` bytes at `src` (not NULL unless `len` is 0).
+///
+/// # Safety
+/// `src` is readable for `len` bytes.
+unsafe fn source<'a>(call: &str, src: *const c_void, len: usize) -> &'a [u8] {
+    if len == 0 {
+        return &[];
+    }
+    if src.is_null() {
+        die(call, "source is NULL");
+    }
+    // SAFETY: the caller's contract; non-null checked.
+    unsafe { std::slice::from_raw_parts(src.cast(), len) }
+}
+
+fn bytes(call: &str, n: usize, es: usize) -> usize {
+    n.checked_mul(es)
+        .unwrap_or_else(|| die(call, format!("{n} elements of {es} bytes overflow")))
+}
+
+/// Broadcast of `len` bytes from member `root` (an index in `set`) to `dest` of
+/// the others, and of the root itself if `to_root` (1.5 teams).
+///
+/// # Safety
+/// `src` is readable for `len` bytes on the root.
+#[allow(clippy::too_many_arguments)]
+unsafe fn broadcast(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut c_void,
+    src: *const c_void,
+    len: usize,
+    root: c_int,
+    to_root: bool,
+) {
+    let Some(root) = usize::try_from(root).ok().filter(|&r| r < set.size) else {
+        die(
+            call,
+            format!("root {root} is not a member index (0..{})", set.size),
+        )
+    };
+    let off = p.offset(call, dest.cast_const(), len);
+    barrier(call, p, set, ps);
+    if set.pe(root) == p.me {
+        // SAFETY: forwarded caller contract.
+        let data = unsafe { source(call, src, len) };
+        let me = p.me;
+        for m in set.members().filter(|&m| m != me || to_root) {
+            put(call, p, m, off, data);
+        }
+    }
+    barrier(call, p, set, ps);
+}
+
+/// Collect: each member's `len` bytes, in member order, into `dest` of every member.
+///
+/// # Safety
+/// `src` is readable for `len` bytes.
+unsafe fn collect(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut c_void,
+    src: *const c_void,
+    len: usize,
+) {
+    // SAFETY: forwarded caller contract.
+    let data = unsafe { source(call, src, len) };
+    barrier(call, p, set, ps);
+    let (me, slot) = (p.me, p.sys + sys::SIZES + 8 * p.me);
+    for m in set.members() {
+        if let Err(e) = p.tx(call, m).write_u64(slot, len as u64) {
+            fail(call, &format!("telling PE {m} this PE's size"), e);
+        }
+    }
+    barrier(call, p, set, ps);
+    // Counts another PE wrote: bounded by the dest check below before any use.
+    let (mut before, mut total) = (0usize, 0usize);
+    for m in set.members() {
+        // SAFETY: the library area's SIZES words are in this PE's heap mapping, aligned.
+        let c = unsafe { atomic::load::<u64>(p.base + p.sys + sys::SIZES + 8 * m) };
+        let c = usize::try_from(c).ok();
+        total = c.and_then(|c| total.checked_add(c)).unwrap_or(usize::MAX);
+        if m < me {
+            before = total;
+        }
+    }
+    let off = p.offset(call, dest.cast_const(), total);
+    if before.checked_add(len).is_none_or(|end| end > total) {
+        die(
+            call,
+            format!(
+                "the members' sizes ({total} bytes in all) do not hold this PE's {len} at {before}"
+            ),
+        );
+    }
+    for m in set.members() {
+        put(call, p, m, off + before, data);
+    }
+    barrier(call, p, set, ps);
+}
+
+/// Fcollect: member `i`'s `len` bytes at `dest + i * len` of every member.
+///
+/// # Safety
+/// `src` is readable for `len` bytes.
+unsafe fn fcollect(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut c_void,
+    src: *const c_void,
+    len: usize,
+) {
+    // SAFETY: forwarded caller contract.
+    let data = unsafe { source(call, src, len) };
+    let off = p.offset(call, dest.cast_const(), bytes(call, set.size, len));
+    let at = off + set.index_of(p.me).expect("a member") * len;
+    barrier(call, p, set, ps);
+    for m in set.members() {
+        put(call, p, m, at, data);
+    }
+    barrier(call, p, set, ps);
+}
+
+/// A reduction's arithmetic (`sum`/`prod` wrap for integers, as C's unsigned do).
+pub trait Arith: Copy {
+    fn sum(a: Self, b: Self) -> Self;
+    fn prod(a: Self, b: Self) -> Self;
+    fn min(a: Self, b: Self) -> Self;
+    fn max(a: Self, b: Self) -> Self;
+}
+
+/// A reduction's bitwise operations (integers only).
+pub trait Bits: Copy {
+    fn and(a: Self, b: Self) -> Self;
+    fn or(a: Self, b: Self) -> Self;
+    fn xor(a: Self, b: Self) -> Self;
+}
+
+macro_rules! int_ops {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            fn sum(a: Self, b: Self) -> Self { a.wrapping_add(b) }
+            fn prod(a: Self, b: Self) -> Self { a.wrapping_mul(b) }
+            fn min(a: Self, b: Self) -> Self { Ord::min(a, b) }
+            fn max(a: Self, b: Self) -> Self { Ord::max(a, b) }
+        }
+        impl Bits for $t {
+            fn and(a: Self, b: Self) -> Self { a & b }
+            fn or(a: Self, b: Self) -> Self { a | b }
+            fn xor(a: Self, b: Self) -> Self { a ^ b }
+        }
+    )*};
+}
+int_ops!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
+
+macro_rules! float_ops {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            fn sum(a: Self, b: Self) -> Self { a + b }
+            fn prod(a: Self, b: Self) -> Self { a * b }
+            fn min(a: Self, b: Self) -> Self { if b < a { b } else { a } }
+            fn max(a: Self, b: Self) -> Self { if b > a { b } else { a } }
+        }
+    )*};
+}
+float_ops!(f32, f64);
+
+/// Reduction of `n` elements of `src` over `set` with `f`, into `dest` of every
+/// member.
+///
+/// # Safety
+/// `src` is readable for `n` elements.
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce_set<T: Copy>(
+    call: &str,
+    p: &mut Pe,
+    set: &Set,
+    ps: usize,
+    dest: *mut T,
+    src: *const T,
+    n: usize,
+    f: fn(T, T) -> T,
+) {
+    let es = size_of::<T>();
+    let len = bytes(call, n, es);
+    let off = p.offset(call, dest.cast_const().cast(), len);
+    // SAFETY: forwarded caller contract.
+    let data = unsafe { source(call, src.cast(), len) };
+    let chunk = sys::SCRATCH_LEN / set.size / es;
+    let first = set.pe(0);
+    let slot = set.index_of(p.me).expect("a member") * chunk * es;
+    let inbox = p.sys + sys::SCRATCH;
+    barrier(call, p, set, ps);
+    let mut i = 0;
+    while i < n {
+        let k = chunk.min(n - i);
+        put(call, p, first, inbox + slot, &data[i * es..][..k * es]);
+        barrier(call, p, set, ps);
+        if p.me == first {
+            let mut all = vec![0u8; set.size * chunk * es];
+            if let Err(e) = p.rx.read(inbox, &mut all) {
+                fail(call, "reading the reduction inbox", e);
+            }
+            let at = |m: usize, j: usize| {
+                // SAFETY: `(m * chunk + j) * es + es <= all.len()`; T is a C scalar
+                // (every bit pattern a value), read unaligned from bytes.
+                unsafe {
+                    all.as_ptr()
+                        .add((m * chunk + j) * es)
+                        .cast::<T>()
+                        .read_unaligned()
+                }
+            };
+            let mut out = Vec::with_capacity(k * es);
+            for j in 0..k {
+                let v = (1..set.size).fold(at(0, j), |acc, m| f(acc, at(m, j)));
+                // SAFETY: `v` is a live `T` of `es` bytes.
+                out.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts((&raw const v).cast::<u8>(), es)
+                });
+            }
+            for m in set.members() {
+                put(call, p, m, off + i * es, &out);
+            }
+        }
+        barrier(call, p, set, ps);
+        i += k;
+    }
+}
+
+/// `shmem_TYPE_OP_to_all`.
+///
+/// # Safety
+/// `src` is readable for `nreduce` elements.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn to_all<T: Copy>(
+    call: &str,
+    dest: *mut T,
+    src: *const T,
+    nreduce: c_int,
+    start: c_int,
+    log: c_int,
+    size: c_int,
+    psync: *mut c_long,
+    f: fn(T, T) -> T,
+) {
+    let Ok(n) = usize::try_from(nreduce) else {
+        die(call, format!("nreduce {nreduce} is negative"))
+    };
+    let mut st = lock();
+    let p = pe_of(&mut st, call);
+    let set = active_set(call, p, start, log, size);
+    let ps = psync_off(call, p, psync);
+    // SAFETY: forwarded caller contract.
+    unsafe { reduce_set(call, p, &set, ps, dest, src, n, f) }
+}
+
+/// `shmem_TYPE_OP_reduce` (1.5); 0.
+///
+/// # Safety
+/// `src` is readable for `nreduce` elements.
+pub unsafe fn reduce<T: Copy>(
+    call: &str,
+    team: Team,
+    dest: *mut T,
+    src: *const T,
+    nreduce: usize,
+    f: fn(T, T) -> T,
+) -> c_int {
+    let mut st = lock();
+    let p = pe_of(&mut st, call);
+    let set = team_set(call, p, team);
+    let ps = p.sys + sys::PSYNC;
+    // SAFETY: forwarded caller contract.
+    unsafe { reduce_set(call, p, &set, ps, dest, src, nreduce, f) };
+    0
+}
+
+/// Runs `f` on the initialised PE with `team`'s members and pSync.
+fn on_team<R>(call: &str, team: Team, f: impl FnOnce(&mut Pe, &Set, usize) -> R) -> R {
+    let mut st = lock();
+    let p = pe_of(&mut st, call);
+    let set = team_set(call, p, team);
+    let ps = p.sys + sys::PSYNC;
+    f(p, &set, ps)
+}
+
+/// Runs `f` on the initialised PE with an active set and its pSync.
+fn on_set<R>(
+    call: &str,
+    start: c_int,
+    log: c_int,
+    size: c_int,
+    psync: *mut c_long,
+    f: impl FnOnce(&mut Pe, &Set, usize) -> R,
+) -> R {
+    let mut st = lock();
+    let p = pe_of(&mut st, call);
+    let set = active_set(call, p, start, log, size);
+    let ps = psync_off(call, p, psync);
+    f(p, &set, ps)
+}
+
+/// `shmem_TYPE_broadcast` (1.5); 0.
+///
+/// # Safety
+/// `src` is readable for `n * es` bytes on the root.
+pub unsafe fn team_broadcast(
+    call: &str,
+    team: Team,
+    dest: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    es: usize,
+    root: c_int,
+) -> c_int {
+    let len = bytes(call, n, es);
+    // SAFETY: forwarded caller contract.
+    on_team(call, team, |p, set, ps| unsafe {
+        broadcast(call, p, set, ps, dest, src, len, root, true)
+    });
+    0
+}
+
+/// `shmem_TYPE_collect` (1.5); 0. `_root` keeps the generated calls uniform.
+///
+/// # Safety
+/// `src` is readable for `n * es` bytes.
+pub unsafe fn team_collect(
+    call: &str,
+    team: Team,
+    dest: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    es: usize,
+    _root: c_int,
+) -> c_int {
+    let len = bytes(call, n, es);
+    // SAFETY: forwarded caller contract.
+    on_team(call, team, |p, set, ps| unsafe {
+        collect(call, p, set, ps, dest, src, len)
+    });
+    0
+}
+
+/// `shmem_TYPE_fcollect` (1.5); 0.
+///
+/// # Safety
+/// `src` is readable for `n * es` bytes.
+pub unsafe fn team_fcollect(
+    call: &str,
+    team: Team,
+    dest: *mut c_void,
+    src: *const c_void,
+    n: usize,
+    es: usize,
+    _root: c_int,
+) -> c_int {
+    let len = bytes(call, n, es);
+    // SAFETY: forwarded caller contract.
+    on_team(call, team, |p, set, ps| unsafe {
+        fcollect(call, p, set, ps, dest, src, len)
+    });
+    0
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_barrier(start: c_int, log: c_int, size: c_int, psync: *mut c_long) {
+    on_set("shmem_barrier", start, log, size, psync, |p, set, ps| {
+        barrier("shmem_barrier", p, set, ps)
+    });
+}
+
+/// 1.5's `shmem_sync`: a barrier without the quiet; memchan's is no slower with it.
+#[no_mangle]
+pub extern "C" fn shmem_sync(start: c_int, log: c_int, size: c_int, psync: *mut c_long) {
+    on_set("shmem_sync", start, log, size, psync, |p, set, ps| {
+        barrier("shmem_sync", p, set, ps)
+    });
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_sync_all() {
+    let mut st = lock();
+    if let Err(e) = pe_of(&mut st, "shmem_sync_all").cluster.barrier() {
+        die("shmem_sync_all", e);
+    }
+}
+
+/// 0, or the end naming the call for a handle that is no team.
+#[no_mangle]
+pub extern "C" fn shmem_team_sync(team: Team) -> c_int {
+    on_team("shmem_team_sync", team, |p, set, ps| {
+        barrier("shmem_team_sync", p, set, ps)
+    });
+    0
+}
+
+macro_rules! active_set_data {
+    ($($name:ident = $es:expr;)*) => {$(
+        /// The 1.0-era active-set form (`nelems` elements of the named width).
+        ///
+        /// # Safety
+        /// `source` is readable for `nelems` elements.
+        #[no_mangle]
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(dest: *mut c_void, source: *const c_void, nelems: usize, PE_root: c_int, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) {
+            const CALL: &str = stringify!($name);
+            let len = bytes(CALL, nelems, $es);
+            on_set(CALL, PE_start, logPE_stride, PE_size, pSync, |p, set, ps| {
+                // SAFETY: forwarded caller contract.
+                unsafe { broadcast(CALL, p, set, ps, dest, source, len, PE_root, false) }
+            })
+        }
+    )*};
+}
+active_set_data!(shmem_broadcast32 = 4; shmem_broadcast64 = 8;);
+
+macro_rules! active_set_gather {
+    ($($name:ident = $op:ident, $es:expr;)*) => {$(
+        /// The 1.0-era active-set form (`nelems` elements of the named width).
+        ///
+        /// # Safety
+        /// `source` is readable for `nelems` elements.
+        #[no_mangle]
+        #[allow(non_snake_case)]
+        pub unsafe extern "C" fn $name(dest: *mut c_void, source: *const c_void, nelems: usize, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) {
+            const CALL: &str = stringify!($name);
+            let len = bytes(CALL, nelems, $es);
+            on_set(CALL, PE_start, logPE_stride, PE_size, pSync, |p, set, ps| {
+                // SAFETY: forwarded caller contract.
+                unsafe { $op(CALL, p, set, ps, dest, source, len) }
+            })
+        }
+    )*};
+}
+active_set_gather!(
+    shmem_collect32 = collect, 4;
+    shmem_collect64 = collect, 8;
+    shmem_fcollect32 = fcollect, 4;
+    shmem_fcollect64 = fcollect, 8;
+);
+
+/// # Safety
+/// `source` is readable for `nelems` bytes on the root.
+#[no_mangle]
+#[allow(non_snake_case)]
+pub unsafe extern "C" fn shmem_broadcastmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    PE_root: c_int,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { team_broadcast("shmem_broadcastmem", team, dest, source, nelems, 1, PE_root) }
+}
+
+/// # Safety
+/// `source` is readable for `nelems` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_collectmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { team_collect("shmem_collectmem", team, dest, source, nelems, 1, 0) }
+}
+
+/// # Safety
+/// `source` is readable for `nelems` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_fcollectmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { team_fcollect("shmem_fcollectmem", team, dest, source, nelems, 1, 0) }
+}

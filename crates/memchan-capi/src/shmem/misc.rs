@@ -1,0 +1,366 @@
+//! The rest of shmem.h's Rust side: heap extras (align/calloc/realloc), address
+//! queries, global exit, version and name, threads, teams and contexts.
+
+use super::coll::{self, TEAM_SHARED, TEAM_WORLD};
+use super::Team;
+use crate::{die, lock, pe_of};
+use std::ffi::{c_char, c_int, c_long, c_void};
+
+/// The version the header's SHMEM_MAJOR/MINOR_VERSION give.
+const VERSION: (c_int, c_int) = (1, 5);
+/// `SHMEM_VENDOR_STRING`, NUL-terminated.
+const NAME: &[u8] = b"memchan\0";
+
+/// Barrier after a collective heap call that wrote the new block, so that no PE
+/// puts into another's block before that PE's own zeroing or copy.
+fn heap_barrier(call: &str) {
+    if let Err(e) = pe_of(&mut lock(), call).cluster.barrier() {
+        die(call, format!("barrier: {e}"));
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
+    const CALL: &str = "shmem_align";
+    let mut st = lock();
+    let p = pe_of(&mut st, CALL);
+    if !alignment.is_power_of_two() {
+        die(CALL, format!("alignment {alignment} is not a power of two"));
+    }
+    let Some(off) = p.heap.alloc_aligned(size, alignment) else {
+        die(
+            CALL,
+            format!(
+                "{size} bytes aligned to {alignment} do not fit in the symmetric heap of {} bytes: raise {}",
+                p.heap.size(),
+                crate::SIZE_VAR
+            ),
+        )
+    };
+    (p.base + off) as *mut c_void
+}
+
+/// OpenSHMEM 1.0's `shmemalign`.
+#[no_mangle]
+pub extern "C" fn shmemalign(alignment: usize, size: usize) -> *mut c_void {
+    shmem_align(alignment, size)
+}
+
+/// OpenSHMEM 1.0's `shrealloc`.
+#[no_mangle]
+pub extern "C" fn shrealloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    shmem_realloc(ptr, size)
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
+    const CALL: &str = "shmem_calloc";
+    let Some(len) = count.checked_mul(size) else {
+        die(CALL, format!("{count} elements of {size} bytes overflow"))
+    };
+    let ptr = crate::malloc(CALL, len);
+    // SAFETY: a new block of `len` bytes of this PE's heap mapping; no other PE
+    // writes it before the barrier below (a correct program does not).
+    unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, len) };
+    heap_barrier(CALL);
+    ptr
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    const CALL: &str = "shmem_realloc";
+    if ptr.is_null() {
+        return crate::malloc(CALL, size);
+    }
+    if size == 0 {
+        crate::free(CALL, ptr);
+        return std::ptr::null_mut();
+    }
+    let old_len = {
+        let mut st = lock();
+        let p = pe_of(&mut st, CALL);
+        let off = p.offset(CALL, ptr, 0);
+        p.heap.block_len(off).unwrap_or_else(|| {
+            die(
+                CALL,
+                format!("{ptr:p} is not a block shmem_malloc returned"),
+            )
+        })
+    };
+    if size <= old_len {
+        return ptr;
+    }
+    heap_barrier(CALL); // nobody still puts into the old block
+    let new = crate::malloc(CALL, size);
+    // SAFETY: both blocks are in this PE's heap mapping, `old_len` bytes each at
+    // least, and distinct (the old one is still allocated).
+    unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), old_len) };
+    crate::free(CALL, ptr);
+    heap_barrier(CALL);
+    new
+}
+
+/// This PE's address of `dest` on `pe` if it can load and store there: only its
+/// own (other PEs' copies are not mapped here); else NULL.
+#[no_mangle]
+pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
+    const CALL: &str = "shmem_ptr";
+    let mut st = lock();
+    let p = pe_of(&mut st, CALL);
+    let t = p.check_pe(CALL, pe);
+    p.offset(CALL, dest, 0);
+    if t == p.me {
+        dest.cast_mut()
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+/// 1 if `pe` is a PE of this job.
+#[no_mangle]
+pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
+    let mut st = lock();
+    let p = pe_of(&mut st, "shmem_pe_accessible");
+    c_int::from(usize::try_from(pe).is_ok_and(|r| r < p.pes.len()))
+}
+
+/// 1 if `addr` is symmetric and `pe` a PE of this job.
+#[no_mangle]
+pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int {
+    let mut st = lock();
+    let p = pe_of(&mut st, "shmem_addr_accessible");
+    let ok_pe = usize::try_from(pe).is_ok_and(|r| r < p.pes.len());
+    c_int::from(ok_pe && p.sym_offset(addr, 1).is_some())
+}
+
+/// Ends this PE with `status` (C's `exit`: stdio flushed); a non-zero status ends
+/// the whole job under `memchan run`, whose exit code it becomes.
+#[no_mangle]
+pub extern "C" fn shmem_global_exit(status: c_int) {
+    std::process::exit(status)
+}
+
+/// # Safety
+/// `major` and `minor` are writable `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
+    if major.is_null() || minor.is_null() {
+        die("shmem_info_get_version", "major or minor is NULL");
+    }
+    // SAFETY: the caller's contract; non-null checked.
+    unsafe { (major.write(VERSION.0), minor.write(VERSION.1)) };
+}
+
+/// # Safety
+/// `name` is writable for `SHMEM_MAX_NAME_LEN` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
+    if name.is_null() {
+        die("shmem_info_get_name", "name is NULL");
+    }
+    // SAFETY: the caller's contract (256 bytes, more than NAME); non-null checked.
+    unsafe { std::ptr::copy_nonoverlapping(NAME.as_ptr().cast(), name, NAME.len()) };
+}
+
+/// Every call takes the library lock, so any thread level holds: the one asked for.
+///
+/// # Safety
+/// `provided` is NULL or a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
+    crate::shmem_init();
+    if !provided.is_null() {
+        // SAFETY: the caller's contract; non-null checked.
+        unsafe { provided.write(requested.clamp(0, 3)) };
+    }
+    0
+}
+
+/// # Safety
+/// `provided` is a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
+    if provided.is_null() {
+        die("shmem_query_thread", "provided is NULL");
+    }
+    // SAFETY: the caller's contract; non-null checked.
+    unsafe { provided.write(3) };
+}
+
+/// The calling PE's number in `team`; -1 for a handle that is no team.
+#[no_mangle]
+pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
+    let mut st = lock();
+    let p = pe_of(&mut st, "shmem_team_my_pe");
+    match team as usize {
+        TEAM_WORLD => p.me as c_int,
+        TEAM_SHARED => 0,
+        _ => -1,
+    }
+}
+
+/// The number of PEs in `team`; -1 for a handle that is no team.
+#[no_mangle]
+pub extern "C" fn shmem_team_n_pes(team: Team) -> c_int {
+    let mut st = lock();
+    let p = pe_of(&mut st, "shmem_team_n_pes");
+    match team as usize {
+        TEAM_WORLD => p.pes.len() as c_int,
+        TEAM_SHARED => 1,
+        _ => -1,
+    }
+}
+
+/// `src_pe` of `src_team` as a PE of `dest_team`; -1 if it is not in it.
+#[no_mangle]
+pub extern "C" fn shmem_team_translate_pe(src_team: Team, src_pe: c_int, dest_team: Team) -> c_int {
+    const CALL: &str = "shmem_team_translate_pe";
+    let mut st = lock();
+    let p = pe_of(&mut st, CALL);
+    let (n, me) = (p.pes.len() as c_int, p.me as c_int);
+    let world = match src_team as usize {
+        TEAM_WORLD if (0..n).contains(&src_pe) => src_pe,
+        TEAM_SHARED if src_pe == 0 => me,
+        _ => return -1,
+    };
+    match dest_team as usize {
+        TEAM_WORLD => world,
+        TEAM_SHARED if world == me => 0,
+        _ => -1,
+    }
+}
+
+/// Predefined teams are never destroyed; other handles do not exist here.
+#[no_mangle]
+pub extern "C" fn shmem_team_destroy(_team: Team) {}
+
+/// New teams are not offered (only SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED): the
+/// standard's failure, -1 and SHMEM_TEAM_INVALID (NULL).
+///
+/// # Safety
+/// `new_team` is NULL or a writable `shmem_team_t`.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_team_split_strided(
+    parent: Team,
+    _start: c_int,
+    _stride: c_int,
+    _size: c_int,
+    _config: *const c_void,
+    _mask: c_long,
+    new_team: *mut Team,
+) -> c_int {
+    const CALL: &str = "shmem_team_split_strided";
+    {
+        let mut st = lock();
+        let p = pe_of(&mut st, CALL);
+        coll::team_set(CALL, p, parent);
+    }
+    if !new_team.is_null() {
+        // SAFETY: the caller's contract; non-null checked.
+        unsafe { new_team.write(std::ptr::null()) };
+    }
+    -1
+}
+
+/// Contexts map to the default one: `*ctx` becomes SHMEM_CTX_DEFAULT (NULL).
+///
+/// # Safety
+/// `ctx` is a writable `shmem_ctx_t`.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut *mut c_void) -> c_int {
+    pe_of(&mut lock(), "shmem_ctx_create");
+    if ctx.is_null() {
+        die("shmem_ctx_create", "ctx is NULL");
+    }
+    // SAFETY: the caller's contract; non-null checked.
+    unsafe { ctx.write(std::ptr::null_mut()) };
+    0
+}
+
+/// # Safety
+/// `ctx` is a writable `shmem_ctx_t`.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_team_create_ctx(
+    team: Team,
+    options: c_long,
+    ctx: *mut *mut c_void,
+) -> c_int {
+    {
+        let mut st = lock();
+        let p = pe_of(&mut st, "shmem_team_create_ctx");
+        coll::team_set("shmem_team_create_ctx", p, team);
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { shmem_ctx_create(options, ctx) }
+}
+
+#[no_mangle]
+pub extern "C" fn shmem_ctx_destroy(_ctx: *mut c_void) {}
+
+/// OpenSHMEM 1.0's `shmem_swap` on a `long`.
+#[no_mangle]
+pub extern "C" fn shmem_swap(target: *mut c_long, value: c_long, pe: c_int) -> c_long {
+    use super::atomic::{amo, Word};
+    amo::<i64>(
+        "shmem_swap",
+        target,
+        pe,
+        memchan::AtomicOp::Swap(value.bits()),
+    )
+}
+
+/// # Safety
+/// `source` is readable for `nelems` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_putmem_signal(
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        super::rma::put_signal(
+            "shmem_putmem_signal",
+            dest,
+            source,
+            nelems,
+            1,
+            sig_addr,
+            signal,
+            sig_op,
+            pe,
+        )
+    }
+}
+
+/// # Safety
+/// `source` is readable for `nelems` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_putmem_signal_nbi(
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        super::rma::put_signal(
+            "shmem_putmem_signal_nbi",
+            dest,
+            source,
+            nelems,
+            1,
+            sig_addr,
+            signal,
+            sig_op,
+            pe,
+        )
+    }
+}

@@ -1,0 +1,93 @@
+//! The OpenSHMEM families of `include/shmem.h` beyond setup and the heap (which
+//! `lib.rs` holds): typed and sized RMA, atomics, point-to-point synchronization,
+//! locks, collectives, teams, contexts and queries.
+//!
+//! The typed families are not written here by hand: `build.rs` expands them from the
+//! one type table, `table.rs`, into thin exported functions (`generated`) over the
+//! generic helpers of [`rma`], [`atomic`], [`sync`] and [`coll`], and into the C
+//! prototypes that `include/shmem.h` carries between its GENERATED markers.
+
+pub mod atomic;
+pub mod coll;
+mod misc;
+pub mod rma;
+pub mod statics;
+pub mod sync;
+pub mod sys;
+
+use std::ffi::c_void;
+
+/// `shmem_team_t`: an opaque pointer in C; memchan's teams are the two predefined
+/// ones, told apart by value ([`coll::TEAM_WORLD`], [`coll::TEAM_SHARED`]).
+pub type Team = *const c_void;
+
+/// The functions `build.rs` expanded from `table.rs`. Their parameter names are the
+/// standard's (`PE_start`, `pSync`), hence the lint exception.
+#[allow(non_snake_case, clippy::too_many_arguments)]
+mod generated {
+    use super::atomic::{self, Word};
+    use super::{coll, rma, sync, Team};
+    use memchan::AtomicOp;
+    use std::ffi::{c_int, c_void};
+
+    include!(concat!(env!("OUT_DIR"), "/shmem_gen.rs"));
+}
+
+#[cfg(test)]
+mod tests {
+    /// The prototypes `build.rs` derived from the type table.
+    const GENERATED: &str = include_str!(concat!(env!("OUT_DIR"), "/shmem_gen.h"));
+    const HEADER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/shmem.h");
+    const BEGIN: &str = "/* BEGIN GENERATED from src/shmem/table.rs by build.rs: do not edit. */\n";
+    const END: &str = "/* END GENERATED */\n";
+
+    /// include/shmem.h must carry exactly what the type table gives. With
+    /// `MEMCHAN_BLESS=1` the test rewrites the block instead (then review the diff).
+    #[test]
+    fn header_matches_the_type_table() {
+        let text = std::fs::read_to_string(HEADER).expect("read include/shmem.h");
+        let (head, rest) = text.split_once(BEGIN).expect("BEGIN GENERATED marker");
+        let (block, tail) = rest.split_once(END).expect("END GENERATED marker");
+        if block == GENERATED {
+            return;
+        }
+        if std::env::var_os("MEMCHAN_BLESS").is_some() {
+            std::fs::write(HEADER, format!("{head}{BEGIN}{GENERATED}{END}{tail}"))
+                .expect("write include/shmem.h");
+            return;
+        }
+        panic!("include/shmem.h's generated block is stale: run `MEMCHAN_BLESS=1 cargo test -p memchan-capi header` and review the diff");
+    }
+
+    #[test]
+    fn the_table_gives_every_family_its_old_and_new_names() {
+        for name in [
+            "void shmem_int_put(int *dest, const int *source, size_t nelems, int pe);",
+            "void shmem_longdouble_iget(",
+            "void shmem_put64_nbi(void *dest, const void *source, size_t nelems, int pe);",
+            "int shmem_int_fadd(int *dest, int value, int pe);",
+            "long long shmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);",
+            "unsigned int shmem_uint_atomic_fetch_xor(",
+            "double shmem_double_atomic_fetch(const double *dest, int pe);",
+            "void shmem_short_wait_until(volatile short *ivar, int cmp, short cmp_value);",
+            "void shmem_double_max_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);",
+            "int shmem_uint64_xor_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);",
+            "int shmem_float_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root);",
+            "size_t shmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values);",
+            "static inline int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { (void)ctx; return shmem_int_atomic_fetch_add(dest, value, pe); }",
+            "static inline void shmem_ctx_uint16_iput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)",
+        ] {
+            assert!(GENERATED.contains(name), "missing: {name}");
+        }
+        // Families the standard leaves out of a type stay out.
+        for absent in [
+            "shmem_float_atomic_fetch_add(",
+            "shmem_int_atomic_fetch_and(",
+            "shmem_double_and_to_all(",
+            "shmem_longdouble_sum_reduce(",
+            "shmem_ctx_int_fadd(",
+        ] {
+            assert!(!GENERATED.contains(absent), "should not exist: {absent}");
+        }
+    }
+}

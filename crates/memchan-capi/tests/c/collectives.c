@@ -1,0 +1,135 @@
+/* Barriers, broadcast/collect/fcollect, reductions (active set and team), teams,
+ * heap extras and queries, under `memchan run -n N` (N >= 2). */
+#include <shmem.h>
+#include <string.h>
+#include "check.h"
+
+static long psync[SHMEM_REDUCE_SYNC_SIZE];
+
+int main(void) {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+
+    /* Queries. */
+    int major = 0, minor = 0;
+    char name[SHMEM_MAX_NAME_LEN];
+    shmem_info_get_version(&major, &minor);
+    shmem_info_get_name(name);
+    CHECK(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION, "version %d.%d", major, minor);
+    CHECK(strcmp(name, SHMEM_VENDOR_STRING) == 0, "name %s", name);
+    CHECK(shmem_pe_accessible(n - 1) && !shmem_pe_accessible(n), "pe_accessible");
+    (void)psync;
+
+    /* Heap extras: align, calloc, realloc keep contents. */
+    long *ps = shmem_malloc(SHMEM_REDUCE_SYNC_SIZE * sizeof(long));
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++) ps[i] = SHMEM_SYNC_VALUE;
+    char *aligned = shmem_align(4096, 100);
+    CHECK(((uintptr_t)aligned & 4095) == 0, "align gave %p", (void *)aligned);
+    int *zeros = shmem_calloc(64, sizeof(int));
+    for (int i = 0; i < 64; i++) CHECK(zeros[i] == 0, "calloc [%d]=%d", i, zeros[i]);
+    zeros[0] = 41 + me;
+    zeros = shmem_realloc(zeros, 4096 * sizeof(int));
+    CHECK(zeros[0] == 41 + me, "realloc lost the contents");
+    CHECK(shmem_addr_accessible(zeros, 1) && !shmem_addr_accessible(&major, 1), "addr_accessible");
+    CHECK(shmem_ptr(zeros, me) == zeros && shmem_ptr(zeros, (me + 1) % n) == NULL, "shmem_ptr");
+    shmem_barrier_all();
+
+    /* Active-set barrier over the even PEs (stride 2), then everyone. */
+    int evens = (n + 1) / 2;
+    if (me % 2 == 0) shmem_barrier(0, 1, evens, ps);
+    shmem_barrier_all();
+
+    /* broadcast64 from set member 1 (PE 1) to all: the root's dest stays. */
+    long *bsrc = shmem_malloc(4 * sizeof(long)), *bdst = shmem_malloc(4 * sizeof(long));
+    for (int i = 0; i < 4; i++) { bsrc[i] = 10 * me + i; bdst[i] = -1; }
+    shmem_barrier_all();
+    shmem_broadcast64(bdst, bsrc, 4, 1, 0, 0, n, ps);
+    for (int i = 0; i < 4; i++) CHECK(bdst[i] == (me == 1 ? -1 : 10 + i), "broadcast64 [%d]=%ld", i, bdst[i]);
+    int *b32 = shmem_malloc(2 * sizeof(int)), *s32 = shmem_malloc(2 * sizeof(int));
+    s32[0] = me; s32[1] = -me;
+    shmem_barrier_all();
+    shmem_broadcast32(b32, s32, 2, 0, 0, 0, n, ps);
+    if (me != 0) CHECK(b32[0] == 0 && b32[1] == 0, "broadcast32");
+
+    /* fcollect: 2 ints each; collect: me+1 longs each. */
+    int *fdst = shmem_malloc(2 * n * sizeof(int));
+    shmem_fcollect32(fdst, s32, 2, 0, 0, n, ps);
+    for (int r = 0; r < n; r++) CHECK(fdst[2 * r] == r && fdst[2 * r + 1] == -r, "fcollect32 at %d", r);
+    long *csrc = shmem_malloc(n * sizeof(long)), *cdst = shmem_malloc(n * (n + 1) / 2 * sizeof(long));
+    for (int i = 0; i <= me; i++) csrc[i] = 100 * me + i;
+    shmem_barrier_all();
+    shmem_collect64(cdst, csrc, me + 1, 0, 0, n, ps);
+    for (int r = 0, k = 0; r < n; r++)
+        for (int i = 0; i <= r; i++, k++) CHECK(cdst[k] == 100 * r + i, "collect64 at %d: %ld", k, cdst[k]);
+
+    /* *_to_all over everyone: sums, max, bitwise; in place too. */
+    int *isrc = shmem_malloc(3 * sizeof(int)), *idst = shmem_malloc(3 * sizeof(int));
+    int *iwrk = shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(int));
+    isrc[0] = me; isrc[1] = 1; isrc[2] = -me;
+    shmem_barrier_all();
+    shmem_int_sum_to_all(idst, isrc, 3, 0, 0, n, iwrk, ps);
+    CHECK(idst[0] == n * (n - 1) / 2 && idst[1] == n && idst[2] == -n * (n - 1) / 2, "int sum");
+    shmem_int_max_to_all(idst, isrc, 3, 0, 0, n, iwrk, ps);
+    CHECK(idst[0] == n - 1 && idst[1] == 1 && idst[2] == 0, "int max");
+    long *lv = shmem_malloc(sizeof(long));
+    *lv = 1L << me;
+    shmem_barrier_all();
+    shmem_long_or_to_all(lv, lv, 1, 0, 0, n, (long *)iwrk, ps); /* in place */
+    CHECK(*lv == (1L << n) - 1, "long or in place: %lx", *lv);
+    double *dv = shmem_malloc(sizeof(double)), *dd = shmem_malloc(sizeof(double));
+    *dv = me + 1.0;
+    shmem_barrier_all();
+    shmem_double_prod_to_all(dd, dv, 1, 0, 0, n, (double *)iwrk, ps);
+    double fact = 1; for (int i = 1; i <= n; i++) fact *= i;
+    CHECK(*dd == fact, "double prod %g", *dd);
+    if (me % 2 == 0) { /* an active set of the even PEs, stride 2 */
+        shmem_int_min_to_all(idst, isrc, 1, 0, 1, evens, iwrk, ps);
+        CHECK(idst[0] == 0, "int min over evens");
+    }
+    shmem_barrier_all();
+
+    /* A reduction longer than the library's inbox goes in rounds. */
+    size_t big = (size_t)300000;
+    long *rsrc = shmem_malloc(big * sizeof(long)), *rdst = shmem_malloc(big * sizeof(long));
+    for (size_t i = 0; i < big; i++) rsrc[i] = (long)i * (me + 1);
+    shmem_barrier_all();
+    CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, rdst, rsrc, big) == 0, "reduce");
+    for (size_t i = 0; i < big; i++) CHECK(rdst[i] == (long)i * n * (n + 1) / 2, "long sum_reduce [%zu]=%ld", i, rdst[i]);
+
+    /* Teams. */
+    CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_WORLD) == n, "world");
+    CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == 0 && shmem_team_n_pes(SHMEM_TEAM_SHARED) == 1, "shared");
+    CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD) == me, "translate");
+    CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, (me + 1) % n, SHMEM_TEAM_SHARED) == -1, "translate out");
+    shmem_team_t none = SHMEM_TEAM_WORLD;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &none) != 0 && none == SHMEM_TEAM_INVALID, "split");
+    CHECK(shmem_team_sync(SHMEM_TEAM_WORLD) == 0, "team sync");
+    float *fsrc = shmem_malloc(2 * sizeof(float)), *fdst2 = shmem_malloc(2 * n * sizeof(float));
+    fsrc[0] = (float)me; fsrc[1] = 0.5f;
+    shmem_barrier_all();
+    CHECK(shmem_float_broadcast(SHMEM_TEAM_WORLD, fdst2, fsrc, 2, n - 1) == 0, "broadcast");
+    CHECK(fdst2[0] == (float)(n - 1) && fdst2[1] == 0.5f, "float broadcast (root too)");
+    CHECK(shmem_float_fcollect(SHMEM_TEAM_WORLD, fdst2, fsrc, 2) == 0, "fcollect");
+    for (int r = 0; r < n; r++) CHECK(fdst2[2 * r] == (float)r, "float fcollect at %d", r);
+    char *cs = shmem_malloc(n + 1), *cd = shmem_malloc((size_t)n * (n + 1) / 2 + 1);
+    memset(cs, 'a' + me, n);
+    shmem_barrier_all();
+    CHECK(shmem_collectmem(SHMEM_TEAM_WORLD, cd, cs, me + 1) == 0, "collectmem");
+    for (int r = 0, k = 0; r < n; r++) for (int i = 0; i <= r; i++, k++) CHECK(cd[k] == 'a' + r, "collectmem at %d", k);
+    uint64_t *ux = shmem_malloc(sizeof(uint64_t)), *uy = shmem_malloc(sizeof(uint64_t));
+    *ux = (uint64_t)1 << me | 1u << 20;
+    shmem_barrier_all();
+    shmem_uint64_xor_reduce(SHMEM_TEAM_WORLD, uy, ux, 1);
+    CHECK(*uy == ((((uint64_t)1 << n) - 1) | (n % 2 ? 1u << 20 : 0)), "uint64 xor_reduce %lx", (unsigned long)*uy);
+    shmem_int_max_reduce(SHMEM_TEAM_SHARED, idst, isrc, 1);
+    CHECK(idst[0] == me, "a SHARED reduce is a copy");
+    shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+    CHECK(shmem_ctx_create(0, &ctx) == 0 && ctx == SHMEM_CTX_DEFAULT, "ctx_create");
+    shmem_ctx_destroy(ctx);
+
+    shmem_sync_all();
+    shmem_free(zeros);
+    printf("PE %d of %d: collectives ok\n", me, n);
+    shmem_finalize();
+    return 0;
+}
