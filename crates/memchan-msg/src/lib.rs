@@ -257,6 +257,26 @@ struct PendingCts {
     name_len: usize,
 }
 
+/// Synchronous sends towards one peer that wait for its acknowledgement or
+/// clear-to-send: (cookie, request), oldest first. Few at a time, and the
+/// acknowledgement is usually for the oldest: a short list beats hashing on the
+/// latency path.
+#[derive(Default)]
+struct Awaiting(Vec<(u64, usize)>);
+
+impl Awaiting {
+    fn insert(&mut self, cookie: u64, req: usize) {
+        self.0.push((cookie, req));
+    }
+    fn contains(&self, cookie: u64) -> bool {
+        self.0.iter().any(|&(c, _)| c == cookie)
+    }
+    fn remove(&mut self, cookie: u64) -> Option<usize> {
+        let k = self.0.iter().position(|&(c, _)| c == cookie)?;
+        Some(self.0.remove(k).1)
+    }
+}
+
 #[derive(Clone, PartialEq, Eq)]
 enum PeerState {
     Absent,
@@ -274,7 +294,7 @@ struct Peer {
     out: VecDeque<(Body, Option<usize>)>,
     streams: VecDeque<Stream>,
     chunks_sent: u64,
-    awaiting: HashMap<u64, usize>,
+    awaiting: Awaiting,
     // peer -> me
     recvd: u64,
     credited: u64,
@@ -294,7 +314,7 @@ impl Peer {
             out: VecDeque::new(),
             streams: VecDeque::new(),
             chunks_sent: 0,
-            awaiting: HashMap::new(),
+            awaiting: Awaiting::default(),
             recvd: 0,
             credited: 0,
             chunks_recvd: 0,
@@ -720,6 +740,9 @@ impl<'c> Comm<'c> {
                     let u = self.unexp.remove(k).expect("found");
                     self.unexp_bytes -= u.len + SLOT;
                     self.deliver_whole(i, &u)?;
+                    if u.sync.is_some() {
+                        self.push(u.src as usize)?;
+                    }
                 }
             }
             return Ok(());
@@ -845,7 +868,10 @@ impl<'c> Comm<'c> {
         }
         p.next_seq += 1;
         p.out.push_back((b, None));
-        self.push(to)
+        // Not written yet: an acknowledgement found while draining goes out with the
+        // drain's other slots towards `to` (one notify for them all); a caller outside
+        // a drain pushes.
+        Ok(())
     }
 
     /// Full-postal / zero-copy non-blocking receive into `buf` (its length is the
@@ -1084,7 +1110,7 @@ impl<'c> Comm<'c> {
         peer.state = PeerState::Gone(why.clone());
         let mut hit: Vec<usize> = peer.out.drain(..).filter_map(|(_, r)| r).collect();
         hit.extend(peer.streams.drain(..).map(|s| s.req));
-        hit.extend(peer.awaiting.drain().map(|(_, r)| r));
+        hit.extend(peer.awaiting.0.drain(..).map(|(_, r)| r));
         let inflight: Vec<InFlight> = peer.inflight.drain().map(|(_, f)| f).collect();
         peer.cts = None;
         for f in inflight {
@@ -1187,8 +1213,17 @@ impl<'c> Comm<'c> {
             let seq = peer.sent + 1;
             let off = self.lay.slot(self.me, seq);
             let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
-            tx.write(off + 8, &b.to_bytes()[..8 * b.words()])?;
-            tx.write_u64(off, seq)?;
+            // The slot's words, then its sequence word (the publish). A blocked
+            // receiver is woken once per batch: by the last slot's sequence word, which
+            // is written after every earlier slot (the next slot surely follows when
+            // the queue holds one and the known credit leaves room for it).
+            tx.write_no_notify(off + 8, &b.to_bytes()[..8 * b.words()])?;
+            let more = !peer.out.is_empty() && seq - peer.credit < self.lay.slots as u64;
+            if more {
+                tx.write_no_notify(off, &seq.to_le_bytes())?;
+            } else {
+                tx.write_u64(off, seq)?;
+            }
             peer.sent = seq;
             if let Some(i) = done {
                 let s = self.reqs[i].as_ref().map(|r| Status {
@@ -1508,7 +1543,7 @@ impl<'c> Comm<'c> {
             Kind::Ack => {
                 let i = self.peers[p]
                     .awaiting
-                    .remove(&b.p(0))
+                    .remove(b.p(0))
                     .ok_or_else(|| protocol(p, "acknowledge of no message"))?;
                 let s = self.reqs[i].as_ref().map(|r| Status {
                     source: self.me as u32,
@@ -1521,7 +1556,7 @@ impl<'c> Comm<'c> {
             }
             Kind::Cts => {
                 let cookie = b.p(0);
-                if !self.peers[p].awaiting.contains_key(&cookie) || self.peers[p].cts.is_some() {
+                if !self.peers[p].awaiting.contains(cookie) || self.peers[p].cts.is_some() {
                     return Err(protocol(p, "clear-to-send of no request"));
                 }
                 match b.p(1) {
@@ -1584,7 +1619,7 @@ impl<'c> Comm<'c> {
 
     fn start_stream(&mut self, p: usize, cookie: u64, target: Target) {
         let peer = &mut self.peers[p];
-        if let Some(i) = peer.awaiting.remove(&cookie) {
+        if let Some(i) = peer.awaiting.remove(cookie) {
             peer.streams.push_back(Stream {
                 cookie,
                 req: i,
