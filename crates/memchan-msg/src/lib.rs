@@ -355,6 +355,10 @@ pub struct Comm<'c> {
     direct: HashMap<(String, usize), TxMapping>,
     epoch: u64,
     spare: Vec<u8>,
+    /// Requests completed so far: a drain that completed one stops there.
+    completed: u64,
+    /// The position in `active` where the next progress round starts.
+    turn: usize,
 }
 
 fn invalid(what: &'static str, why: impl Into<String>) -> MsgError {
@@ -426,6 +430,8 @@ impl<'c> Comm<'c> {
             direct: HashMap::new(),
             epoch: cluster.epoch(),
             spare: Vec::new(),
+            completed: 0,
+            turn: 0,
         };
         for n in cluster.members() {
             let i = n.index();
@@ -492,6 +498,7 @@ impl<'c> Comm<'c> {
         if let Some(r) = self.reqs[i].as_mut() {
             if r.done.is_none() {
                 r.done = Some(res);
+                self.completed += 1;
             }
         }
     }
@@ -1155,23 +1162,36 @@ impl<'c> Comm<'c> {
 
     // ---- progress -------------------------------------------------------------------
 
+    /// One round over the peers: drain each ring, push what is queued. A round stops
+    /// after the peer whose drain completed a request, so that the caller sees it
+    /// before polling more rings (each poll of a ring its sender wrote is a cache
+    /// miss); the next round starts after that peer, so every ring gets its turn.
     fn progress(&mut self) -> Result<()> {
-        for k in 0..self.active.len() {
+        let n = self.active.len();
+        for j in 0..n {
+            let mut k = self.turn + j;
+            if k >= n {
+                k -= n;
+            }
             let p = self.active[k];
             if self.peers[p].state != PeerState::Live {
                 continue;
             }
+            let before = self.completed;
             if let Err(e) = self.drain(p) {
                 self.on_error(p, e)?;
                 continue;
             }
             // Nothing queued towards `p`: nothing to push (the common case of a poll).
             let peer = &self.peers[p];
-            if peer.out.is_empty() && peer.streams.is_empty() {
-                continue;
+            if !(peer.out.is_empty() && peer.streams.is_empty()) {
+                if let Err(e) = self.push(p) {
+                    self.on_error(p, e)?;
+                }
             }
-            if let Err(e) = self.push(p) {
-                self.on_error(p, e)?;
+            if self.completed != before {
+                self.turn = if k + 1 >= n { 0 } else { k + 1 };
+                return Ok(());
             }
         }
         Ok(())
@@ -1320,8 +1340,11 @@ impl<'c> Comm<'c> {
         Ok(true)
     }
 
-    /// Reads every complete slot from `p`'s ring (until the unexpected store is full).
+    /// Reads the complete slots from `p`'s ring, until the unexpected store is full or
+    /// a slot completed a request (the next slot's poll can wait for the next round:
+    /// it is a cache miss on the path of the message just received).
     fn drain(&mut self, p: usize) -> Result<()> {
+        let before = self.completed;
         loop {
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
@@ -1347,6 +1370,9 @@ impl<'c> Comm<'c> {
                     .as_ref()
                     .expect("live peer has a tx mapping")
                     .write_u64(self.lay.credit(self.me), v)?;
+            }
+            if self.completed != before {
+                break;
             }
         }
         Ok(())
