@@ -56,6 +56,10 @@ use wire::{Body, Kind, Layout, F_SYNC, NAME_MAX, SLOT};
 /// Polls of a waiting caller before it starts pausing between polls.
 const SPIN_NO_PAUSE: u32 = 4096;
 
+/// Polls of one ring by a blocking receive's eager path before the general path
+/// (which progresses every peer, then sleeps) takes over.
+const FAST_POLLS: u32 = 1024;
+
 /// Matches a message from any sender.
 pub const ANY_SOURCE: u32 = u32::MAX;
 /// Matches a message with any tag.
@@ -634,10 +638,31 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// As [`isend`](Self::isend).
     pub fn send(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<()> {
+        if data.len() <= EAGER_MAX && self.send_now(dest, tag, data)? {
+            return Ok(());
+        }
         let v = self.copy_in(data);
         let r = self.isend(dest, tag, v)?;
         self.spare = self.finish_blocking(r)?.1;
         Ok(())
+    }
+
+    /// The eager path of a blocking full-postal send without a request: when nothing
+    /// is queued towards `dest` (order) and its ring has room (back-pressure), the
+    /// slot is written at once and the send is complete. Whether it was.
+    fn send_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
+        let d = self.check_dest(dest, tag)?;
+        if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
+            return Ok(false);
+        }
+        let mut b = Body::new(Kind::Eager, 0, data.len() as u8, tag);
+        b.set_bytes(data);
+        let p = &mut self.peers[d];
+        p.next_seq += 1;
+        p.out.push_back((b, None));
+        // The ring has room: the flush writes it.
+        self.flush(d)?;
+        Ok(true)
     }
 
     /// Zero-copy-mode blocking send: returns once a receive matched it and the data
@@ -927,6 +952,9 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// `Truncated` (the message stays queued), `PeerGone`, as [`irecv`](Self::irecv).
     pub fn recv(&mut self, src: u32, tag: u32, buf: &mut [u8]) -> Result<Status> {
+        if let Some(s) = self.recv_now(src, tag, buf)? {
+            return Ok(s);
+        }
         let mut v = std::mem::take(&mut self.spare);
         v.clear();
         v.resize(buf.len(), 0);
@@ -935,6 +963,61 @@ impl<'c> Comm<'c> {
         buf[..s.len].copy_from_slice(&v[..s.len]);
         self.spare = v;
         Ok(s)
+    }
+
+    /// The eager path of a blocking receive from one source, without a request: when
+    /// no posted receive and no buffered message could match first, it polls `src`'s
+    /// ring a while and takes the next slot straight into `buf` if that is an eager
+    /// message with the tag that fits (acknowledging a synchronous one). `None`: the
+    /// general path decides; nothing was taken (a slot the protocol does not allow
+    /// is left to it too).
+    fn recv_now(&mut self, src: u32, tag: u32, buf: &mut [u8]) -> Result<Option<Status>> {
+        let p = src as usize;
+        if src == ANY_SOURCE
+            || (tag != ANY_TAG && tag > TAG_UB)
+            || self.peers.get(p).is_none_or(|q| q.state != PeerState::Live)
+            || !self.posted.is_empty()
+            || self.find_unexp(src, tag).is_some()
+        {
+            return Ok(None);
+        }
+        for _ in 0..FAST_POLLS {
+            let seq = self.peers[p].recvd + 1;
+            let off = self.lay.slot(p, seq);
+            if self.rx.load_u64(off)? != seq {
+                continue;
+            }
+            let b = self.read_slot(off)?;
+            let len = b.ilen();
+            if b.kind() != Some(Kind::Eager)
+                || b.tag() > TAG_UB
+                || (tag != ANY_TAG && b.tag() != tag)
+                || len > EAGER_MAX
+                || len > buf.len()
+            {
+                return Ok(None);
+            }
+            buf[..len].copy_from_slice(&b.bytes()[..len]);
+            // The message is taken: a peer gone meanwhile fails its other operations,
+            // not this receive.
+            let mut ack = || -> Result<()> {
+                self.consumed(p, seq)?;
+                if b.flags() & F_SYNC != 0 {
+                    self.control(p, Kind::Ack, &[seq])?;
+                    self.push(p)?;
+                }
+                Ok(())
+            };
+            if let Err(e) = ack() {
+                self.on_error(p, e)?;
+            }
+            return Ok(Some(Status {
+                source: src,
+                tag: b.tag(),
+                len,
+            }));
+        }
+        Ok(None)
     }
 
     /// Blocking receive into an rx mapping (see [`irecv_rx`](Self::irecv_rx)).
@@ -1351,29 +1434,42 @@ impl<'c> Comm<'c> {
             if self.rx.load_u64(off)? != seq {
                 break;
             }
-            // The header word, then only the payload words the slot uses.
-            let mut b = Body::default();
-            b.w[0] = self.rx.load_u64(off + 8)?;
-            for k in 1..b.words() {
-                b.w[k] = self.rx.load_u64(off + 8 + 8 * k)?;
-            }
+            let b = self.read_slot(off)?;
             match self.handle(p, seq, &b)? {
                 Handled::Stall => break,
                 Handled::Consumed => {}
             }
-            let peer = &mut self.peers[p];
-            peer.recvd = seq;
-            if peer.recvd - peer.credited >= (self.lay.slots / 4) as u64 {
-                peer.credited = peer.recvd;
-                let v = peer.recvd;
-                peer.tx
-                    .as_ref()
-                    .expect("live peer has a tx mapping")
-                    .write_u64(self.lay.credit(self.me), v)?;
-            }
+            self.consumed(p, seq)?;
             if self.completed != before {
                 break;
             }
+        }
+        Ok(())
+    }
+
+    /// The slot at `off` (its sequence word seen): the header word, then only the
+    /// payload words the slot uses.
+    fn read_slot(&self, off: usize) -> Result<Body> {
+        let mut b = Body::default();
+        b.w[0] = self.rx.load_u64(off + 8)?;
+        for k in 1..b.words() {
+            b.w[k] = self.rx.load_u64(off + 8 + 8 * k)?;
+        }
+        Ok(b)
+    }
+
+    /// Slot `seq` of `p`'s ring is consumed; its credit goes back in batches of a
+    /// quarter ring.
+    fn consumed(&mut self, p: usize, seq: u64) -> Result<()> {
+        let peer = &mut self.peers[p];
+        peer.recvd = seq;
+        if peer.recvd - peer.credited >= (self.lay.slots / 4) as u64 {
+            peer.credited = peer.recvd;
+            let v = peer.recvd;
+            peer.tx
+                .as_ref()
+                .expect("live peer has a tx mapping")
+                .write_u64(self.lay.credit(self.me), v)?;
         }
         Ok(())
     }
