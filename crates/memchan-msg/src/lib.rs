@@ -82,7 +82,7 @@ pub struct CommConfig {
     pub max_nodes: usize,
     /// Bytes of unexpected messages a receiver buffers before it stops draining.
     pub unexpected_limit: usize,
-    /// Polls before a waiting caller sleeps.
+    /// Polls that complete nothing before a waiting caller sleeps.
     pub spin: u32,
     /// Permission bits of the communicator's segment.
     pub mode: u32,
@@ -1155,11 +1155,23 @@ impl<'c> Comm<'c> {
             if done(self) {
                 return Ok(());
             }
-            self.progress()?;
+            let before = self.completed;
+            let stopped = self.progress()?;
             if done(self) {
                 return Ok(());
             }
-            polls = polls.saturating_add(1);
+            if stopped {
+                // The round stopped at a completion; the rings may hold more, which
+                // posted their notify already: look again before any sleep.
+                continue;
+            }
+            // The spin counts idle polls: a caller whose requests keep completing
+            // (a window of large messages) does not fall asleep between them.
+            polls = if self.completed != before {
+                0
+            } else {
+                polls.saturating_add(1)
+            };
             if polls >= self.cfg.spin {
                 self.check_members();
                 self.rx.wait(Some(Duration::from_millis(100)))?;
@@ -1246,10 +1258,11 @@ impl<'c> Comm<'c> {
     // ---- progress -------------------------------------------------------------------
 
     /// One round over the peers: drain each ring, push what is queued. A round stops
-    /// after the peer whose drain completed a request, so that the caller sees it
+    /// after a peer whose drain stopped at a completion, so that the caller sees it
     /// before polling more rings (each poll of a ring its sender wrote is a cache
-    /// miss); the next round starts after that peer, so every ring gets its turn.
-    fn progress(&mut self) -> Result<()> {
+    /// miss), and returns true; the next round starts after that peer, so every ring
+    /// gets its turn.
+    fn progress(&mut self) -> Result<bool> {
         let n = self.active.len();
         for j in 0..n {
             let mut k = self.turn + j;
@@ -1260,11 +1273,13 @@ impl<'c> Comm<'c> {
             if self.peers[p].state != PeerState::Live {
                 continue;
             }
-            let before = self.completed;
-            if let Err(e) = self.drain(p) {
-                self.on_error(p, e)?;
-                continue;
-            }
+            let stopped = match self.drain(p) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.on_error(p, e)?;
+                    continue;
+                }
+            };
             // Nothing queued towards `p`: nothing to push (the common case of a poll).
             let peer = &self.peers[p];
             if !(peer.out.is_empty() && peer.streams.is_empty()) {
@@ -1272,12 +1287,12 @@ impl<'c> Comm<'c> {
                     self.on_error(p, e)?;
                 }
             }
-            if self.completed != before {
+            if stopped {
                 self.turn = if k + 1 >= n { 0 } else { k + 1 };
-                return Ok(());
+                return Ok(true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// A protocol error fails the peer; a write refused because the peer is gone too;
@@ -1424,11 +1439,13 @@ impl<'c> Comm<'c> {
     }
 
     /// Reads the complete slots from `p`'s ring, until the unexpected store is full or
-    /// a slot completed a request (the next slot's poll can wait for the next round:
-    /// it is a cache miss on the path of the message just received).
-    fn drain(&mut self, p: usize) -> Result<()> {
-        let before = self.completed;
+    /// a small message or an acknowledgement completed a request: then it returns true
+    /// (the next slot's poll can wait for the next round: it is a cache miss on the
+    /// path of the message just received, and a reply behind an acknowledgement is
+    /// better taken by the receive that follows than buffered now).
+    fn drain(&mut self, p: usize) -> Result<bool> {
         loop {
+            let before = self.completed;
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
             if self.rx.load_u64(off)? != seq {
@@ -1440,11 +1457,11 @@ impl<'c> Comm<'c> {
                 Handled::Consumed => {}
             }
             self.consumed(p, seq)?;
-            if self.completed != before {
-                break;
+            if self.completed != before && matches!(b.kind(), Some(Kind::Eager | Kind::Ack)) {
+                return Ok(true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// The slot at `off` (its sequence word seen): the header word, then only the
