@@ -57,7 +57,9 @@ fn write_no_notify_lands_before_the_publish_that_wakes_the_reader(t: &Transport)
     let mut w = t.spawn("no-notify", &[name.clone(), rounds.to_string()]);
     c.wait_for_members(2, WAIT).unwrap();
     // Bad input first: the bounds are checked as for `write`.
-    let tx = seg.map_tx(Dest::Node(NodeId(1)), TxAttrs::default()).unwrap();
+    let tx = seg
+        .map_tx(Dest::Node(NodeId(1)), TxAttrs::default())
+        .unwrap();
     assert!(matches!(
         tx.write_no_notify(4090, &[0; 8]),
         Err(Error::OutOfBounds { .. })
@@ -66,7 +68,10 @@ fn write_no_notify_lands_before_the_publish_that_wakes_the_reader(t: &Transport)
     let mut seen = 0;
     while seen < rounds {
         // Blocked, not spinning: only a notify wakes this reader.
-        assert!(rx.wait(Some(WAIT)).unwrap(), "no wake-up after record {seen}");
+        assert!(
+            rx.wait(Some(WAIT)).unwrap(),
+            "no wake-up after record {seen}"
+        );
         let pubd = rx.load_u64(0).unwrap();
         assert!(pubd >= seen, "the publish word went back");
         for k in 0..BODY {
