@@ -354,6 +354,16 @@ pub trait TxOps: Send {
     /// # Errors
     /// As `write_u64`, less `Unaligned`.
     fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
+    /// As [`write`](Self::write), but the destination need not post notify on receive
+    /// for it, even on a notify page: for the body of a record whose last word is then
+    /// published with a notifying write (`write_u64`), so that a blocked reader is
+    /// woken once per record, after the whole record landed. It keeps the sender's
+    /// order with its other writes; aligned 8-byte words are stored atomically, as by
+    /// `write`. A direct deposit on one host posts none; other paths may notify.
+    ///
+    /// # Errors
+    /// As `write`.
+    fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()>;
     /// Strided deposit (`crate::deposit`): element `i` of `shape` from `src`, each
     /// element one packet in the sender's order, as if written one `write` each (an
     /// aligned 1/2/4/8-byte element atomically), so no reader sees element `i` before
@@ -566,6 +576,10 @@ macro_rules! ops_from_inherent {
             #[inline(always)]
             fn write(&self, o: usize, d: &[u8]) -> $crate::Result<()> {
                 <$tx>::write(self, o, d)
+            }
+            #[inline(always)]
+            fn write_no_notify(&self, o: usize, d: &[u8]) -> $crate::Result<()> {
+                <$tx>::write_no_notify(self, o, d)
             }
             fn put_strided(&self, s: &$crate::deposit::Shape, d: &[u8]) -> $crate::Result<()> {
                 <$tx>::put_strided(self, s, d)

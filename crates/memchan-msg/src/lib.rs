@@ -53,6 +53,13 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 use wire::{Body, Kind, Layout, F_SYNC, NAME_MAX, SLOT};
 
+/// Polls of a waiting caller before it starts pausing between polls.
+const SPIN_NO_PAUSE: u32 = 4096;
+
+/// Polls of one ring by a blocking receive's eager path before the general path
+/// (which progresses every peer, then sleeps) takes over.
+const FAST_POLLS: u32 = 1024;
+
 /// Matches a message from any sender.
 pub const ANY_SOURCE: u32 = u32::MAX;
 /// Matches a message with any tag.
@@ -75,7 +82,7 @@ pub struct CommConfig {
     pub max_nodes: usize,
     /// Bytes of unexpected messages a receiver buffers before it stops draining.
     pub unexpected_limit: usize,
-    /// Polls before a waiting caller sleeps.
+    /// Polls that complete nothing before a waiting caller sleeps.
     pub spin: u32,
     /// Permission bits of the communicator's segment.
     pub mode: u32,
@@ -257,6 +264,26 @@ struct PendingCts {
     name_len: usize,
 }
 
+/// Synchronous sends towards one peer that wait for its acknowledgement or
+/// clear-to-send: (cookie, request), oldest first. Few at a time, and the
+/// acknowledgement is usually for the oldest: a short list beats hashing on the
+/// latency path.
+#[derive(Default)]
+struct Awaiting(Vec<(u64, usize)>);
+
+impl Awaiting {
+    fn insert(&mut self, cookie: u64, req: usize) {
+        self.0.push((cookie, req));
+    }
+    fn contains(&self, cookie: u64) -> bool {
+        self.0.iter().any(|&(c, _)| c == cookie)
+    }
+    fn remove(&mut self, cookie: u64) -> Option<usize> {
+        let k = self.0.iter().position(|&(c, _)| c == cookie)?;
+        Some(self.0.remove(k).1)
+    }
+}
+
 #[derive(Clone, PartialEq, Eq)]
 enum PeerState {
     Absent,
@@ -274,7 +301,7 @@ struct Peer {
     out: VecDeque<(Body, Option<usize>)>,
     streams: VecDeque<Stream>,
     chunks_sent: u64,
-    awaiting: HashMap<u64, usize>,
+    awaiting: Awaiting,
     // peer -> me
     recvd: u64,
     credited: u64,
@@ -294,7 +321,7 @@ impl Peer {
             out: VecDeque::new(),
             streams: VecDeque::new(),
             chunks_sent: 0,
-            awaiting: HashMap::new(),
+            awaiting: Awaiting::default(),
             recvd: 0,
             credited: 0,
             chunks_recvd: 0,
@@ -332,6 +359,10 @@ pub struct Comm<'c> {
     direct: HashMap<(String, usize), TxMapping>,
     epoch: u64,
     spare: Vec<u8>,
+    /// Requests completed so far: a drain that completed one stops there.
+    completed: u64,
+    /// The position in `active` where the next progress round starts.
+    turn: usize,
 }
 
 fn invalid(what: &'static str, why: impl Into<String>) -> MsgError {
@@ -403,6 +434,8 @@ impl<'c> Comm<'c> {
             direct: HashMap::new(),
             epoch: cluster.epoch(),
             spare: Vec::new(),
+            completed: 0,
+            turn: 0,
         };
         for n in cluster.members() {
             let i = n.index();
@@ -469,6 +502,7 @@ impl<'c> Comm<'c> {
         if let Some(r) = self.reqs[i].as_mut() {
             if r.done.is_none() {
                 r.done = Some(res);
+                self.completed += 1;
             }
         }
     }
@@ -604,10 +638,31 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// As [`isend`](Self::isend).
     pub fn send(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<()> {
+        if data.len() <= EAGER_MAX && self.send_now(dest, tag, data)? {
+            return Ok(());
+        }
         let v = self.copy_in(data);
         let r = self.isend(dest, tag, v)?;
         self.spare = self.finish_blocking(r)?.1;
         Ok(())
+    }
+
+    /// The eager path of a blocking full-postal send without a request: when nothing
+    /// is queued towards `dest` (order) and its ring has room (back-pressure), the
+    /// slot is written at once and the send is complete. Whether it was.
+    fn send_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
+        let d = self.check_dest(dest, tag)?;
+        if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
+            return Ok(false);
+        }
+        let mut b = Body::new(Kind::Eager, 0, data.len() as u8, tag);
+        b.set_bytes(data);
+        let p = &mut self.peers[d];
+        p.next_seq += 1;
+        p.out.push_back((b, None));
+        // The ring has room: the flush writes it.
+        self.flush(d)?;
+        Ok(true)
     }
 
     /// Zero-copy-mode blocking send: returns once a receive matched it and the data
@@ -720,6 +775,9 @@ impl<'c> Comm<'c> {
                     let u = self.unexp.remove(k).expect("found");
                     self.unexp_bytes -= u.len + SLOT;
                     self.deliver_whole(i, &u)?;
+                    if u.sync.is_some() {
+                        self.push(u.src as usize)?;
+                    }
                 }
             }
             return Ok(());
@@ -845,7 +903,10 @@ impl<'c> Comm<'c> {
         }
         p.next_seq += 1;
         p.out.push_back((b, None));
-        self.push(to)
+        // Not written yet: an acknowledgement found while draining goes out with the
+        // drain's other slots towards `to` (one notify for them all); a caller outside
+        // a drain pushes.
+        Ok(())
     }
 
     /// Full-postal / zero-copy non-blocking receive into `buf` (its length is the
@@ -891,6 +952,9 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// `Truncated` (the message stays queued), `PeerGone`, as [`irecv`](Self::irecv).
     pub fn recv(&mut self, src: u32, tag: u32, buf: &mut [u8]) -> Result<Status> {
+        if let Some(s) = self.recv_now(src, tag, buf)? {
+            return Ok(s);
+        }
         let mut v = std::mem::take(&mut self.spare);
         v.clear();
         v.resize(buf.len(), 0);
@@ -899,6 +963,61 @@ impl<'c> Comm<'c> {
         buf[..s.len].copy_from_slice(&v[..s.len]);
         self.spare = v;
         Ok(s)
+    }
+
+    /// The eager path of a blocking receive from one source, without a request: when
+    /// no posted receive and no buffered message could match first, it polls `src`'s
+    /// ring a while and takes the next slot straight into `buf` if that is an eager
+    /// message with the tag that fits (acknowledging a synchronous one). `None`: the
+    /// general path decides; nothing was taken (a slot the protocol does not allow
+    /// is left to it too).
+    fn recv_now(&mut self, src: u32, tag: u32, buf: &mut [u8]) -> Result<Option<Status>> {
+        let p = src as usize;
+        if src == ANY_SOURCE
+            || (tag != ANY_TAG && tag > TAG_UB)
+            || self.peers.get(p).is_none_or(|q| q.state != PeerState::Live)
+            || !self.posted.is_empty()
+            || self.find_unexp(src, tag).is_some()
+        {
+            return Ok(None);
+        }
+        for _ in 0..FAST_POLLS {
+            let seq = self.peers[p].recvd + 1;
+            let off = self.lay.slot(p, seq);
+            if self.rx.load_u64(off)? != seq {
+                continue;
+            }
+            let b = self.read_slot(off)?;
+            let len = b.ilen();
+            if b.kind() != Some(Kind::Eager)
+                || b.tag() > TAG_UB
+                || (tag != ANY_TAG && b.tag() != tag)
+                || len > EAGER_MAX
+                || len > buf.len()
+            {
+                return Ok(None);
+            }
+            buf[..len].copy_from_slice(&b.bytes()[..len]);
+            // The message is taken: a peer gone meanwhile fails its other operations,
+            // not this receive.
+            let mut ack = || -> Result<()> {
+                self.consumed(p, seq)?;
+                if b.flags() & F_SYNC != 0 {
+                    self.control(p, Kind::Ack, &[seq])?;
+                    self.push(p)?;
+                }
+                Ok(())
+            };
+            if let Err(e) = ack() {
+                self.on_error(p, e)?;
+            }
+            return Ok(Some(Status {
+                source: src,
+                tag: b.tag(),
+                len,
+            }));
+        }
+        Ok(None)
     }
 
     /// Blocking receive into an rx mapping (see [`irecv_rx`](Self::irecv_rx)).
@@ -1036,11 +1155,23 @@ impl<'c> Comm<'c> {
             if done(self) {
                 return Ok(());
             }
-            self.progress()?;
+            let before = self.completed;
+            let stopped = self.progress()?;
             if done(self) {
                 return Ok(());
             }
-            polls = polls.saturating_add(1);
+            if stopped {
+                // The round stopped at a completion; the rings may hold more, which
+                // posted their notify already: look again before any sleep.
+                continue;
+            }
+            // The spin counts idle polls: a caller whose requests keep completing
+            // (a window of large messages) does not fall asleep between them.
+            polls = if self.completed != before {
+                0
+            } else {
+                polls.saturating_add(1)
+            };
             if polls >= self.cfg.spin {
                 self.check_members();
                 self.rx.wait(Some(Duration::from_millis(100)))?;
@@ -1048,7 +1179,11 @@ impl<'c> Comm<'c> {
                 if polls.is_multiple_of(256) {
                     self.check_members();
                 }
-                std::hint::spin_loop();
+                // A pause costs tens of cycles on some cores, added to every message's
+                // latency while the ring is being polled: the first polls go without.
+                if polls >= SPIN_NO_PAUSE {
+                    std::hint::spin_loop();
+                }
             }
         }
     }
@@ -1084,7 +1219,7 @@ impl<'c> Comm<'c> {
         peer.state = PeerState::Gone(why.clone());
         let mut hit: Vec<usize> = peer.out.drain(..).filter_map(|(_, r)| r).collect();
         hit.extend(peer.streams.drain(..).map(|s| s.req));
-        hit.extend(peer.awaiting.drain().map(|(_, r)| r));
+        hit.extend(peer.awaiting.0.drain(..).map(|(_, r)| r));
         let inflight: Vec<InFlight> = peer.inflight.drain().map(|(_, f)| f).collect();
         peer.cts = None;
         for f in inflight {
@@ -1122,21 +1257,42 @@ impl<'c> Comm<'c> {
 
     // ---- progress -------------------------------------------------------------------
 
-    fn progress(&mut self) -> Result<()> {
-        for k in 0..self.active.len() {
+    /// One round over the peers: drain each ring, push what is queued. A round stops
+    /// after a peer whose drain stopped at a completion, so that the caller sees it
+    /// before polling more rings (each poll of a ring its sender wrote is a cache
+    /// miss), and returns true; the next round starts after that peer, so every ring
+    /// gets its turn.
+    fn progress(&mut self) -> Result<bool> {
+        let n = self.active.len();
+        for j in 0..n {
+            let mut k = self.turn + j;
+            if k >= n {
+                k -= n;
+            }
             let p = self.active[k];
             if self.peers[p].state != PeerState::Live {
                 continue;
             }
-            if let Err(e) = self.drain(p) {
-                self.on_error(p, e)?;
-                continue;
+            let stopped = match self.drain(p) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.on_error(p, e)?;
+                    continue;
+                }
+            };
+            // Nothing queued towards `p`: nothing to push (the common case of a poll).
+            let peer = &self.peers[p];
+            if !(peer.out.is_empty() && peer.streams.is_empty()) {
+                if let Err(e) = self.push(p) {
+                    self.on_error(p, e)?;
+                }
             }
-            if let Err(e) = self.push(p) {
-                self.on_error(p, e)?;
+            if stopped {
+                self.turn = if k + 1 >= n { 0 } else { k + 1 };
+                return Ok(true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// A protocol error fails the peer; a write refused because the peer is gone too;
@@ -1187,8 +1343,17 @@ impl<'c> Comm<'c> {
             let seq = peer.sent + 1;
             let off = self.lay.slot(self.me, seq);
             let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
-            tx.write(off + 8, &b.to_bytes()[..8 * b.words()])?;
-            tx.write_u64(off, seq)?;
+            // The slot's words, then its sequence word (the publish). A blocked
+            // receiver is woken once per batch: by the last slot's sequence word, which
+            // is written after every earlier slot (the next slot surely follows when
+            // the queue holds one and the known credit leaves room for it).
+            tx.write_no_notify(off + 8, &b.to_bytes()[..8 * b.words()])?;
+            let more = !peer.out.is_empty() && seq - peer.credit < self.lay.slots as u64;
+            if more {
+                tx.write_no_notify(off, &seq.to_le_bytes())?;
+            } else {
+                tx.write_u64(off, seq)?;
+            }
             peer.sent = seq;
             if let Some(i) = done {
                 let s = self.reqs[i].as_ref().map(|r| Status {
@@ -1273,34 +1438,55 @@ impl<'c> Comm<'c> {
         Ok(true)
     }
 
-    /// Reads every complete slot from `p`'s ring (until the unexpected store is full).
-    fn drain(&mut self, p: usize) -> Result<()> {
+    /// Reads the complete slots from `p`'s ring, until the unexpected store is full or
+    /// a small message or an acknowledgement completed a request: then it returns true
+    /// (the next slot's poll can wait for the next round: it is a cache miss on the
+    /// path of the message just received, and a reply behind an acknowledgement is
+    /// better taken by the receive that follows than buffered now).
+    fn drain(&mut self, p: usize) -> Result<bool> {
         loop {
+            let before = self.completed;
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
             if self.rx.load_u64(off)? != seq {
                 break;
             }
-            // The header word, then only the payload words the slot uses.
-            let mut b = Body::default();
-            b.w[0] = self.rx.load_u64(off + 8)?;
-            for k in 1..b.words() {
-                b.w[k] = self.rx.load_u64(off + 8 + 8 * k)?;
-            }
+            let b = self.read_slot(off)?;
             match self.handle(p, seq, &b)? {
                 Handled::Stall => break,
                 Handled::Consumed => {}
             }
-            let peer = &mut self.peers[p];
-            peer.recvd = seq;
-            if peer.recvd - peer.credited >= (self.lay.slots / 4) as u64 {
-                peer.credited = peer.recvd;
-                let v = peer.recvd;
-                peer.tx
-                    .as_ref()
-                    .expect("live peer has a tx mapping")
-                    .write_u64(self.lay.credit(self.me), v)?;
+            self.consumed(p, seq)?;
+            if self.completed != before && matches!(b.kind(), Some(Kind::Eager | Kind::Ack)) {
+                return Ok(true);
             }
+        }
+        Ok(false)
+    }
+
+    /// The slot at `off` (its sequence word seen): the header word, then only the
+    /// payload words the slot uses.
+    fn read_slot(&self, off: usize) -> Result<Body> {
+        let mut b = Body::default();
+        b.w[0] = self.rx.load_u64(off + 8)?;
+        for k in 1..b.words() {
+            b.w[k] = self.rx.load_u64(off + 8 + 8 * k)?;
+        }
+        Ok(b)
+    }
+
+    /// Slot `seq` of `p`'s ring is consumed; its credit goes back in batches of a
+    /// quarter ring.
+    fn consumed(&mut self, p: usize, seq: u64) -> Result<()> {
+        let peer = &mut self.peers[p];
+        peer.recvd = seq;
+        if peer.recvd - peer.credited >= (self.lay.slots / 4) as u64 {
+            peer.credited = peer.recvd;
+            let v = peer.recvd;
+            peer.tx
+                .as_ref()
+                .expect("live peer has a tx mapping")
+                .write_u64(self.lay.credit(self.me), v)?;
         }
         Ok(())
     }
@@ -1508,7 +1694,7 @@ impl<'c> Comm<'c> {
             Kind::Ack => {
                 let i = self.peers[p]
                     .awaiting
-                    .remove(&b.p(0))
+                    .remove(b.p(0))
                     .ok_or_else(|| protocol(p, "acknowledge of no message"))?;
                 let s = self.reqs[i].as_ref().map(|r| Status {
                     source: self.me as u32,
@@ -1521,7 +1707,7 @@ impl<'c> Comm<'c> {
             }
             Kind::Cts => {
                 let cookie = b.p(0);
-                if !self.peers[p].awaiting.contains_key(&cookie) || self.peers[p].cts.is_some() {
+                if !self.peers[p].awaiting.contains(cookie) || self.peers[p].cts.is_some() {
                     return Err(protocol(p, "clear-to-send of no request"));
                 }
                 match b.p(1) {
@@ -1584,7 +1770,7 @@ impl<'c> Comm<'c> {
 
     fn start_stream(&mut self, p: usize, cookie: u64, target: Target) {
         let peer = &mut self.peers[p];
-        if let Some(i) = peer.awaiting.remove(&cookie) {
+        if let Some(i) = peer.awaiting.remove(cookie) {
             peer.streams.push_back(Stream {
                 cookie,
                 req: i,

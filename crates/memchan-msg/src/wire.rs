@@ -156,7 +156,9 @@ impl Layout {
     }
     /// Slot `seq - 1` (mod K) of writer `w`'s ring.
     pub(crate) fn slot(&self, w: usize, seq: u64) -> usize {
-        w * self.ctl_part + ((seq - 1) as usize % self.slots) * SLOT
+        // `slots` is a power of two (`Comm::new` checks): a mask, not a division, on
+        // the polling path.
+        w * self.ctl_part + ((seq - 1) as usize & (self.slots - 1)) * SLOT
     }
     /// Writer `w`'s credit line: word 0 slots consumed, word 1 chunks consumed.
     pub(crate) fn credit(&self, w: usize) -> usize {

@@ -128,4 +128,10 @@ impl TxMapping {
         }
         Ok(())
     }
+    /// A write that need not notify (the contract's `write_no_notify`). Across hosts
+    /// it is a plain [`write`](Self::write): the destination's service applies it as
+    /// any packet, so it notifies as the page says; the wire carries no such flag.
+    pub fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.write(offset, data)
+    }
 }

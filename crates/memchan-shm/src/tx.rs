@@ -213,6 +213,26 @@ impl TxMapping {
         self.send(offset, data)
     }
 
+    /// [`write`](Self::write) without the notify of a direct deposit (the contract's
+    /// `write_no_notify`): the record's publishing write that follows posts it. An
+    /// ordered packet is applied as by `write`.
+    #[inline(always)]
+    pub fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.check(offset, data.len(), false)?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        if self.direct {
+            self.deposit_with(offset, data, false)?;
+        } else {
+            self.send_ordered(offset, data)?;
+        }
+        if self.attrs.ack_request {
+            fence(Ordering::SeqCst);
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     fn send(&self, offset: usize, data: &[u8]) -> Result<()> {
         if self.direct {
@@ -229,6 +249,12 @@ impl TxMapping {
     /// Direct deposit: the store into the destination's receive memory.
     #[inline(always)]
     fn deposit(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.deposit_with(offset, data, true)
+    }
+
+    /// Direct deposit, posting the page's notify only with `notify`.
+    #[inline(always)]
+    fn deposit_with(&self, offset: usize, data: &[u8], notify: bool) -> Result<()> {
         // SAFETY: `rx_gen` points into the control block, mapped while `inner` lives.
         let gen = unsafe { (*self.rx_gen).load(Ordering::Acquire) };
         if gen != self.seen_gen.get() {
@@ -239,14 +265,24 @@ impl TxMapping {
             return Ok(()); // the destination does not map the segment rx: dropped
         }
         let last = offset + data.len() - 1;
+        let mut post = false;
         if (offset ^ last) < 1 << self.page_shift {
             // SAFETY: `check` bounded the write by the segment; `targets` holds the map.
-            unsafe { t.apply(self.page_shift, offset, data) };
+            post = unsafe { t.apply_quiet(self.page_shift, offset, data) };
         } else {
             for (off, chunk) in packets(offset, data, 1 << self.page_shift) {
                 // SAFETY: as above, per packet.
-                unsafe { t.apply(self.page_shift, off, chunk) };
+                if unsafe { t.apply_quiet(self.page_shift, off, chunk) } {
+                    // A page's waiter is woken once its packet landed, not after the
+                    // whole write (as `apply` does).
+                    if notify {
+                        t.post();
+                    }
+                }
             }
+        }
+        if post && notify {
+            t.post();
         }
         Ok(())
     }

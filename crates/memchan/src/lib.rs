@@ -493,6 +493,19 @@ impl TxMapping {
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         hot!(TxFlavor, &self.tx, t => TxOps::write(t, offset, data))
     }
+    /// As [`write`](Self::write), but the destination need not post notify on
+    /// receive for it, even on a notify page: write a record's body this way and
+    /// publish its last word with [`write_u64`](Self::write_u64), and a reader blocked
+    /// in [`RxMapping::wait`] is woken once, after the whole record landed. Order and
+    /// atomicity as `write`. A direct deposit on one host posts none; other paths
+    /// (broadcast, local copy, across hosts) may still notify.
+    ///
+    /// # Errors
+    /// As [`write`](Self::write).
+    #[inline(always)]
+    pub fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()> {
+        hot!(TxFlavor, &self.tx, t => TxOps::write_no_notify(t, offset, data))
+    }
     /// Strided deposit (the T3D case of seed 002): `shape.count` elements of
     /// `shape.elem` bytes, element `i` read from `src[i * shape.src_stride..]` and
     /// written at `shape.offset + i * shape.dst_stride` (strides in bytes). Each

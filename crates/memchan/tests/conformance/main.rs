@@ -12,6 +12,7 @@ mod deposit;
 mod lock;
 mod membership;
 mod multihost;
+mod no_notify;
 mod ordering;
 mod remap;
 mod rma;
@@ -58,6 +59,7 @@ fn worker() {
         "mh" => multihost::node_worker(&a),
         "clock" => clock::worker(&a),
         "rx-remap" => rx_remap::worker(&a),
+        "no-notify" => no_notify::worker(&a),
         other => panic!("unknown role {other}"),
     }
 }

@@ -1,0 +1,97 @@
+//! `write_no_notify`: a record's body written without notify, then published with a
+//! notifying `write_u64`. The body lands and is in place whenever the publish is
+//! seen; the publish wakes a reader blocked in `wait`; on one host the body alone
+//! posts no notify.
+
+use memchan::{Dest, Error, NodeId, RxAttrs, TxAttrs};
+use memchan_testkit::harness::{unique_cluster, Transport};
+use memchan_testkit::on_every_transport;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(60);
+/// Body words of a record (a 64-byte slot: the publish word, then seven).
+const BODY: usize = 7;
+/// Where the lone unpublished body goes.
+const LONE: usize = 2048;
+
+fn body(v: u64) -> Vec<u8> {
+    (0..BODY).flat_map(|_| v.to_le_bytes()).collect()
+}
+
+/// Worker: `cluster rounds` — publishes records 1..=rounds to node 0, then (after
+/// a barrier) one body without a publish, acknowledged, and a barrier.
+pub fn worker(a: &[String]) {
+    let (name, rounds) = (&a[0], a[1].parse::<u64>().unwrap());
+    let c = memchan::Cluster::join(name).unwrap();
+    c.wait_for_members(2, WAIT).unwrap();
+    let seg = c.segment("nn", 4096, 0o600).unwrap();
+    let tx = seg
+        .map_tx(Dest::Node(NodeId(0)), TxAttrs::default())
+        .unwrap();
+    c.barrier().unwrap(); // node 0 has mapped rx
+    for r in 1..=rounds {
+        // Record r: the body, then the publish. The reader reads at its own pace:
+        // every word only grows.
+        tx.write_no_notify(8, &body(r)).unwrap();
+        tx.write_u64(0, r).unwrap();
+    }
+    c.barrier().unwrap(); // node 0 saw every record and consumed its wake-ups
+    tx.write_no_notify(LONE, &body(u64::MAX)).unwrap();
+    c.ack().unwrap();
+    c.barrier().unwrap();
+    c.barrier().unwrap();
+}
+
+fn write_no_notify_lands_before_the_publish_that_wakes_the_reader(t: &Transport) {
+    let name = unique_cluster("no-notify");
+    let c = t.join(&name).unwrap();
+    assert_eq!(c.node_id(), NodeId(0));
+    let seg = c.segment("nn", 4096, 0o600).unwrap();
+    let rx = seg
+        .map_rx_with(RxAttrs {
+            notify: true,
+            ..RxAttrs::default()
+        })
+        .unwrap();
+    let rounds = 2000u64;
+    let mut w = t.spawn("no-notify", &[name.clone(), rounds.to_string()]);
+    c.wait_for_members(2, WAIT).unwrap();
+    // Bad input first: the bounds are checked as for `write`.
+    let tx = seg
+        .map_tx(Dest::Node(NodeId(1)), TxAttrs::default())
+        .unwrap();
+    assert!(matches!(
+        tx.write_no_notify(4090, &[0; 8]),
+        Err(Error::OutOfBounds { .. })
+    ));
+    c.barrier().unwrap();
+    let mut seen = 0;
+    while seen < rounds {
+        // Blocked, not spinning: only a notify wakes this reader.
+        assert!(
+            rx.wait(Some(WAIT)).unwrap(),
+            "no wake-up after record {seen}"
+        );
+        let pubd = rx.load_u64(0).unwrap();
+        assert!(pubd >= seen, "the publish word went back");
+        for k in 0..BODY {
+            let v = rx.load_u64(8 + 8 * k).unwrap();
+            assert!(v >= pubd, "record {pubd} published before its body ({v})");
+        }
+        seen = pubd;
+    }
+    // Every publish has landed (it was seen); take any wake-up still pending.
+    while rx.wait(Some(Duration::ZERO)).unwrap() {}
+    c.barrier().unwrap();
+    c.barrier().unwrap(); // the lone body landed (the worker's ack)
+    for k in 0..BODY {
+        assert_eq!(rx.load_u64(LONE + 8 * k).unwrap(), u64::MAX);
+    }
+    if matches!(t, Transport::Shm) {
+        // A direct deposit without notify woke nobody.
+        assert!(!rx.wait(Some(Duration::ZERO)).unwrap());
+    }
+    c.barrier().unwrap();
+    w.finish(WAIT);
+}
+on_every_transport!(write_no_notify_lands_before_the_publish_that_wakes_the_reader);
