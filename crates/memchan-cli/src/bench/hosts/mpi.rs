@@ -61,6 +61,20 @@ pub enum Prepared {
     Skipped(String),
 }
 
+/// Writes `source` as `dir/NAME.c` and compiles it with `mpicc -O2` into `dir/NAME`.
+fn mpicc(dir: &Path, name: &str, source: &str) -> Result<std::process::Output> {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).with_context(|| format!("writing {name}.c"))?;
+    Command::new("mpicc")
+        .args(["-O2", "-o"])
+        .arg(dir.join(name))
+        .arg("-I")
+        .arg(dir)
+        .arg(&src)
+        .output()
+        .context("running mpicc")
+}
+
 /// Finds mpicc / mpirun and compiles the ping-pong into `scratch`.
 pub fn prepare(scratch: &Path) -> Result<Prepared> {
     if on_path("mpicc").is_none() || on_path("mpirun").is_none() {
@@ -72,17 +86,8 @@ pub fn prepare(scratch: &Path) -> Result<Prepared> {
     let dir = scratch.join("mpi_tcp");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("peer_common.h"), COMMON_H).context("writing peer_common.h")?;
-    let src = dir.join("mpi_latency.c");
-    std::fs::write(&src, SOURCE).context("writing mpi_latency.c")?;
     let exe = dir.join("mpi_latency");
-    let out = Command::new("mpicc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg("-I")
-        .arg(&dir)
-        .arg(&src)
-        .output()
-        .context("running mpicc")?;
+    let out = mpicc(&dir, "mpi_latency", SOURCE)?;
     if !out.status.success() {
         return Ok(Prepared::Skipped(format!(
             "mpicc failed to build mpi_latency: mpi_tcp skipped\n{}",
@@ -90,18 +95,9 @@ pub fn prepare(scratch: &Path) -> Result<Prepared> {
         )));
     }
     // The bandwidth peer: optional (the latency figure does not need it).
-    let bw_src = dir.join("mpi_bw.c");
-    std::fs::write(&bw_src, BW_SOURCE).context("writing mpi_bw.c")?;
-    let bw = dir.join("mpi_bw");
-    let bw_exe = Command::new("mpicc")
-        .args(["-O2", "-o"])
-        .arg(&bw)
-        .arg("-I")
-        .arg(&dir)
-        .arg(&bw_src)
-        .output()
+    let bw_exe = mpicc(&dir, "mpi_bw", BW_SOURCE)
         .is_ok_and(|o| o.status.success())
-        .then_some(bw);
+        .then(|| dir.join("mpi_bw"));
     let version = Command::new("mpirun")
         .arg("--version")
         .output()
