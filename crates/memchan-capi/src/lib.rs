@@ -15,7 +15,18 @@
 //! local copy is where `shmem_malloc` returns pointers (the program loads and stores
 //! there directly); every PE runs the same first-fit ([`heap::Heap`]) so the same calls
 //! give the same offsets. A put to PE `r` writes through a tx mapping towards `pes[r]`
-//! (made on first use); a get and an atomic go through the segment's [`Rma`] handle.
+//! (made on a thread's first put there); a get and an atomic go through the segment's
+//! [`Rma`] handle.
+//!
+//! **State.** The PE is an `Arc<Pe>` held by `STATE` (a mutex, taken only by init,
+//! finalize and a thread's first call). Each thread that makes calls keeps its own
+//! [`Handles`] in a thread-local cache: the `Arc`, its own [`Rma`] handle and tx
+//! mappings (memchan's handles serve one thread at a time). So a call takes no lock:
+//! it reads the `LIVE` flag and its thread's cache, nothing else shared (a mutex round
+//! trip was two locked instructions per call, most of an 8-byte put + quiet).
+//! `shmem_finalize` clears the flag, its own thread's cache and `STATE`: the PE leaves
+//! the cluster then, unless another thread that made calls is still alive (its cache
+//! keeps the PE until it exits); any later call is refused by name.
 //!
 //! **Errors.** OpenSHMEM calls return no errors: a failure prints
 //! `memchan shmem: CALL: PROBLEM` on stderr and exits the PE with status 1 (which
@@ -24,9 +35,10 @@
 mod heap;
 
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
+use std::cell::RefCell;
 use std::ffi::{c_int, c_long, c_void};
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 // `long` is the 8-byte word memchan's atomics and `shmem_long_*` act on (LP64).
@@ -37,32 +49,48 @@ const JOIN_TIMEOUT: Duration = Duration::from_secs(120);
 /// The heap-size variable (OpenSHMEM's name).
 const SIZE_VAR: &str = "SHMEM_SYMMETRIC_SIZE";
 
-/// One initialised PE.
+/// One initialised PE: what all its threads share.
 struct Pe {
     cluster: Cluster,
     me: usize,
     /// Rank -> node id.
     pes: Vec<NodeId>,
-    heap: heap::Heap,
+    heap: Mutex<heap::Heap>,
     /// The local copy of the heap: its start (as an address) and length.
     base: usize,
     len: usize,
     seg: Segment,
+    // Kept mapped for the job's life: the table's and the heap's receive memory (the
+    // heap's also read through, by a get from this PE itself).
+    _table: Mutex<RxMapping>,
+    rx: Mutex<RxMapping>,
+}
+
+/// A thread's own handles on the PE: memchan's tx mappings and RMA handles serve one
+/// thread at a time, so each thread that makes calls has its own.
+struct Handles {
+    pe: Arc<Pe>,
     rma: Rma,
     /// Rank -> tx mapping of the heap towards that PE, made on first put.
     tx: Vec<Option<TxMapping>>,
-    // Kept mapped for the job's life: the table's and the heap's receive memory.
-    _table: RxMapping,
-    rx: RxMapping,
 }
 
 enum State {
     Uninit,
-    Ready(Box<Pe>),
+    Ready(Arc<Pe>),
     Finalized,
 }
 
 static STATE: Mutex<State> = Mutex::new(State::Uninit);
+
+/// True from the end of `shmem_init` to the start of `shmem_finalize`: while it is,
+/// a thread's cached PE is the one in `STATE`.
+static LIVE: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's handles on `STATE`'s PE, made at its first call.
+    static CACHE: RefCell<Option<Handles>> = const { RefCell::new(None) };
+}
 
 /// Prints why `call` cannot go on and ends the process (OpenSHMEM has no error
 /// returns). Plain stderr, not `tracing`: a C program installs no subscriber, and the
@@ -80,13 +108,46 @@ fn lock() -> MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The initialised PE, or the end of the process naming `call`.
-fn pe_of<'a>(st: &'a mut MutexGuard<'static, State>, call: &str) -> &'a mut Pe {
-    match &mut **st {
-        State::Ready(p) => p,
+/// Runs `f` on this thread's handles on the initialised PE, or ends the process
+/// naming `call`. No lock once this thread has made a call (see the crate doc).
+fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
+    let mut f = Some(f);
+    let fast = CACHE.try_with(|c| {
+        if !LIVE.load(Ordering::Acquire) {
+            return None;
+        }
+        // Borrowed already only if a call made inside `f` came here: the slow path.
+        let mut b = c.try_borrow_mut().ok()?;
+        let h = b.as_mut()?;
+        f.take().map(|f| f(h))
+    });
+    if let Ok(Some(r)) = fast {
+        return r;
+    }
+    let pe = match &*lock() {
+        State::Ready(p) => Arc::clone(p),
         State::Uninit => die(call, "called before shmem_init"),
         State::Finalized => die(call, "called after shmem_finalize"),
-    }
+    };
+    let rma = pe
+        .seg
+        .rma()
+        .unwrap_or_else(|e| die(call, format!("the heap's get/atomic handle: {e}")));
+    let mut h = Handles {
+        tx: (0..pe.pes.len()).map(|_| None).collect(),
+        pe,
+        rma,
+    };
+    let f = f.take().expect("the fast path did not run it");
+    let r = f(&mut h);
+    // Kept for this thread's next calls, unless its cache is being torn down (or
+    // in use by an outer call).
+    let _ = CACHE.try_with(|c| {
+        if let Ok(mut b) = c.try_borrow_mut() {
+            *b = Some(h);
+        }
+    });
+    r
 }
 
 fn init() -> Pe {
@@ -138,9 +199,6 @@ fn init() -> Pe {
     let rx = seg
         .map_rx_with(open)
         .unwrap_or_else(|e| fail("mapping the symmetric heap", e));
-    let rma = seg
-        .rma()
-        .unwrap_or_else(|e| fail("the heap's get/atomic handle", e));
     cluster
         .wait_for_members(n, JOIN_TIMEOUT)
         .unwrap_or_else(|e| fail(&format!("waiting for {n} PEs to join"), e));
@@ -182,15 +240,13 @@ fn init() -> Pe {
     Pe {
         me,
         pes,
-        heap: heap::Heap::new(len),
+        heap: Mutex::new(heap::Heap::new(len)),
         base: rx.as_ptr() as usize,
         len,
-        rma,
-        tx: (0..n).map(|_| None).collect(),
         seg,
         cluster,
-        _table: table,
-        rx,
+        _table: Mutex::new(table),
+        rx: Mutex::new(rx),
     }
 }
 
@@ -220,11 +276,15 @@ impl Pe {
         }
     }
 
+}
+
+impl Handles {
     fn tx(&mut self, call: &str, pe: usize) -> &TxMapping {
         if self.tx[pe].is_none() {
             let t = self
+                .pe
                 .seg
-                .map_tx(Dest::Node(self.pes[pe]), TxAttrs::default())
+                .map_tx(Dest::Node(self.pe.pes[pe]), TxAttrs::default())
                 .unwrap_or_else(|e| die(call, format!("mapping PE {pe}'s heap: {e}")));
             self.tx[pe] = Some(t);
         }
@@ -243,17 +303,17 @@ unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, p
     if src.is_null() {
         die(call, "source is NULL");
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let target = p.check_pe(call, pe);
-    let off = p.offset(call, dest, len);
-    // SAFETY: the caller promises `src` is readable for `len` bytes (non-null, checked).
-    let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) };
-    // To this PE too through a tx mapping: other PEs write the same memory, so a
-    // plain copy would race with them (memchan's stores are atomic per word).
-    if let Err(e) = p.tx(call, target).write(off, data) {
-        die(call, format!("writing {len} bytes to PE {pe}: {e}"));
-    }
+    with_pe(call, |h| {
+        let target = h.pe.check_pe(call, pe);
+        let off = h.pe.offset(call, dest, len);
+        // SAFETY: the caller promises `src` is readable for `len` bytes (non-null, checked).
+        let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) };
+        // To this PE too through a tx mapping: other PEs write the same memory, so a
+        // plain copy would race with them (memchan's stores are atomic per word).
+        if let Err(e) = h.tx(call, target).write(off, data) {
+            die(call, format!("writing {len} bytes to PE {pe}: {e}"));
+        }
+    })
 }
 
 /// Copies `len` bytes at `src` (a heap address) of PE `pe` into `dest`.
@@ -267,29 +327,33 @@ unsafe fn get(call: &str, dest: *mut c_void, src: *const c_void, len: usize, pe:
     if dest.is_null() {
         die(call, "destination is NULL");
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let target = p.check_pe(call, pe);
-    let off = p.offset(call, src, len);
-    // SAFETY: the caller promises `dest` is writable for `len` bytes (non-null, checked).
-    let buf = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), len) };
-    // This PE's own copy through the rx mapping's word-wise atomic loads: other PEs
-    // may be writing it.
-    let got = if target == p.me {
-        p.rx.read(off, buf)
-    } else {
-        p.rma.get(p.pes[target], off, buf)
-    };
-    if let Err(e) = got {
-        die(call, format!("reading {len} bytes from PE {pe}: {e}"));
-    }
+    with_pe(call, |h| {
+        let p = &h.pe;
+        let target = p.check_pe(call, pe);
+        let off = p.offset(call, src, len);
+        // SAFETY: the caller promises `dest` is writable for `len` bytes (non-null, checked).
+        let buf = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), len) };
+        // This PE's own copy through the rx mapping's word-wise atomic loads: other PEs
+        // may be writing it.
+        let got = if target == p.me {
+            p.rx.lock().unwrap_or_else(|e| e.into_inner()).read(off, buf)
+        } else {
+            h.rma.get(p.pes[target], off, buf)
+        };
+        if let Err(e) = got {
+            die(call, format!("reading {len} bytes from PE {pe}: {e}"));
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_init() {
     let mut st = lock();
     match &*st {
-        State::Uninit => *st = State::Ready(Box::new(init())),
+        State::Uninit => {
+            *st = State::Ready(Arc::new(init()));
+            LIVE.store(true, Ordering::Release);
+        }
         State::Ready(_) => {} // a second init (or start_pes after it) changes nothing
         State::Finalized => die("shmem_init", "called after shmem_finalize"),
     }
@@ -303,63 +367,74 @@ pub extern "C" fn start_pes(_npes: c_int) {
 
 #[no_mangle]
 pub extern "C" fn shmem_finalize() {
+    const CALL: &str = "shmem_finalize";
     let mut st = lock();
-    let p = pe_of(&mut st, "shmem_finalize");
+    let p = match &*st {
+        State::Ready(p) => p,
+        State::Uninit => die(CALL, "called before shmem_init"),
+        State::Finalized => die(CALL, "called after shmem_finalize"),
+    };
     // Collective: nobody leaves while another PE may still address its memory.
     if let Err(e) = p.cluster.barrier() {
-        die("shmem_finalize", format!("barrier: {e}"));
+        die(CALL, format!("barrier: {e}"));
     }
-    *st = State::Finalized; // drops the mappings and leaves the cluster
+    LIVE.store(false, Ordering::Release);
+    let _ = CACHE.try_with(|c| c.try_borrow_mut().map(|mut b| b.take()));
+    // Drops the mappings and leaves the cluster (with the caches of other threads).
+    *st = State::Finalized;
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_my_pe() -> c_int {
-    pe_of(&mut lock(), "shmem_my_pe").me as c_int
+    with_pe("shmem_my_pe", |h| h.pe.me as c_int)
 }
 
 #[no_mangle]
 pub extern "C" fn _my_pe() -> c_int {
-    pe_of(&mut lock(), "_my_pe").me as c_int
+    with_pe("_my_pe", |h| h.pe.me as c_int)
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_n_pes() -> c_int {
-    pe_of(&mut lock(), "shmem_n_pes").pes.len() as c_int
+    with_pe("shmem_n_pes", |h| h.pe.pes.len() as c_int)
 }
 
 #[no_mangle]
 pub extern "C" fn _num_pes() -> c_int {
-    pe_of(&mut lock(), "_num_pes").pes.len() as c_int
+    with_pe("_num_pes", |h| h.pe.pes.len() as c_int)
 }
 
 fn malloc(call: &str, size: usize) -> *mut c_void {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let Some(off) = p.heap.alloc(size) else {
-        die(
-            call,
-            format!(
-                "{size} bytes do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
-                p.len
-            ),
-        )
-    };
-    (p.base + off) as *mut c_void
+    with_pe(call, |h| {
+        let p = &h.pe;
+        let got = p.heap.lock().unwrap_or_else(|e| e.into_inner()).alloc(size);
+        let Some(off) = got else {
+            die(
+                call,
+                format!(
+                    "{size} bytes do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
+                    p.len
+                ),
+            )
+        };
+        (p.base + off) as *mut c_void
+    })
 }
 
 fn free(call: &str, ptr: *mut c_void) {
     if ptr.is_null() {
         return;
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let off = p.offset(call, ptr, 0);
-    if !p.heap.free(off) {
-        die(
-            call,
-            format!("{ptr:p} is not a block shmem_malloc returned"),
-        );
-    }
+    with_pe(call, |h| {
+        let p = &h.pe;
+        let off = p.offset(call, ptr, 0);
+        if !p.heap.lock().unwrap_or_else(|e| e.into_inner()).free(off) {
+            die(
+                call,
+                format!("{ptr:p} is not a block shmem_malloc returned"),
+            );
+        }
+    })
 }
 
 #[no_mangle]
@@ -445,8 +520,7 @@ pub unsafe extern "C" fn shmem_long_g(source: *const c_long, pe: c_int) -> c_lon
 
 #[no_mangle]
 pub extern "C" fn shmem_quiet() {
-    let mut st = lock();
-    if let Err(e) = pe_of(&mut st, "shmem_quiet").cluster.ack() {
+    if let Err(e) = with_pe("shmem_quiet", |h| h.pe.cluster.ack()) {
         die("shmem_quiet", e);
     }
 }
@@ -455,38 +529,37 @@ pub extern "C" fn shmem_quiet() {
 /// writes in order); `ack` gives that and more.
 #[no_mangle]
 pub extern "C" fn shmem_fence() {
-    let mut st = lock();
-    if let Err(e) = pe_of(&mut st, "shmem_fence").cluster.ack() {
+    if let Err(e) = with_pe("shmem_fence", |h| h.pe.cluster.ack()) {
         die("shmem_fence", e);
     }
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_barrier_all() {
-    let mut st = lock();
-    if let Err(e) = pe_of(&mut st, "shmem_barrier_all").cluster.barrier() {
+    if let Err(e) = with_pe("shmem_barrier_all", |h| h.pe.cluster.barrier()) {
         die("shmem_barrier_all", e);
     }
 }
 
 fn fetch_add(call: &str, target: *mut c_long, value: c_long, pe: c_int) -> c_long {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let t = p.check_pe(call, pe);
-    let off = p.offset(call, target.cast_const().cast(), size_of::<c_long>());
-    if !off.is_multiple_of(8) {
-        die(call, format!("{target:p} is not 8-byte aligned"));
-    }
-    if t == p.me {
-        // SAFETY: `off..off + 8` lies in this PE's heap mapping, 8-byte aligned
-        // (checked above); other PEs reach this word only through atomics too.
-        let word = unsafe { AtomicI64::from_ptr((p.base + off) as *mut i64) };
-        return word.fetch_add(value, Ordering::SeqCst);
-    }
-    match p.rma.fetch_add_u64(p.pes[t], off, value as u64) {
-        Ok(old) => old as c_long,
-        Err(e) => die(call, format!("on PE {pe}: {e}")),
-    }
+    with_pe(call, |h| {
+        let p = &h.pe;
+        let t = p.check_pe(call, pe);
+        let off = p.offset(call, target.cast_const().cast(), size_of::<c_long>());
+        if !off.is_multiple_of(8) {
+            die(call, format!("{target:p} is not 8-byte aligned"));
+        }
+        if t == p.me {
+            // SAFETY: `off..off + 8` lies in this PE's heap mapping, 8-byte aligned
+            // (checked above); other PEs reach this word only through atomics too.
+            let word = unsafe { AtomicI64::from_ptr((p.base + off) as *mut i64) };
+            return word.fetch_add(value, Ordering::SeqCst);
+        }
+        match h.rma.fetch_add_u64(p.pes[t], off, value as u64) {
+            Ok(old) => old as c_long,
+            Err(e) => die(call, format!("on PE {pe}: {e}")),
+        }
+    })
 }
 
 #[no_mangle]
