@@ -73,9 +73,11 @@ configure_and_make memchan "$build/bin/oshcc"
 
 # missing NAME LOG: the OpenSHMEM names the compiler or linker missed building NAME.
 missing() {
-    grep -E "$1\.|$1:|osu_util" "$2" 2>/dev/null \
-        | grep -oE "implicit declaration of function '[A-Za-z0-9_]+'|undefined reference to \`[A-Za-z0-9_]+'|'[A-Za-z0-9_]+' undeclared" \
-        | grep -oE "[A-Za-z_][A-Za-z0-9_]*'$" | tr -d "'" | sort -u | tr '\n' ' '
+    grep -E "$1\.c|osu_util" "$2" 2>/dev/null \
+        | sed -nE -e "s/.*implicit declaration of function '([A-Za-z0-9_]+)'.*/\1/p" \
+            -e "s/.*undefined reference to \`([A-Za-z0-9_]+)'.*/\1/p" \
+            -e "s/.*'([A-Za-z0-9_]+)' undeclared.*/\1/p" \
+        | sort -u | tr '\n' ' '
 }
 
 # run SIDE PROG MODE: runs a built program, prints the result line.

@@ -275,7 +275,6 @@ impl Pe {
             ),
         }
     }
-
 }
 
 impl Handles {
@@ -336,7 +335,9 @@ unsafe fn get(call: &str, dest: *mut c_void, src: *const c_void, len: usize, pe:
         // This PE's own copy through the rx mapping's word-wise atomic loads: other PEs
         // may be writing it.
         let got = if target == p.me {
-            p.rx.lock().unwrap_or_else(|e| e.into_inner()).read(off, buf)
+            p.rx.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .read(off, buf)
         } else {
             h.rma.get(p.pes[target], off, buf)
         };

@@ -220,18 +220,31 @@ fn quick_bench_writes_json_tables_and_plots() {
             let o = num(&v, key, "oshmem");
             let t = target(&v, key);
             assert_eq!(t["target"], want, "{t}");
-            assert_eq!((&t["subject"], &t["reference"]), (&"memchan".into(), &"oshmem".into()));
+            assert_eq!(
+                (&t["subject"], &t["reference"]),
+                (&"memchan".into(), &"oshmem".into())
+            );
             let r = v["ratios"][key]["memchan_vs_oshmem"]
                 .as_f64()
                 .unwrap_or_else(|| panic!("no ratio for {key}"));
-            assert!((r - m / o).abs() <= 1e-9 * r.abs(), "{key}: ratio {r}, {m} / {o}");
+            assert!(
+                (r - m / o).abs() <= 1e-9 * r.abs(),
+                "{key}: ratio {r}, {m} / {o}"
+            );
             let bound: f64 = want[3..want.len() - 1].parse().unwrap();
-            let met = if want.starts_with("<=") { r <= bound } else { r >= bound };
+            let met = if want.starts_with("<=") {
+                r <= bound
+            } else {
+                r >= bound
+            };
             assert_eq!(t["met"].as_bool(), Some(met), "{t} vs ratio {r}");
             assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
         }
     } else {
-        assert!(v["shmem"]["skipped"].is_string(), "no reason for skipping the OpenSHMEM level");
+        assert!(
+            v["shmem"]["skipped"].is_string(),
+            "no reason for skipping the OpenSHMEM level"
+        );
     }
     // The global clock's measured bound on both transports (never 0: a read costs).
     for s in ["shm", "hub"] {

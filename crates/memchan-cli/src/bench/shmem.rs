@@ -17,7 +17,7 @@
 //! blocks over its own affinity, which the bench sets to the two cores; `oshrun`
 //! gets the same placement through `peers::bind_ranks`). The level needs Open MPI's
 //! `oshcc`/`oshrun` (recognised by `-showme` naming liboshmem and `--version` naming
-//! Open MPI, since memchan installs commands of the same names) and a C compiler for
+//! open-mpi.org, since memchan installs commands of the same names) and a C compiler for
 //! memchan's `oshcc`; otherwise it says why it was skipped.
 
 use std::fmt::Write as _;
@@ -168,7 +168,7 @@ fn not_open_mpi(tool: &str, args: &[&str], needle: &str) -> Option<String> {
 /// level cannot run here.
 pub fn prepare(scratch: &Path) -> std::result::Result<Builds, String> {
     if let Some(why) = not_open_mpi("oshcc", &["-showme"], "oshmem")
-        .or_else(|| not_open_mpi("oshrun", &["--version"], "Open MPI"))
+        .or_else(|| not_open_mpi("oshrun", &["--version"], "open-mpi.org"))
     {
         return Err(why);
     }
@@ -351,11 +351,13 @@ impl ShmemFigures {
         OPS.iter()
             .enumerate()
             .map(|(i, &op)| {
-                let s = [summarize(&self.samples[i][0]), summarize(&self.samples[i][1])];
+                let s = [
+                    summarize(&self.samples[i][0]),
+                    summarize(&self.samples[i][1]),
+                ];
                 let med = s.map(|x| x.map_or(f64::NAN, |x| x.median));
-                let tail = s.map(|x| {
-                    x.map_or(f64::NAN, |x| if op.lower_better { x.p99 } else { x.p1 })
-                });
+                let tail =
+                    s.map(|x| x.map_or(f64::NAN, |x| if op.lower_better { x.p99 } else { x.p1 }));
                 let ratio = med[MEMCHAN] / med[OSHMEM];
                 let (target, met) = if op.lower_better {
                     (format!("<= {}x", op.target), ratio <= op.target)
