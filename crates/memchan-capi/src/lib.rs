@@ -96,11 +96,21 @@ thread_local! {
 /// returns). Plain stderr, not `tracing`: a C program installs no subscriber, and the
 /// user must see this line. One `write` of the whole line, so that PEs sharing a
 /// stderr do not interleave their messages.
+#[cold]
+#[inline(never)]
 fn die(call: &str, why: impl std::fmt::Display) -> ! {
     use std::io::Write;
     let line = format!("memchan shmem: {call}: {why}\n");
     let _ = std::io::stderr().write_all(line.as_bytes());
     std::process::exit(1)
+}
+
+/// [`die`] with the message built only on the way out: the calls' fast paths keep
+/// the formatting (and its stack) out of line.
+#[cold]
+#[inline(never)]
+fn die_lazy(call: &str, why: impl FnOnce() -> String) -> ! {
+    die(call, why())
 }
 
 fn lock() -> MutexGuard<'static, State> {
@@ -110,6 +120,7 @@ fn lock() -> MutexGuard<'static, State> {
 
 /// Runs `f` on this thread's handles on the initialised PE, or ends the process
 /// naming `call`. No lock once this thread has made a call (see the crate doc).
+#[inline(always)]
 fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
     let mut f = Some(f);
     let fast = CACHE.try_with(|c| {
@@ -124,20 +135,7 @@ fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
     if let Ok(Some(r)) = fast {
         return r;
     }
-    let pe = match &*lock() {
-        State::Ready(p) => Arc::clone(p),
-        State::Uninit => die(call, "called before shmem_init"),
-        State::Finalized => die(call, "called after shmem_finalize"),
-    };
-    let rma = pe
-        .seg
-        .rma()
-        .unwrap_or_else(|e| die(call, format!("the heap's get/atomic handle: {e}")));
-    let mut h = Handles {
-        tx: (0..pe.pes.len()).map(|_| None).collect(),
-        pe,
-        rma,
-    };
+    let mut h = first_call(call);
     let f = f.take().expect("the fast path did not run it");
     let r = f(&mut h);
     // Kept for this thread's next calls, unless its cache is being torn down (or
@@ -148,6 +146,27 @@ fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
         }
     });
     r
+}
+
+/// This thread's handles, made at its first call (or the end of the process naming
+/// `call`).
+#[cold]
+#[inline(never)]
+fn first_call(call: &str) -> Handles {
+    let pe = match &*lock() {
+        State::Ready(p) => Arc::clone(p),
+        State::Uninit => die(call, "called before shmem_init"),
+        State::Finalized => die(call, "called after shmem_finalize"),
+    };
+    let rma = pe
+        .seg
+        .rma()
+        .unwrap_or_else(|e| die(call, format!("the heap's get/atomic handle: {e}")));
+    Handles {
+        tx: (0..pe.pes.len()).map(|_| None).collect(),
+        pe,
+        rma,
+    }
 }
 
 fn init() -> Pe {
@@ -256,23 +275,21 @@ impl Pe {
         let a = addr as usize;
         match a.checked_sub(self.base) {
             Some(off) if off.checked_add(len).is_some_and(|end| end <= self.len) => off,
-            _ => die(
-                call,
+            _ => die_lazy(call, || {
                 format!(
                     "{addr:p} (+{len} bytes) is not in the symmetric heap ({:#x}, {} bytes)",
                     self.base, self.len
-                ),
-            ),
+                )
+            }),
         }
     }
 
     fn check_pe(&self, call: &str, pe: c_int) -> usize {
         match usize::try_from(pe) {
             Ok(p) if p < self.pes.len() => p,
-            _ => die(
-                call,
-                format!("PE {pe} is not a PE of this job (0..{})", self.pes.len()),
-            ),
+            _ => die_lazy(call, || {
+                format!("PE {pe} is not a PE of this job (0..{})", self.pes.len())
+            }),
         }
     }
 }
@@ -280,14 +297,21 @@ impl Pe {
 impl Handles {
     fn tx(&mut self, call: &str, pe: usize) -> &TxMapping {
         if self.tx[pe].is_none() {
-            let t = self
-                .pe
-                .seg
-                .map_tx(Dest::Node(self.pe.pes[pe]), TxAttrs::default())
-                .unwrap_or_else(|e| die(call, format!("mapping PE {pe}'s heap: {e}")));
-            self.tx[pe] = Some(t);
+            self.map_tx(call, pe);
         }
         self.tx[pe].as_ref().expect("made above")
+    }
+
+    /// Makes the tx mapping towards PE `pe` (once per thread and PE).
+    #[cold]
+    #[inline(never)]
+    fn map_tx(&mut self, call: &str, pe: usize) {
+        let t = self
+            .pe
+            .seg
+            .map_tx(Dest::Node(self.pe.pes[pe]), TxAttrs::default())
+            .unwrap_or_else(|e| die(call, format!("mapping PE {pe}'s heap: {e}")));
+        self.tx[pe] = Some(t);
     }
 }
 
@@ -310,7 +334,7 @@ unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, p
         // To this PE too through a tx mapping: other PEs write the same memory, so a
         // plain copy would race with them (memchan's stores are atomic per word).
         if let Err(e) = h.tx(call, target).write(off, data) {
-            die(call, format!("writing {len} bytes to PE {pe}: {e}"));
+            die_lazy(call, || format!("writing {len} bytes to PE {pe}: {e}"));
         }
     })
 }
@@ -342,7 +366,7 @@ unsafe fn get(call: &str, dest: *mut c_void, src: *const c_void, len: usize, pe:
             h.rma.get(p.pes[target], off, buf)
         };
         if let Err(e) = got {
-            die(call, format!("reading {len} bytes from PE {pe}: {e}"));
+            die_lazy(call, || format!("reading {len} bytes from PE {pe}: {e}"));
         }
     })
 }
@@ -548,7 +572,7 @@ fn fetch_add(call: &str, target: *mut c_long, value: c_long, pe: c_int) -> c_lon
         let t = p.check_pe(call, pe);
         let off = p.offset(call, target.cast_const().cast(), size_of::<c_long>());
         if !off.is_multiple_of(8) {
-            die(call, format!("{target:p} is not 8-byte aligned"));
+            die_lazy(call, || format!("{target:p} is not 8-byte aligned"));
         }
         if t == p.me {
             // SAFETY: `off..off + 8` lies in this PE's heap mapping, 8-byte aligned
@@ -558,7 +582,7 @@ fn fetch_add(call: &str, target: *mut c_long, value: c_long, pe: c_int) -> c_lon
         }
         match h.rma.fetch_add_u64(p.pes[t], off, value as u64) {
             Ok(old) => old as c_long,
-            Err(e) => die(call, format!("on PE {pe}: {e}")),
+            Err(e) => die_lazy(call, || format!("on PE {pe}: {e}")),
         }
     })
 }
