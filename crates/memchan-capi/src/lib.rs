@@ -319,6 +319,7 @@ impl Handles {
 ///
 /// # Safety
 /// `src` is readable for `len` bytes (the caller's contract).
+#[inline(always)]
 unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, pe: c_int) {
     if len == 0 {
         return;
@@ -343,6 +344,7 @@ unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, p
 ///
 /// # Safety
 /// `dest` is writable for `len` bytes.
+#[inline(always)]
 unsafe fn get(call: &str, dest: *mut c_void, src: *const c_void, len: usize, pe: c_int) {
     if len == 0 {
         return;
