@@ -171,7 +171,8 @@ pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
     unsafe { std::ptr::copy_nonoverlapping(NAME.as_ptr().cast(), name, NAME.len()) };
 }
 
-/// Every call takes the library lock, so any thread level holds: the one asked for.
+/// Each thread calls through its own handles (the PE's shared parts behind mutexes),
+/// so any thread level holds: the one asked for.
 ///
 /// # Safety
 /// `provided` is NULL or a writable `int`.
