@@ -21,9 +21,13 @@
 #   4. a measurement, not a test: a node pair's p99 write + ack through a real
 #      `memchan hub`, quiet and under 2,000 idle + 50 slow-drip connections
 #      (crates/memchan-cli/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
-#      line ending in `met` or `NOT MET` (the target: within 2x of quiet).
+#      line ending in `met` or `NOT MET` (the target: within 2x of quiet);
+#   5. only when OSU_SOURCE_DIR names an unpacked OSU micro-benchmarks release (the
+#      project does not ship it, CI cannot download it): its OpenSHMEM programs built
+#      and run against memchan and Open MPI side by side (scripts/osu.sh).
 #
-# Usage: scripts/slow-checks.sh          (LOOM_MAX_PREEMPTIONS=4 scripts/slow-checks.sh)
+# Usage: scripts/slow-checks.sh          (LOOM_MAX_PREEMPTIONS=4 scripts/slow-checks.sh,
+#        OSU_SOURCE_DIR=/path/to/osu-micro-benchmarks-7.x scripts/slow-checks.sh)
 # The loom build goes to "${CARGO_TARGET_DIR:-target}/loom", as in scripts/test.sh, so
 # the `--cfg loom` build does not evict the normal one.
 set -euo pipefail
@@ -50,3 +54,8 @@ cargo test --workspace --release -- --include-ignored --exact --skip worker \
 echo "== hub under attack: p99 write+ack, quiet and under 2000 idle + 50 drip connections"
 cargo test -p memchan-cli --release --test hub_flood -- --ignored --exact \
   hub_p99_under_attack_report --nocapture
+
+if [ -n "${OSU_SOURCE_DIR:-}" ]; then
+  echo "== OSU micro-benchmarks (OpenSHMEM) from $OSU_SOURCE_DIR, memchan and Open MPI"
+  scripts/osu.sh "$OSU_SOURCE_DIR"
+fi

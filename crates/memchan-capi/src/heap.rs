@@ -27,11 +27,6 @@ impl Heap {
         }
     }
 
-    /// The user's heap size in bytes.
-    pub fn size(&self) -> usize {
-        self.size
-    }
-
     /// The offset of a new block of `len` bytes (at least 1), first fit; `None` when
     /// no gap is large enough.
     pub fn alloc(&mut self, len: usize) -> Option<usize> {

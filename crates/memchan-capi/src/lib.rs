@@ -15,7 +15,18 @@
 //! local copy is where `shmem_malloc` returns pointers (the program loads and stores
 //! there directly); every PE runs the same first-fit ([`heap::Heap`]) so the same calls
 //! give the same offsets. A put to PE `r` writes through a tx mapping towards `pes[r]`
-//! (made on first use); a get and an atomic go through the segment's [`Rma`] handle.
+//! (made on a thread's first put there); a get and an atomic go through the segment's
+//! [`Rma`] handle.
+//!
+//! **State.** The PE is an `Arc<Pe>` held by `STATE` (a mutex, taken only by init,
+//! finalize and a thread's first call). Each thread that makes calls keeps its own
+//! [`Handles`] in a thread-local cache: the `Arc`, its own [`Rma`] handle and tx
+//! mappings (memchan's handles serve one thread at a time). So a call takes no lock:
+//! it reads the `LIVE` flag and its thread's cache, nothing else shared (a mutex round
+//! trip was two locked instructions per call, most of an 8-byte put + quiet).
+//! `shmem_finalize` clears the flag, its own thread's cache and `STATE`: the PE leaves
+//! the cluster then, unless another thread that made calls is still alive (its cache
+//! keeps the PE until it exits); any later call is refused by name.
 //!
 //! **Errors.** OpenSHMEM calls return no errors: a failure prints
 //! `memchan shmem: CALL: PROBLEM` on stderr and exits the PE with status 1 (which
@@ -27,8 +38,10 @@ mod native;
 mod shmem;
 
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
+use std::cell::RefCell;
 use std::ffi::{c_int, c_long, c_void};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 // `long` is the 8-byte word memchan's atomics and `shmem_long_*` act on (LP64).
@@ -39,42 +52,65 @@ const JOIN_TIMEOUT: Duration = Duration::from_secs(120);
 /// The heap-size variable (OpenSHMEM's name).
 const SIZE_VAR: &str = "SHMEM_SYMMETRIC_SIZE";
 
-/// One initialised PE.
+/// One initialised PE: what all its threads share.
 struct Pe {
     cluster: Cluster,
     me: usize,
     /// Rank -> node id.
     pes: Vec<NodeId>,
-    heap: heap::Heap,
+    heap: Mutex<heap::Heap>,
     /// Heap-segment offset of the library's own area past the user's heap
     /// ([`shmem::sys`]): collective sync words and scratch.
     sys: usize,
     /// The executable's data range made symmetric ([`shmem::statics`]): its start,
     /// length and heap-segment offset; `None` where the transport cannot alias it.
     statics: Option<(usize, usize, usize)>,
-    /// The local copy of the heap: its start, as an address.
+    /// Held by a collective throughout: they share the library area ([`shmem::sys`]),
+    /// so one runs at a time per PE (puts, gets and atomics do not take it).
+    coll: Mutex<()>,
+    /// The local copy of the heap: its start (as an address) and the user's length
+    /// (the heap's size, kept outside its mutex for the address checks).
     base: usize,
+    len: usize,
     seg: Segment,
+    // Kept mapped for the job's life: the table's and the heap's receive memory (the
+    // heap's also read through, by a get from this PE itself).
+    _table: Mutex<RxMapping>,
+    rx: Mutex<RxMapping>,
+}
+
+/// A thread's own handles on the PE: memchan's tx mappings and RMA handles serve one
+/// thread at a time, so each thread that makes calls has its own.
+struct Handles {
+    pe: Arc<Pe>,
     rma: Rma,
     /// Rank -> tx mapping of the heap towards that PE, made on first put.
     tx: Vec<Option<TxMapping>>,
-    // Kept mapped for the job's life: the table's and the heap's receive memory.
-    _table: RxMapping,
-    rx: RxMapping,
 }
 
 enum State {
     Uninit,
-    Ready(Box<Pe>),
+    Ready(Arc<Pe>),
     Finalized,
 }
 
 static STATE: Mutex<State> = Mutex::new(State::Uninit);
 
+/// True from the end of `shmem_init` to the start of `shmem_finalize`: while it is,
+/// a thread's cached PE is the one in `STATE`.
+static LIVE: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's handles on `STATE`'s PE, made at its first call.
+    static CACHE: RefCell<Option<Handles>> = const { RefCell::new(None) };
+}
+
 /// Prints why `call` cannot go on and ends the process (OpenSHMEM has no error
 /// returns). Plain stderr, not `tracing`: a C program installs no subscriber, and the
 /// user must see this line. One `write` of the whole line, so that PEs sharing a
 /// stderr do not interleave their messages.
+#[cold]
+#[inline(never)]
 fn die(call: &str, why: impl std::fmt::Display) -> ! {
     use std::io::Write;
     let line = format!("memchan shmem: {call}: {why}\n");
@@ -82,17 +118,67 @@ fn die(call: &str, why: impl std::fmt::Display) -> ! {
     std::process::exit(1)
 }
 
+/// [`die`] with the message built only on the way out: the calls' fast paths keep
+/// the formatting (and its stack) out of line.
+#[cold]
+#[inline(never)]
+fn die_lazy(call: &str, why: impl FnOnce() -> String) -> ! {
+    die(call, why())
+}
+
 fn lock() -> MutexGuard<'static, State> {
     // A poisoned lock only means a panic elsewhere; the state itself is whole.
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The initialised PE, or the end of the process naming `call`.
-fn pe_of<'a>(st: &'a mut MutexGuard<'static, State>, call: &str) -> &'a mut Pe {
-    match &mut **st {
-        State::Ready(p) => p,
+/// Runs `f` on this thread's handles on the initialised PE, or ends the process
+/// naming `call`. No lock once this thread has made a call (see the crate doc).
+#[inline(always)]
+fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
+    let mut f = Some(f);
+    let fast = CACHE.try_with(|c| {
+        if !LIVE.load(Ordering::Acquire) {
+            return None;
+        }
+        // Borrowed already only if a call made inside `f` came here: the slow path.
+        let mut b = c.try_borrow_mut().ok()?;
+        let h = b.as_mut()?;
+        f.take().map(|f| f(h))
+    });
+    if let Ok(Some(r)) = fast {
+        return r;
+    }
+    let mut h = first_call(call);
+    let f = f.take().expect("the fast path did not run it");
+    let r = f(&mut h);
+    // Kept for this thread's next calls, unless its cache is being torn down (or
+    // in use by an outer call).
+    let _ = CACHE.try_with(|c| {
+        if let Ok(mut b) = c.try_borrow_mut() {
+            *b = Some(h);
+        }
+    });
+    r
+}
+
+/// This thread's handles, made at its first call (or the end of the process naming
+/// `call`).
+#[cold]
+#[inline(never)]
+fn first_call(call: &str) -> Handles {
+    let pe = match &*lock() {
+        State::Ready(p) => Arc::clone(p),
         State::Uninit => die(call, "called before shmem_init"),
         State::Finalized => die(call, "called after shmem_finalize"),
+    };
+    let rma = pe
+        .seg
+        .rma()
+        .unwrap_or_else(|e| die(call, format!("the heap's get/atomic handle: {e}")));
+    Handles {
+        tx: (0..pe.pes.len()).map(|_| None).collect(),
+        pe,
+        rma,
     }
 }
 
@@ -166,9 +252,6 @@ fn init() -> Pe {
             }
         }
     });
-    let rma = seg
-        .rma()
-        .unwrap_or_else(|e| fail("the heap's get/atomic handle", e));
     cluster
         .wait_for_members(n, JOIN_TIMEOUT)
         .unwrap_or_else(|e| fail(&format!("waiting for {n} PEs to join"), e));
@@ -209,16 +292,16 @@ fn init() -> Pe {
     Pe {
         me,
         pes,
-        heap: heap::Heap::new(want),
+        heap: Mutex::new(heap::Heap::new(want)),
         sys,
         statics,
+        coll: Mutex::new(()),
         base: rx.as_ptr() as usize,
-        rma,
-        tx: (0..n).map(|_| None).collect(),
+        len: want,
         seg,
         cluster,
-        _table: table,
-        rx,
+        _table: Mutex::new(table),
+        rx: Mutex::new(rx),
     }
 }
 
@@ -236,46 +319,76 @@ impl Pe {
                 return Some(area + d);
             }
         }
-        within(self.base, self.heap.size())
+        within(self.base, self.len)
     }
 
     /// As [`sym_offset`](Self::sym_offset), or the end naming `call`.
+    #[inline(always)]
     fn offset(&self, call: &str, addr: *const c_void, len: usize) -> usize {
-        self.sym_offset(addr, len).unwrap_or_else(|| {
-            let statics = match self.statics {
-                Some((lo, size, _)) => format!("static data ({lo:#x}, {size} bytes)"),
-                None => "static data (not symmetric on this transport)".into(),
-            };
-            die(
-                call,
+        match self.sym_offset(addr, len) {
+            Some(off) => off,
+            None => die_lazy(call, || {
+                let statics = match self.statics {
+                    Some((lo, size, _)) => format!("static data ({lo:#x}, {size} bytes)"),
+                    None => "static data (not symmetric on this transport)".into(),
+                };
                 format!(
                     "{addr:p} (+{len} bytes) is not in the symmetric heap ({:#x}, {} bytes) or the {statics}",
-                    self.base,
-                    self.heap.size()
-                ),
-            )
-        })
+                    self.base, self.len
+                )
+            }),
+        }
     }
 
+    /// Reads this PE's own copy of the heap segment at `off`, through the rx
+    /// mapping's word-wise atomic loads (other PEs may be writing it).
+    fn read_own(&self, off: usize, buf: &mut [u8]) -> memchan::Result<()> {
+        self.rx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .read(off, buf)
+    }
+
+    #[inline(always)]
     fn check_pe(&self, call: &str, pe: c_int) -> usize {
         match usize::try_from(pe) {
             Ok(p) if p < self.pes.len() => p,
-            _ => die(
-                call,
-                format!("PE {pe} is not a PE of this job (0..{})", self.pes.len()),
-            ),
+            _ => die_lazy(call, || {
+                format!("PE {pe} is not a PE of this job (0..{})", self.pes.len())
+            }),
         }
     }
+}
 
+/// A thread's handles read as their PE (`h.me`, `h.offset(..)`), so the families in
+/// [`shmem`] reach the shared fields and this thread's own handles alike.
+impl std::ops::Deref for Handles {
+    type Target = Pe;
+
+    fn deref(&self) -> &Pe {
+        &self.pe
+    }
+}
+
+impl Handles {
+    #[inline(always)]
     fn tx(&mut self, call: &str, pe: usize) -> &TxMapping {
         if self.tx[pe].is_none() {
-            let t = self
-                .seg
-                .map_tx(Dest::Node(self.pes[pe]), TxAttrs::default())
-                .unwrap_or_else(|e| die(call, format!("mapping PE {pe}'s heap: {e}")));
-            self.tx[pe] = Some(t);
+            self.map_tx(call, pe);
         }
         self.tx[pe].as_ref().expect("made above")
+    }
+
+    /// Makes the tx mapping towards PE `pe` (once per thread and PE).
+    #[cold]
+    #[inline(never)]
+    fn map_tx(&mut self, call: &str, pe: usize) {
+        let t = self
+            .pe
+            .seg
+            .map_tx(Dest::Node(self.pe.pes[pe]), TxAttrs::default())
+            .unwrap_or_else(|e| die(call, format!("mapping PE {pe}'s heap: {e}")));
+        self.tx[pe] = Some(t);
     }
 }
 
@@ -283,6 +396,7 @@ impl Pe {
 ///
 /// # Safety
 /// `src` is readable for `len` bytes (the caller's contract).
+#[inline(always)]
 unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, pe: c_int) {
     if len == 0 {
         return;
@@ -290,23 +404,24 @@ unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, p
     if src.is_null() {
         die(call, "source is NULL");
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let target = p.check_pe(call, pe);
-    let off = p.offset(call, dest, len);
-    // SAFETY: the caller promises `src` is readable for `len` bytes (non-null, checked).
-    let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) };
-    // To this PE too through a tx mapping: other PEs write the same memory, so a
-    // plain copy would race with them (memchan's stores are atomic per word).
-    if let Err(e) = p.tx(call, target).write(off, data) {
-        die(call, format!("writing {len} bytes to PE {pe}: {e}"));
-    }
+    with_pe(call, |h| {
+        let target = h.pe.check_pe(call, pe);
+        let off = h.pe.offset(call, dest, len);
+        // SAFETY: the caller promises `src` is readable for `len` bytes (non-null, checked).
+        let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) };
+        // To this PE too through a tx mapping: other PEs write the same memory, so a
+        // plain copy would race with them (memchan's stores are atomic per word).
+        if let Err(e) = h.tx(call, target).write(off, data) {
+            die_lazy(call, || format!("writing {len} bytes to PE {pe}: {e}"));
+        }
+    })
 }
 
 /// Copies `len` bytes at `src` (a heap address) of PE `pe` into `dest`.
 ///
 /// # Safety
 /// `dest` is writable for `len` bytes.
+#[inline(always)]
 unsafe fn get(call: &str, dest: *mut c_void, src: *const c_void, len: usize, pe: c_int) {
     if len == 0 {
         return;
@@ -314,29 +429,33 @@ unsafe fn get(call: &str, dest: *mut c_void, src: *const c_void, len: usize, pe:
     if dest.is_null() {
         die(call, "destination is NULL");
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let target = p.check_pe(call, pe);
-    let off = p.offset(call, src, len);
-    // SAFETY: the caller promises `dest` is writable for `len` bytes (non-null, checked).
-    let buf = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), len) };
-    // This PE's own copy through the rx mapping's word-wise atomic loads: other PEs
-    // may be writing it.
-    let got = if target == p.me {
-        p.rx.read(off, buf)
-    } else {
-        p.rma.get(p.pes[target], off, buf)
-    };
-    if let Err(e) = got {
-        die(call, format!("reading {len} bytes from PE {pe}: {e}"));
-    }
+    with_pe(call, |h| {
+        let p = &h.pe;
+        let target = p.check_pe(call, pe);
+        let off = p.offset(call, src, len);
+        // SAFETY: the caller promises `dest` is writable for `len` bytes (non-null, checked).
+        let buf = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), len) };
+        // This PE's own copy through the rx mapping's word-wise atomic loads: other PEs
+        // may be writing it.
+        let got = if target == p.me {
+            p.read_own(off, buf)
+        } else {
+            h.rma.get(p.pes[target], off, buf)
+        };
+        if let Err(e) = got {
+            die_lazy(call, || format!("reading {len} bytes from PE {pe}: {e}"));
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_init() {
     let mut st = lock();
     match &*st {
-        State::Uninit => *st = State::Ready(Box::new(init())),
+        State::Uninit => {
+            *st = State::Ready(Arc::new(init()));
+            LIVE.store(true, Ordering::Release);
+        }
         State::Ready(_) => {} // a second init (or start_pes after it) changes nothing
         State::Finalized => die("shmem_init", "called after shmem_finalize"),
     }
@@ -350,63 +469,74 @@ pub extern "C" fn start_pes(_npes: c_int) {
 
 #[no_mangle]
 pub extern "C" fn shmem_finalize() {
+    const CALL: &str = "shmem_finalize";
     let mut st = lock();
-    let p = pe_of(&mut st, "shmem_finalize");
+    let p = match &*st {
+        State::Ready(p) => p,
+        State::Uninit => die(CALL, "called before shmem_init"),
+        State::Finalized => die(CALL, "called after shmem_finalize"),
+    };
     // Collective: nobody leaves while another PE may still address its memory.
     if let Err(e) = p.cluster.barrier() {
-        die("shmem_finalize", format!("barrier: {e}"));
+        die(CALL, format!("barrier: {e}"));
     }
-    *st = State::Finalized; // drops the mappings and leaves the cluster
+    LIVE.store(false, Ordering::Release);
+    let _ = CACHE.try_with(|c| c.try_borrow_mut().map(|mut b| b.take()));
+    // Drops the mappings and leaves the cluster (with the caches of other threads).
+    *st = State::Finalized;
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_my_pe() -> c_int {
-    pe_of(&mut lock(), "shmem_my_pe").me as c_int
+    with_pe("shmem_my_pe", |h| h.pe.me as c_int)
 }
 
 #[no_mangle]
 pub extern "C" fn _my_pe() -> c_int {
-    pe_of(&mut lock(), "_my_pe").me as c_int
+    with_pe("_my_pe", |h| h.pe.me as c_int)
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_n_pes() -> c_int {
-    pe_of(&mut lock(), "shmem_n_pes").pes.len() as c_int
+    with_pe("shmem_n_pes", |h| h.pe.pes.len() as c_int)
 }
 
 #[no_mangle]
 pub extern "C" fn _num_pes() -> c_int {
-    pe_of(&mut lock(), "_num_pes").pes.len() as c_int
+    with_pe("_num_pes", |h| h.pe.pes.len() as c_int)
 }
 
 fn malloc(call: &str, size: usize) -> *mut c_void {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let Some(off) = p.heap.alloc(size) else {
-        die(
-            call,
-            format!(
-                "{size} bytes do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
-                p.heap.size()
-            ),
-        )
-    };
-    (p.base + off) as *mut c_void
+    with_pe(call, |h| {
+        let p = &h.pe;
+        let got = p.heap.lock().unwrap_or_else(|e| e.into_inner()).alloc(size);
+        let Some(off) = got else {
+            die(
+                call,
+                format!(
+                    "{size} bytes do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
+                    p.len
+                ),
+            )
+        };
+        (p.base + off) as *mut c_void
+    })
 }
 
 fn free(call: &str, ptr: *mut c_void) {
     if ptr.is_null() {
         return;
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let off = p.offset(call, ptr, 0);
-    if !p.heap.free(off) {
-        die(
-            call,
-            format!("{ptr:p} is not a block shmem_malloc returned"),
-        );
-    }
+    with_pe(call, |h| {
+        let p = &h.pe;
+        let off = p.offset(call, ptr, 0);
+        if !p.heap.lock().unwrap_or_else(|e| e.into_inner()).free(off) {
+            die(
+                call,
+                format!("{ptr:p} is not a block shmem_malloc returned"),
+            );
+        }
+    })
 }
 
 #[no_mangle]
@@ -457,8 +587,7 @@ pub unsafe extern "C" fn shmem_getmem(
 
 #[no_mangle]
 pub extern "C" fn shmem_quiet() {
-    let mut st = lock();
-    if let Err(e) = pe_of(&mut st, "shmem_quiet").cluster.ack() {
+    if let Err(e) = with_pe("shmem_quiet", |h| h.pe.cluster.ack()) {
         die("shmem_quiet", e);
     }
 }
@@ -467,16 +596,14 @@ pub extern "C" fn shmem_quiet() {
 /// writes in order); `ack` gives that and more.
 #[no_mangle]
 pub extern "C" fn shmem_fence() {
-    let mut st = lock();
-    if let Err(e) = pe_of(&mut st, "shmem_fence").cluster.ack() {
+    if let Err(e) = with_pe("shmem_fence", |h| h.pe.cluster.ack()) {
         die("shmem_fence", e);
     }
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_barrier_all() {
-    let mut st = lock();
-    if let Err(e) = pe_of(&mut st, "shmem_barrier_all").cluster.barrier() {
+    if let Err(e) = with_pe("shmem_barrier_all", |h| h.pe.cluster.barrier()) {
         die("shmem_barrier_all", e);
     }
 }

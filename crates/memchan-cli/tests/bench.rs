@@ -206,6 +206,51 @@ fn quick_bench_writes_json_tables_and_plots() {
         );
     }
     num(&v, "notify_wake_ns", "memchan");
+    // The OpenSHMEM level: the same C program built with memchan's and Open MPI's
+    // oshcc, each figure with both sides and a target whose verdict is the ratio's.
+    // Skipped (with the reason in the JSON) only where Open MPI's oshcc is absent.
+    let ompi_oshcc = Command::new("oshcc")
+        .arg("-showme")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("oshmem"));
+    if ompi_oshcc {
+        for (key, want) in [
+            ("shmem_put_8b_ns", "<= 0.5x"),
+            ("shmem_get_8b_ns", "<= 1x"),
+            ("shmem_fadd_ns", "<= 1x"),
+            ("shmem_barrier_ns", "<= 0.5x"),
+            ("shmem_put_1mib_gbps", ">= 1x"),
+        ] {
+            let m = num(&v, key, "memchan");
+            let o = num(&v, key, "oshmem");
+            let t = target(&v, key);
+            assert_eq!(t["target"], want, "{t}");
+            assert_eq!(
+                (&t["subject"], &t["reference"]),
+                (&"memchan".into(), &"oshmem".into())
+            );
+            let r = v["ratios"][key]["memchan_vs_oshmem"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no ratio for {key}"));
+            assert!(
+                (r - m / o).abs() <= 1e-9 * r.abs(),
+                "{key}: ratio {r}, {m} / {o}"
+            );
+            let bound: f64 = want[3..want.len() - 1].parse().unwrap();
+            let met = if want.starts_with("<=") {
+                r <= bound
+            } else {
+                r >= bound
+            };
+            assert_eq!(t["met"].as_bool(), Some(met), "{t} vs ratio {r}");
+            assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
+        }
+    } else {
+        assert!(
+            v["shmem"]["skipped"].is_string(),
+            "no reason for skipping the OpenSHMEM level"
+        );
+    }
     // The global clock's measured bound on both transports (never 0: a read costs).
     for s in ["shm", "hub"] {
         num(&v, "clock_bound_ns", s);
@@ -408,6 +453,8 @@ fn without_open_mpi_the_peers_are_skipped() {
         .get("oshmem")
         .is_none());
     num(&v, "latency_8b_one_way_ns", "cacheline_limit");
+    let why = v["shmem"]["skipped"].as_str().unwrap_or_default();
+    assert!(why.contains("oshcc not installed"), "shmem: {}", v["shmem"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

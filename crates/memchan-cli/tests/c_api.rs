@@ -25,7 +25,7 @@ impl CProgram {
         let exe =
             std::env::temp_dir().join(format!("memchan-capi-{}-{k}-{name}", std::process::id()));
         let out = bin()
-            .args(["oshcc", "-Wall", "-Werror"])
+            .args(["oshcc", "-Wall", "-Werror", "-pthread"])
             .arg(Path::new(CAPI).join(format!("tests/c/{name}.c")))
             .arg("-o")
             .arg(&exe)
@@ -335,6 +335,27 @@ fn the_header_is_clean_pedantic_c99() {
         .expect("run memchan oshcc");
     let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn threads_of_a_pe_put_and_get_at_once_and_calls_after_finalize_are_refused() {
+    let prog = CProgram::build("threads_shmem");
+    let out = run(&["-n", "2"], &prog, &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("PE 0 of 2: ok") && stdout.contains("PE 1 of 2: ok"),
+        "{stdout}"
+    );
+    refused(
+        &prog,
+        "after-finalize",
+        "shmem_my_pe: called after shmem_finalize",
+    );
 }
 
 /// `memchan oshcc -showme ARGS` with `env`: the command it would run.

@@ -2,7 +2,7 @@
 //! handle, on this PE with the CPU's atomics on its own copy (which `Rma` documents
 //! as atomic against its own operations).
 
-use crate::{die, lock, pe_of};
+use crate::{die, with_pe};
 use memchan::AtomicOp;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -83,28 +83,28 @@ unsafe fn local(addr: usize, width: usize, op: AtomicOp) -> u64 {
 /// `op` on the symmetric `T` at `dest` of PE `pe` (T of 4 or 8 bytes); the old value.
 pub fn amo<T: Word>(call: &str, dest: *const T, pe: c_int, op: AtomicOp) -> T {
     let w = size_of::<T>();
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let t = p.check_pe(call, pe);
-    let off = p.offset(call, dest.cast(), w);
-    if !off.is_multiple_of(w) {
-        die(call, format!("{dest:p} is not {w}-byte aligned"));
-    }
-    let old = if t == p.me {
-        // SAFETY: `off..off + w` lies in this PE's heap mapping (checked), aligned
-        // (the mapping is page-aligned); other PEs reach it only through atomics.
-        unsafe { local(p.base + off, w, op) }
-    } else if w == 8 {
-        p.rma
-            .atomic_u64(p.pes[t], off, op)
-            .unwrap_or_else(|e| die(call, format!("on PE {pe}: {e}")))
-    } else {
-        p.rma
-            .atomic_u32(p.pes[t], off, op)
-            .map(u64::from)
-            .unwrap_or_else(|e| die(call, format!("on PE {pe}: {e}")))
-    };
-    T::of_bits(old)
+    with_pe(call, |p| {
+        let t = p.check_pe(call, pe);
+        let off = p.offset(call, dest.cast(), w);
+        if !off.is_multiple_of(w) {
+            die(call, format!("{dest:p} is not {w}-byte aligned"));
+        }
+        let old = if t == p.me {
+            // SAFETY: `off..off + w` lies in this PE's heap mapping (checked), aligned
+            // (the mapping is page-aligned); other PEs reach it only through atomics.
+            unsafe { local(p.base + off, w, op) }
+        } else if w == 8 {
+            p.rma
+                .atomic_u64(p.pes[t], off, op)
+                .unwrap_or_else(|e| die(call, format!("on PE {pe}: {e}")))
+        } else {
+            p.rma
+                .atomic_u32(p.pes[t], off, op)
+                .map(u64::from)
+                .unwrap_or_else(|e| die(call, format!("on PE {pe}: {e}")))
+        };
+        T::of_bits(old)
+    })
 }
 
 /// Atomic load of this PE's `T` (1, 2, 4 or 8 bytes) at `addr`.

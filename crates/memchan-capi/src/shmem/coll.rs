@@ -17,11 +17,12 @@
 //! in rounds of the inbox's size. The entry barrier keeps a fast PE from writing
 //! into a slow one's `dest` while it still uses it.
 //!
-//! The library lock is held throughout, so a collective is one at a time per process.
+//! A collective holds this PE's collective mutex throughout (one at a time per
+//! process: they share the library area), never a lock other calls need.
 
 use super::atomic;
 use super::{sys, Team};
-use crate::{die, lock, pe_of, Pe};
+use crate::{die, with_pe, Handles, Pe};
 use std::ffi::{c_int, c_long, c_void};
 
 /// `SHMEM_TEAM_WORLD` and `SHMEM_TEAM_SHARED` as the header spells them.
@@ -134,7 +135,7 @@ fn wait_word(p: &Pe, off: usize, ok: impl Fn(u64) -> bool) {
 }
 
 /// The barrier of the module doc over `set`, on the pSync words at `ps`.
-fn barrier(call: &str, p: &mut Pe, set: &Set, ps: usize) {
+fn barrier(call: &str, p: &mut Handles, set: &Set, ps: usize) {
     if let Err(e) = p.cluster.ack() {
         fail(call, "completing this PE's puts", e);
     }
@@ -163,7 +164,7 @@ fn barrier(call: &str, p: &mut Pe, set: &Set, ps: usize) {
 }
 
 /// Puts `data` at heap offset `off` of PE `to`.
-fn put(call: &str, p: &mut Pe, to: usize, off: usize, data: &[u8]) {
+fn put(call: &str, p: &mut Handles, to: usize, off: usize, data: &[u8]) {
     if let Err(e) = p.tx(call, to).write(off, data) {
         fail(call, &format!("writing {} bytes to PE {to}", data.len()), e);
     }
@@ -197,7 +198,7 @@ fn bytes(call: &str, n: usize, es: usize) -> usize {
 #[allow(clippy::too_many_arguments)]
 unsafe fn broadcast(
     call: &str,
-    p: &mut Pe,
+    p: &mut Handles,
     set: &Set,
     ps: usize,
     dest: *mut c_void,
@@ -231,7 +232,7 @@ unsafe fn broadcast(
 /// `src` is readable for `len` bytes.
 unsafe fn collect(
     call: &str,
-    p: &mut Pe,
+    p: &mut Handles,
     set: &Set,
     ps: usize,
     dest: *mut c_void,
@@ -280,7 +281,7 @@ unsafe fn collect(
 /// `src` is readable for `len` bytes.
 unsafe fn fcollect(
     call: &str,
-    p: &mut Pe,
+    p: &mut Handles,
     set: &Set,
     ps: usize,
     dest: *mut c_void,
@@ -350,7 +351,7 @@ float_ops!(f32, f64);
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce_set<T: Copy>(
     call: &str,
-    p: &mut Pe,
+    p: &mut Handles,
     set: &Set,
     ps: usize,
     dest: *mut T,
@@ -375,7 +376,7 @@ unsafe fn reduce_set<T: Copy>(
         barrier(call, p, set, ps);
         if p.me == first {
             let mut all = vec![0u8; set.size * chunk * es];
-            if let Err(e) = p.rx.read(inbox, &mut all) {
+            if let Err(e) = p.read_own(inbox, &mut all) {
                 fail(call, "reading the reduction inbox", e);
             }
             let at = |m: usize, j: usize| {
@@ -424,12 +425,14 @@ pub unsafe fn to_all<T: Copy>(
     let Ok(n) = usize::try_from(nreduce) else {
         die(call, format!("nreduce {nreduce} is negative"))
     };
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let set = active_set(call, p, start, log, size);
-    let ps = psync_off(call, p, psync);
-    // SAFETY: forwarded caller contract.
-    unsafe { reduce_set(call, p, &set, ps, dest, src, n, f) }
+    with_pe(call, |p| {
+        let set = active_set(call, p, start, log, size);
+        let ps = psync_off(call, p, psync);
+        // SAFETY: forwarded caller contract.
+        one_at_a_time(p, |p| unsafe {
+            reduce_set(call, p, &set, ps, dest, src, n, f)
+        })
+    })
 }
 
 /// `shmem_TYPE_OP_reduce` (1.5); 0.
@@ -444,22 +447,33 @@ pub unsafe fn reduce<T: Copy>(
     nreduce: usize,
     f: fn(T, T) -> T,
 ) -> c_int {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let set = team_set(call, p, team);
-    let ps = p.sys + sys::PSYNC;
-    // SAFETY: forwarded caller contract.
-    unsafe { reduce_set(call, p, &set, ps, dest, src, nreduce, f) };
-    0
+    with_pe(call, |p| {
+        let set = team_set(call, p, team);
+        let ps = p.sys + sys::PSYNC;
+        // SAFETY: forwarded caller contract.
+        one_at_a_time(p, |p| unsafe {
+            reduce_set(call, p, &set, ps, dest, src, nreduce, f)
+        });
+        0
+    })
+}
+
+/// Runs `f` holding this PE's collective mutex ([`Pe::coll`](crate::Pe)): the
+/// collectives share the library area, so two threads' collectives take turns.
+/// Per PE, not global: puts, gets and atomics of other threads go on meanwhile.
+fn one_at_a_time<R>(p: &mut Handles, f: impl FnOnce(&mut Handles) -> R) -> R {
+    let pe = std::sync::Arc::clone(&p.pe);
+    let _turn = pe.coll.lock().unwrap_or_else(|e| e.into_inner());
+    f(p)
 }
 
 /// Runs `f` on the initialised PE with `team`'s members and pSync.
-fn on_team<R>(call: &str, team: Team, f: impl FnOnce(&mut Pe, &Set, usize) -> R) -> R {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let set = team_set(call, p, team);
-    let ps = p.sys + sys::PSYNC;
-    f(p, &set, ps)
+fn on_team<R>(call: &str, team: Team, f: impl FnOnce(&mut Handles, &Set, usize) -> R) -> R {
+    with_pe(call, |p| {
+        let set = team_set(call, p, team);
+        let ps = p.sys + sys::PSYNC;
+        one_at_a_time(p, |p| f(p, &set, ps))
+    })
 }
 
 /// Runs `f` on the initialised PE with an active set and its pSync.
@@ -469,13 +483,13 @@ fn on_set<R>(
     log: c_int,
     size: c_int,
     psync: *mut c_long,
-    f: impl FnOnce(&mut Pe, &Set, usize) -> R,
+    f: impl FnOnce(&mut Handles, &Set, usize) -> R,
 ) -> R {
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let set = active_set(call, p, start, log, size);
-    let ps = psync_off(call, p, psync);
-    f(p, &set, ps)
+    with_pe(call, |p| {
+        let set = active_set(call, p, start, log, size);
+        let ps = psync_off(call, p, psync);
+        one_at_a_time(p, |p| f(p, &set, ps))
+    })
 }
 
 /// `shmem_TYPE_broadcast` (1.5); 0.
@@ -558,8 +572,7 @@ pub extern "C" fn shmem_sync(start: c_int, log: c_int, size: c_int, psync: *mut 
 
 #[no_mangle]
 pub extern "C" fn shmem_sync_all() {
-    let mut st = lock();
-    if let Err(e) = pe_of(&mut st, "shmem_sync_all").cluster.barrier() {
+    if let Err(e) = with_pe("shmem_sync_all", |p| p.cluster.barrier()) {
         die("shmem_sync_all", e);
     }
 }

@@ -3,7 +3,7 @@
 
 use super::coll::{self, TEAM_SHARED, TEAM_WORLD};
 use super::Team;
-use crate::{die, lock, pe_of};
+use crate::{die, with_pe};
 use std::ffi::{c_char, c_int, c_long, c_void};
 
 /// The version the header's SHMEM_MAJOR/MINOR_VERSION give.
@@ -14,7 +14,7 @@ const NAME: &[u8] = b"memchan\0";
 /// Barrier after a collective heap call that wrote the new block, so that no PE
 /// puts into another's block before that PE's own zeroing or copy.
 fn heap_barrier(call: &str) {
-    if let Err(e) = pe_of(&mut lock(), call).cluster.barrier() {
+    if let Err(e) = with_pe(call, |p| p.cluster.barrier()) {
         die(call, format!("barrier: {e}"));
     }
 }
@@ -22,22 +22,27 @@ fn heap_barrier(call: &str) {
 #[no_mangle]
 pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
     const CALL: &str = "shmem_align";
-    let mut st = lock();
-    let p = pe_of(&mut st, CALL);
-    if !alignment.is_power_of_two() {
-        die(CALL, format!("alignment {alignment} is not a power of two"));
-    }
-    let Some(off) = p.heap.alloc_aligned(size, alignment) else {
-        die(
+    with_pe(CALL, |p| {
+        if !alignment.is_power_of_two() {
+            die(CALL, format!("alignment {alignment} is not a power of two"));
+        }
+        let Some(off) = p
+            .heap
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .alloc_aligned(size, alignment)
+        else {
+            die(
             CALL,
             format!(
                 "{size} bytes aligned to {alignment} do not fit in the symmetric heap of {} bytes: raise {}",
-                p.heap.size(),
+                p.len,
                 crate::SIZE_VAR
             ),
         )
-    };
-    (p.base + off) as *mut c_void
+        };
+        (p.base + off) as *mut c_void
+    })
 }
 
 /// OpenSHMEM 1.0's `shmemalign`.
@@ -77,14 +82,18 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
         return std::ptr::null_mut();
     }
     let old_len = {
-        let mut st = lock();
-        let p = pe_of(&mut st, CALL);
-        let off = p.offset(CALL, ptr, 0);
-        p.heap.block_len(off).unwrap_or_else(|| {
-            die(
-                CALL,
-                format!("{ptr:p} is not a block shmem_malloc returned"),
-            )
+        with_pe(CALL, |p| {
+            let off = p.offset(CALL, ptr, 0);
+            p.heap
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .block_len(off)
+                .unwrap_or_else(|| {
+                    die(
+                        CALL,
+                        format!("{ptr:p} is not a block shmem_malloc returned"),
+                    )
+                })
         })
     };
     if size <= old_len {
@@ -105,32 +114,32 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
 #[no_mangle]
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     const CALL: &str = "shmem_ptr";
-    let mut st = lock();
-    let p = pe_of(&mut st, CALL);
-    let t = p.check_pe(CALL, pe);
-    p.offset(CALL, dest, 0);
-    if t == p.me {
-        dest.cast_mut()
-    } else {
-        std::ptr::null_mut()
-    }
+    with_pe(CALL, |p| {
+        let t = p.check_pe(CALL, pe);
+        p.offset(CALL, dest, 0);
+        if t == p.me {
+            dest.cast_mut()
+        } else {
+            std::ptr::null_mut()
+        }
+    })
 }
 
 /// 1 if `pe` is a PE of this job.
 #[no_mangle]
 pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
-    let mut st = lock();
-    let p = pe_of(&mut st, "shmem_pe_accessible");
-    c_int::from(usize::try_from(pe).is_ok_and(|r| r < p.pes.len()))
+    with_pe("shmem_pe_accessible", |p| {
+        c_int::from(usize::try_from(pe).is_ok_and(|r| r < p.pes.len()))
+    })
 }
 
 /// 1 if `addr` is symmetric and `pe` a PE of this job.
 #[no_mangle]
 pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int {
-    let mut st = lock();
-    let p = pe_of(&mut st, "shmem_addr_accessible");
-    let ok_pe = usize::try_from(pe).is_ok_and(|r| r < p.pes.len());
-    c_int::from(ok_pe && p.sym_offset(addr, 1).is_some())
+    with_pe("shmem_addr_accessible", |p| {
+        let ok_pe = usize::try_from(pe).is_ok_and(|r| r < p.pes.len());
+        c_int::from(ok_pe && p.sym_offset(addr, 1).is_some())
+    })
 }
 
 /// Ends this PE with `status` (C's `exit`: stdio flushed); a non-zero status ends
@@ -162,7 +171,8 @@ pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
     unsafe { std::ptr::copy_nonoverlapping(NAME.as_ptr().cast(), name, NAME.len()) };
 }
 
-/// Every call takes the library lock, so any thread level holds: the one asked for.
+/// Each thread calls through its own handles (the PE's shared parts behind mutexes),
+/// so any thread level holds: the one asked for.
 ///
 /// # Safety
 /// `provided` is NULL or a writable `int`.
@@ -190,44 +200,40 @@ pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
 /// The calling PE's number in `team`; -1 for a handle that is no team.
 #[no_mangle]
 pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
-    let mut st = lock();
-    let p = pe_of(&mut st, "shmem_team_my_pe");
-    match team as usize {
+    with_pe("shmem_team_my_pe", |p| match team as usize {
         TEAM_WORLD => p.me as c_int,
         TEAM_SHARED => 0,
         _ => -1,
-    }
+    })
 }
 
 /// The number of PEs in `team`; -1 for a handle that is no team.
 #[no_mangle]
 pub extern "C" fn shmem_team_n_pes(team: Team) -> c_int {
-    let mut st = lock();
-    let p = pe_of(&mut st, "shmem_team_n_pes");
-    match team as usize {
+    with_pe("shmem_team_n_pes", |p| match team as usize {
         TEAM_WORLD => p.pes.len() as c_int,
         TEAM_SHARED => 1,
         _ => -1,
-    }
+    })
 }
 
 /// `src_pe` of `src_team` as a PE of `dest_team`; -1 if it is not in it.
 #[no_mangle]
 pub extern "C" fn shmem_team_translate_pe(src_team: Team, src_pe: c_int, dest_team: Team) -> c_int {
     const CALL: &str = "shmem_team_translate_pe";
-    let mut st = lock();
-    let p = pe_of(&mut st, CALL);
-    let (n, me) = (p.pes.len() as c_int, p.me as c_int);
-    let world = match src_team as usize {
-        TEAM_WORLD if (0..n).contains(&src_pe) => src_pe,
-        TEAM_SHARED if src_pe == 0 => me,
-        _ => return -1,
-    };
-    match dest_team as usize {
-        TEAM_WORLD => world,
-        TEAM_SHARED if world == me => 0,
-        _ => -1,
-    }
+    with_pe(CALL, |p| {
+        let (n, me) = (p.pes.len() as c_int, p.me as c_int);
+        let world = match src_team as usize {
+            TEAM_WORLD if (0..n).contains(&src_pe) => src_pe,
+            TEAM_SHARED if src_pe == 0 => me,
+            _ => return -1,
+        };
+        match dest_team as usize {
+            TEAM_WORLD => world,
+            TEAM_SHARED if world == me => 0,
+            _ => -1,
+        }
+    })
 }
 
 /// Predefined teams are never destroyed; other handles do not exist here.
@@ -251,9 +257,9 @@ pub unsafe extern "C" fn shmem_team_split_strided(
 ) -> c_int {
     const CALL: &str = "shmem_team_split_strided";
     {
-        let mut st = lock();
-        let p = pe_of(&mut st, CALL);
-        coll::team_set(CALL, p, parent);
+        with_pe(CALL, |p| {
+            coll::team_set(CALL, p, parent);
+        })
     }
     if !new_team.is_null() {
         // SAFETY: the caller's contract; non-null checked.
@@ -268,7 +274,7 @@ pub unsafe extern "C" fn shmem_team_split_strided(
 /// `ctx` is a writable `shmem_ctx_t`.
 #[no_mangle]
 pub unsafe extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut *mut c_void) -> c_int {
-    pe_of(&mut lock(), "shmem_ctx_create");
+    with_pe("shmem_ctx_create", |_| ());
     if ctx.is_null() {
         die("shmem_ctx_create", "ctx is NULL");
     }
@@ -286,9 +292,9 @@ pub unsafe extern "C" fn shmem_team_create_ctx(
     ctx: *mut *mut c_void,
 ) -> c_int {
     {
-        let mut st = lock();
-        let p = pe_of(&mut st, "shmem_team_create_ctx");
-        coll::team_set("shmem_team_create_ctx", p, team);
+        with_pe("shmem_team_create_ctx", |p| {
+            coll::team_set("shmem_team_create_ctx", p, team);
+        })
     }
     // SAFETY: forwarded caller contract.
     unsafe { shmem_ctx_create(options, ctx) }

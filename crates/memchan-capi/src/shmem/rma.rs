@@ -6,7 +6,7 @@
 //! next `shmem_quiet`, memchan's `ack`), and a get returns complete, which the
 //! standard allows.
 
-use crate::{die, lock, pe_of};
+use crate::{die, with_pe};
 use memchan::{Shape, SignalOp};
 use std::ffi::{c_int, c_void};
 use std::mem::MaybeUninit;
@@ -136,22 +136,22 @@ pub unsafe fn iput(
     if src.is_null() {
         die(call, "source is NULL");
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let target = p.check_pe(call, pe);
-    let off = p.offset(call, dest, dspan);
-    // SAFETY: the caller promises `src` is readable for its span (non-null, checked).
-    let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), sspan) };
-    let shape = Shape {
-        elem: es,
-        count: n,
-        src_stride: sb,
-        dst_stride: db,
-        offset: off,
-    };
-    if let Err(e) = p.tx(call, target).put_strided(&shape, data) {
-        die(call, format!("writing {n} elements to PE {pe}: {e}"));
-    }
+    with_pe(call, |p| {
+        let target = p.check_pe(call, pe);
+        let off = p.offset(call, dest, dspan);
+        // SAFETY: the caller promises `src` is readable for its span (non-null, checked).
+        let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), sspan) };
+        let shape = Shape {
+            elem: es,
+            count: n,
+            src_stride: sb,
+            dst_stride: db,
+            offset: off,
+        };
+        if let Err(e) = p.tx(call, target).put_strided(&shape, data) {
+            die(call, format!("writing {n} elements to PE {pe}: {e}"));
+        }
+    })
 }
 
 /// `shmem_TYPE_iget`: element `i * sst` of `src` on `pe` to element `i * dst` of
@@ -177,24 +177,24 @@ pub unsafe fn iget(
     if dest.is_null() {
         die(call, "destination is NULL");
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let target = p.check_pe(call, pe);
-    let off = p.offset(call, src, sspan);
-    // SAFETY: the caller promises `dest` is writable for its span (non-null, checked).
-    let out = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), dspan) };
-    for i in 0..n {
-        let buf = &mut out[i * db..][..es];
-        let at = off + i * sb;
-        let got = if target == p.me {
-            p.rx.read(at, buf)
-        } else {
-            p.rma.get(p.pes[target], at, buf)
-        };
-        if let Err(e) = got {
-            die(call, format!("reading element {i} from PE {pe}: {e}"));
+    with_pe(call, |p| {
+        let target = p.check_pe(call, pe);
+        let off = p.offset(call, src, sspan);
+        // SAFETY: the caller promises `dest` is writable for its span (non-null, checked).
+        let out = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), dspan) };
+        for i in 0..n {
+            let buf = &mut out[i * db..][..es];
+            let at = off + i * sb;
+            let got = if target == p.me {
+                p.read_own(at, buf)
+            } else {
+                p.rma.get(p.pes[target], at, buf)
+            };
+            if let Err(e) = got {
+                die(call, format!("reading element {i} from PE {pe}: {e}"));
+            }
         }
-    }
+    })
 }
 
 /// `shmem_put_signal` (and the typed forms): the data, then the 8-byte signal word
@@ -226,24 +226,24 @@ pub unsafe fn put_signal(
     if len > 0 && src.is_null() {
         die(call, "source is NULL");
     }
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let target = p.check_pe(call, pe);
-    let off = p.offset(call, dest, len);
-    let sig = p.offset(call, sig_addr.cast_const().cast(), 8);
-    if !sig.is_multiple_of(8) {
-        die(
-            call,
-            format!("signal word {sig_addr:p} is not 8-byte aligned"),
-        );
-    }
-    let data: &[u8] = if len == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller promises `src` is readable for `len` bytes (non-null).
-        unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) }
-    };
-    if let Err(e) = p.tx(call, target).put_signal(off, data, sig, op, signal) {
-        die(call, format!("put with signal to PE {pe}: {e}"));
-    }
+    with_pe(call, |p| {
+        let target = p.check_pe(call, pe);
+        let off = p.offset(call, dest, len);
+        let sig = p.offset(call, sig_addr.cast_const().cast(), 8);
+        if !sig.is_multiple_of(8) {
+            die(
+                call,
+                format!("signal word {sig_addr:p} is not 8-byte aligned"),
+            );
+        }
+        let data: &[u8] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: the caller promises `src` is readable for `len` bytes (non-null).
+            unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) }
+        };
+        if let Err(e) = p.tx(call, target).put_signal(off, data, sig, op, signal) {
+            die(call, format!("put with signal to PE {pe}: {e}"));
+        }
+    })
 }

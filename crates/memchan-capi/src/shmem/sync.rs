@@ -3,10 +3,10 @@
 //!
 //! Waiting is an explicit idle strategy ([`Idle`]): a short spin, then yielding the
 //! core on every round, because PEs often share cores (`memchan run
-//! --oversubscribe`). The library lock is never held while waiting.
+//! --oversubscribe`). No lock is held while waiting.
 
 use super::atomic::{self, Word};
-use crate::{die, lock, pe_of};
+use crate::{die, with_pe};
 use memchan::AtomicOp;
 use std::ffi::{c_int, c_long};
 
@@ -54,13 +54,13 @@ fn comparison<T: PartialOrd>(call: &str, cmp: c_int) -> fn(&T, &T) -> bool {
 /// This PE's address of the symmetric, aligned `T` at `ivar`, or the end naming `call`.
 pub fn local_addr<T>(call: &str, ivar: *const T) -> usize {
     let w = size_of::<T>();
-    let mut st = lock();
-    let p = pe_of(&mut st, call);
-    let off = p.offset(call, ivar.cast(), w);
-    if !off.is_multiple_of(w) {
-        die(call, format!("{ivar:p} is not {w}-byte aligned"));
-    }
-    p.base + off
+    with_pe(call, |p| {
+        let off = p.offset(call, ivar.cast(), w);
+        if !off.is_multiple_of(w) {
+            die(call, format!("{ivar:p} is not {w}-byte aligned"));
+        }
+        p.base + off
+    })
 }
 
 /// `shmem_TYPE_wait_until`: returns once `*ivar cmp value` holds.
@@ -88,7 +88,7 @@ pub fn test<T: Word>(call: &str, ivar: *mut T, cmp: c_int, value: T) -> c_int {
 
 /// The lock word's owner value for this PE (0 means free).
 fn owner(call: &str) -> i64 {
-    pe_of(&mut lock(), call).me as i64 + 1
+    with_pe(call, |p| p.me as i64 + 1)
 }
 
 /// Locks live on PE 0's copy of the symmetric `long`: 0 free, else holder rank + 1.
@@ -123,7 +123,7 @@ pub extern "C" fn shmem_test_lock(lock_word: *mut c_long) -> c_int {
 pub extern "C" fn shmem_clear_lock(lock_word: *mut c_long) {
     const CALL: &str = "shmem_clear_lock";
     let me = owner(CALL);
-    if let Err(e) = pe_of(&mut lock(), CALL).cluster.ack() {
+    if let Err(e) = with_pe(CALL, |p| p.cluster.ack()) {
         die(CALL, e);
     }
     let cas = AtomicOp::CompareSwap {
@@ -220,13 +220,13 @@ pub unsafe fn wait_set<T: Word>(
         let len = n
             .checked_mul(w)
             .unwrap_or_else(|| die(call, format!("{n} words overflow")));
-        let mut st = lock();
-        let p = pe_of(&mut st, call);
-        let off = p.offset(call, ivars.cast_const().cast(), len);
-        if !off.is_multiple_of(w) {
-            die(call, format!("{ivars:p} is not {w}-byte aligned"));
-        }
-        p.base + off
+        with_pe(call, |p| {
+            let off = p.offset(call, ivars.cast_const().cast(), len);
+            if !off.is_multiple_of(w) {
+                die(call, format!("{ivars:p} is not {w}-byte aligned"));
+            }
+            p.base + off
+        })
     };
     let active = |i: usize| {
         // SAFETY: `i < n`; `status` readable for `n` (the caller's contract), not NULL.

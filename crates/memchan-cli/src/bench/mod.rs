@@ -25,6 +25,7 @@ pub mod refs;
 pub mod report;
 pub mod rma;
 pub mod scale;
+pub mod shmem;
 pub mod stats;
 pub mod table;
 pub mod ucx;
@@ -255,6 +256,20 @@ pub fn run(args: BenchArgs) -> Result<()> {
             })
         }
     };
+    // The OpenSHMEM level (issue 14): one C program built with both oshccs.
+    let shmem_figures = if args.no_peers {
+        Err("skipped (--no-peers)".to_string())
+    } else {
+        shmem::prepare(&scratch.0).map(|b| {
+            let rounds = if args.peers_once { 1 } else { cfg.rounds };
+            let f = shmem::measure(&b, &cfg, &launcher.clock, rounds, &|m| {
+                pb.set_message(m.to_string())
+            });
+            failures.extend(f.memchan_failures.iter().cloned());
+            info.notes.extend(f.notes.iter().cloned());
+            f
+        })
+    };
     pb.finish_and_clear();
     if memchan_on {
         match global_clock::measure_one_host(&mut set) {
@@ -272,12 +287,20 @@ pub fn run(args: BenchArgs) -> Result<()> {
         Ok(f) => print!("{}", f.render()),
         Err(why) => println!("TCP/IP over memchan: not measured ({why})"),
     }
+    match &shmem_figures {
+        Ok(f) => print!("{}", f.render()),
+        Err(why) => println!("OpenSHMEM level: not measured ({why})"),
+    }
     if let Some(path) = &args.json {
         let mut j = rep.to_json();
         deposit::add_sweep_json(&mut j, &rep.tables);
         match &ip_figures {
             Ok(f) => f.merge_json(&mut j),
             Err(why) => ip::note_skipped(&mut j, why),
+        }
+        match &shmem_figures {
+            Ok(f) => f.merge_json(&mut j),
+            Err(why) => shmem::note_skipped(&mut j, why),
         }
         write_json(path, &j)?;
     }
