@@ -109,8 +109,26 @@ impl Ucx {
         c
     }
 
-    /// One server and client pair running `test` with `args`: the client's output.
+    /// One server and client pair running `test` with `args`: the client's output. A
+    /// pair that fails is replaced up to twice: under load a pair has exited 255 with
+    /// nothing on stderr, and the next one ran.
     fn run_one(
+        &self,
+        l: &Launcher,
+        cpus: (usize, usize),
+        test: &str,
+        args: &[String],
+    ) -> Result<String> {
+        let mut tries = 0;
+        loop {
+            match self.run_pair(l, cpus, test, args) {
+                Err(e) if tries < 2 && !e.to_string().contains("timed out") => tries += 1,
+                r => return r,
+            }
+        }
+    }
+
+    fn run_pair(
         &self,
         l: &Launcher,
         cpus: (usize, usize),
@@ -168,7 +186,11 @@ impl Ucx {
                 Some(_) if err.contains("Connection refused") && Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                Some(s) => bail!("ucx_perftest {test} exited with {s}: {}", tail(&err, 800)),
+                Some(s) => bail!(
+                    "ucx_perftest {test} exited with {s}: {} {}",
+                    tail(&err, 800),
+                    tail(&out, 400)
+                ),
             }
         }
     }
