@@ -98,13 +98,12 @@ impl Pidfds {
     /// tracer) or gone, and a live process this node found behind the slot, verified
     /// or not, is never taken over from.
     fn verdict(&self, slot: usize, inc: u64) -> Verdict {
-        let now = rustix::time::Timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        match self.lock().get(&(slot, inc)) {
+        // Cloned out: the /proc reads below must not hold the map the heartbeat thread
+        // also takes.
+        let behind = self.lock().get(&(slot, inc)).cloned();
+        match behind.as_ref() {
             Some(Behind::Verified { fd, pid }) => {
-                let hung = exited(fd, Some(&now))
+                let hung = exited(fd, Some(&ZERO))
                     || matches!(pulse(*pid, slot), None | Some(('T' | 't', _)));
                 if hung {
                     Verdict::Kill(fd.clone(), *pid)
@@ -112,7 +111,7 @@ impl Pidfds {
                     Verdict::Alive
                 }
             }
-            Some(Behind::Opaque { fd: Some(fd), .. }) if !exited(fd, Some(&now)) => Verdict::Alive,
+            Some(Behind::Opaque { fd: Some(fd), .. }) if !exited(fd, Some(&ZERO)) => Verdict::Alive,
             Some(Behind::Opaque { fd: Some(_), .. }) => Verdict::Gone,
             _ => Verdict::Unknown,
         }
@@ -126,8 +125,9 @@ impl Pidfds {
     /// not count. Read from `/proc/<pid>/task/*/stat` of the pid taken with its pidfd
     /// (never a pid word of the control block); `None` if none is verified.
     pub(crate) fn cpu_ticks(&self, slot: usize, inc: u64) -> Option<u64> {
-        let pid = match self.lock().get(&(slot, inc)) {
-            Some(Behind::Verified { fd, pid }) if !exited(fd, Some(&ZERO)) => *pid,
+        let behind = self.lock().get(&(slot, inc)).cloned();
+        let pid = match behind {
+            Some(Behind::Verified { fd, pid }) if !exited(&fd, Some(&ZERO)) => pid,
             _ => return None,
         };
         let mut sum = 0;
