@@ -5,48 +5,12 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{bin, Proc};
+use common::{bin, CProgram, Proc};
 
-use std::path::{Path, PathBuf};
+/// The compiler flags of these programs.
+const FLAGS: &[&str] = &["-Wall", "-Werror", "-pthread"];
+
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
-
-/// Compiles `tests/c/NAME.c` with `memchan oshcc` into a temporary executable,
-/// removed on drop.
-struct CProgram(PathBuf);
-
-impl CProgram {
-    fn build(name: &str) -> CProgram {
-        // One file per build: the tests run in parallel and each removes its own.
-        static BUILDS: AtomicUsize = AtomicUsize::new(0);
-        let k = BUILDS.fetch_add(1, Ordering::Relaxed);
-        let exe =
-            std::env::temp_dir().join(format!("memchan-capi-{}-{k}-{name}", std::process::id()));
-        let out = bin()
-            .args(["oshcc", "-Wall", "-Werror", "-pthread"])
-            .arg(Path::new(CAPI).join(format!("tests/c/{name}.c")))
-            .arg("-o")
-            .arg(&exe)
-            .env_remove("OSHMEM_CC")
-            .env_remove("SHMEM_CC")
-            .output()
-            .expect("run memchan oshcc");
-        assert!(
-            out.status.success(),
-            "cc failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        CProgram(exe)
-    }
-}
-
-impl Drop for CProgram {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 fn run(args: &[&str], prog: &CProgram, env: &[(&str, &str)]) -> Output {
     bin()
@@ -71,7 +35,7 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn hello_shmem_puts_gets_and_adds_across_pes() {
-    let prog = CProgram::build("hello_shmem");
+    let prog = CProgram::build("hello_shmem", FLAGS);
     for n in ["2", "3"] {
         let out = run(&["-n", n, "--oversubscribe"], &prog, &[]);
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
@@ -111,7 +75,7 @@ fn all_pes_ok(prog: &CProgram, n: usize, what: &str, env: &[(&str, &str)]) {
 /// PE checks what its neighbours deposited and reads back remotely.
 #[test]
 fn typed_and_sized_rma_families_move_the_right_bytes() {
-    let prog = CProgram::build("rma_families");
+    let prog = CProgram::build("rma_families", FLAGS);
     for n in [2, 3] {
         all_pes_ok(&prog, n, "rma", &[]);
     }
@@ -121,7 +85,7 @@ fn typed_and_sized_rma_families_move_the_right_bytes() {
 /// guards a non-atomic update, wait_until/test see remote increments.
 #[test]
 fn atomics_locks_and_waits_agree_across_pes() {
-    let prog = CProgram::build("atomics");
+    let prog = CProgram::build("atomics", FLAGS);
     for n in [2, 3] {
         all_pes_ok(&prog, n, "atomics", &[]);
     }
@@ -131,7 +95,7 @@ fn atomics_locks_and_waits_agree_across_pes() {
 /// than the library's inbox included), teams and queries answer as documented.
 #[test]
 fn collectives_teams_and_queries_give_the_expected_values() {
-    let prog = CProgram::build("collectives");
+    let prog = CProgram::build("collectives", FLAGS);
     for n in [2, 3] {
         all_pes_ok(&prog, n, "collectives", &[]);
     }
@@ -141,7 +105,7 @@ fn collectives_teams_and_queries_give_the_expected_values() {
 /// puts, gets, atomics, a wait and a static pSync reach them, no heap involved.
 #[test]
 fn static_and_global_data_are_symmetric_on_one_host() {
-    let prog = CProgram::build("statics");
+    let prog = CProgram::build("statics", FLAGS);
     for n in [2, 3] {
         all_pes_ok(&prog, n, "statics", &[]);
     }
@@ -159,7 +123,12 @@ fn the_families_run_through_a_hub_too() {
         // A hub serves one cluster, and each run is a new one.
         let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
         let addr = hub.expect_line("listening");
-        all_pes_ok(&CProgram::build(name), 2, what, &[("MEMCHAN_HUB", &addr)]);
+        all_pes_ok(
+            &CProgram::build(name, FLAGS),
+            2,
+            what,
+            &[("MEMCHAN_HUB", &addr)],
+        );
         hub.terminate();
     }
 }
@@ -168,7 +137,7 @@ fn the_families_run_through_a_hub_too() {
 /// refused naming that size and the variable (one PE, to map the default once).
 #[test]
 fn default_heap_is_256_mib() {
-    let prog = CProgram::build("bad_calls");
+    let prog = CProgram::build("bad_calls", FLAGS);
     let out = bin()
         .args(["run", "-n", "1", "--timeout", "120"])
         .arg(&prog.0)
@@ -189,7 +158,7 @@ fn default_heap_is_256_mib() {
 /// with exit code 7.
 #[test]
 fn global_exit_status_reaches_the_shell() {
-    let prog = CProgram::build("global_exit");
+    let prog = CProgram::build("global_exit", FLAGS);
     let out = run(&["-n", "3", "--oversubscribe"], &prog, &[]);
     let stdout = text(&out.stdout);
     assert_eq!(
@@ -204,7 +173,7 @@ fn global_exit_status_reaches_the_shell() {
 
 #[test]
 fn hello_shmem_runs_through_a_hub_too() {
-    let prog = CProgram::build("hello_shmem");
+    let prog = CProgram::build("hello_shmem", FLAGS);
     let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
     let addr = hub.expect_line("listening");
     let out = run(&["-n", "2"], &prog, &[("MEMCHAN_HUB", &addr)]);
@@ -223,7 +192,7 @@ fn hello_shmem_runs_through_a_hub_too() {
 
 #[test]
 fn a_bad_heap_size_names_the_variable_and_fails_the_job() {
-    let prog = CProgram::build("hello_shmem");
+    let prog = CProgram::build("hello_shmem", FLAGS);
     let out = run(&["-n", "2"], &prog, &[("SHMEM_SYMMETRIC_SIZE", "12Q")]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
@@ -250,7 +219,7 @@ fn refused(prog: &CProgram, mode: &str, want: &str) {
 
 #[test]
 fn bad_calls_name_the_call_and_the_problem() {
-    let prog = CProgram::build("bad_calls");
+    let prog = CProgram::build("bad_calls", FLAGS);
     refused(&prog, "overrun", "shmem_malloc: 1048576 bytes do not fit in the symmetric heap of 4096 bytes: raise SHMEM_SYMMETRIC_SIZE");
     refused(&prog, "stack-put", "shmem_putmem: 0x");
     refused(&prog, "stack-put", "is not in the symmetric heap");
@@ -339,7 +308,7 @@ fn the_header_is_clean_pedantic_c99() {
 
 #[test]
 fn threads_of_a_pe_put_and_get_at_once_and_calls_after_finalize_are_refused() {
-    let prog = CProgram::build("threads_shmem");
+    let prog = CProgram::build("threads_shmem", FLAGS);
     let out = run(&["-n", "2"], &prog, &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(

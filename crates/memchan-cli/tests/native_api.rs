@@ -4,47 +4,12 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{bin, Proc};
+use common::{bin, CProgram, Proc};
 
-use std::path::{Path, PathBuf};
+/// The compiler flags of these programs.
+const FLAGS: &[&str] = &["-Wall", "-Wextra", "-Werror"];
+
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
-
-/// `tests/c/NAME.c` compiled into a temporary executable, removed on drop.
-struct CProgram(PathBuf);
-
-impl CProgram {
-    fn build(name: &str) -> CProgram {
-        // One file per build: the tests run in parallel and each removes its own.
-        static BUILDS: AtomicUsize = AtomicUsize::new(0);
-        let k = BUILDS.fetch_add(1, Ordering::Relaxed);
-        let exe =
-            std::env::temp_dir().join(format!("memchan-native-{}-{k}-{name}", std::process::id()));
-        let out = bin()
-            .args(["oshcc", "-Wall", "-Wextra", "-Werror"])
-            .arg(Path::new(CAPI).join(format!("tests/c/{name}.c")))
-            .arg("-o")
-            .arg(&exe)
-            .env_remove("OSHMEM_CC")
-            .env_remove("SHMEM_CC")
-            .output()
-            .expect("run memchan oshcc");
-        assert!(
-            out.status.success(),
-            "cc failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        CProgram(exe)
-    }
-}
-
-impl Drop for CProgram {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -52,7 +17,7 @@ fn text(b: &[u8]) -> String {
 
 /// `native_pair` as two nodes under `memchan run -n 2` with `env`.
 fn run_pair(env: &[(&str, &str)]) -> Output {
-    let prog = CProgram::build("native_pair");
+    let prog = CProgram::build("native_pair", FLAGS);
     bin()
         .args(["run", "-n", "2", "--timeout", "120"]) // a hang guard, not a speed claim
         .arg(&prog.0)
@@ -111,7 +76,7 @@ impl Drop for ShmCleanup {
 
 #[test]
 fn native_bad_input_gets_codes_and_messages_never_a_crash() {
-    let prog = CProgram::build("native_bad");
+    let prog = CProgram::build("native_bad", FLAGS);
     let name = format!("native-bad-{}", std::process::id());
     let _cleanup = ShmCleanup(name.clone());
     let out = Command::new(&prog.0)

@@ -156,3 +156,39 @@ pub fn join(cluster: &str, hub: &str, key: &Path) -> Cluster {
     )
     .expect("join through the hub")
 }
+
+/// `memchan-capi`'s `tests/c/NAME.c` compiled by `memchan oshcc` (the system compiler,
+/// with `flags`) into a temporary executable, removed on drop.
+pub struct CProgram(pub PathBuf);
+
+impl CProgram {
+    pub fn build(name: &str, flags: &[&str]) -> CProgram {
+        const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
+        // One file per build: the tests run in parallel and each removes its own.
+        static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let exe = std::env::temp_dir().join(format!("memchan-c-{}-{k}-{name}", std::process::id()));
+        let out = bin()
+            .arg("oshcc")
+            .args(flags)
+            .arg(Path::new(CAPI).join(format!("tests/c/{name}.c")))
+            .arg("-o")
+            .arg(&exe)
+            .env_remove("OSHMEM_CC")
+            .env_remove("SHMEM_CC")
+            .output()
+            .expect("run memchan oshcc");
+        assert!(
+            out.status.success(),
+            "cc failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        CProgram(exe)
+    }
+}
+
+impl Drop for CProgram {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
