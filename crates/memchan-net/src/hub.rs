@@ -9,7 +9,7 @@
 //! order, so any two packets reach all their common destinations in the same order.
 //!
 //! **Isolation.** A node is isolated when its link closes, fails a MAC, or stays silent
-//! past the failure timeout. Under the same lock it leaves the member set; packets of
+//! past the failure timeout (no byte waiting unread counts: `Link::silent_past`). Under the same lock it leaves the member set; packets of
 //! its that the hub already ordered are delivered, later ones are never read. Its lock
 //! slots are cleared by packets the hub orders itself, and every survivor gets a
 //! `Failed` event with a new epoch.
