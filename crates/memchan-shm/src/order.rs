@@ -138,17 +138,10 @@ impl Pidfds {
             let Ok(stat) = std::fs::read_to_string(t.path().join("stat")) else {
                 continue;
             };
-            // Field 2 is the thread's name in parentheses (it may hold spaces and
-            // parentheses itself); utime and stime are fields 14 and 15.
-            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-                continue;
-            };
-            if stat[open + 1..close].starts_with("memchan-") {
-                continue;
+            match stat_cpu(&stat) {
+                Some((name, ticks)) if !name.starts_with("memchan-") => sum += ticks,
+                _ => {}
             }
-            let mut f = stat[close + 1..].split_whitespace().skip(11);
-            let mut tick = || f.next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-            sum += tick() + tick();
         }
         Some(sum)
     }
@@ -921,11 +914,17 @@ pub(crate) fn pulse(pid: u32, slot: usize) -> Option<(char, u64)> {
 /// far, from `/proc/<pid>/stat`; `None` if it cannot be read.
 pub(crate) fn process_cpu(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Field 2 (the name) may hold spaces and parentheses: count from the last ')'.
-    // utime and stime are fields 14 and 15.
-    let mut f = stat[stat.rfind(')')? + 1..].split_whitespace().skip(11);
+    stat_cpu(&stat).map(|(_, ticks)| ticks)
+}
+
+/// A `/proc/.../stat` line's name (field 2) and utime + stime (fields 14 and 15). The
+/// name sits in parentheses and may hold spaces and parentheses itself: the fields
+/// after it count from the last ')'.
+fn stat_cpu(stat: &str) -> Option<(&str, u64)> {
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    let mut f = stat.get(close + 1..)?.split_whitespace().skip(11);
     let mut tick = || f.next()?.parse::<u64>().ok();
-    Some(tick()? + tick()?)
+    Some((stat.get(open + 1..close)?, tick()? + tick()?))
 }
 
 /// Whether the process behind `fd` has exited, without waiting.
@@ -958,6 +957,14 @@ fn kill_confirmed(fd: &OwnedFd) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stat_cpu_reads_utime_and_stime_after_a_name_with_parentheses() {
+        let line = "42 (a) (b c) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16";
+        assert_eq!(stat_cpu(line), Some(("a) (b c", 11 + 12)));
+        assert_eq!(stat_cpu("42 (x) S 1 2"), None, "too few fields");
+        assert_eq!(stat_cpu("garbage"), None);
+    }
     use crate::Node;
     use memchan_core::transport::{SegmentOps, Transport};
     use memchan_core::{Config, RxAttrs};

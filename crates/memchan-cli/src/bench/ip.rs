@@ -20,7 +20,6 @@
 //! veth ([`measure_hosts`]: `net_ip_latency_8b_us`, `net_ip_bandwidth_gbps`, against
 //! the same `tcp_veth`).
 
-use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -499,33 +498,20 @@ impl IpFigures {
     pub fn render(&self) -> String {
         let mut o = String::new();
         for f in self.figs() {
-            let _ = writeln!(o, "== {}   [{}]", f.title, f.key);
-            let _ = writeln!(
-                o,
-                "   {:<12} {:>14} {:>14} {:>16}",
-                "name",
-                format!("median ({})", f.unit),
-                format!("p99 ({})", f.unit),
-                "ratio vs tcp_veth"
-            );
-            for (i, name) in [MEMCHAN_IP, TCP_VETH].iter().enumerate() {
-                let r = if i == 0 {
-                    format!("{:.2}x", f.ratio)
-                } else {
-                    "1.00x".into()
-                };
-                let _ = writeln!(
-                    o,
-                    "   {:<12} {:>14.3} {:>14.3} {:>16}",
-                    name, f.med[i], f.p99[i], r
-                );
-            }
-            let _ = writeln!(
-                o,
-                "   target: {MEMCHAN_IP} {} {TCP_VETH}: {:.2}x, {}",
-                f.target,
-                f.ratio,
-                if f.met { "met" } else { "NOT MET" }
+            super::table::render_pair(
+                &mut o,
+                &super::table::Pair {
+                    title: &f.title,
+                    key: f.key,
+                    unit: f.unit,
+                    tail: "p99",
+                    names: [MEMCHAN_IP, TCP_VETH],
+                    med: f.med,
+                    tails: f.p99,
+                    ratio: f.ratio,
+                    target: &f.target,
+                    met: f.met,
+                },
             );
         }
         o

@@ -20,7 +20,6 @@
 //! open-mpi.org, since memchan installs commands of the same names) and a C compiler for
 //! memchan's `oshcc`; otherwise it says why it was skipped.
 
-use std::fmt::Write as _;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -382,34 +381,20 @@ impl ShmemFigures {
     pub fn render(&self) -> String {
         let mut o = String::new();
         for f in self.figs() {
-            let _ = writeln!(o, "== {}   [{}]", f.op.title, f.op.key);
-            let tail = if f.op.lower_better { "p99" } else { "p1" };
-            let _ = writeln!(
-                o,
-                "   {:<10} {:>14} {:>14} {:>16}",
-                "name",
-                format!("median ({})", f.op.unit),
-                format!("{tail} ({})", f.op.unit),
-                "ratio vs oshmem"
-            );
-            for (i, name) in SIDES.iter().enumerate() {
-                let r = if i == MEMCHAN {
-                    format!("{:.2}x", f.ratio)
-                } else {
-                    "1.00x".into()
-                };
-                let _ = writeln!(
-                    o,
-                    "   {:<10} {:>14.3} {:>14.3} {:>16}",
-                    name, f.med[i], f.tail[i], r
-                );
-            }
-            let _ = writeln!(
-                o,
-                "   target: memchan {} oshmem: {:.2}x, {}",
-                f.target,
-                f.ratio,
-                if f.met { "met" } else { "NOT MET" }
+            super::table::render_pair(
+                &mut o,
+                &super::table::Pair {
+                    title: f.op.title,
+                    key: f.op.key,
+                    unit: f.op.unit,
+                    tail: if f.op.lower_better { "p99" } else { "p1" },
+                    names: SIDES,
+                    med: f.med,
+                    tails: f.tail,
+                    ratio: f.ratio,
+                    target: &f.target,
+                    met: f.met,
+                },
             );
         }
         o

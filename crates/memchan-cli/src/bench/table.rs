@@ -307,3 +307,55 @@ pub fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<Vec<f64>> {
     };
     t.targets.iter().map(per_target).collect()
 }
+
+/// A figure measured on two sides only, memchan's (`names[0]`) and one reference
+/// (`names[1]`), with its own samples (the IP level, the OpenSHMEM level): printed as
+/// a title line, each side's median and tail, and the target's verdict.
+pub struct Pair<'a> {
+    pub title: &'a str,
+    pub key: &'a str,
+    pub unit: &'a str,
+    /// "p99" for a time, "p1" for a rate.
+    pub tail: &'a str,
+    pub names: [&'a str; 2],
+    pub med: [f64; 2],
+    pub tails: [f64; 2],
+    pub ratio: f64,
+    /// `<= 0.5x` and the like.
+    pub target: &'a str,
+    pub met: bool,
+}
+
+/// Appends `p` to `o`.
+pub fn render_pair(o: &mut String, p: &Pair) {
+    let _ = writeln!(o, "== {}   [{}]", p.title, p.key);
+    let _ = writeln!(
+        o,
+        "   {:<12} {:>14} {:>14} {:>16}",
+        "name",
+        format!("median ({})", p.unit),
+        format!("{} ({})", p.tail, p.unit),
+        format!("ratio vs {}", p.names[1])
+    );
+    for (i, name) in p.names.iter().enumerate() {
+        let r = if i == 0 {
+            format!("{:.2}x", p.ratio)
+        } else {
+            "1.00x".into()
+        };
+        let _ = writeln!(
+            o,
+            "   {:<12} {:>14.3} {:>14.3} {:>16}",
+            name, p.med[i], p.tails[i], r
+        );
+    }
+    let _ = writeln!(
+        o,
+        "   target: {} {} {}: {:.2}x, {}",
+        p.names[0],
+        p.target,
+        p.names[1],
+        p.ratio,
+        if p.met { "met" } else { "NOT MET" }
+    );
+}
