@@ -39,8 +39,9 @@ use memchan_core::{MAX_GROUPS, MAX_NODES};
 /// "MEMCHAN\0" little-endian.
 pub(crate) const MAGIC: u64 = u64::from_le_bytes(*b"MEMCHAN\0");
 /// Bumped whenever any shared layout changes (8: receive memory's remap table; 9: the
-/// flat barrier word of a crowded host, lock clears outside the order point).
-pub(crate) const VERSION: u32 = 9;
+/// flat barrier word of a crowded host, lock clears outside the order point; 10: a
+/// node's barrier words on their own cache line).
+pub(crate) const VERSION: u32 = 10;
 /// Segments per cluster.
 pub(crate) const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Membership events kept in the ring.
@@ -121,8 +122,21 @@ pub(crate) struct NodeSlot {
     /// a peer sleeps on (`node::Inner::barrier`).
     pub bar_seq: AtomicU32,
     pub bar_waiters: AtomicU32,
-    /// Barrier word per scope (see [`bar`]).
-    pub barrier: [AtomicU64; BARRIER_SCOPES],
+    /// Barrier word per scope (see [`bar`]), from a cache line of their own: peers
+    /// spin on them, and the heartbeat and the slot's other words must not move
+    /// that line away from its writer between barriers.
+    pub barrier: BarrierWords,
+}
+
+/// A node's barrier words, cache-line aligned (see [`NodeSlot::barrier`]).
+#[repr(C, align(64))]
+pub(crate) struct BarrierWords(pub [AtomicU64; BARRIER_SCOPES]);
+
+impl std::ops::Deref for BarrierWords {
+    type Target = [AtomicU64; BARRIER_SCOPES];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 /// A node's barrier word: `number << 20 | tag << 4 | rounds`. `number` is the last

@@ -13,7 +13,7 @@
 
 use crate::control::{
     bar, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
-    MAGIC, MAX_SEGMENTS, VERSION,
+    BARRIER_SCOPES, MAGIC, MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
 use crate::local::{stall_bound, Local, Params, SegRef, STALL_CAP};
@@ -28,7 +28,7 @@ use memchan_core::{
     validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
 };
 use rustix::fd::AsFd;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -49,6 +49,11 @@ pub(crate) struct Inner {
     pub pidfds: Pidfds,
     /// Set once the node has left: tells the service threads to stop.
     pub stop: AtomicBool,
+    /// The number of the last barrier this node arrived at, per scope: kept here
+    /// rather than read back from its barrier word, because a load of the line a
+    /// peer spins on, just before the store to it, costs a second cache-line
+    /// transfer on the barrier's critical path.
+    bar_last: [AtomicU64; BARRIER_SCOPES],
 }
 
 /// The in-process half of the control-plane lock: `flock` does not exclude threads
@@ -452,6 +457,7 @@ impl Inner {
             views: Views::new(),
             pidfds: Pidfds::new(),
             stop: AtomicBool::new(false),
+            bar_last: std::array::from_fn(|_| AtomicU64::new(0)),
         });
         {
             let s = &c.nodes[slot_idx];
@@ -472,6 +478,7 @@ impl Inner {
                     .max()
                     .unwrap_or(0);
                 s.barrier[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
+                inner.bar_last[scope].store(top, Ordering::Relaxed);
             }
             s.state.store(node_state::ALIVE, Ordering::Release);
             inner.set_member(inner.local.me, true);
@@ -1114,15 +1121,15 @@ impl Inner {
         self.local.check_alive()?;
         let c = self.local.ctl();
         let me = self.local.me;
-        let mine = &c.nodes[me.index()].barrier[scope];
-        let t = bar::next(bar::number(mine.load(Ordering::Relaxed)));
+        let t = bar::next(self.bar_last[scope].load(Ordering::Relaxed));
+        self.bar_last[scope].store(t, Ordering::Relaxed);
         let bitmap = load_set(&c.header.members);
         let mut ranks = match group {
             Some(g) => bitmap.intersect(&g),
             None => bitmap,
         };
         ranks.insert(me);
-        let plan = Plan::of(me, &bitmap, &ranks);
+        let plan = Plan::head(me, &bitmap, &ranks);
         // Wakes owed to peers asleep on our words, settled before any wait of ours
         // sleeps and when this barrier ends, on every path (`Drop`).
         let mut owed = Owed::new(&c.nodes[me.index()]);
@@ -1133,15 +1140,19 @@ impl Inner {
             // tells a peer that took the dissemination that none of its rounds will
             // follow). Beside a task that does not yield (`HOGGED`) the dissemination's
             // sleeps do better than one sleep per missing member.
-            owed.publish(scope, bar::pack(t, plan.tag, bar::FLAT));
+            owed.publish(scope, bar::pack(t, u64::from(plan.tag), bar::FLAT));
             return self.wait_all_arrived(scope, group, t, &mut stall, &mut owed);
         }
         // Release: every earlier write of this node is visible to whoever sees the
         // arrival (on one host each write is applied when it returns).
-        owed.publish(scope, bar::pack(t, plan.tag, 1));
-        let (tag, rounds) = (plan.tag, plan.rounds);
+        owed.publish(scope, bar::pack(t, u64::from(plan.tag), 1));
+        let (tag, rounds) = (u64::from(plan.tag), u32::from(plan.rounds));
         for k in 0..rounds {
-            let src = plan.src[k as usize];
+            // Always there: `head` just cached this thread's plan.
+            let Some(src) = Plan::src(k) else {
+                self.wait_all_arrived(scope, group, t, &mut stall, &mut owed)?;
+                break;
+            };
             let want = RoundWait {
                 src,
                 scope,
@@ -1713,16 +1724,26 @@ impl Stall {
 /// and each round's source, and whether the host is crowded. Kept per thread for
 /// the last (node, members, ranks) seen, since it changes only with membership and
 /// costs more than the rest of a barrier's own work (bit counts without `popcnt`
-/// in the baseline x86-64 target, the tag's hash).
-#[derive(Clone, Copy)]
+/// in the baseline x86-64 target, the tag's hash). It stays in the thread's cache:
+/// a barrier takes its [`Head`] (two registers) and the round sources one at a
+/// time: copying the whole plan out through memory stalled on store forwarding
+/// (a 2-node barrier loop alone in one process: 25 -> 10 ns with the own-word
+/// change of `Inner::bar_last`).
 struct Plan {
     me: NodeId,
     bitmap: NodeSet,
     ranks: NodeSet,
-    tag: u64,
-    rounds: u32,
+    head: Head,
     /// The source of round k (ranks r - 2^k mod n), for the rounds there are.
     src: [NodeId; 8],
+}
+
+/// The part of a [`Plan`] a barrier needs at once: small enough to come back from
+/// the thread-local cache in a register.
+#[derive(Clone, Copy)]
+struct Head {
+    tag: u16,
+    rounds: u8,
     crowd: bool,
 }
 
@@ -1731,9 +1752,10 @@ thread_local! {
 }
 
 impl Plan {
-    /// The plan of `me` with the cluster's `bitmap` and rank set `ranks` (which
-    /// holds `me`).
-    fn of(me: NodeId, bitmap: &NodeSet, ranks: &NodeSet) -> Plan {
+    /// The head of the plan of `me` with the cluster's `bitmap` and rank set `ranks`
+    /// (which holds `me`), computing and caching the plan when the key changed.
+    #[inline(always)]
+    fn head(me: NodeId, bitmap: &NodeSet, ranks: &NodeSet) -> Head {
         // Word by word: a vector compare of sets just stored word by word stalls on
         // store forwarding for longer than the rest of a barrier's own work.
         let same = |a: &NodeSet, b: &NodeSet| {
@@ -1743,12 +1765,27 @@ impl Plan {
                 == 0
         };
         let hit = PLAN.with_borrow(|p| match p {
-            Some(p) if p.me == me && same(&p.bitmap, bitmap) && same(&p.ranks, ranks) => Some(*p),
+            Some(p) if p.me == me && same(&p.bitmap, bitmap) && same(&p.ranks, ranks) => {
+                Some(p.head)
+            }
             _ => None,
         });
-        if let Some(p) = hit {
-            return p;
+        if let Some(h) = hit {
+            return h;
         }
+        Self::compute(me, bitmap, ranks)
+    }
+
+    /// The source of round `k` of the plan [`head`](Self::head) last returned on
+    /// this thread.
+    #[inline(always)]
+    fn src(k: u32) -> Option<NodeId> {
+        PLAN.with_borrow(|p| p.as_ref().and_then(|p| p.src.get(k as usize).copied()))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn compute(me: NodeId, bitmap: &NodeSet, ranks: &NodeSet) -> Head {
         let n = ranks.len();
         let r = rank_of(ranks, me);
         let rounds = usize::BITS - (n - 1).leading_zeros();
@@ -1756,17 +1793,22 @@ impl Plan {
         for (k, s) in src.iter_mut().enumerate().take(rounds as usize) {
             *s = nth(ranks, (r + n - (1usize << k) % n) % n);
         }
-        let p = Plan {
-            me,
-            bitmap: *bitmap,
-            ranks: *ranks,
-            tag: bar::tag_of(ranks),
-            rounds,
-            src,
+        let head = Head {
+            // 16 bits by construction; at most 8 rounds (256 nodes).
+            tag: bar::tag_of(ranks) as u16,
+            rounds: rounds as u8,
             crowd: crowded(bitmap.len()),
         };
-        PLAN.with_borrow_mut(|c| *c = Some(p));
-        p
+        PLAN.with_borrow_mut(|c| {
+            *c = Some(Plan {
+                me,
+                bitmap: *bitmap,
+                ranks: *ranks,
+                head,
+                src,
+            })
+        });
+        head
     }
 }
 
