@@ -66,11 +66,13 @@ fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
             )
         })
         .unzip();
-    // The standby knows the segment and its receivers before the switch.
+    // The standby copied the tables (members, segment, receivers) after they were set.
+    let set_up = Instant::now();
     poll("the standby's copy of the tables", || {
-        let st = standby.status();
-        let r = st.rail.clone().unwrap();
-        r.role == "standby" && r.mirror_error.is_empty() && r.mirrored_ms_ago.is_some()
+        let r = standby.status().rail.unwrap();
+        assert_eq!(r.role, "standby");
+        r.mirrored_ms_ago
+            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
     });
     let written = AtomicU64::new(0);
     let stop_reading = AtomicBool::new(false);
@@ -80,7 +82,9 @@ fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
             let written = &written;
             s.spawn(move || {
                 for i in 1..=WRITES {
-                    tx.write_u64(k * 8, i).unwrap();
+                    if let Err(e) = tx.write_u64(k * 8, i) {
+                        panic!("sender {k}, write {i}: {e}");
+                    }
                     written.fetch_add(1, Ordering::Relaxed);
                 }
             });
