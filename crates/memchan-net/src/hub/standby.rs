@@ -126,6 +126,10 @@ impl Tables {
     /// Whether a copy that came over the wire is one a hub could hold (it comes from
     /// a holder of the cluster key, and is checked all the same before use).
     fn check(&self) -> Result<(), String> {
+        if self.members.is_empty() {
+            // No node joined the active hub yet: nothing to take over.
+            return Ok(());
+        }
         validate::cluster_name(&self.cluster).map_err(|e| e.to_string())?;
         if PageSize::from_bytes(self.page_size as usize).is_none() {
             return Err(format!("page size {}", self.page_size));
@@ -344,7 +348,9 @@ pub(super) fn resume(
                     Kind::RailResume => Resume::decode(&p).map_err(|e| e.to_string()),
                     k => Err(format!("expected a rail resume, got {k:?}")),
                 });
-            let r = got.and_then(|r| sh.adopt(&sock, key, dec, &join, r, peer));
+            let r = got
+                .and_then(|r| sh.active_gone().map(|()| r))
+                .and_then(|r| sh.adopt(&sock, key, dec, &join, r, peer));
             if let Err(why) = r {
                 tracing::warn!(%peer, reason = %why, "rail resume refused");
                 gate::say_and_close(sock, &why);
@@ -356,6 +362,36 @@ pub(super) fn resume(
 }
 
 impl Shared {
+    /// Before the first node resumes: `Err` if the active hub still answers here (a
+    /// node that lost only its own link to it must not split the cluster; the active
+    /// isolates it, as with one rail). Answering is sending its Hello within half the
+    /// failure timeout.
+    fn active_gone(&self) -> Result<(), String> {
+        let mirroring = self
+            .lock()
+            .standby
+            .as_ref()
+            .is_some_and(|s| s.phase == Phase::Mirroring);
+        let Some(active) = self.cfg.standby_of.as_deref().filter(|_| mirroring) else {
+            return Ok(());
+        };
+        let wait = self.cfg.failure_timeout / 2;
+        let answers = (|| -> Option<()> {
+            use std::net::ToSocketAddrs;
+            let sa = active.to_socket_addrs().ok()?.next()?;
+            let mut sock = TcpStream::connect_timeout(&sa, wait).ok()?;
+            let mut dec = Decoder::new(None);
+            let (h, _) = read_frame(&mut sock, &mut dec, Instant::now() + wait).ok()?;
+            (h.kind == Kind::Hello).then_some(())
+        })();
+        match answers {
+            Some(()) => Err(format!(
+                "the active hub {active} still answers this standby: this node lost only its own link to it"
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Adopts a resuming node under its old id and incarnation (see the module doc).
     fn adopt(
         self: &Arc<Self>,
@@ -374,8 +410,8 @@ impl Shared {
         if !matches!(sb.phase, Phase::Mirroring | Phase::Gathering(_)) {
             return Err("this standby already took over without this node".into());
         }
-        let Some(t) = sb.tables.as_ref() else {
-            return Err("this standby has no copy of the active hub's tables".into());
+        let Some(t) = sb.tables.as_ref().filter(|t| !t.members.is_empty()) else {
+            return Err("this standby has no copy of the active hub's members".into());
         };
         if t.cluster != join.cluster {
             return Err(format!(

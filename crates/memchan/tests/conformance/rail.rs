@@ -11,6 +11,7 @@
 
 use crate::multihost::{port_of, serial, TempDir};
 use crate::ordering;
+use memchan::{Cluster, Config, Dest, TxAttrs};
 use memchan_core::status::ClusterStatus;
 use memchan_net::hub::{query_status, Hub, HubConfig};
 use memchan_net::wire::Key;
@@ -172,4 +173,95 @@ fn rail_switch_on_a_killed_hub_loses_duplicates_and_reorders_nothing() {
 #[test]
 fn rail_switch_on_the_active_rail_going_down_loses_duplicates_and_reorders_nothing() {
     switch_under_ordering("rdown", 0x5EED_2002, Fault::RailDown);
+}
+
+/// A node that loses only its own link to the active hub must not split the cluster:
+/// the standby, which still reaches the active, refuses its resume (the node gets an
+/// error, and the active isolates it as with one rail), and the other node goes on
+/// with the active hub.
+#[test]
+fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
+    let _one = serial();
+    let mut topo = Topology::new("rone", 2);
+    let rail2 = topo.add_second_rail();
+    let name = unique_cluster("rone");
+    let hub_args = |mode: String| {
+        vec![
+            "0.0.0.0:0".to_string(),
+            HB_MS.to_string(),
+            FT_MS.to_string(),
+            mode,
+        ]
+    };
+    let mut active = topo.worker(&topo.hub_ns, "railhub", &hub_args("rail".into()), &[]);
+    let port_a = port_of(&active.expect_line("LISTENING", HANG_GUARD));
+    let standby_of = format!("standby=10.203.0.1:{port_a}");
+    let mut standby = topo.worker(&rail2, "railhub", &hub_args(standby_of), &[]);
+    let port_b = port_of(&standby.expect_line("LISTENING", HANG_GUARD));
+    let join = |h: usize| {
+        let hubs = format!(
+            "{},{}",
+            memchan_testkit_hub_addr(&topo, h, port_a),
+            topo.rail2_addr(h, port_b)
+        );
+        let name = name.clone();
+        in_ns(&topo.hosts[h].ns, move || {
+            let cfg = Config {
+                hub: Some(memchan::HubSpec::Connect(hubs)),
+                failure_timeout: Duration::from_millis(FT_MS),
+                heartbeat: Duration::from_millis(HB_MS),
+                ..Config::default()
+            };
+            Cluster::join_with(&name, cfg)
+        })
+        .expect("join")
+    };
+    let (lone, other) = (join(0), join(1));
+    other.wait_for_members(2, HANG_GUARD).unwrap();
+    let set_up = Instant::now();
+    poll("the standby's copy of the tables", || {
+        let r = status_in(&rail2, port_b).rail.expect("a standby's rail status");
+        r.mirrored_ms_ago
+            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
+    });
+    topo.link_down(0);
+    // The lone node finds the active hub silent, tries the standby, is refused.
+    let t0 = Instant::now();
+    let err = loop {
+        if let Err(e) = lone.ack() {
+            break e;
+        }
+        assert!(t0.elapsed() < HANG_GUARD, "the lone node never saw its loss");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    println!("[rone] the lone node: {err}");
+    assert!(
+        err.to_string().contains("still answers"),
+        "not the standby's refusal: {err}"
+    );
+    // The other node goes on with the active hub, which isolated the lone one.
+    let seg = other.segment("s", 4096, 0o600).unwrap();
+    let rx = seg.map_rx().unwrap();
+    let tx = seg
+        .map_tx(
+            Dest::Broadcast,
+            TxAttrs {
+                local_copy: true,
+                ..TxAttrs::default()
+            },
+        )
+        .unwrap();
+    tx.write_u64(0, 7).unwrap();
+    other.ack().unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 7);
+    poll("the active hub isolates the lone node", || {
+        status_in(&topo.hub_ns, port_a).members.len() == 1
+    });
+    let r = status_in(&rail2, port_b).rail.unwrap();
+    assert_eq!(r.role, "standby", "{r:?}");
+    assert!(r.resumed.is_empty(), "{r:?}");
+    drop(lone);
+    drop(other);
+    active.kill9();
+    standby.kill9();
 }
