@@ -91,7 +91,9 @@ fn ask_rails(hubs: &[&str], key: &Key) -> (std::result::Result<ClusterStatus, St
                                 r.active,
                                 r.mirrored_ms_ago.map_or("never".into(), |m| m.to_string())
                             ),
-                            "standby" => format!("cannot copy from {}: {}", r.active, r.mirror_error),
+                            "standby" => {
+                                format!("cannot copy from {}: {}", r.active, r.mirror_error)
+                            }
                             _ => format!(
                                 "nodes resumed {:?}, {} packets ordered again, last place #{}",
                                 r.resumed, r.replanned, r.gseq
@@ -126,7 +128,9 @@ fn ask_rails(hubs: &[&str], key: &Key) -> (std::result::Result<ClusterStatus, St
             }
         }
     }
-    let st = serving.map(|(_, st)| st).ok_or_else(|| first_err.unwrap_or_else(|| "no rail serves the cluster".into()));
+    let st = serving
+        .map(|(_, st)| st)
+        .ok_or_else(|| first_err.unwrap_or_else(|| "no rail serves the cluster".into()));
     (st, rails)
 }
 
@@ -230,7 +234,14 @@ fn render_rails(rails: &[Rail]) -> String {
     let rows: Vec<Vec<String>> = rails
         .iter()
         .enumerate()
-        .map(|(i, r)| vec![i.to_string(), r.hub.clone(), r.role.clone(), r.state.clone()])
+        .map(|(i, r)| {
+            vec![
+                i.to_string(),
+                r.hub.clone(),
+                r.role.clone(),
+                r.state.clone(),
+            ]
+        })
         .collect();
     table(&mut out, &["rail", "hub", "role", "state"], &rows, 4);
     out.push('\n');

@@ -81,7 +81,10 @@ impl NetConfig {
             },
             h => (h, None),
         };
-        if standby.as_deref().is_some_and(|s| s.is_empty() || s.contains(',')) {
+        if standby
+            .as_deref()
+            .is_some_and(|s| s.is_empty() || s.contains(','))
+        {
             return Err(Error::Invalid {
                 what: "request",
                 why: "a dual-rail hub address is ACTIVE,STANDBY".into(),

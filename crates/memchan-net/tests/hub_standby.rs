@@ -135,7 +135,11 @@ fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
     });
     for rx in &rxs {
         for k in 0..NODES {
-            assert_eq!(rx.load_u64(k * 8).unwrap(), WRITES, "sender {k}'s last value");
+            assert_eq!(
+                rx.load_u64(k * 8).unwrap(),
+                WRITES,
+                "sender {k}'s last value"
+            );
         }
     }
     let st = standby.status();

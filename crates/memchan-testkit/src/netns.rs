@@ -404,12 +404,18 @@ impl Topology {
             let (vr, vs) = (format!("vr{i}"), format!("vs{i}"));
             let host = self.hosts[i].ns.clone();
             ip(&[
-                "link", "add", &vr, "netns", &host, "type", "veth", "peer", "name", &vs,
-                "netns", &ns,
+                "link", "add", &vr, "netns", &host, "type", "veth", "peer", "name", &vs, "netns",
+                &ns,
             ]);
-            self.ns_ip(&host, &["addr", "add", &format!("10.202.{i}.2/24"), "dev", &vr]);
+            self.ns_ip(
+                &host,
+                &["addr", "add", &format!("10.202.{i}.2/24"), "dev", &vr],
+            );
             self.ns_ip(&host, &["link", "set", &vr, "up"]);
-            self.ns_ip(&ns, &["addr", "add", &format!("10.202.{i}.1/24"), "dev", &vs]);
+            self.ns_ip(
+                &ns,
+                &["addr", "add", &format!("10.202.{i}.1/24"), "dev", &vs],
+            );
             self.ns_ip(&ns, &["link", "set", &vs, "up"]);
         }
         let hub = self.hub_ns.clone();

@@ -152,7 +152,10 @@ impl Tables {
                 return Err(format!("segment `{}` inconsistent", s.name));
             }
         }
-        let groups_ok = self.groups.iter().all(|(_, m)| m.iter().all(|&n| node_ok(n)));
+        let groups_ok = self
+            .groups
+            .iter()
+            .all(|(_, m)| m.iter().all(|&n| node_ok(n)));
         let barriers_ok = self.barriers.iter().all(|(_, c)| c.len() == MAX_NODES);
         if !groups_ok || !barriers_ok {
             return Err("a group or barrier count out of range".into());
@@ -622,7 +625,11 @@ impl Shared {
             }
         }
         // Members that did not come: failed, as an isolation would have them.
-        for m in t.members.iter().filter(|m| !resumed.contains(NodeId(m.node))) {
+        for m in t
+            .members
+            .iter()
+            .filter(|m| !resumed.contains(NodeId(m.node)))
+        {
             st.epoch += 1;
             let clear: Vec<usize> = st
                 .segs

@@ -110,7 +110,9 @@ fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
     });
     let set_up = Instant::now();
     poll("the standby's copy of the tables", || {
-        let r = status_in(&rail2, port_b).rail.expect("a standby's rail status");
+        let r = status_in(&rail2, port_b)
+            .rail
+            .expect("a standby's rail status");
         assert_eq!(r.role, "standby", "{r:?}");
         r.mirrored_ms_ago
             .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
@@ -220,7 +222,9 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     other.wait_for_members(2, HANG_GUARD).unwrap();
     let set_up = Instant::now();
     poll("the standby's copy of the tables", || {
-        let r = status_in(&rail2, port_b).rail.expect("a standby's rail status");
+        let r = status_in(&rail2, port_b)
+            .rail
+            .expect("a standby's rail status");
         r.mirrored_ms_ago
             .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
     });
@@ -231,7 +235,10 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
         if let Err(e) = lone.ack() {
             break e;
         }
-        assert!(t0.elapsed() < HANG_GUARD, "the lone node never saw its loss");
+        assert!(
+            t0.elapsed() < HANG_GUARD,
+            "the lone node never saw its loss"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     println!("[rone] the lone node: {err}");
