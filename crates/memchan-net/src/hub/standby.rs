@@ -678,3 +678,59 @@ impl Shared {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy() -> Tables {
+        Tables {
+            cluster: "c".into(),
+            page_size: 4096,
+            epoch: 3,
+            next_inc: 10,
+            next_gen: 2,
+            members: vec![MemberCopy {
+                node: 1,
+                inc: 9,
+                host: "h".into(),
+                pid: 1,
+                uid: 0,
+                gid: 0,
+                joined_epoch: 2,
+            }],
+            segs: vec![Some(SegCopy {
+                name: "_lock.l".into(),
+                gen: 1,
+                size: 4096,
+                uid: 0,
+                gid: 0,
+                mode: 0o666,
+                rx: vec![1],
+                shadow: Some(vec![0; 4096]),
+            })],
+            groups: vec![("g".into(), vec![1])],
+            barriers: vec![(u16::MAX, vec![0; MAX_NODES])],
+        }
+    }
+
+    #[test]
+    fn a_copy_of_the_tables_is_checked_before_use() {
+        assert!(copy().check().is_ok());
+        let bad: [fn(&mut Tables); 6] = [
+            |t| t.members[0].node = MAX_NODES as u16,
+            |t| t.members.push(t.members[0].clone()),
+            |t| t.segs[0].as_mut().unwrap().shadow = Some(vec![0; 10]),
+            |t| t.segs[0].as_mut().unwrap().rx = vec![u16::MAX],
+            |t| t.groups[0].1 = vec![999],
+            |t| t.barriers[0].1.truncate(3),
+        ];
+        for (i, spoil) in bad.iter().enumerate() {
+            let mut t = copy();
+            spoil(&mut t);
+            assert!(t.check().is_err(), "spoiled copy {i} accepted");
+        }
+        // Nothing joined yet: nothing to check, nothing to take over.
+        assert!(Tables::default().check().is_ok());
+    }
+}
