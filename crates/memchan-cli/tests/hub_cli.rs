@@ -363,19 +363,27 @@ fn status_shows_both_rails_before_and_after_a_switch() {
             .unwrap_or_else(|| panic!("no rail row for {addr}:\n{out}"))
             .to_string()
     };
-    // The standby's first copy follows within a heartbeat or so.
-    let deadline = std::time::Instant::now() + WAIT;
-    let before = loop {
-        let out = show();
-        if row(&out, &b_addr).contains("tables copied") {
-            break out;
+    // A copy of the tables taken after the set-up (a copy is a heartbeat old at most;
+    // a segment made in the last heartbeat before a switch is not known to the standby).
+    let set_up = std::time::Instant::now();
+    let deadline = set_up + WAIT;
+    loop {
+        let r = status_json(&b_addr, &key.0)
+            .rail
+            .expect("the standby's rail status");
+        assert_eq!(r.role, "standby", "{r:?}");
+        if r.mirrored_ms_ago
+            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
+        {
+            break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the standby never copied:\n{out}"
+            "the standby never copied: {r:?}"
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    }
+    let before = show();
     println!("{before}");
     assert!(before.starts_with("rails: 2"), "{before}");
     assert!(row(&before, &a_addr).contains("active"), "{before}");
