@@ -516,7 +516,10 @@ impl Gate {
         if join.role == ROLE_OBSERVER || join.role == ROLE_MIRROR {
             let json = if join.role == ROLE_MIRROR {
                 // A standby copying the tables (dual rail).
-                serde_json::to_vec(&super::standby::Tables::of(&self.sh.lock()))
+                serde_json::to_vec(&super::standby::Tables::of(
+                    &self.sh.lock(),
+                    self.sh.cfg.rail,
+                ))
             } else {
                 serde_json::to_vec(&self.sh.status())
             }

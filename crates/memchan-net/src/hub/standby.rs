@@ -32,6 +32,11 @@ use std::time::Instant;
 /// The tables a standby copies from the active hub.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Tables {
+    /// Whether the active hub numbers its order (`HubConfig::rail`): without it the
+    /// nodes' reports say nothing of what they applied, and a takeover would apply
+    /// packets twice.
+    #[serde(default)]
+    numbered: bool,
     cluster: String,
     page_size: u32,
     epoch: u64,
@@ -70,8 +75,9 @@ struct SegCopy {
 
 impl Tables {
     /// The active hub's tables now (what a standby's mirror connection is answered).
-    pub(super) fn of(st: &State) -> Tables {
+    pub(super) fn of(st: &State, numbered: bool) -> Tables {
         Tables {
+            numbered,
             cluster: st.cluster.clone().unwrap_or_default(),
             page_size: st.page.map_or(0, |p| p.bytes() as u32),
             epoch: st.epoch,
@@ -126,6 +132,9 @@ impl Tables {
     /// Whether a copy that came over the wire is one a hub could hold (it comes from
     /// a holder of the cluster key, and is checked all the same before use).
     fn check(&self) -> Result<(), String> {
+        if !self.numbered {
+            return Err("the active hub does not number its order (run it with --rail)".into());
+        }
         if self.members.is_empty() {
             // No node joined the active hub yet: nothing to take over.
             return Ok(());
@@ -685,6 +694,7 @@ mod tests {
 
     fn copy() -> Tables {
         Tables {
+            numbered: true,
             cluster: "c".into(),
             page_size: 4096,
             epoch: 3,
@@ -731,6 +741,14 @@ mod tests {
             assert!(t.check().is_err(), "spoiled copy {i} accepted");
         }
         // Nothing joined yet: nothing to check, nothing to take over.
-        assert!(Tables::default().check().is_ok());
+        let empty = Tables {
+            numbered: true,
+            ..Tables::default()
+        };
+        assert!(empty.check().is_ok());
+        assert!(
+            Tables::default().check().is_err(),
+            "an active hub without --rail"
+        );
     }
 }

@@ -246,7 +246,11 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
         err.to_string().contains("still answers"),
         "not the standby's refusal: {err}"
     );
-    // The other node goes on with the active hub, which isolated the lone one.
+    // The other node goes on with the active hub, which isolates the lone one (an ack
+    // under way meanwhile would name it: `AckIncomplete`).
+    poll("the active hub isolates the lone node", || {
+        status_in(&topo.hub_ns, port_a).members.len() == 1
+    });
     let seg = other.segment("s", 4096, 0o600).unwrap();
     let rx = seg.map_rx().unwrap();
     let tx = seg
@@ -261,9 +265,6 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     tx.write_u64(0, 7).unwrap();
     other.ack().unwrap();
     assert_eq!(rx.load_u64(0).unwrap(), 7);
-    poll("the active hub isolates the lone node", || {
-        status_in(&topo.hub_ns, port_a).members.len() == 1
-    });
     let r = status_in(&rail2, port_b).rail.unwrap();
     assert_eq!(r.role, "standby", "{r:?}");
     assert!(r.resumed.is_empty(), "{r:?}");
