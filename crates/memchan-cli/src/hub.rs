@@ -64,6 +64,17 @@ pub struct HubArgs {
     /// one); the bound address is printed on stdout as `metrics ADDR`.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
+    /// Dual rail, the active hub: number every packet in the cluster's order and
+    /// tell the nodes how far all destinations released, so that a standby (see
+    /// --standby-of) can take over with no write lost, applied twice or reordered.
+    #[arg(long)]
+    pub rail: bool,
+
+    /// Dual rail, the standby hub: copy the tables of the active hub at this address
+    /// every heartbeat, refuse ordinary joins, and take over when the nodes (joined
+    /// with `MEMCHAN_HUB=ACTIVE,STANDBY`) lose the active hub and resume here.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "rail")]
+    pub standby_of: Option<String>,
 }
 
 fn page_size(s: &str) -> std::result::Result<PageSize, String> {
@@ -142,6 +153,8 @@ fn serve(args: HubArgs) -> Result<()> {
         failure_timeout: Duration::from_millis(args.failure_timeout_ms),
         max_pending: args.max_pending as usize,
         max_pending_per_source: args.max_pending_per_address as usize,
+        rail: args.rail,
+        standby_of: args.standby_of.clone(),
         ..HubConfig::default()
     })
     .with_context(|| format!("cannot listen on {}", args.listen))?;

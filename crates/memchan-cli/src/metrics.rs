@@ -453,6 +453,7 @@ mod tests {
             joins: 11,
             refused: 4,
             uptime_s: 3600,
+            rail: None,
         }
     }
 

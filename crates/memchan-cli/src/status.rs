@@ -21,7 +21,8 @@ use crate::ip_status;
 /// Options of `memchan status`.
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
-    /// The hub to ask (default: `MEMCHAN_HUB`).
+    /// The hub to ask (default: `MEMCHAN_HUB`); `ACTIVE,STANDBY` asks both rails of a
+    /// dual-rail cluster, shows both, and reports the cluster as the serving one has it.
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "cluster")]
     pub hub: Option<String>,
 
@@ -61,9 +62,84 @@ enum Source {
     Local(String),
 }
 
+/// One rail of a dual-rail cluster, as its hub reports it.
+#[derive(Debug, Clone, serde::Serialize)]
+struct Rail {
+    hub: String,
+    /// `active`, `standby`, `gathering`, `took over`, `failed: …`, or `unreachable`.
+    role: String,
+    /// What the role rests on: the order's last place, the copy's age, or the error.
+    state: String,
+}
+
+/// Asks every hub of `hubs` (the rails, active first): each rail's row, and the report
+/// of the one serving the cluster (a standby that took over, else the active).
+fn ask_rails(hubs: &[&str], key: &Key) -> (std::result::Result<ClusterStatus, String>, Vec<Rail>) {
+    let mut rails = Vec::new();
+    let mut serving: Option<(u8, ClusterStatus)> = None;
+    let mut first_err = None;
+    for hub in hubs {
+        match ask(hub, key) {
+            Ok(st) => {
+                let (role, state) = match &st.rail {
+                    None => ("single rail".to_string(), String::new()),
+                    Some(r) => {
+                        let state = match r.role.as_str() {
+                            "active" => format!("ordering, last place #{}", r.gseq),
+                            "standby" if r.mirror_error.is_empty() => format!(
+                                "tables copied from {} {} ms ago",
+                                r.active,
+                                r.mirrored_ms_ago.map_or("never".into(), |m| m.to_string())
+                            ),
+                            "standby" => {
+                                format!("cannot copy from {}: {}", r.active, r.mirror_error)
+                            }
+                            _ => format!(
+                                "nodes resumed {:?}, {} packets ordered again, last place #{}",
+                                r.resumed, r.replanned, r.gseq
+                            ),
+                        };
+                        (r.role.clone(), state)
+                    }
+                };
+                // The one that serves: a standby that took over, else the active.
+                let rank = match role.as_str() {
+                    "took over" => 3,
+                    "active" | "single rail" => 2,
+                    "standby" => 0,
+                    _ => 1,
+                };
+                if serving.as_ref().is_none_or(|(r, _)| rank > *r) {
+                    serving = Some((rank, st));
+                }
+                rails.push(Rail {
+                    hub: hub.to_string(),
+                    role,
+                    state,
+                });
+            }
+            Err(e) => {
+                rails.push(Rail {
+                    hub: hub.to_string(),
+                    role: "unreachable".into(),
+                    state: e.clone(),
+                });
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    let st = serving
+        .map(|(_, st)| st)
+        .ok_or_else(|| first_err.unwrap_or_else(|| "no rail serves the cluster".into()));
+    (st, rails)
+}
+
 impl Source {
     fn ask(&self) -> std::result::Result<ClusterStatus, String> {
         match self {
+            Source::Hub(hub, key) if hub.contains(',') => {
+                ask_rails(&hub.split(',').map(str::trim).collect::<Vec<_>>(), key).0
+            }
             Source::Hub(hub, key) => ask(hub, key),
             Source::Local(c) => memchan_shm::status::query(c).map_err(|e| match e {
                 memchan_core::Error::Os { .. } => {
@@ -107,7 +183,16 @@ fn status(args: StatusArgs) -> Result<()> {
         drop(srv);
         return Ok(());
     }
-    let st = source.ask().map_err(anyhow::Error::msg)?;
+    let (st, rails) = match &source {
+        Source::Hub(hub, key) if hub.contains(',') => {
+            ask_rails(&hub.split(',').map(str::trim).collect::<Vec<_>>(), key)
+        }
+        _ => (source.ask(), Vec::new()),
+    };
+    if !args.json && !rails.is_empty() {
+        print!("{}", render_rails(&rails));
+    }
+    let st = st.map_err(anyhow::Error::msg)?;
     let cluster = match &source {
         Source::Local(c) => c.as_str(),
         Source::Hub(..) => st.cluster.as_str(),
@@ -117,6 +202,9 @@ fn status(args: StatusArgs) -> Result<()> {
         let mut v = serde_json::to_value(&st).context("encoding the report")?;
         if let Some(m) = v.as_object_mut() {
             m.insert("ip".into(), serde_json::to_value(&ip)?);
+            if !rails.is_empty() {
+                m.insert("rails".into(), serde_json::to_value(&rails)?);
+            }
         }
         let text = serde_json::to_string_pretty(&v).context("encoding the report")?;
         println!("{text}");
@@ -138,6 +226,26 @@ fn ask(hub: &str, key: &Key) -> std::result::Result<ClusterStatus, String> {
             format!("hub {hub}: {e}")
         }
     })
+}
+
+/// The rails of a dual-rail cluster, one row each.
+fn render_rails(rails: &[Rail]) -> String {
+    let mut out = format!("rails: {}\n", rails.len());
+    let rows: Vec<Vec<String>> = rails
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            vec![
+                i.to_string(),
+                r.hub.clone(),
+                r.role.clone(),
+                r.state.clone(),
+            ]
+        })
+        .collect();
+    table(&mut out, &["rail", "hub", "role", "state"], &rows, 4);
+    out.push('\n');
+    out
 }
 
 /// `3723` seconds as `1h 2m 3s`.

@@ -310,3 +310,99 @@ fn hub_options_are_checked() {
         text(&out.stderr)
     );
 }
+
+/// Dual rail with the real binary: `memchan hub --rail` and `memchan hub --standby-of`,
+/// two nodes joined with `ACTIVE,STANDBY`. `memchan status --hub ACTIVE,STANDBY` shows
+/// both rails (active ordering, standby copying); once the active hub is killed the
+/// nodes go on through the standby, and status shows the active unreachable and the
+/// standby serving the cluster with both members.
+#[test]
+fn status_shows_both_rails_before_and_after_a_switch() {
+    let key = TempFile::new("rail-key", "the rail secret\n");
+    let keyp = key.0.to_str().unwrap();
+    let mut active = Proc::spawn(&[
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--key-file",
+        keyp,
+        "--rail",
+    ]);
+    let a_addr = active.expect_line("listening");
+    let mut standby = Proc::spawn(&[
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--key-file",
+        keyp,
+        "--standby-of",
+        &a_addr,
+    ]);
+    let b_addr = standby.expect_line("listening");
+    let rails = format!("{a_addr},{b_addr}");
+    let cluster = format!("railcli-{}", std::process::id());
+    let a = join(&cluster, &rails, &key.0);
+    let b = join(&cluster, &rails, &key.0);
+    a.wait_for_members(2, WAIT).unwrap();
+    let rx = b.segment("inbox", 4096, 0o600).unwrap().map_rx().unwrap();
+    let tx = a
+        .segment("inbox", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    tx.write_u64(0, 1).unwrap();
+    a.ack().unwrap();
+    let show = || {
+        let out = run(&["status", "--hub", &rails, "--key-file", keyp]);
+        assert!(out.status.success(), "status failed: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let row = |out: &str, addr: &str| -> String {
+        out.lines()
+            .find(|l| l.contains(addr) && !l.starts_with("hub:"))
+            .unwrap_or_else(|| panic!("no rail row for {addr}:\n{out}"))
+            .to_string()
+    };
+    // A copy of the tables taken after the set-up (a copy is a heartbeat old at most;
+    // a segment made in the last heartbeat before a switch is not known to the standby).
+    let set_up = std::time::Instant::now();
+    let deadline = set_up + WAIT;
+    loop {
+        let r = status_json(&b_addr, &key.0)
+            .rail
+            .expect("the standby's rail status");
+        assert_eq!(r.role, "standby", "{r:?}");
+        if r.mirrored_ms_ago
+            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the standby never copied: {r:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let before = show();
+    println!("{before}");
+    assert!(before.starts_with("rails: 2"), "{before}");
+    assert!(row(&before, &a_addr).contains("active"), "{before}");
+    assert!(row(&before, &b_addr).contains("standby"), "{before}");
+    assert!(before.contains("members: 2"), "{before}");
+
+    drop(active); // SIGKILL
+    tx.write_u64(0, 2).unwrap();
+    a.ack().unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 2);
+    let after = show();
+    println!("{after}");
+    assert!(row(&after, &a_addr).contains("unreachable"), "{after}");
+    assert!(row(&after, &b_addr).contains("took over"), "{after}");
+    assert!(after.contains("members: 2"), "{after}");
+    let out = run(&["status", "--hub", &rails, "--key-file", keyp, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rails"][1]["role"], "took over", "{v}");
+    assert_eq!(v["rail"]["resumed"], serde_json::json!([0, 1]), "{v}");
+    drop((a, b));
+    standby.terminate();
+}

@@ -8,7 +8,9 @@ use std::time::Duration;
 /// Where a node's hub is (see [`Config::hub`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HubSpec {
-    /// Join through the hub listening at `HOST:PORT` (`memchan hub --listen`).
+    /// Join through the hub listening at `HOST:PORT` (`memchan hub --listen`); two
+    /// rails as `ACTIVE,STANDBY` (`memchan hub --standby-of ACTIVE` runs the second):
+    /// when the active hub is lost every node moves to the standby.
     Connect(String),
     /// Host the hub in this process, listening at `HOST:PORT`: the virtual hub of a
     /// two-node cluster, whose other node connects here. The cluster ends with this node.

@@ -205,4 +205,28 @@ pub struct ClusterStatus {
     pub refused: u64,
     /// Seconds since the hub started (one host: since the cluster was created).
     pub uptime_s: u64,
+    /// Dual rail: this hub's rail (`None`: a hub of one rail, or one host).
+    #[serde(default)]
+    pub rail: Option<RailStatus>,
+}
+
+/// A hub's part in a dual-rail cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RailStatus {
+    /// `active` (numbers the order), `standby` (mirrors the active's tables),
+    /// `gathering` (a standby taking over, waiting for the nodes' reports),
+    /// `took over` or `failed` (a standby whose takeover could not be planned).
+    pub role: String,
+    /// The active hub a standby mirrors (empty for the active).
+    pub active: String,
+    /// Milliseconds since a standby last copied the active's tables (`None`: never).
+    pub mirrored_ms_ago: Option<u64>,
+    /// Why the last copy failed, if it did (the active is gone, most likely).
+    pub mirror_error: String,
+    /// The last place given in the order.
+    pub gseq: u64,
+    /// The nodes that resumed their links here (a standby taking over or took over).
+    pub resumed: Vec<u16>,
+    /// Packets the takeover's plan ordered again (half delivered, or unreleased).
+    pub replanned: u64,
 }

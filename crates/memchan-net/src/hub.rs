@@ -30,6 +30,7 @@
 mod deposit;
 mod gate;
 mod rma;
+mod standby;
 
 pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
 
@@ -91,9 +92,12 @@ pub struct HubConfig {
     /// synchronises (a test's "not synchronised" case).
     pub clock_period: Option<Duration>,
     /// Dual rail: number every packet of a remote sender in the hub's order and tell
-    /// the nodes the release mark, so that a standby hub could take over (`rail.rs`;
-    /// the standby's side is not built yet).
+    /// the nodes the release mark, so that a standby hub can take over (`rail.rs`).
     pub rail: bool,
+    /// Dual rail: this hub is the standby of the active hub at this address: it copies
+    /// its tables every heartbeat, refuses ordinary joins, and takes over when nodes
+    /// resume their links here (`hub/standby.rs`). Implies `rail`.
+    pub standby_of: Option<String>,
 }
 
 impl Default for HubConfig {
@@ -111,6 +115,7 @@ impl Default for HubConfig {
             max_pending_per_source: 32,
             clock_period: Some(Duration::from_millis(50)),
             rail: false,
+            standby_of: None,
         }
     }
 }
@@ -227,6 +232,8 @@ struct State {
     rma: rma::Table,
     /// The last gseq given (dual rail).
     gseq: u64,
+    /// A standby hub's copy of the active's tables and its takeover (dual rail).
+    standby: Option<standby::Standby>,
 }
 
 struct Shared {
@@ -249,7 +256,8 @@ pub struct Hub {
 
 impl Hub {
     /// Binds `cfg.listen` and starts serving.
-    pub fn start(cfg: HubConfig) -> std::io::Result<Hub> {
+    pub fn start(mut cfg: HubConfig) -> std::io::Result<Hub> {
+        cfg.rail |= cfg.standby_of.is_some();
         let listener = TcpListener::bind(&cfg.listen)?;
         let addr = listener.local_addr()?;
         let first_inc = std::time::SystemTime::now()
@@ -276,6 +284,7 @@ impl Hub {
                 conds: deposit::Conds::default(),
                 rma: rma::Table::default(),
                 gseq: 0,
+                standby: cfg.standby_of.clone().map(standby::Standby::new),
             }),
             cfg,
             addr,
@@ -293,6 +302,12 @@ impl Hub {
         std::thread::Builder::new()
             .name("memchan-hub-timer".into())
             .spawn(move || timer_loop(s))?;
+        if sh.cfg.standby_of.is_some() {
+            let s = sh.clone();
+            std::thread::Builder::new()
+                .name("memchan-hub-mirror".into())
+                .spawn(move || standby::mirror_loop(s))?;
+        }
         Ok(Hub { sh })
     }
 
@@ -607,6 +622,9 @@ fn timer_loop(sh: Arc<Shared>) {
             sh.expire_barriers(&mut sh.lock());
         }
         sh.rma_expire(&mut sh.lock());
+        if hb {
+            sh.standby_tick();
+        }
     }
 }
 
@@ -737,6 +755,9 @@ impl Shared {
 
     fn admit(&self, j: &Join, sink: Sink, addr: String) -> Result<Welcome, String> {
         let mut st = self.lock();
+        if st.standby.as_ref().is_some_and(|s| s.refuses_joins()) {
+            return Err("this is a standby hub: nodes join the active hub".into());
+        }
         match &st.cluster {
             Some(c) if *c != j.cluster => {
                 return Err(format!(
@@ -804,6 +825,12 @@ impl Shared {
 
     /// A reliable frame from `n` (seq 0: a local node, which needs no release).
     fn frame(&self, st: &mut State, n: NodeId, seq: u64, kind: Kind, payload: &[u8]) {
+        if let Some(sb) = st.standby.as_mut().filter(|s| s.holding()) {
+            // A standby taking over: held until the plan orders them.
+            sb.hold(n, seq, kind, payload);
+            self.check_takeover(st);
+            return;
+        }
         if let Some(Some(p)) = st.ports.get_mut(n.index()) {
             p.handled += 1;
         }
@@ -1400,6 +1427,9 @@ impl Shared {
         let Some(p) = st.ports[n.index()].take() else {
             return;
         };
+        if let Some(sb) = st.standby.as_mut() {
+            sb.forget(n);
+        }
         self.refresh_links(st);
         st.epoch += 1;
         let epoch = st.epoch;
@@ -1528,6 +1558,7 @@ impl Shared {
             joins: st.joins,
             refused: self.refused.load(Relaxed),
             uptime_s: self.started.elapsed().as_secs(),
+            rail: self.rail_status(&st),
         }
     }
 }

@@ -17,6 +17,7 @@ mod lock;
 pub mod node;
 pub mod proto;
 pub mod rail;
+mod rail_switch;
 pub mod rma;
 mod rx;
 mod segment;

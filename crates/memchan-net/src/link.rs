@@ -1059,7 +1059,25 @@ impl Link {
         held: Held,
         expect: u64,
     ) -> io::Result<Link> {
+        Link::resume_announced(sock, key, dec, cfg, held, expect, None)
+    }
+
+    /// [`resume`](Self::resume), with the control frame `announce` written before any
+    /// held frame: what the peer needs to know before it reads them (a node's
+    /// `RailResume` at a standby hub).
+    pub fn resume_announced(
+        sock: TcpStream,
+        key: FrameKey,
+        dec: Decoder,
+        cfg: LinkConfig,
+        held: Held,
+        expect: u64,
+        announce: Option<(Kind, &[u8])>,
+    ) -> io::Result<Link> {
         let link = Link::new(sock, key, dec, cfg)?;
+        if let Some((kind, payload)) = announce {
+            link.send_control(kind, payload);
+        }
         let expect = expect.max(1);
         link.rx.lock().unwrap_or_else(|e| e.into_inner()).expected = expect;
         for a in [
@@ -1139,6 +1157,15 @@ impl Held {
     /// The seq the next new frame gets.
     pub fn next_seq(&self) -> u64 {
         self.next_seq
+    }
+
+    /// The seqs held of frames of `kind`, ascending.
+    pub fn seqs_of(&self, kind: Kind) -> Vec<u64> {
+        self.frames
+            .iter()
+            .filter(|b| b[6] == kind as u8)
+            .map(|b| seq_of(b))
+            .collect()
     }
 }
 

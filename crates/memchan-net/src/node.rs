@@ -43,6 +43,8 @@ pub use memchan_core::HubSpec;
 pub struct NetConfig {
     /// The hub.
     pub hub: HubSpec,
+    /// Dual rail: the standby hub to move to when the active one (`hub`) is lost.
+    pub standby: Option<String>,
     /// Cluster key.
     pub key: Key,
     /// Whether the key came from a secret.
@@ -68,8 +70,29 @@ impl NetConfig {
             why: "the hub transport needs a hub address".into(),
         })?;
         let secret = read_key(cfg.key_file.as_deref())?;
+        // `ACTIVE,STANDBY`: two rails.
+        let (hub, standby) = match hub {
+            HubSpec::Connect(a) => match a.split_once(',') {
+                Some((active, standby)) => (
+                    HubSpec::Connect(active.trim().to_string()),
+                    Some(standby.trim().to_string()),
+                ),
+                None => (HubSpec::Connect(a), None),
+            },
+            h => (h, None),
+        };
+        if standby
+            .as_deref()
+            .is_some_and(|s| s.is_empty() || s.contains(','))
+        {
+            return Err(Error::Invalid {
+                what: "request",
+                why: "a dual-rail hub address is ACTIVE,STANDBY".into(),
+            });
+        }
         Ok(NetConfig {
             hub,
+            standby,
             key: secret.as_deref().map_or_else(Key::open, Key::from_secret),
             keyed: secret.is_some(),
             page_size: cfg.page_size,
@@ -167,10 +190,17 @@ impl Node {
             peer_releases_on_receive: false,
             ..cfg.link.clone()
         };
-        let link = Link::new(j.sock, j.key, j.dec, link_cfg)
+        let link = Link::new(j.sock, j.key, j.dec, link_cfg.clone())
             .map_err(|e| Error::os("set up the hub link", e))?;
         let w = j.welcome;
-        let sh = Arc::new(Shared::new(name, &join, &w, Up::Link(Arc::new(link)))?);
+        let standby = cfg.standby.clone().map(|addr| crate::rail_switch::Standby {
+            addr,
+            key: cfg.key.clone(),
+            join: join.clone(),
+            link: link_cfg.clone(),
+        });
+        let up = Up::Link(std::sync::RwLock::new(Arc::new(link)));
+        let sh = Arc::new(Shared::new(name, &join, &w, up, standby)?);
         let s = sh.clone();
         let (hb, timeout) = (cfg.heartbeat, cfg.failure_timeout);
         let service = std::thread::Builder::new()
@@ -203,7 +233,7 @@ impl Node {
         let w = hub
             .attach_local(port.clone(), &join)
             .map_err(|why| refusal(listen, name, &why))?;
-        let sh = Arc::new(Shared::new(name, &join, &w, Up::Local(hub.clone()))?);
+        let sh = Arc::new(Shared::new(name, &join, &w, Up::Local(hub.clone()), None)?);
         port.set(sh.clone());
         Ok(Node {
             sh,
@@ -243,12 +273,12 @@ impl Node {
 
     /// What this node would hand a standby hub at a switch of rails (`rail.rs`): what
     /// it applied of a dual-rail hub's numbered order, and the seqs of its own packets
-    /// not yet released. (The switch itself is not built yet.)
+    /// not yet released.
     pub fn rail_report(&self) -> crate::rail::Report {
-        let held = match &self.sh.up {
-            Up::Link(l) => l.unreleased(crate::wire::Kind::Data),
-            Up::Local(_) => Vec::new(),
-        };
+        let held = self
+            .sh
+            .link()
+            .map_or_else(Vec::new, |l| l.unreleased(crate::wire::Kind::Data));
         self.sh.rail_lock().report(self.sh.me.0, held)
     }
 
@@ -426,7 +456,7 @@ impl Node {
                 .request_within(Op::Leave, Some(Duration::from_secs(2)));
         }
         self.sh.stop.store(true, Ordering::Release);
-        if let Up::Link(l) = &self.sh.up {
+        if let Some(l) = self.sh.link() {
             l.shutdown();
         }
         if let Some(t) = self.service.take() {
@@ -472,7 +502,7 @@ impl Shared {
 
     /// Sends `op` and waits for the answer; `bound: None` waits while the hub is alive.
     fn request_within(&self, op: Op, bound: Option<Duration>) -> Result<Vec<u8>> {
-        let id = loop {
+        let new_id = || loop {
             // `NO_REQUEST` marks the hub's refusals of packets; the counter skips it
             // when it wraps.
             let id = self.next_req.fetch_add(1, Ordering::Relaxed);
@@ -480,7 +510,9 @@ impl Shared {
                 break id;
             }
         };
+        let mut id = new_id();
         let what = "the hub's answer";
+        let mut switched = self.rail_switched();
         self.send(Kind::Request, &[&op.put(id)])?;
         let deadline = bound.map(|b| (Instant::now() + b, b));
         // Like a wait, the requesting thread reads the link itself: the answer wakes
@@ -492,6 +524,15 @@ impl Shared {
                 break r;
             }
             self.check()?;
+            if !switched && self.rail_switched() {
+                switched = true;
+                // The old hub may have taken an ack and not answered it before it was
+                // lost: the standby is asked again (an ack asked twice is one ack).
+                if matches!(op, Op::Ack) {
+                    id = new_id();
+                    self.send(Kind::Request, &[&op.put(id)])?;
+                }
+            }
             let slice = Duration::from_millis(100);
             let slice = match deadline {
                 Some((d, timeout)) => {

@@ -13,6 +13,10 @@ type R<T> = Result<T, WireError>;
 pub const ROLE_NODE: u8 = 0;
 /// A status query (`memchan status`): answered and closed.
 pub const ROLE_OBSERVER: u8 = 1;
+/// A standby hub asking the active one for its tables (dual rail): answered and closed.
+pub const ROLE_MIRROR: u8 = 2;
+/// A node moving its link to a standby hub (dual rail): a `RailResume` frame follows.
+pub const ROLE_RESUME: u8 = 3;
 
 /// A join request.
 #[derive(Debug, Clone, PartialEq, Eq)]

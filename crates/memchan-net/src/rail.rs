@@ -571,6 +571,143 @@ pub fn plan(reports: &[Report]) -> Result<Plan, RailError> {
     })
 }
 
+/// A node's `RailResume` (the first frame of its link at a standby hub): who it is,
+/// where its resent frames start, what it maps rx, and its [`Report`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resume {
+    /// The node id it had at the active hub.
+    pub node: u16,
+    /// Its incarnation there.
+    pub inc: u64,
+    /// The seq of its first resent frame (its next seq if none).
+    pub first_seq: u64,
+    /// Its rx mappings: (segment id, generation).
+    pub rx: Vec<(u32, u32)>,
+    /// Its account of the old order.
+    pub report: Report,
+}
+
+impl Resume {
+    /// The frame payload.
+    ///
+    /// # Errors
+    /// `TooLarge` beyond a frame's payload limit.
+    pub fn encode(&self) -> Result<Vec<u8>, RailError> {
+        let report = self.report.encode()?;
+        let mut p = Put(Vec::with_capacity(24 + self.rx.len() * 8 + report.len()))
+            .u16(self.node)
+            .u64(self.inc)
+            .u64(self.first_seq)
+            .u32(self.rx.len() as u32);
+        for &(seg, gen) in &self.rx {
+            p = p.u32(seg).u32(gen);
+        }
+        let b = p.bytes(&report).0;
+        if b.len() > MAX_PAYLOAD {
+            return Err(RailError::TooLarge(b.len()));
+        }
+        Ok(b)
+    }
+
+    /// Parses and checks a node's resume (hostile bytes).
+    ///
+    /// # Errors
+    /// `Malformed` or `BadReport` as [`Report::decode`]; `BadReport` also if the report
+    /// names another node, or a held seq is below `first_seq`.
+    pub fn decode(b: &[u8]) -> Result<Resume, RailError> {
+        let mut g = Get::new(b, "rail resume");
+        let (node, inc, first_seq) = (g.u16()?, g.u64()?, g.u64()?);
+        let n = g.u32()? as usize;
+        if n > b.len() / 8 || n > crate::hub::MAX_SEGMENTS {
+            return Err(WireError::Malformed("rail resume").into());
+        }
+        let mut rx = Vec::with_capacity(n);
+        for _ in 0..n {
+            rx.push((g.u32()?, g.u32()?));
+        }
+        let report = Report::decode(g.rest())?;
+        let bad = |why: &str| RailError::BadReport {
+            node,
+            why: why.to_string(),
+        };
+        if report.node != node {
+            return Err(bad("the report names another node"));
+        }
+        if first_seq == 0 || report.unreleased.first().is_some_and(|&s| s < first_seq) {
+            return Err(bad("a held seq below the first resent one"));
+        }
+        Ok(Resume {
+            node,
+            inc,
+            first_seq,
+            rx,
+            report,
+        })
+    }
+}
+
+/// A standby hub's `RailPlan` to one node (the first frame it sends after taking
+/// over): the new epoch and members, and the node's history in the standby's
+/// numbering ([`Plan::renumber`], for [`Applied::rebase`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanNotice {
+    /// The epoch after the switch.
+    pub epoch: u64,
+    /// The members after the switch.
+    pub members: memchan_core::NodeSet,
+    /// The plan's first gseq.
+    pub next_gseq: u64,
+    /// The node's renumbered history.
+    pub renumbered: Vec<Entry>,
+}
+
+impl PlanNotice {
+    /// The frame payload.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut p = crate::proto::put_set(Put::new().u64(self.epoch), &self.members)
+            .u64(self.next_gseq)
+            .u32(self.renumbered.len() as u32);
+        for e in &self.renumbered {
+            p = p.u16(e.origin).u64(e.oseq).u64(e.gseq);
+        }
+        p.0
+    }
+
+    /// Parses one (from the hub: checked all the same; [`Applied::rebase`] checks
+    /// the order).
+    ///
+    /// # Errors
+    /// `Malformed` if the bytes do not parse.
+    pub fn decode(b: &[u8]) -> Result<PlanNotice, RailError> {
+        const WHAT: &str = "rail plan";
+        let mut g = Get::new(b, WHAT);
+        let epoch = g.u64()?;
+        let members = crate::proto::get_set(&mut g)?;
+        let next_gseq = g.u64()?;
+        let n = g.u32()? as usize;
+        if n > b.len() / ENTRY_BYTES {
+            return Err(WireError::Malformed(WHAT).into());
+        }
+        let mut renumbered = Vec::with_capacity(n);
+        for _ in 0..n {
+            renumbered.push(Entry {
+                origin: g.u16()?,
+                oseq: g.u64()?,
+                gseq: g.u64()?,
+            });
+        }
+        if !g.rest().is_empty() {
+            return Err(WireError::Malformed(WHAT).into());
+        }
+        Ok(PlanNotice {
+            epoch,
+            members,
+            next_gseq,
+            renumbered,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,6 +761,41 @@ mod tests {
         assert!(a.record(e(3, 1, 42)).is_err() && a.record(e(3, 1, 43)).is_ok());
         let r = a.report(0, vec![]);
         assert_eq!((r.released, r.complete_after), (39, 39));
+    }
+
+    #[test]
+    fn resume_and_plan_notice_round_trip_and_refuse_contradictions() {
+        let mut a = Applied::new(8);
+        a.record(e(1, 3, 10)).unwrap();
+        let r = Resume {
+            node: 2,
+            inc: 77,
+            first_seq: 5,
+            rx: vec![(0, 1), (3, 2)],
+            report: a.report(2, vec![5, 6, 9]),
+        };
+        assert_eq!(Resume::decode(&r.encode().unwrap()).unwrap(), r);
+        let mut other = r.clone();
+        other.report.node = 3;
+        assert!(Resume::decode(&other.encode().unwrap()).is_err());
+        let mut below = r.clone();
+        below.first_seq = 6;
+        assert!(Resume::decode(&below.encode().unwrap()).is_err());
+        let b = r.encode().unwrap();
+        assert!(Resume::decode(&b[..b.len() - 1]).is_err());
+        let mut huge = b.clone();
+        huge[18..22].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Resume::decode(&huge).is_err());
+        let p = PlanNotice {
+            epoch: 9,
+            members: [memchan_core::NodeId(0), memchan_core::NodeId(2)]
+                .into_iter()
+                .collect(),
+            next_gseq: 40,
+            renumbered: vec![e(1, 3, 41)],
+        };
+        assert_eq!(PlanNotice::decode(&p.encode()).unwrap(), p);
+        assert!(PlanNotice::decode(&p.encode()[..50]).is_err());
     }
 
     #[test]

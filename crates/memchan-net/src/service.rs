@@ -38,9 +38,10 @@ pub(crate) struct State {
     isolated_epoch: u64,
 }
 
-/// The way up to the hub: a link, or the hub in this process (virtual hub).
+/// The way up to the hub: a link (replaced once if the cluster switches rails), or
+/// the hub in this process (virtual hub).
 pub(crate) enum Up {
-    Link(Arc<Link>),
+    Link(RwLock<Arc<Link>>),
     Local(Arc<Hub>),
 }
 
@@ -76,6 +77,10 @@ pub(crate) struct Shared {
     pub(crate) rma: crate::rma::RmaState,
     /// What this node applied of a dual-rail hub's numbered order (`rail.rs`).
     pub(crate) rail: Mutex<crate::rail::Applied>,
+    /// The standby hub to move to when the active one is lost (`rail_switch.rs`), and
+    /// whether this node moved already (one switch: a lost standby is `HubLost`).
+    pub(crate) standby: Option<crate::rail_switch::Standby>,
+    pub(crate) switched: Mutex<bool>,
 }
 
 thread_local! {
@@ -135,7 +140,11 @@ struct NodeHandler<'a>(&'a Shared);
 
 impl Handler for NodeHandler<'_> {
     fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
-        self.0.on_frame(kind, payload);
+        if kind == Kind::RailDeliver {
+            self.0.rail_deliver(link, payload);
+        } else {
+            self.0.on_frame(kind, payload);
+        }
         link.release(seq);
     }
 
@@ -156,7 +165,13 @@ impl Handler for NodeHandler<'_> {
 }
 
 impl Shared {
-    pub(crate) fn new(name: &str, join: &Join, w: &proto::Welcome, up: Up) -> Result<Shared> {
+    pub(crate) fn new(
+        name: &str,
+        join: &Join,
+        w: &proto::Welcome,
+        up: Up,
+        standby: Option<crate::rail_switch::Standby>,
+    ) -> Result<Shared> {
         let page = PageSize::from_bytes(w.page_size as usize).ok_or_else(|| Error::Invalid {
             what: "page size from the hub",
             why: format!("{} bytes", w.page_size),
@@ -194,6 +209,8 @@ impl Shared {
             clock: NodeClock::new(),
             rma: crate::rma::RmaState::default(),
             rail: Mutex::new(crate::rail::Applied::default()),
+            standby,
+            switched: Mutex::new(false),
         })
     }
 
@@ -231,8 +248,16 @@ impl Shared {
         self.wake_readers();
     }
 
-    fn set_lost(&self, why: String) {
-        if let Up::Link(l) = &self.up {
+    /// The link to the hub (`None`: the hub is in this process).
+    pub(crate) fn link(&self) -> Option<Arc<Link>> {
+        match &self.up {
+            Up::Link(l) => Some(l.read().unwrap_or_else(|e| e.into_inner()).clone()),
+            Up::Local(_) => None,
+        }
+    }
+
+    pub(crate) fn set_lost(&self, why: String) {
+        if let Some(l) = self.link() {
             l.shutdown();
         }
         self.lock().lost = why;
@@ -241,6 +266,15 @@ impl Shared {
             .compare_exchange(ALIVE, LOST, Ordering::AcqRel, Ordering::Acquire);
         self.cv.notify_all();
         self.wake_readers();
+    }
+
+    /// The epoch and members a standby hub that took over says (dual rail).
+    pub(crate) fn adopt_members(&self, epoch: u64, members: NodeSet) {
+        let mut st = self.lock();
+        st.members = members;
+        st.epoch = st.epoch.max(epoch);
+        drop(st);
+        self.cv.notify_all();
     }
 
     /// Wakes threads waiting in `RxMapping::wait`: they find the node no longer alive.
@@ -259,10 +293,11 @@ impl Shared {
     /// The service thread of a remote node: reads the link, ticks, heartbeats, watches
     /// the hub's liveness.
     pub(crate) fn service(self: Arc<Self>, heartbeat: Duration, timeout: Duration) {
-        let Up::Link(link) = &self.up else { return };
         let mut last_hb = Instant::now() - heartbeat;
         let mut last_tick = Instant::now();
         while !self.stop.load(Ordering::Acquire) {
+            // Fetched each turn: a rail switch replaces it.
+            let Some(link) = self.link() else { return };
             // While the application waits for data it reads the link itself (see
             // `RxMapping::wait`); this thread then only ticks.
             let read = self.app_reading.load(Ordering::SeqCst) == 0;
@@ -275,7 +310,9 @@ impl Shared {
                             LinkError::Closed => "the hub closed the link".to_string(),
                             e => format!("hub link failed: {e}"),
                         };
-                        self.set_lost(why);
+                        if self.link_failed(&link, why) {
+                            continue;
+                        }
                     }
                     // Wakes writers waiting for replay memory.
                     link.shutdown();
@@ -287,7 +324,10 @@ impl Shared {
                 last_tick = Instant::now();
                 link.tick();
                 if let Some(silent) = link.silent_past(timeout) {
-                    self.set_lost(format!("the hub was silent for {} ms", silent.as_millis()));
+                    let why = format!("the hub was silent for {} ms", silent.as_millis());
+                    if self.link_failed(&link, why) {
+                        continue;
+                    }
                     link.shutdown();
                     return;
                 }
@@ -306,7 +346,8 @@ impl Shared {
     pub(crate) fn progress(&self, slice: Duration) {
         use std::os::fd::AsFd;
         match &self.up {
-            Up::Link(l) => {
+            Up::Link(_) => {
+                let Some(l) = self.link() else { return };
                 let readable = if slice.is_zero() {
                     true
                 } else {
@@ -315,7 +356,7 @@ impl Shared {
                 if readable {
                     if let Err(e) = l.receive(&mut NodeHandler(self)) {
                         if !self.stop.load(Ordering::Acquire) {
-                            self.set_lost(format!("hub link failed: {e}"));
+                            self.link_failed(&l, format!("hub link failed: {e}"));
                         }
                     }
                     self.rma.flush(self);
@@ -353,9 +394,9 @@ impl Shared {
         self.rail.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A Deliver numbered for dual rail: applied unless this node applied it already
-    /// (ordered again after a switch of hubs), and recorded.
-    fn rail_deliver(&self, payload: &[u8]) {
+    /// A Deliver numbered for dual rail, read from `link`: applied unless this node
+    /// applied it already (ordered again after a switch of hubs), and recorded.
+    fn rail_deliver(&self, link: &Link, payload: &[u8]) {
         let Ok((oseq, gseq, deliver)) = crate::rail::get_rail_deliver(payload) else {
             tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
             return;
@@ -365,7 +406,11 @@ impl Shared {
             return;
         };
         let mut rail = self.rail_lock();
-        if rail.is_applied(origin, oseq) {
+        // A frame of a link a rail switch left (read before the switch shut it, and
+        // handled after): the switch reported what was applied without it, so it
+        // must not be applied now; the standby orders it again.
+        let current = self.link().is_some_and(|l| std::ptr::eq(&*l, link));
+        if !current || rail.is_applied(origin, oseq) {
             return;
         }
         let e = crate::rail::Entry { origin, oseq, gseq };
@@ -414,7 +459,7 @@ impl Shared {
                     self.deliver(seg, gen, offset, data);
                 }
             }
-            Kind::RailDeliver => self.rail_deliver(payload),
+            Kind::RailPlan => self.rail_plan(payload),
             Kind::DepositDeliver => self.deposit_deliver(payload),
             Kind::Outcome => {
                 self.deposits.record(payload);
@@ -475,35 +520,57 @@ impl Shared {
     pub(crate) fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<()> {
         self.check()?;
         match &self.up {
-            Up::Link(l) => l
-                .send(kind, parts)
-                .map(|_| {
-                    if l.window_full() {
-                        // Read the acks here (see `Hub::submit_local`).
-                        self.progress(Duration::ZERO);
-                    }
-                })
-                .map_err(|e| {
-                    if let LinkError::Stalled(d) = e {
-                        if let Err(e) = self.check() {
-                            return e;
-                        }
-                        // Nothing was sent: the write fails, the link lives on.
-                        return Error::Timeout(d, "replay memory (the hub holds back this sender)");
-                    }
-                    // An isolation notice may wait unread behind the closed link.
-                    let _ = l.receive(&mut NodeHandler(self));
-                    if let Err(e) = self.check() {
-                        return e;
-                    }
-                    let why = format!("cannot send to the hub: {e}");
-                    self.set_lost(why.clone());
-                    Error::HubLost(why)
-                }),
+            Up::Link(_) => loop {
+                let Some(l) = self.link() else {
+                    return self.check();
+                };
+                match self.send_on(&l, kind, parts) {
+                    // Not queued on a link a switch replaced: goes on the new one.
+                    Err(None) => continue,
+                    Err(Some(e)) => return Err(e),
+                    Ok(()) => return Ok(()),
+                }
+            },
             Up::Local(h) => {
                 h.submit_local(self.me, self.inc, kind, parts)
                     .map_err(|d| Error::Timeout(d, "a destination to release (back-pressure)"))?;
                 self.check()
+            }
+        }
+    }
+
+    /// Sends on `l`; `Err(None)` if `l` failed and a rail switch replaced it.
+    fn send_on(
+        &self,
+        l: &Arc<Link>,
+        kind: Kind,
+        parts: &[&[u8]],
+    ) -> std::result::Result<(), Option<Error>> {
+        match l.send(kind, parts) {
+            Ok(_) => {
+                if l.window_full() {
+                    // Read the acks here (see `Hub::submit_local`).
+                    self.progress(Duration::ZERO);
+                }
+                Ok(())
+            }
+            Err(LinkError::Stalled(d)) => {
+                self.check().map_err(Some)?;
+                // Nothing was sent: the write fails, the link lives on.
+                Err(Some(Error::Timeout(
+                    d,
+                    "replay memory (the hub holds back this sender)",
+                )))
+            }
+            Err(e) => {
+                // An isolation notice may wait unread behind the closed link.
+                let _ = l.receive(&mut NodeHandler(self));
+                self.check().map_err(Some)?;
+                let why = format!("cannot send to the hub: {e}");
+                if self.link_failed(l, why.clone()) {
+                    return Err(None);
+                }
+                Err(Some(self.check().err().unwrap_or(Error::HubLost(why))))
             }
         }
     }

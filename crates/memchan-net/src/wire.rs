@@ -114,6 +114,13 @@ pub enum Kind {
     /// hub → node (control): the release mark, every numbered packet up to it
     /// released by all its destinations (dual rail).
     RailMark = 31,
+    /// node → hub (control, the first frame of a link resumed at a standby hub): the
+    /// node's id and incarnation, its first resent seq, its rx mappings and its rail
+    /// report (`hub/standby.rs`).
+    RailResume = 32,
+    /// hub → node (reliable, the first frame of a standby hub that took over): the
+    /// new epoch and members, and the standby's numbering of the node's history.
+    RailPlan = 33,
 }
 
 impl Kind {
@@ -143,6 +150,8 @@ impl Kind {
             16 => RmaDone,
             30 => RailDeliver,
             31 => RailMark,
+            32 => RailResume,
+            33 => RailPlan,
             _ => return None,
         })
     }
@@ -164,6 +173,7 @@ impl Kind {
                 | Kind::RmaServe
                 | Kind::RmaDone
                 | Kind::RailDeliver
+                | Kind::RailPlan
         )
     }
 }

@@ -3,7 +3,7 @@
 //! allocate for counts the bytes do not back; a report it accepts must be what a node
 //! could have made (it re-encodes to the same bytes, and `plan` takes it).
 
-use memchan_net::rail::{plan, Applied, Entry, RailError, Report};
+use memchan_net::rail::{plan, Applied, Entry, PlanNotice, RailError, Report, Resume};
 use proptest::prelude::*;
 
 fn config(cases: u32) -> ProptestConfig {
@@ -83,5 +83,34 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(b in proptest::collection::vec(any::<u8>(), 0..512)) {
         let _ = Report::decode(&b);
+        let _ = Resume::decode(&b);
+        let _ = PlanNotice::decode(&b);
+    }
+
+    /// A `RailResume` (a node's frame at a standby hub): mutated ones are refused with
+    /// a typed error, or accepted only as a consistent resume of the node they name.
+    #[test]
+    fn mutated_resumes_are_refused_or_consistent(n in 1u64..100, cap in 1usize..64,
+                                                 held in proptest::collection::vec(1u64..500, 0..20),
+                                                 rx in proptest::collection::vec((0u32..64, 1u32..9), 0..8),
+                                                 flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6)) {
+        let report = honest(n, 0, cap, held);
+        let first = report.unreleased.first().copied().unwrap_or(1);
+        let r = Resume { node: 9, inc: 5, first_seq: first, rx, report };
+        let mut b = r.encode().unwrap();
+        prop_assert_eq!(&Resume::decode(&b).unwrap(), &r);
+        for (at, x) in flips {
+            let i = at % b.len();
+            b[i] ^= x.max(1);
+        }
+        match Resume::decode(&b) {
+            Ok(m) => {
+                prop_assert!(m.report.check().is_ok());
+                prop_assert_eq!(m.report.node, m.node);
+                prop_assert!(m.report.unreleased.iter().all(|&s| s >= m.first_seq));
+            }
+            Err(RailError::Malformed(_) | RailError::BadReport { .. }) => {}
+            Err(e) => prop_assert!(false, "unexpected error {e}"),
+        }
     }
 }

@@ -9,6 +9,16 @@
 //!   default route via 10.201.{i}.1      ip_forward on: hosts reach each other
 //! ```
 //!
+//! A second rail ([`Topology::add_second_rail`], dual-rail tests) adds a second hub
+//! namespace with its own veth pair to every host, and a veth pair between the two
+//! hubs (the standby copies the active's tables over it):
+//!
+//! ```text
+//!   host ns                              2nd hub ns  mc{pid}{tag}r2hub
+//!   vr{i}  10.202.{i}.2/24  <--veth-->  vs{i}  10.202.{i}.1/24
+//!   hub ns vm0 10.203.0.1/24  <--veth-->  2nd hub ns vm1 10.203.0.2/24
+//! ```
+//!
 //! Namespaces carry the creating process's PID, so a later run deletes the ones a
 //! crashed run left behind (and only those: names of our form whose PID is gone).
 //! Dropping a `Topology` kills every process in its namespaces and deletes them.
@@ -49,6 +59,8 @@ pub struct Topology {
     created: Vec<String>,
     /// Processes started by [`Topology::spawn`]: killed and reaped on drop.
     children: Mutex<Vec<Child>>,
+    /// The second rail's hub namespace, once added.
+    pub rail2_ns: Option<String>,
 }
 
 /// Runs `cmd`; panics with the command line, status and stderr if it fails.
@@ -176,6 +188,7 @@ impl Topology {
             hosts: Vec::new(),
             created: Vec::new(),
             children: Mutex::new(Vec::new()),
+            rail2_ns: None,
         };
         // From here on a panic drops `topo`, which deletes what was created.
         let hub = topo.hub_ns.clone();
@@ -380,6 +393,60 @@ impl Topology {
         );
     }
 
+    /// Adds a second rail (see the module docs): a second hub namespace, a veth pair
+    /// from it to every host, and one to the first hub namespace. Returns its name.
+    pub fn add_second_rail(&mut self) -> String {
+        let stem = self.hub_ns.strip_suffix("hub").unwrap_or(&self.hub_ns);
+        let ns = format!("{stem}r2hub");
+        self.add_ns(&ns);
+        self.ns_ip(&ns, &["link", "set", "lo", "up"]);
+        for i in 0..self.hosts.len() {
+            let (vr, vs) = (format!("vr{i}"), format!("vs{i}"));
+            let host = self.hosts[i].ns.clone();
+            ip(&[
+                "link", "add", &vr, "netns", &host, "type", "veth", "peer", "name", &vs, "netns",
+                &ns,
+            ]);
+            self.ns_ip(
+                &host,
+                &["addr", "add", &format!("10.202.{i}.2/24"), "dev", &vr],
+            );
+            self.ns_ip(&host, &["link", "set", &vr, "up"]);
+            self.ns_ip(
+                &ns,
+                &["addr", "add", &format!("10.202.{i}.1/24"), "dev", &vs],
+            );
+            self.ns_ip(&ns, &["link", "set", &vs, "up"]);
+        }
+        let hub = self.hub_ns.clone();
+        ip(&[
+            "link", "add", "vm0", "netns", &hub, "type", "veth", "peer", "name", "vm1", "netns",
+            &ns,
+        ]);
+        self.ns_ip(&hub, &["addr", "add", "10.203.0.1/24", "dev", "vm0"]);
+        self.ns_ip(&hub, &["link", "set", "vm0", "up"]);
+        self.ns_ip(&ns, &["addr", "add", "10.203.0.2/24", "dev", "vm1"]);
+        self.ns_ip(&ns, &["link", "set", "vm1", "up"]);
+        self.rail2_ns = Some(ns.clone());
+        ns
+    }
+
+    /// The second rail's hub address as host `host` reaches it.
+    pub fn rail2_addr(&self, host: usize, port: u16) -> String {
+        format!("10.202.{host}.1:{port}")
+    }
+
+    /// Takes the first rail down: every link of the first hub namespace (to each
+    /// host, and to the second hub) goes down, the hub process keeps running.
+    pub fn first_rail_down(&self) {
+        for h in &self.hosts {
+            self.ns_ip(&self.hub_ns, &["link", "set", &h.veth_hub, "down"]);
+        }
+        if self.rail2_ns.is_some() {
+            self.ns_ip(&self.hub_ns, &["link", "set", "vm0", "down"]);
+        }
+    }
+
     /// Takes host `host`'s link down (`ip link set vh{i} down` in its namespace).
     pub fn link_down(&self, host: usize) {
         let h = &self.hosts[host];
@@ -449,6 +516,7 @@ mod tests {
         assert_eq!(our_pid("mc123connh0"), Some(123));
         assert_eq!(our_pid("mc123connh12"), Some(123));
         assert_eq!(our_pid("mc123connhub"), Some(123));
+        assert_eq!(our_pid("mc123connr2hub"), Some(123)); // a second rail's hub
         assert_eq!(our_pid("mc123h0"), None); // no tag
         assert_eq!(our_pid("mcfooh0"), None); // no pid
         assert_eq!(our_pid("mc123conn"), None);

@@ -25,7 +25,7 @@
 use super::Shared;
 use crate::handshake::{self, STEP};
 use crate::link::LinkError;
-use crate::proto::{Join, ROLE_OBSERVER};
+use crate::proto::{Join, ROLE_MIRROR, ROLE_OBSERVER, ROLE_RESUME};
 use crate::wire::{self, Decoder, FrameKey, Kind, WireError};
 use rustix::event::epoll;
 use rustix::fd::OwnedFd;
@@ -513,8 +513,17 @@ impl Gate {
             (k, _) => return self.refuse(slot, &format!("expected a join, got {k:?}")),
         };
         let keys = self.sh.cfg.key.link(&c.nonce, &join.node_nonce);
-        if join.role == ROLE_OBSERVER {
-            let json = serde_json::to_vec(&self.sh.status()).unwrap_or_default();
+        if join.role == ROLE_OBSERVER || join.role == ROLE_MIRROR {
+            let json = if join.role == ROLE_MIRROR {
+                // A standby copying the tables (dual rail).
+                serde_json::to_vec(&super::standby::Tables::of(
+                    &self.sh.lock(),
+                    self.sh.cfg.rail,
+                ))
+            } else {
+                serde_json::to_vec(&self.sh.status())
+            }
+            .unwrap_or_default();
             let mut out = Vec::new();
             // The first frame of the hub-to-node direction.
             wire::encode(&mut out, &keys.to_node, 1, Kind::Response, 0, 0, &[&json]);
@@ -530,9 +539,17 @@ impl Gate {
             );
             return;
         }
-        let mut up = Decoder::new(Some(keys.to_hub));
+        let mut up = if join.role == ROLE_RESUME {
+            super::standby::resume_decoder(keys.to_hub)
+        } else {
+            Decoder::new(Some(keys.to_hub))
+        };
         up.push(&c.buf[total..]);
         let c = self.remove(slot);
+        if join.role == ROLE_RESUME {
+            // A node moving its link here (dual rail): its `RailResume` follows.
+            return super::standby::resume(self.sh.clone(), c.sock, keys.to_node, up, join, c.peer);
+        }
         if let Err(why) = self.sh.enter(&c.sock, keys.to_node, up, &join, c.peer) {
             self.note(c.peer, &why);
             say_and_close(c.sock, &why);
@@ -558,7 +575,7 @@ fn refusal(e: LinkError) -> String {
 /// Sends a Refuse frame (readable without the key) if the socket takes it now, reads
 /// and drops what the peer sent (a close with unread input resets the connection, and
 /// the peer could lose the refusal), and closes.
-fn say_and_close(mut sock: TcpStream, why: &str) {
+pub(super) fn say_and_close(mut sock: TcpStream, why: &str) {
     let mut frame = Vec::new();
     wire::encode(
         &mut frame,

@@ -106,8 +106,9 @@ impl Shared {
             let body = proto::deposit::outcome(origin, token, outcome);
             match &self.up {
                 // Sent before the caller releases the frame (`NodeHandler::frame`).
-                Up::Link(l) => {
-                    if let Err(e) = l.send(Kind::Outcome, &[&body]) {
+                Up::Link(_) => {
+                    let sent = self.link().map(|l| l.send(Kind::Outcome, &[&body]));
+                    if let Some(Err(e)) = sent {
                         tracing::warn!(node = self.me.0, error = %e, "outcome not sent");
                     }
                 }

@@ -40,6 +40,7 @@ pub fn node_cfg_std(addr: &str, key: &Key) -> NetConfig {
 pub fn node_cfg(addr: &str, key: &Key, heartbeat: Duration, failure: Duration) -> NetConfig {
     NetConfig {
         hub: HubSpec::Connect(addr.to_string()),
+        standby: None,
         key: key.clone(),
         keyed: true,
         page_size: None,

@@ -14,6 +14,7 @@ mod membership;
 mod multihost;
 mod no_notify;
 mod ordering;
+mod rail;
 mod remap;
 mod rma;
 mod rx_remap;
@@ -55,6 +56,7 @@ fn worker() {
         "rma-uid" => rma::uid_worker(&a),
         "rma-owner" => rma::owner_worker(&a),
         "hub" => multihost::hub_worker(&a),
+        "railhub" => rail::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),
         "clock" => clock::worker(&a),

@@ -395,10 +395,10 @@ pub(crate) fn serial() -> MutexGuard<'static, ()> {
 }
 
 /// A scratch directory (logs, go-files, key files), removed on drop.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl TempDir {
-    fn new(tag: &str) -> TempDir {
+    pub(crate) fn new(tag: &str) -> TempDir {
         let p = std::env::temp_dir().join(unique_cluster(tag));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
@@ -406,7 +406,7 @@ impl TempDir {
     fn path(&self) -> String {
         self.0.display().to_string()
     }
-    fn go(&self, name: &str) {
+    pub(crate) fn go(&self, name: &str) {
         std::fs::write(self.0.join(name), b"").unwrap();
     }
 }
@@ -418,7 +418,7 @@ impl Drop for TempDir {
 }
 
 /// The port in `LISTENING a.b.c.d:port`.
-fn port_of(line: &str) -> u16 {
+pub(crate) fn port_of(line: &str) -> u16 {
     line.rsplit(':')
         .next()
         .and_then(|p| p.trim().parse().ok())

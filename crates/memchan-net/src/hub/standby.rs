@@ -1,0 +1,754 @@
+//! Dual rail, the standby hub's side (`rail.rs` has the design): it copies the
+//! active hub's tables every heartbeat (a connection in the [`ROLE_MIRROR`] role,
+//! answered like a status query), and when nodes come to it with their links
+//! ([`ROLE_RESUME`], then a `RailResume` frame: id, incarnation, first resent seq, rx
+//! mappings, rail report) it takes over: it adopts each node under its old id and
+//! incarnation, holds what their links resend, and once every member of the copied
+//! tables resumed (or twice the failure timeout after the first did) orders the held
+//! packets by [`rail::plan`], tells each node its renumbered history (`RailPlan`), and
+//! goes on as the cluster's hub. Members that did not come are failed, as an isolation
+//! would (lock slots cleared, `Failed` events).
+//!
+//! The copy is as old as one heartbeat: a segment created or a group made in the last
+//! heartbeat before the switch is not known here (a node's rx mappings are, from its
+//! resume). A node's barrier arrival or request the old hub handled but did not answer
+//! is not answered again, except an `ack`, which the node sends again after a switch.
+
+use super::{gate, Port, Seg, Shared, Sink, State};
+use crate::handshake::{self, read_frame, STEP};
+use crate::link::{Held, Link, LinkConfig};
+use crate::proto::{event_kind, Join, ROLE_MIRROR};
+use crate::rail::{self, PlanNotice, Report, Resume};
+use crate::wire::{self, Decoder, FrameKey, Key, Kind};
+use memchan_core::status::{LinkCounters, RailStatus};
+use memchan_core::{validate, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The tables a standby copies from the active hub.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct Tables {
+    /// Whether the active hub numbers its order (`HubConfig::rail`): without it the
+    /// nodes' reports say nothing of what they applied, and a takeover would apply
+    /// packets twice.
+    #[serde(default)]
+    numbered: bool,
+    cluster: String,
+    page_size: u32,
+    epoch: u64,
+    next_inc: u64,
+    next_gen: u32,
+    members: Vec<MemberCopy>,
+    /// By segment id (`None`: a free slot).
+    segs: Vec<Option<SegCopy>>,
+    groups: Vec<(String, Vec<u16>)>,
+    /// Barrier arrivals per scope: (scope, counts by node id).
+    barriers: Vec<(u16, Vec<u64>)>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct MemberCopy {
+    node: u16,
+    inc: u64,
+    host: String,
+    pid: u32,
+    uid: u32,
+    gid: u32,
+    joined_epoch: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SegCopy {
+    name: String,
+    gen: u32,
+    size: u64,
+    uid: u32,
+    gid: u32,
+    mode: u32,
+    rx: Vec<u16>,
+    shadow: Option<Vec<u8>>,
+}
+
+impl Tables {
+    /// The active hub's tables now (what a standby's mirror connection is answered).
+    pub(super) fn of(st: &State, numbered: bool) -> Tables {
+        Tables {
+            numbered,
+            cluster: st.cluster.clone().unwrap_or_default(),
+            page_size: st.page.map_or(0, |p| p.bytes() as u32),
+            epoch: st.epoch,
+            next_inc: st.next_inc,
+            next_gen: st.next_gen,
+            members: st
+                .ports
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    let p = p.as_ref()?;
+                    Some(MemberCopy {
+                        node: i as u16,
+                        inc: p.inc,
+                        host: p.host.clone(),
+                        pid: p.pid,
+                        uid: p.uid,
+                        gid: p.gid,
+                        joined_epoch: p.joined_epoch,
+                    })
+                })
+                .collect(),
+            segs: st
+                .segs
+                .iter()
+                .map(|s| {
+                    s.as_ref().map(|s| SegCopy {
+                        name: s.name.clone(),
+                        gen: s.gen,
+                        size: s.size as u64,
+                        uid: s.uid,
+                        gid: s.gid,
+                        mode: s.mode,
+                        rx: s.rx.iter().map(|n| n.0).collect(),
+                        shadow: s.shadow.clone(),
+                    })
+                })
+                .collect(),
+            groups: st
+                .groups
+                .iter()
+                .map(|(n, m)| (n.clone(), m.iter().map(|n| n.0).collect()))
+                .collect(),
+            barriers: st
+                .barrier_counts
+                .iter()
+                .map(|(&scope, c)| (scope, c.to_vec()))
+                .collect(),
+        }
+    }
+
+    /// Whether a copy that came over the wire is one a hub could hold (it comes from
+    /// a holder of the cluster key, and is checked all the same before use).
+    fn check(&self) -> Result<(), String> {
+        if !self.numbered {
+            return Err("the active hub does not number its order (run it with --rail)".into());
+        }
+        if self.members.is_empty() {
+            // No node joined the active hub yet: nothing to take over.
+            return Ok(());
+        }
+        validate::cluster_name(&self.cluster).map_err(|e| e.to_string())?;
+        if PageSize::from_bytes(self.page_size as usize).is_none() {
+            return Err(format!("page size {}", self.page_size));
+        }
+        let node_ok = |n: u16| usize::from(n) < MAX_NODES;
+        let mut seen = NodeSet::EMPTY;
+        for m in &self.members {
+            if !node_ok(m.node) || seen.contains(NodeId(m.node)) {
+                return Err(format!("member {} out of range or twice", m.node));
+            }
+            seen.insert(NodeId(m.node));
+        }
+        if self.segs.len() > super::MAX_SEGMENTS || self.groups.len() > MAX_GROUPS {
+            return Err("more segments or groups than a hub holds".into());
+        }
+        for s in self.segs.iter().flatten() {
+            validate::segment_size(s.size).map_err(|e| e.to_string())?;
+            let shadow_ok = s.shadow.as_ref().is_none_or(|b| b.len() as u64 == s.size);
+            if !shadow_ok || !s.rx.iter().all(|&n| node_ok(n)) {
+                return Err(format!("segment `{}` inconsistent", s.name));
+            }
+        }
+        let groups_ok = self
+            .groups
+            .iter()
+            .all(|(_, m)| m.iter().all(|&n| node_ok(n)));
+        let barriers_ok = self.barriers.iter().all(|(_, c)| c.len() == MAX_NODES);
+        if !groups_ok || !barriers_ok {
+            return Err("a group or barrier count out of range".into());
+        }
+        Ok(())
+    }
+
+    fn member(&self, node: u16) -> Option<&MemberCopy> {
+        self.members.iter().find(|m| m.node == node)
+    }
+}
+
+fn set_of(ids: &[u16]) -> NodeSet {
+    ids.iter().map(|&n| NodeId(n)).collect()
+}
+
+/// Where a standby is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Phase {
+    /// Copying the active's tables.
+    Mirroring,
+    /// Nodes are resuming; the first came at this instant.
+    Gathering(Instant),
+    /// The cluster's hub now.
+    TookOver,
+    /// The reports could not be planned; every resumed node was isolated.
+    Failed(String),
+}
+
+/// A node that resumed its link here, until the takeover.
+struct Resumed {
+    report: Report,
+    rx: Vec<(u32, u32)>,
+    /// The last held seq its link must resend before the plan can run (0: none).
+    need: u64,
+    /// Reliable frames its link delivered meanwhile, in seq order.
+    held: VecDeque<(u64, Kind, Vec<u8>)>,
+    /// The last seq received.
+    got: u64,
+}
+
+/// A standby hub's state (in the hub's `State`).
+pub(super) struct Standby {
+    active: String,
+    tables: Option<Tables>,
+    mirrored_at: Option<Instant>,
+    mirror_error: String,
+    phase: Phase,
+    resumed: HashMap<u16, Resumed>,
+    replanned: u64,
+}
+
+impl Standby {
+    pub(super) fn new(active: String) -> Standby {
+        Standby {
+            active,
+            tables: None,
+            mirrored_at: None,
+            mirror_error: String::new(),
+            phase: Phase::Mirroring,
+            resumed: HashMap::new(),
+            replanned: 0,
+        }
+    }
+
+    /// Whether reliable frames are held for the plan rather than handled.
+    pub(super) fn holding(&self) -> bool {
+        matches!(self.phase, Phase::Gathering(_))
+    }
+
+    /// Whether ordinary joins are refused (a standby serves nodes once it took over).
+    pub(super) fn refuses_joins(&self) -> bool {
+        self.phase != Phase::TookOver
+    }
+
+    /// Holds a frame a resumed node sent during the gathering.
+    pub(super) fn hold(&mut self, n: NodeId, seq: u64, kind: Kind, payload: &[u8]) {
+        if let Some(r) = self.resumed.get_mut(&n.0) {
+            r.got = r.got.max(seq);
+            r.held.push_back((seq, kind, payload.to_vec()));
+        }
+    }
+
+    /// A resumed node left (isolated before the takeover): it takes no part.
+    pub(super) fn forget(&mut self, n: NodeId) {
+        self.resumed.remove(&n.0);
+    }
+
+    pub(super) fn status(&self, gseq: u64) -> RailStatus {
+        let mut resumed: Vec<u16> = self.resumed.keys().copied().collect();
+        resumed.sort_unstable();
+        RailStatus {
+            role: match &self.phase {
+                Phase::Mirroring => "standby".into(),
+                Phase::Gathering(_) => "gathering".into(),
+                Phase::TookOver => "took over".into(),
+                Phase::Failed(why) => format!("failed: {why}"),
+            },
+            active: self.active.clone(),
+            mirrored_ms_ago: self.mirrored_at.map(|t| t.elapsed().as_millis() as u64),
+            mirror_error: self.mirror_error.clone(),
+            gseq,
+            resumed,
+            replanned: self.replanned,
+        }
+    }
+}
+
+/// The standby's copying thread: asks the active for its tables every heartbeat
+/// until nodes start resuming here.
+pub(super) fn mirror_loop(sh: Arc<Shared>) {
+    let Some(active) = sh.cfg.standby_of.clone() else {
+        return;
+    };
+    while !sh.stop.load(Relaxed) {
+        let copy = fetch_tables(&active, &sh.cfg.key).and_then(|t| t.check().map(|()| t));
+        let mut st = sh.lock();
+        let Some(sb) = st.standby.as_mut() else {
+            return;
+        };
+        if sb.phase != Phase::Mirroring {
+            return;
+        }
+        match copy {
+            Ok(t) => {
+                sb.tables = Some(t);
+                sb.mirrored_at = Some(Instant::now());
+                sb.mirror_error.clear();
+            }
+            Err(why) => {
+                if sb.mirror_error != why {
+                    tracing::warn!(active = %active, reason = %why, "cannot copy the active hub's tables");
+                }
+                sb.mirror_error = why;
+            }
+        }
+        drop(st);
+        std::thread::sleep(sh.cfg.heartbeat);
+    }
+}
+
+/// One copy of the active hub's tables.
+fn fetch_tables(addr: &str, key: &Key) -> Result<Tables, String> {
+    let join = Join {
+        hub_nonce: [0; 16],
+        node_nonce: [0; 16],
+        role: ROLE_MIRROR,
+        page_size: 0,
+        pid: std::process::id(),
+        uid: 0,
+        gid: 0,
+        cluster: String::new(),
+        host: String::new(),
+    };
+    let (mut sock, _key, mut dec) = handshake::connect(addr, key, join)?;
+    let (h, p) =
+        read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(handshake::describe)?;
+    if h.kind != Kind::Response {
+        return Err(format!("expected the tables, got {:?}", h.kind));
+    }
+    serde_json::from_slice(&p).map_err(|e| format!("bad tables: {e}"))
+}
+
+/// The decoder a resuming node's link is read with: its `RailResume` may carry a
+/// report up to a frame's limit.
+pub(super) fn resume_decoder(key: FrameKey) -> Decoder {
+    Decoder::with_capacity(Some(key), wire::HEADER + wire::MAX_PAYLOAD + wire::MAC)
+}
+
+/// A node whose `ROLE_RESUME` join verified: reads its `RailResume` (in a thread of
+/// its own, as it may be large) and adopts it, or refuses it.
+pub(super) fn resume(
+    sh: Arc<Shared>,
+    sock: TcpStream,
+    key: FrameKey,
+    dec: Decoder,
+    join: Join,
+    peer: SocketAddr,
+) {
+    let spawned = std::thread::Builder::new()
+        .name("memchan-hub-resume".into())
+        .spawn(move || {
+            let mut sock = sock;
+            let mut dec = dec;
+            let got = sock
+                .set_nonblocking(false)
+                .map_err(|e| e.to_string())
+                .and_then(|()| {
+                    read_frame(&mut sock, &mut dec, Instant::now() + STEP)
+                        .map_err(handshake::describe)
+                })
+                .and_then(|(h, p)| match h.kind {
+                    Kind::RailResume => Resume::decode(&p).map_err(|e| e.to_string()),
+                    k => Err(format!("expected a rail resume, got {k:?}")),
+                });
+            let r = got
+                .and_then(|r| sh.active_gone().map(|()| r))
+                .and_then(|r| sh.adopt(&sock, key, dec, &join, r, peer));
+            if let Err(why) = r {
+                tracing::warn!(%peer, reason = %why, "rail resume refused");
+                gate::say_and_close(sock, &why);
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(%peer, error = %e, "no thread to take a rail resume");
+    }
+}
+
+impl Shared {
+    /// Before the first node resumes: `Err` if the active hub still answers here (a
+    /// node that lost only its own link to it must not split the cluster; the active
+    /// isolates it, as with one rail). Answering is sending its Hello within half the
+    /// failure timeout.
+    fn active_gone(&self) -> Result<(), String> {
+        let mirroring = self
+            .lock()
+            .standby
+            .as_ref()
+            .is_some_and(|s| s.phase == Phase::Mirroring);
+        let Some(active) = self.cfg.standby_of.as_deref().filter(|_| mirroring) else {
+            return Ok(());
+        };
+        let wait = self.cfg.failure_timeout / 2;
+        let answers = (|| -> Option<()> {
+            use std::net::ToSocketAddrs;
+            let sa = active.to_socket_addrs().ok()?.next()?;
+            let mut sock = TcpStream::connect_timeout(&sa, wait).ok()?;
+            let mut dec = Decoder::new(None);
+            let (h, _) = read_frame(&mut sock, &mut dec, Instant::now() + wait).ok()?;
+            (h.kind == Kind::Hello).then_some(())
+        })();
+        match answers {
+            Some(()) => Err(format!(
+                "the active hub {active} still answers this standby: this node lost only its own link to it"
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Adopts a resuming node under its old id and incarnation (see the module doc).
+    fn adopt(
+        self: &Arc<Self>,
+        sock: &TcpStream,
+        key: FrameKey,
+        dec: Decoder,
+        join: &Join,
+        r: Resume,
+        peer: SocketAddr,
+    ) -> Result<(), String> {
+        let mut st = self.lock();
+        let st = &mut *st;
+        let Some(sb) = st.standby.as_mut() else {
+            return Err("this hub is not a standby".into());
+        };
+        if !matches!(sb.phase, Phase::Mirroring | Phase::Gathering(_)) {
+            return Err("this standby already took over without this node".into());
+        }
+        let Some(t) = sb.tables.as_ref().filter(|t| !t.members.is_empty()) else {
+            return Err("this standby has no copy of the active hub's members".into());
+        };
+        if t.cluster != join.cluster {
+            return Err(format!(
+                "this standby serves cluster `{}`, not `{}`",
+                t.cluster, join.cluster
+            ));
+        }
+        let m = match t.member(r.node) {
+            Some(m) if m.inc == r.inc => m.clone(),
+            _ => {
+                return Err(format!(
+                    "node {} incarnation {} is not a member of the copied tables",
+                    r.node, r.inc
+                ))
+            }
+        };
+        if sb.resumed.contains_key(&r.node) || st.ports[usize::from(r.node)].is_some() {
+            return Err(format!("node {} resumed already", r.node));
+        }
+        let cfg = LinkConfig {
+            replay_limit: usize::MAX / 2,
+            peer_releases_on_receive: true,
+            ..self.cfg.link.clone()
+        };
+        let link = sock
+            .try_clone()
+            .and_then(|s| Link::resume(s, key, dec, cfg, Held::default(), r.first_seq))
+            .map_err(|e| format!("cannot set up the link: {e}"))?;
+        let link = Arc::new(link);
+        tracing::info!(node = r.node, incarnation = r.inc, %peer, held = r.report.unreleased.len(), "node resumed its link");
+        if sb.phase == Phase::Mirroring {
+            sb.phase = Phase::Gathering(Instant::now());
+            tracing::warn!(active = %sb.active, "taking over from the active hub");
+        }
+        sb.resumed.insert(
+            r.node,
+            Resumed {
+                need: r.report.unreleased.last().copied().unwrap_or(0),
+                report: r.report,
+                rx: r.rx,
+                held: VecDeque::new(),
+                got: r.first_seq - 1,
+            },
+        );
+        st.ports[usize::from(r.node)] = Some(Port {
+            inc: r.inc,
+            sink: Sink::Remote(link.clone()),
+            host: m.host,
+            pid: m.pid,
+            uid: m.uid,
+            gid: m.gid,
+            addr: peer.to_string(),
+            joined_epoch: m.joined_epoch,
+            node_counters: LinkCounters::default(),
+            inflight: VecDeque::new(),
+            owed: VecDeque::new(),
+            clock_bound_ns: None,
+            handled: 0,
+        });
+        self.refresh_links(st);
+        let (sh, node, inc) = (self.clone(), NodeId(r.node), r.inc);
+        std::thread::Builder::new()
+            .name("memchan-hub-link".into())
+            .spawn(move || super::serve(sh, node, inc, link))
+            .map_err(|e| format!("no thread to read its link: {e}"))?;
+        self.check_takeover(st);
+        Ok(())
+    }
+
+    /// Takes over once every copied member resumed, or twice the failure timeout after
+    /// the first did, and every resumed node's held frames arrived.
+    pub(super) fn check_takeover(&self, st: &mut State) {
+        let Some(sb) = st.standby.as_ref() else {
+            return;
+        };
+        let (Phase::Gathering(since), Some(t)) = (&sb.phase, &sb.tables) else {
+            return;
+        };
+        let all = t.members.iter().all(|m| sb.resumed.contains_key(&m.node));
+        if !all && since.elapsed() < self.cfg.failure_timeout * 2 {
+            return;
+        }
+        if sb.resumed.values().any(|r| r.got < r.need) {
+            return;
+        }
+        self.take_over(st);
+    }
+
+    fn take_over(&self, st: &mut State) {
+        let Some(mut sb) = st.standby.take() else {
+            return;
+        };
+        let Some(t) = sb.tables.clone() else {
+            st.standby = Some(sb);
+            return;
+        };
+        let mut nodes: Vec<u16> = sb.resumed.keys().copied().collect();
+        nodes.sort_unstable();
+        let reports: Vec<Report> = nodes.iter().map(|n| sb.resumed[n].report.clone()).collect();
+        let plan = match rail::plan(&reports) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot order the held packets; the resumed nodes are isolated");
+                sb.phase = Phase::Failed(e.to_string());
+                st.standby = Some(sb);
+                for n in nodes {
+                    let inc = st.ports[usize::from(n)].as_ref().map_or(0, |p| p.inc);
+                    self.isolate(st, NodeId(n), inc, &format!("the standby hub: {e}"));
+                }
+                return;
+            }
+        };
+        let resumed = set_of(&nodes);
+        // The copied tables, with what the resumed nodes map rx (their own account,
+        // checked against the segment's rights) and only them as members.
+        st.cluster = Some(t.cluster.clone());
+        st.page = PageSize::from_bytes(t.page_size as usize);
+        st.next_inc = st.next_inc.max(t.next_inc);
+        st.next_gen = t.next_gen;
+        st.segs = t
+            .segs
+            .iter()
+            .map(|s| {
+                s.as_ref().map(|s| Seg {
+                    name: s.name.clone(),
+                    gen: s.gen,
+                    size: s.size as usize,
+                    uid: s.uid,
+                    gid: s.gid,
+                    mode: s.mode,
+                    rx: set_of(&s.rx).intersect(&resumed),
+                    shadow: s.shadow.clone(),
+                })
+            })
+            .collect();
+        for &n in &nodes {
+            let Some(p) = st.ports[usize::from(n)].as_ref() else {
+                continue;
+            };
+            let caller = (p.uid, p.gid);
+            for &(seg, gen) in &sb.resumed[&n].rx {
+                if let Some(Some(s)) = st.segs.get_mut(seg as usize) {
+                    let may = memchan_core::perm::check(
+                        caller,
+                        (s.uid, s.gid, s.mode),
+                        4,
+                        &s.name,
+                        "map_rx",
+                    );
+                    if s.gen == gen && may.is_ok() {
+                        s.rx.insert(NodeId(n));
+                    }
+                }
+            }
+        }
+        st.groups = t
+            .groups
+            .iter()
+            .map(|(name, m)| (name.clone(), set_of(m)))
+            .collect();
+        st.barrier_counts = t
+            .barriers
+            .iter()
+            .filter_map(|(scope, c)| Some((*scope, c.as_slice().try_into().ok()?)))
+            .collect();
+        st.epoch = st.epoch.max(t.epoch) + 1;
+        let members = st.members();
+        for &n in &nodes {
+            let notice = PlanNotice {
+                epoch: st.epoch,
+                members,
+                next_gseq: plan.next_gseq,
+                renumbered: plan.renumber(&sb.resumed[&n].report),
+            };
+            st.send(NodeId(n), Kind::RailPlan, &[&notice.encode()]);
+        }
+        // The held packets in the plan's order, each at its place; a node's other
+        // held frames (requests) in its seq order around them.
+        let mut held: HashMap<u16, VecDeque<(u64, Kind, Vec<u8>)>> = sb
+            .resumed
+            .iter_mut()
+            .map(|(&n, r)| (n, std::mem::take(&mut r.held)))
+            .collect();
+        for (i, &(o, s)) in plan.order.iter().enumerate() {
+            let Some(q) = held.get_mut(&o) else { continue };
+            while let Some((seq, kind, payload)) = q.pop_front() {
+                if seq > s {
+                    q.push_front((seq, kind, payload));
+                    break;
+                }
+                if seq == s {
+                    // `data` gives the next place: this packet's in the plan.
+                    st.gseq = plan.next_gseq + i as u64 - 1;
+                }
+                self.frame(st, NodeId(o), seq, kind, &payload);
+                if seq == s {
+                    break;
+                }
+            }
+        }
+        st.gseq = st.gseq.max(plan.next_gseq + plan.order.len() as u64 - 1);
+        sb.replanned = plan.order.len() as u64;
+        sb.phase = Phase::TookOver;
+        st.standby = Some(sb);
+        for n in &nodes {
+            for (seq, kind, payload) in held.remove(n).unwrap_or_default() {
+                self.frame(st, NodeId(*n), seq, kind, &payload);
+            }
+        }
+        // Members that did not come: failed, as an isolation would have them.
+        for m in t
+            .members
+            .iter()
+            .filter(|m| !resumed.contains(NodeId(m.node)))
+        {
+            st.epoch += 1;
+            let clear: Vec<usize> = st
+                .segs
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    s.as_ref()
+                        .and_then(|s| s.shadow.as_ref())
+                        .is_some_and(|sh| sh.get(usize::from(m.node)) == Some(&1))
+                })
+                .map(|(i, _)| i)
+                .collect();
+            for seg in clear {
+                st.hub_write(seg, usize::from(m.node), &[0]);
+            }
+            st.event(NodeId(m.node), m.inc, event_kind::FAILED);
+            tracing::warn!(node = m.node, "did not resume at the standby: failed");
+        }
+        tracing::warn!(
+            nodes = ?nodes,
+            replanned = plan.order.len(),
+            next_gseq = plan.next_gseq,
+            epoch = st.epoch,
+            "took over from the active hub"
+        );
+    }
+
+    /// Waits the gathering's deadline out on the timer.
+    pub(super) fn standby_tick(&self) {
+        let mut st = self.lock();
+        if st.standby.as_ref().is_some_and(|s| s.holding()) {
+            self.check_takeover(&mut st);
+        }
+    }
+
+    /// This hub's part in dual rail for `memchan status`.
+    pub(super) fn rail_status(&self, st: &State) -> Option<RailStatus> {
+        match &st.standby {
+            Some(sb) => Some(sb.status(st.gseq)),
+            None if self.cfg.rail => Some(RailStatus {
+                role: "active".into(),
+                gseq: st.gseq,
+                ..RailStatus::default()
+            }),
+            None => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy() -> Tables {
+        Tables {
+            numbered: true,
+            cluster: "c".into(),
+            page_size: 4096,
+            epoch: 3,
+            next_inc: 10,
+            next_gen: 2,
+            members: vec![MemberCopy {
+                node: 1,
+                inc: 9,
+                host: "h".into(),
+                pid: 1,
+                uid: 0,
+                gid: 0,
+                joined_epoch: 2,
+            }],
+            segs: vec![Some(SegCopy {
+                name: "_lock.l".into(),
+                gen: 1,
+                size: 4096,
+                uid: 0,
+                gid: 0,
+                mode: 0o666,
+                rx: vec![1],
+                shadow: Some(vec![0; 4096]),
+            })],
+            groups: vec![("g".into(), vec![1])],
+            barriers: vec![(u16::MAX, vec![0; MAX_NODES])],
+        }
+    }
+
+    #[test]
+    fn a_copy_of_the_tables_is_checked_before_use() {
+        assert!(copy().check().is_ok());
+        let bad: [fn(&mut Tables); 6] = [
+            |t| t.members[0].node = MAX_NODES as u16,
+            |t| t.members.push(t.members[0].clone()),
+            |t| t.segs[0].as_mut().unwrap().shadow = Some(vec![0; 10]),
+            |t| t.segs[0].as_mut().unwrap().rx = vec![u16::MAX],
+            |t| t.groups[0].1 = vec![999],
+            |t| t.barriers[0].1.truncate(3),
+        ];
+        for (i, spoil) in bad.iter().enumerate() {
+            let mut t = copy();
+            spoil(&mut t);
+            assert!(t.check().is_err(), "spoiled copy {i} accepted");
+        }
+        // Nothing joined yet: nothing to check, nothing to take over.
+        let empty = Tables {
+            numbered: true,
+            ..Tables::default()
+        };
+        assert!(empty.check().is_ok());
+        assert!(
+            Tables::default().check().is_err(),
+            "an active hub without --rail"
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! Dual rail, the node's side of a switch (`rail.rs` has the design, `hub/standby.rs`
+//! the standby hub's side). When the link to the active hub fails for good (it
+//! closed, or the hub stayed silent past the failure timeout) and a standby is
+//! configured, the thread that saw it moves the link: it takes the frames the old hub
+//! had not released ([`Link::take_held`]), reports what this node applied of the old
+//! order, joins the standby in the resume role and resumes the link there under the
+//! same seqs ([`Link::resume_announced`], the `RailResume` first). The application
+//! sees nothing: a write waiting on the old link goes on the new one, a thread
+//! reading goes on reading. The standby's `RailPlan` then renumbers this node's
+//! history ([`crate::rail::Applied::rebase`]) before any packet it orders again.
+//!
+//! One switch per node: a failure of the standby is `HubLost`, as with one rail. The
+//! global clock follows the standby's time packets from the switch on.
+
+use crate::handshake;
+use crate::link::{Link, LinkConfig};
+use crate::proto::{Join, ROLE_RESUME};
+use crate::rail::{PlanNotice, Resume};
+use crate::service::{Shared, Up, ALIVE};
+use crate::wire::{Key, Kind};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// Where a node goes when its active hub is lost.
+#[derive(Debug, Clone)]
+pub(crate) struct Standby {
+    /// The standby hub's address.
+    pub(crate) addr: String,
+    pub(crate) key: Key,
+    /// The node's join (its role is changed to resume).
+    pub(crate) join: Join,
+    pub(crate) link: LinkConfig,
+}
+
+impl Shared {
+    /// The link `failed` failed for `why`: switches to the standby if there is one
+    /// and this node has not switched yet (then `true`: go on with the new link), or
+    /// counts the hub as lost (`false`). A thread that comes after another switched
+    /// away from `failed` gets `true` at once.
+    pub(crate) fn link_failed(&self, failed: &Arc<Link>, why: String) -> bool {
+        let Some(standby) = &self.standby else {
+            self.set_lost(why);
+            return false;
+        };
+        let mut switched = self.switched.lock().unwrap_or_else(|e| e.into_inner());
+        if self.link().is_some_and(|l| !Arc::ptr_eq(&l, failed)) {
+            return true;
+        }
+        if *switched
+            || self.stop.load(Ordering::Acquire)
+            || self.health.load(Ordering::Acquire) != ALIVE
+        {
+            drop(switched);
+            self.set_lost(why);
+            return false;
+        }
+        *switched = true;
+        tracing::warn!(node = self.me.0, reason = %why, standby = %standby.addr, "active hub lost: switching rails");
+        match self.switch(standby, failed) {
+            Ok(()) => {
+                tracing::info!(node = self.me.0, standby = %standby.addr, "link resumed at the standby hub");
+                true
+            }
+            Err(e) => {
+                drop(switched);
+                self.set_lost(format!("{why}; the standby hub {}: {e}", standby.addr));
+                false
+            }
+        }
+    }
+
+    fn switch(&self, standby: &Standby, old: &Arc<Link>) -> Result<(), String> {
+        let Up::Link(cell) = &self.up else {
+            return Err("no link to move".into());
+        };
+        // Held across the move: nothing is applied between the report and the new
+        // link (a frame of the old link handled late is dropped, see `rail_deliver`).
+        let rail = self.rail_lock();
+        let held = old.take_held();
+        let report = rail.report(self.me.0, held.seqs_of(Kind::Data));
+        let rx = self
+            .rx
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(&seg, m)| (seg, m.gen))
+            .collect();
+        let resume = Resume {
+            node: self.me.0,
+            inc: self.inc,
+            first_seq: held.first(),
+            rx,
+            report,
+        }
+        .encode()
+        .map_err(|e| e.to_string())?;
+        let mut join = standby.join.clone();
+        join.role = ROLE_RESUME;
+        let (sock, key, dec) = handshake::connect(&standby.addr, &standby.key, join)?;
+        sock.set_read_timeout(None).map_err(|e| e.to_string())?;
+        let link = Link::resume_announced(
+            sock,
+            key,
+            dec,
+            standby.link.clone(),
+            held,
+            1,
+            Some((Kind::RailResume, &resume)),
+        )
+        .map_err(|e| format!("cannot set up the link: {e}"))?;
+        *cell.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(link);
+        drop(rail);
+        Ok(())
+    }
+
+    /// Whether this node moved to the standby hub.
+    pub(crate) fn rail_switched(&self) -> bool {
+        *self.switched.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The standby's `RailPlan`: this node's history in its numbering, the epoch and
+    /// members after the switch.
+    pub(crate) fn rail_plan(&self, payload: &[u8]) {
+        let notice = match PlanNotice::decode(payload) {
+            Ok(n) => n,
+            Err(e) => {
+                self.set_lost(format!("the standby hub sent a malformed plan: {e}"));
+                return;
+            }
+        };
+        if let Err(e) = self
+            .rail_lock()
+            .rebase(&notice.renumbered, notice.next_gseq)
+        {
+            self.set_lost(format!("the standby hub broke its plan: {e}"));
+            return;
+        }
+        self.adopt_members(notice.epoch, notice.members);
+    }
+}

@@ -1,0 +1,154 @@
+//! Dual rail over loopback, in one process: an active hub (`rail`) and its standby
+//! (`standby_of`), 3 real nodes joined with the standby configured. While every node
+//! streams broadcast writes with local copy, the active hub stops (its links close);
+//! every node moves to the standby without an error, and after `ack` every node holds
+//! every sender's last value, each word's values only grew at every reader (no write
+//! applied out of its sender's order), and the standby reports that it took over with
+//! all 3 nodes. The netns tests (`conformance/rail.rs`) do the same with real
+//! processes, a killed hub and a downed link, under the randomized ordering check.
+
+use memchan_core::{Dest, TxAttrs};
+use memchan_net::hub::HubConfig;
+use memchan_net::node::Node;
+use memchan_net::wire::Key;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+#[allow(dead_code)]
+mod common;
+
+const HANG_GUARD: Duration = Duration::from_secs(60);
+const WRITES: u64 = 4000;
+const NODES: usize = 3;
+
+fn poll(what: &str, mut ok: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !ok() {
+        assert!(t0.elapsed() < HANG_GUARD, "hang guard: {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
+    let key = Key::from_secret(b"dual rail loopback");
+    let tune = |c: &mut HubConfig| c.heartbeat = Duration::from_millis(50);
+    let (active, active_addr) = common::keyed_hub(&key, |c| {
+        tune(c);
+        c.rail = true;
+    });
+    let (standby, standby_addr) = common::keyed_hub(&key, |c| {
+        tune(c);
+        c.standby_of = Some(active_addr.clone());
+    });
+    let mut cfg = common::node_cfg(
+        &active_addr,
+        &key,
+        Duration::from_millis(50),
+        Duration::from_secs(5),
+    );
+    cfg.standby = Some(standby_addr.clone());
+    let ns: Vec<Node> = (0..NODES)
+        .map(|_| Node::join("dualrail", cfg.clone()).unwrap())
+        .collect();
+    ns[0].wait_for_members(NODES, HANG_GUARD).unwrap();
+    let attrs = TxAttrs {
+        local_copy: true,
+        ..TxAttrs::default()
+    };
+    let (rxs, txs): (Vec<_>, Vec<_>) = ns
+        .iter()
+        .map(|n| {
+            let s = n.segment("r", NODES * 8, 0o600).unwrap();
+            (
+                s.map_rx().unwrap(),
+                s.map_tx(Dest::Broadcast, attrs).unwrap(),
+            )
+        })
+        .unzip();
+    // The standby copied the tables (members, segment, receivers) after they were set.
+    let set_up = Instant::now();
+    poll("the standby's copy of the tables", || {
+        let r = standby.status().rail.unwrap();
+        assert_eq!(r.role, "standby");
+        r.mirrored_ms_ago
+            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
+    });
+    let written = AtomicU64::new(0);
+    let stop_reading = AtomicBool::new(false);
+    let mut active = Some(active);
+    let rxs = std::thread::scope(|s| {
+        for (k, tx) in txs.iter().enumerate() {
+            let written = &written;
+            s.spawn(move || {
+                for i in 1..=WRITES {
+                    if let Err(e) = tx.write_u64(k * 8, i) {
+                        panic!("sender {k}, write {i}: {e}");
+                    }
+                    written.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+        let readers: Vec<_> = rxs
+            .into_iter()
+            .map(|rx| {
+                let stop = &stop_reading;
+                s.spawn(move || {
+                    let mut last = [0u64; NODES];
+                    let mut reads = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        for (w, l) in last.iter_mut().enumerate() {
+                            let v = rx.load_u64(w * 8).unwrap();
+                            assert!(v >= *l, "word {w} went back from {l} to {v}");
+                            *l = v;
+                            reads += 1;
+                        }
+                    }
+                    (rx, reads)
+                })
+            })
+            .collect();
+        poll("writes under way", || {
+            written.load(Ordering::Relaxed) > NODES as u64 * WRITES / 4
+        });
+        drop(active.take());
+        println!(
+            "active hub stopped after {} of {} writes",
+            written.load(Ordering::Relaxed),
+            NODES as u64 * WRITES
+        );
+        poll("every write sent", || {
+            written.load(Ordering::Relaxed) == NODES as u64 * WRITES
+        });
+        for n in &ns {
+            n.ack().unwrap();
+        }
+        stop_reading.store(true, Ordering::Relaxed);
+        readers
+            .into_iter()
+            .map(|r| {
+                let (rx, reads) = r.join().unwrap();
+                assert!(reads > 0);
+                rx
+            })
+            .collect::<Vec<_>>()
+    });
+    for rx in &rxs {
+        for k in 0..NODES {
+            assert_eq!(
+                rx.load_u64(k * 8).unwrap(),
+                WRITES,
+                "sender {k}'s last value"
+            );
+        }
+    }
+    let st = standby.status();
+    let r = st.rail.unwrap();
+    println!("standby after the switch: {r:?}");
+    assert_eq!(r.role, "took over");
+    assert_eq!(r.resumed, vec![0, 1, 2]);
+    assert_eq!(st.members.len(), NODES);
+    for n in &ns {
+        assert_eq!(n.members().len(), NODES);
+    }
+}

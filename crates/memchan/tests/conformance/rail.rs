@@ -1,0 +1,275 @@
+//! Dual rail across network namespaces (issue 12 point 8): two hosts, two rails (an
+//! active hub with `--rail` in one hub namespace, its standby in a second one, each
+//! with a veth pair to every host), 4 ordering workers joined with
+//! `MEMCHAN_HUB=ACTIVE,STANDBY`. While they run the randomized ordering workload, the
+//! active rail fails: its hub is SIGKILLed, or every link of its namespace goes down
+//! (the hub keeps running, cut off). Every node must move to the standby on its own:
+//! every worker finishes without an error (each operation unwraps), and the checker
+//! finds no write lost, duplicated, corrupted or reordered across the switch. The
+//! standby reports that it took over with every node; its copy of the tables is taken
+//! after the cluster was set up (a copy is at most a heartbeat old by design).
+
+use crate::multihost::{port_of, serial, TempDir};
+use crate::ordering;
+use memchan::{Cluster, Config, Dest, TxAttrs};
+use memchan_core::status::ClusterStatus;
+use memchan_net::hub::{query_status, Hub, HubConfig};
+use memchan_net::wire::Key;
+use memchan_testkit::harness::{unique_cluster, Worker};
+use memchan_testkit::netns::{in_ns, Topology};
+use std::time::{Duration, Instant};
+
+const NODES: u16 = 4;
+const WRITES: u64 = 15_000;
+const HB_MS: u64 = 50;
+/// Hubs' and nodes' failure timeout: a node silent this long is lost (the rail-down
+/// case is detected by it).
+const FT_MS: u64 = 1000;
+/// Liveness bound of every wait: not a performance claim.
+const HANG_GUARD: Duration = Duration::from_secs(120);
+
+/// Role `railhub`: `listen heartbeat_ms failure_timeout_ms (rail | standby=ADDR)`, an
+/// open cluster. Prints `LISTENING addr`, serves until killed.
+pub fn hub_worker(a: &[String]) {
+    let hub = Hub::start(HubConfig {
+        listen: a[0].clone(),
+        heartbeat: Duration::from_millis(a[1].parse().unwrap()),
+        failure_timeout: Duration::from_millis(a[2].parse().unwrap()),
+        rail: a[3] == "rail",
+        standby_of: a[3].strip_prefix("standby=").map(String::from),
+        ..HubConfig::default()
+    })
+    .unwrap();
+    println!("LISTENING {}", hub.local_addr());
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+fn status_in(ns: &str, port: u16) -> ClusterStatus {
+    let addr = format!("127.0.0.1:{port}");
+    in_ns(ns, move || query_status(&addr, &Key::open()))
+        .unwrap_or_else(|e| panic!("status of the hub in {ns}: {e}"))
+}
+
+fn poll(what: &str, mut ok: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !ok() {
+        assert!(t0.elapsed() < HANG_GUARD, "hang guard: {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+enum Fault {
+    KillHub,
+    RailDown,
+}
+
+fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
+    let _one = serial();
+    let mut topo = Topology::new(tag, 2);
+    let rail2 = topo.add_second_rail();
+    let dir = TempDir::new(tag);
+    let name = unique_cluster(tag);
+    let hub_args = |mode: String| {
+        vec![
+            "0.0.0.0:0".to_string(),
+            HB_MS.to_string(),
+            FT_MS.to_string(),
+            mode,
+        ]
+    };
+    let mut active = topo.worker(&topo.hub_ns, "railhub", &hub_args("rail".into()), &[]);
+    let port_a = port_of(&active.expect_line("LISTENING", HANG_GUARD));
+    let standby_of = format!("standby=10.203.0.1:{port_a}");
+    let mut standby = topo.worker(&rail2, "railhub", &hub_args(standby_of), &[]);
+    let port_b = port_of(&standby.expect_line("LISTENING", HANG_GUARD));
+    let ft = format!("ft={FT_MS}");
+    let args = ordering::worker_args(&name, NODES, WRITES, seed, &dir.0, &["hold", &ft]);
+    let mut ws: Vec<Worker> = (0..usize::from(NODES))
+        .map(|i| {
+            let h = i % 2;
+            let hubs = format!(
+                "{},{}",
+                memchan_testkit_hub_addr(&topo, h, port_a),
+                topo.rail2_addr(h, port_b)
+            );
+            topo.worker(&topo.hosts[h].ns, "order", &args, &[("MEMCHAN_HUB", hubs)])
+        })
+        .collect();
+
+    // Set up: every node maps the segment rx (the workers' barrier follows), then the
+    // standby copies the tables.
+    poll("the workers' segment mapped by every node", || {
+        let st = status_in(&topo.hub_ns, port_a);
+        st.members.len() == usize::from(NODES)
+            && st
+                .segments
+                .iter()
+                .any(|s| s.name == "ord" && s.rx.len() == usize::from(NODES))
+    });
+    let set_up = Instant::now();
+    poll("the standby's copy of the tables", || {
+        let r = status_in(&rail2, port_b)
+            .rail
+            .expect("a standby's rail status");
+        assert_eq!(r.role, "standby", "{r:?}");
+        r.mirrored_ms_ago
+            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
+    });
+    // Writes under way: a quarter of them reached the active hub.
+    let frames = || -> u64 {
+        status_in(&topo.hub_ns, port_a)
+            .members
+            .iter()
+            .map(|m| m.hub_side.frames_rx)
+            .sum()
+    };
+    let total = u64::from(NODES) * WRITES;
+    poll("writes under way", || frames() > total / 4);
+    let at_fault = frames();
+    match fault {
+        Fault::KillHub => active.kill9(),
+        Fault::RailDown => topo.first_rail_down(),
+    }
+    println!("[{tag}] active rail failed with {at_fault} frames of {total} writes at its hub");
+    assert!(
+        at_fault < total,
+        "the writes were over before the fault: nothing to switch"
+    );
+
+    for w in &mut ws {
+        w.expect_line("DONE", HANG_GUARD);
+    }
+    let st = status_in(&rail2, port_b);
+    let r = st.rail.clone().expect("the standby's rail status");
+    println!("[{tag}] standby after the switch: {r:?}");
+    assert_eq!(r.role, "took over", "{r:?}");
+    assert_eq!(r.resumed, (0..NODES).collect::<Vec<_>>());
+    assert_eq!(st.members.len(), usize::from(NODES));
+    dir.go(ordering::GO_FILE);
+    for w in &mut ws {
+        w.finish(HANG_GUARD);
+    }
+    let report = ordering::check_run(NODES, WRITES, seed, &dir.0);
+    println!("[{tag}] {report}");
+    assert_eq!(report.writes_checked, total);
+    assert_eq!(report.receivers_checked, usize::from(NODES));
+    report.assert_ok();
+    if let Fault::RailDown = fault {
+        active.kill9();
+    }
+    standby.kill9();
+}
+
+/// The first rail's hub address as host `h` reaches it.
+fn memchan_testkit_hub_addr(topo: &Topology, h: usize, port: u16) -> String {
+    format!("{}:{port}", topo.hosts[h].hub_addr)
+}
+
+#[test]
+fn rail_switch_on_a_killed_hub_loses_duplicates_and_reorders_nothing() {
+    switch_under_ordering("rkill", 0x5EED_2001, Fault::KillHub);
+}
+
+#[test]
+fn rail_switch_on_the_active_rail_going_down_loses_duplicates_and_reorders_nothing() {
+    switch_under_ordering("rdown", 0x5EED_2002, Fault::RailDown);
+}
+
+/// A node that loses only its own link to the active hub must not split the cluster:
+/// the standby, which still reaches the active, refuses its resume (the node gets an
+/// error, and the active isolates it as with one rail), and the other node goes on
+/// with the active hub.
+#[test]
+fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
+    let _one = serial();
+    let mut topo = Topology::new("rone", 2);
+    let rail2 = topo.add_second_rail();
+    let name = unique_cluster("rone");
+    let hub_args = |mode: String| {
+        vec![
+            "0.0.0.0:0".to_string(),
+            HB_MS.to_string(),
+            FT_MS.to_string(),
+            mode,
+        ]
+    };
+    let mut active = topo.worker(&topo.hub_ns, "railhub", &hub_args("rail".into()), &[]);
+    let port_a = port_of(&active.expect_line("LISTENING", HANG_GUARD));
+    let standby_of = format!("standby=10.203.0.1:{port_a}");
+    let mut standby = topo.worker(&rail2, "railhub", &hub_args(standby_of), &[]);
+    let port_b = port_of(&standby.expect_line("LISTENING", HANG_GUARD));
+    let join = |h: usize| {
+        let hubs = format!(
+            "{},{}",
+            memchan_testkit_hub_addr(&topo, h, port_a),
+            topo.rail2_addr(h, port_b)
+        );
+        let name = name.clone();
+        in_ns(&topo.hosts[h].ns, move || {
+            let cfg = Config {
+                hub: Some(memchan::HubSpec::Connect(hubs)),
+                failure_timeout: Duration::from_millis(FT_MS),
+                heartbeat: Duration::from_millis(HB_MS),
+                ..Config::default()
+            };
+            Cluster::join_with(&name, cfg)
+        })
+        .expect("join")
+    };
+    let (lone, other) = (join(0), join(1));
+    other.wait_for_members(2, HANG_GUARD).unwrap();
+    let set_up = Instant::now();
+    poll("the standby's copy of the tables", || {
+        let r = status_in(&rail2, port_b)
+            .rail
+            .expect("a standby's rail status");
+        r.mirrored_ms_ago
+            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
+    });
+    topo.link_down(0);
+    // The lone node finds the active hub silent, tries the standby, is refused.
+    let t0 = Instant::now();
+    let err = loop {
+        if let Err(e) = lone.ack() {
+            break e;
+        }
+        assert!(
+            t0.elapsed() < HANG_GUARD,
+            "the lone node never saw its loss"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    println!("[rone] the lone node: {err}");
+    assert!(
+        err.to_string().contains("still answers"),
+        "not the standby's refusal: {err}"
+    );
+    // The other node goes on with the active hub, which isolates the lone one (an ack
+    // under way meanwhile would name it: `AckIncomplete`).
+    poll("the active hub isolates the lone node", || {
+        status_in(&topo.hub_ns, port_a).members.len() == 1
+    });
+    let seg = other.segment("s", 4096, 0o600).unwrap();
+    let rx = seg.map_rx().unwrap();
+    let tx = seg
+        .map_tx(
+            Dest::Broadcast,
+            TxAttrs {
+                local_copy: true,
+                ..TxAttrs::default()
+            },
+        )
+        .unwrap();
+    tx.write_u64(0, 7).unwrap();
+    other.ack().unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 7);
+    let r = status_in(&rail2, port_b).rail.unwrap();
+    assert_eq!(r.role, "standby", "{r:?}");
+    assert!(r.resumed.is_empty(), "{r:?}");
+    drop(lone);
+    drop(other);
+    active.kill9();
+    standby.kill9();
+}
