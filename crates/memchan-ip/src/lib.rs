@@ -91,6 +91,13 @@ pub struct IpConfig {
     /// How long the receiver busy-polls after traffic before it sleeps (0: sleep at
     /// once).
     pub spin: Duration,
+    /// How long it busy-polls (reading the TUN device too) after an exchange of small
+    /// packets only, both ways: request/response traffic, where the answer or the
+    /// next request is due soon; a stream (large packets one way) does not. `None`:
+    /// [`INTERACTIVE_SPIN`] on one host, 0 through a hub (where polling reads the
+    /// socket in the spinning thread, taking the core from the link's other work:
+    /// measured slower there).
+    pub interactive_spin: Option<Duration>,
 }
 
 impl Default for IpConfig {
@@ -104,9 +111,14 @@ impl Default for IpConfig {
             max_nodes: 8,
             segment: "memchan-ip".into(),
             spin: Duration::ZERO,
+            interactive_spin: None,
         }
     }
 }
+
+/// [`IpConfig::interactive_spin`]'s default on one host: about two 8-byte TCP
+/// one-way latencies over it, so a ping-pong's next packet usually comes in the spin.
+pub const INTERACTIVE_SPIN: Duration = Duration::from_micros(50);
 
 /// The interface's counters (monotonic).
 #[derive(Debug, Default)]

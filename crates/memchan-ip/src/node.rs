@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -24,8 +24,13 @@ const FULL_WAIT: Duration = Duration::from_millis(200);
 const TICK: Duration = Duration::from_millis(20);
 /// Packets read from the TUN device before the doorbells are rung anyway.
 const BATCH: usize = 32;
-/// How often the receive thread reads the kernel's multicast memberships.
+/// How often the receive thread reads the kernel's multicast memberships: between
+/// bursts of packets, and under unbroken traffic.
 const IGMP_EVERY: Duration = Duration::from_millis(100);
+const MC_BUSY_EVERY: Duration = Duration::from_secs(1);
+/// Packets at most this long (headers included) are "small": an 8-byte TCP
+/// message is 60 bytes, an ack 52.
+const SMALL: usize = 256;
 
 /// A running IP interface over memchan. Stops (threads joined, interface gone) on
 /// [`stop`](Self::stop) or drop.
@@ -71,6 +76,9 @@ struct Shared {
     credit_cv: Condvar,
     tx_waiting: AtomicBool,
     spin: Duration,
+    interactive_spin: Duration,
+    /// The last packet read from the TUN device, its length.
+    tx_last_len: AtomicUsize,
     subnet: crate::Subnet,
     txs: Mutex<TxState>,
     /// The multicast segments' layout, and the main segment's name (theirs start with it).
@@ -157,14 +165,17 @@ impl IpNode {
                 })
             }
         };
+        let hub = cluster.transport() == "hub";
         let seg = cluster.segment(&cfg.segment, lay.segment_size(), 0o600)?;
         let rx = seg.map_rx_with(RxAttrs::default())?;
         let bell = RxAttrs {
             notify: true,
             ..RxAttrs::default()
         };
+        // Every page of the rings posts notify: a record's word (its last write; the
+        // body goes without notify) wakes the receiver, with no doorbell after it.
         for s in 0..lay.slots {
-            rx.set_attrs(lay.hdr(s), page, bell)?;
+            rx.set_attrs(lay.hdr(s), lay.slot_size(), bell)?;
         }
         let btx = seg.map_tx(Dest::Broadcast, TxAttrs::default())?;
         let tun = Tun::open(&cfg.ifname, cfg.mtu, addr, cfg.subnet.prefix())?;
@@ -196,6 +207,12 @@ impl IpNode {
             credit_cv: Condvar::new(),
             tx_waiting: AtomicBool::new(false),
             spin: cfg.spin,
+            interactive_spin: cfg.interactive_spin.unwrap_or(if hub {
+                Duration::ZERO
+            } else {
+                crate::INTERACTIVE_SPIN
+            }),
+            tx_last_len: AtomicUsize::new(0),
             subnet: cfg.subnet,
             txs: Mutex::new(TxState {
                 btx,
@@ -366,13 +383,14 @@ fn route(sh: &Shared, len: usize, t: &mut TxState) {
         Route::Node(id) if (id as usize) < sh.lay.slots && id as usize != sh.me => {
             send_unicast(sh, id as usize, pkt, &mut t.pending)
         }
-        Route::All => send_broadcast(sh, pkt, &t.btx, &mut t.bw, &mut t.pending),
+        Route::All => send_broadcast(sh, pkt, &t.btx, &mut t.bw),
         Route::Multicast(group) => send_multicast(sh, group, len, t),
         _ => {
             sh.c.drop_no_route.fetch_add(1, Relaxed);
             false
         }
     };
+    sh.tx_last_len.store(len, Relaxed);
     if sent {
         sh.c.tx_packets.fetch_add(1, Relaxed);
         sh.c.tx_bytes.fetch_add(len as u64, Relaxed);
@@ -417,7 +435,7 @@ fn send_multicast(sh: &Shared, group: Ipv4Addr, len: usize, t: &mut TxState) -> 
     let pkt = &t.buf[..len];
     let Some(m) = mc.as_mut() else {
         sh.c.mc_fallback.fetch_add(1, Relaxed);
-        return send_broadcast(sh, pkt, &t.btx, &mut t.bw, &mut t.pending);
+        return send_broadcast(sh, pkt, &t.btx, &mut t.bw);
     };
     let (base, head_at) = (sh.mcl.ring_at(sh.me), sh.mcl.hdr(sh.me) + mcast::MC_HEAD);
     if let Err(e) = m.w.push(&m.tx, base, sh.mcl.ring, head_at, pkt) {
@@ -469,10 +487,7 @@ fn send_unicast(sh: &Shared, id: usize, pkt: &[u8], pending: &mut [bool]) -> boo
             let tail = credit_pos(seen, s.start).unwrap_or(0).min(s.w.head);
             if s.w.head - tail + s.w.need(size, pkt.len()) <= size as u64 {
                 return match s.w.push(&s.tx, sh.lay.uni(sh.me), size, pkt) {
-                    Ok(()) => {
-                        pending[id] = true;
-                        true
-                    }
+                    Ok(()) => true,
                     Err(e) => {
                         sh.c.errors.fetch_add(1, Relaxed);
                         tracing::debug!(peer = id, error = %e, "unicast write");
@@ -509,13 +524,7 @@ fn wait_credit(sh: &Shared, credit: &AtomicU64, seen: u64) {
 
 /// Writes `pkt` once into every node's copy of this node's broadcast ring; dropped
 /// if a live peer has not consumed enough of it. True if sent.
-fn send_broadcast(
-    sh: &Shared,
-    pkt: &[u8],
-    btx: &TxMapping,
-    bw: &mut Writer,
-    pending: &mut [bool],
-) -> bool {
+fn send_broadcast(sh: &Shared, pkt: &[u8], btx: &TxMapping, bw: &mut Writer) -> bool {
     let size = sh.lay.bring;
     let mut tail = bw.head;
     for p in sh.peers.iter().filter(|p| p.ready.load(Acquire)) {
@@ -534,11 +543,6 @@ fn send_broadcast(
         return false;
     }
     *lock(&sh.bpub) = (bw.head, bw.seq);
-    for (id, p) in sh.peers.iter().enumerate() {
-        if p.ready.load(Relaxed) {
-            pending[id] = true;
-        }
-    }
     true
 }
 
@@ -624,6 +628,8 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
     let mut warned_beyond = false;
     // Traffic since the last sleep: worth spinning for more.
     let mut active = false;
+    // The largest packet delivered since the last sleep.
+    let mut largest = 0;
     while !sh.stop.load(Relaxed) {
         let e = sh.cluster.epoch();
         if e != epoch {
@@ -651,10 +657,18 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
                 continue;
             }
             handshake(sh, &seg, &rx, id, p);
-            progress |= drain(sh, &rx, id, p);
+            let got = drain(sh, &rx, id, p);
+            largest = largest.max(got);
+            progress |= got > 0;
             take_credits(sh, &rx, id);
         }
-        progress |= multicast(sh, &rx, &mut st, &mut mc);
+        progress |= mc_drain(sh, &st, &mut mc);
+        // Memberships are read between bursts, off the packets' path (under
+        // unbroken traffic, once a second).
+        let due = mc.read_at.map(|t| t.elapsed());
+        if due.is_none_or(|d| d >= IGMP_EVERY && (!progress || d >= MC_BUSY_EVERY)) {
+            mc_upkeep(sh, &rx, &mut st, &mut mc);
+        }
         if progress {
             active = true;
             continue;
@@ -663,11 +677,19 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             report_credits(sh, p, true);
         }
         // After traffic, spin a while before sleeping, sending too: an answer to
-        // what was just delivered then leaves without waking the transmit thread.
-        // An idle node does not spin.
+        // what was just delivered then leaves without waking the transmit thread,
+        // and the next request finds this thread awake. After small packets both
+        // ways (request and answer, not a stream and its acks) longer. An idle node
+        // does not spin.
         let mut woke = false;
         if active {
-            let end = Instant::now() + sh.spin;
+            let interactive = largest <= SMALL && sh.tx_last_len.load(Relaxed) <= SMALL;
+            let spin = if interactive {
+                sh.spin.max(sh.interactive_spin)
+            } else {
+                sh.spin
+            };
+            let end = Instant::now() + spin;
             while !woke && Instant::now() < end {
                 if let Ok(mut t) = sh.txs.try_lock() {
                     pump(sh, &mut t);
@@ -680,6 +702,7 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
         if woke {
             continue;
         }
+        largest = 0;
         match rx.wait(Some(TICK)) {
             Ok(w) => active = w,
             Err(e) => {
@@ -790,9 +813,9 @@ fn handshake(sh: &Shared, seg: &Segment, rx: &RxMapping, id: usize, p: &mut Peer
     }
 }
 
-/// Hands the peer's new packets to the TUN device; true if there were any.
-fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> bool {
-    let mut any = false;
+/// Hands the peer's new packets to the TUN device; the largest one's length (0: none).
+fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> usize {
+    let mut largest = 0;
     let rings = [
         (&mut p.uni, sh.lay.uni(id), sh.lay.ring),
         (&mut p.bc, sh.lay.bcast(id), sh.lay.bring),
@@ -817,7 +840,7 @@ fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> bool {
                         }
                     }
                     r.advance(len);
-                    any = true;
+                    largest = largest.max(len);
                 }
                 Next::Bad(why) => {
                     sh.c.bad_records.fetch_add(1, Relaxed);
@@ -828,10 +851,10 @@ fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> bool {
             }
         }
     }
-    if any {
+    if largest > 0 {
         report_credits(sh, p, false);
     }
-    any
+    largest
 }
 
 /// Tells the peer how much of its rings this node consumed: at once past a quarter
@@ -885,24 +908,21 @@ fn take_credits(sh: &Shared, rx: &RxMapping, id: usize) {
 
 // ------------------------------------------------------------------ multicast
 
-/// One pass of the multicast work: this node's memberships (from the kernel) to the
-/// peers, the peers' lists into the routes, the segments of this node's sets mapped
-/// and drained. True if a packet was delivered.
-fn multicast(sh: &Shared, rx: &RxMapping, st: &mut [PeerRx], mc: &mut McRx) -> bool {
-    if mc.read_at.is_none_or(|t| t.elapsed() >= IGMP_EVERY) {
-        mc.read_at = Some(Instant::now());
-        match std::fs::read_to_string("/proc/net/igmp") {
-            Ok(text) => {
-                let now = mcast::joined_groups(&text, &sh.ifname);
-                if now != mc.mine {
-                    tracing::info!(groups = ?now, "memchan ip: multicast memberships");
-                    mc.mine = now;
-                    mc.gen = mc.gen.wrapping_add(2).max(2);
-                    mc.dirty = true;
-                }
+/// The multicast bookkeeping: this node's memberships (from the kernel) to the
+/// peers, the peers' lists into the routes, the segments of this node's sets mapped.
+fn mc_upkeep(sh: &Shared, rx: &RxMapping, st: &mut [PeerRx], mc: &mut McRx) {
+    mc.read_at = Some(Instant::now());
+    match std::fs::read_to_string("/proc/net/igmp") {
+        Ok(text) => {
+            let now = mcast::joined_groups(&text, &sh.ifname);
+            if now != mc.mine {
+                tracing::info!(groups = ?now, "memchan ip: multicast memberships");
+                mc.mine = now;
+                mc.gen = mc.gen.wrapping_add(2).max(2);
+                mc.dirty = true;
             }
-            Err(e) => tracing::debug!(error = %e, "reading /proc/net/igmp"),
         }
+        Err(e) => tracing::debug!(error = %e, "reading /proc/net/igmp"),
     }
     for (id, p) in st.iter_mut().enumerate() {
         if !p.member {
@@ -940,6 +960,11 @@ fn multicast(sh: &Shared, rx: &RxMapping, st: &mut [PeerRx], mc: &mut McRx) -> b
             }
         }
     }
+}
+
+/// Hands the packets waiting in this node's multicast segments to the TUN device;
+/// true if there were any.
+fn mc_drain(sh: &Shared, st: &[PeerRx], mc: &mut McRx) -> bool {
     let mut any = false;
     for s in mc.segs.values_mut() {
         for (id, r) in s.readers.iter_mut().enumerate() {

@@ -116,8 +116,9 @@ impl Sink for memchan::TxMapping {
     fn put_u64(&self, off: usize, v: u64) -> memchan::Result<()> {
         self.write_u64(off, v)
     }
+    /// A record's body: no notify (its word, written next, posts it).
     fn put(&self, off: usize, data: &[u8]) -> memchan::Result<()> {
-        self.write(off, data)
+        self.write_no_notify(off, data)
     }
 }
 
