@@ -13,10 +13,10 @@
 //!   `Dest::Group` mapping, to the memchan group of the nodes whose kernels joined
 //!   that IP group (learned from `/proc/net/igmp`); nobody else's memory sees it.
 //!   [`mcast`].
-//! - **Receiving**: one thread sleeps in `RxMapping::wait` (notify on the header
-//!   pages only: a sender rings a doorbell word after a batch), drains every ring,
-//!   and writes each packet to the TUN device straight from receive memory; after
-//!   traffic it spins a while first, sending too.
+//! - **Receiving**: one thread sleeps in `RxMapping::wait` (every ring page posts
+//!   notify; a record's body is written without, so its header word wakes the
+//!   receiver), drains every ring, and writes each packet to the TUN device straight
+//!   from receive memory; after traffic it may spin a while first, sending too.
 //! - **Flow control**: the reader returns credits (bytes consumed) in batches; a
 //!   full unicast ring makes the sender wait for credits (up to 200 ms, then the
 //!   packet is dropped and counted), a full broadcast ring drops at once.
@@ -93,11 +93,11 @@ pub struct IpConfig {
     pub spin: Duration,
     /// How long it busy-polls (reading the TUN device too) after an exchange of small
     /// packets only, both ways: request/response traffic, where the answer or the
-    /// next request is due soon; a stream (large packets one way) does not. `None`:
-    /// [`INTERACTIVE_SPIN`] on one host, 0 through a hub (where polling reads the
-    /// socket in the spinning thread, taking the core from the link's other work:
-    /// measured slower there).
-    pub interactive_spin: Option<Duration>,
+    /// next request is due soon; a stream (large packets one way) does not (0: as
+    /// `spin`). 0 by default: on the loaded 2-core VM 50 µs cut the typical 8-byte
+    /// TCP latency on one host by about 2 µs but some runs came out much slower, and
+    /// through a hub (where polling reads the socket) every run did.
+    pub interactive_spin: Duration,
 }
 
 impl Default for IpConfig {
@@ -111,14 +111,10 @@ impl Default for IpConfig {
             max_nodes: 8,
             segment: "memchan-ip".into(),
             spin: Duration::ZERO,
-            interactive_spin: None,
+            interactive_spin: Duration::ZERO,
         }
     }
 }
-
-/// [`IpConfig::interactive_spin`]'s default on one host: about two 8-byte TCP
-/// one-way latencies over it, so a ping-pong's next packet usually comes in the spin.
-pub const INTERACTIVE_SPIN: Duration = Duration::from_micros(50);
 
 /// The interface's counters (monotonic).
 #[derive(Debug, Default)]

@@ -163,6 +163,26 @@ impl McLayout {
     }
 }
 
+/// Where one sender's ring sits in a multicast segment: its first byte, its size,
+/// and its head word.
+#[derive(Debug, Clone, Copy)]
+pub struct McRing {
+    pub base: usize,
+    pub size: usize,
+    pub head_at: usize,
+}
+
+impl McLayout {
+    /// Sender `s`'s ring.
+    pub fn ring_of(&self, s: usize) -> McRing {
+        McRing {
+            base: self.ring_at(s),
+            size: self.ring,
+            head_at: self.hdr(s) + MC_HEAD,
+        }
+    }
+}
+
 /// A record's tag: its absolute position in 64-byte units (a record of an earlier
 /// lap, or zeroed memory, has another).
 fn tag(pos: u64) -> u32 {
@@ -176,16 +196,13 @@ pub struct McWriter {
 }
 
 impl McWriter {
-    /// Writes `pkt` as the next record of the ring at `base` (`size` bytes), then
-    /// publishes the head at `head_at`.
-    pub fn push(
-        &mut self,
-        tx: &impl Sink,
-        base: usize,
-        size: usize,
-        head_at: usize,
-        pkt: &[u8],
-    ) -> memchan::Result<()> {
+    /// Writes `pkt` as the next record of `ring`, then publishes the head.
+    pub fn push(&mut self, tx: &impl Sink, ring: McRing, pkt: &[u8]) -> memchan::Result<()> {
+        let McRing {
+            base,
+            size,
+            head_at,
+        } = ring;
         let mut pos = (self.head % size as u64) as usize;
         let rec = rec_len(pkt.len());
         if pos + rec > size {
@@ -220,18 +237,21 @@ pub struct McReader {
 }
 
 impl McReader {
-    /// The next packet of the ring at `base` (`size` bytes, head at `head_at`),
-    /// copied into `buf` (at least `max_len` bytes) by `copy(offset, buf)`.
+    /// The next packet of `ring` (packets at most `max_len` bytes), copied into
+    /// `buf` by `copy(offset, buf)`.
     pub fn next<S: Source>(
         &mut self,
         src: &S,
         copy: impl Fn(usize, &mut [u8]) -> memchan::Result<()>,
-        base: usize,
-        size: usize,
-        head_at: usize,
+        ring: McRing,
         max_len: usize,
         buf: &mut [u8],
     ) -> McNext {
+        let McRing {
+            base,
+            size,
+            head_at,
+        } = ring;
         let Ok(head) = src.get_u64(head_at) else {
             return McNext::Empty;
         };
@@ -390,43 +410,47 @@ mod tests {
 
     #[test]
     fn a_late_reader_starts_at_the_head_and_an_overrun_one_skips() {
-        let (base, size, head_at, max) = (64, 2048, 0, 200);
+        let (base, size, max) = (64, 2048, 200);
+        let ring = McRing {
+            base,
+            size,
+            head_at: 0,
+        };
         let m = Mem(RefCell::new(vec![0; base + size]));
         let mut w = McWriter { head: 0 };
         let mut r = McReader::default();
         let mut buf = vec![0; 256];
-        let next = |r: &mut McReader, buf: &mut [u8]| {
-            r.next(&m, |o, b| m.copy(o, b), base, size, head_at, max, buf)
-        };
-        w.push(&m, base, size, head_at, &[1; 100]).unwrap();
+        let next =
+            |r: &mut McReader, buf: &mut [u8]| r.next(&m, |o, b| m.copy(o, b), ring, max, buf);
+        w.push(&m, ring, &[1; 100]).unwrap();
         // Starts at the head it first sees: the record before is not its.
         assert_eq!(next(&mut r, &mut buf), McNext::Empty);
         assert_eq!(next(&mut r, &mut buf), McNext::Empty);
         for i in 0..60u8 {
             let pkt = vec![i; 20 + usize::from(i) * 3];
-            w.push(&m, base, size, head_at, &pkt).unwrap();
+            w.push(&m, ring, &pkt).unwrap();
             assert_eq!(next(&mut r, &mut buf), McNext::Packet(pkt.len()), "{i}");
             assert_eq!(&buf[..pkt.len()], &pkt[..]);
             assert_eq!(next(&mut r, &mut buf), McNext::Empty);
         }
         // A ring behind: skipped to the head, then in step again.
         for _ in 0..40 {
-            w.push(&m, base, size, head_at, &[9; 150]).unwrap();
+            w.push(&m, ring, &[9; 150]).unwrap();
         }
         assert_eq!(next(&mut r, &mut buf), McNext::Skipped);
-        w.push(&m, base, size, head_at, &[7; 30]).unwrap();
+        w.push(&m, ring, &[7; 30]).unwrap();
         assert_eq!(next(&mut r, &mut buf), McNext::Packet(30));
         // A restarted sender (head back at 0): skipped, then read.
         let mut w2 = McWriter { head: 0 };
-        w2.push(&m, base, size, head_at, &[5; 10]).unwrap();
+        w2.push(&m, ring, &[5; 10]).unwrap();
         assert_eq!(next(&mut r, &mut buf), McNext::Skipped);
-        w2.push(&m, base, size, head_at, &[6; 10]).unwrap();
+        w2.push(&m, ring, &[6; 10]).unwrap();
         assert_eq!(next(&mut r, &mut buf), McNext::Packet(10));
         assert_eq!(buf[0], 6);
         // A hostile length: skipped, never read past the ring.
         let p = (w2.head % size as u64) as usize;
         m.put_u64(base + p, word(tag(w2.head), 5000)).unwrap();
-        m.put_u64(head_at, w2.head + 128).unwrap();
+        m.put_u64(ring.head_at, w2.head + 128).unwrap();
         assert_eq!(next(&mut r, &mut buf), McNext::Skipped);
     }
 }

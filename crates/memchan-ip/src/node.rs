@@ -165,7 +165,6 @@ impl IpNode {
                 })
             }
         };
-        let hub = cluster.transport() == "hub";
         let seg = cluster.segment(&cfg.segment, lay.segment_size(), 0o600)?;
         let rx = seg.map_rx_with(RxAttrs::default())?;
         let bell = RxAttrs {
@@ -207,11 +206,7 @@ impl IpNode {
             credit_cv: Condvar::new(),
             tx_waiting: AtomicBool::new(false),
             spin: cfg.spin,
-            interactive_spin: cfg.interactive_spin.unwrap_or(if hub {
-                Duration::ZERO
-            } else {
-                crate::INTERACTIVE_SPIN
-            }),
+            interactive_spin: cfg.interactive_spin,
             tx_last_len: AtomicUsize::new(0),
             subnet: cfg.subnet,
             txs: Mutex::new(TxState {
@@ -437,8 +432,7 @@ fn send_multicast(sh: &Shared, group: Ipv4Addr, len: usize, t: &mut TxState) -> 
         sh.c.mc_fallback.fetch_add(1, Relaxed);
         return send_broadcast(sh, pkt, &t.btx, &mut t.bw);
     };
-    let (base, head_at) = (sh.mcl.ring_at(sh.me), sh.mcl.hdr(sh.me) + mcast::MC_HEAD);
-    if let Err(e) = m.w.push(&m.tx, base, sh.mcl.ring, head_at, pkt) {
+    if let Err(e) = m.w.push(&m.tx, sh.mcl.ring_of(sh.me), pkt) {
         sh.c.errors.fetch_add(1, Relaxed);
         tracing::debug!(%group, error = %e, "multicast write");
         return false;
@@ -975,9 +969,7 @@ fn mc_drain(sh: &Shared, st: &[PeerRx], mc: &mut McRx) -> bool {
                 let next = r.next(
                     &s.rx,
                     |off, b| s.rx.read(off, b),
-                    sh.mcl.ring_at(id),
-                    sh.mcl.ring,
-                    sh.mcl.hdr(id) + mcast::MC_HEAD,
+                    sh.mcl.ring_of(id),
                     sh.max_len,
                     &mut mc.buf,
                 );
