@@ -41,6 +41,8 @@ pub const ALL_HOSTS: Ipv4Addr = Ipv4Addr::new(224, 0, 0, 1);
 
 /// Header word (multicast segment, sender's slot): the sender's head.
 pub const MC_HEAD: usize = 0;
+/// Heads at or past this are not followed.
+const HEAD_LIMIT: u64 = 1 << 48;
 
 /// The IPv4 groups joined on interface `ifname`, from the text of
 /// `/proc/net/igmp`: sorted, without [`ALL_HOSTS`], at most [`MAX_MC`].
@@ -255,7 +257,9 @@ impl McReader {
         let Ok(head) = src.get_u64(head_at) else {
             return McNext::Empty;
         };
-        if !head.is_multiple_of(ALIGN as u64) {
+        // No honest head is unaligned or near the end of u64 (2^48 bytes is years of
+        // traffic); such a head is not followed, and positions never overflow.
+        if !head.is_multiple_of(ALIGN as u64) || head >= HEAD_LIMIT {
             return McNext::Empty;
         }
         let Some(mut pos) = self.pos else {
@@ -452,5 +456,11 @@ mod tests {
         m.put_u64(base + p, word(tag(w2.head), 5000)).unwrap();
         m.put_u64(ring.head_at, w2.head + 128).unwrap();
         assert_eq!(next(&mut r, &mut buf), McNext::Skipped);
+        // A head near the end of u64: not followed (no overflow, nothing read).
+        m.put_u64(ring.head_at, u64::MAX - 63).unwrap();
+        assert_eq!(next(&mut r, &mut buf), McNext::Empty);
+        let mut fresh = McReader::default();
+        assert_eq!(next(&mut fresh, &mut buf), McNext::Empty);
+        assert_eq!(fresh.pos, None);
     }
 }
