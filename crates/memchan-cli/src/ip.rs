@@ -43,6 +43,11 @@ pub struct IpArgs {
     /// Microseconds the receiver busy-polls before it sleeps (0: sleep at once).
     #[arg(long, value_name = "US", default_value_t = 0)]
     pub spin_us: u64,
+    /// Microseconds the receiver busy-polls (reading the TUN device too) after an
+    /// exchange of small packets only, both ways (request/response traffic; not a
+    /// stream); 0: as --spin-us.
+    #[arg(long, value_name = "US", default_value_t = 0)]
+    pub interactive_spin_us: u64,
     /// Print the counters every N seconds (0: only when stopping).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub stats_secs: u64,
@@ -59,6 +64,7 @@ pub fn run(a: IpArgs) -> Result<()> {
         bcast_ring_bytes: a.bcast_ring_kib << 10,
         max_nodes: a.max_nodes,
         spin: Duration::from_micros(a.spin_us),
+        interactive_spin: Duration::from_micros(a.interactive_spin_us),
         ..IpConfig::default()
     };
     // Signals first: one that arrives while starting still stops us cleanly.

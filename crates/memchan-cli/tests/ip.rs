@@ -1,13 +1,14 @@
 //! `memchan ip` end to end (root): two network namespaces, each running `memchan ip`
 //! as a node of one cluster (sharing /dev/shm: the one-host transport; or through a
 //! hub in a third namespace), and unmodified programs between them: ping (unicast
-//! and to the subnet's broadcast address), iperf3, and a TCP transfer whose bytes
-//! are compared. Each test asserts from the nodes' own counters that the traffic
-//! went through memchan. Without root the tests say so and pass; without ping or
+//! and to the subnet's broadcast address), iperf3, a TCP transfer whose bytes
+//! are compared, and UDP multicast (three namespaces) to a group's members only.
+//! Each test asserts from the nodes' own counters that the traffic went through
+//! memchan. Without root the tests say so and pass; without ping or
 //! iperf3 they fail naming scripts/setup.sh.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream, UdpSocket};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -220,23 +221,7 @@ fn two_nodes_with(
     let mut hub_child = None;
     let mut env: Vec<(&str, String)> = extra.iter().map(|(k, v)| (*k, v.to_string())).collect();
     if hub {
-        let listen = format!("{}:7451", topo.hosts[0].hub_addr);
-        let mut c = topo
-            .command(
-                &topo.hub_ns,
-                env!("CARGO_BIN_EXE_memchan"),
-                &["hub", "--listen", &listen],
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn memchan hub");
-        let mut first = String::new();
-        BufReader::new(c.stdout.take().unwrap())
-            .read_line(&mut first)
-            .expect("hub stdout");
-        assert!(first.starts_with("listening "), "hub said `{first}`");
+        let (c, listen) = start_hub(&topo);
         hub_child = Some(c);
         env.push(("MEMCHAN_HUB", listen));
     }
@@ -245,6 +230,28 @@ fn two_nodes_with(
     let (b, addr_b) = IpProc::spawn(&topo, &topo.hosts[1].ns, &cluster, &env);
     assert_ne!(addr_a, addr_b);
     (topo, hub_child, a, addr_a, b, addr_b)
+}
+
+/// A `memchan hub` in the topology's hub namespace, once it listens; its address.
+fn start_hub(topo: &Topology) -> (Child, String) {
+    let listen = format!("{}:7451", topo.hosts[0].hub_addr);
+    let mut c = topo
+        .command(
+            &topo.hub_ns,
+            env!("CARGO_BIN_EXE_memchan"),
+            &["hub", "--listen", &listen],
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn memchan hub");
+    let mut first = String::new();
+    BufReader::new(c.stdout.take().unwrap())
+        .read_line(&mut first)
+        .expect("hub stdout");
+    assert!(first.starts_with("listening "), "hub said `{first}`");
+    (c, listen)
 }
 
 #[test]
@@ -544,4 +551,164 @@ fn counters_show_in_memchan_status_after_a_ping() {
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
     assert!(left.is_empty(), "left in {dir_s}: {left:?}");
     std::fs::remove_dir(&dir).unwrap();
+}
+
+/// A UDP socket in `ns` bound to `0.0.0.0:port`, joined to `group` on the interface
+/// that has `iface` if given; reads time out after 100 ms (each read is one poll).
+fn mc_receiver(ns: &str, port: u16, join: Option<(Ipv4Addr, Ipv4Addr)>) -> UdpSocket {
+    let s = memchan_testkit::netns::in_ns(ns, move || {
+        UdpSocket::bind(("0.0.0.0", port)).expect("bind the multicast receiver")
+    });
+    if let Some((group, iface)) = join {
+        s.join_multicast_v4(&group, &iface)
+            .expect("IP_ADD_MEMBERSHIP");
+    }
+    s.set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    s
+}
+
+/// Reads datagrams until none comes within a read timeout: their texts.
+fn mc_drain(s: &UdpSocket) -> Vec<String> {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    while let Ok(n) = s.recv(&mut buf) {
+        got.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+    }
+    got
+}
+
+/// Sends `text-i` from `tx` to `to` until `rx` receives one (at most [`WAIT`]).
+fn mc_until_received(tx: &UdpSocket, to: (Ipv4Addr, u16), rx: &UdpSocket, text: &str) {
+    let deadline = Instant::now() + WAIT;
+    let mut buf = [0u8; 256];
+    for i in 0.. {
+        tx.send_to(format!("{text}-{i}").as_bytes(), to)
+            .expect("send a multicast datagram");
+        if let Ok(n) = rx.recv(&mut buf) {
+            assert!(buf[..n].starts_with(text.as_bytes()));
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no `{text}` datagram arrived through memchan ip"
+        );
+    }
+}
+
+#[test]
+fn multicast_reaches_the_members_of_its_group_only() {
+    multicast_reaches_members_only("ipm", false);
+}
+
+#[test]
+fn multicast_through_a_hub_reaches_the_members_of_its_group_only() {
+    multicast_reaches_members_only("ipmh", true);
+}
+
+/// UDP multicast from A to group 239.7.7.7: B joined it, C did not (then does).
+fn multicast_reaches_members_only(tag: &str, hub: bool) {
+    if !root_with_tun() {
+        return;
+    }
+    need("ping");
+    let topo = Topology::new(tag, 3);
+    let cluster = unique(tag);
+    let (_hub, listen) = if hub {
+        let (c, l) = start_hub(&topo);
+        (Some(c), l)
+    } else {
+        (None, String::new())
+    };
+    let env: Vec<(&str, &str)> = if hub {
+        vec![("MEMCHAN_HUB", listen.as_str())]
+    } else {
+        Vec::new()
+    };
+    let mut nodes = Vec::new();
+    let mut addrs = Vec::new();
+    for h in &topo.hosts {
+        let (p, a) = IpProc::spawn(&topo, &h.ns, &cluster, &env);
+        nodes.push(p);
+        addrs.push(a.parse::<Ipv4Addr>().unwrap());
+    }
+    let ns: Vec<String> = topo.hosts.iter().map(|h| h.ns.clone()).collect();
+    wait_reachable(&topo, &ns[0], &addrs[1].to_string());
+    wait_reachable(&topo, &ns[0], &addrs[2].to_string());
+
+    let (group, port) = (Ipv4Addr::new(239, 7, 7, 7), 5401);
+    let b = mc_receiver(&ns[1], port, Some((group, addrs[1])));
+    let c = mc_receiver(&ns[2], port, None);
+    let a_addr = addrs[0];
+    let tx = memchan_testkit::netns::in_ns(&ns[0], move || {
+        UdpSocket::bind((a_addr, 0)).expect("bind the multicast sender")
+    });
+    tx.set_multicast_ttl_v4(1).unwrap();
+    // IP_MULTICAST_IF: out through memchan ip (the namespace has other links).
+    let ifaddr = libc::in_addr {
+        s_addr: u32::from(a_addr).to_be(),
+    };
+    // SAFETY: setsockopt(2) on our socket with a valid `in_addr` for the call.
+    let rc = unsafe {
+        libc::setsockopt(
+            std::os::fd::AsRawFd::as_raw_fd(&tx),
+            libc::IPPROTO_IP,
+            libc::IP_MULTICAST_IF,
+            (&ifaddr as *const libc::in_addr).cast(),
+            std::mem::size_of::<libc::in_addr>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(
+        rc,
+        0,
+        "IP_MULTICAST_IF: {}",
+        std::io::Error::last_os_error()
+    );
+
+    // B's membership travels to A (the kernel's list, then the header): A sends
+    // until B hears, then 20 more, every one of which B gets, in order.
+    mc_until_received(&tx, (group, port), &b, "first");
+    mc_drain(&b);
+    for i in 0..20 {
+        tx.send_to(format!("m-{i}").as_bytes(), (group, port))
+            .unwrap();
+    }
+    let expect: Vec<String> = (0..20).map(|i| format!("m-{i}")).collect();
+    let mut got = Vec::new();
+    let deadline = Instant::now() + WAIT;
+    while got.len() < expect.len() && Instant::now() < deadline {
+        got.extend(mc_drain(&b));
+    }
+    assert_eq!(got, expect, "B (a member) received");
+    assert!(mc_drain(&c).is_empty(), "C (not a member) received");
+
+    // C joins: now it hears too (its memory was reachable; it was left out by choice).
+    c.join_multicast_v4(&group, &addrs[2])
+        .expect("IP_ADD_MEMBERSHIP on C");
+    mc_until_received(&tx, (group, port), &c, "late");
+    assert!(
+        mc_drain(&b).iter().any(|m| m.starts_with("late")),
+        "B still hears the group"
+    );
+
+    let mut counters: Vec<Vec<(String, u64)>> = nodes.into_iter().map(IpProc::stop).collect();
+    let (cc, cb, ca) = (
+        counters.pop().unwrap(),
+        counters.pop().unwrap(),
+        counters.pop().unwrap(),
+    );
+    // Through the group, not the broadcast ring: A's multicast packets were written
+    // to memchan groups, B read at least the 21 it delivered, and C only those
+    // after it joined (its counter stays below B's).
+    assert!(counter(&ca, "tx_multicast") >= 22, "A {ca:?}");
+    assert_eq!(counter(&ca, "mc_fallback"), 0, "A {ca:?}");
+    assert!(counter(&cb, "rx_multicast") >= 22, "B {cb:?}");
+    assert!(counter(&cc, "rx_multicast") >= 1, "C {cc:?}");
+    assert!(
+        counter(&cc, "rx_multicast") < counter(&cb, "rx_multicast"),
+        "C got what was sent before it joined: C {cc:?} B {cb:?}"
+    );
+    for c in [&ca, &cb, &cc] {
+        assert_eq!(counter(c, "bad_records"), 0, "{c:?}");
+    }
 }

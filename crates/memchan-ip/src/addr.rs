@@ -1,7 +1,7 @@
 //! Node addresses: node `id` of the cluster is host `id + 1` of the configured IPv4
 //! subnet (default `10.77.0.0/24`: node 0 is 10.77.0.1, node 1 is 10.77.0.2, ...).
-//! The subnet's broadcast address, 255.255.255.255 and multicast (224.0.0.0/4)
-//! go to every node.
+//! The subnet's broadcast address, 255.255.255.255 and all hosts (224.0.0.1) go to
+//! every node; other multicast (224.0.0.0/4) to the nodes that joined the group.
 
 use std::net::Ipv4Addr;
 use std::str::FromStr;
@@ -20,8 +20,10 @@ pub struct Subnet {
 pub enum Route {
     /// One node (by id).
     Node(u16),
-    /// Every node: subnet broadcast, limited broadcast or multicast.
+    /// Every node: subnet broadcast, limited broadcast, or all hosts (224.0.0.1).
     All,
+    /// The nodes that joined this multicast group (224.0.0.0/4), see [`crate::mcast`].
+    Multicast(Ipv4Addr),
     /// Not this subnet, or no node's address.
     Nowhere,
 }
@@ -51,6 +53,9 @@ impl Subnet {
 
     /// The node whose address `a` is, if any.
     pub fn route(self, a: Ipv4Addr) -> Route {
+        if a.is_multicast() && a != crate::mcast::ALL_HOSTS {
+            return Route::Multicast(a);
+        }
         let a = u32::from(a);
         if a == u32::MAX || a >> 28 == 0xe || a == self.network | self.host_mask() {
             return Route::All;
@@ -117,7 +122,9 @@ mod tests {
         assert_eq!(s.route(Ipv4Addr::new(10, 77, 0, 2)), Route::Node(1));
         assert_eq!(s.route(Ipv4Addr::new(10, 77, 0, 255)), Route::All);
         assert_eq!(s.route(Ipv4Addr::new(255, 255, 255, 255)), Route::All);
-        assert_eq!(s.route(Ipv4Addr::new(224, 0, 0, 251)), Route::All);
+        assert_eq!(s.route(Ipv4Addr::new(224, 0, 0, 1)), Route::All);
+        let mdns = Ipv4Addr::new(224, 0, 0, 251);
+        assert_eq!(s.route(mdns), Route::Multicast(mdns));
         assert_eq!(s.route(Ipv4Addr::new(10, 77, 0, 0)), Route::Nowhere);
         assert_eq!(s.route(Ipv4Addr::new(10, 78, 0, 2)), Route::Nowhere);
         let wide: Subnet = "10.64.0.0/10".parse().unwrap();

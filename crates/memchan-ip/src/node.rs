@@ -2,9 +2,10 @@
 //! (rings -> TUN, membership, hellos, credits) over one segment. See [`crate::ring`]
 //! for the layout and the hello.
 
+use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 use memchan::{Cluster, Dest, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 
 use crate::addr::Route;
+use crate::mcast::{self, ListRead, McLayout, McNext, McReader, McWriter};
 use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
 use crate::tun::Tun;
 use crate::{CounterSnapshot, Counters, IpConfig, IpError};
@@ -22,6 +24,13 @@ const FULL_WAIT: Duration = Duration::from_millis(200);
 const TICK: Duration = Duration::from_millis(20);
 /// Packets read from the TUN device before the doorbells are rung anyway.
 const BATCH: usize = 32;
+/// How often the receive thread reads the kernel's multicast memberships: between
+/// bursts of packets, and under unbroken traffic.
+const IGMP_EVERY: Duration = Duration::from_millis(100);
+const MC_BUSY_EVERY: Duration = Duration::from_secs(1);
+/// Packets at most this long (headers included) are "small": an 8-byte TCP
+/// message is 60 bytes, an ack 52.
+const SMALL: usize = 256;
 
 /// A running IP interface over memchan. Stops (threads joined, interface gone) on
 /// [`stop`](Self::stop) or drop.
@@ -67,8 +76,18 @@ struct Shared {
     credit_cv: Condvar,
     tx_waiting: AtomicBool,
     spin: Duration,
+    interactive_spin: Duration,
+    /// The last packet read from the TUN device, its length.
+    tx_last_len: AtomicUsize,
     subnet: crate::Subnet,
     txs: Mutex<TxState>,
+    /// The multicast segments' layout, and the main segment's name (theirs start with it).
+    mcl: McLayout,
+    segment: String,
+    ifname: String,
+    /// Multicast routes, kept by the receive thread: each joined address and the
+    /// sorted ids of the nodes that joined it (this one included), with a generation.
+    mc_routes: Mutex<(u64, BTreeMap<Ipv4Addr, Vec<u16>>)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -152,8 +171,10 @@ impl IpNode {
             notify: true,
             ..RxAttrs::default()
         };
+        // Every page of the rings posts notify: a record's word (its last write; the
+        // body goes without notify) wakes the receiver, with no doorbell after it.
         for s in 0..lay.slots {
-            rx.set_attrs(lay.hdr(s), page, bell)?;
+            rx.set_attrs(lay.hdr(s), lay.slot_size(), bell)?;
         }
         let btx = seg.map_tx(Dest::Broadcast, TxAttrs::default())?;
         let tun = Tun::open(&cfg.ifname, cfg.mtu, addr, cfg.subnet.prefix())?;
@@ -185,13 +206,25 @@ impl IpNode {
             credit_cv: Condvar::new(),
             tx_waiting: AtomicBool::new(false),
             spin: cfg.spin,
+            interactive_spin: cfg.interactive_spin,
+            tx_last_len: AtomicUsize::new(0),
             subnet: cfg.subnet,
             txs: Mutex::new(TxState {
                 btx,
                 bw: Writer { head: 0, seq: bseq },
                 buf: vec![0; 65536],
                 pending: vec![false; lay.slots],
+                mc: BTreeMap::new(),
+                mc_gen: 0,
             }),
+            mcl: McLayout {
+                page,
+                ring: cfg.bcast_ring_bytes,
+                slots: lay.slots,
+            },
+            segment: cfg.segment.clone(),
+            ifname: ifname.clone(),
+            mc_routes: Mutex::new((0, BTreeMap::new())),
         });
         let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
             std::thread::Builder::new()
@@ -284,6 +317,17 @@ struct TxState {
     buf: Vec<u8>,
     /// Peers whose doorbell is due.
     pending: Vec<bool>,
+    /// Multicast: this node's ring in each node set's segment, by the set's name
+    /// (`None`: no group could be had for it; tried again when the routes change).
+    mc: BTreeMap<String, Option<McTx>>,
+    /// The routes' generation `mc` was made under.
+    mc_gen: u64,
+}
+
+/// This node's ring in one multicast segment, written through a `Dest::Group` mapping.
+struct McTx {
+    tx: TxMapping,
+    w: McWriter,
 }
 
 fn tx_loop(sh: &Shared) {
@@ -300,20 +344,14 @@ fn tx_loop(sh: &Shared) {
 /// Reads every packet waiting on the TUN device, writes each into its ring, then
 /// rings the doorbells. False if the device failed.
 fn pump(sh: &Shared, t: &mut TxState) -> bool {
-    let TxState {
-        btx,
-        bw,
-        buf,
-        pending,
-    } = t;
     let mut n = 0;
     let ok = loop {
-        match sh.tun.read(buf) {
+        match sh.tun.read(&mut t.buf) {
             Ok(Some(len)) => {
-                route(sh, &buf[..len], btx, bw, pending);
+                route(sh, len, t);
                 n += 1;
                 if n % BATCH == 0 {
-                    ring_doorbells(sh, pending);
+                    ring_doorbells(sh, &mut t.pending);
                 }
             }
             Ok(None) => break true,
@@ -324,11 +362,13 @@ fn pump(sh: &Shared, t: &mut TxState) -> bool {
             }
         }
     };
-    ring_doorbells(sh, pending);
+    ring_doorbells(sh, &mut t.pending);
     ok
 }
 
-fn route(sh: &Shared, pkt: &[u8], btx: &TxMapping, bw: &mut Writer, pending: &mut [bool]) {
+/// Sends the packet of `len` bytes in `t.buf`.
+fn route(sh: &Shared, len: usize, t: &mut TxState) {
+    let pkt = &t.buf[..len];
     if pkt.len() < 20 || pkt[0] >> 4 != 4 {
         sh.c.drop_no_route.fetch_add(1, Relaxed);
         return;
@@ -336,18 +376,88 @@ fn route(sh: &Shared, pkt: &[u8], btx: &TxMapping, bw: &mut Writer, pending: &mu
     let dst = Ipv4Addr::new(pkt[16], pkt[17], pkt[18], pkt[19]);
     let sent = match sh.subnet.route(dst) {
         Route::Node(id) if (id as usize) < sh.lay.slots && id as usize != sh.me => {
-            send_unicast(sh, id as usize, pkt, pending)
+            send_unicast(sh, id as usize, pkt, &mut t.pending)
         }
-        Route::All => send_broadcast(sh, pkt, btx, bw, pending),
+        Route::All => send_broadcast(sh, pkt, &t.btx, &mut t.bw),
+        Route::Multicast(group) => send_multicast(sh, group, len, t),
         _ => {
             sh.c.drop_no_route.fetch_add(1, Relaxed);
             false
         }
     };
+    sh.tx_last_len.store(len, Relaxed);
     if sent {
         sh.c.tx_packets.fetch_add(1, Relaxed);
-        sh.c.tx_bytes.fetch_add(pkt.len() as u64, Relaxed);
+        sh.c.tx_bytes.fetch_add(len as u64, Relaxed);
     }
+}
+
+/// Writes the multicast packet in `t.buf` once through the group of the nodes that
+/// joined `group` (this one aside), and rings their doorbells; through the broadcast
+/// ring if no memchan group can be had. True if sent.
+fn send_multicast(sh: &Shared, group: Ipv4Addr, len: usize, t: &mut TxState) -> bool {
+    let (gen, set) = {
+        let r = lock(&sh.mc_routes);
+        (r.0, r.1.get(&group).cloned().unwrap_or_default())
+    };
+    let me = sh.me as u16;
+    if !set.iter().any(|&id| id != me) {
+        sh.c.drop_no_route.fetch_add(1, Relaxed);
+        return false;
+    }
+    if t.mc_gen != gen {
+        // Sets that failed may work now; sets no longer routed are let go.
+        t.mc_gen = gen;
+        let live: Vec<String> = {
+            let r = lock(&sh.mc_routes);
+            r.1.values()
+                .map(|s| mcast::set_name(&sh.segment, s))
+                .collect()
+        };
+        t.mc.retain(|name, m| m.is_some() && live.contains(name));
+    }
+    let name = mcast::set_name(&sh.segment, &set);
+    let mc = t
+        .mc
+        .entry(name)
+        .or_insert_with_key(|name| match open_mc_tx(sh, name, &set) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                tracing::warn!(%group, error = %e, "memchan ip: no memchan group for a multicast group; using the broadcast ring");
+                None
+            }
+        });
+    let pkt = &t.buf[..len];
+    let Some(m) = mc.as_mut() else {
+        sh.c.mc_fallback.fetch_add(1, Relaxed);
+        return send_broadcast(sh, pkt, &t.btx, &mut t.bw);
+    };
+    if let Err(e) = m.w.push(&m.tx, sh.mcl.ring_of(sh.me), pkt) {
+        sh.c.errors.fetch_add(1, Relaxed);
+        tracing::debug!(%group, error = %e, "multicast write");
+        return false;
+    }
+    sh.c.tx_multicast.fetch_add(1, Relaxed);
+    for &id in set.iter().filter(|&&id| id != me) {
+        if sh.peers[usize::from(id)].ready.load(Relaxed) {
+            t.pending[usize::from(id)] = true;
+        }
+    }
+    true
+}
+
+/// The group and segment of node set `set` (named `name`), and a `Dest::Group`
+/// mapping of it.
+fn open_mc_tx(sh: &Shared, name: &str, set: &[u16]) -> memchan::Result<McTx> {
+    let ids: Vec<memchan::NodeId> = set.iter().map(|&i| memchan::NodeId(i)).collect();
+    let g = sh.cluster.create_group(name, &ids)?;
+    let seg = sh.cluster.segment(name, sh.mcl.segment_size(), 0o600)?;
+    let tx = seg.map_tx(Dest::Group(g), TxAttrs::default())?;
+    tracing::info!(group = name, members = ?set, "memchan ip: multicast to a memchan group");
+    Ok(McTx {
+        tx,
+        w: McWriter::default(),
+    })
 }
 
 /// Writes `pkt` into peer `id`'s receive memory, waiting (up to [`FULL_WAIT`]) for
@@ -371,10 +481,7 @@ fn send_unicast(sh: &Shared, id: usize, pkt: &[u8], pending: &mut [bool]) -> boo
             let tail = credit_pos(seen, s.start).unwrap_or(0).min(s.w.head);
             if s.w.head - tail + s.w.need(size, pkt.len()) <= size as u64 {
                 return match s.w.push(&s.tx, sh.lay.uni(sh.me), size, pkt) {
-                    Ok(()) => {
-                        pending[id] = true;
-                        true
-                    }
+                    Ok(()) => true,
                     Err(e) => {
                         sh.c.errors.fetch_add(1, Relaxed);
                         tracing::debug!(peer = id, error = %e, "unicast write");
@@ -411,13 +518,7 @@ fn wait_credit(sh: &Shared, credit: &AtomicU64, seen: u64) {
 
 /// Writes `pkt` once into every node's copy of this node's broadcast ring; dropped
 /// if a live peer has not consumed enough of it. True if sent.
-fn send_broadcast(
-    sh: &Shared,
-    pkt: &[u8],
-    btx: &TxMapping,
-    bw: &mut Writer,
-    pending: &mut [bool],
-) -> bool {
+fn send_broadcast(sh: &Shared, pkt: &[u8], btx: &TxMapping, bw: &mut Writer) -> bool {
     let size = sh.lay.bring;
     let mut tail = bw.head;
     for p in sh.peers.iter().filter(|p| p.ready.load(Acquire)) {
@@ -436,11 +537,6 @@ fn send_broadcast(
         return false;
     }
     *lock(&sh.bpub) = (bw.head, bw.seq);
-    for (id, p) in sh.peers.iter().enumerate() {
-        if p.ready.load(Relaxed) {
-            pending[id] = true;
-        }
-    }
     true
 }
 
@@ -484,14 +580,50 @@ struct PeerRx {
     uni_reported: u64,
     bc_reported: u64,
     hello_at: Option<Instant>,
+    /// The multicast list generation this node last published to the peer (0: none).
+    mc_sent: u32,
+    /// The peer's multicast list: the generation word last read, and the addresses.
+    mc_seen: u64,
+    mc: Vec<Ipv4Addr>,
+}
+
+/// The receive thread's multicast state.
+struct McRx {
+    /// This node's joined groups, their list generation (even), the last read.
+    mine: Vec<Ipv4Addr>,
+    gen: u32,
+    read_at: Option<Instant>,
+    /// The peers' lists changed: the routes need recomputing.
+    dirty: bool,
+    routes_gen: u64,
+    /// The segments of the sets this node is in, by name, read one reader per sender.
+    segs: BTreeMap<String, McSeg>,
+    buf: Vec<u8>,
+}
+
+struct McSeg {
+    rx: RxMapping,
+    readers: Vec<McReader>,
+    _seg: Segment,
 }
 
 fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
     let mut st: Vec<PeerRx> = (0..sh.lay.slots).map(|_| PeerRx::default()).collect();
+    let mut mc = McRx {
+        mine: Vec::new(),
+        gen: (random_seq() & !1) | 2,
+        read_at: None,
+        dirty: true,
+        routes_gen: 0,
+        segs: BTreeMap::new(),
+        buf: vec![0; 65536],
+    };
     let mut epoch = u64::MAX;
     let mut warned_beyond = false;
     // Traffic since the last sleep: worth spinning for more.
     let mut active = false;
+    // The largest packet delivered since the last sleep.
+    let mut largest = 0;
     while !sh.stop.load(Relaxed) {
         let e = sh.cluster.epoch();
         if e != epoch {
@@ -508,6 +640,7 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
                 let now = id != sh.me && members.iter().any(|m| m.index() == id);
                 if p.member && !now {
                     forget(sh, id, p);
+                    mc.dirty = true;
                 }
                 p.member = now;
             }
@@ -518,8 +651,17 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
                 continue;
             }
             handshake(sh, &seg, &rx, id, p);
-            progress |= drain(sh, &rx, id, p);
+            let got = drain(sh, &rx, id, p);
+            largest = largest.max(got);
+            progress |= got > 0;
             take_credits(sh, &rx, id);
+        }
+        progress |= mc_drain(sh, &st, &mut mc);
+        // Memberships are read between bursts, off the packets' path (under
+        // unbroken traffic, once a second).
+        let due = mc.read_at.map(|t| t.elapsed());
+        if due.is_none_or(|d| d >= IGMP_EVERY && (!progress || d >= MC_BUSY_EVERY)) {
+            mc_upkeep(sh, &rx, &mut st, &mut mc);
         }
         if progress {
             active = true;
@@ -529,11 +671,19 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             report_credits(sh, p, true);
         }
         // After traffic, spin a while before sleeping, sending too: an answer to
-        // what was just delivered then leaves without waking the transmit thread.
-        // An idle node does not spin.
+        // what was just delivered then leaves without waking the transmit thread,
+        // and the next request finds this thread awake. After small packets both
+        // ways (request and answer, not a stream and its acks) longer. An idle node
+        // does not spin.
         let mut woke = false;
         if active {
-            let end = Instant::now() + sh.spin;
+            let interactive = largest <= SMALL && sh.tx_last_len.load(Relaxed) <= SMALL;
+            let spin = if interactive {
+                sh.spin.max(sh.interactive_spin)
+            } else {
+                sh.spin
+            };
+            let end = Instant::now() + spin;
             while !woke && Instant::now() < end {
                 if let Ok(mut t) = sh.txs.try_lock() {
                     pump(sh, &mut t);
@@ -546,6 +696,7 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
         if woke {
             continue;
         }
+        largest = 0;
         match rx.wait(Some(TICK)) {
             Ok(w) => active = w,
             Err(e) => {
@@ -567,6 +718,9 @@ fn forget(sh: &Shared, id: usize, p: &mut PeerRx) {
     p.uni = None;
     p.bc = None;
     p.hello_at = None;
+    p.mc_sent = 0;
+    p.mc_seen = 0;
+    p.mc.clear();
     tracing::info!(peer = id, "memchan ip: peer gone");
 }
 
@@ -617,6 +771,7 @@ fn handshake(sh: &Shared, seg: &Segment, rx: &RxMapping, id: usize, p: &mut Peer
                 let starts = u64::from(start) | (u64::from(bseq) << 32);
                 if hello(sh, ctrl, starts, bhead, inc).is_ok() {
                     p.w_inc = inc;
+                    p.mc_sent = 0;
                     ptx.ready.store(true, SeqCst);
                     tracing::info!(peer = id, "memchan ip: sending to peer");
                 }
@@ -645,14 +800,16 @@ fn handshake(sh: &Shared, seg: &Segment, rx: &RxMapping, id: usize, p: &mut Peer
             });
             p.uni_reported = 0;
             p.bc_reported = bstart;
+            // A new incarnation publishes its own multicast list from scratch.
+            p.mc_seen = 0;
             tracing::info!(peer = id, "memchan ip: receiving from peer");
         }
     }
 }
 
-/// Hands the peer's new packets to the TUN device; true if there were any.
-fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> bool {
-    let mut any = false;
+/// Hands the peer's new packets to the TUN device; the largest one's length (0: none).
+fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> usize {
+    let mut largest = 0;
     let rings = [
         (&mut p.uni, sh.lay.uni(id), sh.lay.ring),
         (&mut p.bc, sh.lay.bcast(id), sh.lay.bring),
@@ -677,7 +834,7 @@ fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> bool {
                         }
                     }
                     r.advance(len);
-                    any = true;
+                    largest = largest.max(len);
                 }
                 Next::Bad(why) => {
                     sh.c.bad_records.fetch_add(1, Relaxed);
@@ -688,10 +845,10 @@ fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> bool {
             }
         }
     }
-    if any {
+    if largest > 0 {
         report_credits(sh, p, false);
     }
-    any
+    largest
 }
 
 /// Tells the peer how much of its rings this node consumed: at once past a quarter
@@ -741,4 +898,155 @@ fn take_credits(sh: &Shared, rx: &RxMapping, id: usize) {
         let _g = lock(&sh.credit_mx);
         sh.credit_cv.notify_all();
     }
+}
+
+// ------------------------------------------------------------------ multicast
+
+/// The multicast bookkeeping: this node's memberships (from the kernel) to the
+/// peers, the peers' lists into the routes, the segments of this node's sets mapped.
+fn mc_upkeep(sh: &Shared, rx: &RxMapping, st: &mut [PeerRx], mc: &mut McRx) {
+    mc.read_at = Some(Instant::now());
+    match std::fs::read_to_string("/proc/net/igmp") {
+        Ok(text) => {
+            let now = mcast::joined_groups(&text, &sh.ifname);
+            if now != mc.mine {
+                tracing::info!(groups = ?now, "memchan ip: multicast memberships");
+                mc.mine = now;
+                mc.gen = mc.gen.wrapping_add(2).max(2);
+                mc.dirty = true;
+            }
+        }
+        Err(e) => tracing::debug!(error = %e, "reading /proc/net/igmp"),
+    }
+    for (id, p) in st.iter_mut().enumerate() {
+        if !p.member {
+            continue;
+        }
+        match mcast::read_list(rx, sh.lay.hdr(id), p.mc_seen) {
+            ListRead::Unchanged => {}
+            ListRead::New(g, list) => {
+                p.mc_seen = g;
+                p.mc = list;
+                mc.dirty = true;
+            }
+            ListRead::Bad(why) => {
+                sh.c.bad_records.fetch_add(1, Relaxed);
+                tracing::warn!(
+                    peer = id,
+                    why,
+                    "memchan ip: ignoring a peer's multicast list"
+                );
+                p.mc_seen = rx.load_u64(sh.lay.hdr(id) + mcast::MC_GEN).unwrap_or(0);
+                p.mc.clear();
+                mc.dirty = true;
+            }
+        }
+    }
+    if std::mem::take(&mut mc.dirty) {
+        reroute(sh, st, mc);
+    }
+    // Published once the peer maps the rings (its hello), again on every change;
+    // after `reroute` mapped this node's segments, so the first packets land.
+    for p in st.iter_mut().filter(|p| p.member) {
+        if let (Some(ctrl), true) = (p.ctrl.as_ref(), p.w_inc != 0 && p.mc_sent != mc.gen) {
+            if mcast::publish(ctrl, sh.lay.hdr(sh.me), mc.gen, &mc.mine).is_ok() {
+                p.mc_sent = mc.gen;
+            }
+        }
+    }
+}
+
+/// Hands the packets waiting in this node's multicast segments to the TUN device;
+/// true if there were any.
+fn mc_drain(sh: &Shared, st: &[PeerRx], mc: &mut McRx) -> bool {
+    let mut any = false;
+    for s in mc.segs.values_mut() {
+        for (id, r) in s.readers.iter_mut().enumerate() {
+            if id == sh.me || !st[id].member {
+                continue;
+            }
+            for _ in 0..64 {
+                let next = r.next(
+                    &s.rx,
+                    |off, b| s.rx.read(off, b),
+                    sh.mcl.ring_of(id),
+                    sh.max_len,
+                    &mut mc.buf,
+                );
+                match next {
+                    McNext::Empty => break,
+                    McNext::Skipped => {
+                        sh.c.mc_skipped.fetch_add(1, Relaxed);
+                    }
+                    McNext::Packet(len) => {
+                        any = true;
+                        match sh.tun.write(&mc.buf[..len]) {
+                            Ok(()) => {
+                                sh.c.rx_packets.fetch_add(1, Relaxed);
+                                sh.c.rx_bytes.fetch_add(len as u64, Relaxed);
+                                sh.c.rx_multicast.fetch_add(1, Relaxed);
+                            }
+                            Err(_) => {
+                                sh.c.errors.fetch_add(1, Relaxed);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    any
+}
+
+/// Recomputes the routes (each joined address and the nodes that joined it) for the
+/// transmit side, and maps rx the segments of the sets this node is in (letting go
+/// of the others).
+fn reroute(sh: &Shared, st: &[PeerRx], mc: &mut McRx) {
+    let mut routes: BTreeMap<Ipv4Addr, Vec<u16>> = BTreeMap::new();
+    for &a in &mc.mine {
+        routes.entry(a).or_default().push(sh.me as u16);
+    }
+    for (id, p) in st.iter().enumerate().filter(|(_, p)| p.member) {
+        for &a in &p.mc {
+            routes.entry(a).or_default().push(id as u16);
+        }
+    }
+    for set in routes.values_mut() {
+        set.sort_unstable();
+        set.dedup();
+    }
+    let wanted: Vec<String> = mc
+        .mine
+        .iter()
+        .filter_map(|a| routes.get(a))
+        .map(|set| mcast::set_name(&sh.segment, set))
+        .collect();
+    mc.segs.retain(|name, _| wanted.contains(name));
+    for name in wanted {
+        if mc.segs.contains_key(&name) {
+            continue;
+        }
+        let mapped = sh
+            .cluster
+            .segment(&name, sh.mcl.segment_size(), 0o600)
+            .and_then(|seg| Ok((seg.map_rx()?, seg)));
+        match mapped {
+            Ok((rx, seg)) => {
+                mc.segs.insert(
+                    name,
+                    McSeg {
+                        rx,
+                        readers: vec![McReader::default(); sh.mcl.slots],
+                        _seg: seg,
+                    },
+                );
+            }
+            // Tried again at the next change; meanwhile this node misses the group.
+            Err(e) => {
+                tracing::warn!(segment = name, error = %e, "memchan ip: mapping a multicast segment")
+            }
+        }
+    }
+    mc.routes_gen += 1;
+    *lock(&sh.mc_routes) = (mc.routes_gen, routes);
 }

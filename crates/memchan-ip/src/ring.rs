@@ -9,7 +9,8 @@
 //!    BSTART    where d starts reading s's broadcast ring (absolute byte position)
 //!    INC       s's incarnation            } the hello: PEER written last; d starts
 //!    PEER      the incarnation of d it is for } reading s's rings when PEER == d's own
-//!    DOORBELL  bumped after a batch of records (the only notify page: it wakes d)
+//!    DOORBELL  bumped to wake d: a full ring's sender wants credits; multicast
+//!    MC_GEN, MC_LIST  s's multicast groups (see `crate::mcast`)
 //!    CREDIT    bytes s consumed of d's unicast ring in s's copy (tagged, see below)
 //!    BCREDIT   bytes s consumed of d's broadcast ring (absolute position, tagged)
 //!
@@ -19,6 +20,9 @@
 //!    the packet, so a reader that sees the seq it expects has the whole packet
 //!    (a sender's writes reach a destination in the order sent). len = WRAP: the
 //!    rest of the ring is skipped.
+//!
+//!  every page of a slot posts notify; a body is written with `write_no_notify`,
+//!  so the record's word (its last write) wakes the reader, once.
 //! ```
 //!
 //! A unicast record is written into the destination's copy only (`Dest::Node`); a
@@ -116,8 +120,9 @@ impl Sink for memchan::TxMapping {
     fn put_u64(&self, off: usize, v: u64) -> memchan::Result<()> {
         self.write_u64(off, v)
     }
+    /// A record's body: no notify (its word, written next, posts it).
     fn put(&self, off: usize, data: &[u8]) -> memchan::Result<()> {
-        self.write(off, data)
+        self.write_no_notify(off, data)
     }
 }
 

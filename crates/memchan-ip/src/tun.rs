@@ -176,6 +176,12 @@ impl Tun {
         }
     }
 
+    /// Hands the packet `pkt` to the kernel.
+    pub fn write(&self, pkt: &[u8]) -> io::Result<()> {
+        // SAFETY: `pkt` is a live slice for the call.
+        unsafe { self.write_raw(pkt.as_ptr(), pkt.len()) }
+    }
+
     /// Makes reads non-blocking (the transmit loop polls, then sleeps in `poll`).
     ///
     /// # Errors

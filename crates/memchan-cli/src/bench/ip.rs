@@ -15,10 +15,10 @@
 //! side to the second; the two `memchan ip` processes are not pinned. It runs only
 //! as root with `/dev/net/tun` and iproute2, and otherwise says why it was skipped.
 //!
-//! `--hosts` measures the same pair with the two `memchan ip` nodes joined through a
-//! `memchan hub` in namespace A instead of shared memory, so every packet crosses the
-//! veth ([`measure_hosts`]: `net_ip_latency_8b_us`, `net_ip_bandwidth_gbps`, against
-//! the same `tcp_veth`).
+//! `--hosts` measures the same pair with the two `memchan ip` nodes joined through
+//! the hub A's node hosts (a virtual hub, as the raw and message-passing twins do)
+//! instead of shared memory, so every packet crosses the veth ([`measure_hosts`]:
+//! `net_ip_latency_8b_us`, `net_ip_bandwidth_gbps`, against the same `tcp_veth`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -99,12 +99,13 @@ fn in_ns<T: Send>(ns: &str, cpu: usize, f: impl FnOnce() -> Result<T> + Send) ->
 struct IpProc(Child);
 
 impl IpProc {
-    /// `hub`: join through this hub (else on this host, through shared memory).
+    /// `hub`: join through a hub, `(variable, address)`: `MEMCHAN_HUB_HOST` to host
+    /// it, `MEMCHAN_HUB` to connect to it (else on this host, through shared memory).
     fn start(
         ns: &Namespaces,
         which: &str,
         cluster: &str,
-        hub: Option<&str>,
+        hub: Option<(&str, &str)>,
     ) -> Result<(IpProc, String)> {
         let exe = std::env::current_exe().context("locating the memchan binary")?;
         let mut cmd = Command::new(ns.ip_path());
@@ -112,9 +113,10 @@ impl IpProc {
             .arg(&exe)
             .args(["ip", "--cluster", cluster])
             .env_remove("MEMCHAN_HUB")
+            .env_remove("MEMCHAN_HUB_HOST")
             .env_remove("MEMCHAN_KEY_FILE");
-        if let Some(h) = hub {
-            cmd.env("MEMCHAN_HUB", h);
+        if let Some((var, addr)) = hub {
+            cmd.env(var, addr);
         }
         // Its stderr in a file, quoted when it does not come up.
         let err_path = std::env::temp_dir().join(format!("{cluster}-{which}.err"));
@@ -306,8 +308,9 @@ pub fn measure(
     measure_on(&ns, None, cfg, clock, progress, sweep)
 }
 
-/// `--hosts`: both figures with the nodes joined through a `memchan hub` that listens
-/// on `hub` (an address of namespace A), in namespaces `ns`.
+/// `--hosts`: both figures with the nodes joined through the hub the node in
+/// namespace A hosts (a virtual hub, as a two-node cluster runs), listening on
+/// `hub` (an address of namespace A), in namespaces `ns`.
 pub fn measure_hosts(
     ns: &Namespaces,
     hub: &str,
@@ -315,37 +318,7 @@ pub fn measure_hosts(
     clock: &Clock,
     progress: &dyn Fn(&str),
 ) -> Result<IpFigures> {
-    let _hub = start_hub(ns, hub)?;
     measure_on(ns, Some(hub), cfg, clock, progress, false)
-}
-
-/// A `memchan hub` in namespace A, once it listens; stopped (SIGTERM, then SIGKILL)
-/// when the returned process is dropped.
-fn start_hub(ns: &Namespaces, listen: &str) -> Result<IpProc> {
-    let exe = std::env::current_exe().context("locating the memchan binary")?;
-    let mut child = Command::new(ns.ip_path())
-        .args(["netns", "exec", &ns.a])
-        .arg(&exe)
-        .args(["hub", "--listen", listen])
-        .env_remove("MEMCHAN_KEY_FILE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting memchan hub")?;
-    let out = child.stdout.take().context("memchan hub stdout")?;
-    let h = IpProc(child);
-    let mut line = String::new();
-    BufReader::new(out)
-        .read_line(&mut line)
-        .context("reading memchan hub's `listening` line")?;
-    if !line.starts_with("listening ") {
-        bail!(
-            "memchan hub on {listen} did not come up (said `{}`)",
-            line.trim()
-        );
-    }
-    Ok(h)
 }
 
 fn measure_on(
@@ -357,8 +330,9 @@ fn measure_on(
     sweep: bool,
 ) -> Result<IpFigures> {
     let cluster = format!("memchan-bench-ip-{}", std::process::id());
-    let (pa, _addr_a) = IpProc::start(ns, &ns.a, &cluster, hub)?;
-    let (pb, addr_b) = IpProc::start(ns, &ns.b, &cluster, hub)?;
+    // A is up (its hub listening) before B joins.
+    let (pa, _addr_a) = IpProc::start(ns, &ns.a, &cluster, hub.map(|h| ("MEMCHAN_HUB_HOST", h)))?;
+    let (pb, addr_b) = IpProc::start(ns, &ns.b, &cluster, hub.map(|h| ("MEMCHAN_HUB", h)))?;
     let mut port = 5600;
     wait_reachable(ns, &addr_b, port)?;
     let iters = if cfg.quick { 1000 } else { 5000 };
@@ -370,7 +344,7 @@ fn measure_on(
             [FIG_LATENCY, FIG_BANDWIDTH]
         },
         via: if hub.is_some() {
-            ", through a hub across the veth"
+            ", through A's hub across the veth"
         } else {
             ""
         },

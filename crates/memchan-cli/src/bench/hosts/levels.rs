@@ -5,7 +5,7 @@
 //! |--------------------------------|------------------------------------------|-------------------------------------------------------|
 //! | `net_mp_latency_8b_us`         | `memchan_postal`, `memchan_zero_copy`, `mpi_tcp` | `mp.rs`'s ping-pong, the nodes joined through the hub side A hosts; `mpi_tcp`: the `mpi_tcp` latency samples of the same run |
 //! | `net_mp_bandwidth_1mib_gbps`   | the same                                 | `mp.rs`'s windows of 64 × 1 MiB; `mpi_tcp`: `mpi_bw` under the same mpirun across the namespaces |
-//! | `net_ip_latency_8b_us`         | `memchan_ip`, `tcp_veth`                 | `ip.rs` with the `memchan ip` nodes joined through a `memchan hub` in namespace A |
+//! | `net_ip_latency_8b_us`         | `memchan_ip`, `tcp_veth`                 | `ip.rs` with the `memchan ip` nodes joined through the hub A's node hosts |
 //! | `net_ip_bandwidth_gbps`        | the same                                 | the same                                              |
 //!
 //! The message-passing measurements run after the rounds of the other host figures,
@@ -268,7 +268,7 @@ pub fn mp_tables(set: &SampleSet, info: &HostInfo) -> Vec<Table> {
     vec![lat, bw]
 }
 
-/// The IP twins: `memchan ip` through a hub in namespace A (listening on port
+/// The IP twins: `memchan ip` through the hub A's node hosts (listening on port
 /// `port` of its veth address) against TCP over the veth. `Err`: why not measured.
 pub fn ip_twins(
     ns: &Namespaces,
