@@ -78,11 +78,9 @@ fn init_logging(launcher: bool) {
         .with_env_var(LOG_ENV)
         .from_env_lossy();
     let filter = match std::env::var_os(LOG_ENV) {
-        None if launcher => filter.add_directive(
-            "memchan_net::hub=warn"
-                .parse()
-                .expect("a valid directive"),
-        ),
+        None if launcher => {
+            filter.add_directive("memchan_net::hub=warn".parse().expect("a valid directive"))
+        }
         _ => filter,
     };
     tracing_subscriber::fmt()

@@ -260,12 +260,9 @@ fn host_slots(h: &str, slots: Option<&str>) -> Result<HostSlots> {
         None => (h, slots),
     };
     let slots = match n {
-        Some(n) => Some(
-            n.parse::<u32>()
-                .ok()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| anyhow!("`{h}`: the slots of a host are a whole number of at least 1, not `{n}`"))?,
-        ),
+        Some(n) => Some(n.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(|| {
+            anyhow!("`{h}`: the slots of a host are a whole number of at least 1, not `{n}`")
+        })?),
         None => None,
     };
     if name.is_empty() {
@@ -329,8 +326,9 @@ mod tests {
         assert_eq!(r.bind, Bind::None);
         // Everything after the program is the program's, options included.
         assert_eq!(r.program_args, ["-n", "9", "--x"].map(OsString::from));
-        let r = p("-H a,b:2 --hosts c -n 1 --launch-agent rsh --hub h:1 --hub-listen 0.0.0.0:0 prog")
-            .unwrap();
+        let r =
+            p("-H a,b:2 --hosts c -n 1 --launch-agent rsh --hub h:1 --hub-listen 0.0.0.0:0 prog")
+                .unwrap();
         let hs = |v: &[(&str, Option<u32>)]| {
             v.iter()
                 .map(|&(n, slots)| HostSlots {
@@ -363,7 +361,10 @@ mod tests {
             ("-n", "`-n` needs"),
             ("-n 2 -H a:0 prog", "a:0"),
             ("-n 2 -H a:x prog", "a:x"),
-            ("-n 2 --launch-agent= prog", "`--launch-agent` needs a command"),
+            (
+                "-n 2 --launch-agent= prog",
+                "`--launch-agent` needs a command",
+            ),
         ] {
             let e = p(line).unwrap_err().to_string();
             assert!(e.contains(word), "{line}: {e}");

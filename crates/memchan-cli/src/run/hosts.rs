@@ -170,8 +170,9 @@ struct RunHub {
 fn hub_for(a: &RunArgs) -> Result<RunHub> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     if let Some(addr) = a.hub.clone().or_else(|| env("MEMCHAN_HUB")) {
-        let key = memchan_net::node::read_key(env("MEMCHAN_KEY_FILE").map(PathBuf::from).as_deref())
-            .context("reading the cluster key for the hub")?;
+        let key =
+            memchan_net::node::read_key(env("MEMCHAN_KEY_FILE").map(PathBuf::from).as_deref())
+                .context("reading the cluster key for the hub")?;
         // A hub serves one cluster: a job script that set MEMCHAN_CLUSTER for it
         // keeps that name.
         let cluster = env(memchan_launch::CLUSTER).unwrap_or_else(cluster_name);
@@ -333,13 +334,19 @@ pub(super) fn launch(a: &RunArgs, blocks: &[HostBlock]) -> Result<i32> {
     let agent = a
         .launch_agent
         .clone()
-        .or_else(|| std::env::var(AGENT_VAR).ok().filter(|v| !v.trim().is_empty()))
+        .or_else(|| {
+            std::env::var(AGENT_VAR)
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        })
         .unwrap_or_else(|| DEFAULT_AGENT.into());
     let exe = std::env::current_exe().context("finding this program to start it on the hosts")?;
-    let program = a
-        .program
-        .to_str()
-        .ok_or_else(|| anyhow!("{:?}: across hosts the program's name must be UTF-8", a.program))?;
+    let program = a.program.to_str().ok_or_else(|| {
+        anyhow!(
+            "{:?}: across hosts the program's name must be UTF-8",
+            a.program
+        )
+    })?;
     let args = a
         .program_args
         .iter()
@@ -432,8 +439,9 @@ pub(super) fn launch(a: &RunArgs, blocks: &[HostBlock]) -> Result<i32> {
                 } else {
                     format!("the launch agent `{agent}`")
                 };
-                return Err(anyhow::Error::new(e)
-                    .context(format!("starting {what} for host `{}`", b.host)));
+                return Err(
+                    anyhow::Error::new(e).context(format!("starting {what} for host `{}`", b.host))
+                );
             }
         };
         hosts.pids.push(child.id() as i32);
@@ -476,11 +484,19 @@ pub(super) fn host_job() -> Result<i32> {
         launch_agent: None,
         hub: None,
         hub_listen: None,
-        export: job.env.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect(),
+        export: job
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), Some(v.clone())))
+            .collect(),
         tag_output: job.tag_output,
         // The launcher keeps the time.
         timeout: None,
-        bind: if job.bind_core { Bind::Core } else { Bind::None },
+        bind: if job.bind_core {
+            Bind::Core
+        } else {
+            Bind::None
+        },
         oversubscribe: job.oversubscribe,
         report_bindings: job.report_bindings,
         program: job.program.clone().into(),
@@ -589,7 +605,10 @@ mod tests {
         // More ranks than slots: refused, or spread in even blocks.
         let h = hs(&[("a", Some(1)), ("b", Some(1))]);
         let e = plan(&h, 3, false).unwrap_err().to_string();
-        assert!(e.contains("3 PEs but only 2 slots") && e.contains("a:1,b:1"), "{e}");
+        assert!(
+            e.contains("3 PEs but only 2 slots") && e.contains("a:1,b:1"),
+            "{e}"
+        );
         assert_eq!(plan(&h, 4, true).unwrap(), b(&[("a", 0, 2), ("b", 2, 2)]));
         assert_eq!(plan(&h, 3, true).unwrap(), b(&[("a", 0, 2), ("b", 2, 1)]));
     }
@@ -597,7 +616,10 @@ mod tests {
     #[test]
     fn the_agent_takes_the_host_in_place_or_last() {
         assert_eq!(agent_words("ssh", "n1"), ["ssh", "n1"]);
-        assert_eq!(agent_words("ssh -x -p 22", "n1"), ["ssh", "-x", "-p", "22", "n1"]);
+        assert_eq!(
+            agent_words("ssh -x -p 22", "n1"),
+            ["ssh", "-x", "-p", "22", "n1"]
+        );
         assert_eq!(
             agent_words("ip netns exec {host}", "ns0"),
             ["ip", "netns", "exec", "ns0"]
@@ -615,7 +637,13 @@ mod tests {
     #[test]
     fn this_host_by_its_names() {
         let me = ("node7.example.org".to_string(), "node7".to_string());
-        for h in ["localhost", "127.0.0.1", "::1", "node7", "node7.example.org"] {
+        for h in [
+            "localhost",
+            "127.0.0.1",
+            "::1",
+            "node7",
+            "node7.example.org",
+        ] {
             assert!(is_here(h, &me), "{h}");
         }
         assert!(!is_here("node8", &me));
