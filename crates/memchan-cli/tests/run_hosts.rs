@@ -7,7 +7,7 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{CProgram, TempFile, WAIT};
+use common::{CProgram, Proc, TempFile, WAIT};
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -312,10 +312,11 @@ fn a_given_hub_is_joined() {
         let mut c = Command::new("ip");
         c.args(["netns", "exec", &topo.hub_ns, env!("CARGO_BIN_EXE_memchan")])
             .args(["hub", "--listen", &listen, "--key-file"])
-            .arg(&key.0);
-        HubProc::spawn(c)
+            .arg(&key.0)
+            .env_remove("MEMCHAN_LOG");
+        Proc::spawn_command(c)
     };
-    let addr = hub.listening();
+    let addr = hub.expect_line("listening");
     let prog = CProgram::build("hello_shmem", &["-Wall", "-Werror"]);
     let mut cmd = launcher(&topo, &["--hub", &addr, "--tag-output"]);
     cmd.arg(&prog.0).env("MEMCHAN_KEY_FILE", &key.0);
@@ -329,68 +330,6 @@ fn a_given_hub_is_joined() {
         );
     }
     // The hub that served them is the given one: it saw four joins.
-    let log = hub.stop();
+    let log = hub.terminate();
     assert_eq!(log.matches("joined node=").count(), 4, "{log}");
-}
-
-/// `memchan hub` in the hub namespace: its `listening ADDR` line, its log at the end.
-struct HubProc {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-}
-
-impl HubProc {
-    fn spawn(mut cmd: Command) -> HubProc {
-        let mut child = cmd
-            .env_remove("MEMCHAN_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn memchan hub");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        HubProc { child, lines }
-    }
-
-    fn listening(&mut self) -> String {
-        let l = self
-            .lines
-            .recv_timeout(WAIT)
-            .expect("the hub's listening line");
-        l.strip_prefix("listening ")
-            .unwrap_or_else(|| panic!("not a listening line: {l}"))
-            .to_string()
-    }
-
-    /// SIGTERM, the exit, and what the hub logged.
-    fn stop(mut self) -> String {
-        // SAFETY: kill(2) on our own child, not yet reaped.
-        assert_eq!(
-            unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) },
-            0
-        );
-        let t0 = Instant::now();
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(t0.elapsed() < WAIT, "the hub ignored SIGTERM");
-            std::thread::yield_now();
-        }
-        let mut err = String::new();
-        std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err).unwrap();
-        err
-    }
-}
-
-impl Drop for HubProc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
