@@ -20,7 +20,8 @@
 # without it memchan, built at least one), else 1.
 #
 # OSU_HOSTS=netns (root): the memchan side runs across two network namespaces instead,
-# as two hosts: `memchan run --hosts H0:K,H1:K --launch-agent 'ip netns exec {host}'`
+# as two hosts: `memchan run --hosts H0:K,H1:K --launch-agent 'ip netns exec {host}'
+# --bind-to none`
 # started in a third namespace that routes between them (where the launcher's hub
 # listens), K = OSU_NP/2 rounded up, so with 2 PEs every put, get and atomic crosses the
 # hub. Open MPI's side is not run then (its oshrun would need ssh between the
@@ -140,7 +141,9 @@ run() {
     if [ "$side" = memchan ] && [ "$hosts_mode" = netns ]; then
         cmd=(ip netns exec "$ns_hub" "$memchan" run -n "$np" --timeout "$timeout"
             --hosts "${ns_hosts[0]}:$per_host,${ns_hosts[1]}:$per_host"
-            --launch-agent "ip netns exec {host}")
+            --launch-agent "ip netns exec {host}" --bind-to none)
+        # --bind-to none: the "hosts" share this machine's cores, and each host's
+        # launcher would bind its first rank to the same first core.
         [ "$per_host" -gt "$(nproc)" ] && cmd+=(--oversubscribe)
     elif [ "$side" = memchan ]; then
         cmd=("$memchan" run -n "$np" --timeout "$timeout")

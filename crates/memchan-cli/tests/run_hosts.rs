@@ -279,9 +279,9 @@ fn a_failing_rank_ends_every_host_with_its_code() {
 
 /// SIGTERM to the launcher reaches every PE on every host (143); SIGKILL to the
 /// launcher, which cannot forward it, still ends them (their host launchers see the
-/// launcher's end).
+/// launcher's end); `--timeout` ends every host's PEs (124).
 #[test]
-fn signals_reach_every_pe_on_every_host() {
+fn signals_and_the_timeout_reach_every_pe_on_every_host() {
     if !root() {
         return;
     }
@@ -294,6 +294,22 @@ fn signals_reach_every_pe_on_every_host() {
         assert_eq!(status.code(), code, "signal {sig}: {err}");
         for pid in pids.values() {
             assert_gone(*pid);
+        }
+    }
+    // The later --timeout wins over the hang guard's. The PEs that started by then
+    // (all, unless the host is very slow) are gone: their output's end is reached.
+    let mut r = Running::start(launcher(&topo, &["--timeout", "1", "sh", "-c", HANG]));
+    let (status, err) = r.wait();
+    assert_eq!(status.code(), Some(124), "{err}");
+    loop {
+        match r.lines.recv_timeout(WAIT) {
+            Ok(l) => {
+                if let ["pid", _, pid] = l.split_whitespace().collect::<Vec<_>>()[..] {
+                    assert_gone(pid.parse().unwrap());
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(e) => panic!("a PE still holds the output open: {e}"),
         }
     }
 }

@@ -30,12 +30,13 @@ use std::sync::mpsc::{self, Sender};
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGKILL, SIGTERM};
-use signal_hook::iterator::Signals;
+use signal_hook::consts::SIGKILL;
 use tracing::{debug, error, warn};
 
 use super::args::{Bind, HostSlots, RunArgs};
-use super::{cluster_name, exit_code, signal_group, spawn_waiter, supervise, Event, Members};
+use super::{
+    cluster_name, exit_code, signal_group, spawn_waiter, supervise, Event, Members, SignalThread,
+};
 
 /// The default remote shell, as Open MPI's `plm_rsh_agent`.
 const DEFAULT_AGENT: &str = "ssh";
@@ -369,17 +370,7 @@ pub(super) fn launch(a: &RunArgs, blocks: &[HostBlock]) -> Result<i32> {
         .and_then(|d| d.to_str().map(String::from));
 
     let (tx, rx) = mpsc::channel();
-    let mut signals =
-        Signals::new([SIGINT, SIGTERM, SIGHUP]).context("installing signal handlers")?;
-    let sig_handle = signals.handle();
-    let sig_tx = tx.clone();
-    let sig_thread = std::thread::spawn(move || {
-        for s in signals.forever() {
-            if sig_tx.send(Event::Signal(s)).is_err() {
-                break;
-            }
-        }
-    });
+    let sig = SignalThread::start(&tx)?;
 
     let mut hosts = Hosts {
         blocks: blocks.to_vec(),
@@ -432,8 +423,7 @@ pub(super) fn launch(a: &RunArgs, blocks: &[HostBlock]) -> Result<i32> {
                     signal_group(pid, SIGKILL);
                 }
                 drop(rx);
-                sig_handle.close();
-                let _ = sig_thread.join();
+                sig.stop();
                 let what = if b.here {
                     format!("{}", exe.display())
                 } else {
@@ -451,8 +441,7 @@ pub(super) fn launch(a: &RunArgs, blocks: &[HostBlock]) -> Result<i32> {
     drop(tx);
 
     let code = supervise(a.timeout, &mut hosts, &rx);
-    sig_handle.close();
-    let _ = sig_thread.join();
+    sig.stop();
     debug!(code, "run across hosts ended");
     Ok(code)
 }

@@ -140,17 +140,7 @@ fn launch_block(a: &RunArgs, block: &Block, control: Option<BufReader<Stdin>>) -
     // Before the first spawn, so that no signal falls between the PEs' start and the
     // forwarding.
     let (tx, rx) = mpsc::channel();
-    let mut signals =
-        Signals::new([SIGINT, SIGTERM, SIGHUP]).context("installing signal handlers")?;
-    let sig_handle = signals.handle();
-    let sig_tx = tx.clone();
-    let sig_thread = std::thread::spawn(move || {
-        for s in signals.forever() {
-            if sig_tx.send(Event::Signal(s)).is_err() {
-                break;
-            }
-        }
-    });
+    let sig = SignalThread::start(&tx)?;
     if let Some(control) = control {
         let tx = tx.clone();
         std::thread::spawn(move || hosts::read_control(control, &tx));
@@ -170,8 +160,7 @@ fn launch_block(a: &RunArgs, block: &Block, control: Option<BufReader<Stdin>>) -
                     signal_group(pid, SIGKILL);
                 }
                 drop(rx);
-                sig_handle.close();
-                let _ = sig_thread.join();
+                sig.stop();
                 remove_shm(cluster);
                 return Err(anyhow::Error::new(e).context(format!(
                     "starting PE {}: {:?}",
@@ -215,8 +204,7 @@ fn launch_block(a: &RunArgs, block: &Block, control: Option<BufReader<Stdin>>) -
     };
     let code = supervise(a.timeout, &mut pes, &rx);
 
-    sig_handle.close();
-    let _ = sig_thread.join();
+    sig.stop();
     // The pipes close when the last process holding them ends; one that left its PE's
     // process group could keep one open, so the wait for the last lines is bounded.
     let until = Instant::now() + GRACE;
@@ -232,6 +220,34 @@ fn launch_block(a: &RunArgs, block: &Block, control: Option<BufReader<Stdin>>) -
     remove_shm(cluster);
     debug!(code, "run ended");
     Ok(code)
+}
+
+/// Turns SIGINT, SIGTERM and SIGHUP sent to the launcher into events, until stopped.
+struct SignalThread {
+    handle: signal_hook::iterator::Handle,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl SignalThread {
+    fn start(tx: &Sender<Event>) -> Result<SignalThread> {
+        let mut signals =
+            Signals::new([SIGINT, SIGTERM, SIGHUP]).context("installing signal handlers")?;
+        let handle = signals.handle();
+        let tx = tx.clone();
+        let thread = std::thread::spawn(move || {
+            for s in signals.forever() {
+                if tx.send(Event::Signal(s)).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(SignalThread { handle, thread })
+    }
+
+    fn stop(self) {
+        self.handle.close();
+        let _ = self.thread.join();
+    }
 }
 
 /// Waits for `child` on a thread of its own and reports its end as member `i`.
