@@ -21,10 +21,9 @@
 #
 # OSU_HOSTS=netns (root): the memchan side runs across two network namespaces instead,
 # as two hosts: `memchan run --hosts H0:K,H1:K --launch-agent 'ip netns exec {host}'
-# --bind-to none`
-# started in a third namespace that routes between them (where the launcher's hub
-# listens), K = OSU_NP/2 rounded up, so with 2 PEs every put, get and atomic crosses the
-# hub. Open MPI's side is not run then (its oshrun would need ssh between the
+# --bind-to none` started in a third namespace that routes between them (where the
+# launcher's hub listens), K = OSU_NP/2 rounded up, so with 2 PEs every put, get and
+# atomic crosses the hub. Open MPI's side is not run then (its oshrun would need ssh between the
 # namespaces). The namespaces (mc<PID>osuh0, mc<PID>osuh1, mc<PID>osuhub: the names
 # memchan-testkit deletes once PID is gone) are removed at exit.
 set -uo pipefail

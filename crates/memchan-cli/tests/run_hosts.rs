@@ -20,6 +20,12 @@ use memchan_testkit::netns::Topology;
 
 const AGENT: &str = "ip netns exec {host}";
 
+/// One job at a time: each is 4 PEs and their launchers on a shared 2-core machine.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn root() -> bool {
     // SAFETY: geteuid(2) has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -147,24 +153,31 @@ const HANG: &str = "echo pid $MEMCHAN_RANK $$; exec sleep 1000";
 
 /// Ranks 0-1 run in the first namespace and 2-3 in the second, each with its rank,
 /// the job's size, its rank on its host, one cluster, the hub the launcher started
-/// (in the hub namespace) and a private copy of the key, removed after the run.
+/// (in the hub namespace), the run's key in a memfd it inherited (on no file
+/// system), and the `-x` variables.
 #[test]
 fn ranks_run_in_blocks_on_each_host_with_the_hub_and_key() {
     if !root() {
         return;
     }
+    let _one = serial();
     let topo = Topology::new("rhplace", 2);
     let script = "echo rank $MEMCHAN_RANK $MEMCHAN_SIZE $MEMCHAN_LOCAL_RANK $MEMCHAN_LOCAL_SIZE \
                   $OMPI_COMM_WORLD_LOCAL_RANK $(ip netns identify) $MEMCHAN_CLUSTER $MEMCHAN_HUB \
-                  $MEMCHAN_KEY_FILE $(stat -c %a $MEMCHAN_KEY_FILE) $(wc -c < $MEMCHAN_KEY_FILE)";
-    let out = output(launcher(&topo, &["sh", "-c", script]));
+                  $MEMCHAN_KEY_FILE $(readlink $MEMCHAN_KEY_FILE | cut -d' ' -f1) \
+                  $(wc -c < $MEMCHAN_KEY_FILE) $(cksum < $MEMCHAN_KEY_FILE | cut -d' ' -f1) \
+                  $RUN_HOSTS_X";
+    let out = output(launcher(
+        &topo,
+        &["-x", "RUN_HOSTS_X=sent", "sh", "-c", script],
+    ));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{:?}\n{stdout}\n{stderr}", out.status);
     let mut seen = BTreeMap::new();
     let mut shared = Vec::new();
     for l in stdout.lines() {
         let w: Vec<&str> = l.split_whitespace().collect();
-        assert_eq!(w.len(), 12, "{l}");
+        assert_eq!(w.len(), 14, "{l}");
         let rank: usize = w[1].parse().unwrap();
         let host = &topo.hosts[rank / 2].ns;
         let local = (rank % 2).to_string();
@@ -173,15 +186,18 @@ fn ranks_run_in_blocks_on_each_host_with_the_hub_and_key() {
             ["4", &local, "2", &local, host.as_str()],
             "{l}"
         );
-        // The key file: the PE's own uid only, not empty.
-        assert_eq!(w[10], "600", "{l}");
+        // The key: an inherited memfd, not empty.
+        assert!(w[9].starts_with("/proc/self/fd/"), "{l}");
+        assert_eq!(w[10], "/memfd:memchan-run-key", "{l}");
         assert!(w[11].parse::<usize>().unwrap() >= 32, "{l}");
-        assert!(seen.insert(rank, w[9].to_string()).is_none(), "{l}");
-        shared.push((w[7].to_string(), w[8].to_string()));
+        // A `-x` variable travels with the job (the launcher itself has not got it).
+        assert_eq!(w[13], "sent", "{l}");
+        assert!(seen.insert(rank, ()).is_none(), "{l}");
+        shared.push((w[7].to_string(), w[8].to_string(), w[12].to_string()));
     }
     assert_eq!(seen.keys().copied().collect::<Vec<_>>(), [0, 1, 2, 3]);
     shared.dedup();
-    assert_eq!(shared.len(), 1, "one cluster and one hub: {shared:?}");
+    assert_eq!(shared.len(), 1, "one cluster, hub and key: {shared:?}");
     // The hub listens in the hub namespace, on its first address.
     assert!(
         shared[0]
@@ -189,10 +205,6 @@ fn ranks_run_in_blocks_on_each_host_with_the_hub_and_key() {
             .starts_with(&format!("{}:", topo.hosts[0].hub_addr)),
         "{shared:?}"
     );
-    // One key file per host launcher, gone with it.
-    for f in seen.values() {
-        assert!(!Path::new(f).exists(), "{f} left behind");
-    }
 }
 
 /// `memchan run -n N` over the two namespaces under `--tag-output`: every PE exits 0
@@ -221,6 +233,7 @@ fn c_shmem_programs_run_across_namespaces() {
     if !root() {
         return;
     }
+    let _one = serial();
     let topo = Topology::new("rhshmem", 2);
     let flags = &["-Wall", "-Werror", "-pthread"];
     c_program_ok(&topo, &CProgram::build("hello_shmem", flags), "");
@@ -239,6 +252,7 @@ fn a_failing_rank_ends_every_host_with_its_code() {
     if !root() {
         return;
     }
+    let _one = serial();
     let topo = Topology::new("rhfail", 2);
     let fifo = std::env::temp_dir().join(format!("memchan-run-hosts-{}-go", std::process::id()));
     let _ = std::fs::remove_file(&fifo);
@@ -285,6 +299,7 @@ fn signals_and_the_timeout_reach_every_pe_on_every_host() {
     if !root() {
         return;
     }
+    let _one = serial();
     let topo = Topology::new("rhsig", 2);
     for (sig, code) in [(libc::SIGTERM, Some(143)), (libc::SIGKILL, None)] {
         let mut r = Running::start(launcher(&topo, &["sh", "-c", HANG]));
@@ -321,13 +336,16 @@ fn a_given_hub_is_joined() {
     if !root() {
         return;
     }
+    let _one = serial();
     let topo = Topology::new("rhjoin", 2);
     let key = TempFile::new("rhjoin-key", "a shared secret for the run's hub\n");
     let listen = format!("{}:0", topo.hosts[0].hub_addr);
     let mut hub = {
         let mut c = Command::new("ip");
         c.args(["netns", "exec", &topo.hub_ns, env!("CARGO_BIN_EXE_memchan")])
-            .args(["hub", "--listen", &listen, "--key-file"])
+            // As tolerant of a busy machine as the hub the launcher starts.
+            .args(["hub", "--failure-timeout-ms", "5000", "--listen", &listen])
+            .arg("--key-file")
             .arg(&key.0)
             .env_remove("MEMCHAN_LOG");
         Proc::spawn_command(c)

@@ -17,16 +17,18 @@
 //!    host launcher takes from its first failing PE.
 //!
 //! A host launcher runs its block as the one-host launcher does (binding, process
-//! groups, tags with the job's ranks), with `MEMCHAN_HUB` and `MEMCHAN_KEY_FILE` (a
-//! copy of the key written 0600 for the run and removed after it) in every PE.
+//! groups, tags with the job's ranks), with `MEMCHAN_HUB` and `MEMCHAN_KEY_FILE` in
+//! every PE: `/proc/self/fd/N`, a memfd holding the key that the PE inherits, so no
+//! copy of the key is left on any file system, whatever kills whom.
 
 use std::io::{BufRead, BufReader, Read, Stdin, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Sender};
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -42,6 +44,12 @@ use super::{
 const DEFAULT_AGENT: &str = "ssh";
 /// The variable that names the remote shell when `--launch-agent` does not.
 const AGENT_VAR: &str = "MEMCHAN_RSH";
+
+/// How long the hub the launcher starts lets a node be silent before isolating it.
+/// Longer than a hub's default (800 ms): the launcher sees a PE that dies and ends the
+/// job itself, so the hub's detector would mostly mistake a busy host's scheduling
+/// stall (PEs sharing cores, a loaded CI machine) for a failure.
+const RUN_HUB_FAILURE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One host's block of ranks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,6 +201,7 @@ fn hub_for(a: &RunArgs) -> Result<RunHub> {
         cluster: Some(cluster.clone()),
         key: memchan_net::wire::Key::from_secret(&secret),
         keyed: true,
+        failure_timeout: RUN_HUB_FAILURE_TIMEOUT,
         ..memchan_net::hub::HubConfig::default()
     })
     .with_context(|| format!("starting the run's hub on {listen}"))?;
@@ -463,8 +472,8 @@ pub(super) fn host_job() -> Result<i32> {
             job.size
         );
     }
-    let key_file = match &job.key_hex {
-        Some(h) => Some(KeyFile::write(&unhex(h)?)?),
+    let key = match &job.key_hex {
+        Some(h) => Some(key_memfd(&unhex(h)?)?),
         None => None,
     };
     let a = RunArgs {
@@ -502,12 +511,12 @@ pub(super) fn host_job() -> Result<i32> {
         cluster: job.cluster.clone(),
         first: job.first,
         size: job.size,
-        hub: Some((job.hub.clone(), key_file.as_ref().map(|k| k.0.clone()))),
+        hub: Some((job.hub.clone(), key.as_ref().map(AsRawFd::as_raw_fd))),
         cwd,
         host_job: true,
     };
     let code = super::launch_block(&a, &block, Some(input));
-    drop(key_file);
+    drop(key);
     code
 }
 
@@ -540,29 +549,13 @@ pub(super) fn read_control(mut from: BufReader<Stdin>, tx: &Sender<Event>) {
     }
 }
 
-/// The key of a host job in a file of its own (0600), removed on drop.
-struct KeyFile(PathBuf);
-
-impl KeyFile {
-    fn write(key: &[u8]) -> Result<KeyFile> {
-        let path = std::env::temp_dir().join(format!("memchan-run-{}.key", std::process::id()));
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .with_context(|| format!("writing the run's key to {}", path.display()))?;
-        let k = KeyFile(path);
-        f.write_all(key)
-            .with_context(|| format!("writing the run's key to {}", k.0.display()))?;
-        Ok(k)
-    }
-}
-
-impl Drop for KeyFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
+/// The key of a host job in a memfd (close-on-exec: only the PEs are given it).
+fn key_memfd(key: &[u8]) -> Result<OwnedFd> {
+    let fd = rustix::fs::memfd_create("memchan-run-key", rustix::fs::MemfdFlags::CLOEXEC)
+        .context("memfd_create for the run's key")?;
+    let mut f = std::fs::File::from(fd);
+    f.write_all(key).context("writing the run's key")?;
+    Ok(f.into())
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ mod hosts;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Stdin, Write};
+use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
@@ -97,8 +98,9 @@ struct Block {
     first: usize,
     /// The number of PEs in the whole job.
     size: usize,
-    /// Across hosts: the hub every PE joins through, and this host's copy of the key.
-    hub: Option<(String, Option<PathBuf>)>,
+    /// Across hosts: the hub every PE joins through, and the key: an open file
+    /// (a memfd) every PE inherits and reads as `/proc/self/fd/N`.
+    hub: Option<(String, Option<RawFd>)>,
     /// The directory the PEs start in (`None`: the launcher's).
     cwd: Option<PathBuf>,
     /// Started by a launcher on another host (`--host-job`): the PEs read nothing and
@@ -394,13 +396,28 @@ fn pe_command(a: &RunArgs, block: &Block, local: usize, cpu: Option<usize>) -> C
     ] {
         cmd.env(k, v);
     }
-    if let Some((hub, key_file)) = &block.hub {
+    if let Some((hub, key)) = &block.hub {
         // Across hosts every PE joins through the hub, those on one host too.
         cmd.env("MEMCHAN_HUB", hub).env_remove("MEMCHAN_HUB_HOST");
-        match key_file {
-            Some(f) => cmd.env("MEMCHAN_KEY_FILE", f),
-            None => cmd.env_remove("MEMCHAN_KEY_FILE"),
-        };
+        match *key {
+            Some(fd) => {
+                cmd.env("MEMCHAN_KEY_FILE", format!("/proc/self/fd/{fd}"));
+                // SAFETY: between fork and exec, one fcntl on an fd this process owns
+                // (the host job's memfd, open until its PEs have ended): the PE keeps
+                // it across exec, the only way it is given the key.
+                unsafe {
+                    cmd.pre_exec(move || {
+                        if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+            }
+            None => {
+                cmd.env_remove("MEMCHAN_KEY_FILE");
+            }
+        }
     }
     if let Some(dir) = &block.cwd {
         cmd.current_dir(dir);
