@@ -18,6 +18,14 @@
 # OSU_BUILD, SHMEM_SYMMETRIC_SIZE (default 512M, for both sides). Exit status: 0 when
 # every program that Open MPI builds also builds and runs on memchan (and Open MPI, or
 # without it memchan, built at least one), else 1.
+#
+# OSU_HOSTS=netns (root): the memchan side runs across two network namespaces instead,
+# as two hosts: `memchan run --hosts H0:K,H1:K --launch-agent 'ip netns exec {host}'
+# --bind-to none` started in a third namespace that routes between them (where the
+# launcher's hub listens), K = OSU_NP/2 rounded up, so with 2 PEs every put, get and
+# atomic crosses the hub. Open MPI's side is not run then (its oshrun would need ssh between the
+# namespaces). The namespaces (mc<PID>osuh0, mc<PID>osuh1, mc<PID>osuhub: the names
+# memchan-testkit deletes once PID is gone) are removed at exit.
 set -uo pipefail
 export LC_ALL=C # ASCII quotes in compiler messages, which `missing` reads
 
@@ -34,6 +42,46 @@ timeout=${OSU_TIMEOUT:-300}
 build=${OSU_BUILD:-$(mktemp -d /tmp/memchan-osu.XXXXXX)}
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-512M}
 mkdir -p "$build"
+
+hosts_mode=${OSU_HOSTS:-}
+case "$hosts_mode" in
+    "" | netns) ;;
+    *) echo "osu.sh: OSU_HOSTS=$hosts_mode: only \`netns' is known" >&2; exit 2 ;;
+esac
+if [ "$hosts_mode" = netns ]; then
+    [ "$(id -u)" = 0 ] || { echo "osu.sh: OSU_HOSTS=netns needs root (network namespaces)" >&2; exit 2; }
+    ns_hub=mc$$osuhub
+    ns_hosts=(mc$$osuh0 mc$$osuh1)
+    netns_down() {
+        local ns pid
+        for ns in "${ns_hosts[@]}" "$ns_hub"; do
+            for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+            ip netns del "$ns" 2>/dev/null
+        done
+    }
+    trap netns_down EXIT
+    # The topology of memchan-testkit's netns.rs: host i at 10.201.i.2, routed by the
+    # hub namespace at 10.201.i.1.
+    netns_up() {
+        ip netns add "$ns_hub" && ip -n "$ns_hub" link set lo up \
+            && ip netns exec "$ns_hub" sysctl -q -w net.ipv4.ip_forward=1 || return 1
+        local i h
+        for i in 0 1; do
+            h=${ns_hosts[$i]}
+            ip netns add "$h" \
+                && ip link add "vh$i" netns "$h" type veth peer name "vb$i" netns "$ns_hub" \
+                && ip -n "$h" link set lo up \
+                && ip -n "$h" addr add "10.201.$i.2/24" dev "vh$i" \
+                && ip -n "$h" link set "vh$i" up \
+                && ip -n "$h" route add default via "10.201.$i.1" \
+                && ip -n "$ns_hub" addr add "10.201.$i.1/24" dev "vb$i" \
+                && ip -n "$ns_hub" link set "vb$i" up || return 1
+        done
+    }
+    netns_up || { echo "osu.sh: cannot set up the network namespaces" >&2; exit 1; }
+    per_host=$(((np + 1) / 2))
+    echo "== memchan side across namespaces ${ns_hosts[0]}:$per_host,${ns_hosts[1]}:$per_host (launcher and hub in $ns_hub)"
+fi
 
 echo "== building memchan (release) in $repo"
 (cd "$repo" && cargo build --release -q -p memchan-cli -p memchan-capi) || exit 1
@@ -70,6 +118,10 @@ programs=$(sed -n '/_PROGRAMS *=/,/^$/p' "$src/$oshm_dir/Makefile.am" \
 
 configure_and_make memchan "$build/bin/oshcc"
 [ $have_ompi = 1 ] && configure_and_make oshmem "$(command -v oshcc)"
+# Across namespaces Open MPI's programs are built (the reference of what must build)
+# but not run.
+run_ompi=$have_ompi
+[ "$hosts_mode" = netns ] && run_ompi=0
 
 # missing NAME LOG: the OpenSHMEM names the compiler or linker missed building NAME.
 missing() {
@@ -85,7 +137,14 @@ run() {
     local side=$1 prog=$2 mode=$3 dir=$build/$1/$oshm_dir
     local out=$dir/$prog${mode:+.$mode}.out
     local -a cmd
-    if [ "$side" = memchan ]; then
+    if [ "$side" = memchan ] && [ "$hosts_mode" = netns ]; then
+        cmd=(ip netns exec "$ns_hub" "$memchan" run -n "$np" --timeout "$timeout"
+            --hosts "${ns_hosts[0]}:$per_host,${ns_hosts[1]}:$per_host"
+            --launch-agent "ip netns exec {host}" --bind-to none)
+        # --bind-to none: the "hosts" share this machine's cores, and each host's
+        # launcher would bind its first rank to the same first core.
+        [ "$per_host" -gt "$(nproc)" ] && cmd+=(--oversubscribe)
+    elif [ "$side" = memchan ]; then
         cmd=("$memchan" run -n "$np" --timeout "$timeout")
         [ "$np" -gt "$(nproc)" ] && cmd+=(--oversubscribe)
     else
@@ -120,6 +179,10 @@ for prog in $programs; do
     for side in memchan oshmem; do
         [ $side = oshmem ] && [ $have_ompi = 0 ] && continue
         dir=$build/$side/$oshm_dir
+        if [ $side = oshmem ] && [ $run_ompi = 0 ]; then
+            [ -x "$dir/$prog" ] && printf '   %-8s %-24s built    (not run across namespaces)\n' "$side" "$prog"
+            continue
+        fi
         if [ ! -x "$dir/$prog" ]; then
             printf '   %-8s %-24s NOT BUILT missing: %s\n' "$side" "$prog" "$(missing "$prog" "$dir/make.log")"
             if [ $side = memchan ] && { [ $have_ompi = 0 ] || [ -x "$build/oshmem/$oshm_dir/$prog" ]; }; then

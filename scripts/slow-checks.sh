@@ -24,7 +24,9 @@
 #      line ending in `met` or `NOT MET` (the target: within 2x of quiet);
 #   5. only when OSU_SOURCE_DIR names an unpacked OSU micro-benchmarks release (the
 #      project does not ship it, CI cannot download it): its OpenSHMEM programs built
-#      and run against memchan and Open MPI side by side (scripts/osu.sh).
+#      and run against memchan and Open MPI side by side (scripts/osu.sh), then, as
+#      root, memchan's side again across two network namespaces under `memchan run
+#      --hosts` (OSU_HOSTS=netns scripts/osu.sh).
 #
 # Usage: scripts/slow-checks.sh          (LOOM_MAX_PREEMPTIONS=4 scripts/slow-checks.sh,
 #        OSU_SOURCE_DIR=/path/to/osu-micro-benchmarks-7.x scripts/slow-checks.sh)
@@ -58,4 +60,8 @@ cargo test -p memchan-cli --release --test hub_flood -- --ignored --exact \
 if [ -n "${OSU_SOURCE_DIR:-}" ]; then
   echo "== OSU micro-benchmarks (OpenSHMEM) from $OSU_SOURCE_DIR, memchan and Open MPI"
   scripts/osu.sh "$OSU_SOURCE_DIR"
+  if [ "$(id -u)" = 0 ]; then
+    echo "== OSU micro-benchmarks (OpenSHMEM) across two network namespaces, memchan run --hosts"
+    OSU_HOSTS=netns scripts/osu.sh "$OSU_SOURCE_DIR"
+  fi
 fi

@@ -69,12 +69,20 @@ const LOG_ENV: &str = "MEMCHAN_LOG";
 /// the relay's errors) to stderr, one line each: time, level, module, message and
 /// fields; `info` and up unless `MEMCHAN_LOG` says otherwise; coloured only on a
 /// terminal. What the command itself prints (`listening ADDR`, its errors) is output,
-/// not logs, and does not pass through here.
-fn init_logging() {
+/// not logs, and does not pass through here. The launcher (`launcher`) hosts a hub
+/// across hosts whose joins are not news there: without `MEMCHAN_LOG` its hub logs
+/// warnings only.
+fn init_logging(launcher: bool) {
     let filter = EnvFilter::builder()
         .with_default_directive(LevelFilter::INFO.into())
         .with_env_var(LOG_ENV)
         .from_env_lossy();
+    let filter = match std::env::var_os(LOG_ENV) {
+        None if launcher => {
+            filter.add_directive("memchan_net::hub=warn".parse().expect("a valid directive"))
+        }
+        _ => filter,
+    };
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -88,7 +96,7 @@ fn main() -> Result<()> {
     let arg0 = argv.next().unwrap_or_default();
     let called = std::path::Path::new(&arg0).file_name();
     if called.is_some_and(|n| n == "oshrun") {
-        init_logging();
+        init_logging(true);
         std::process::exit(run::main("oshrun", argv.collect()));
     }
     // As `oshcc`, the compiler wrapper.
@@ -96,7 +104,7 @@ fn main() -> Result<()> {
         std::process::exit(oshcc::main("oshcc", argv.collect()));
     }
     let cli = Cli::parse();
-    init_logging();
+    init_logging(matches!(cli.command, Command::Run(_)));
     match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::Relay(args) => relay::run(args),

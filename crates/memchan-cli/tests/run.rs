@@ -353,10 +353,28 @@ fn bad_command_lines_are_refused() {
         "{}",
         text(&out.stderr)
     );
-    let out = run(&["-n", "1", "--hosts", "localhost,far-away-host", "true"]);
-    assert_eq!(out.status.code(), Some(1));
+    // Another host: its launcher is started by the remote shell, which must exist
+    // (127, naming the host) and succeed (its code, the host in the log).
+    let far = ["-n", "2", "--hosts", "localhost,far-away-host"];
+    let out = run(&[&far[..], &["--launch-agent", "/nonexistent/agent", "true"]].concat());
+    assert_eq!(out.status.code(), Some(127), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("`far-away-host`"),
+        text(&out.stderr).contains("`/nonexistent/agent` for host `far-away-host`"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&[&far[..], &["--launch-agent", "false", "true"]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("host=far-away-host"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Slots count across hosts: one each unless given.
+    let out = run(&["-n", "3", "--hosts", "localhost,far-away-host", "true"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("3 PEs but only 2 slots"),
         "{}",
         text(&out.stderr)
     );

@@ -17,12 +17,29 @@ pub enum Bind {
     None,
 }
 
+/// One entry of `--hosts` or the hostfile: a host and its slots (`host:N`,
+/// `slots=N`; `None`: not given, which counts as 1 across hosts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSlots {
+    pub name: String,
+    pub slots: Option<u32>,
+}
+
 /// What `memchan run` was asked to do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunArgs {
     pub np: u32,
     /// `--hosts` / `-H` entries, then the hostfile's, in order; empty: this host.
-    pub hosts: Vec<String>,
+    pub hosts: Vec<HostSlots>,
+    /// `--launch-agent`: the remote shell that starts the launcher's side on another
+    /// host (`None`: `MEMCHAN_RSH`, else `ssh`).
+    pub launch_agent: Option<String>,
+    /// `--hub`: the hub a run across hosts joins (`None`: `MEMCHAN_HUB`, else the
+    /// launcher starts one).
+    pub hub: Option<String>,
+    /// `--hub-listen`: where the hub the launcher starts listens (`None`: port 0 on
+    /// this host's first non-loopback IPv4 address).
+    pub hub_listen: Option<String>,
     /// `-x` variables: `(name, Some(value))` sets it, `(name, None)` passes the
     /// launcher's own value (already inherited on this host).
     pub export: Vec<(String, Option<String>)>,
@@ -40,15 +57,27 @@ pub struct RunArgs {
 pub enum Parsed {
     Run(RunArgs),
     Help,
+    /// `--host-job`: this process is a launcher's side on one host of a run across
+    /// hosts; the job arrives on stdin (`hosts::host_job`).
+    HostJob,
 }
 
 pub const USAGE: &str = "\
 usage: memchan run -n N [options] PROG [ARGS...]     (also: oshrun -np N ...)
 
   -n, -np, --np N          number of PEs (ranks 0..N-1)
-  -H, --host, --hosts H,.. hosts to run on (only this host for now)
+  -H, --host, --hosts H[:N],..
+                           hosts to run on, N slots each (default 1); ranks fill
+                           them in blocks, in order
   --hostfile, --machinefile F
                            a file of hosts, one per line (`host [slots=N]`, # comments)
+  --launch-agent CMD       the remote shell that starts PEs on another host
+                           (default: MEMCHAN_RSH, else ssh); run as `CMD HOST memchan ...`,
+                           or with `{host}` in CMD replaced
+  --hub HOST:PORT          across hosts: join this hub (default: MEMCHAN_HUB, else the
+                           launcher starts one, with a fresh key)
+  --hub-listen HOST:PORT   where the hub the launcher starts listens (default: port 0
+                           on this host's first non-loopback IPv4 address)
   -x VAR[=VALUE]           set VAR in every PE (VAR alone: pass the launcher's value)
   --tag-output             prefix every output line with `[RANK] `
   --timeout SECS           kill every PE after SECS seconds; exit code 124
@@ -63,6 +92,8 @@ usage: memchan run -n N [options] PROG [ARGS...]     (also: oshrun -np N ...)
 Every PE gets MEMCHAN_CLUSTER (a name unique to the run), MEMCHAN_RANK, MEMCHAN_SIZE,
 MEMCHAN_LOCAL_RANK, MEMCHAN_LOCAL_SIZE, PMI_RANK, PMI_SIZE, OMPI_COMM_WORLD_RANK,
 OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK and OMPI_COMM_WORLD_LOCAL_SIZE.
+Across hosts every PE also gets MEMCHAN_HUB and MEMCHAN_KEY_FILE (a copy of the key on
+its host) and reads nothing on stdin.
 Exit status: the first non-zero exit code of a PE (128+N for a PE killed by signal N),
 124 on --timeout, 2 for a bad command line.";
 
@@ -77,7 +108,13 @@ pub fn parse(args: Vec<OsString>, env: impl Fn(&str) -> Option<String>) -> Resul
     let mut bind = Bind::Core;
     let mut oversubscribe = false;
     let mut report_bindings = false;
+    let mut launch_agent = None;
+    let mut hub = None;
+    let mut hub_listen = None;
 
+    if args.first().is_some_and(|a| a == "--host-job") {
+        return Ok(Parsed::HostJob);
+    }
     let mut it = args.into_iter();
     let program = loop {
         let Some(arg) = it.next() else {
@@ -119,13 +156,15 @@ pub fn parse(args: Vec<OsString>, env: impl Fn(&str) -> Option<String>) -> Resul
             }
             "H" | "host" | "hosts" => {
                 let v = value("a list of hosts")?;
-                hosts.extend(v.split(',').filter(|h| !h.is_empty()).map(host_name));
+                for h in v.split(',').filter(|h| !h.is_empty()) {
+                    hosts.push(host_slots(h, None).with_context(|| format!("`{name} {v}`"))?);
+                }
             }
             "hostfile" | "machinefile" | "default-hostfile" => {
                 let f = PathBuf::from(value("a file name")?);
                 let text = std::fs::read_to_string(&f)
                     .with_context(|| format!("reading the hostfile {}", f.display()))?;
-                hosts.extend(hostfile(&text));
+                hosts.extend(hostfile(&text).with_context(|| format!("hostfile {}", f.display()))?);
             }
             "x" => {
                 let v = value("VAR or VAR=VALUE")?;
@@ -157,6 +196,15 @@ pub fn parse(args: Vec<OsString>, env: impl Fn(&str) -> Option<String>) -> Resul
                      (`--map-by core` or `slot`)"
                 ),
             },
+            "launch-agent" => {
+                let v = value("a command")?;
+                if v.split_whitespace().next().is_none() {
+                    bail!("`{name}` needs a command, not an empty one");
+                }
+                launch_agent = Some(v);
+            }
+            "hub" => hub = Some(value("HOST:PORT")?),
+            "hub-listen" => hub_listen = Some(value("HOST:PORT")?),
             "oversubscribe" => oversubscribe = true,
             "report-bindings" => report_bindings = true,
             // Open MPI refuses root without it; memchan has no such rule.
@@ -177,6 +225,9 @@ pub fn parse(args: Vec<OsString>, env: impl Fn(&str) -> Option<String>) -> Resul
     Ok(Parsed::Run(RunArgs {
         np,
         hosts,
+        launch_agent,
+        hub,
+        hub_listen,
         export,
         tag_output,
         timeout,
@@ -202,18 +253,39 @@ fn seconds(what: &str, v: &str) -> Result<Duration> {
         .ok_or_else(|| anyhow!("`{what} {v}`: the timeout must be a positive number of seconds"))
 }
 
-/// `host:slots` (Open MPI's `-H` form) names `host`.
-fn host_name(h: &str) -> String {
-    h.split_once(':').map_or(h, |(n, _)| n).to_string()
+/// `host` or `host:N` (Open MPI's `-H` form); `slots` is a hostfile's `slots=N`.
+fn host_slots(h: &str, slots: Option<&str>) -> Result<HostSlots> {
+    let (name, n) = match h.split_once(':') {
+        Some((name, n)) => (name, Some(n)),
+        None => (h, slots),
+    };
+    let slots = match n {
+        Some(n) => Some(n.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(|| {
+            anyhow!("`{h}`: the slots of a host are a whole number of at least 1, not `{n}`")
+        })?),
+        None => None,
+    };
+    if name.is_empty() {
+        bail!("`{h}`: no host name");
+    }
+    Ok(HostSlots {
+        name: name.to_string(),
+        slots,
+    })
 }
 
-/// The hosts of a hostfile: the first word of each line, comments (`#`) and blank
-/// lines skipped; `slots=N` and the rest of the line are not used yet.
-fn hostfile(text: &str) -> Vec<String> {
+/// The hosts of a hostfile: the first word of each line with its `slots=N` (or
+/// `host:N`), comments (`#`) and blank lines skipped; other words (`max_slots=`)
+/// are not used.
+fn hostfile(text: &str) -> Result<Vec<HostSlots>> {
     text.lines()
         .map(|l| l.split('#').next().unwrap_or(""))
-        .filter_map(|l| l.split_whitespace().next())
-        .map(host_name)
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let host = words.next()?;
+            let slots = words.find_map(|w| w.strip_prefix("slots="));
+            Some(host_slots(host, slots))
+        })
         .collect()
 }
 
@@ -226,6 +298,7 @@ mod tests {
         match parse(args, |_| None)? {
             Parsed::Run(r) => Ok(r),
             Parsed::Help => bail!("help"),
+            Parsed::HostJob => bail!("host job"),
         }
     }
 
@@ -253,8 +326,21 @@ mod tests {
         assert_eq!(r.bind, Bind::None);
         // Everything after the program is the program's, options included.
         assert_eq!(r.program_args, ["-n", "9", "--x"].map(OsString::from));
-        let r = p("-H a,b:2 --hosts c -n 1 prog").unwrap();
-        assert_eq!(r.hosts, ["a", "b", "c"]);
+        let r =
+            p("-H a,b:2 --hosts c -n 1 --launch-agent rsh --hub h:1 --hub-listen 0.0.0.0:0 prog")
+                .unwrap();
+        let hs = |v: &[(&str, Option<u32>)]| {
+            v.iter()
+                .map(|&(n, slots)| HostSlots {
+                    name: n.into(),
+                    slots,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(r.hosts, hs(&[("a", None), ("b", Some(2)), ("c", None)]));
+        assert_eq!(r.launch_agent.as_deref(), Some("rsh"));
+        assert_eq!(r.hub.as_deref(), Some("h:1"));
+        assert_eq!(r.hub_listen.as_deref(), Some("0.0.0.0:0"));
     }
 
     #[test]
@@ -273,6 +359,12 @@ mod tests {
             ("-n 2 --map-by node prog", "--map-by node"),
             ("-n 2 -x 1=a prog", "-x 1=a"),
             ("-n", "`-n` needs"),
+            ("-n 2 -H a:0 prog", "a:0"),
+            ("-n 2 -H a:x prog", "a:x"),
+            (
+                "-n 2 --launch-agent= prog",
+                "`--launch-agent` needs a command",
+            ),
         ] {
             let e = p(line).unwrap_err().to_string();
             assert!(e.contains(word), "{line}: {e}");
@@ -293,8 +385,18 @@ mod tests {
     }
 
     #[test]
+    fn a_host_job_is_its_first_argument_only() {
+        let host_job = parse(vec!["--host-job".into()], |_| None).unwrap();
+        assert!(matches!(host_job, Parsed::HostJob));
+        // After other options it is an unknown one, as any other.
+        assert!(p("-n 1 --host-job prog").is_err());
+    }
+
+    #[test]
     fn hostfile_lines() {
-        let hosts = hostfile("# nodes\nn1 slots=4\n\n  n2:2 max_slots=8 # big\n");
-        assert_eq!(hosts, ["n1", "n2"]);
+        let hosts = hostfile("# nodes\nn1 slots=4\n\n  n2:2 max_slots=8 # big\nn3\n").unwrap();
+        let got: Vec<_> = hosts.iter().map(|h| (h.name.as_str(), h.slots)).collect();
+        assert_eq!(got, [("n1", Some(4)), ("n2", Some(2)), ("n3", None)]);
+        assert!(hostfile("n1 slots=0\n").is_err());
     }
 }

@@ -12,12 +12,18 @@
 //!   first non-zero one (128+N for signal N), 124 on `--timeout`.
 //! - Once every PE is gone, the launcher removes what the run's cluster left in
 //!   `/dev/shm` (its name is unique to the run, so nobody else uses it).
+//! - Across hosts (`hosts.rs`) the launcher starts or joins a hub and one launcher per
+//!   host (`--host-job`), which runs its block of ranks as above and hears signals from
+//!   the launcher on its stdin.
 
 mod args;
+mod hosts;
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Stdin, Write};
+use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -50,18 +56,19 @@ pub const TIMEOUT_EXIT: i32 = 124;
 /// Runs the launcher named `cmd` (`memchan run` or `oshrun`) and gives its exit code.
 /// Command-line mistakes are printed with the usage hint and give 2.
 pub fn main(cmd: &str, argv: Vec<OsString>) -> i32 {
-    let a = match args::parse(argv, |k| std::env::var(k).ok()) {
+    let run = match args::parse(argv, |k| std::env::var(k).ok()) {
         Ok(args::Parsed::Help) => {
             println!("{}", args::USAGE);
             return 0;
         }
-        Ok(args::Parsed::Run(a)) => a,
+        Ok(args::Parsed::Run(a)) => launch(&a),
+        Ok(args::Parsed::HostJob) => hosts::host_job(),
         Err(e) => {
             eprintln!("{cmd}: {e:#}");
             return 2;
         }
     };
-    match launch(&a) {
+    match run {
         Ok(code) => code,
         Err(e) => {
             eprintln!("{cmd}: {e:#}");
@@ -83,8 +90,44 @@ enum Event {
     Signal(i32),
 }
 
+/// Where a block of ranks runs: the whole job on this host, or one host's block of a
+/// run across hosts.
+struct Block {
+    cluster: String,
+    /// The rank of the block's first PE.
+    first: usize,
+    /// The number of PEs in the whole job.
+    size: usize,
+    /// Across hosts: the hub every PE joins through, and the key: an open file
+    /// (a memfd) every PE inherits and reads as `/proc/self/fd/N`.
+    hub: Option<(String, Option<RawFd>)>,
+    /// The directory the PEs start in (`None`: the launcher's).
+    cwd: Option<PathBuf>,
+    /// Started by a launcher on another host (`--host-job`): the PEs read nothing and
+    /// die with this process, whose stdin carries the launcher's signals.
+    host_job: bool,
+}
+
 fn launch(a: &RunArgs) -> Result<i32> {
-    check_hosts(&a.hosts)?;
+    if let Some(plan) = hosts::plan_across_hosts(a)? {
+        return hosts::launch(a, &plan);
+    }
+    let cluster = cluster_name();
+    let block = Block {
+        cluster,
+        first: 0,
+        size: a.np as usize,
+        hub: None,
+        cwd: None,
+        host_job: false,
+    };
+    launch_block(a, &block, None)
+}
+
+/// Starts `a.np` PEs of `block` on this host and stands for them until they end;
+/// `control` (a host job's stdin) carries `signal N` lines, its end kills the PEs.
+fn launch_block(a: &RunArgs, block: &Block, control: Option<BufReader<Stdin>>) -> Result<i32> {
+    let cluster = &block.cluster;
     let np = a.np as usize;
     let cpus = allowed_cpus()?;
     if np > cpus.len() && !a.oversubscribe {
@@ -94,30 +137,23 @@ fn launch(a: &RunArgs) -> Result<i32> {
             list(&cpus)
         );
     }
-    let cluster = cluster_name();
-    debug!(%cluster, np, program = ?a.program, "starting PEs");
+    debug!(%cluster, np, first = block.first, program = ?a.program, "starting PEs");
 
     // Before the first spawn, so that no signal falls between the PEs' start and the
     // forwarding.
     let (tx, rx) = mpsc::channel();
-    let mut signals =
-        Signals::new([SIGINT, SIGTERM, SIGHUP]).context("installing signal handlers")?;
-    let sig_handle = signals.handle();
-    let sig_tx = tx.clone();
-    let sig_thread = std::thread::spawn(move || {
-        for s in signals.forever() {
-            if sig_tx.send(Event::Signal(s)).is_err() {
-                break;
-            }
-        }
-    });
+    let sig = SignalThread::start(&tx)?;
+    if let Some(control) = control {
+        let tx = tx.clone();
+        std::thread::spawn(move || hosts::read_control(control, &tx));
+    }
 
     let mut pids = Vec::with_capacity(np);
     let (pump_tx, pump_rx) = mpsc::channel::<()>();
     let mut pumps = 0;
     for rank in 0..np {
         let cpu = (a.bind == Bind::Core).then(|| place(rank, np, &cpus));
-        let mut cmd = pe_command(a, &cluster, rank, cpu);
+        let mut cmd = pe_command(a, block, rank, cpu);
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
@@ -126,15 +162,17 @@ fn launch(a: &RunArgs) -> Result<i32> {
                     signal_group(pid, SIGKILL);
                 }
                 drop(rx);
-                sig_handle.close();
-                let _ = sig_thread.join();
-                remove_shm(&cluster);
-                return Err(
-                    anyhow::Error::new(e).context(format!("starting PE {rank}: {:?}", a.program))
-                );
+                sig.stop();
+                remove_shm(cluster);
+                return Err(anyhow::Error::new(e).context(format!(
+                    "starting PE {}: {:?}",
+                    block.first + rank,
+                    a.program
+                )));
             }
         };
         let pid = child.id() as i32;
+        let rank = block.first + rank;
         if a.report_bindings {
             match cpu {
                 Some(c) => info!(rank, pid, cpu = c, "bound"),
@@ -157,22 +195,18 @@ fn launch(a: &RunArgs) -> Result<i32> {
                 pumps += 1;
             }
         }
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            // wait() retries EINTR; an error here means the child is not ours to wait for.
-            let status = child
-                .wait()
-                .unwrap_or_else(|_| ExitStatus::from_raw(1 << 8));
-            let _ = tx.send(Event::Exited(rank, status));
-        });
+        spawn_waiter(child, pids.len() - 1, tx.clone());
     }
     drop(tx);
     drop(pump_tx);
 
-    let code = supervise(a, &pids, &rx);
+    let mut pes = Pes {
+        pids: &pids,
+        first: block.first,
+    };
+    let code = supervise(a.timeout, &mut pes, &rx);
 
-    sig_handle.close();
-    let _ = sig_thread.join();
+    sig.stop();
     // The pipes close when the last process holding them ends; one that left its PE's
     // process group could keep one open, so the wait for the last lines is bounded.
     let until = Instant::now() + GRACE;
@@ -185,19 +219,100 @@ fn launch(a: &RunArgs) -> Result<i32> {
             break;
         }
     }
-    remove_shm(&cluster);
+    remove_shm(cluster);
     debug!(code, "run ended");
     Ok(code)
 }
 
-/// Waits until every PE has ended, forwarding signals, ending the job on the first
+/// Turns SIGINT, SIGTERM and SIGHUP sent to the launcher into events, until stopped.
+struct SignalThread {
+    handle: signal_hook::iterator::Handle,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl SignalThread {
+    fn start(tx: &Sender<Event>) -> Result<SignalThread> {
+        let mut signals =
+            Signals::new([SIGINT, SIGTERM, SIGHUP]).context("installing signal handlers")?;
+        let handle = signals.handle();
+        let tx = tx.clone();
+        let thread = std::thread::spawn(move || {
+            for s in signals.forever() {
+                if tx.send(Event::Signal(s)).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(SignalThread { handle, thread })
+    }
+
+    fn stop(self) {
+        self.handle.close();
+        let _ = self.thread.join();
+    }
+}
+
+/// Waits for `child` on a thread of its own and reports its end as member `i`.
+fn spawn_waiter(mut child: std::process::Child, i: usize, tx: Sender<Event>) {
+    std::thread::spawn(move || {
+        // wait() retries EINTR; an error here means the child is not ours to wait for.
+        let status = child
+            .wait()
+            .unwrap_or_else(|_| ExitStatus::from_raw(1 << 8));
+        let _ = tx.send(Event::Exited(i, status));
+    });
+}
+
+/// What `supervise` stands for: the PEs of this host, or the launchers of the hosts
+/// of a run across hosts.
+trait Members {
+    fn len(&self) -> usize;
+    /// Sends `sig` to member `i` (still running).
+    fn signal(&mut self, i: usize, sig: i32);
+    /// Logs that member `i` ended abnormally first, which ends the job.
+    fn log_failure(&self, i: usize, status: ExitStatus);
+}
+
+/// The PEs of this host: member i is rank `first + i`, leading process group `pids[i]`.
+struct Pes<'a> {
+    pids: &'a [i32],
+    first: usize,
+}
+
+impl Members for Pes<'_> {
+    fn len(&self) -> usize {
+        self.pids.len()
+    }
+
+    fn signal(&mut self, i: usize, sig: i32) {
+        signal_group(self.pids[i], sig);
+    }
+
+    fn log_failure(&self, i: usize, status: ExitStatus) {
+        let rank = self.first + i;
+        match status.signal() {
+            Some(sig) => error!(rank, signal = sig, "PE killed by a signal: ending every PE"),
+            None => error!(
+                rank,
+                code = exit_code(status),
+                "PE exited with a non-zero code: ending every PE"
+            ),
+        }
+    }
+}
+
+/// Waits until every member has ended, forwarding signals, ending the job on the first
 /// abnormal end or the timeout; gives the exit code.
-fn supervise(a: &RunArgs, pids: &[i32], rx: &mpsc::Receiver<Event>) -> i32 {
-    let np = pids.len();
+fn supervise(
+    timeout: Option<Duration>,
+    members: &mut dyn Members,
+    rx: &mpsc::Receiver<Event>,
+) -> i32 {
+    let np = members.len();
     let mut alive = vec![true; np];
     let mut running = np;
     let mut first_failure: Option<i32> = None;
-    let mut deadline = a.timeout.map(|t| Instant::now() + t);
+    let mut deadline = timeout.map(|t| Instant::now() + t);
     let mut interrupted: Option<i32> = None;
     // When the PEs still running get SIGKILL.
     let mut kill_at: Option<Instant> = None;
@@ -213,20 +328,12 @@ fn supervise(a: &RunArgs, pids: &[i32], rx: &mpsc::Receiver<Event>) -> i32 {
                 alive[rank] = false;
                 running -= 1;
                 let code = exit_code(status);
-                debug!(rank, code, "PE ended");
+                debug!(member = rank, code, "ended");
                 if code != 0 && first_failure.is_none() {
                     first_failure = Some(code);
                     if kill_at.is_none() {
-                        match status.signal() {
-                            Some(sig) => {
-                                error!(rank, signal = sig, "PE killed by a signal: ending every PE")
-                            }
-                            None => error!(
-                                rank,
-                                code, "PE exited with a non-zero code: ending every PE"
-                            ),
-                        }
-                        signal_all(pids, &alive, SIGTERM);
+                        members.log_failure(rank, status);
+                        signal_all(members, &alive, SIGTERM);
                         kill_at = Some(Instant::now() + GRACE);
                     }
                 }
@@ -234,10 +341,10 @@ fn supervise(a: &RunArgs, pids: &[i32], rx: &mpsc::Receiver<Event>) -> i32 {
             Ok(Event::Signal(sig)) => {
                 if interrupted.is_some() {
                     warn!(signal = sig, "signalled again: killing every PE");
-                    signal_all(pids, &alive, SIGKILL);
+                    signal_all(members, &alive, SIGKILL);
                 } else {
                     info!(signal = sig, "forwarding the signal to every PE");
-                    signal_all(pids, &alive, sig);
+                    signal_all(members, &alive, sig);
                     interrupted = Some(sig);
                     kill_at = kill_at.or(Some(Instant::now() + GRACE));
                 }
@@ -246,15 +353,15 @@ fn supervise(a: &RunArgs, pids: &[i32], rx: &mpsc::Receiver<Event>) -> i32 {
                 let now = Instant::now();
                 if deadline.is_some_and(|d| now >= d) {
                     deadline = None;
-                    error!(timeout = ?a.timeout.unwrap_or_default(), "timeout: ending every PE");
+                    error!(timeout = ?timeout.unwrap_or_default(), "timeout: ending every PE");
                     first_failure = first_failure.or(Some(TIMEOUT_EXIT));
-                    signal_all(pids, &alive, SIGTERM);
+                    signal_all(members, &alive, SIGTERM);
                     kill_at = kill_at.or(Some(now + GRACE));
                 }
                 if kill_at.is_some_and(|k| now >= k) {
                     kill_at = None;
                     warn!(running, "PEs still running after SIGTERM: killing them");
-                    signal_all(pids, &alive, SIGKILL);
+                    signal_all(members, &alive, SIGKILL);
                 }
             }
             // Every waiter thread sends before it ends, so this means none is left.
@@ -264,27 +371,56 @@ fn supervise(a: &RunArgs, pids: &[i32], rx: &mpsc::Receiver<Event>) -> i32 {
     first_failure.or(interrupted.map(|s| 128 + s)).unwrap_or(0)
 }
 
-/// The command of one PE: the program, its rank variables, its binding.
-fn pe_command(a: &RunArgs, cluster: &str, rank: usize, cpu: Option<usize>) -> Command {
+/// The command of the PE of local rank `local` of `block`: the program, its rank
+/// variables, its binding.
+fn pe_command(a: &RunArgs, block: &Block, local: usize, cpu: Option<usize>) -> Command {
     let mut cmd = Command::new(&a.program);
     cmd.args(&a.program_args);
-    let (r, n) = (rank.to_string(), a.np.to_string());
-    cmd.env(memchan_launch::CLUSTER, cluster);
-    // One host: the local rank is the rank. Every launcher's names are set, so that a
-    // PE that reads PMI's or Open MPI's finds the same numbers as one that reads ours.
+    let rank = block.first + local;
+    let (r, n) = (rank.to_string(), block.size.to_string());
+    let (lr, ln) = (local.to_string(), a.np.to_string());
+    cmd.env(memchan_launch::CLUSTER, &block.cluster);
+    // Every launcher's names are set, so that a PE that reads PMI's or Open MPI's
+    // finds the same numbers as one that reads ours.
     for (k, v) in [
         (memchan_launch::RANK, &r),
         (memchan_launch::SIZE, &n),
-        (memchan_launch::LOCAL_RANK, &r),
-        (memchan_launch::LOCAL_SIZE, &n),
+        (memchan_launch::LOCAL_RANK, &lr),
+        (memchan_launch::LOCAL_SIZE, &ln),
         ("PMI_RANK", &r),
         ("PMI_SIZE", &n),
         ("OMPI_COMM_WORLD_RANK", &r),
         ("OMPI_COMM_WORLD_SIZE", &n),
-        ("OMPI_COMM_WORLD_LOCAL_RANK", &r),
-        ("OMPI_COMM_WORLD_LOCAL_SIZE", &n),
+        ("OMPI_COMM_WORLD_LOCAL_RANK", &lr),
+        ("OMPI_COMM_WORLD_LOCAL_SIZE", &ln),
     ] {
         cmd.env(k, v);
+    }
+    if let Some((hub, key)) = &block.hub {
+        // Across hosts every PE joins through the hub, those on one host too.
+        cmd.env("MEMCHAN_HUB", hub).env_remove("MEMCHAN_HUB_HOST");
+        match *key {
+            Some(fd) => {
+                cmd.env("MEMCHAN_KEY_FILE", format!("/proc/self/fd/{fd}"));
+                // SAFETY: between fork and exec, one fcntl on an fd this process owns
+                // (the host job's memfd, open until its PEs have ended): the PE keeps
+                // it across exec, the only way it is given the key.
+                unsafe {
+                    cmd.pre_exec(move || {
+                        if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+            }
+            None => {
+                cmd.env_remove("MEMCHAN_KEY_FILE");
+            }
+        }
+    }
+    if let Some(dir) = &block.cwd {
+        cmd.current_dir(dir);
     }
     // A launch inside a Slurm job step must not let a PE take the step's rank for its
     // own (`rank_from_env` prefers MEMCHAN_RANK, but other readers may not).
@@ -304,7 +440,9 @@ fn pe_command(a: &RunArgs, cluster: &str, rank: usize, cpu: Option<usize>) -> Co
     // Like mpirun: rank 0 reads the launcher's stdin, the others read nothing. A PE
     // leads its own process group, which is not the terminal's foreground group, so
     // it would be stopped (SIGTTIN) reading a terminal: the launcher copies one for it.
+    // A host job's stdin is its launcher's control channel: no PE reads it.
     cmd.stdin(match rank {
+        _ if block.host_job => Stdio::null(),
         0 if std::io::stdin().is_terminal() => Stdio::piped(),
         0 => Stdio::inherit(),
         _ => Stdio::null(),
@@ -313,6 +451,24 @@ fn pe_command(a: &RunArgs, cluster: &str, rank: usize, cpu: Option<usize>) -> Co
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     }
     cmd.process_group(0);
+    if block.host_job {
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: between fork and exec only async-signal-safe calls: prctl and
+        // getppid take integers. A PE of a host job dies with it, so that a host job
+        // killed by its launcher (SIGKILL, no chance to end its PEs) leaves none
+        // behind; a parent gone before the prctl is seen by getppid.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
     if let Some(cpu) = cpu {
         let mut set = rustix::thread::CpuSet::new();
         set.set(cpu);
@@ -345,17 +501,15 @@ fn spawn_pump(from: impl Read + Send + 'static, rank: usize, stderr: bool, done:
             if line.last() != Some(&b'\n') {
                 line.push(b'\n');
             }
-            // One write_all per line under the stream's lock: lines of different PEs
-            // never interleave. A closed output is the reader's choice: keep draining.
+            // One write per line (the prefix in the same buffer): lines of different
+            // PEs never interleave, those of other hosts' launchers sharing the
+            // output neither. A closed output is the reader's choice: keep draining.
+            line.splice(0..0, prefix.bytes());
             let r = if stderr {
-                let mut e = std::io::stderr().lock();
-                e.write_all(prefix.as_bytes())
-                    .and_then(|_| e.write_all(&line))
+                std::io::stderr().lock().write_all(&line)
             } else {
                 let mut o = std::io::stdout().lock();
-                o.write_all(prefix.as_bytes())
-                    .and_then(|_| o.write_all(&line))
-                    .and_then(|_| o.flush())
+                o.write_all(&line).and_then(|_| o.flush())
             };
             let _ = r;
         }
@@ -393,26 +547,6 @@ fn list(cpus: &[usize]) -> String {
         .join(",")
 }
 
-/// Refuses hosts other than this one: starting PEs on other hosts is not built yet.
-fn check_hosts(hosts: &[String]) -> Result<()> {
-    let uname = rustix::system::uname();
-    let me = uname.nodename().to_string_lossy().into_owned();
-    let short = me.split('.').next().unwrap_or(&me).to_string();
-    let remote: Vec<&String> = hosts
-        .iter()
-        .filter(|h| {
-            !["localhost", "127.0.0.1", "::1", me.as_str(), short.as_str()].contains(&h.as_str())
-        })
-        .collect();
-    if let Some(h) = remote.first() {
-        bail!(
-            "starting PEs on other hosts (`{h}`) is not supported yet: start one launcher per host \
-             (srun, or by hand) with MEMCHAN_HUB set, see the README"
-        );
-    }
-    Ok(())
-}
-
 /// A cluster name no other run uses: the launcher's pid and the time.
 fn cluster_name() -> String {
     let nanos = std::time::SystemTime::now()
@@ -426,9 +560,9 @@ fn exit_code(s: ExitStatus) -> i32 {
     s.code().or(s.signal().map(|sig| 128 + sig)).unwrap_or(1)
 }
 
-fn signal_all(pids: &[i32], alive: &[bool], sig: i32) {
-    for (&pid, _) in pids.iter().zip(alive).filter(|(_, &a)| a) {
-        signal_group(pid, sig);
+fn signal_all(members: &mut dyn Members, alive: &[bool], sig: i32) {
+    for (i, _) in alive.iter().enumerate().filter(|(_, &a)| a) {
+        members.signal(i, sig);
     }
 }
 
@@ -484,17 +618,5 @@ mod tests {
         assert_eq!(exit_code(ExitStatus::from_raw(3 << 8)), 3);
         assert_eq!(exit_code(ExitStatus::from_raw(9)), 137);
         assert_eq!(exit_code(ExitStatus::from_raw(0)), 0);
-    }
-
-    #[test]
-    fn other_hosts_are_not_yet() {
-        assert!(check_hosts(&["localhost".into(), "127.0.0.1".into()]).is_ok());
-        let e = check_hosts(&["localhost".into(), "far-away-host".into()])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("`far-away-host`") && e.contains("not supported yet"),
-            "{e}"
-        );
     }
 }

@@ -52,8 +52,15 @@ pub struct Proc {
 
 impl Proc {
     pub fn spawn(args: &[&str]) -> Proc {
-        let mut child = bin()
-            .args(args)
+        let mut cmd = bin();
+        cmd.args(args);
+        Proc::spawn_command(cmd)
+    }
+
+    /// As [`Proc::spawn`], for a command built by the caller (e.g. `memchan` started
+    /// in a network namespace by `ip netns exec`).
+    pub fn spawn_command(mut cmd: Command) -> Proc {
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
