@@ -264,6 +264,8 @@ fn bad_calls_name_the_call_and_the_problem() {
         ("unheld-lock", "shmem_clear_lock: this PE does not hold the lock"),
         ("bad-free", "shmem_free: 0x"),
         ("bad-free", "is not a block shmem_malloc returned"),
+        ("overlap-reduce", "shmem_long_sum_to_all: source 0x"),
+        ("overlap-reduce", "(16 bytes) overlap without being the same array"),
         ("bad-signal-op", "shmem_putmem_signal: sig_op 9 is neither SHMEM_SIGNAL_SET (0) nor SHMEM_SIGNAL_ADD (1)"),
     ] {
         refused(&prog, mode, want);

@@ -5,6 +5,18 @@
 #include "check.h"
 
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
+static long arrived; /* on PE 0: adds made right before the collective heap calls */
+
+/* Adds 1 to PE 0's `arrived`, then runs the heap call STMT (the CALLS-th): after an
+ * allocation's barrier on exit or a free's on entry, every PE's add has landed. */
+#define ARRIVE_THEN(STMT)                                                              \
+    do {                                                                               \
+        shmem_long_atomic_inc(&arrived, 0);                                            \
+        calls++;                                                                       \
+        STMT;                                                                          \
+        long seen = shmem_long_atomic_fetch(&arrived, 0);                              \
+        CHECK(seen >= (long)n * calls, "%s returned before every PE called it (%ld of %d)", #STMT, seen, n * calls); \
+    } while (0)
 
 int main(void) {
     shmem_init();
@@ -31,6 +43,22 @@ int main(void) {
     zeros = shmem_realloc(zeros, 4096 * sizeof(int));
     CHECK(zeros[0] == 41 + me, "realloc lost the contents");
     CHECK(shmem_addr_accessible(zeros, 1) && !shmem_addr_accessible(&major, 1), "addr_accessible");
+    /* The heap calls are collective, with their barriers (OpenSHMEM 1.5, 9.3). */
+    int calls = 0;
+    char *h1, *h2;
+    long *h3;
+    ARRIVE_THEN(h1 = shmem_malloc(64));
+    ARRIVE_THEN(h2 = shmem_align(256, 64));
+    ARRIVE_THEN(h3 = shmem_calloc(4, sizeof(long)));
+    /* Usable on every PE once this one returns: the owner's zeroing came first. */
+    shmem_long_p(&h3[1], 100 + me, (me + 1) % n);
+    ARRIVE_THEN(h1 = shmem_realloc(h1, 1 << 16));
+    ARRIVE_THEN(shmem_free(h2));
+    CHECK(shmem_malloc(0) == NULL && shmem_align(64, 0) == NULL && shmem_calloc(0, 8) == NULL, "size 0 gives NULL");
+    shmem_barrier_all();
+    CHECK(h3[0] == 0 && h3[1] == 100 + (me + n - 1) % n, "calloc'd block: %ld %ld", h3[0], h3[1]);
+    ARRIVE_THEN(shmem_free(h3));
+    ARRIVE_THEN(shmem_free(h1));
     CHECK(shmem_ptr(zeros, me) == zeros && shmem_ptr(zeros, (me + 1) % n) == NULL, "shmem_ptr");
     shmem_barrier_all();
 
