@@ -65,6 +65,13 @@ struct Pe {
     /// The executable's data range made symmetric ([`shmem::statics`]): its start,
     /// length and heap-segment offset; `None` where the transport cannot alias it.
     statics: Option<(usize, usize, usize)>,
+    /// Whether every PE shares this PE's memory (the one-host transport): then
+    /// `SHMEM_TEAM_SHARED` is every PE and `shmem_ptr` reaches their heaps.
+    shared: bool,
+    /// Rank -> that PE's heap segment mapped here for loads and stores, made at the
+    /// first `shmem_ptr` towards it and kept for the job's life (a pointer handed to
+    /// the program must stay mapped).
+    peers: Mutex<Vec<Option<memchan::PeerMemory>>>,
     /// Held by a collective throughout: they share the library area ([`shmem::sys`]),
     /// so one runs at a time per PE (puts, gets and atomics do not take it).
     coll: Mutex<()>,
@@ -295,6 +302,8 @@ fn init() -> Pe {
         heap: Mutex::new(heap::Heap::new(want)),
         sys,
         statics,
+        shared: cluster.transport() == "shm",
+        peers: Mutex::new((0..n).map(|_| None).collect()),
         coll: Mutex::new(()),
         base: rx.as_ptr() as usize,
         len: want,

@@ -103,6 +103,11 @@ pub fn team_set(call: &str, p: &Pe, team: Team) -> Set {
             stride: 1,
             size: p.pes.len(),
         },
+        TEAM_SHARED if p.shared => Set {
+            start: 0,
+            stride: 1,
+            size: p.pes.len(),
+        },
         TEAM_SHARED => Set {
             start: p.me,
             stride: 1,

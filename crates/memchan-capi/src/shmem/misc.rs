@@ -89,19 +89,36 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     new
 }
 
-/// This PE's address of `dest` on `pe` if it can load and store there: only its
-/// own (other PEs' copies are not mapped here); else NULL.
+/// The address of `dest`'s copy on `pe` in this PE's address space, for loads and
+/// stores: its own, or on one host another PE's heap segment mapped here once
+/// (memchan's `Rma::peer_memory`, kept for the job's life); NULL where memory is
+/// not shared (through a hub) or the mapping is refused.
 #[no_mangle]
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     const CALL: &str = "shmem_ptr";
     with_pe(CALL, |p| {
         let t = p.check_pe(CALL, pe);
-        p.offset(CALL, dest, 0);
+        let off = p.offset(CALL, dest, 0);
         if t == p.me {
-            dest.cast_mut()
-        } else {
-            std::ptr::null_mut()
+            return dest.cast_mut();
         }
+        if !p.shared {
+            return std::ptr::null_mut();
+        }
+        let mut peers = p.peers.lock().unwrap_or_else(|e| e.into_inner());
+        if peers[t].is_none() {
+            match p.rma.peer_memory(p.pes[t]) {
+                Ok(m) => peers[t] = Some(m),
+                Err(e) => {
+                    tracing::debug!(pe = t, error = %e, "shmem_ptr: no load/store access");
+                    return std::ptr::null_mut();
+                }
+            }
+        }
+        let base = peers[t].as_ref().expect("mapped above").as_ptr();
+        // SAFETY: `off` is within the segment (checked by `offset`), which the
+        // mapping covers whole.
+        unsafe { base.add(off) }.cast()
     })
 }
 
@@ -182,6 +199,7 @@ pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
 pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
     with_pe("shmem_team_my_pe", |p| match team as usize {
         TEAM_WORLD => p.me as c_int,
+        TEAM_SHARED if p.shared => p.me as c_int,
         TEAM_SHARED => 0,
         _ => -1,
     })
@@ -192,6 +210,7 @@ pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
 pub extern "C" fn shmem_team_n_pes(team: Team) -> c_int {
     with_pe("shmem_team_n_pes", |p| match team as usize {
         TEAM_WORLD => p.pes.len() as c_int,
+        TEAM_SHARED if p.shared => p.pes.len() as c_int,
         TEAM_SHARED => 1,
         _ => -1,
     })
@@ -203,13 +222,16 @@ pub extern "C" fn shmem_team_translate_pe(src_team: Team, src_pe: c_int, dest_te
     const CALL: &str = "shmem_team_translate_pe";
     with_pe(CALL, |p| {
         let (n, me) = (p.pes.len() as c_int, p.me as c_int);
+        // SHMEM_TEAM_SHARED is every PE (numbered as in the world) or this PE alone.
         let world = match src_team as usize {
+            TEAM_WORLD | TEAM_SHARED if p.shared && (0..n).contains(&src_pe) => src_pe,
             TEAM_WORLD if (0..n).contains(&src_pe) => src_pe,
             TEAM_SHARED if src_pe == 0 => me,
             _ => return -1,
         };
         match dest_team as usize {
             TEAM_WORLD => world,
+            TEAM_SHARED if p.shared => world,
             TEAM_SHARED if world == me => 0,
             _ => -1,
         }
