@@ -6,8 +6,9 @@
  * A failing call prints "memchan shmem: CALL: PROBLEM" and exits the PE with status 1.
  * Symmetric addresses: the heap (shmem_malloc and friends), and the program's
  * static and global variables (.data/.bss), on one host and through a hub.
- * Teams: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED (the calling PE alone: shmem_ptr
- * reaches only its own memory); split_strided fails. Contexts map to the default.
+ * Teams: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED (every PE on one host, where
+ * shmem_ptr reaches every PE's heap; the calling PE alone through a hub);
+ * split_strided fails. Contexts map to the default.
  * The typed families between the GENERATED markers come from the one type table,
  * src/shmem/table.rs; a test keeps this file equal to it.
  */

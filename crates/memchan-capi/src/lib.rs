@@ -65,6 +65,13 @@ struct Pe {
     /// The executable's data range made symmetric ([`shmem::statics`]): its start,
     /// length and heap-segment offset; `None` where the transport cannot alias it.
     statics: Option<(usize, usize, usize)>,
+    /// Whether every PE shares this PE's memory (the one-host transport): then
+    /// `SHMEM_TEAM_SHARED` is every PE and `shmem_ptr` reaches their heaps.
+    shared: bool,
+    /// Rank -> that PE's heap segment mapped here for loads and stores, made at the
+    /// first `shmem_ptr` towards it and kept for the job's life (a pointer handed to
+    /// the program must stay mapped).
+    peers: Mutex<Vec<Option<memchan::PeerMemory>>>,
     /// Held by a collective throughout: they share the library area ([`shmem::sys`]),
     /// so one runs at a time per PE (puts, gets and atomics do not take it).
     coll: Mutex<()>,
@@ -295,6 +302,8 @@ fn init() -> Pe {
         heap: Mutex::new(heap::Heap::new(want)),
         sys,
         statics,
+        shared: cluster.transport() == "shm",
+        peers: Mutex::new((0..n).map(|_| None).collect()),
         coll: Mutex::new(()),
         base: rx.as_ptr() as usize,
         len: want,
@@ -506,15 +515,27 @@ pub extern "C" fn _num_pes() -> c_int {
     with_pe("_num_pes", |h| h.pe.pes.len() as c_int)
 }
 
-fn malloc(call: &str, size: usize) -> *mut c_void {
+/// A new block of `size` (> 0) bytes starting on a multiple of `align` (a power of
+/// two), on this PE only: the collective calls add the barrier. The end naming
+/// `call` when it does not fit.
+fn alloc_block(call: &str, size: usize, align: usize) -> *mut c_void {
     with_pe(call, |h| {
         let p = &h.pe;
-        let got = p.heap.lock().unwrap_or_else(|e| e.into_inner()).alloc(size);
+        let got = p
+            .heap
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .alloc_aligned(size, align);
         let Some(off) = got else {
+            let aligned = if align > heap::ALIGN {
+                format!(" aligned to {align}")
+            } else {
+                String::new()
+            };
             die(
                 call,
                 format!(
-                    "{size} bytes do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
+                    "{size} bytes{aligned} do not fit in the symmetric heap of {} bytes: raise {SIZE_VAR}",
                     p.len
                 ),
             )
@@ -523,30 +544,70 @@ fn malloc(call: &str, size: usize) -> *mut c_void {
     })
 }
 
+/// The length of the heap block at `ptr` (rounded up to [`heap::ALIGN`]), or the
+/// end naming `call` for an address no allocation returned.
+fn block_len(call: &str, ptr: *mut c_void) -> usize {
+    with_pe(call, |h| {
+        let off = h.pe.offset(call, ptr, 0);
+        let len =
+            h.pe.heap
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .block_len(off);
+        len.unwrap_or_else(|| {
+            die(
+                call,
+                format!("{ptr:p} is not a block shmem_malloc returned"),
+            )
+        })
+    })
+}
+
+/// The barrier of the collective heap calls (OpenSHMEM 1.5, section 9.3: one
+/// semantically equivalent to `shmem_barrier_all`, puts completed): on exit from an
+/// allocation, so that every PE holds the block when any PE returns and may put into
+/// it; on entry to a free, so that no PE still addresses the block.
+fn heap_barrier(call: &str) {
+    if let Err(e) = with_pe(call, |h| h.pe.cluster.barrier()) {
+        die(call, format!("barrier: {e}"));
+    }
+}
+
+/// `shmem_malloc` and `shmem_align`: NULL, without a barrier, for `size` 0, as
+/// the standard says; else the block, after the barrier.
+fn malloc(call: &str, size: usize, align: usize) -> *mut c_void {
+    if size == 0 {
+        return std::ptr::null_mut();
+    }
+    let ptr = alloc_block(call, size, align);
+    heap_barrier(call);
+    ptr
+}
+
+/// `shmem_free`: nothing for NULL; else the barrier, then the block is freed.
 fn free(call: &str, ptr: *mut c_void) {
     if ptr.is_null() {
         return;
     }
+    block_len(call, ptr); // a bad pointer is refused before the barrier
+    heap_barrier(call);
     with_pe(call, |h| {
-        let p = &h.pe;
-        let off = p.offset(call, ptr, 0);
-        if !p.heap.lock().unwrap_or_else(|e| e.into_inner()).free(off) {
-            die(
-                call,
-                format!("{ptr:p} is not a block shmem_malloc returned"),
-            );
-        }
+        let off = h.pe.offset(call, ptr, 0);
+        h.pe.heap
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .free(off);
     })
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_malloc(size: usize) -> *mut c_void {
-    malloc("shmem_malloc", size)
+    malloc("shmem_malloc", size, heap::ALIGN)
 }
 
 #[no_mangle]
 pub extern "C" fn shmalloc(size: usize) -> *mut c_void {
-    malloc("shmalloc", size)
+    malloc("shmalloc", size, heap::ALIGN)
 }
 
 #[no_mangle]

@@ -1,5 +1,5 @@
 //! The C API end to end: the programs of memchan-capi's `tests/c` (hello_shmem,
-//! rma_families, atomics, collectives, statics, global_exit, bad_calls) compiled by the
+//! rma_families, atomics, collectives, reductions, statics, global_exit, bad_calls) compiled by the
 //! system `cc` (through `memchan oshcc`) against the built `libmemchan.so`, started
 //! as real PEs by `memchan run`.
 
@@ -101,6 +101,17 @@ fn collectives_teams_and_queries_give_the_expected_values() {
     }
 }
 
+/// Every `*_to_all` and team `*_reduce` family and type, counts 1, 5 and many
+/// steps long, in place and not, over 2 and 3 PEs (unequal shares), active sets
+/// that leave PEs out and SHMEM_TEAM_SHARED: every element as each PE computes it.
+#[test]
+fn every_reduction_family_combines_every_element() {
+    let prog = CProgram::build("reductions", FLAGS);
+    for n in [2, 3] {
+        all_pes_ok(&prog, n, "reductions", &[]);
+    }
+}
+
 /// Globals and file-local statics (`.data` and `.bss`) are symmetric on one host:
 /// puts, gets, atomics, a wait and a static pSync reach them, no heap involved.
 #[test]
@@ -118,6 +129,7 @@ fn the_families_run_through_a_hub_too() {
         ("rma_families", "rma"),
         ("atomics", "atomics"),
         ("collectives", "collectives"),
+        ("reductions", "reductions"),
         ("statics", "statics"),
     ] {
         // A hub serves one cluster, and each run is a new one.
@@ -252,6 +264,8 @@ fn bad_calls_name_the_call_and_the_problem() {
         ("unheld-lock", "shmem_clear_lock: this PE does not hold the lock"),
         ("bad-free", "shmem_free: 0x"),
         ("bad-free", "is not a block shmem_malloc returned"),
+        ("overlap-reduce", "shmem_long_sum_to_all: source 0x"),
+        ("overlap-reduce", "(16 bytes) overlap without being the same array"),
         ("bad-signal-op", "shmem_putmem_signal: sig_op 9 is neither SHMEM_SIGNAL_SET (0) nor SHMEM_SIGNAL_ADD (1)"),
     ] {
         refused(&prog, mode, want);

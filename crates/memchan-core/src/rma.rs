@@ -241,6 +241,67 @@ impl std::fmt::Debug for Pending {
     }
 }
 
+/// A node's copy of a whole segment as memory this process loads from and stores
+/// to itself (OpenSHMEM's `shmem_ptr`), from `RmaOps::peer_memory`: offered only
+/// where nodes share memory (one host). It keeps the mapping while it lives, whatever
+/// the node does meanwhile: a node that leaves or fails leaves memory nobody reads
+/// any more behind the pointer, never a hole.
+///
+/// The rights and the pages' `remote_read` attribute are checked once, when it is
+/// made. A load or store through it is the caller's own CPU access: none of the
+/// checks memchan makes per operation (the target's later page attributes, receive
+/// enable, notify, remap, liveness), no atomicity beyond the access's own, and the
+/// caller's stores are ordered as its CPU orders them (an `ack` fences them). It
+/// suits memory whose owner never changes those attributes, as libmemchan's
+/// symmetric heap.
+pub struct PeerMemory {
+    ptr: *mut u8,
+    len: usize,
+    _keep: std::sync::Arc<dyn Send + Sync>,
+}
+
+// SAFETY: the pointer is into shared memory mapped by `_keep` (itself `Send +
+// Sync`); the handle only hands the address out, every access is the caller's.
+unsafe impl Send for PeerMemory {}
+// SAFETY: as above.
+unsafe impl Sync for PeerMemory {}
+
+impl PeerMemory {
+    /// # Safety
+    /// `ptr` is valid for loads and stores of `len` bytes while `keep` lives.
+    pub unsafe fn new(ptr: *mut u8, len: usize, keep: std::sync::Arc<dyn Send + Sync>) -> Self {
+        PeerMemory {
+            ptr,
+            len,
+            _keep: keep,
+        }
+    }
+
+    /// The segment's offset 0 in the node's copy.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    /// The segment's size.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Never true: a segment has at least one page.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl std::fmt::Debug for PeerMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PeerMemory")
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,7 @@ use crate::deposit::{Cmp, CondResult, Shape, SignalOp};
 use crate::error::{Error, Result};
 use crate::event::MembershipEvent;
 use crate::names::{GroupId, NodeId, NodeSet};
-use crate::rma::{AtomicOp, Pending};
+use crate::rma::{AtomicOp, PeerMemory, Pending};
 use std::time::Duration;
 
 /// What a transport offers, as bits (see the constants).
@@ -313,6 +313,20 @@ pub trait RmaOps: Send {
     /// # Errors
     /// As `atomic_u64`.
     fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32>;
+    /// `node`'s copy of the whole segment as memory this process loads from and
+    /// stores to ([`PeerMemory`]). Only where nodes share memory: a transport whose
+    /// nodes do not (across hosts) keeps this default.
+    ///
+    /// # Errors
+    /// `Unsupported` there; else `PermissionDenied` (op `atomic`) without read and
+    /// write permission, `UnknownNode`, `NotMapped`, `RemoteReadOff` for a page
+    /// without `remote_read`, `Isolated`.
+    fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
+        let _ = node;
+        Err(Error::Unsupported(
+            "load/store access to another node's memory",
+        ))
+    }
 }
 
 /// The write path of a tx mapping.

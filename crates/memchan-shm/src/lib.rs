@@ -284,6 +284,9 @@ impl RmaOps for Rma {
     fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
         Rma::atomic_u32(self, node, offset, op)
     }
+    fn peer_memory(&self, node: NodeId) -> Result<memchan_core::rma::PeerMemory> {
+        Rma::peer_memory(self, node)
+    }
 }
 
 memchan_core::ops_from_inherent!(tx: TxMapping, rx: RxMapping, lock: Lock, guard: LockGuard);

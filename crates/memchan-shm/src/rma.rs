@@ -18,7 +18,7 @@ use crate::control::{load_set, node_state};
 use crate::local::SegRef;
 use crate::node::Inner;
 use crate::rx::RxObject;
-use memchan_core::rma::{self, AtomicOp, Pending};
+use memchan_core::rma::{self, AtomicOp, PeerMemory, Pending};
 use memchan_core::sync::{fence, AtomicU64, AtomicU8, Ordering};
 use memchan_core::{Error, NodeId, Result, MAX_NODES};
 use std::cell::{Cell, RefCell};
@@ -250,6 +250,23 @@ impl Rma {
         let w = self.word::<4>(node, offset, true)?;
         // SAFETY: as in `atomic_u64`, 4-aligned.
         Ok(rma::apply_u32(unsafe { &*(w as *const WordU32) }, op))
+    }
+
+    /// `node`'s copy of the whole segment for this process's own loads and stores:
+    /// the rights of an atomic and `remote_read` on every page, checked now; the
+    /// receive memory stays mapped while the returned handle lives, apart from this
+    /// handle's cache (which drops a view when `rx_gen` moves).
+    pub fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
+        if !self.may_write {
+            return Err(self.denied("atomic"));
+        }
+        let v = self.open(node, 0, self.size)?;
+        let keep = self.keep.borrow()[node.index()]
+            .clone()
+            .expect("`open` keeps the view it returns");
+        // SAFETY: `v.data` is the receive memory's data, `size` bytes mapped read-write
+        // (`may_write`) by the object `keep` holds.
+        Ok(unsafe { PeerMemory::new(v.data, self.size, keep) })
     }
 
     /// The address of the `N`-byte word at `offset` of `node`'s copy, after every

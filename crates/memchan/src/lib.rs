@@ -38,7 +38,7 @@
 //! See `ARCHITECTURE.md` for the layers.
 
 pub use memchan_core::deposit::{Cmp, CondResult, Outcome, Shape, SignalOp};
-pub use memchan_core::rma::{AtomicOp, Pending};
+pub use memchan_core::rma::{AtomicOp, PeerMemory, Pending};
 pub use memchan_core::transport::{Caps, WAIT_UNTIL_RECHECK};
 pub use memchan_core::validate::{
     CLUSTER_NAME_LEN, EVENT_RING, MAX_SEGMENTS, MAX_SEGMENT_SIZE, NAME_LEN,
@@ -928,6 +928,19 @@ impl Rma {
     #[inline(always)]
     pub fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
         hot!(RmaFlavor, &self.rma, r => RmaOps::atomic_u32(r, node, offset, op))
+    }
+
+    /// `node`'s copy of the whole segment as memory this process loads from and
+    /// stores to itself (OpenSHMEM's `shmem_ptr`), mapped while the [`PeerMemory`]
+    /// lives. Rights and every page's `remote_read` are checked now, once; see
+    /// [`PeerMemory`] for what its accesses skip.
+    ///
+    /// # Errors
+    /// `Unsupported` where nodes do not share memory (through a hub);
+    /// `PermissionDenied` (op `atomic`) without read and write permission;
+    /// `UnknownNode`, `NotMapped`, `RemoteReadOff`, `Isolated`.
+    pub fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
+        each!(RmaFlavor, &self.rma, r => RmaOps::peer_memory(r, node))
     }
 
     named_atomics!(atomic_u64, u64:

@@ -10,12 +10,15 @@
 //! per destination). A member clears its word 1 before leaving, and the first can
 //! set it again only after that member arrived at the next barrier.
 //!
-//! **Data** moves by puts between barriers: a broadcast root puts to every member;
-//! collect members deposit their byte counts in the library area, then their blocks
-//! at the sum of the counts before them; a reduction's members deposit slices in the
-//! first member's scratch inbox, which combines them and puts the result to all,
-//! in rounds of the inbox's size. The entry barrier keeps a fast PE from writing
-//! into a slow one's `dest` while it still uses it.
+//! **Data** moves by puts between barriers (into this PE's own copy by atomic
+//! stores, not the ordered path a tx mapping to oneself takes): a broadcast root
+//! puts to every member; collect members deposit their byte counts in the library
+//! area, then their blocks at the sum of the counts before them. A reduction is a
+//! reduce-scatter and an allgather by the owner of each share of the elements
+//! ([`reduce_set`]): each member gets its share of every member's `src`, combines,
+//! and puts the result into that share of every `dest`. The entry barrier keeps a
+//! fast PE from writing into a slow one's `dest` (or reading its `src`) while that
+//! PE still uses it.
 //!
 //! A collective holds this PE's collective mutex throughout (one at a time per
 //! process: they share the library area), never a lock other calls need.
@@ -24,6 +27,7 @@ use super::atomic;
 use super::{sys, Team};
 use crate::{die, with_pe, Handles, Pe};
 use std::ffi::{c_int, c_long, c_void};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// `SHMEM_TEAM_WORLD` and `SHMEM_TEAM_SHARED` as the header spells them.
 pub const TEAM_WORLD: usize = 1;
@@ -95,6 +99,11 @@ fn active_set(call: &str, p: &Pe, start: c_int, log: c_int, size: c_int) -> Set 
 pub fn team_set(call: &str, p: &Pe, team: Team) -> Set {
     match team as usize {
         TEAM_WORLD => Set {
+            start: 0,
+            stride: 1,
+            size: p.pes.len(),
+        },
+        TEAM_SHARED if p.shared => Set {
             start: 0,
             stride: 1,
             size: p.pes.len(),
@@ -220,7 +229,7 @@ unsafe fn broadcast(
         let data = unsafe { source(call, src, len) };
         let me = p.me;
         for m in set.members().filter(|&m| m != me || to_root) {
-            put(call, p, m, off, data);
+            deposit(call, p, m, off, data);
         }
     }
     barrier(call, p, set, ps);
@@ -270,7 +279,7 @@ unsafe fn collect(
         );
     }
     for m in set.members() {
-        put(call, p, m, off + before, data);
+        deposit(call, p, m, off + before, data);
     }
     barrier(call, p, set, ps);
 }
@@ -294,7 +303,7 @@ unsafe fn fcollect(
     let at = off + set.index_of(p.me).expect("a member") * len;
     barrier(call, p, set, ps);
     for m in set.members() {
-        put(call, p, m, at, data);
+        deposit(call, p, m, at, data);
     }
     barrier(call, p, set, ps);
 }
@@ -343,13 +352,91 @@ macro_rules! float_ops {
 }
 float_ops!(f32, f64);
 
+/// Bytes of each member's slice a reduction combines per step: the slices and the
+/// result stay in the core's cache between the gets and the puts.
+const STEP_BYTES: usize = 64 << 10;
+
+/// `v`'s bytes.
+fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
+    // SAFETY: the same memory, `size_of_val(v)` bytes, read as bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
+}
+
+/// `v`'s bytes, to be overwritten.
+///
+/// # Safety
+/// Every bit pattern is a `T` (the C scalars of the reductions).
+unsafe fn as_bytes_mut<T: Copy>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: the same memory, exclusively borrowed; any bytes written make `T`s
+    // (the caller's contract).
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), size_of_val(v)) }
+}
+
+/// Copies `buf.len()` bytes at heap offset `off` of member `m` into `buf`: a get,
+/// or this PE's own copy through its receive mapping.
+fn fetch(call: &str, p: &Handles, m: usize, off: usize, buf: &mut [u8]) {
+    let got = if m == p.me {
+        p.read_own(off, buf)
+    } else {
+        p.rma.get(p.pes[m], off, buf)
+    };
+    if let Err(e) = got {
+        fail(call, &format!("reading {} bytes of PE {m}", buf.len()), e);
+    }
+}
+
+/// Writes `data` at heap offset `off` of this PE's own copy, word by word through
+/// atomics (other PEs read and write the segment), without the ordered path a tx
+/// mapping to oneself takes: a collective writes only bytes no other member
+/// touches before its closing barrier.
+fn store_own(p: &Handles, off: usize, data: &[u8]) {
+    let at = p.base + off;
+    // Bytes up to the first 8-aligned address, whole words, then the tail.
+    let head = at.next_multiple_of(8).saturating_sub(at).min(data.len());
+    let (first, rest) = data.split_at(head);
+    let (words, tail) = rest.split_at(rest.len() & !7);
+    let store_bytes = |addr: usize, bytes: &[u8]| {
+        for (i, &b) in bytes.iter().enumerate() {
+            // SAFETY: `addr + i` lies in this PE's heap mapping (the caller's
+            // `off + data.len()` is within the segment).
+            unsafe { AtomicU8::from_ptr((addr + i) as *mut u8) }.store(b, Ordering::Relaxed);
+        }
+    };
+    store_bytes(at, first);
+    for (i, w) in words.chunks_exact(8).enumerate() {
+        let v = u64::from_ne_bytes(w.try_into().expect("8 bytes"));
+        // SAFETY: 8-aligned (past `head`) and within the heap mapping, as above.
+        unsafe { AtomicU64::from_ptr((at + head + 8 * i) as *mut u64) }.store(v, Ordering::Relaxed);
+    }
+    store_bytes(at + head + words.len(), tail);
+}
+
+/// Puts `data` at heap offset `off` of member `m`; this PE's own copy directly.
+fn deposit(call: &str, p: &mut Handles, m: usize, off: usize, data: &[u8]) {
+    if m == p.me {
+        store_own(p, off, data);
+    } else {
+        put(call, p, m, off, data);
+    }
+}
+
 /// Reduction of `n` elements of `src` over `set` with `f`, into `dest` of every
 /// member.
+///
+/// Reduce-scatter then allgather, both by the owner of each share: member `i` owns
+/// the `i`-th of `size` near-equal shares of the elements; it reads that share of
+/// every member's `src` (a get: on one host a load from the member's memory),
+/// combines them in member order, and puts the result into that share of every
+/// member's `dest`. No member reads or writes another's share, so `src` may be
+/// `dest` (in place) with no barrier between reading and writing, and every member
+/// receives bit-identical results (one PE combined each element). Two barriers: on
+/// entry (every `src` is ready, every `dest` free) and on exit (every share
+/// arrived, no `src` still read).
 ///
 /// # Safety
 /// `src` is readable for `n` elements.
 #[allow(clippy::too_many_arguments)]
-unsafe fn reduce_set<T: Copy>(
+unsafe fn reduce_set<T: Copy + Default>(
     call: &str,
     p: &mut Handles,
     set: &Set,
@@ -357,53 +444,49 @@ unsafe fn reduce_set<T: Copy>(
     dest: *mut T,
     src: *const T,
     n: usize,
-    f: fn(T, T) -> T,
+    f: impl Fn(T, T) -> T + Copy,
 ) {
     let es = size_of::<T>();
     let len = bytes(call, n, es);
-    let off = p.offset(call, dest.cast_const().cast(), len);
-    // SAFETY: forwarded caller contract.
-    let data = unsafe { source(call, src.cast(), len) };
-    let chunk = sys::SCRATCH_LEN / set.size / es;
-    let first = set.pe(0);
-    let slot = set.index_of(p.me).expect("a member") * chunk * es;
-    let inbox = p.sys + sys::SCRATCH;
-    barrier(call, p, set, ps);
-    let mut i = 0;
-    while i < n {
-        let k = chunk.min(n - i);
-        put(call, p, first, inbox + slot, &data[i * es..][..k * es]);
+    if len == 0 {
         barrier(call, p, set, ps);
-        if p.me == first {
-            let mut all = vec![0u8; set.size * chunk * es];
-            if let Err(e) = p.read_own(inbox, &mut all) {
-                fail(call, "reading the reduction inbox", e);
-            }
-            let at = |m: usize, j: usize| {
-                // SAFETY: `(m * chunk + j) * es + es <= all.len()`; T is a C scalar
-                // (every bit pattern a value), read unaligned from bytes.
-                unsafe {
-                    all.as_ptr()
-                        .add((m * chunk + j) * es)
-                        .cast::<T>()
-                        .read_unaligned()
+        return;
+    }
+    let doff = p.offset(call, dest.cast_const().cast(), len);
+    let soff = p.offset(call, src.cast(), len);
+    if soff != doff && soff < doff + len && doff < soff + len {
+        die(
+            call,
+            format!("source {src:p} and dest {dest:p} ({len} bytes) overlap without being the same array"),
+        );
+    }
+    let (z, i) = (set.size, set.index_of(p.me).expect("a member"));
+    let lo = i * (n / z) + i.min(n % z);
+    let hi = lo + n / z + usize::from(i < n % z);
+    barrier(call, p, set, ps);
+    let step = (STEP_BYTES / es).max(1).min(hi - lo);
+    let (mut acc, mut got) = (vec![T::default(); step], vec![T::default(); step]);
+    let mut at = lo;
+    while at < hi {
+        let k = step.min(hi - at);
+        let off = at * es;
+        let (acc, got) = (&mut acc[..k], &mut got[..k]);
+        for (j, m) in set.members().enumerate() {
+            let into = if j == 0 { &mut *acc } else { &mut *got };
+            // SAFETY: the reductions' `T`s are C scalars: any bytes are a value.
+            fetch(call, p, m, soff + off, unsafe { as_bytes_mut(into) });
+            if j > 0 {
+                for (a, &b) in acc.iter_mut().zip(got.iter()) {
+                    *a = f(*a, b);
                 }
-            };
-            let mut out = Vec::with_capacity(k * es);
-            for j in 0..k {
-                let v = (1..set.size).fold(at(0, j), |acc, m| f(acc, at(m, j)));
-                // SAFETY: `v` is a live `T` of `es` bytes.
-                out.extend_from_slice(unsafe {
-                    std::slice::from_raw_parts((&raw const v).cast::<u8>(), es)
-                });
-            }
-            for m in set.members() {
-                put(call, p, m, off + i * es, &out);
             }
         }
-        barrier(call, p, set, ps);
-        i += k;
+        for m in set.members() {
+            deposit(call, p, m, doff + off, as_bytes(acc));
+        }
+        at += k;
     }
+    barrier(call, p, set, ps);
 }
 
 /// `shmem_TYPE_OP_to_all`.
@@ -411,7 +494,7 @@ unsafe fn reduce_set<T: Copy>(
 /// # Safety
 /// `src` is readable for `nreduce` elements.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn to_all<T: Copy>(
+pub unsafe fn to_all<T: Copy + Default>(
     call: &str,
     dest: *mut T,
     src: *const T,
@@ -420,7 +503,7 @@ pub unsafe fn to_all<T: Copy>(
     log: c_int,
     size: c_int,
     psync: *mut c_long,
-    f: fn(T, T) -> T,
+    f: impl Fn(T, T) -> T + Copy,
 ) {
     let Ok(n) = usize::try_from(nreduce) else {
         die(call, format!("nreduce {nreduce} is negative"))
@@ -439,13 +522,13 @@ pub unsafe fn to_all<T: Copy>(
 ///
 /// # Safety
 /// `src` is readable for `nreduce` elements.
-pub unsafe fn reduce<T: Copy>(
+pub unsafe fn reduce<T: Copy + Default>(
     call: &str,
     team: Team,
     dest: *mut T,
     src: *const T,
     nreduce: usize,
-    f: fn(T, T) -> T,
+    f: impl Fn(T, T) -> T + Copy,
 ) -> c_int {
     with_pe(call, |p| {
         let set = team_set(call, p, team);

@@ -11,38 +11,14 @@ const VERSION: (c_int, c_int) = (1, 5);
 /// `SHMEM_VENDOR_STRING`, NUL-terminated.
 const NAME: &[u8] = b"memchan\0";
 
-/// Barrier after a collective heap call that wrote the new block, so that no PE
-/// puts into another's block before that PE's own zeroing or copy.
-fn heap_barrier(call: &str) {
-    if let Err(e) = with_pe(call, |p| p.cluster.barrier()) {
-        die(call, format!("barrier: {e}"));
-    }
-}
-
 #[no_mangle]
 pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
     const CALL: &str = "shmem_align";
-    with_pe(CALL, |p| {
-        if !alignment.is_power_of_two() {
-            die(CALL, format!("alignment {alignment} is not a power of two"));
-        }
-        let Some(off) = p
-            .heap
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .alloc_aligned(size, alignment)
-        else {
-            die(
-            CALL,
-            format!(
-                "{size} bytes aligned to {alignment} do not fit in the symmetric heap of {} bytes: raise {}",
-                p.len,
-                crate::SIZE_VAR
-            ),
-        )
-        };
-        (p.base + off) as *mut c_void
-    })
+    if !alignment.is_power_of_two() {
+        with_pe(CALL, |_| ());
+        die(CALL, format!("alignment {alignment} is not a power of two"));
+    }
+    crate::malloc(CALL, size, alignment)
 }
 
 /// OpenSHMEM 1.0's `shmemalign`.
@@ -57,71 +33,92 @@ pub extern "C" fn shrealloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     shmem_realloc(ptr, size)
 }
 
+/// NULL without a barrier when `count` or `size` is 0; else the zeroed block,
+/// after the barrier (so no PE puts into it before its owner zeroed it).
 #[no_mangle]
 pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
     const CALL: &str = "shmem_calloc";
     let Some(len) = count.checked_mul(size) else {
         die(CALL, format!("{count} elements of {size} bytes overflow"))
     };
-    let ptr = crate::malloc(CALL, len);
+    if len == 0 {
+        with_pe(CALL, |_| ());
+        return std::ptr::null_mut();
+    }
+    let ptr = crate::alloc_block(CALL, len, crate::heap::ALIGN);
     // SAFETY: a new block of `len` bytes of this PE's heap mapping; no other PE
     // writes it before the barrier below (a correct program does not).
     unsafe { std::ptr::write_bytes(ptr.cast::<u8>(), 0, len) };
-    heap_barrier(CALL);
+    crate::heap_barrier(CALL);
     ptr
 }
 
+/// As `shmem_malloc` for a NULL `ptr`, as `shmem_free` for `size` 0; else a
+/// barrier on entry (no PE still uses the old block), the block kept if it holds
+/// `size` or moved (contents copied), and a barrier on exit.
 #[no_mangle]
 pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     const CALL: &str = "shmem_realloc";
     if ptr.is_null() {
-        return crate::malloc(CALL, size);
+        return crate::malloc(CALL, size, crate::heap::ALIGN);
     }
     if size == 0 {
         crate::free(CALL, ptr);
         return std::ptr::null_mut();
     }
-    let old_len = {
-        with_pe(CALL, |p| {
-            let off = p.offset(CALL, ptr, 0);
-            p.heap
+    let old_len = crate::block_len(CALL, ptr);
+    crate::heap_barrier(CALL);
+    let new = if size <= old_len {
+        ptr
+    } else {
+        let new = crate::alloc_block(CALL, size, crate::heap::ALIGN);
+        // SAFETY: both blocks are in this PE's heap mapping, `old_len` bytes each at
+        // least, and distinct (the old one is still allocated); no other PE writes
+        // either between the two barriers.
+        unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), old_len) };
+        with_pe(CALL, |h| {
+            let off = h.pe.offset(CALL, ptr, 0);
+            h.pe.heap
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .block_len(off)
-                .unwrap_or_else(|| {
-                    die(
-                        CALL,
-                        format!("{ptr:p} is not a block shmem_malloc returned"),
-                    )
-                })
-        })
+                .free(off);
+        });
+        new
     };
-    if size <= old_len {
-        return ptr;
-    }
-    heap_barrier(CALL); // nobody still puts into the old block
-    let new = crate::malloc(CALL, size);
-    // SAFETY: both blocks are in this PE's heap mapping, `old_len` bytes each at
-    // least, and distinct (the old one is still allocated).
-    unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), old_len) };
-    crate::free(CALL, ptr);
-    heap_barrier(CALL);
+    crate::heap_barrier(CALL);
     new
 }
 
-/// This PE's address of `dest` on `pe` if it can load and store there: only its
-/// own (other PEs' copies are not mapped here); else NULL.
+/// The address of `dest`'s copy on `pe` in this PE's address space, for loads and
+/// stores: its own, or on one host another PE's heap segment mapped here once
+/// (memchan's `Rma::peer_memory`, kept for the job's life); NULL where memory is
+/// not shared (through a hub) or the mapping is refused.
 #[no_mangle]
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     const CALL: &str = "shmem_ptr";
     with_pe(CALL, |p| {
         let t = p.check_pe(CALL, pe);
-        p.offset(CALL, dest, 0);
+        let off = p.offset(CALL, dest, 0);
         if t == p.me {
-            dest.cast_mut()
-        } else {
-            std::ptr::null_mut()
+            return dest.cast_mut();
         }
+        if !p.shared {
+            return std::ptr::null_mut();
+        }
+        let mut peers = p.peers.lock().unwrap_or_else(|e| e.into_inner());
+        if peers[t].is_none() {
+            match p.rma.peer_memory(p.pes[t]) {
+                Ok(m) => peers[t] = Some(m),
+                Err(e) => {
+                    tracing::debug!(pe = t, error = %e, "shmem_ptr: no load/store access");
+                    return std::ptr::null_mut();
+                }
+            }
+        }
+        let base = peers[t].as_ref().expect("mapped above").as_ptr();
+        // SAFETY: `off` is within the segment (checked by `offset`), which the
+        // mapping covers whole.
+        unsafe { base.add(off) }.cast()
     })
 }
 
@@ -202,6 +199,7 @@ pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
 pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
     with_pe("shmem_team_my_pe", |p| match team as usize {
         TEAM_WORLD => p.me as c_int,
+        TEAM_SHARED if p.shared => p.me as c_int,
         TEAM_SHARED => 0,
         _ => -1,
     })
@@ -212,6 +210,7 @@ pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
 pub extern "C" fn shmem_team_n_pes(team: Team) -> c_int {
     with_pe("shmem_team_n_pes", |p| match team as usize {
         TEAM_WORLD => p.pes.len() as c_int,
+        TEAM_SHARED if p.shared => p.pes.len() as c_int,
         TEAM_SHARED => 1,
         _ => -1,
     })
@@ -223,13 +222,16 @@ pub extern "C" fn shmem_team_translate_pe(src_team: Team, src_pe: c_int, dest_te
     const CALL: &str = "shmem_team_translate_pe";
     with_pe(CALL, |p| {
         let (n, me) = (p.pes.len() as c_int, p.me as c_int);
+        // SHMEM_TEAM_SHARED is every PE (numbered as in the world) or this PE alone.
         let world = match src_team as usize {
+            TEAM_WORLD | TEAM_SHARED if p.shared && (0..n).contains(&src_pe) => src_pe,
             TEAM_WORLD if (0..n).contains(&src_pe) => src_pe,
             TEAM_SHARED if src_pe == 0 => me,
             _ => return -1,
         };
         match dest_team as usize {
             TEAM_WORLD => world,
+            TEAM_SHARED if p.shared => world,
             TEAM_SHARED if world == me => 0,
             _ => -1,
         }

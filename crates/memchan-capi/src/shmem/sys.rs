@@ -5,7 +5,6 @@
 //! ```text
 //! offset   0  PSYNC    16 words: the pSync of the team collectives (SHMEM_TEAM_WORLD)
 //!        128  SIZES    MAX_NODES words: collect's element counts, slot = world rank
-//!       4096  SCRATCH  1 MiB: a reduction root's inbox, one slice per member
 //! ```
 
 use memchan::MAX_NODES;
@@ -14,9 +13,5 @@ use memchan::MAX_NODES;
 pub const PSYNC: usize = 0;
 /// Where each PE deposits its byte count for `collect`, by world rank.
 pub const SIZES: usize = 128;
-/// A reduction root's inbox.
-pub const SCRATCH: usize = (SIZES + 8 * MAX_NODES).next_multiple_of(4096);
-/// Its length: reductions longer than it go in rounds.
-pub const SCRATCH_LEN: usize = 1 << 20;
-/// The whole area.
-pub const LEN: usize = SCRATCH + SCRATCH_LEN;
+/// The whole area, in pages (the static data follows it).
+pub const LEN: usize = (SIZES + 8 * MAX_NODES).next_multiple_of(4096);

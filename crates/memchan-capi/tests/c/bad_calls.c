@@ -54,7 +54,10 @@ int main(int argc, char **argv) {
         shmem_clear_lock(heap);
     else if (strcmp(what, "bad-free") == 0)
         shmem_free((char *)heap + 8);
-    else if (strcmp(what, "bad-signal-op") == 0)
+    else if (strcmp(what, "overlap-reduce") == 0) {
+        long *v = shmem_malloc(4 * sizeof(long));
+        shmem_long_sum_to_all(v + 1, v, 2, 0, 0, shmem_n_pes(), v, heap);
+    } else if (strcmp(what, "bad-signal-op") == 0)
         shmem_putmem_signal(heap, &local, 8, (uint64_t *)heap, 1, 9, 0);
     else
         return 2;

@@ -5,6 +5,18 @@
 #include "check.h"
 
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
+static long arrived; /* on PE 0: adds made right before the collective heap calls */
+
+/* Adds 1 to PE 0's `arrived`, then runs the heap call STMT (the CALLS-th): after an
+ * allocation's barrier on exit or a free's on entry, every PE's add has landed. */
+#define ARRIVE_THEN(STMT)                                                              \
+    do {                                                                               \
+        shmem_long_atomic_inc(&arrived, 0);                                            \
+        calls++;                                                                       \
+        STMT;                                                                          \
+        long seen = shmem_long_atomic_fetch(&arrived, 0);                              \
+        CHECK(seen >= (long)n * calls, "%s returned before every PE called it (%ld of %d)", #STMT, seen, n * calls); \
+    } while (0)
 
 int main(void) {
     shmem_init();
@@ -31,7 +43,40 @@ int main(void) {
     zeros = shmem_realloc(zeros, 4096 * sizeof(int));
     CHECK(zeros[0] == 41 + me, "realloc lost the contents");
     CHECK(shmem_addr_accessible(zeros, 1) && !shmem_addr_accessible(&major, 1), "addr_accessible");
-    CHECK(shmem_ptr(zeros, me) == zeros && shmem_ptr(zeros, (me + 1) % n) == NULL, "shmem_ptr");
+    /* The heap calls are collective, with their barriers (OpenSHMEM 1.5, 9.3). */
+    int calls = 0;
+    char *h1, *h2;
+    long *h3;
+    ARRIVE_THEN(h1 = shmem_malloc(64));
+    ARRIVE_THEN(h2 = shmem_align(256, 64));
+    ARRIVE_THEN(h3 = shmem_calloc(4, sizeof(long)));
+    /* Usable on every PE once this one returns: the owner's zeroing came first. */
+    shmem_long_p(&h3[1], 100 + me, (me + 1) % n);
+    ARRIVE_THEN(h1 = shmem_realloc(h1, 1 << 16));
+    ARRIVE_THEN(shmem_free(h2));
+    CHECK(shmem_malloc(0) == NULL && shmem_align(64, 0) == NULL && shmem_calloc(0, 8) == NULL, "size 0 gives NULL");
+    shmem_barrier_all();
+    CHECK(h3[0] == 0 && h3[1] == 100 + (me + n - 1) % n, "calloc'd block: %ld %ld", h3[0], h3[1]);
+    ARRIVE_THEN(shmem_free(h3));
+    ARRIVE_THEN(shmem_free(h1));
+    /* shmem_ptr reaches every PE of SHMEM_TEAM_SHARED: on one host every PE (loads
+     * and stores in another PE's heap), through a hub this PE alone. */
+    int hub = getenv("MEMCHAN_HUB") != NULL;
+    CHECK(shmem_ptr(zeros, me) == zeros, "shmem_ptr to itself");
+    long *slots = shmem_calloc(n, sizeof(long));
+    for (int r = 0; r < n; r++) {
+        long *there = shmem_ptr(slots, r);
+        if (r == me) continue;
+        CHECK((there != NULL) == !hub, "shmem_ptr to PE %d: %p", r, (void *)there);
+        if (there) there[me] = 1000 * me + r; /* a plain store into PE r's heap */
+    }
+    shmem_barrier_all();
+    for (int r = 0; r < n; r++) {
+        if (r == me || hub) continue;
+        CHECK(slots[r] == 1000 * r + me, "PE %d stored %ld here through shmem_ptr", r, slots[r]);
+        long *there = shmem_ptr(slots, r);
+        CHECK(there[me] == 1000 * me + r, "a load from PE %d's heap: %ld", r, there[me]);
+    }
     shmem_barrier_all();
 
     /* Active-set barrier over the even PEs (stride 2), then everyone. */
@@ -98,9 +143,16 @@ int main(void) {
 
     /* Teams. */
     CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_WORLD) == n, "world");
-    CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == 0 && shmem_team_n_pes(SHMEM_TEAM_SHARED) == 1, "shared");
-    CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD) == me, "translate");
-    CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, (me + 1) % n, SHMEM_TEAM_SHARED) == -1, "translate out");
+    if (hub) { /* SHMEM_TEAM_SHARED: this PE alone */
+        CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == 0 && shmem_team_n_pes(SHMEM_TEAM_SHARED) == 1, "shared");
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD) == me, "translate");
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, (me + 1) % n, SHMEM_TEAM_SHARED) == -1, "translate out");
+    } else { /* every PE, numbered as in the world */
+        CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == me && shmem_team_n_pes(SHMEM_TEAM_SHARED) == n, "shared");
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD) == 0, "translate");
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, (me + 1) % n, SHMEM_TEAM_SHARED) == (me + 1) % n, "translate in");
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, n, SHMEM_TEAM_WORLD) == -1, "translate out of range");
+    }
     shmem_team_t none = SHMEM_TEAM_WORLD;
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &none) != 0 && none == SHMEM_TEAM_INVALID, "split");
     CHECK(shmem_team_sync(SHMEM_TEAM_WORLD) == 0, "team sync");
@@ -122,7 +174,7 @@ int main(void) {
     shmem_uint64_xor_reduce(SHMEM_TEAM_WORLD, uy, ux, 1);
     CHECK(*uy == ((((uint64_t)1 << n) - 1) | (n % 2 ? 1u << 20 : 0)), "uint64 xor_reduce %lx", (unsigned long)*uy);
     shmem_int_max_reduce(SHMEM_TEAM_SHARED, idst, isrc, 1);
-    CHECK(idst[0] == me, "a SHARED reduce is a copy");
+    CHECK(idst[0] == (hub ? me : n - 1), "a SHARED reduce: %d", idst[0]);
     shmem_ctx_t ctx = SHMEM_CTX_INVALID;
     CHECK(shmem_ctx_create(0, &ctx) == 0 && ctx == SHMEM_CTX_DEFAULT, "ctx_create");
     shmem_ctx_destroy(ctx);

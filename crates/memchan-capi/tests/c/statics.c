@@ -1,5 +1,6 @@
 /* Symmetric static and global data (.data and .bss) under `memchan run -n N`:
- * puts, gets, atomics, waits and a collective with a static pSync, no heap. */
+ * puts, gets, atomics, waits, a collective with a static pSync and stores through
+ * shmem_ptr, no heap. */
 #include <shmem.h>
 #include <string.h>
 #include "check.h"
@@ -41,6 +42,21 @@ int main(void) {
         for (int pe = 1; pe < n; pe++) shmem_long_p(&ready, 1, pe);
     else
         shmem_long_wait_until(&ready, SHMEM_CMP_EQ, 1);
+    shmem_barrier_all();
+
+    /* shmem_ptr into another PE's globals: on one host (SHMEM_TEAM_SHARED holds
+     * every PE) a plain store lands in its .data; through a hub, NULL. */
+    int *there = shmem_ptr(table, right);
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) == n) {
+        CHECK(there != NULL, "shmem_ptr to PE %d's table", right);
+        CHECK(there[1] == 2, "a load from PE %d's .data: %d", right, there[1]);
+        there[20 + me] = 500 + me;
+    } else {
+        CHECK(there == NULL || right == me, "shmem_ptr through a hub");
+    }
+    shmem_barrier_all();
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) == n)
+        CHECK(table[20 + left] == 500 + left, "PE %d's store through shmem_ptr: %d", left, table[20 + left]);
     shmem_barrier_all();
     printf("PE %d of %d: statics ok\n", me, n);
     shmem_finalize();

@@ -14,6 +14,7 @@ mod membership;
 mod multihost;
 mod no_notify;
 mod ordering;
+mod peer_memory;
 mod rail;
 mod remap;
 mod rma;
@@ -55,6 +56,7 @@ fn worker() {
         "rma-hammer" => rma::hammer_worker(&a),
         "rma-uid" => rma::uid_worker(&a),
         "rma-owner" => rma::owner_worker(&a),
+        "rma-peer" => peer_memory::worker(&a),
         "hub" => multihost::hub_worker(&a),
         "railhub" => rail::hub_worker(&a),
         "relay" => multihost::relay_worker(&a),

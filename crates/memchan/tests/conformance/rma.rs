@@ -310,12 +310,18 @@ pub fn uid_worker(a: &[String]) {
     let denied = |r: Result<u64, Error>, want: &str| matches!(r, Err(Error::PermissionDenied { op, .. }) if op == want);
     let secret = c.open_segment("secret").unwrap().rma().unwrap();
     let readable = c.open_segment("readable").unwrap().rma().unwrap();
+    // Load/store access needs what an atomic needs (where a transport offers it).
+    let no_ptr = |r: Result<memchan::PeerMemory, Error>| match r {
+        Err(Error::Unsupported(_)) => true,
+        r => denied(r.map(|_| 0), "atomic"),
+    };
     println!(
-        "UID secret_get_denied={} secret_atomic_denied={} readable_get={} readable_atomic_denied={}",
+        "UID secret_get_denied={} secret_atomic_denied={} readable_get={} readable_atomic_denied={} readable_ptr_refused={}",
         denied(secret.get_u64(target, 0), "get") as u8,
         denied(secret.fetch_add_u64(target, 0, 1), "atomic") as u8,
         readable.get_u64(target, 0).unwrap(),
         denied(readable.fetch_add_u64(target, 0, 1), "atomic") as u8,
+        no_ptr(readable.peer_memory(target)) as u8,
     );
 }
 
@@ -346,6 +352,7 @@ fn remote_access_needs_the_segments_permissions(t: &Transport) {
     assert_eq!(field(&line, "secret_atomic_denied"), 1, "{line}");
     assert_eq!(field(&line, "readable_get"), 41, "{line}");
     assert_eq!(field(&line, "readable_atomic_denied"), 1, "{line}");
+    assert_eq!(field(&line, "readable_ptr_refused"), 1, "{line}");
     w.finish(WAIT);
     // Nothing changed.
     assert_eq!(keep[0].0.load_u64(0).unwrap(), 41);
