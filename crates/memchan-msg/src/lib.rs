@@ -51,7 +51,7 @@ pub use wire::EAGER_MAX;
 use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
-use wire::{Body, Kind, Layout, F_SYNC, NAME_MAX, SLOT};
+use wire::{Body, Kind, Layout, ACK_WORD, F_SYNC, NAME_MAX, SLOT};
 
 /// Polls of a waiting caller before it starts pausing between polls.
 const SPIN_NO_PAUSE: u32 = 4096;
@@ -264,22 +264,23 @@ struct PendingCts {
     name_len: usize,
 }
 
-/// Synchronous sends towards one peer that wait for its acknowledgement or
-/// clear-to-send: (cookie, request), oldest first. Few at a time, and the
-/// acknowledgement is usually for the oldest: a short list beats hashing on the
-/// latency path.
+/// Synchronous sends towards one peer that wait for its acknowledgement (eager)
+/// or clear-to-send (rendezvous): (cookie, request, eager), oldest first. Few at a
+/// time, and the acknowledgement is usually for the oldest: a short list beats
+/// hashing on the latency path.
 #[derive(Default)]
-struct Awaiting(Vec<(u64, usize)>);
+struct Awaiting(Vec<(u64, usize, bool)>);
 
 impl Awaiting {
-    fn insert(&mut self, cookie: u64, req: usize) {
-        self.0.push((cookie, req));
+    fn insert(&mut self, cookie: u64, req: usize, eager: bool) {
+        self.0.push((cookie, req, eager));
     }
     fn contains(&self, cookie: u64) -> bool {
-        self.0.iter().any(|&(c, _)| c == cookie)
+        self.0.iter().any(|&(c, _, e)| c == cookie && !e)
     }
-    fn remove(&mut self, cookie: u64) -> Option<usize> {
-        let k = self.0.iter().position(|&(c, _)| c == cookie)?;
+    /// The request of `cookie`, if it waits for what `eager` says.
+    fn remove(&mut self, cookie: u64, eager: bool) -> Option<usize> {
+        let k = self.0.iter().position(|&(c, _, e)| c == cookie && e == eager)?;
         Some(self.0.remove(k).1)
     }
 }
@@ -297,6 +298,9 @@ struct Peer {
     // me -> peer
     next_seq: u64,
     sent: u64,
+    /// The slot whose ack word holds an acknowledgement (it is not published yet
+    /// while this is `sent + 1`).
+    ack_slot: u64,
     credit: u64,
     out: VecDeque<(Body, Option<usize>)>,
     streams: VecDeque<Stream>,
@@ -317,6 +321,7 @@ impl Peer {
             tx: None,
             next_seq: 1,
             sent: 0,
+            ack_slot: 0,
             credit: 0,
             out: VecDeque::new(),
             streams: VecDeque::new(),
@@ -549,7 +554,7 @@ impl<'c> Comm<'c> {
                 b.set_bytes(r.buf.bytes());
             }
             if sync {
-                p.awaiting.insert(cookie, i);
+                p.awaiting.insert(cookie, i, true);
                 p.out.push_back((b, None));
             } else {
                 p.out.push_back((b, Some(i)));
@@ -557,7 +562,7 @@ impl<'c> Comm<'c> {
         } else if sync {
             let mut b = Body::new(Kind::Rts, flags, 0, tag);
             b.set_p(0, len as u64);
-            p.awaiting.insert(cookie, i);
+            p.awaiting.insert(cookie, i, false);
             p.out.push_back((b, None));
         } else {
             let mut b = Body::new(Kind::Hdr, 0, 0, tag);
@@ -803,7 +808,7 @@ impl<'c> Comm<'c> {
             }),
         );
         if let Some(cookie) = u.sync {
-            self.control(u.src as usize, Kind::Ack, &[cookie])?;
+            self.ack(u.src as usize, cookie)?;
         }
         Ok(())
     }
@@ -874,11 +879,10 @@ impl<'c> Comm<'c> {
                 b.set_p(1, 1);
                 b.set_p(2, offset as u64);
                 b.set_p(3, n.len() as u64);
-                let mut first = [0u8; 16];
-                let k = n.len().min(16);
+                let mut first = [0u8; 8];
+                let k = n.len().min(8);
                 first[..k].copy_from_slice(&n[..k]);
-                b.set_p(4, u64::from_le_bytes(first[..8].try_into().expect("8")));
-                b.set_p(5, u64::from_le_bytes(first[8..].try_into().expect("8")));
+                b.set_p(4, u64::from_le_bytes(first));
                 p.out.push_back((b, None));
                 for part in n[k..].chunks(EAGER_MAX) {
                     let mut nb = Body::new(Kind::Name, 0, part.len() as u8, 0);
@@ -889,6 +893,57 @@ impl<'c> Comm<'c> {
         }
         p.next_seq += 1 + (rx_target_slots(&self.reqs[i]) as u64);
         self.push(src)
+    }
+
+    /// Acknowledges the synchronous eager message `cookie` of `to`: in the ack word
+    /// of the slot this node publishes to `to` next (the line `to` polls, and the
+    /// one its next message from here arrives in) if that word is free and the ring
+    /// has room for that slot; else as an `Ack` slot, queued.
+    fn ack(&mut self, to: usize, cookie: u64) -> Result<()> {
+        if self.peers[to].state != PeerState::Live {
+            return Ok(());
+        }
+        let next = self.peers[to].sent + 1;
+        if self.peers[to].ack_slot != next && self.ring_room(to)? {
+            let off = self.lay.slot(self.me, next) + ACK_WORD;
+            let p = &mut self.peers[to];
+            p.tx.as_ref()
+                .expect("live peer has a tx mapping")
+                .write_u64(off, cookie)?;
+            p.ack_slot = next;
+            return Ok(());
+        }
+        self.control(to, Kind::Ack, &[cookie])
+    }
+
+    /// Completes the synchronous eager send that the ack word of slot `seq` of `p`'s
+    /// ring acknowledges, if any: a value that is no such cookie is an older
+    /// acknowledgement seen already (or one from a lap before), not an error.
+    #[inline]
+    fn see_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
+        if self.peers[p].awaiting.0.is_empty() {
+            return Ok(());
+        }
+        let v = self.rx.load_u64(self.lay.slot(p, seq) + ACK_WORD)?;
+        if v == 0 {
+            return Ok(());
+        }
+        if let Some(i) = self.peers[p].awaiting.remove(v, true) {
+            self.complete_send(i);
+        }
+        Ok(())
+    }
+
+    /// Completes send request `i` (its status names this node, its tag and length).
+    fn complete_send(&mut self, i: usize) {
+        let s = self.reqs[i].as_ref().map(|r| Status {
+            source: self.me as u32,
+            tag: r.tag,
+            len: r.len,
+        });
+        if let Some(s) = s {
+            self.complete(i, Ok(s));
+        }
     }
 
     /// Queues a control slot (`Ack`) with payload words `words` towards `to`.
@@ -1003,8 +1058,10 @@ impl<'c> Comm<'c> {
             let mut ack = || -> Result<()> {
                 self.consumed(p, seq)?;
                 if b.flags() & F_SYNC != 0 {
-                    self.control(p, Kind::Ack, &[seq])?;
-                    self.push(p)?;
+                    self.ack(p, seq)?;
+                    if !self.peers[p].out.is_empty() {
+                        self.push(p)?;
+                    }
                 }
                 Ok(())
             };
@@ -1219,7 +1276,7 @@ impl<'c> Comm<'c> {
         peer.state = PeerState::Gone(why.clone());
         let mut hit: Vec<usize> = peer.out.drain(..).filter_map(|(_, r)| r).collect();
         hit.extend(peer.streams.drain(..).map(|s| s.req));
-        hit.extend(peer.awaiting.0.drain(..).map(|(_, r)| r));
+        hit.extend(peer.awaiting.0.drain(..).map(|(_, r, _)| r));
         let inflight: Vec<InFlight> = peer.inflight.drain().map(|(_, f)| f).collect();
         peer.cts = None;
         for f in inflight {
@@ -1448,6 +1505,13 @@ impl<'c> Comm<'c> {
             let before = self.completed;
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
+            // An acknowledgement may wait in the ack word of the slot not yet
+            // consumed; the slot itself (often the reply behind it) is left to the
+            // receive that follows.
+            self.see_ack_word(p, seq)?;
+            if self.completed != before {
+                return Ok(true);
+            }
             if self.rx.load_u64(off)? != seq {
                 break;
             }
@@ -1475,9 +1539,11 @@ impl<'c> Comm<'c> {
         Ok(b)
     }
 
-    /// Slot `seq` of `p`'s ring is consumed; its credit goes back in batches of a
-    /// quarter ring.
+    /// Slot `seq` of `p`'s ring is consumed (its ack word read again: it may have
+    /// been written after an earlier look, before the slot was published); its
+    /// credit goes back in batches of a quarter ring.
     fn consumed(&mut self, p: usize, seq: u64) -> Result<()> {
+        self.see_ack_word(p, seq)?;
         let peer = &mut self.peers[p];
         peer.recvd = seq;
         if peer.recvd - peer.credited >= (self.lay.slots / 4) as u64 {
@@ -1548,7 +1614,7 @@ impl<'c> Comm<'c> {
                                     }),
                                 );
                                 if let Some(c) = sync {
-                                    self.control(p, Kind::Ack, &[c])?;
+                                    self.ack(p, c)?;
                                 }
                             }
                             Kind::Hdr => {
@@ -1694,16 +1760,9 @@ impl<'c> Comm<'c> {
             Kind::Ack => {
                 let i = self.peers[p]
                     .awaiting
-                    .remove(b.p(0))
+                    .remove(b.p(0), true)
                     .ok_or_else(|| protocol(p, "acknowledge of no message"))?;
-                let s = self.reqs[i].as_ref().map(|r| Status {
-                    source: self.me as u32,
-                    tag: r.tag,
-                    len: r.len,
-                });
-                if let Some(s) = s {
-                    self.complete(i, Ok(s));
-                }
+                self.complete_send(i);
             }
             Kind::Cts => {
                 let cookie = b.p(0);
@@ -1720,7 +1779,6 @@ impl<'c> Comm<'c> {
                         }
                         let mut name = Vec::with_capacity(name_len);
                         name.extend_from_slice(&b.p(4).to_le_bytes());
-                        name.extend_from_slice(&b.p(5).to_le_bytes());
                         name.truncate(name_len);
                         self.peers[p].cts = Some(PendingCts {
                             cookie,
@@ -1770,7 +1828,7 @@ impl<'c> Comm<'c> {
 
     fn start_stream(&mut self, p: usize, cookie: u64, target: Target) {
         let peer = &mut self.peers[p];
-        if let Some(i) = peer.awaiting.remove(cookie) {
+        if let Some(i) = peer.awaiting.remove(cookie, false) {
             peer.streams.push_back(Stream {
                 cookie,
                 req: i,
@@ -1784,7 +1842,7 @@ impl<'c> Comm<'c> {
 /// Slots a clear-to-send for request `r` takes beyond its first.
 fn rx_target_slots(r: &Option<Req>) -> usize {
     match r.as_ref().map(|r| &r.buf) {
-        Some(Buf::Rx { name, .. }) => name.len().saturating_sub(16).div_ceil(EAGER_MAX),
+        Some(Buf::Rx { name, .. }) => name.len().saturating_sub(8).div_ceil(EAGER_MAX),
         _ => 0,
     }
 }

@@ -11,13 +11,24 @@
 //!   credit line: [slots of r consumed by s,
 //!                 chunks of r consumed by s]
 //! ```
+//!
+//! A slot: word 0 the sequence (written last: the publish), words 1..=6 the body
+//! (header, up to 40 payload bytes), word 7 the **ack word**: the cookie of a
+//! synchronous message of `r`'s that `s` matched, written by `s` into the slot it
+//! publishes next, before publishing it, so that the acknowledgement and `s`'s next
+//! message share one cache line (the receiver polls that slot anyway). Written with
+//! its own store; the body and sequence writes leave it alone.
 
 use crate::CommConfig;
 
 /// One slot: one cache line.
 pub(crate) const SLOT: usize = 64;
 /// Payload bytes inline in a slot (the eager limit).
-pub const EAGER_MAX: usize = 48;
+pub const EAGER_MAX: usize = 40;
+/// Offset of the ack word in a slot.
+pub(crate) const ACK_WORD: usize = 56;
+/// Body words (header and payload) a slot holds: words 1..=6.
+const BODY_WORDS: usize = 6;
 /// Longest segment name a clear-to-send can carry (memchan's `NAME_LEN`).
 pub(crate) const NAME_MAX: usize = 64;
 
@@ -33,11 +44,13 @@ pub(crate) enum Kind {
     Rts = 3,
     /// A piece of a body in the next bulk chunk: cookie, length.
     Frag = 4,
-    /// Receiver to sender: matched; cookie, target (bulk or rx), offset, name length.
+    /// Receiver to sender: matched; cookie, target (bulk or rx), offset, name length,
+    /// the name's first 8 bytes.
     Cts = 5,
     /// Continuation of a clear-to-send's segment name.
     Name = 6,
-    /// Receiver to sender: a synchronous eager message was matched; cookie.
+    /// Receiver to sender: a synchronous eager message was matched; cookie (when the
+    /// next slot's ack word holds another acknowledgement already, or the ring is full).
     Ack = 7,
     /// Sender to receiver: the body was deposited into the rx buffer; cookie, length.
     Fin = 8,
@@ -62,10 +75,11 @@ impl Kind {
 /// Flag: the sender waits for the receive (synchronous send).
 pub(crate) const F_SYNC: u8 = 1;
 
-/// A slot's words 1..8 (word 0, the sequence, is written last, separately).
+/// A slot's words 1..=6 (word 0, the sequence, is written last, separately; word 7,
+/// the ack word, by its own store).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Body {
-    pub w: [u64; 7],
+    pub w: [u64; BODY_WORDS],
 }
 
 impl Body {
@@ -89,7 +103,7 @@ impl Body {
     pub(crate) fn tag(&self) -> u32 {
         (self.w[0] >> 32) as u32
     }
-    /// Payload word `i` (0..6).
+    /// Payload word `i` (0..5).
     pub(crate) fn p(&self, i: usize) -> u64 {
         self.w[1 + i]
     }
@@ -115,11 +129,11 @@ impl Body {
     pub(crate) fn words(&self) -> usize {
         match self.kind() {
             Some(Kind::Eager) | Some(Kind::Name) => 1 + self.ilen().min(EAGER_MAX).div_ceil(8),
-            _ => 7,
+            _ => BODY_WORDS,
         }
     }
-    pub(crate) fn to_bytes(self) -> [u8; SLOT - 8] {
-        let mut raw = [0u8; SLOT - 8];
+    pub(crate) fn to_bytes(self) -> [u8; 8 * BODY_WORDS] {
+        let mut raw = [0u8; 8 * BODY_WORDS];
         for (i, c) in raw.chunks_exact_mut(8).enumerate() {
             c.copy_from_slice(&self.w[i].to_le_bytes());
         }
@@ -183,9 +197,11 @@ mod tests {
         assert_eq!(&b.bytes()[..13], b"hello, world!");
         // Header and two payload words cover 13 bytes; a fragment uses them all.
         assert_eq!(b.words(), 3);
-        assert_eq!(Body::new(Kind::Frag, 0, 0, 0).words(), 7);
-        // A hostile length cannot make the reader read past the slot.
-        assert_eq!(Body::new(Kind::Eager, 0, 255, 0).words(), 7);
+        assert_eq!(Body::new(Kind::Frag, 0, 0, 0).words(), 6);
+        // A hostile length cannot make the reader read past the body (into the ack
+        // word or the next slot).
+        assert_eq!(Body::new(Kind::Eager, 0, 255, 0).words(), 6);
+        assert_eq!(8 + 8 * Body::new(Kind::Eager, 0, EAGER_MAX as u8, 0).words(), ACK_WORD);
         assert_eq!(Kind::from_u8(0), None);
         assert_eq!(Kind::from_u8(9), None);
     }
