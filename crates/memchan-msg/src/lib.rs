@@ -56,6 +56,10 @@ use wire::{Body, Kind, Layout, ACK_WORD, F_SYNC, NAME_MAX, SLOT};
 /// Polls of a waiting caller before it starts pausing between polls.
 const SPIN_NO_PAUSE: u32 = 4096;
 
+/// Progress rounds a caller that announced it sleeps makes before it does (see
+/// `Comm::sleep`).
+const GRACE_POLLS: u32 = 256;
+
 /// Polls of one ring by a blocking receive's eager path before the general path
 /// (which progresses every peer, then sleeps) takes over.
 const FAST_POLLS: u32 = 1024;
@@ -368,6 +372,8 @@ pub struct Comm<'c> {
     completed: u64,
     /// The position in `active` where the next progress round starts.
     turn: usize,
+    /// The peers a sleeping caller told so (kept to reuse the allocation).
+    told: Vec<usize>,
 }
 
 fn invalid(what: &'static str, why: impl Into<String>) -> MsgError {
@@ -441,6 +447,7 @@ impl<'c> Comm<'c> {
             spare: Vec::new(),
             completed: 0,
             turn: 0,
+            told: Vec::new(),
         };
         for n in cluster.members() {
             let i = n.index();
@@ -898,7 +905,9 @@ impl<'c> Comm<'c> {
     /// Acknowledges the synchronous eager message `cookie` of `to`: in the ack word
     /// of the slot this node publishes to `to` next (the line `to` polls, and the
     /// one its next message from here arrives in) if that word is free and the ring
-    /// has room for that slot; else as an `Ack` slot, queued.
+    /// has room for that slot; else as an `Ack` slot, queued. The ack word is
+    /// written without a notify unless `to` announced it sleeps (see
+    /// [`sleep`](Self::sleep)): a sender that has not gone to sleep polls it.
     fn ack(&mut self, to: usize, cookie: u64) -> Result<()> {
         if self.peers[to].state != PeerState::Live {
             return Ok(());
@@ -907,10 +916,15 @@ impl<'c> Comm<'c> {
         if self.peers[to].ack_slot != next && self.ring_room(to)? {
             let off = self.lay.slot(self.me, next) + ACK_WORD;
             let p = &mut self.peers[to];
-            p.tx.as_ref()
-                .expect("live peer has a tx mapping")
-                .write_u64(off, cookie)?;
+            let tx = p.tx.as_ref().expect("live peer has a tx mapping");
+            // Quiet: a notify's fence would wait for this line to come over before
+            // the reply that follows is written into the same line.
+            tx.write_no_notify(off, &cookie.to_le_bytes())?;
             p.ack_slot = next;
+            // Unless the sender sleeps: it says so in its asleep word here first.
+            if self.rx.load_u64(self.lay.asleep(to))? != 0 {
+                tx.write_u64(off, cookie)?;
+            }
             return Ok(());
         }
         self.control(to, Kind::Ack, &[cookie])
@@ -1231,7 +1245,9 @@ impl<'c> Comm<'c> {
             };
             if polls >= self.cfg.spin {
                 self.check_members();
-                self.rx.wait(Some(Duration::from_millis(100)))?;
+                if !self.sleep(&mut done)? {
+                    continue;
+                }
             } else {
                 if polls.is_multiple_of(256) {
                     self.check_members();
@@ -1243,6 +1259,62 @@ impl<'c> Comm<'c> {
                 }
             }
         }
+    }
+
+    /// Sleeps on the notify pages, once (a write there or 100 ms wakes it), after
+    /// telling the peers whose acknowledgement a synchronous send waits for: they
+    /// write ack words without a notify (`ack`) and look at this word after, so
+    /// each either sees it and notifies, or wrote before it was set. For the
+    /// second case, set and fenced it looks a while longer ([`GRACE_POLLS`]
+    /// progress rounds, far longer than a store takes to become visible) before it
+    /// sleeps; the sleep's timeout bounds what a missed wake-up could cost. False
+    /// if `done` came true in that last look (not asleep).
+    fn sleep(&mut self, done: &mut impl FnMut(&Self) -> bool) -> Result<bool> {
+        let mut told = std::mem::take(&mut self.told);
+        told.clear();
+        for &p in &self.active {
+            let peer = &self.peers[p];
+            if peer.state == PeerState::Live && peer.awaiting.0.iter().any(|a| a.2) {
+                told.push(p);
+            }
+        }
+        let mut slept = true;
+        if !told.is_empty() {
+            self.set_asleep(&told, 1)?;
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+            for _ in 0..GRACE_POLLS {
+                self.progress()?;
+                if done(self) {
+                    slept = false;
+                    break;
+                }
+            }
+        }
+        if slept {
+            self.rx.wait(Some(Duration::from_millis(100)))?;
+        }
+        if !told.is_empty() {
+            self.set_asleep(&told, 0)?;
+        }
+        self.told = told;
+        Ok(slept)
+    }
+
+    /// Writes `v` into this node's asleep word at each of `peers`.
+    fn set_asleep(&mut self, peers: &[usize], v: u64) -> Result<()> {
+        let off = self.lay.asleep(self.me);
+        for &p in peers {
+            let r = match self.peers[p].tx.as_ref() {
+                Some(tx) if self.peers[p].state == PeerState::Live => {
+                    tx.write_no_notify(off, &v.to_le_bytes())
+                }
+                _ => continue,
+            };
+            if let Err(e) = r {
+                self.on_error(p, e.into())?;
+            }
+        }
+        Ok(())
     }
 
     // ---- membership -----------------------------------------------------------------

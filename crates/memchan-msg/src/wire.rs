@@ -9,7 +9,8 @@
 //! control area (notify pages), per writer s:   bulk area (plain pages), per writer s:
 //!   ring: K slots of 64 bytes (s -> r)            C chunks of `chunk` bytes (s -> r)
 //!   credit line: [slots of r consumed by s,
-//!                 chunks of r consumed by s]
+//!                 chunks of r consumed by s,
+//!                 asleep: s sleeps waiting for r's acknowledgement]
 //! ```
 //!
 //! A slot: word 0 the sequence (written last: the publish), words 1..=6 the body
@@ -177,6 +178,11 @@ impl Layout {
     /// Writer `w`'s credit line: word 0 slots consumed, word 1 chunks consumed.
     pub(crate) fn credit(&self, w: usize) -> usize {
         w * self.ctl_part + self.slots * SLOT
+    }
+    /// Writer `w`'s asleep word (word 2 of its credit line): non-zero while `w`
+    /// sleeps waiting for an acknowledgement from this node.
+    pub(crate) fn asleep(&self, w: usize) -> usize {
+        self.credit(w) + 16
     }
     /// Chunk number `n` (mod C) of writer `w`'s bulk area.
     pub(crate) fn chunk_at(&self, w: usize, n: u64) -> usize {
