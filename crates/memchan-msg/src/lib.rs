@@ -669,11 +669,48 @@ impl<'c> Comm<'c> {
         }
         let mut b = Body::new(Kind::Eager, 0, data.len() as u8, tag);
         b.set_bytes(data);
-        let p = &mut self.peers[d];
-        p.next_seq += 1;
-        p.out.push_back((b, None));
-        // The ring has room: the flush writes it.
-        self.flush(d)?;
+        self.peers[d].next_seq += 1;
+        self.publish(d, &b, false)?;
+        Ok(true)
+    }
+
+    /// The eager path of a blocking synchronous send, as [`send_now`](Self::send_now)
+    /// but waiting for the acknowledgement: it polls the ack word of the slot `dest`
+    /// publishes here next (where it usually lands, in the line of `dest`'s next
+    /// message) a while, then leaves the wait to a request of the general path.
+    /// Whether it sent.
+    fn ssend_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
+        let d = self.check_dest(dest, tag)?;
+        if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
+            return Ok(false);
+        }
+        let mut b = Body::new(Kind::Eager, F_SYNC, data.len() as u8, tag);
+        b.set_bytes(data);
+        let cookie = self.peers[d].next_seq;
+        self.peers[d].next_seq += 1;
+        self.publish(d, &b, false)?;
+        for _ in 0..FAST_POLLS {
+            let seq = self.peers[d].recvd + 1;
+            let off = self.lay.slot(d, seq);
+            // A cookie here is an acknowledgement of this message: cookies are
+            // never reused, so an older word never holds it.
+            if self.rx.load_u64(off + ACK_WORD)? == cookie {
+                return Ok(true);
+            }
+            if self.rx.load_u64(off)? == seq {
+                break; // a slot to read first: the general path does
+            }
+        }
+        let r = self.alloc(Req {
+            op: Op::Send,
+            buf: Buf::Owned(Vec::new()),
+            len: data.len(),
+            tag,
+            done: None,
+        });
+        let i = (r.0 & 0xffff_ffff) as usize;
+        self.peers[d].awaiting.insert(cookie, i, true);
+        self.finish_blocking(r)?;
         Ok(true)
     }
 
@@ -683,6 +720,9 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// As [`isend`](Self::isend).
     pub fn ssend(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<()> {
+        if data.len() <= EAGER_MAX && self.ssend_now(dest, tag, data)? {
+            return Ok(());
+        }
         let v = self.copy_in(data);
         let r = self.issend(dest, tag, v)?;
         self.spare = self.finish_blocking(r)?.1;
@@ -933,11 +973,16 @@ impl<'c> Comm<'c> {
     /// Completes the synchronous eager send that the ack word of slot `seq` of `p`'s
     /// ring acknowledges, if any: a value that is no such cookie is an older
     /// acknowledgement seen already (or one from a lap before), not an error.
-    #[inline]
+    #[inline(always)]
     fn see_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
         if self.peers[p].awaiting.0.is_empty() {
             return Ok(());
         }
+        self.read_ack_word(p, seq)
+    }
+
+    #[inline(never)]
+    fn read_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
         let v = self.rx.load_u64(self.lay.slot(p, seq) + ACK_WORD)?;
         if v == 0 {
             return Ok(());
@@ -1469,21 +1514,11 @@ impl<'c> Comm<'c> {
         while !self.peers[p].out.is_empty() && self.ring_room(p)? {
             let peer = &mut self.peers[p];
             let (b, done) = peer.out.pop_front().expect("non-empty");
-            let seq = peer.sent + 1;
-            let off = self.lay.slot(self.me, seq);
-            let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
-            // The slot's words, then its sequence word (the publish). A blocked
-            // receiver is woken once per batch: by the last slot's sequence word, which
-            // is written after every earlier slot (the next slot surely follows when
-            // the queue holds one and the known credit leaves room for it).
-            tx.write_no_notify(off + 8, &b.to_bytes()[..8 * b.words()])?;
-            let more = !peer.out.is_empty() && seq - peer.credit < self.lay.slots as u64;
-            if more {
-                tx.write_no_notify(off, &seq.to_le_bytes())?;
-            } else {
-                tx.write_u64(off, seq)?;
-            }
-            peer.sent = seq;
+            // A blocked receiver is woken once per batch: by the last slot's sequence
+            // word, which is written after every earlier slot (the next slot surely
+            // follows when the queue holds one and the known credit leaves room).
+            let more = !peer.out.is_empty() && peer.sent + 1 - peer.credit < self.lay.slots as u64;
+            self.publish(p, &b, more)?;
             if let Some(i) = done {
                 let s = self.reqs[i].as_ref().map(|r| Status {
                     source: self.me as u32,
@@ -1495,6 +1530,25 @@ impl<'c> Comm<'c> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Writes slot `b` as the next of this node's ring at `p` (the caller checked
+    /// the room): its words, then its sequence word, the publish, which notifies
+    /// unless `quiet`.
+    #[inline]
+    fn publish(&mut self, p: usize, b: &Body, quiet: bool) -> Result<()> {
+        let peer = &mut self.peers[p];
+        let seq = peer.sent + 1;
+        let off = self.lay.slot(self.me, seq);
+        let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
+        tx.write_no_notify(off + 8, &b.to_bytes()[..8 * b.words()])?;
+        if quiet {
+            tx.write_no_notify(off, &seq.to_le_bytes())?;
+        } else {
+            tx.write_u64(off, seq)?;
+        }
+        peer.sent = seq;
         Ok(())
     }
 
