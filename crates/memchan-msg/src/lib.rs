@@ -284,7 +284,10 @@ impl Awaiting {
     }
     /// The request of `cookie`, if it waits for what `eager` says.
     fn remove(&mut self, cookie: u64, eager: bool) -> Option<usize> {
-        let k = self.0.iter().position(|&(c, _, e)| c == cookie && e == eager)?;
+        let k = self
+            .0
+            .iter()
+            .position(|&(c, _, e)| c == cookie && e == eager)?;
         Some(self.0.remove(k).1)
     }
 }
@@ -374,6 +377,9 @@ pub struct Comm<'c> {
     turn: usize,
     /// The peers a sleeping caller told so (kept to reuse the allocation).
     told: Vec<usize>,
+    /// `rx.as_ptr()` (as a number: a `Comm` may move between threads), for
+    /// [`word`](Self::word).
+    base: usize,
 }
 
 fn invalid(what: &'static str, why: impl Into<String>) -> MsgError {
@@ -448,7 +454,9 @@ impl<'c> Comm<'c> {
             completed: 0,
             turn: 0,
             told: Vec::new(),
+            base: 0,
         };
+        c.base = c.rx.as_ptr() as usize;
         for n in cluster.members() {
             let i = n.index();
             if i >= c.cfg.max_nodes {
@@ -472,6 +480,22 @@ impl<'c> Comm<'c> {
     /// The members' ranks when the communicator was made, ascending.
     pub fn ranks(&self) -> Vec<u32> {
         self.active.iter().map(|&i| i as u32).collect()
+    }
+
+    /// The word at `off` of this node's copy of the segment, loaded with Acquire:
+    /// `RxMapping::load_u64` without its checks and dispatch, on the polling path.
+    /// Every offset here comes from the layout, 8-aligned and inside the segment.
+    #[inline(always)]
+    fn word(&self, off: usize) -> u64 {
+        debug_assert!(off.is_multiple_of(8) && off + 8 <= self.lay.size);
+        // SAFETY: `base` is the start of `self.rx`, mapped while `self` lives and
+        // `lay.size` bytes long (the segment was made with that size); `off` is
+        // 8-aligned and in bounds (the layout's); receive memory is written by other
+        // processes concurrently and read here only through an atomic load.
+        unsafe {
+            (*((self.base + off) as *const std::sync::atomic::AtomicU64))
+                .load(std::sync::atomic::Ordering::Acquire)
+        }
     }
 
     // ---- requests -------------------------------------------------------------------
@@ -694,10 +718,10 @@ impl<'c> Comm<'c> {
             let off = self.lay.slot(d, seq);
             // A cookie here is an acknowledgement of this message: cookies are
             // never reused, so an older word never holds it.
-            if self.rx.load_u64(off + ACK_WORD)? == cookie {
+            if self.word(off + ACK_WORD) == cookie {
                 return Ok(true);
             }
-            if self.rx.load_u64(off)? == seq {
+            if self.word(off) == seq {
                 break; // a slot to read first: the general path does
             }
         }
@@ -955,14 +979,16 @@ impl<'c> Comm<'c> {
         let next = self.peers[to].sent + 1;
         if self.peers[to].ack_slot != next && self.ring_room(to)? {
             let off = self.lay.slot(self.me, next) + ACK_WORD;
-            let p = &mut self.peers[to];
-            let tx = p.tx.as_ref().expect("live peer has a tx mapping");
+            self.peers[to].ack_slot = next;
+            let tx = self.peers[to]
+                .tx
+                .as_ref()
+                .expect("live peer has a tx mapping");
             // Quiet: a notify's fence would wait for this line to come over before
             // the reply that follows is written into the same line.
             tx.write_no_notify(off, &cookie.to_le_bytes())?;
-            p.ack_slot = next;
             // Unless the sender sleeps: it says so in its asleep word here first.
-            if self.rx.load_u64(self.lay.asleep(to))? != 0 {
+            if self.word(self.lay.asleep(to)) != 0 {
                 tx.write_u64(off, cookie)?;
             }
             return Ok(());
@@ -983,7 +1009,7 @@ impl<'c> Comm<'c> {
 
     #[inline(never)]
     fn read_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
-        let v = self.rx.load_u64(self.lay.slot(p, seq) + ACK_WORD)?;
+        let v = self.word(self.lay.slot(p, seq) + ACK_WORD);
         if v == 0 {
             return Ok(());
         }
@@ -1098,7 +1124,7 @@ impl<'c> Comm<'c> {
         for _ in 0..FAST_POLLS {
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
-            if self.rx.load_u64(off)? != seq {
+            if self.word(off) != seq {
                 continue;
             }
             let b = self.read_slot(off)?;
@@ -1501,7 +1527,7 @@ impl<'c> Comm<'c> {
         if peer.sent - peer.credit < k {
             return Ok(true);
         }
-        let c = self.rx.load_u64(self.lay.credit(p))?;
+        let c = self.word(self.lay.credit(p));
         let peer = &mut self.peers[p];
         if c > peer.sent {
             return Err(protocol(p, "credit past what was sent"));
@@ -1589,7 +1615,7 @@ impl<'c> Comm<'c> {
             peer.out.push_back((b, Some(i)));
             return Ok(true);
         }
-        let used = self.rx.load_u64(self.lay.credit(p) + 8)?;
+        let used = self.word(self.lay.credit(p) + 8);
         let peer = &self.peers[p];
         if used > peer.chunks_sent {
             return Err(protocol(p, "chunk credit past what was sent"));
@@ -1638,7 +1664,7 @@ impl<'c> Comm<'c> {
             if self.completed != before {
                 return Ok(true);
             }
-            if self.rx.load_u64(off)? != seq {
+            if self.word(off) != seq {
                 break;
             }
             let b = self.read_slot(off)?;
@@ -1658,9 +1684,9 @@ impl<'c> Comm<'c> {
     /// payload words the slot uses.
     fn read_slot(&self, off: usize) -> Result<Body> {
         let mut b = Body::default();
-        b.w[0] = self.rx.load_u64(off + 8)?;
+        b.w[0] = self.word(off + 8);
         for k in 1..b.words() {
-            b.w[k] = self.rx.load_u64(off + 8 + 8 * k)?;
+            b.w[k] = self.word(off + 8 + 8 * k);
         }
         Ok(b)
     }

@@ -207,7 +207,10 @@ mod tests {
         // A hostile length cannot make the reader read past the body (into the ack
         // word or the next slot).
         assert_eq!(Body::new(Kind::Eager, 0, 255, 0).words(), 6);
-        assert_eq!(8 + 8 * Body::new(Kind::Eager, 0, EAGER_MAX as u8, 0).words(), ACK_WORD);
+        assert_eq!(
+            8 + 8 * Body::new(Kind::Eager, 0, EAGER_MAX as u8, 0).words(),
+            ACK_WORD
+        );
         assert_eq!(Kind::from_u8(0), None);
         assert_eq!(Kind::from_u8(9), None);
     }

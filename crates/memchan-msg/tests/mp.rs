@@ -396,7 +396,11 @@ fn sync_pingpong_worker(a: &[String]) {
             for i in if two { 1..=2 } else { 1..=1 } {
                 let s = comm.recv(other, i, &mut buf).unwrap();
                 assert_eq!((s.source, s.tag), (other, i));
-                assert_eq!(&buf[..s.len], &sync_payload(r, i)[..], "round {r} message {i}");
+                assert_eq!(
+                    &buf[..s.len],
+                    &sync_payload(r, i)[..],
+                    "round {r} message {i}"
+                );
             }
             comm.ssend(other, 3, &sync_payload(r, 3)).unwrap();
         }
