@@ -1137,7 +1137,7 @@ impl<'c> Comm<'c> {
             {
                 return Ok(None);
             }
-            buf[..len].copy_from_slice(&b.bytes()[..len]);
+            b.copy_bytes(&mut buf[..len]);
             // The message is taken: a peer gone meanwhile fails its other operations,
             // not this receive.
             let mut ack = || -> Result<()> {

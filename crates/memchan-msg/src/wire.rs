@@ -111,11 +111,21 @@ impl Body {
     pub(crate) fn set_p(&mut self, i: usize, v: u64) {
         self.w[1 + i] = v;
     }
+    /// Puts `data` (at most [`EAGER_MAX`] bytes) into the payload words, word by
+    /// word (no call to `memcpy` for a few bytes on the latency path).
     pub(crate) fn set_bytes(&mut self, data: &[u8]) {
-        let mut raw = [0u8; EAGER_MAX];
-        raw[..data.len()].copy_from_slice(data);
-        for (i, c) in raw.chunks_exact(8).enumerate() {
-            self.w[1 + i] = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        for (i, c) in data.chunks(8).take(EAGER_MAX / 8).enumerate() {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.w[1 + i] = u64::from_le_bytes(w);
+        }
+    }
+    /// Copies the payload's first `out.len()` bytes (at most [`EAGER_MAX`]) into
+    /// `out`, word by word.
+    pub(crate) fn copy_bytes(&self, out: &mut [u8]) {
+        for (i, c) in out.chunks_mut(8).take(EAGER_MAX / 8).enumerate() {
+            let n = c.len();
+            c.copy_from_slice(&self.w[1 + i].to_le_bytes()[..n]);
         }
     }
     pub(crate) fn bytes(&self) -> [u8; EAGER_MAX] {
@@ -201,6 +211,9 @@ mod tests {
         assert_eq!(b.kind(), Some(Kind::Eager));
         assert_eq!((b.flags(), b.ilen(), b.tag()), (F_SYNC, 13, 0x7fff_fffe));
         assert_eq!(&b.bytes()[..13], b"hello, world!");
+        let mut out = [0u8; 13];
+        b.copy_bytes(&mut out);
+        assert_eq!(&out, b"hello, world!");
         // Header and two payload words cover 13 bytes; a fragment uses them all.
         assert_eq!(b.words(), 3);
         assert_eq!(Body::new(Kind::Frag, 0, 0, 0).words(), 6);
