@@ -51,10 +51,14 @@ pub use wire::EAGER_MAX;
 use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
-use wire::{Body, Kind, Layout, F_SYNC, NAME_MAX, SLOT};
+use wire::{Body, Kind, Layout, ACK_WORD, F_SYNC, NAME_MAX, SLOT};
 
 /// Polls of a waiting caller before it starts pausing between polls.
 const SPIN_NO_PAUSE: u32 = 4096;
+
+/// Progress rounds a caller that announced it sleeps makes before it does (see
+/// `Comm::sleep`).
+const GRACE_POLLS: u32 = 256;
 
 /// Polls of one ring by a blocking receive's eager path before the general path
 /// (which progresses every peer, then sleeps) takes over.
@@ -264,22 +268,26 @@ struct PendingCts {
     name_len: usize,
 }
 
-/// Synchronous sends towards one peer that wait for its acknowledgement or
-/// clear-to-send: (cookie, request), oldest first. Few at a time, and the
-/// acknowledgement is usually for the oldest: a short list beats hashing on the
-/// latency path.
+/// Synchronous sends towards one peer that wait for its acknowledgement (eager)
+/// or clear-to-send (rendezvous): (cookie, request, eager), oldest first. Few at a
+/// time, and the acknowledgement is usually for the oldest: a short list beats
+/// hashing on the latency path.
 #[derive(Default)]
-struct Awaiting(Vec<(u64, usize)>);
+struct Awaiting(Vec<(u64, usize, bool)>);
 
 impl Awaiting {
-    fn insert(&mut self, cookie: u64, req: usize) {
-        self.0.push((cookie, req));
+    fn insert(&mut self, cookie: u64, req: usize, eager: bool) {
+        self.0.push((cookie, req, eager));
     }
     fn contains(&self, cookie: u64) -> bool {
-        self.0.iter().any(|&(c, _)| c == cookie)
+        self.0.iter().any(|&(c, _, e)| c == cookie && !e)
     }
-    fn remove(&mut self, cookie: u64) -> Option<usize> {
-        let k = self.0.iter().position(|&(c, _)| c == cookie)?;
+    /// The request of `cookie`, if it waits for what `eager` says.
+    fn remove(&mut self, cookie: u64, eager: bool) -> Option<usize> {
+        let k = self
+            .0
+            .iter()
+            .position(|&(c, _, e)| c == cookie && e == eager)?;
         Some(self.0.remove(k).1)
     }
 }
@@ -297,6 +305,9 @@ struct Peer {
     // me -> peer
     next_seq: u64,
     sent: u64,
+    /// The slot whose ack word holds an acknowledgement (it is not published yet
+    /// while this is `sent + 1`).
+    ack_slot: u64,
     credit: u64,
     out: VecDeque<(Body, Option<usize>)>,
     streams: VecDeque<Stream>,
@@ -317,6 +328,7 @@ impl Peer {
             tx: None,
             next_seq: 1,
             sent: 0,
+            ack_slot: 0,
             credit: 0,
             out: VecDeque::new(),
             streams: VecDeque::new(),
@@ -363,6 +375,11 @@ pub struct Comm<'c> {
     completed: u64,
     /// The position in `active` where the next progress round starts.
     turn: usize,
+    /// The peers a sleeping caller told so (kept to reuse the allocation).
+    told: Vec<usize>,
+    /// `rx.as_ptr()` (as a number: a `Comm` may move between threads), for
+    /// [`word`](Self::word).
+    base: usize,
 }
 
 fn invalid(what: &'static str, why: impl Into<String>) -> MsgError {
@@ -436,7 +453,10 @@ impl<'c> Comm<'c> {
             spare: Vec::new(),
             completed: 0,
             turn: 0,
+            told: Vec::new(),
+            base: 0,
         };
+        c.base = c.rx.as_ptr() as usize;
         for n in cluster.members() {
             let i = n.index();
             if i >= c.cfg.max_nodes {
@@ -460,6 +480,22 @@ impl<'c> Comm<'c> {
     /// The members' ranks when the communicator was made, ascending.
     pub fn ranks(&self) -> Vec<u32> {
         self.active.iter().map(|&i| i as u32).collect()
+    }
+
+    /// The word at `off` of this node's copy of the segment, loaded with Acquire:
+    /// `RxMapping::load_u64` without its checks and dispatch, on the polling path.
+    /// Every offset here comes from the layout, 8-aligned and inside the segment.
+    #[inline(always)]
+    fn word(&self, off: usize) -> u64 {
+        debug_assert!(off.is_multiple_of(8) && off + 8 <= self.lay.size);
+        // SAFETY: `base` is the start of `self.rx`, mapped while `self` lives and
+        // `lay.size` bytes long (the segment was made with that size); `off` is
+        // 8-aligned and in bounds (the layout's); receive memory is written by other
+        // processes concurrently and read here only through an atomic load.
+        unsafe {
+            (*((self.base + off) as *const std::sync::atomic::AtomicU64))
+                .load(std::sync::atomic::Ordering::Acquire)
+        }
     }
 
     // ---- requests -------------------------------------------------------------------
@@ -549,7 +585,7 @@ impl<'c> Comm<'c> {
                 b.set_bytes(r.buf.bytes());
             }
             if sync {
-                p.awaiting.insert(cookie, i);
+                p.awaiting.insert(cookie, i, true);
                 p.out.push_back((b, None));
             } else {
                 p.out.push_back((b, Some(i)));
@@ -557,7 +593,7 @@ impl<'c> Comm<'c> {
         } else if sync {
             let mut b = Body::new(Kind::Rts, flags, 0, tag);
             b.set_p(0, len as u64);
-            p.awaiting.insert(cookie, i);
+            p.awaiting.insert(cookie, i, false);
             p.out.push_back((b, None));
         } else {
             let mut b = Body::new(Kind::Hdr, 0, 0, tag);
@@ -657,11 +693,48 @@ impl<'c> Comm<'c> {
         }
         let mut b = Body::new(Kind::Eager, 0, data.len() as u8, tag);
         b.set_bytes(data);
-        let p = &mut self.peers[d];
-        p.next_seq += 1;
-        p.out.push_back((b, None));
-        // The ring has room: the flush writes it.
-        self.flush(d)?;
+        self.peers[d].next_seq += 1;
+        self.publish(d, &b, false)?;
+        Ok(true)
+    }
+
+    /// The eager path of a blocking synchronous send, as [`send_now`](Self::send_now)
+    /// but waiting for the acknowledgement: it polls the ack word of the slot `dest`
+    /// publishes here next (where it usually lands, in the line of `dest`'s next
+    /// message) a while, then leaves the wait to a request of the general path.
+    /// Whether it sent.
+    fn ssend_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
+        let d = self.check_dest(dest, tag)?;
+        if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
+            return Ok(false);
+        }
+        let mut b = Body::new(Kind::Eager, F_SYNC, data.len() as u8, tag);
+        b.set_bytes(data);
+        let cookie = self.peers[d].next_seq;
+        self.peers[d].next_seq += 1;
+        self.publish(d, &b, false)?;
+        for _ in 0..FAST_POLLS {
+            let seq = self.peers[d].recvd + 1;
+            let off = self.lay.slot(d, seq);
+            // A cookie here is an acknowledgement of this message: cookies are
+            // never reused, so an older word never holds it.
+            if self.word(off + ACK_WORD) == cookie {
+                return Ok(true);
+            }
+            if self.word(off) == seq {
+                break; // a slot to read first: the general path does
+            }
+        }
+        let r = self.alloc(Req {
+            op: Op::Send,
+            buf: Buf::Owned(Vec::new()),
+            len: data.len(),
+            tag,
+            done: None,
+        });
+        let i = (r.0 & 0xffff_ffff) as usize;
+        self.peers[d].awaiting.insert(cookie, i, true);
+        self.finish_blocking(r)?;
         Ok(true)
     }
 
@@ -671,6 +744,9 @@ impl<'c> Comm<'c> {
     /// # Errors
     /// As [`isend`](Self::isend).
     pub fn ssend(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<()> {
+        if data.len() <= EAGER_MAX && self.ssend_now(dest, tag, data)? {
+            return Ok(());
+        }
         let v = self.copy_in(data);
         let r = self.issend(dest, tag, v)?;
         self.spare = self.finish_blocking(r)?.1;
@@ -803,7 +879,7 @@ impl<'c> Comm<'c> {
             }),
         );
         if let Some(cookie) = u.sync {
-            self.control(u.src as usize, Kind::Ack, &[cookie])?;
+            self.ack(u.src as usize, cookie)?;
         }
         Ok(())
     }
@@ -874,11 +950,10 @@ impl<'c> Comm<'c> {
                 b.set_p(1, 1);
                 b.set_p(2, offset as u64);
                 b.set_p(3, n.len() as u64);
-                let mut first = [0u8; 16];
-                let k = n.len().min(16);
+                let mut first = [0u8; 8];
+                let k = n.len().min(8);
                 first[..k].copy_from_slice(&n[..k]);
-                b.set_p(4, u64::from_le_bytes(first[..8].try_into().expect("8")));
-                b.set_p(5, u64::from_le_bytes(first[8..].try_into().expect("8")));
+                b.set_p(4, u64::from_le_bytes(first));
                 p.out.push_back((b, None));
                 for part in n[k..].chunks(EAGER_MAX) {
                     let mut nb = Body::new(Kind::Name, 0, part.len() as u8, 0);
@@ -889,6 +964,71 @@ impl<'c> Comm<'c> {
         }
         p.next_seq += 1 + (rx_target_slots(&self.reqs[i]) as u64);
         self.push(src)
+    }
+
+    /// Acknowledges the synchronous eager message `cookie` of `to`: in the ack word
+    /// of the slot this node publishes to `to` next (the line `to` polls, and the
+    /// one its next message from here arrives in) if that word is free and the ring
+    /// has room for that slot; else as an `Ack` slot, queued. The ack word is
+    /// written without a notify unless `to` announced it sleeps (see
+    /// [`sleep`](Self::sleep)): a sender that has not gone to sleep polls it.
+    fn ack(&mut self, to: usize, cookie: u64) -> Result<()> {
+        if self.peers[to].state != PeerState::Live {
+            return Ok(());
+        }
+        let next = self.peers[to].sent + 1;
+        if self.peers[to].ack_slot != next && self.ring_room(to)? {
+            let off = self.lay.slot(self.me, next) + ACK_WORD;
+            self.peers[to].ack_slot = next;
+            let tx = self.peers[to]
+                .tx
+                .as_ref()
+                .expect("live peer has a tx mapping");
+            // Quiet: a notify's fence would wait for this line to come over before
+            // the reply that follows is written into the same line.
+            tx.write_no_notify(off, &cookie.to_le_bytes())?;
+            // Unless the sender sleeps: it says so in its asleep word here first.
+            if self.word(self.lay.asleep(to)) != 0 {
+                tx.write_u64(off, cookie)?;
+            }
+            return Ok(());
+        }
+        self.control(to, Kind::Ack, &[cookie])
+    }
+
+    /// Completes the synchronous eager send that the ack word of slot `seq` of `p`'s
+    /// ring acknowledges, if any: a value that is no such cookie is an older
+    /// acknowledgement seen already (or one from a lap before), not an error.
+    #[inline(always)]
+    fn see_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
+        if self.peers[p].awaiting.0.is_empty() {
+            return Ok(());
+        }
+        self.read_ack_word(p, seq)
+    }
+
+    #[inline(never)]
+    fn read_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
+        let v = self.word(self.lay.slot(p, seq) + ACK_WORD);
+        if v == 0 {
+            return Ok(());
+        }
+        if let Some(i) = self.peers[p].awaiting.remove(v, true) {
+            self.complete_send(i);
+        }
+        Ok(())
+    }
+
+    /// Completes send request `i` (its status names this node, its tag and length).
+    fn complete_send(&mut self, i: usize) {
+        let s = self.reqs[i].as_ref().map(|r| Status {
+            source: self.me as u32,
+            tag: r.tag,
+            len: r.len,
+        });
+        if let Some(s) = s {
+            self.complete(i, Ok(s));
+        }
     }
 
     /// Queues a control slot (`Ack`) with payload words `words` towards `to`.
@@ -984,7 +1124,7 @@ impl<'c> Comm<'c> {
         for _ in 0..FAST_POLLS {
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
-            if self.rx.load_u64(off)? != seq {
+            if self.word(off) != seq {
                 continue;
             }
             let b = self.read_slot(off)?;
@@ -997,14 +1137,16 @@ impl<'c> Comm<'c> {
             {
                 return Ok(None);
             }
-            buf[..len].copy_from_slice(&b.bytes()[..len]);
+            b.copy_bytes(&mut buf[..len]);
             // The message is taken: a peer gone meanwhile fails its other operations,
             // not this receive.
             let mut ack = || -> Result<()> {
                 self.consumed(p, seq)?;
                 if b.flags() & F_SYNC != 0 {
-                    self.control(p, Kind::Ack, &[seq])?;
-                    self.push(p)?;
+                    self.ack(p, seq)?;
+                    if !self.peers[p].out.is_empty() {
+                        self.push(p)?;
+                    }
                 }
                 Ok(())
             };
@@ -1174,7 +1316,9 @@ impl<'c> Comm<'c> {
             };
             if polls >= self.cfg.spin {
                 self.check_members();
-                self.rx.wait(Some(Duration::from_millis(100)))?;
+                if !self.sleep(&mut done)? {
+                    continue;
+                }
             } else {
                 if polls.is_multiple_of(256) {
                     self.check_members();
@@ -1186,6 +1330,62 @@ impl<'c> Comm<'c> {
                 }
             }
         }
+    }
+
+    /// Sleeps on the notify pages, once (a write there or 100 ms wakes it), after
+    /// telling the peers whose acknowledgement a synchronous send waits for: they
+    /// write ack words without a notify (`ack`) and look at this word after, so
+    /// each either sees it and notifies, or wrote before it was set. For the
+    /// second case, set and fenced it looks a while longer ([`GRACE_POLLS`]
+    /// progress rounds, far longer than a store takes to become visible) before it
+    /// sleeps; the sleep's timeout bounds what a missed wake-up could cost. False
+    /// if `done` came true in that last look (not asleep).
+    fn sleep(&mut self, done: &mut impl FnMut(&Self) -> bool) -> Result<bool> {
+        let mut told = std::mem::take(&mut self.told);
+        told.clear();
+        for &p in &self.active {
+            let peer = &self.peers[p];
+            if peer.state == PeerState::Live && peer.awaiting.0.iter().any(|a| a.2) {
+                told.push(p);
+            }
+        }
+        let mut slept = true;
+        if !told.is_empty() {
+            self.set_asleep(&told, 1)?;
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+            for _ in 0..GRACE_POLLS {
+                self.progress()?;
+                if done(self) {
+                    slept = false;
+                    break;
+                }
+            }
+        }
+        if slept {
+            self.rx.wait(Some(Duration::from_millis(100)))?;
+        }
+        if !told.is_empty() {
+            self.set_asleep(&told, 0)?;
+        }
+        self.told = told;
+        Ok(slept)
+    }
+
+    /// Writes `v` into this node's asleep word at each of `peers`.
+    fn set_asleep(&mut self, peers: &[usize], v: u64) -> Result<()> {
+        let off = self.lay.asleep(self.me);
+        for &p in peers {
+            let r = match self.peers[p].tx.as_ref() {
+                Some(tx) if self.peers[p].state == PeerState::Live => {
+                    tx.write_no_notify(off, &v.to_le_bytes())
+                }
+                _ => continue,
+            };
+            if let Err(e) = r {
+                self.on_error(p, e.into())?;
+            }
+        }
+        Ok(())
     }
 
     // ---- membership -----------------------------------------------------------------
@@ -1219,7 +1419,7 @@ impl<'c> Comm<'c> {
         peer.state = PeerState::Gone(why.clone());
         let mut hit: Vec<usize> = peer.out.drain(..).filter_map(|(_, r)| r).collect();
         hit.extend(peer.streams.drain(..).map(|s| s.req));
-        hit.extend(peer.awaiting.0.drain(..).map(|(_, r)| r));
+        hit.extend(peer.awaiting.0.drain(..).map(|(_, r, _)| r));
         let inflight: Vec<InFlight> = peer.inflight.drain().map(|(_, f)| f).collect();
         peer.cts = None;
         for f in inflight {
@@ -1327,7 +1527,7 @@ impl<'c> Comm<'c> {
         if peer.sent - peer.credit < k {
             return Ok(true);
         }
-        let c = self.rx.load_u64(self.lay.credit(p))?;
+        let c = self.word(self.lay.credit(p));
         let peer = &mut self.peers[p];
         if c > peer.sent {
             return Err(protocol(p, "credit past what was sent"));
@@ -1340,21 +1540,11 @@ impl<'c> Comm<'c> {
         while !self.peers[p].out.is_empty() && self.ring_room(p)? {
             let peer = &mut self.peers[p];
             let (b, done) = peer.out.pop_front().expect("non-empty");
-            let seq = peer.sent + 1;
-            let off = self.lay.slot(self.me, seq);
-            let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
-            // The slot's words, then its sequence word (the publish). A blocked
-            // receiver is woken once per batch: by the last slot's sequence word, which
-            // is written after every earlier slot (the next slot surely follows when
-            // the queue holds one and the known credit leaves room for it).
-            tx.write_no_notify(off + 8, &b.to_bytes()[..8 * b.words()])?;
-            let more = !peer.out.is_empty() && seq - peer.credit < self.lay.slots as u64;
-            if more {
-                tx.write_no_notify(off, &seq.to_le_bytes())?;
-            } else {
-                tx.write_u64(off, seq)?;
-            }
-            peer.sent = seq;
+            // A blocked receiver is woken once per batch: by the last slot's sequence
+            // word, which is written after every earlier slot (the next slot surely
+            // follows when the queue holds one and the known credit leaves room).
+            let more = !peer.out.is_empty() && peer.sent + 1 - peer.credit < self.lay.slots as u64;
+            self.publish(p, &b, more)?;
             if let Some(i) = done {
                 let s = self.reqs[i].as_ref().map(|r| Status {
                     source: self.me as u32,
@@ -1366,6 +1556,25 @@ impl<'c> Comm<'c> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Writes slot `b` as the next of this node's ring at `p` (the caller checked
+    /// the room): its words, then its sequence word, the publish, which notifies
+    /// unless `quiet`.
+    #[inline]
+    fn publish(&mut self, p: usize, b: &Body, quiet: bool) -> Result<()> {
+        let peer = &mut self.peers[p];
+        let seq = peer.sent + 1;
+        let off = self.lay.slot(self.me, seq);
+        let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
+        tx.write_no_notify(off + 8, &b.to_bytes()[..8 * b.words()])?;
+        if quiet {
+            tx.write_no_notify(off, &seq.to_le_bytes())?;
+        } else {
+            tx.write_u64(off, seq)?;
+        }
+        peer.sent = seq;
         Ok(())
     }
 
@@ -1406,7 +1615,7 @@ impl<'c> Comm<'c> {
             peer.out.push_back((b, Some(i)));
             return Ok(true);
         }
-        let used = self.rx.load_u64(self.lay.credit(p) + 8)?;
+        let used = self.word(self.lay.credit(p) + 8);
         let peer = &self.peers[p];
         if used > peer.chunks_sent {
             return Err(protocol(p, "chunk credit past what was sent"));
@@ -1448,7 +1657,14 @@ impl<'c> Comm<'c> {
             let before = self.completed;
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
-            if self.rx.load_u64(off)? != seq {
+            // An acknowledgement may wait in the ack word of the slot not yet
+            // consumed; the slot itself (often the reply behind it) is left to the
+            // receive that follows.
+            self.see_ack_word(p, seq)?;
+            if self.completed != before {
+                return Ok(true);
+            }
+            if self.word(off) != seq {
                 break;
             }
             let b = self.read_slot(off)?;
@@ -1468,16 +1684,18 @@ impl<'c> Comm<'c> {
     /// payload words the slot uses.
     fn read_slot(&self, off: usize) -> Result<Body> {
         let mut b = Body::default();
-        b.w[0] = self.rx.load_u64(off + 8)?;
+        b.w[0] = self.word(off + 8);
         for k in 1..b.words() {
-            b.w[k] = self.rx.load_u64(off + 8 + 8 * k)?;
+            b.w[k] = self.word(off + 8 + 8 * k);
         }
         Ok(b)
     }
 
-    /// Slot `seq` of `p`'s ring is consumed; its credit goes back in batches of a
-    /// quarter ring.
+    /// Slot `seq` of `p`'s ring is consumed (its ack word read again: it may have
+    /// been written after an earlier look, before the slot was published); its
+    /// credit goes back in batches of a quarter ring.
     fn consumed(&mut self, p: usize, seq: u64) -> Result<()> {
+        self.see_ack_word(p, seq)?;
         let peer = &mut self.peers[p];
         peer.recvd = seq;
         if peer.recvd - peer.credited >= (self.lay.slots / 4) as u64 {
@@ -1548,7 +1766,7 @@ impl<'c> Comm<'c> {
                                     }),
                                 );
                                 if let Some(c) = sync {
-                                    self.control(p, Kind::Ack, &[c])?;
+                                    self.ack(p, c)?;
                                 }
                             }
                             Kind::Hdr => {
@@ -1694,16 +1912,9 @@ impl<'c> Comm<'c> {
             Kind::Ack => {
                 let i = self.peers[p]
                     .awaiting
-                    .remove(b.p(0))
+                    .remove(b.p(0), true)
                     .ok_or_else(|| protocol(p, "acknowledge of no message"))?;
-                let s = self.reqs[i].as_ref().map(|r| Status {
-                    source: self.me as u32,
-                    tag: r.tag,
-                    len: r.len,
-                });
-                if let Some(s) = s {
-                    self.complete(i, Ok(s));
-                }
+                self.complete_send(i);
             }
             Kind::Cts => {
                 let cookie = b.p(0);
@@ -1720,7 +1931,6 @@ impl<'c> Comm<'c> {
                         }
                         let mut name = Vec::with_capacity(name_len);
                         name.extend_from_slice(&b.p(4).to_le_bytes());
-                        name.extend_from_slice(&b.p(5).to_le_bytes());
                         name.truncate(name_len);
                         self.peers[p].cts = Some(PendingCts {
                             cookie,
@@ -1770,7 +1980,7 @@ impl<'c> Comm<'c> {
 
     fn start_stream(&mut self, p: usize, cookie: u64, target: Target) {
         let peer = &mut self.peers[p];
-        if let Some(i) = peer.awaiting.remove(cookie) {
+        if let Some(i) = peer.awaiting.remove(cookie, false) {
             peer.streams.push_back(Stream {
                 cookie,
                 req: i,
@@ -1784,7 +1994,7 @@ impl<'c> Comm<'c> {
 /// Slots a clear-to-send for request `r` takes beyond its first.
 fn rx_target_slots(r: &Option<Req>) -> usize {
     match r.as_ref().map(|r| &r.buf) {
-        Some(Buf::Rx { name, .. }) => name.len().saturating_sub(16).div_ceil(EAGER_MAX),
+        Some(Buf::Rx { name, .. }) => name.len().saturating_sub(8).div_ceil(EAGER_MAX),
         _ => 0,
     }
 }

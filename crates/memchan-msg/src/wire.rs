@@ -9,15 +9,27 @@
 //! control area (notify pages), per writer s:   bulk area (plain pages), per writer s:
 //!   ring: K slots of 64 bytes (s -> r)            C chunks of `chunk` bytes (s -> r)
 //!   credit line: [slots of r consumed by s,
-//!                 chunks of r consumed by s]
+//!                 chunks of r consumed by s,
+//!                 asleep: s sleeps waiting for r's acknowledgement]
 //! ```
+//!
+//! A slot: word 0 the sequence (written last: the publish), words 1..=6 the body
+//! (header, up to 40 payload bytes), word 7 the **ack word**: the cookie of a
+//! synchronous message of `r`'s that `s` matched, written by `s` into the slot it
+//! publishes next, before publishing it, so that the acknowledgement and `s`'s next
+//! message share one cache line (the receiver polls that slot anyway). Written with
+//! its own store; the body and sequence writes leave it alone.
 
 use crate::CommConfig;
 
 /// One slot: one cache line.
 pub(crate) const SLOT: usize = 64;
 /// Payload bytes inline in a slot (the eager limit).
-pub const EAGER_MAX: usize = 48;
+pub const EAGER_MAX: usize = 40;
+/// Offset of the ack word in a slot.
+pub(crate) const ACK_WORD: usize = 56;
+/// Body words (header and payload) a slot holds: words 1..=6.
+const BODY_WORDS: usize = 6;
 /// Longest segment name a clear-to-send can carry (memchan's `NAME_LEN`).
 pub(crate) const NAME_MAX: usize = 64;
 
@@ -33,11 +45,13 @@ pub(crate) enum Kind {
     Rts = 3,
     /// A piece of a body in the next bulk chunk: cookie, length.
     Frag = 4,
-    /// Receiver to sender: matched; cookie, target (bulk or rx), offset, name length.
+    /// Receiver to sender: matched; cookie, target (bulk or rx), offset, name length,
+    /// the name's first 8 bytes.
     Cts = 5,
     /// Continuation of a clear-to-send's segment name.
     Name = 6,
-    /// Receiver to sender: a synchronous eager message was matched; cookie.
+    /// Receiver to sender: a synchronous eager message was matched; cookie (when the
+    /// next slot's ack word holds another acknowledgement already, or the ring is full).
     Ack = 7,
     /// Sender to receiver: the body was deposited into the rx buffer; cookie, length.
     Fin = 8,
@@ -62,10 +76,11 @@ impl Kind {
 /// Flag: the sender waits for the receive (synchronous send).
 pub(crate) const F_SYNC: u8 = 1;
 
-/// A slot's words 1..8 (word 0, the sequence, is written last, separately).
+/// A slot's words 1..=6 (word 0, the sequence, is written last, separately; word 7,
+/// the ack word, by its own store).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Body {
-    pub w: [u64; 7],
+    pub w: [u64; BODY_WORDS],
 }
 
 impl Body {
@@ -89,18 +104,28 @@ impl Body {
     pub(crate) fn tag(&self) -> u32 {
         (self.w[0] >> 32) as u32
     }
-    /// Payload word `i` (0..6).
+    /// Payload word `i` (0..5).
     pub(crate) fn p(&self, i: usize) -> u64 {
         self.w[1 + i]
     }
     pub(crate) fn set_p(&mut self, i: usize, v: u64) {
         self.w[1 + i] = v;
     }
+    /// Puts `data` (at most [`EAGER_MAX`] bytes) into the payload words, word by
+    /// word (no call to `memcpy` for a few bytes on the latency path).
     pub(crate) fn set_bytes(&mut self, data: &[u8]) {
-        let mut raw = [0u8; EAGER_MAX];
-        raw[..data.len()].copy_from_slice(data);
-        for (i, c) in raw.chunks_exact(8).enumerate() {
-            self.w[1 + i] = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        for (i, c) in data.chunks(8).take(EAGER_MAX / 8).enumerate() {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.w[1 + i] = u64::from_le_bytes(w);
+        }
+    }
+    /// Copies the payload's first `out.len()` bytes (at most [`EAGER_MAX`]) into
+    /// `out`, word by word.
+    pub(crate) fn copy_bytes(&self, out: &mut [u8]) {
+        for (i, c) in out.chunks_mut(8).take(EAGER_MAX / 8).enumerate() {
+            let n = c.len();
+            c.copy_from_slice(&self.w[1 + i].to_le_bytes()[..n]);
         }
     }
     pub(crate) fn bytes(&self) -> [u8; EAGER_MAX] {
@@ -115,11 +140,11 @@ impl Body {
     pub(crate) fn words(&self) -> usize {
         match self.kind() {
             Some(Kind::Eager) | Some(Kind::Name) => 1 + self.ilen().min(EAGER_MAX).div_ceil(8),
-            _ => 7,
+            _ => BODY_WORDS,
         }
     }
-    pub(crate) fn to_bytes(self) -> [u8; SLOT - 8] {
-        let mut raw = [0u8; SLOT - 8];
+    pub(crate) fn to_bytes(self) -> [u8; 8 * BODY_WORDS] {
+        let mut raw = [0u8; 8 * BODY_WORDS];
         for (i, c) in raw.chunks_exact_mut(8).enumerate() {
             c.copy_from_slice(&self.w[i].to_le_bytes());
         }
@@ -164,6 +189,11 @@ impl Layout {
     pub(crate) fn credit(&self, w: usize) -> usize {
         w * self.ctl_part + self.slots * SLOT
     }
+    /// Writer `w`'s asleep word (word 2 of its credit line): non-zero while `w`
+    /// sleeps waiting for an acknowledgement from this node.
+    pub(crate) fn asleep(&self, w: usize) -> usize {
+        self.credit(w) + 16
+    }
     /// Chunk number `n` (mod C) of writer `w`'s bulk area.
     pub(crate) fn chunk_at(&self, w: usize, n: u64) -> usize {
         self.bulk_start + (w * self.chunks + (n as usize % self.chunks)) * self.chunk
@@ -181,11 +211,19 @@ mod tests {
         assert_eq!(b.kind(), Some(Kind::Eager));
         assert_eq!((b.flags(), b.ilen(), b.tag()), (F_SYNC, 13, 0x7fff_fffe));
         assert_eq!(&b.bytes()[..13], b"hello, world!");
+        let mut out = [0u8; 13];
+        b.copy_bytes(&mut out);
+        assert_eq!(&out, b"hello, world!");
         // Header and two payload words cover 13 bytes; a fragment uses them all.
         assert_eq!(b.words(), 3);
-        assert_eq!(Body::new(Kind::Frag, 0, 0, 0).words(), 7);
-        // A hostile length cannot make the reader read past the slot.
-        assert_eq!(Body::new(Kind::Eager, 0, 255, 0).words(), 7);
+        assert_eq!(Body::new(Kind::Frag, 0, 0, 0).words(), 6);
+        // A hostile length cannot make the reader read past the body (into the ack
+        // word or the next slot).
+        assert_eq!(Body::new(Kind::Eager, 0, 255, 0).words(), 6);
+        assert_eq!(
+            8 + 8 * Body::new(Kind::Eager, 0, EAGER_MAX as u8, 0).words(),
+            ACK_WORD
+        );
         assert_eq!(Kind::from_u8(0), None);
         assert_eq!(Kind::from_u8(9), None);
     }

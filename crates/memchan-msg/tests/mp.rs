@@ -1,7 +1,8 @@
 //! Message passing across real processes, on every transport: a randomized exchange
 //! (several senders, wildcards, both modes, sizes across the eager limit and the bulk
 //! chunk) checked for once, intact and MPI order; truncation keeps the message; a peer
-//! that leaves completes pending operations with `PeerGone`.
+//! that leaves completes pending operations with `PeerGone`; a synchronous ping-pong
+//! whose waits sleep at once (acknowledgements in ack words and in `Ack` slots).
 
 use memchan::Cluster;
 use memchan_msg::{Comm, CommConfig, MsgError, Request, ANY_SOURCE, ANY_TAG, EAGER_MAX};
@@ -36,6 +37,7 @@ fn worker() {
     {
         "exchange" => exchange_worker(&a),
         "gone" => gone_worker(&a),
+        "syncpp" => sync_pingpong_worker(&a),
         other => panic!("unknown role {other}"),
     }
 }
@@ -349,3 +351,80 @@ fn a_peer_that_leaves_fails_pending_operations(t: &Transport) {
     leave.finish(Duration::from_secs(30));
 }
 on_every_transport!(a_peer_that_leaves_fails_pending_operations, crate::TIMING);
+
+const SYNC_ROUNDS: u32 = 300;
+
+/// The bytes of round `r`'s message `i` (1..=EAGER_MAX long).
+fn sync_payload(r: u32, i: u32) -> Vec<u8> {
+    let len = 1 + (r as usize * 7 + i as usize) % EAGER_MAX;
+    (0..len).map(|k| (k as u32 ^ r ^ (i << 5)) as u8).collect()
+}
+
+/// Worker: `cluster role` — a ping-pong of small synchronous messages with a spin of
+/// one idle poll, so that waits sleep (and announce it) at once. "ping" sends one
+/// blocking synchronous message a round, two non-blocking ones every third round
+/// (the second one's acknowledgement finds the ack word taken: an `Ack` slot);
+/// "pong" receives them and answers with a blocking synchronous message.
+fn sync_pingpong_worker(a: &[String]) {
+    let c = Cluster::join(&a[0]).unwrap();
+    c.wait_for_members(2, Duration::from_secs(30)).unwrap();
+    let me = c.node_id().0 as u32;
+    let cfg = CommConfig {
+        spin: 1,
+        ring_slots: 8,
+        ..CommConfig::default()
+    };
+    let mut comm = Comm::new(&c, "s", cfg).unwrap();
+    let other = comm.ranks().into_iter().find(|&r| r != me).unwrap();
+    let ping = a[1] == "ping";
+    let mut buf = [0u8; EAGER_MAX];
+    for r in 0..SYNC_ROUNDS {
+        let two = r % 3 == 2;
+        if ping {
+            if two {
+                let s1 = comm.issend(other, 1, sync_payload(r, 1)).unwrap();
+                let s2 = comm.issend(other, 2, sync_payload(r, 2)).unwrap();
+                for d in comm.wait_all(&[s1, s2]).unwrap() {
+                    d.result.unwrap();
+                }
+            } else {
+                comm.ssend(other, 1, &sync_payload(r, 1)).unwrap();
+            }
+            let s = comm.recv(other, 3, &mut buf).unwrap();
+            assert_eq!(&buf[..s.len], &sync_payload(r, 3)[..], "round {r} answer");
+        } else {
+            for i in if two { 1..=2 } else { 1..=1 } {
+                let s = comm.recv(other, i, &mut buf).unwrap();
+                assert_eq!((s.source, s.tag), (other, i));
+                assert_eq!(
+                    &buf[..s.len],
+                    &sync_payload(r, i)[..],
+                    "round {r} message {i}"
+                );
+            }
+            comm.ssend(other, 3, &sync_payload(r, 3)).unwrap();
+        }
+    }
+    comm.finish().unwrap();
+    println!("done rounds={SYNC_ROUNDS}");
+    c.barrier().unwrap();
+}
+
+fn synchronous_pingpong_with_sleeping_waits(t: &Transport) {
+    let name = unique_cluster("mpsync");
+    let mut ws: Vec<_> = ["pong", "ping"]
+        .iter()
+        .map(|role| t.spawn("syncpp", &[name.clone(), role.to_string()]))
+        .collect();
+    for w in &mut ws {
+        let line = w.expect_line("done", Duration::from_secs(240));
+        assert_eq!(
+            memchan_testkit::harness::field(&line, "rounds"),
+            u64::from(SYNC_ROUNDS)
+        );
+    }
+    for w in &mut ws {
+        w.finish(Duration::from_secs(30));
+    }
+}
+on_every_transport!(synchronous_pingpong_with_sleeping_waits, crate::TIMING);

@@ -48,7 +48,10 @@ use memchan_core::{
 };
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64,
+    Ordering::{Relaxed, SeqCst},
+};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -395,12 +398,16 @@ impl Hub {
 
     /// A thread of the hub's own node starts reading the links (see `progress`).
     pub fn begin_progress(&self) {
-        self.sh.external.fetch_add(1, Relaxed);
+        self.sh.external.fetch_add(1, SeqCst);
     }
 
-    /// ... and stops.
+    /// ... and stops; the last one unparks the links' reading threads.
     pub fn end_progress(&self) {
-        self.sh.external.fetch_sub(1, Relaxed);
+        if self.sh.external.fetch_sub(1, SeqCst) == 1 {
+            for (_, _, l) in self.sh.remote_links().iter() {
+                l.unpark();
+            }
+        }
     }
 
     /// Whether `node` (that incarnation) is still a member.
@@ -429,10 +436,12 @@ fn serve(sh: Arc<Shared>, node: NodeId, inc: u64, link: Arc<Link>) {
             return;
         }
         // While a thread of the hub's own node waits for data, it reads the links
-        // itself (one wake-up per frame instead of two); this thread stays out.
-        let read = sh.external.load(Relaxed) == 0;
-        let wait = if read { 50 } else { 10 };
-        if link.wait(None, Duration::from_millis(wait), read) && !sh.pump(node, inc, &link) {
+        // itself (one wake-up per frame instead of two); this thread stays out,
+        // parked until that thread leaves (`end_progress`).
+        let away = || sh.external.load(SeqCst) != 0;
+        if away() {
+            link.park(Duration::from_millis(10), away);
+        } else if link.wait(None, Duration::from_millis(50), true) && !sh.pump(node, inc, &link) {
             return;
         }
     }

@@ -39,7 +39,10 @@ use std::collections::VecDeque;
 use std::io::{self, IoSlice, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::AsFd;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicU64,
+    Ordering::{Relaxed, SeqCst},
+};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -251,6 +254,10 @@ pub struct Link {
     last_sent: AtomicU64,
     counters: Counters,
     down: AtomicBool,
+    /// A thread that leaves reading to another waits in [`park`](Self::park): it is
+    /// there (`parked`) and `unpark` wakes it through `park_fd` (an eventfd).
+    parked: AtomicBool,
+    park_fd: rustix::fd::OwnedFd,
     /// Peer address, for logs and status.
     pub peer: String,
 }
@@ -267,6 +274,10 @@ impl Link {
             .map(|a| a.to_string())
             .unwrap_or_else(|_| "?".into());
         let rto = cfg.retransmit_timeout;
+        let park_fd = rustix::event::eventfd(
+            0,
+            rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
+        )?;
         Ok(Link {
             sock,
             key,
@@ -312,6 +323,8 @@ impl Link {
             last_sent: AtomicU64::new(0),
             counters: Counters::default(),
             down: AtomicBool::new(false),
+            parked: AtomicBool::new(false),
+            park_fd,
             peer,
         })
     }
@@ -934,6 +947,53 @@ impl Link {
             self.flush_locked(&mut tx);
         }
         read && !(r & (PollFlags::IN | PollFlags::HUP | PollFlags::ERR)).is_empty()
+    }
+
+    /// Waits up to `timeout` without reading (writing pending bytes) while `away()`
+    /// holds: the thread that reads this link leaves reading to threads that wait
+    /// for data themselves (`away`: some do). [`unpark`](Self::unpark), called when
+    /// the last of those stops, ends the wait at once, so that frames arriving after
+    /// it are read without delay (before, they waited for the timeout: a thread that
+    /// polled receive memory after a wait saw them up to 10 ms late).
+    pub fn park(&self, timeout: Duration, away: impl Fn() -> bool) {
+        use rustix::event::{poll, PollFd, PollFlags};
+        // SeqCst pairs with `unpark`'s caller (Dekker): either `away` sees the reader
+        // gone, or the reader sees `parked` and wakes us.
+        self.parked.store(true, SeqCst);
+        if !away() {
+            self.parked.store(false, SeqCst);
+            return;
+        }
+        let out = if self.wants_write() {
+            PollFlags::OUT
+        } else {
+            PollFlags::empty()
+        };
+        let mut fds = [
+            PollFd::new(&self.sock, out),
+            PollFd::new(&self.park_fd, PollFlags::IN),
+        ];
+        let ts = rustix::time::Timespec {
+            tv_sec: timeout.as_secs() as i64,
+            tv_nsec: i64::from(timeout.subsec_nanos()),
+        };
+        let _ = poll(&mut fds, Some(&ts));
+        self.parked.store(false, SeqCst);
+        if fds[1].revents().contains(PollFlags::IN) {
+            let mut buf = [0u8; 8];
+            let _ = rustix::io::read(&self.park_fd, &mut buf);
+        }
+        if fds[0].revents().contains(PollFlags::OUT) {
+            let mut tx = self.lock_tx();
+            self.flush_locked(&mut tx);
+        }
+    }
+
+    /// Ends a [`park`](Self::park) under way (the caller made `away` false first).
+    pub fn unpark(&self) {
+        if self.parked.load(SeqCst) {
+            let _ = rustix::io::write(&self.park_fd, &1u64.to_ne_bytes());
+        }
     }
 
     /// Closes the link: wakes waiting senders, shuts the socket down.

@@ -299,9 +299,12 @@ impl Shared {
             // Fetched each turn: a rail switch replaces it.
             let Some(link) = self.link() else { return };
             // While the application waits for data it reads the link itself (see
-            // `RxMapping::wait`); this thread then only ticks.
-            let read = self.app_reading.load(Ordering::SeqCst) == 0;
-            if link.wait(None, Duration::from_millis(10), read) {
+            // `RxMapping::wait`); this thread then only ticks, parked until the last
+            // such reader leaves (`Reading`'s drop unparks it).
+            let away = || self.app_reading.load(Ordering::SeqCst) != 0;
+            if away() {
+                link.park(Duration::from_millis(10), away);
+            } else if link.wait(None, Duration::from_millis(10), true) {
                 if let Err(e) = link.receive(&mut NodeHandler(&self)) {
                     if self.health.load(Ordering::Acquire) == ALIVE
                         && !self.stop.load(Ordering::Acquire)
@@ -595,7 +598,12 @@ impl Drop for Reading<'_> {
         if let Up::Local(h) = &self.0.up {
             h.end_progress();
         }
-        self.0.app_reading.fetch_sub(1, Ordering::SeqCst);
+        // The last reader gone, the service thread reads again, at once.
+        if self.0.app_reading.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if let Up::Link(l) = &self.0.up {
+                l.unpark();
+            }
+        }
         IN_WAIT.set(false);
     }
 }
