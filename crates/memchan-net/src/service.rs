@@ -600,7 +600,9 @@ impl Drop for Reading<'_> {
         }
         // The last reader gone, the service thread reads again, at once.
         if self.0.app_reading.fetch_sub(1, Ordering::SeqCst) == 1 {
-            if let Up::Link(l) = &self.0.up {
+            // The current link: after a rail switch a thread parked on the old one
+            // wakes by its 10 ms timeout.
+            if let Some(l) = self.0.link() {
                 l.unpark();
             }
         }
