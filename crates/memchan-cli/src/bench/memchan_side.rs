@@ -112,9 +112,16 @@ pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleS
             let iters = cfg.nodes_barrier_iters(nodes);
             cfg.pingpong_args(iters)
         }
-        Kind::MemchanLock | Kind::MemchanBarrier | Kind::MemchanNotify => {
-            cfg.pingpong_args(cfg.op_iters)
+        // The 2-node barrier in batches, as its OSHMEM peer (`shmem_barrier.c`).
+        Kind::MemchanBarrier => {
+            vec![
+                "--iters".into(),
+                cfg.batches.to_string(),
+                "--warmup".into(),
+                (cfg.batches / 10).max(2).to_string(),
+            ]
         }
+        Kind::MemchanLock | Kind::MemchanNotify => cfg.pingpong_args(cfg.op_iters),
         k => bail!("{k:?} is not a memchan measurement"),
     };
     extra.extend(["--cluster".to_string(), cluster]);
@@ -304,7 +311,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
             }
             WorkerOutput::one("memchan", v)
         }
-        Kind::MemchanBarrier => {
+        Kind::MemchanBarrier if a.nodes > 2 => {
             s.c.barrier().context("start barrier")?;
             let mut v = Vec::new();
             let mut prev = ticks();
@@ -315,6 +322,25 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
                     v.push(clock.ns(now.wrapping_sub(prev)));
                 }
                 prev = now;
+            }
+            WorkerOutput::one("memchan", v)
+        }
+        // Two nodes: the mean of a batch of barriers per sample. One sample per
+        // barrier alternates between a short and a long one whenever one side is
+        // half a barrier ahead of the other (here: 40 and 560 ns in turn), and its
+        // median is then whichever of the two happens to be the more frequent.
+        Kind::MemchanBarrier => {
+            s.c.barrier().context("start barrier")?;
+            let mut v = Vec::new();
+            for b in 0..a.warmup + a.iters {
+                let t0 = ticks();
+                for _ in 0..ACK_BATCH {
+                    s.c.barrier()?;
+                }
+                let t1 = ticks();
+                if ping && b >= a.warmup {
+                    v.push(clock.ns(t1.wrapping_sub(t0)) / ACK_BATCH as f64);
+                }
             }
             WorkerOutput::one("memchan", v)
         }

@@ -174,7 +174,7 @@ fn catalogue() -> Vec<Program> {
             fig::BARRIER,
             "oshmem",
             Unit::Ns,
-            Iters::Ops,
+            Iters::Batches,
         ),
         p(
             "shmem_lock",

@@ -335,7 +335,7 @@ impl Report {
             set,
             fig::BARRIER,
             "barrier_ns",
-            "barrier, 2 nodes (per barrier)",
+            "barrier, 2 nodes (per barrier, batches of 100)",
             0.5,
             "oshmem: shmem_barrier_all",
         ));

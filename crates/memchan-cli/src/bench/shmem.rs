@@ -49,8 +49,6 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(180);
 enum Iters {
     /// Batches of 100 operations, one sample per batch.
     Batches,
-    /// One operation per sample.
-    Ops,
     /// Windows of 64 MiB, one sample per window.
     Windows,
 }
@@ -100,9 +98,9 @@ const OPS: [Op; 5] = [
     Op {
         arg: "barrier",
         key: "shmem_barrier_ns",
-        title: "OpenSHMEM: barrier_all, 2 PEs",
+        title: "OpenSHMEM: barrier_all, 2 PEs (per barrier, batches of 100)",
         unit: "ns",
-        iters: Iters::Ops,
+        iters: Iters::Batches,
         target: 0.5,
         lower_better: true,
     },
@@ -121,7 +119,6 @@ impl Iters {
     fn of(self, cfg: &Config) -> (u64, u64) {
         match self {
             Iters::Batches => (cfg.batches, (cfg.batches / 10).max(2)),
-            Iters::Ops => (cfg.op_iters, (cfg.op_iters / 10).max(10)),
             Iters::Windows => (cfg.peer_bw_windows, if cfg.quick { 2 } else { 5 }),
         }
     }
