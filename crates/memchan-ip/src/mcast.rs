@@ -317,28 +317,9 @@ impl McReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ring::tests::Mem;
     use std::cell::RefCell;
 
-    struct Mem(RefCell<Vec<u8>>);
-    impl Sink for Mem {
-        fn put_u64(&self, off: usize, v: u64) -> memchan::Result<()> {
-            self.0.borrow_mut()[off..off + 8].copy_from_slice(&v.to_le_bytes());
-            Ok(())
-        }
-        fn put(&self, off: usize, data: &[u8]) -> memchan::Result<()> {
-            self.0.borrow_mut()[off..off + data.len()].copy_from_slice(data);
-            Ok(())
-        }
-    }
-    impl Source for Mem {
-        fn get_u64(&self, off: usize) -> memchan::Result<u64> {
-            let m = self.0.borrow();
-            let b = m
-                .get(off..off + 8)
-                .ok_or(memchan::Error::Unsupported("oob"))?;
-            Ok(u64::from_le_bytes(b.try_into().unwrap()))
-        }
-    }
     impl Mem {
         fn copy(&self, off: usize, buf: &mut [u8]) -> memchan::Result<()> {
             buf.copy_from_slice(&self.0.borrow()[off..off + buf.len()]);

@@ -241,11 +241,12 @@ impl Reader {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::cell::RefCell;
 
-    struct Mem(RefCell<Vec<u8>>);
+    /// Receive memory as a plain vector, for the ring tests here and in `mcast`.
+    pub(crate) struct Mem(pub(crate) RefCell<Vec<u8>>);
     impl Sink for Mem {
         fn put_u64(&self, off: usize, v: u64) -> memchan::Result<()> {
             self.0.borrow_mut()[off..off + 8].copy_from_slice(&v.to_le_bytes());
