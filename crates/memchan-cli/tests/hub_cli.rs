@@ -440,11 +440,11 @@ fn a_segment_made_right_before_a_switch_keeps_its_writes() {
     // The standby knows both members (a node it does not know is refused at the switch).
     let joined = std::time::Instant::now();
     let deadline = joined + WAIT;
-    while !status_json(&b_addr, &key.0)
+    // Until a copy taken after both joins (the milliseconds are whole: one more).
+    while status_json(&b_addr, &key.0)
         .rail
         .and_then(|r| r.mirrored_ms_ago)
-        // A copy taken after both joins (the milliseconds are whole: one more).
-        .is_some_and(|ms| u128::from(ms) + 1 < joined.elapsed().as_millis())
+        .is_none_or(|ms| u128::from(ms) + 1 >= joined.elapsed().as_millis())
     {
         assert!(
             std::time::Instant::now() < deadline,

@@ -21,6 +21,7 @@ use crate::handshake::read_frame;
 use crate::wire::{self, Decoder, FrameKey, Kind};
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -117,7 +118,9 @@ impl Shared {
     /// Sends the tables to every standby and waits for their receipts, dropping a
     /// standby that does not confirm in time (see the module doc).
     pub(super) fn replicate(&self, st: &mut State) {
-        if st.mirrors.list.is_empty() {
+        // A hub being stopped isolates its nodes as their links close: those are not
+        // the cluster's changes, and the standby must still know them.
+        if st.mirrors.list.is_empty() || self.stop.load(Relaxed) {
             return;
         }
         st.mirrors.version += 1;
