@@ -363,8 +363,8 @@ fn status_shows_both_rails_before_and_after_a_switch() {
             .unwrap_or_else(|| panic!("no rail row for {addr}:\n{out}"))
             .to_string()
     };
-    // A copy of the tables taken after the set-up (a copy is a heartbeat old at most;
-    // a segment made in the last heartbeat before a switch is not known to the standby).
+    // A copy of the tables taken after the set-up (the active sends one every
+    // heartbeat, and on every table change before it answers it).
     let set_up = std::time::Instant::now();
     let deadline = set_up + WAIT;
     loop {
@@ -404,5 +404,171 @@ fn status_shows_both_rails_before_and_after_a_switch() {
     assert_eq!(v["rails"][1]["role"], "took over", "{v}");
     assert_eq!(v["rail"]["resumed"], serde_json::json!([0, 1]), "{v}");
     drop((a, b));
+    standby.terminate();
+}
+
+/// Dual rail: the tables reach the standby before the active answers the node that
+/// changed them. With a heartbeat of seconds (a copy taken by polling would be that
+/// old), a node makes a segment, maps it rx, and the other writes it; the active hub
+/// is SIGKILLed at once, and the writes after the switch arrive at the standby.
+#[test]
+fn a_segment_made_right_before_a_switch_keeps_its_writes() {
+    let key = TempFile::new("rail-late-key", "the rail secret\n");
+    let keyp = key.0.to_str().unwrap();
+    let slow = ["--heartbeat-ms", "3000", "--failure-timeout-ms", "12000"];
+    let mut args = vec![
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--key-file",
+        keyp,
+        "--rail",
+    ];
+    args.extend(slow);
+    let mut active = Proc::spawn(&args);
+    let a_addr = active.expect_line("listening");
+    let mut args = vec!["hub", "--listen", "127.0.0.1:0", "--key-file", keyp];
+    args.extend(["--standby-of", &a_addr]);
+    args.extend(slow);
+    let mut standby = Proc::spawn(&args);
+    let b_addr = standby.expect_line("listening");
+    let rails = format!("{a_addr},{b_addr}");
+    let cluster = format!("raillate-{}", std::process::id());
+    let a = join(&cluster, &rails, &key.0);
+    let b = join(&cluster, &rails, &key.0);
+    a.wait_for_members(2, WAIT).unwrap();
+    // The standby knows both members (a node it does not know is refused at the switch).
+    let joined = std::time::Instant::now();
+    let deadline = joined + WAIT;
+    // Until a copy taken after both joins (the milliseconds are whole: one more).
+    while status_json(&b_addr, &key.0)
+        .rail
+        .and_then(|r| r.mirrored_ms_ago)
+        .is_none_or(|ms| u128::from(ms) + 1 >= joined.elapsed().as_millis())
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the standby never copied"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Made, mapped and written within one heartbeat, right before the active dies.
+    let rx = b.segment("late", 4096, 0o600).unwrap().map_rx().unwrap();
+    let tx = a
+        .segment("late", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    tx.write_u64(0, 1).unwrap();
+    a.ack().unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 1);
+    drop(active); // SIGKILL
+    for v in 2..=50u64 {
+        tx.write_u64(8 * (v as usize % 8), v).unwrap();
+    }
+    a.ack().unwrap();
+    for v in 43..=50u64 {
+        assert_eq!(
+            rx.load_u64(8 * (v as usize % 8)).unwrap(),
+            v,
+            "write {v} lost"
+        );
+    }
+    let r = status_json(&b_addr, &key.0).rail.expect("rail status");
+    assert_eq!(r.role, "took over", "{r:?}");
+    drop((tx, rx, a, b));
+    standby.terminate();
+}
+
+/// Dual rail: a standby that stops confirming is dropped from the mirror set (the
+/// cluster goes on), and if it takes over anyway with its stale copy, a write to a
+/// segment made after the drop fails the writer's `ack` by name instead of vanishing.
+#[test]
+fn a_stale_standby_refuses_writes_to_a_segment_it_never_learnt() {
+    let key = TempFile::new("rail-stale-key", "the rail secret\n");
+    let keyp = key.0.to_str().unwrap();
+    // The default timing, the nodes' too: the active waits for a receipt a quarter of
+    // the failure timeout, so the nodes' links never go silent meanwhile.
+    let args = [
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--key-file",
+        keyp,
+        "--rail",
+    ];
+    let mut active = Proc::spawn(&args);
+    let a_addr = active.expect_line("listening");
+    let mut standby = Proc::spawn(&[
+        "hub",
+        "--listen",
+        "127.0.0.1:0",
+        "--key-file",
+        keyp,
+        "--standby-of",
+        &a_addr,
+    ]);
+    let b_addr = standby.expect_line("listening");
+    let rails = format!("{a_addr},{b_addr}");
+    let cluster = format!("railstale-{}", std::process::id());
+    // Joins are answered only once the standby confirmed them: it knows both.
+    let a = join(&cluster, &rails, &key.0);
+    let b = join(&cluster, &rails, &key.0);
+    a.wait_for_members(2, WAIT).unwrap();
+    let deadline = std::time::Instant::now() + WAIT;
+    while status_json(&b_addr, &key.0)
+        .rail
+        .and_then(|r| r.mirrored_ms_ago)
+        .is_none()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the standby never copied"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let standby_pid = standby.child.id() as libc::pid_t;
+    // SAFETY: kill(2) on our own child's pid (not reaped: `standby` holds it).
+    assert_eq!(unsafe { libc::kill(standby_pid, libc::SIGSTOP) }, 0);
+    let deadline = std::time::Instant::now() + WAIT;
+    while !active
+        .stderr()
+        .contains("standby dropped from the mirror set")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stopped standby was never dropped:\n{}",
+            active.stderr()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The cluster goes on without it.
+    let rx = b.segment("unseen", 4096, 0o600).unwrap().map_rx().unwrap();
+    let tx = a
+        .segment("unseen", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    tx.write_u64(0, 1).unwrap();
+    a.ack().unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 1);
+    let active_log = active.stderr();
+    drop(active); // SIGKILL
+                  // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(standby_pid, libc::SIGCONT) }, 0);
+    tx.write_u64(0, 2).unwrap();
+    match a.ack() {
+        Err(memchan::Error::UnknownSegment(what)) => {
+            assert!(what.contains("never learnt"), "{what}")
+        }
+        other => panic!(
+            "a write to a segment the standby never learnt: {other:?}\nactive:\n{active_log}\nstandby:\n{}\n{:?}",
+            standby.stderr(), status_json(&b_addr, &key.0).segments
+        ),
+    }
+    assert_eq!(rx.load_u64(0).unwrap(), 1);
+    let r = status_json(&b_addr, &key.0).rail.expect("rail status");
+    assert_eq!(r.role, "took over", "{r:?}");
+    drop((tx, rx, a, b));
     standby.terminate();
 }

@@ -29,6 +29,7 @@
 
 mod deposit;
 mod gate;
+mod mirror;
 mod rma;
 mod standby;
 
@@ -237,6 +238,8 @@ struct State {
     gseq: u64,
     /// A standby hub's copy of the active's tables and its takeover (dual rail).
     standby: Option<standby::Standby>,
+    /// The standbys the tables are copied to before a change is answered (dual rail).
+    mirrors: mirror::Mirrors,
 }
 
 struct Shared {
@@ -288,6 +291,7 @@ impl Hub {
                 rma: rma::Table::default(),
                 gseq: 0,
                 standby: cfg.standby_of.clone().map(standby::Standby::new),
+                mirrors: mirror::Mirrors::default(),
             }),
             cfg,
             addr,
@@ -633,6 +637,7 @@ fn timer_loop(sh: Arc<Shared>) {
         sh.rma_expire(&mut sh.lock());
         if hb {
             sh.standby_tick();
+            sh.replicate(&mut sh.lock());
         }
     }
 }
@@ -820,6 +825,7 @@ impl Shared {
             timeout_ms: self.cfg.failure_timeout.as_millis() as u32,
             members: st.members(),
         };
+        self.replicate(&mut st);
         if let Some(Sink::Remote(l)) = st.ports[id].as_ref().map(|p| &p.sink) {
             l.send_control(Kind::Welcome, &welcome.put());
         }
@@ -950,6 +956,27 @@ impl Shared {
             return None;
         };
         let caller = (me.uid, me.gid);
+        let known = matches!(st.segs.get(d.seg as usize), Some(Some(s)) if s.gen == d.gen);
+        if !known && self.cfg.standby_of.is_some() {
+            // A standby that took over with a stale copy (the active dropped it from
+            // its mirror set): the write fails the writer's next ack, never lost
+            // silently.
+            if let Some(suppressed) = st.frame_log.admit(Instant::now()) {
+                tracing::warn!(
+                    node = n.0,
+                    seg = d.seg,
+                    gen = d.gen,
+                    suppressed,
+                    "packet for a segment this standby never learnt refused"
+                );
+            }
+            let what = format!(
+                "#{} generation {}, which the standby hub that took over never learnt",
+                d.seg, d.gen
+            );
+            st.respond(n, proto::NO_REQUEST, code::UNKNOWN_SEGMENT, what.as_bytes());
+            return None;
+        }
         let groups = &st.groups;
         let Some(Some(seg)) = st.segs.get_mut(d.seg as usize) else {
             return None;
@@ -1061,6 +1088,7 @@ impl Shared {
                     shadow: (flags & 1 != 0).then(|| vec![0; size]),
                 });
                 let info = seg_info(i, st.segs[i].as_ref().expect("new"));
+                self.replicate(st);
                 st.respond(n, req, code::OK, &info.put());
             }
             Op::SegFree { seg, gen } => match st.segs.get(seg as usize) {
@@ -1077,6 +1105,7 @@ impl Shared {
                         return st.refuse(n, req, &e);
                     }
                     st.segs[seg as usize] = None;
+                    self.replicate(st);
                     st.respond(n, req, code::OK, &[]);
                 }
                 _ => st.respond(n, req, code::SEGMENT_FREED, b""),
@@ -1103,6 +1132,7 @@ impl Shared {
                             }
                         }
                     }
+                    self.replicate(st);
                     st.respond(n, req, code::OK, &[]);
                 }
                 _ => st.respond(n, req, code::SEGMENT_FREED, b""),
@@ -1113,6 +1143,7 @@ impl Shared {
                         s.rx.remove(n);
                     }
                 }
+                self.replicate(st);
                 st.respond(n, req, code::OK, &[]);
             }
             Op::GroupCreate { name, members } => {
@@ -1133,6 +1164,7 @@ impl Shared {
                     return st.respond(n, req, code::TABLE_FULL, b"group");
                 }
                 st.groups.push((name, members));
+                self.replicate(st);
                 let id = (st.groups.len() - 1) as u16;
                 st.respond(n, req, code::OK, &id.to_le_bytes());
             }
@@ -1488,6 +1520,7 @@ impl Shared {
         }
         self.check_barriers(st);
         self.check_acks(st);
+        self.replicate(st);
     }
 
     fn status(&self) -> ClusterStatus {

@@ -382,6 +382,12 @@ impl Node {
     /// Returns once every earlier write of this node was applied at every destination.
     pub fn ack(&self) -> Result<()> {
         self.sh.request(Op::Ack)?;
+        // A packet the hub refused before this ack (its refusal comes first in the
+        // hub's order) fails it.
+        let refused = self.sh.lock().refused.take();
+        if let Some((status, body)) = refused {
+            answer(status, body)?;
+        }
         // Non-blocking gets complete by the ack too (OpenSHMEM's quiet).
         crate::rma::quiet(&self.sh)
     }

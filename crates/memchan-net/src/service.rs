@@ -34,6 +34,9 @@ pub(crate) struct State {
     pub(crate) epoch: u64,
     pub(crate) events: VecDeque<MembershipEvent>,
     pub(crate) responses: HashMap<u32, (u8, Vec<u8>)>,
+    /// The first packet of ours the hub refused since the last `ack`, which fails
+    /// with it (a write fails loudly, never lost silently).
+    pub(crate) refused: Option<(u8, Vec<u8>)>,
     lost: String,
     isolated_epoch: u64,
 }
@@ -190,6 +193,7 @@ impl Shared {
                 epoch: w.epoch,
                 events: VecDeque::new(),
                 responses: HashMap::new(),
+                refused: None,
                 lost: String::new(),
                 isolated_epoch: 0,
             }),
@@ -470,10 +474,12 @@ impl Shared {
             }
             Kind::Response => match proto::get_response(payload) {
                 Ok((proto::NO_REQUEST, status, body)) => {
-                    // The hub refused a packet of ours: the library checks write
-                    // permission before it sends, so this is a node that did not.
+                    // The hub refused a packet of ours (the library checks write
+                    // permission before it sends; after a rail switch, a standby
+                    // that never learnt the segment): the next `ack` fails with it.
                     if let Err(e) = crate::node::answer(status, body.to_vec()) {
                         tracing::warn!(node = self.me.0, error = %e, "the hub refused a packet");
+                        self.lock().refused.get_or_insert((status, body.to_vec()));
                     }
                 }
                 Ok((id, status, body)) => {

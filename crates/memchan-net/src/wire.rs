@@ -121,6 +121,9 @@ pub enum Kind {
     /// hub → node (reliable, the first frame of a standby hub that took over): the
     /// new epoch and members, and the standby's numbering of the node's history.
     RailPlan = 33,
+    /// standby → active hub (control, on a mirror connection): the version of the
+    /// tables the standby now holds (`hub/mirror.rs`).
+    MirrorReceipt = 34,
 }
 
 impl Kind {
@@ -152,6 +155,7 @@ impl Kind {
             31 => RailMark,
             32 => RailResume,
             33 => RailPlan,
+            34 => MirrorReceipt,
             _ => return None,
         })
     }

@@ -20,7 +20,8 @@
 //! the count of the lines left out.
 //!
 //! A verified join leaves the gate: a node gets its link and its reading thread
-//! (`Shared::enter`), an observer its status report (sent from here, then closed).
+//! (`Shared::enter`), an observer its status report (sent from here, then closed), a
+//! standby its mirror connection (`mirror.rs`).
 
 use super::Shared;
 use crate::handshake::{self, STEP};
@@ -513,17 +514,15 @@ impl Gate {
             (k, _) => return self.refuse(slot, &format!("expected a join, got {k:?}")),
         };
         let keys = self.sh.cfg.key.link(&c.nonce, &join.node_nonce);
-        if join.role == ROLE_OBSERVER || join.role == ROLE_MIRROR {
-            let json = if join.role == ROLE_MIRROR {
-                // A standby copying the tables (dual rail).
-                serde_json::to_vec(&super::standby::Tables::of(
-                    &self.sh.lock(),
-                    self.sh.cfg.rail,
-                ))
-            } else {
-                serde_json::to_vec(&self.sh.status())
-            }
-            .unwrap_or_default();
+        if join.role == ROLE_MIRROR {
+            // A standby following the tables (dual rail): its connection stays open.
+            let mut dec = Decoder::new(Some(keys.to_hub));
+            dec.push(&c.buf[total..]);
+            let c = self.remove(slot);
+            return self.sh.add_mirror(c.sock, keys.to_node, dec, c.peer);
+        }
+        if join.role == ROLE_OBSERVER {
+            let json = serde_json::to_vec(&self.sh.status()).unwrap_or_default();
             let mut out = Vec::new();
             // The first frame of the hub-to-node direction.
             wire::encode(&mut out, &keys.to_node, 1, Kind::Response, 0, 0, &[&json]);

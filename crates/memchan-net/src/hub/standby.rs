@@ -1,6 +1,7 @@
-//! Dual rail, the standby hub's side (`rail.rs` has the design): it copies the
-//! active hub's tables every heartbeat (a connection in the [`ROLE_MIRROR`] role,
-//! answered like a status query), and when nodes come to it with their links
+//! Dual rail, the standby hub's side (`rail.rs` has the design): it keeps a
+//! connection in the [`ROLE_MIRROR`] role open to the active hub, which sends it the
+//! tables whenever they change (and every heartbeat) and waits for its receipt before
+//! it answers the node that changed them (`mirror.rs`), and when nodes come to it with their links
 //! ([`ROLE_RESUME`], then a `RailResume` frame: id, incarnation, first resent seq, rx
 //! mappings, rail report) it takes over: it adopts each node under its old id and
 //! incarnation, holds what their links resend, and once every member of the copied
@@ -9,25 +10,32 @@
 //! goes on as the cluster's hub. Members that did not come are failed, as an isolation
 //! would (lock slots cleared, `Failed` events).
 //!
-//! The copy is as old as one heartbeat: a segment created or a group made in the last
-//! heartbeat before the switch is not known here (a node's rx mappings are, from its
-//! resume). A node's barrier arrival or request the old hub handled but did not answer
-//! is not answered again, except an `ack`, which the node sends again after a switch.
+//! The copy holds every member, segment, rx set and group a node was told of, as long
+//! as this standby stayed in the active's mirror set; lock copies and barrier counts
+//! are as old as one heartbeat. A standby the active dropped (it did not confirm in
+//! time) is stale until it connects again; after a takeover it refuses a write to a
+//! segment it does not know (`Shared::route`), so the writer's next `ack` fails. A
+//! node's barrier arrival or request the old hub handled but did not answer is not
+//! answered again, except an `ack`, which the node sends again after a switch.
 
 use super::{gate, Port, Seg, Shared, Sink, State};
 use crate::handshake::{self, read_frame, STEP};
 use crate::link::{Held, Link, LinkConfig};
 use crate::proto::{event_kind, Join, ROLE_MIRROR};
 use crate::rail::{self, PlanNotice, Report, Resume};
-use crate::wire::{self, Decoder, FrameKey, Key, Kind};
+use crate::wire::{self, Decoder, FrameKey, Kind};
 use memchan_core::status::{LinkCounters, RailStatus};
 use memchan_core::{validate, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
+use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// How far above the copy's next generation a standby that took over starts.
+const GEN_GAP: u32 = 1 << 24;
 
 /// The tables a standby copies from the active hub.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -37,6 +45,9 @@ pub(super) struct Tables {
     /// packets twice.
     #[serde(default)]
     numbered: bool,
+    /// Counts the copies the active sent; the standby confirms it (`mirror.rs`).
+    #[serde(default)]
+    pub(super) version: u64,
     cluster: String,
     page_size: u32,
     epoch: u64,
@@ -78,6 +89,7 @@ impl Tables {
     pub(super) fn of(st: &State, numbered: bool) -> Tables {
         Tables {
             numbered,
+            version: 0,
             cluster: st.cluster.clone().unwrap_or_default(),
             page_size: st.page.map_or(0, |p| p.bytes() as u32),
             epoch: st.epoch,
@@ -273,41 +285,34 @@ impl Standby {
     }
 }
 
-/// The standby's copying thread: asks the active for its tables every heartbeat
-/// until nodes start resuming here.
+/// The standby's copying thread: follows the active's tables over a mirror
+/// connection, connecting again every heartbeat while it cannot, until nodes start
+/// resuming here.
 pub(super) fn mirror_loop(sh: Arc<Shared>) {
     let Some(active) = sh.cfg.standby_of.clone() else {
         return;
     };
     while !sh.stop.load(Relaxed) {
-        let copy = fetch_tables(&active, &sh.cfg.key).and_then(|t| t.check().map(|()| t));
+        let Some(why) = follow(&sh, &active) else {
+            return;
+        };
         let mut st = sh.lock();
         let Some(sb) = st.standby.as_mut() else {
             return;
         };
-        if sb.phase != Phase::Mirroring {
-            return;
+        if sb.mirror_error != why {
+            tracing::warn!(active = %active, reason = %why, "cannot copy the active hub's tables");
         }
-        match copy {
-            Ok(t) => {
-                sb.tables = Some(t);
-                sb.mirrored_at = Some(Instant::now());
-                sb.mirror_error.clear();
-            }
-            Err(why) => {
-                if sb.mirror_error != why {
-                    tracing::warn!(active = %active, reason = %why, "cannot copy the active hub's tables");
-                }
-                sb.mirror_error = why;
-            }
-        }
+        sb.mirror_error = why;
         drop(st);
         std::thread::sleep(sh.cfg.heartbeat);
     }
 }
 
-/// One copy of the active hub's tables.
-fn fetch_tables(addr: &str, key: &Key) -> Result<Tables, String> {
+/// One mirror connection: each copy of the tables is checked and kept, then
+/// confirmed (the active answers the node that changed them only after that).
+/// `None` once this standby no longer mirrors, else why the connection ended.
+fn follow(sh: &Shared, active: &str) -> Option<String> {
     let join = Join {
         hub_nonce: [0; 16],
         node_nonce: [0; 16],
@@ -319,13 +324,58 @@ fn fetch_tables(addr: &str, key: &Key) -> Result<Tables, String> {
         cluster: String::new(),
         host: String::new(),
     };
-    let (mut sock, _key, mut dec) = handshake::connect(addr, key, join)?;
-    let (h, p) =
-        read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(handshake::describe)?;
-    if h.kind != Kind::Response {
-        return Err(format!("expected the tables, got {:?}", h.kind));
+    let (mut sock, key, mut dec) = match handshake::connect(active, &sh.cfg.key, join) {
+        Ok(c) => c,
+        Err(why) => return Some(why),
+    };
+    let mut counter = 1;
+    loop {
+        // The active sends the tables every heartbeat: silence for the failure
+        // timeout is an active gone.
+        let deadline = Instant::now() + sh.cfg.failure_timeout;
+        let (h, p) = match read_frame(&mut sock, &mut dec, deadline) {
+            Ok(f) => f,
+            Err(e) => return Some(handshake::describe(e)),
+        };
+        if h.kind != Kind::Response {
+            return Some(format!("expected the tables, got {:?}", h.kind));
+        }
+        let copy = serde_json::from_slice::<Tables>(&p)
+            .map_err(|e| format!("bad tables: {e}"))
+            .and_then(|t| t.check().map(|()| t));
+        let version = {
+            let mut st = sh.lock();
+            let sb = st.standby.as_mut()?;
+            if sb.phase != Phase::Mirroring {
+                return None;
+            }
+            match copy {
+                Ok(t) => {
+                    let v = t.version;
+                    sb.tables = Some(t);
+                    sb.mirrored_at = Some(Instant::now());
+                    sb.mirror_error.clear();
+                    v
+                }
+                Err(why) => return Some(why),
+            }
+        };
+        let mut out = Vec::new();
+        let receipt = version.to_le_bytes();
+        wire::encode(
+            &mut out,
+            &key,
+            counter,
+            Kind::MirrorReceipt,
+            0,
+            0,
+            &[&receipt],
+        );
+        counter += 1;
+        if let Err(e) = sock.write_all(&out) {
+            return Some(format!("cannot confirm the copy: {e}"));
+        }
     }
-    serde_json::from_slice(&p).map_err(|e| format!("bad tables: {e}"))
 }
 
 /// The decoder a resuming node's link is read with: its `RailResume` may carry a
@@ -542,7 +592,11 @@ impl Shared {
         st.cluster = Some(t.cluster.clone());
         st.page = PageSize::from_bytes(t.page_size as usize);
         st.next_inc = st.next_inc.max(t.next_inc);
-        st.next_gen = t.next_gen;
+        // Generations from far above the copy's: a segment the active made after
+        // this standby's copy (a stale one, dropped from the mirror set) and made
+        // again here by a resent request never takes its old generation, so the old
+        // mapping's writes are refused, not delivered to an rx set that lost them.
+        st.next_gen = t.next_gen.saturating_add(GEN_GAP);
         st.segs = t
             .segs
             .iter()
@@ -695,6 +749,7 @@ mod tests {
     fn copy() -> Tables {
         Tables {
             numbered: true,
+            version: 1,
             cluster: "c".into(),
             page_size: 4096,
             epoch: 3,
