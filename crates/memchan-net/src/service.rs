@@ -20,7 +20,7 @@ use memchan_core::{
     validate, Error, EventKind, MembershipEvent, NodeId, NodeSet, PageSize, Result,
 };
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
 
@@ -62,6 +62,12 @@ pub(crate) struct Shared {
     cv: Condvar,
     pub(crate) rx: RwLock<HashMap<u32, Arc<RxMem>>>,
     pub(crate) next_req: AtomicU32,
+    /// Frames other than requests this node sent (writes, deposits, remote
+    /// operations), and how many of them the last answered ack covered: an ack with
+    /// nothing sent since is answered without the hub (a barrier is then one round
+    /// trip, not two).
+    pub(crate) sent: AtomicU64,
+    pub(crate) acked: AtomicU64,
     pub(crate) stop: AtomicBool,
     /// Application threads inside a wait, reading the link (or the hosted hub's links)
     /// themselves.
@@ -200,6 +206,8 @@ impl Shared {
             cv: Condvar::new(),
             rx: RwLock::new(HashMap::new()),
             next_req: AtomicU32::new(1),
+            sent: AtomicU64::new(0),
+            acked: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             app_reading: AtomicU32::new(0),
             wake: rustix::event::eventfd(
@@ -528,6 +536,11 @@ impl Shared {
 
     pub(crate) fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<()> {
         self.check()?;
+        if kind != Kind::Request {
+            // Counted before it is queued: an ack that reads the count after this
+            // frame was queued may cover it, one that reads it before does not skip.
+            self.sent.fetch_add(1, Ordering::SeqCst);
+        }
         match &self.up {
             Up::Link(_) => loop {
                 let Some(l) = self.link() else {

@@ -222,3 +222,38 @@ fn an_ack_fails_typed_when_a_connected_receiver_releases_nothing() {
     drop(a);
     drop(r);
 }
+
+/// An ack covers this node's own writes: a node that sent nothing since its last
+/// answered ack (here: nothing at all) is answered without the hub, so another node's
+/// backlog at a stuck receiver does not hold it (the hub's ack waits for every link).
+#[test]
+fn an_ack_with_nothing_sent_is_not_held_by_another_nodes_backlog() {
+    let (h, a, r) = cluster(false);
+    let addr = h.local_addr().to_string();
+    let key = Key::from_secret(b"backlog");
+    let c = Node::join(
+        "backlog",
+        common::node_cfg(&addr, &key, Duration::from_millis(50), FAILURE),
+    )
+    .unwrap();
+    let (a, res) = backlog_then_ack(a, &r);
+    assert!(
+        matches!(res, Err(Error::Timeout(..))),
+        "A's backlog is stuck at B: {res:?}"
+    );
+    c.ack().expect("C sent nothing: its ack waits for no one");
+    // A write after it is covered by the next ack, which asks the hub again: B holds
+    // it like A's, so that ack fails the same typed way.
+    let tx = c
+        .segment("s", 1 << 16, 0o666)
+        .unwrap()
+        .map_tx(Dest::Node(NodeId(1)), TxAttrs::default())
+        .unwrap();
+    tx.write_u64(0, 7).unwrap();
+    assert!(
+        matches!(c.ack(), Err(Error::Timeout(..))),
+        "C's write to the stuck B is not acknowledged"
+    );
+    drop((a, c));
+    drop(r);
+}

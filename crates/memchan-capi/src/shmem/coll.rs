@@ -2,8 +2,10 @@
 //! `PE_size` and a user's pSync) or a team (1.5: the team's own pSync in the library
 //! area, [`sys`](super::sys)): barrier, broadcast, collect, fcollect, reductions.
 //!
-//! **Barrier** (words 0 and 1 of pSync, which start at `SHMEM_SYNC_VALUE`, 0, and
-//! are 0 again on return): each member first completes its puts (`ack`); every
+//! **Barrier** over every PE: the cluster's barrier (as `shmem_barrier_all`), pSync
+//! untouched. Over a smaller set (words 0 and 1 of pSync, which start at
+//! `SHMEM_SYNC_VALUE`, 0, and are 0 again on return): each member first completes its
+//! puts (`ack`); every
 //! member but the set's first adds 1 to word 0 on the first and waits for its own
 //! word 1; the first waits for `size - 1`, clears word 0, and sets word 1 on each
 //! other member, after its own earlier writes to it (memchan keeps a sender's order
@@ -143,8 +145,20 @@ fn wait_word(p: &Pe, off: usize, ok: impl Fn(u64) -> bool) {
     }
 }
 
-/// The barrier of the module doc over `set`, on the pSync words at `ps`.
+/// The barrier of the module doc over `set`, on the pSync words at `ps`; over every
+/// PE, the cluster's own barrier instead.
 fn barrier(call: &str, p: &mut Handles, set: &Set, ps: usize) {
+    if set.size > 1 && set.size == p.pes.len() {
+        // Every PE is every member of the cluster: its barrier orders the puts the
+        // same way and is one request the waiting thread answers itself (through a
+        // hub one ack and one arrival, read from the link by the blocked caller),
+        // where the pSync one adds a remote fetch-add and a spinning wait for a put
+        // that a busy host's scheduler may hold back for milliseconds.
+        if let Err(e) = p.cluster.barrier() {
+            fail(call, "the barrier over every PE", e);
+        }
+        return;
+    }
     if let Err(e) = p.cluster.ack() {
         fail(call, "completing this PE's puts", e);
     }

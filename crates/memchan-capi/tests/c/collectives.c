@@ -84,6 +84,21 @@ int main(void) {
     if (me % 2 == 0) shmem_barrier(0, 1, evens, ps);
     shmem_barrier_all();
 
+    /* An active-set barrier over every PE (the cluster's barrier) completes the puts
+     * before it and leaves pSync at SHMEM_SYNC_VALUE; twice, so a put of the second
+     * round cannot be one of the first. */
+    long *ring = shmem_calloc(1, sizeof(long));
+    for (long round = 1; round <= 2; round++) {
+        shmem_long_p(ring, 100 * round + me, (me + 1) % n);
+        shmem_barrier(0, 0, n, ps);
+        long want = 100 * round + (me + n - 1) % n;
+        CHECK(*ring == want, "after full-set barrier %ld: %ld, want %ld", round, *ring, want);
+        for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+            CHECK(ps[i] == SHMEM_SYNC_VALUE, "pSync[%d] = %ld after the barrier", i, ps[i]);
+        shmem_barrier(0, 0, n, ps);
+    }
+    shmem_free(ring);
+
     /* broadcast64 from set member 1 (PE 1) to all: the root's dest stays. */
     long *bsrc = shmem_malloc(4 * sizeof(long)), *bdst = shmem_malloc(4 * sizeof(long));
     for (int i = 0; i < 4; i++) { bsrc[i] = 10 * me + i; bdst[i] = -1; }
