@@ -163,10 +163,15 @@ pub fn run(args: BenchArgs) -> Result<()> {
             // Alternate who goes first, so drift within a round does not
             // systematically favour one side.
             let memchan_first = round % 2 == 1;
+            // The N-node barriers run at the end of the round (below).
+            let pairs: Vec<_> = memchan_kinds(step)
+                .into_iter()
+                .filter(|m| m.nodes <= 2)
+                .collect();
             for memchan_turn in [memchan_first, !memchan_first] {
                 if memchan_turn {
                     run_memchan(
-                        &memchan_kinds(step),
+                        &pairs,
                         &mut launcher,
                         &cfg,
                         &mut set,
@@ -208,6 +213,25 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 pb.inc(1);
             }
         }
+        // The N-node barriers (dozens of processes on the two cores) after every
+        // step and its peers (whose own N-node runs come last among them): such runs
+        // can move this VM between its fast and slow state (a cache-line transfer of
+        // ~50 or ~250 ns), and the 2-node figures of both sides must be measured in
+        // the same one.
+        let crowds: Vec<_> = STEPS
+            .iter()
+            .flat_map(|&s| memchan_kinds(s))
+            .filter(|m| m.nodes > 2)
+            .collect();
+        run_memchan(
+            &crowds,
+            &mut launcher,
+            &cfg,
+            &mut set,
+            &pb,
+            &msg,
+            &mut failures,
+        );
         if let Some(u) = ucx_peer
             .as_ref()
             .filter(|_| !(args.peers_once && round > 0))
