@@ -1632,17 +1632,7 @@ fn seg_info(i: usize, s: &Seg) -> SegInfo {
 
 /// Asks the hub at `addr` for its status (what `memchan status` shows).
 pub fn query_status(addr: &str, key: &Key) -> Result<ClusterStatus, String> {
-    let join = Join {
-        hub_nonce: [0; 16],
-        node_nonce: [0; 16],
-        role: ROLE_OBSERVER,
-        page_size: 0,
-        pid: std::process::id(),
-        uid: 0,
-        gid: 0,
-        cluster: String::new(),
-        host: String::new(),
-    };
+    let join = Join::service(ROLE_OBSERVER);
     let (mut sock, _key, mut dec) = handshake::connect(addr, key, join)?;
     let (h, p) =
         read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(handshake::describe)?;

@@ -25,7 +25,7 @@ pub struct Join {
     pub hub_nonce: [u8; 16],
     /// The node's nonce (link key).
     pub node_nonce: [u8; 16],
-    /// [`ROLE_NODE`] or [`ROLE_OBSERVER`].
+    /// [`ROLE_NODE`], [`ROLE_OBSERVER`], [`ROLE_MIRROR`] or [`ROLE_RESUME`].
     pub role: u8,
     /// Wanted page size (0: accept the cluster's).
     pub page_size: u32,
@@ -42,6 +42,23 @@ pub struct Join {
 }
 
 impl Join {
+    /// The join of a connection that is not a node (`role`: an observer's status
+    /// query, a standby's mirror): no cluster, no page size, no ids but the pid;
+    /// `handshake::connect` fills the nonces.
+    pub fn service(role: u8) -> Join {
+        Join {
+            hub_nonce: [0; 16],
+            node_nonce: [0; 16],
+            role,
+            page_size: 0,
+            pid: std::process::id(),
+            uid: 0,
+            gid: 0,
+            cluster: String::new(),
+            host: String::new(),
+        }
+    }
+
     /// Encodes.
     pub fn put(&self) -> Vec<u8> {
         Put::new()

@@ -313,17 +313,7 @@ pub(super) fn mirror_loop(sh: Arc<Shared>) {
 /// confirmed (the active answers the node that changed them only after that).
 /// `None` once this standby no longer mirrors, else why the connection ended.
 fn follow(sh: &Shared, active: &str) -> Option<String> {
-    let join = Join {
-        hub_nonce: [0; 16],
-        node_nonce: [0; 16],
-        role: ROLE_MIRROR,
-        page_size: 0,
-        pid: std::process::id(),
-        uid: 0,
-        gid: 0,
-        cluster: String::new(),
-        host: String::new(),
-    };
+    let join = Join::service(ROLE_MIRROR);
     let (mut sock, key, mut dec) = match handshake::connect(active, &sh.cfg.key, join) {
         Ok(c) => c,
         Err(why) => return Some(why),
