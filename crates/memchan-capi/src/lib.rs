@@ -30,9 +30,11 @@
 //!
 //! **Errors.** OpenSHMEM calls return no errors: a failure prints
 //! `memchan shmem: CALL: PROBLEM` on stderr and exits the PE with status 1 (which
-//! `memchan run` turns into the job's exit code, ending the other PEs).
+//! `memchan run` turns into the job's exit code, ending the other PEs). What the
+//! library reports on its own goes through `tracing` to stderr ([`log`]).
 
 mod heap;
+mod log;
 /// The native API, `include/memchan.h`.
 mod native;
 mod shmem;
@@ -191,6 +193,7 @@ fn first_call(call: &str) -> Handles {
 
 fn init() -> Pe {
     const CALL: &str = "shmem_init";
+    log::init();
     let rank = match memchan_launch::rank_from_env(|k| std::env::var(k).ok()) {
         Ok(Some(r)) => r,
         Ok(None) => die(CALL, "no rank in the environment (MEMCHAN_RANK/MEMCHAN_SIZE, SLURM_PROCID/SLURM_NTASKS, PMI_RANK/PMI_SIZE): start the program with `memchan run -n N`"),

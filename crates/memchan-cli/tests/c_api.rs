@@ -23,6 +23,7 @@ fn run(args: &[&str], prog: &CProgram, env: &[(&str, &str)]) -> Output {
         // tests at once is heavy for a shared CI host; `default_heap_is_256_mib`
         // checks the default on its own.
         .env("SHMEM_SYMMETRIC_SIZE", "32M")
+        .env_remove("MEMCHAN_LOG")
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
@@ -51,6 +52,35 @@ fn hello_shmem_puts_gets_and_adds_across_pes() {
             );
         }
     }
+}
+
+/// The library's own reports reach a C program's stderr through `MEMCHAN_LOG`: each PE
+/// logs its join at debug level when asked, and nothing below a warning when not.
+#[test]
+fn memchan_log_shows_the_library_s_reports_in_a_c_program() {
+    let prog = CProgram::build("hello_shmem", FLAGS);
+    let joined = |stderr: &str| {
+        stderr
+            .lines()
+            .filter(|l| l.contains("memchan_shm") && l.contains("joined"))
+            .count()
+    };
+    let out = run(
+        &["-n", "2", "--oversubscribe"],
+        &prog,
+        &[("MEMCHAN_LOG", "memchan_shm=debug")],
+    );
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{:?}\nstderr:\n{stderr}", out.status);
+    assert_eq!(joined(&stderr), 2, "one join line per PE:\n{stderr}");
+    let out = run(&["-n", "2", "--oversubscribe"], &prog, &[]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{:?}\nstderr:\n{stderr}", out.status);
+    assert_eq!(
+        joined(&stderr),
+        0,
+        "debug lines without MEMCHAN_LOG:\n{stderr}"
+    );
 }
 
 /// `tests/c/NAME.c` under `memchan run -n N` (plus `env`): every PE exits 0 and

@@ -318,7 +318,14 @@ impl Inner {
                 std::thread::sleep(Duration::from_millis(1));
                 continue;
             }
-            return Self::join_locked(name, ctl, cfg, deadline);
+            let inner = Self::join_locked(name, ctl, cfg, deadline)?;
+            tracing::debug!(
+                cluster = name,
+                node = inner.local.me.0,
+                incarnation = inner.local.incarnation,
+                "joined"
+            );
+            return Ok(inner);
         }
         Err(Error::Invalid {
             what: "cluster",

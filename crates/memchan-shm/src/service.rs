@@ -322,6 +322,18 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
             Some(Behind::Nobody) => true,
         };
         if (gone || silent) && watch.failing.insert((n, inc)) {
+            tracing::warn!(
+                cluster = %inner.local.cluster,
+                node = n,
+                incarnation = inc,
+                heartbeat_age_ms = now.saturating_sub(hb) / 1_000_000,
+                "declaring a node failed: {}",
+                if gone {
+                    "its process is gone"
+                } else {
+                    "its heartbeat is stale and its process made no progress"
+                }
+            );
             let _ = jobs.send(Job::Fail { slot: n, inc });
         }
     }

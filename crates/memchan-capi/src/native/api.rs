@@ -228,6 +228,7 @@ pub unsafe extern "C" fn memchan_join(name: *const c_char, out: *mut memchan_clu
         if out.is_null() {
             return Err(invalid("out", "null pointer"));
         }
+        crate::log::init();
         let c = Cluster::join(name)?;
         let id = insert(Obj::Cluster(Arc::new(c)));
         // SAFETY: checked not null above; the caller promises it is writable.

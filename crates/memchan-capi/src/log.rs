@@ -1,0 +1,35 @@
+//! The library's logs in a C program. memchan's crates report through `tracing`
+//! (a peer declared failed, a node isolated, a lost hub, a retried handshake); a Rust
+//! binary installs the subscriber, but a C program has none, so without this those
+//! reports vanish and a PE that dies in `shmem_init` says only its last error.
+//!
+//! The first `shmem_init` / `start_pes` or `memchan_join` installs one: lines to stderr,
+//! as `memchan hub` writes them, filtered by `MEMCHAN_LOG` (the same variable and
+//! syntax as the `memchan` binary: `debug`, `warn,memchan_shm=debug`, ...); warnings and
+//! errors only when it is unset, so a healthy job prints nothing. `memchan run
+//! --tag-output` prefixes each line with its rank.
+
+use std::io::IsTerminal;
+use std::sync::Once;
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::EnvFilter;
+
+/// The variable holding the log filter.
+pub(crate) const LOG_ENV: &str = "MEMCHAN_LOG";
+
+/// Installs the subscriber, once per process. A program that already installed one
+/// (a Rust host linking the library) keeps its own.
+pub(crate) fn init() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let filter = EnvFilter::builder()
+            .with_default_directive(LevelFilter::WARN.into())
+            .with_env_var(LOG_ENV)
+            .from_env_lossy();
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init();
+    });
+}
