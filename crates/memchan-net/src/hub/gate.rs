@@ -53,6 +53,8 @@ const ACCEPT_BATCH: usize = 256;
 const DRAIN: usize = 64 * 1024;
 /// How long accepting pauses when the process is out of descriptors or memory.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
+/// The gate thread's nice value: below the members' threads (nice 0), above idle.
+const GATE_NICE: i32 = 10;
 /// The epoll token of the listener (a connection's is its serial and slot).
 const LISTENER: u64 = u64::MAX;
 
@@ -198,6 +200,14 @@ impl Gate {
 
     /// Serves connections until the hub stops.
     pub(super) fn run(mut self) {
+        // Strangers' connections must not take the CPU from members' traffic: on a
+        // busy host (the hub's own cores shared with the nodes' threads, or a flood
+        // of connects) the kernel runs the members' reading threads first. Linux
+        // keeps a nice value per thread, so this lowers the gate alone. A failure
+        // (a container that forbids it) leaves the gate as it was.
+        if let Err(e) = rustix::process::setpriority_process(None, GATE_NICE) {
+            tracing::debug!(error = %e, "the gate keeps its scheduling priority");
+        }
         let mut events = Vec::with_capacity(256);
         while !self.sh.stop.load(Relaxed) {
             let now = Instant::now();
