@@ -77,6 +77,7 @@ impl Shared {
         // link (a frame of the old link handled late is dropped, see `rail_deliver`).
         let rail = self.rail_lock();
         let held = old.take_held();
+        self.rma.forget_replies();
         let report = rail.report(self.me.0, held.seqs_of(Kind::Data));
         let rx = self
             .rx

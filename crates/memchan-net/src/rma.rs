@@ -26,8 +26,8 @@ use crate::service::{Reading, Shared};
 use crate::wire::{Get, Kind, Put, WireError};
 use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
 use memchan_core::{Error, NodeId, Result};
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -139,15 +139,64 @@ impl Request {
     }
 }
 
-/// What the hub asks the target (`Kind::RmaServe`): (token, seg, gen, offset, what).
-pub fn serve_payload(token: u64, seg: u32, gen: u32, offset: u64, what: What) -> Vec<u8> {
-    what.put(Put::new().u64(token).u32(seg).u32(gen).u64(offset))
-        .0
+/// Who asked: the origin node, its incarnation and its request id. The target keys
+/// the answers of atomics by it, so that a request that reaches it twice (resent at a
+/// dual rail switch) is applied once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Asker {
+    /// The origin node.
+    pub node: NodeId,
+    /// Its incarnation.
+    pub inc: u64,
+    /// Its request id.
+    pub req: u32,
 }
 
-fn get_serve(b: &[u8]) -> std::result::Result<(u64, u32, u32, u64, What), WireError> {
+/// What the hub asks the target (`Kind::RmaServe`): (token, asker, seg, gen, offset,
+/// what).
+pub fn serve_payload(
+    token: u64,
+    asker: Asker,
+    seg: u32,
+    gen: u32,
+    offset: u64,
+    what: What,
+) -> Vec<u8> {
+    let p = Put::new()
+        .u64(token)
+        .u16(asker.node.0)
+        .u64(asker.inc)
+        .u32(asker.req)
+        .u32(seg)
+        .u32(gen)
+        .u64(offset);
+    what.put(p).0
+}
+
+/// A decoded `RmaServe`.
+struct Serve {
+    token: u64,
+    asker: Asker,
+    seg: u32,
+    gen: u32,
+    offset: u64,
+    what: What,
+}
+
+fn get_serve(b: &[u8]) -> std::result::Result<Serve, WireError> {
     let mut g = Get::new(b, "rma serve");
-    Ok((g.u64()?, g.u32()?, g.u32()?, g.u64()?, What::get(&mut g)?))
+    Ok(Serve {
+        token: g.u64()?,
+        asker: Asker {
+            node: NodeId(g.u16()?),
+            inc: g.u64()?,
+            req: g.u32()?,
+        },
+        seg: g.u32()?,
+        gen: g.u32()?,
+        offset: g.u64()?,
+        what: What::get(&mut g)?,
+    })
 }
 
 /// The target's answer (`Kind::RmaDone`): (token, status, body).
@@ -167,26 +216,82 @@ pub fn get_done(b: &[u8]) -> std::result::Result<(u64, u8, &[u8]), WireError> {
 /// Serves an `RmaServe` from this node's receive memory; the `RmaDone` payload to
 /// send back. What the hub sent is checked again here: bounds, alignment, that this
 /// node maps the segment (at that generation), that every page allows remote access.
+///
+/// An atomic is applied once per asker: its answer is kept ([`Answered`]) and a
+/// request that comes again gets the kept answer. Gets are served again (a later
+/// read is as good an answer as the lost one).
 pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
-    let (token, seg, gen, offset, what) = match get_serve(payload) {
+    let s = match get_serve(payload) {
         Ok(s) => s,
         Err(e) => {
             tracing::warn!(node = sh.me.0, error = %e, "malformed remote access dropped");
             return None;
         }
     };
+    let mut answered = matches!(s.what, What::Atomic(..))
+        .then(|| sh.rma.answered.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some((status, body)) = answered.as_ref().and_then(|a| a.get(s.asker)) {
+        return Some(done_payload(s.token, status, body));
+    }
     let mem = sh
         .rx
         .read()
         .unwrap_or_else(|e| e.into_inner())
-        .get(&seg)
-        .filter(|m| m.gen == gen)
+        .get(&s.seg)
+        .filter(|m| m.gen == s.gen)
         .cloned();
     let (status, body) = match mem {
         None => (code::NOT_MAPPED, Put::new().u16(sh.me.0).0),
-        Some(m) => execute(&m, sh.me, offset, what),
+        Some(m) => execute(&m, sh.me, s.offset, s.what),
     };
-    Some(done_payload(token, status, &body))
+    let done = done_payload(s.token, status, &body);
+    if let Some(a) = answered.as_mut() {
+        a.keep(s.asker, status, body);
+    }
+    Some(done)
+}
+
+/// The answers of the atomics this node applied, the last [`Answered::PER_ASKER`] of
+/// each origin (incarnation), so that one asked twice is applied once. An origin
+/// waits for each atomic before it sends its next one from that thread, so only a
+/// few of its requests can be in flight at once; the bound is far above that.
+#[derive(Default)]
+pub(crate) struct Answered {
+    /// Per origin: its incarnation and its kept answers, oldest first.
+    by_origin: HashMap<NodeId, (u64, VecDeque<Kept>)>,
+}
+
+/// A kept answer: (request id, status, body).
+type Kept = (u32, u8, Vec<u8>);
+
+impl Answered {
+    /// Answers kept per origin.
+    const PER_ASKER: usize = 256;
+
+    fn get(&self, a: Asker) -> Option<(u8, &[u8])> {
+        let (inc, kept) = self.by_origin.get(&a.node)?;
+        if *inc != a.inc {
+            return None;
+        }
+        kept.iter()
+            .find(|(req, ..)| *req == a.req)
+            .map(|(_, status, body)| (*status, body.as_slice()))
+    }
+
+    fn keep(&mut self, a: Asker, status: u8, body: Vec<u8>) {
+        let e = self
+            .by_origin
+            .entry(a.node)
+            .or_insert_with(|| (a.inc, VecDeque::new()));
+        if e.0 != a.inc {
+            // A new incarnation of the origin: the old one's answers are void.
+            *e = (a.inc, VecDeque::new());
+        }
+        if e.1.len() == Self::PER_ASKER {
+            e.1.pop_front();
+        }
+        e.1.push_back((a.req, status, body));
+    }
 }
 
 fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
@@ -235,9 +340,70 @@ pub(crate) struct RmaState {
     /// `abandoned`: its answer is thrown away when it comes.
     outstanding: Mutex<(HashSet<u32>, HashSet<u32>)>,
     replies: Mutex<Vec<Vec<u8>>>,
+    /// Held while an atomic is looked up, applied and kept (two link readers may
+    /// serve the two copies of one request at once).
+    answered: Mutex<Answered>,
+    /// With a standby hub, until the switch: the requests sent and not yet answered
+    /// (id -> payload), asked again at the standby once this node switched (the old
+    /// hub may have taken one and been lost before its answer came back).
+    unanswered: Mutex<HashMap<u32, Vec<u8>>>,
+    /// Set once the unanswered requests were asked again.
+    asked_again: AtomicBool,
 }
 
 impl RmaState {
+    /// Request `id` was sent: kept for a switch, if this node has a standby hub and
+    /// has not switched yet (one switch per node).
+    fn in_flight(&self, sh: &Shared, id: u32, payload: &[u8]) {
+        if sh.standby.is_some() && !self.asked_again.load(Ordering::Acquire) {
+            self.unanswered
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id, payload.to_vec());
+        }
+    }
+
+    /// Request `id` has its answer.
+    fn answered_here(&self, id: u32) {
+        if !self.asked_again.load(Ordering::Acquire) {
+            self.unanswered
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+        }
+    }
+
+    /// After a switch, sends every request still unanswered to the standby, once (by
+    /// whichever waiting thread sees the switch first). The target applies an atomic
+    /// asked twice once and answers it again ([`Answered`]); a get is read again. An
+    /// answer that then comes twice leaves its second copy unclaimed.
+    fn ask_again_after_switch(&self, sh: &Shared) {
+        if sh.standby.is_none() || self.asked_again.load(Ordering::Acquire) {
+            return;
+        }
+        if !sh.rail_switched() {
+            return;
+        }
+        let mut u = self.unanswered.lock().unwrap_or_else(|e| e.into_inner());
+        if self.asked_again.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let mut all: Vec<(u32, Vec<u8>)> = u.drain().collect();
+        drop(u);
+        // In the order they were first sent (ids grow, wrapping aside).
+        all.sort_unstable_by_key(|(id, _)| *id);
+        tracing::info!(
+            node = sh.me.0,
+            requests = all.len(),
+            "asking unanswered remote accesses again at the standby hub"
+        );
+        for (id, payload) in all {
+            if let Err(e) = sh.send(Kind::RmaRequest, &[&payload]) {
+                tracing::warn!(node = sh.me.0, request = id, error = %e, "could not ask a remote access again at the standby hub");
+            }
+        }
+    }
+
     /// Queues an answer (called while the link is being read: sending there could
     /// wait for releases that only the same read brings).
     pub(crate) fn queue(&self, done: Vec<u8>) {
@@ -245,6 +411,15 @@ impl RmaState {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(done);
+    }
+
+    /// Drops the queued answers: at a rail switch they answer the lost hub's tokens,
+    /// which the standby never sent (the origins ask again).
+    pub(crate) fn forget_replies(&self) {
+        self.replies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     /// Sends the queued answers up the link.
@@ -290,6 +465,7 @@ pub(crate) fn quiet(sh: &Shared) -> Result<()> {
             return Ok(());
         }
         sh.check()?;
+        sh.rma.ask_again_after_switch(sh);
         sh.progress(Duration::from_millis(100));
     }
 }
@@ -359,7 +535,9 @@ impl Rma {
             offset: offset as u64,
             what,
         };
-        self.sh.send(Kind::RmaRequest, &[&r.put()])?;
+        let payload = r.put();
+        self.sh.rma.in_flight(&self.sh, req, &payload);
+        self.sh.send(Kind::RmaRequest, &[&payload])?;
         Ok(req)
     }
 
@@ -462,9 +640,11 @@ fn finish(sh: &Shared, segment: &str, node: NodeId, id: u32, len: usize) -> Resu
                 break r;
             }
             sh.check()?;
+            sh.rma.ask_again_after_switch(sh);
             sh.progress(Duration::from_millis(100));
         }
     };
+    sh.rma.answered_here(id);
     let node_of = |b: &[u8]| NodeId(Get::new(b, "node").u16().unwrap_or(node.0));
     match status {
         code::OK if body.len() == len => Ok(body),
@@ -602,8 +782,39 @@ mod tests {
         bad[22] = 9; // neither get nor atomic
         assert!(Request::get(&bad).is_err());
         assert!(Request::get(&r.put()[..10]).is_err());
-        let s = serve_payload(5, 1, 2, 8, What::Get(8));
-        assert_eq!(get_serve(&s).unwrap(), (5, 1, 2, 8, What::Get(8)));
+        let asker = Asker {
+            node: NodeId(3),
+            inc: 77,
+            req: 9,
+        };
+        let s = get_serve(&serve_payload(5, asker, 1, 2, 8, What::Get(8))).unwrap();
+        let got = (s.token, s.asker, s.seg, s.gen, s.offset, s.what);
+        assert_eq!(got, (5, asker, 1, 2, 8, What::Get(8)));
+    }
+
+    #[test]
+    fn an_atomic_asked_again_gets_the_kept_answer_and_a_new_incarnation_does_not() {
+        let mut a = Answered::default();
+        let asker = |inc, req| Asker {
+            node: NodeId(2),
+            inc,
+            req,
+        };
+        a.keep(asker(1, 10), code::OK, vec![1]);
+        assert_eq!(a.get(asker(1, 10)), Some((code::OK, &[1u8][..])));
+        assert_eq!(a.get(asker(1, 11)), None);
+        assert_eq!(a.get(asker(2, 10)), None, "another incarnation's request");
+        a.keep(asker(2, 10), code::OK, vec![2]);
+        assert_eq!(
+            a.get(asker(1, 10)),
+            None,
+            "the old incarnation's answers are void"
+        );
+        for req in 0..Answered::PER_ASKER as u32 + 1 {
+            a.keep(asker(2, 100 + req), code::OK, vec![]);
+        }
+        assert_eq!(a.get(asker(2, 100)), None, "the oldest answer made room");
+        assert!(a.get(asker(2, 101)).is_some());
     }
 
     #[test]

@@ -41,8 +41,9 @@ use std::fmt;
 /// Frame magic.
 pub const MAGIC: [u8; 4] = *b"MCHN";
 /// The protocol version this build speaks. Both ends must match exactly. (2: the
-/// frame counter, per-direction keys and the AEGIS MAC.)
-pub const VERSION: u16 = 2;
+/// frame counter, per-direction keys and the AEGIS MAC; 3: `RmaServe` names the
+/// origin and its request.)
+pub const VERSION: u16 = 3;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.

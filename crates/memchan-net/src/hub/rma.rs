@@ -8,7 +8,7 @@
 
 use super::{Port, Shared, Sink, State};
 use crate::proto::code;
-use crate::rma::{serve_payload, Request};
+use crate::rma::{serve_payload, Asker, Request};
 use crate::wire::{Kind, Put};
 use memchan_core::{Error, NodeId};
 use std::collections::HashMap;
@@ -30,10 +30,24 @@ struct Entry {
 }
 
 /// The requests under way, by token.
-#[derive(Default)]
 pub(super) struct Table {
     next: u64,
     open: HashMap<u64, Entry>,
+}
+
+impl Default for Table {
+    /// Tokens start at a random number: a target that served a request of a lost
+    /// active hub may send its answer to the standby after a rail switch, and that
+    /// token must not name one of the standby's own requests (it would answer the
+    /// wrong origin). The standby drops it as never sent.
+    fn default() -> Table {
+        let mut b = [0u8; 8];
+        let next = getrandom::fill(&mut b).map_or(0, |()| u64::from_le_bytes(b) >> 1);
+        Table {
+            next,
+            open: HashMap::new(),
+        }
+    }
 }
 
 impl Shared {
@@ -82,8 +96,13 @@ impl Shared {
             return st.respond(n, r.req, code::NOT_MAPPED, &Put::new().u16(r.target.0).0);
         }
         let token = st.rma.next;
-        st.rma.next += 1;
-        let serve = serve_payload(token, r.seg, r.gen, r.offset, r.what);
+        st.rma.next = st.rma.next.wrapping_add(1);
+        let asker = Asker {
+            node: n,
+            inc,
+            req: r.req,
+        };
+        let serve = serve_payload(token, asker, r.seg, r.gen, r.offset, r.what);
         if let Some(Some(Port {
             sink: Sink::Local(lp),
             ..
@@ -168,7 +187,9 @@ impl Shared {
             .get(&token)
             .is_some_and(|e| e.target == n && Some(e.target_inc) == inc);
         if !mine {
-            tracing::warn!(
+            // Dropped, harmless. After a rail switch a target's link resends the
+            // answers the lost hub had not released: expected, so not a warning.
+            tracing::debug!(
                 node = n.0,
                 token,
                 "answer to a remote access never sent to it"
