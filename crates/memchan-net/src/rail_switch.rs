@@ -78,7 +78,11 @@ impl Shared {
         let rail = self.rail_lock();
         let held = old.take_held();
         self.rma.forget_replies();
-        let report = rail.report(self.me.0, held.seqs_of(Kind::Data));
+        // Packets and deposits alike are numbered in the hub's order.
+        let mut packets = held.seqs_of(Kind::Data);
+        packets.extend(held.seqs_of(Kind::Deposit));
+        packets.sort_unstable();
+        let report = rail.report(self.me.0, packets);
         let rx = self
             .rx
             .read()

@@ -149,8 +149,8 @@ struct NodeHandler<'a>(&'a Shared);
 
 impl Handler for NodeHandler<'_> {
     fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
-        if kind == Kind::RailDeliver {
-            self.0.rail_deliver(link, payload);
+        if kind == Kind::RailDeliver || kind == Kind::RailDeposit {
+            self.0.rail_deliver(link, kind, payload);
         } else {
             self.0.on_frame(kind, payload);
         }
@@ -409,9 +409,12 @@ impl Shared {
         self.rail.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A Deliver numbered for dual rail, read from `link`: applied unless this node
-    /// applied it already (ordered again after a switch of hubs), and recorded.
-    fn rail_deliver(&self, link: &Link, payload: &[u8]) {
+    /// A Deliver or DepositDeliver (`kind` `RailDeliver` or `RailDeposit`) numbered
+    /// for dual rail, read from `link`: applied unless this node applied it already
+    /// (ordered again after a switch of hubs), and recorded. A conditional write
+    /// applied before the switch is not answered again: its origin gets
+    /// `Outcome::Lost` for this node from the standby.
+    fn rail_deliver(&self, link: &Link, kind: Kind, payload: &[u8]) {
         let Ok((oseq, gseq, deliver)) = crate::rail::get_rail_deliver(payload) else {
             tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
             return;
@@ -435,7 +438,11 @@ impl Shared {
             return;
         }
         drop(rail);
-        self.deliver(seg, gen, offset, data);
+        if kind == Kind::RailDeposit {
+            self.deposit_deliver(deliver);
+        } else {
+            self.deliver(seg, gen, offset, data);
+        }
     }
 
     /// Wakes the application threads reading the link (in a wait or a request) other

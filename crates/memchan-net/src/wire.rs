@@ -125,6 +125,9 @@ pub enum Kind {
     /// standby → active hub (control, on a mirror connection): the version of the
     /// tables the standby now holds (`hub/mirror.rs`).
     MirrorReceipt = 34,
+    /// hub → node (reliable): a DepositDeliver numbered for a standby hub, as
+    /// `RailDeliver` numbers a Deliver.
+    RailDeposit = 35,
 }
 
 impl Kind {
@@ -157,6 +160,7 @@ impl Kind {
             32 => RailResume,
             33 => RailPlan,
             34 => MirrorReceipt,
+            35 => RailDeposit,
             _ => return None,
         })
     }
@@ -178,6 +182,7 @@ impl Kind {
                 | Kind::RmaServe
                 | Kind::RmaDone
                 | Kind::RailDeliver
+                | Kind::RailDeposit
                 | Kind::RailPlan
         )
     }

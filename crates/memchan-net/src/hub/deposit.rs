@@ -151,9 +151,21 @@ impl Shared {
             }
         }
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
+        // Dual rail: numbered as `data` numbers a packet, so that a standby that
+        // orders it again after a switch does not have it applied twice.
+        let rail = if self.cfg.rail && seq != 0 {
+            st.gseq += 1;
+            Some(crate::rail::rail_head(seq, st.gseq))
+        } else {
+            None
+        };
         let mut outstanding = 0;
         for t in to.iter() {
-            if let Some(ds) = st.send(t, Kind::DepositDeliver, &[&head, d.data]) {
+            let sent = match &rail {
+                Some(r) => st.send(t, Kind::RailDeposit, &[r, &head, d.data]),
+                None => st.send(t, Kind::DepositDeliver, &[&head, d.data]),
+            };
+            if let Some(ds) = sent {
                 if let Some(Some(p)) = st.ports.get_mut(t.index()) {
                     p.owed.push_back((ds, n.0, seq));
                     outstanding += 1;

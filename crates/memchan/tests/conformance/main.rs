@@ -59,7 +59,7 @@ fn worker() {
         "rma-peer" => peer_memory::worker(&a),
         "hub" => multihost::hub_worker(&a),
         "railhub" => rail::hub_worker(&a),
-        "railatom" => rail::atomic_worker(&a),
+        "railcount" => rail::count_worker(&a),
         "relay" => multihost::relay_worker(&a),
         "mh" => multihost::node_worker(&a),
         "clock" => clock::worker(&a),

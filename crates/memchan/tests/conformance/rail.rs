@@ -11,7 +11,7 @@
 
 use crate::multihost::{port_of, serial, TempDir};
 use crate::ordering;
-use memchan::{AtomicOp, Cluster, Config, Dest, RxAttrs, TxAttrs};
+use memchan::{AtomicOp, Cluster, Config, Dest, RxAttrs, SignalOp, TxAttrs};
 use memchan_core::status::ClusterStatus;
 use memchan_net::hub::{query_status, Hub, HubConfig};
 use memchan_net::wire::Key;
@@ -274,13 +274,15 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     standby.kill9();
 }
 
-/// Role `railatom`: `cluster nodes adds out_dir ft_ms`. Maps the segment `atom` rx
-/// with remote reads, then fetch-adds 1 to word 0 of the lowest member's copy `adds`
-/// times, writes the values it got to `out_dir/atomN`, prints `DONE`, holds until
-/// `out_dir/go`, and after a barrier prints `COUNT v`: the word as a remote fetch reads
-/// it, once every node's adds returned.
-pub fn atomic_worker(a: &[String]) {
-    let (name, nodes, adds, out) = (
+/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal)`. Maps the
+/// segment `count` rx with remote reads, then adds 1 to word 0 of the lowest member's
+/// copy `ops` times: with `atomic` as a remote fetch-add (the values it got go to
+/// `out_dir/countN`), with `signal` as a put-with-signal deposit (the put writes the
+/// op's number into the node's own word `1 + N`, the signal adds 1 to word 0), then
+/// an `ack`. Prints `DONE`, holds until `out_dir/go`, and after a barrier prints
+/// `COUNT v LAST w`: word 0 and its own word as remote fetches read them.
+pub fn count_worker(a: &[String]) {
+    let (name, nodes, ops, out) = (
         &a[0],
         a[1].parse::<usize>().unwrap(),
         a[2].parse::<u64>().unwrap(),
@@ -290,26 +292,38 @@ pub fn atomic_worker(a: &[String]) {
         failure_timeout: Duration::from_millis(a[4].parse().unwrap()),
         ..Config::default()
     };
+    let signal = a[5] == "signal";
     let c = Cluster::join_with(name, cfg).unwrap();
     c.wait_for_members(nodes, Duration::from_secs(30)).unwrap();
-    let seg = c.segment("atom", 4096, 0o600).unwrap();
+    let me = c.node_id();
+    let seg = c.segment("count", 4096, 0o600).unwrap();
     let open = RxAttrs {
         remote_read: true,
         ..RxAttrs::default()
     };
     let _rx = seg.map_rx_with(open).unwrap();
-    c.barrier().unwrap(); // every copy exists before any atomic
+    c.barrier().unwrap(); // every copy exists before any operation
     let target = c.members().into_iter().min().unwrap();
     let rma = seg.rma().unwrap();
-    let mut got = String::new();
-    for k in 0..adds {
-        let v = rma
-            .atomic_u64(target, 0, AtomicOp::FetchAdd(1))
-            .unwrap_or_else(|e| panic!("node {}: fetch-add {k}: {e}", c.node_id().0));
-        got.push_str(&format!("{v}\n"));
+    let own = 8 * (1 + usize::from(me.0));
+    if signal {
+        let tx = seg.map_tx(Dest::Node(target), TxAttrs::default()).unwrap();
+        for k in 0..ops {
+            tx.put_signal(own, &k.to_le_bytes(), 0, SignalOp::Add, 1)
+                .unwrap_or_else(|e| panic!("node {}: put_signal {k}: {e}", me.0));
+        }
+        c.ack().unwrap();
+    } else {
+        let mut got = String::new();
+        for k in 0..ops {
+            let v = rma
+                .atomic_u64(target, 0, AtomicOp::FetchAdd(1))
+                .unwrap_or_else(|e| panic!("node {}: fetch-add {k}: {e}", me.0));
+            got.push_str(&format!("{v}\n"));
+        }
+        std::fs::write(out.join(format!("count{}", me.0)), got).unwrap();
     }
-    std::fs::write(out.join(format!("atom{}", c.node_id().0)), got).unwrap();
-    println!("DONE node={}", c.node_id().0);
+    println!("DONE node={}", me.0);
     let go = out.join(ordering::GO_FILE);
     let t0 = Instant::now();
     while !go.exists() {
@@ -317,23 +331,19 @@ pub fn atomic_worker(a: &[String]) {
         std::thread::sleep(Duration::from_millis(10));
     }
     c.barrier().unwrap();
-    println!(
-        "COUNT {}",
-        rma.atomic_u64(target, 0, AtomicOp::Fetch).unwrap()
-    );
+    let fetch = |at| rma.atomic_u64(target, at, AtomicOp::Fetch).unwrap();
+    println!("COUNT {} LAST {}", fetch(0), fetch(own));
     c.barrier().unwrap();
 }
 
-/// Remote atomics in flight while the active hub is SIGKILLed: 4 nodes on 2 hosts
-/// fetch-add on one word of the lowest member's copy through the switch. Every
-/// fetch-add must be applied exactly once and answered once: no error, the final
-/// word is the number of adds, and the values returned are each number below it
-/// once (an add applied twice leaves the word too high and a value missing; one
-/// lost, a value returned twice or never an answer).
-#[test]
-fn rail_switch_applies_every_remote_atomic_exactly_once() {
-    const ADDS: u64 = 3000;
-    let tag = "ratom";
+/// Operations that add 1 to one word of the lowest member's copy, in flight while
+/// the active hub is SIGKILLed: 4 nodes on 2 hosts, `OPS` each. Every one must be
+/// applied exactly once: no error, and the word ends at the number of operations (one
+/// applied twice leaves it too high, one lost too low). Remote fetch-adds must also
+/// return each number below it once; a put with signal's put must leave each node's
+/// last value.
+fn switch_under_counting(tag: &str, mode: &str) {
+    const OPS: u64 = 3000;
     let _one = serial();
     let mut topo = Topology::new(tag, 2);
     let rail2 = topo.add_second_rail();
@@ -355,9 +365,10 @@ fn rail_switch_applies_every_remote_atomic_exactly_once() {
     let args = vec![
         name.clone(),
         NODES.to_string(),
-        ADDS.to_string(),
+        OPS.to_string(),
         dir.0.display().to_string(),
         FT_MS.to_string(),
+        mode.to_string(),
     ];
     let mut ws: Vec<Worker> = (0..usize::from(NODES))
         .map(|i| {
@@ -369,7 +380,7 @@ fn rail_switch_applies_every_remote_atomic_exactly_once() {
             );
             topo.worker(
                 &topo.hosts[h].ns,
-                "railatom",
+                "railcount",
                 &args,
                 &[("MEMCHAN_HUB", hubs)],
             )
@@ -381,7 +392,7 @@ fn rail_switch_applies_every_remote_atomic_exactly_once() {
             && st
                 .segments
                 .iter()
-                .any(|s| s.name == "atom" && s.rx.len() == usize::from(NODES))
+                .any(|s| s.name == "count" && s.rx.len() == usize::from(NODES))
     });
     let set_up = Instant::now();
     poll("the standby's copy of the tables", || {
@@ -398,10 +409,10 @@ fn rail_switch_applies_every_remote_atomic_exactly_once() {
             .map(|m| m.hub_side.frames_rx)
             .sum()
     };
-    // A remote fetch-add is two frames at the hub (the request, the target's answer);
-    // three of the four nodes are remote to the word.
+    // At least one frame per operation of the three nodes remote to the word (a
+    // fetch-add is two: the request and the target's answer).
     let base = frames();
-    poll("atomics under way", || frames() - base > ADDS);
+    poll("operations under way", || frames() - base > OPS / 2);
     active.kill9();
     for w in &mut ws {
         w.expect_line("DONE", HANG_GUARD);
@@ -411,36 +422,58 @@ fn rail_switch_applies_every_remote_atomic_exactly_once() {
         .expect("the standby's rail status");
     println!("[{tag}] standby after the switch: {r:?}");
     assert_eq!(r.role, "took over", "{r:?}");
-    let total = u64::from(NODES) * ADDS;
-    let mut got: Vec<u64> = (0..NODES)
-        .flat_map(|n| {
-            let text = std::fs::read_to_string(dir.0.join(format!("atom{n}")))
-                .unwrap_or_else(|e| panic!("node {n}'s values: {e}"));
-            text.lines()
-                .map(|l| l.parse::<u64>().unwrap())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    got.sort_unstable();
-    let wrong: Vec<(u64, u64)> = got
-        .iter()
-        .copied()
-        .zip(0..)
-        .filter(|(v, i)| v != i)
-        .take(5)
-        .collect();
-    assert!(
-        wrong.is_empty() && got.len() as u64 == total,
-        "{} values for {total} adds; first (value, expected) that differ: {wrong:?}",
-        got.len()
-    );
+    let total = u64::from(NODES) * OPS;
+    if mode == "atomic" {
+        let mut got: Vec<u64> = (0..NODES)
+            .flat_map(|n| {
+                let text = std::fs::read_to_string(dir.0.join(format!("count{n}")))
+                    .unwrap_or_else(|e| panic!("node {n}'s values: {e}"));
+                text.lines()
+                    .map(|l| l.parse::<u64>().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        got.sort_unstable();
+        let wrong: Vec<(u64, u64)> = got
+            .iter()
+            .copied()
+            .zip(0..)
+            .filter(|(v, i)| v != i)
+            .take(5)
+            .collect();
+        assert!(
+            wrong.is_empty() && got.len() as u64 == total,
+            "{} values for {total} adds; first (value, expected) that differ: {wrong:?}",
+            got.len()
+        );
+    }
     dir.go(ordering::GO_FILE);
     for w in &mut ws {
-        let count = w.expect_line("COUNT", HANG_GUARD);
-        assert_eq!(count, total.to_string(), "the word after every add");
+        let line = w.expect_line("COUNT", HANG_GUARD);
+        assert_eq!(
+            line,
+            format!(
+                "{total} LAST {}",
+                if mode == "signal" { OPS - 1 } else { 0 }
+            ),
+            "[{tag}] the word after every operation, and the node's own word"
+        );
     }
     for w in &mut ws {
         w.finish(HANG_GUARD);
     }
     standby.kill9();
+}
+
+/// Remote fetch-adds through a switch: before the target kept its answers, the word
+/// ended at 12,032 of 12,000 (some adds applied twice).
+#[test]
+fn rail_switch_applies_every_remote_atomic_exactly_once() {
+    switch_under_counting("ratom", "atomic");
+}
+
+/// Puts with signal (deposits) through a switch.
+#[test]
+fn rail_switch_applies_every_put_with_signal_exactly_once() {
+    switch_under_counting("rsig", "signal");
 }
