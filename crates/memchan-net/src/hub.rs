@@ -225,6 +225,9 @@ struct State {
     /// same per-node counters as the one-host control block, so a node that joins
     /// during a barrier starts level with the live members and is not part of it.
     barrier_counts: HashMap<u16, [u64; MAX_NODES]>,
+    /// Per scope and node: the number of the node's last arrival counted (its own
+    /// numbering, from 1 at its join: `Op::Barrier::number`).
+    barrier_seen: HashMap<u16, [u64; MAX_NODES]>,
     barrier_waits: Vec<BarrierWait>,
     isolations: u64,
     joins: u64,
@@ -283,6 +286,7 @@ impl Hub {
                 acks: Vec::new(),
                 credited: Vec::new(),
                 barrier_counts: HashMap::new(),
+                barrier_seen: HashMap::new(),
                 barrier_waits: Vec::new(),
                 isolations: 0,
                 joins: 0,
@@ -825,15 +829,20 @@ impl Shared {
             timeout_ms: self.cfg.failure_timeout.as_millis() as u32,
             members: st.members(),
         };
+        // Level with the live members before the standby's copy is taken.
+        let live = st.members();
+        for counts in st.barrier_counts.values_mut() {
+            counts[id] = live.iter().map(|m| counts[m.index()]).max().unwrap_or(0);
+        }
+        // Its own numbering of arrivals starts at its join.
+        for seen in st.barrier_seen.values_mut() {
+            seen[id] = 0;
+        }
         self.replicate(&mut st);
         if let Some(Sink::Remote(l)) = st.ports[id].as_ref().map(|p| &p.sink) {
             l.send_control(Kind::Welcome, &welcome.put());
         }
         self.refresh_links(&st);
-        let live = st.members();
-        for counts in st.barrier_counts.values_mut() {
-            counts[id] = live.iter().map(|m| counts[m.index()]).max().unwrap_or(0);
-        }
         st.event(node, inc, event_kind::JOINED);
         Ok(welcome)
     }
@@ -1202,7 +1211,7 @@ impl Shared {
                 });
                 self.check_acks(st);
             }
-            Op::Barrier { group } => {
+            Op::Barrier { group, number } => {
                 if group != u16::MAX {
                     let g = GroupId(group);
                     match st.groups.get(g.index()) {
@@ -1218,8 +1227,18 @@ impl Shared {
                     }
                 }
                 let counts = st.barrier_counts.entry(group).or_insert([0; MAX_NODES]);
-                counts[n.index()] += 1;
-                let target = counts[n.index()];
+                let seen = st.barrier_seen.entry(group).or_insert([0; MAX_NODES]);
+                let i = n.index();
+                // An arrival not counted yet counts, together with any earlier ones
+                // this hub missed (a standby's copy is a heartbeat old); one counted
+                // already (asked again after a rail switch) only waits.
+                let target = if number > seen[i] {
+                    counts[i] = counts[i].saturating_add(number - seen[i]);
+                    seen[i] = number;
+                    counts[i]
+                } else {
+                    counts[i].saturating_sub(seen[i] - number)
+                };
                 st.barrier_waits.push(BarrierWait {
                     node: n,
                     inc,
@@ -1515,7 +1534,11 @@ impl Shared {
         st.event(n, inc, kind);
         self.rma_forget(st, n);
         st.barrier_waits.retain(|w| w.node != n);
-        for counts in st.barrier_counts.values_mut() {
+        for counts in st
+            .barrier_counts
+            .values_mut()
+            .chain(st.barrier_seen.values_mut())
+        {
             counts[n.index()] = 0;
         }
         self.check_barriers(st);

@@ -424,7 +424,7 @@ impl Node {
     /// Cluster barrier (earlier writes applied everywhere before anyone passes).
     pub fn barrier(&self) -> Result<()> {
         self.ack_before_barrier()?;
-        self.sh.request(Op::Barrier { group: u16::MAX }).map(drop)
+        self.sh.barrier(u16::MAX)
     }
 
     /// The ack that orders this node's writes before its arrival. The nodes an
@@ -441,7 +441,7 @@ impl Node {
     /// Barrier over a group's live members.
     pub fn barrier_group(&self, g: GroupId) -> Result<()> {
         self.ack_before_barrier()?;
-        self.sh.request(Op::Barrier { group: g.0 }).map(drop)
+        self.sh.barrier(g.0)
     }
 
     /// The cluster lock `name`.
@@ -487,6 +487,25 @@ impl Drop for Node {
 
 /// Requests to the hub: the answer, or the hub's refusal as an [`Error`].
 impl Shared {
+    /// Arrives at the next barrier of `scope` (a group id, `u16::MAX` the cluster)
+    /// and waits until it is passed.
+    pub(crate) fn barrier(&self, scope: u16) -> Result<()> {
+        let number = {
+            let mut n = self
+                .barrier_numbers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let k = n.entry(scope).or_insert(0);
+            *k += 1;
+            *k
+        };
+        self.request(Op::Barrier {
+            group: scope,
+            number,
+        })
+        .map(drop)
+    }
+
     /// Sends `op` and waits for the answer.
     ///
     /// No request has a fixed timer: the hub answers a segment or group request as it
@@ -540,9 +559,10 @@ impl Shared {
             self.check()?;
             if !switched && self.rail_switched() {
                 switched = true;
-                // The old hub may have taken an ack and not answered it before it was
-                // lost: the standby is asked again (an ack asked twice is one ack).
-                if matches!(op, Op::Ack) {
+                // The old hub may have taken an ack or a barrier arrival and not
+                // answered it before it was lost: the standby is asked again (an ack
+                // asked twice is one ack; an arrival is counted once by its number).
+                if matches!(op, Op::Ack | Op::Barrier { .. }) {
                     id = new_id();
                     self.send(Kind::Request, &[&op.put(id)])?;
                 }

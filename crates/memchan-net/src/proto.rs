@@ -301,6 +301,11 @@ pub enum Op {
     Barrier {
         /// Group id or `u16::MAX`.
         group: u16,
+        /// This arrival's number: the node's barriers in the scope since it joined,
+        /// this one included (1, 2, ...). The hub counts an arrival once by it, so
+        /// one asked again (after a rail switch) is not counted twice, and one a
+        /// standby's copy missed is counted when a later one comes.
+        number: u64,
     },
     /// Leave the cluster.
     Leave,
@@ -335,7 +340,7 @@ impl Op {
             Op::GroupCreate { name, members } => put_set(p.u8(5).str(name), members),
             Op::GroupLookup { name } => p.u8(6).str(name),
             Op::Ack => p.u8(7),
-            Op::Barrier { group } => p.u8(8).u16(*group),
+            Op::Barrier { group, number } => p.u8(8).u16(*group).u64(*number),
             Op::Leave => p.u8(9),
             Op::GroupCheck { group } => p.u8(10).u16(*group),
         }
@@ -372,7 +377,10 @@ impl Op {
             },
             6 => Op::GroupLookup { name: g.str()? },
             7 => Op::Ack,
-            8 => Op::Barrier { group: g.u16()? },
+            8 => Op::Barrier {
+                group: g.u16()?,
+                number: g.u64()?,
+            },
             9 => Op::Leave,
             10 => Op::GroupCheck { group: g.u16()? },
             _ => return Err(WireError::Malformed("request op")),

@@ -90,6 +90,8 @@ pub(crate) struct Shared {
     /// whether this node moved already (one switch: a lost standby is `HubLost`).
     pub(crate) standby: Option<crate::rail_switch::Standby>,
     pub(crate) switched: Mutex<bool>,
+    /// Per barrier scope, this node's arrivals since it joined (`Op::Barrier`).
+    pub(crate) barrier_numbers: Mutex<std::collections::HashMap<u16, u64>>,
 }
 
 thread_local! {
@@ -223,6 +225,7 @@ impl Shared {
             rail: Mutex::new(crate::rail::Applied::default()),
             standby,
             switched: Mutex::new(false),
+            barrier_numbers: Mutex::default(),
         })
     }
 

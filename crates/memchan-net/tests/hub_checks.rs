@@ -74,7 +74,14 @@ fn the_hub_refuses_bad_requests_a_node_did_not_check() {
         (status, Get::new(&body, "node").u16().unwrap()),
         (code::UNKNOWN_NODE, 200)
     );
-    assert_eq!(raw.ask(Op::Barrier { group: 99 }).0, code::UNKNOWN_GROUP);
+    assert_eq!(
+        raw.ask(Op::Barrier {
+            group: 99,
+            number: 1,
+        })
+        .0,
+        code::UNKNOWN_GROUP
+    );
     assert_eq!(raw.ask(Op::GroupCheck { group: 5 }).0, code::UNKNOWN_GROUP);
 
     // Permissions rest on the uid the node joined with, checked by the hub.

@@ -59,6 +59,10 @@ pub(super) struct Tables {
     groups: Vec<(String, Vec<u16>)>,
     /// Barrier arrivals per scope: (scope, counts by node id).
     barriers: Vec<(u16, Vec<u64>)>,
+    /// Per scope, the number of each node's last arrival counted (taken with the
+    /// counts, so the two agree).
+    #[serde(default)]
+    barrier_seen: Vec<(u16, Vec<u64>)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -138,6 +142,11 @@ impl Tables {
                 .iter()
                 .map(|(&scope, c)| (scope, c.to_vec()))
                 .collect(),
+            barrier_seen: st
+                .barrier_seen
+                .iter()
+                .map(|(&scope, c)| (scope, c.to_vec()))
+                .collect(),
         }
     }
 
@@ -177,7 +186,11 @@ impl Tables {
             .groups
             .iter()
             .all(|(_, m)| m.iter().all(|&n| node_ok(n)));
-        let barriers_ok = self.barriers.iter().all(|(_, c)| c.len() == MAX_NODES);
+        let barriers_ok = self
+            .barriers
+            .iter()
+            .chain(&self.barrier_seen)
+            .all(|(_, c)| c.len() == MAX_NODES);
         if !groups_ok || !barriers_ok {
             return Err("a group or barrier count out of range".into());
         }
@@ -633,6 +646,11 @@ impl Shared {
             .iter()
             .filter_map(|(scope, c)| Some((*scope, c.as_slice().try_into().ok()?)))
             .collect();
+        st.barrier_seen = t
+            .barrier_seen
+            .iter()
+            .filter_map(|(scope, c)| Some((*scope, c.as_slice().try_into().ok()?)))
+            .collect();
         st.epoch = st.epoch.max(t.epoch) + 1;
         let members = st.members();
         for &n in &nodes {
@@ -766,19 +784,21 @@ mod tests {
             })],
             groups: vec![("g".into(), vec![1])],
             barriers: vec![(u16::MAX, vec![0; MAX_NODES])],
+            barrier_seen: vec![(u16::MAX, vec![0; MAX_NODES])],
         }
     }
 
     #[test]
     fn a_copy_of_the_tables_is_checked_before_use() {
         assert!(copy().check().is_ok());
-        let bad: [fn(&mut Tables); 6] = [
+        let bad: [fn(&mut Tables); 7] = [
             |t| t.members[0].node = MAX_NODES as u16,
             |t| t.members.push(t.members[0].clone()),
             |t| t.segs[0].as_mut().unwrap().shadow = Some(vec![0; 10]),
             |t| t.segs[0].as_mut().unwrap().rx = vec![u16::MAX],
             |t| t.groups[0].1 = vec![999],
             |t| t.barriers[0].1.truncate(3),
+            |t| t.barrier_seen[0].1.truncate(3),
         ];
         for (i, spoil) in bad.iter().enumerate() {
             let mut t = copy();

@@ -274,12 +274,14 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     standby.kill9();
 }
 
-/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal)`. Maps the
+/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|barrier)`. Maps the
 /// segment `count` rx with remote reads, then adds 1 to word 0 of the lowest member's
 /// copy `ops` times: with `atomic` as a remote fetch-add (the values it got go to
 /// `out_dir/countN`), with `signal` as a put-with-signal deposit (the put writes the
 /// op's number into the node's own word `1 + N`, the signal adds 1 to word 0), then
-/// an `ack`. Prints `DONE`, holds until `out_dir/go`, and after a barrier prints
+/// an `ack`; with `barrier` as `ops` barriers, barrier k after writing k into its
+/// word at every other node and checked against theirs after it (then it adds `ops`
+/// to word 0 at once and clears its word). Prints `DONE`, holds until `out_dir/go`, and after a barrier prints
 /// `COUNT v LAST w`: word 0 and its own word as remote fetches read them.
 pub fn count_worker(a: &[String]) {
     let (name, nodes, ops, out) = (
@@ -292,7 +294,7 @@ pub fn count_worker(a: &[String]) {
         failure_timeout: Duration::from_millis(a[4].parse().unwrap()),
         ..Config::default()
     };
-    let signal = a[5] == "signal";
+    let mode = a[5].as_str();
     let c = Cluster::join_with(name, cfg).unwrap();
     c.wait_for_members(nodes, Duration::from_secs(30)).unwrap();
     let me = c.node_id();
@@ -301,17 +303,41 @@ pub fn count_worker(a: &[String]) {
         remote_read: true,
         ..RxAttrs::default()
     };
-    let _rx = seg.map_rx_with(open).unwrap();
+    let rx = seg.map_rx_with(open).unwrap();
     c.barrier().unwrap(); // every copy exists before any operation
     let target = c.members().into_iter().min().unwrap();
     let rma = seg.rma().unwrap();
-    let own = 8 * (1 + usize::from(me.0));
-    if signal {
+    let word = |n: memchan::NodeId| 8 * (1 + usize::from(n.0));
+    let own = word(me);
+    if mode == "signal" {
         let tx = seg.map_tx(Dest::Node(target), TxAttrs::default()).unwrap();
         for k in 0..ops {
             tx.put_signal(own, &k.to_le_bytes(), 0, SignalOp::Add, 1)
                 .unwrap_or_else(|e| panic!("node {}: put_signal {k}: {e}", me.0));
         }
+        c.ack().unwrap();
+    } else if mode == "barrier" {
+        // Barrier k: each node writes k into its word at every other node first, so
+        // a barrier passed before some node arrived shows as a word behind k.
+        let tx = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
+        let others: Vec<_> = c.members().into_iter().filter(|&n| n != me).collect();
+        for k in 1..=ops {
+            tx.write_u64(own, k).unwrap();
+            c.barrier()
+                .unwrap_or_else(|e| panic!("node {}: barrier {k}: {e}", me.0));
+            for &n in &others {
+                let v = rx.load_u64(word(n)).unwrap();
+                assert!(
+                    v >= k,
+                    "node {}: barrier {k} passed with node {} at {v}",
+                    me.0,
+                    n.0
+                );
+            }
+        }
+        // Word 0 of the lowest member counts the barriers passed.
+        rma.atomic_u64(target, 0, AtomicOp::Add(ops)).unwrap();
+        tx.write_u64(own, 0).unwrap();
         c.ack().unwrap();
     } else {
         let mut got = String::new();
@@ -450,12 +476,10 @@ fn switch_under_counting(tag: &str, mode: &str) {
     dir.go(ordering::GO_FILE);
     for w in &mut ws {
         let line = w.expect_line("COUNT", HANG_GUARD);
+        let last = if mode == "signal" { OPS - 1 } else { 0 };
         assert_eq!(
             line,
-            format!(
-                "{total} LAST {}",
-                if mode == "signal" { OPS - 1 } else { 0 }
-            ),
+            format!("{total} LAST {last}"),
             "[{tag}] the word after every operation, and the node's own word"
         );
     }
@@ -476,4 +500,11 @@ fn rail_switch_applies_every_remote_atomic_exactly_once() {
 #[test]
 fn rail_switch_applies_every_put_with_signal_exactly_once() {
     switch_under_counting("rsig", "signal");
+}
+
+/// Barriers through a switch: every node passes every barrier, none before every node
+/// arrived.
+#[test]
+fn rail_switch_keeps_every_barrier() {
+    switch_under_counting("rbar", "barrier");
 }
