@@ -1226,19 +1226,7 @@ impl Shared {
                         Some(_) => {}
                     }
                 }
-                let counts = st.barrier_counts.entry(group).or_insert([0; MAX_NODES]);
-                let seen = st.barrier_seen.entry(group).or_insert([0; MAX_NODES]);
-                let i = n.index();
-                // An arrival not counted yet counts, together with any earlier ones
-                // this hub missed (a standby's copy is a heartbeat old); one counted
-                // already (asked again after a rail switch) only waits.
-                let target = if number > seen[i] {
-                    counts[i] = counts[i].saturating_add(number - seen[i]);
-                    seen[i] = number;
-                    counts[i]
-                } else {
-                    counts[i].saturating_sub(seen[i] - number)
-                };
+                let target = count_arrival(st, n, group, number);
                 st.barrier_waits.push(BarrierWait {
                     node: n,
                     inc,
@@ -1663,4 +1651,21 @@ pub fn query_status(addr: &str, key: &Key) -> Result<ClusterStatus, String> {
         return Err(format!("expected a status report, got {:?}", h.kind));
     }
     serde_json::from_slice(&p).map_err(|e| format!("bad status report: {e}"))
+}
+
+/// Counts `n`'s barrier arrival `number` of `scope` (its own numbering, from 1 at its
+/// join) and returns the count it waits for. An arrival not counted yet counts,
+/// together with any earlier ones this hub missed (a standby's copy is a heartbeat
+/// old); one counted already (asked again after a rail switch) is not counted again.
+fn count_arrival(st: &mut State, n: NodeId, scope: u16, number: u64) -> u64 {
+    let counts = st.barrier_counts.entry(scope).or_insert([0; MAX_NODES]);
+    let seen = st.barrier_seen.entry(scope).or_insert([0; MAX_NODES]);
+    let i = n.index();
+    if number > seen[i] {
+        counts[i] = counts[i].saturating_add(number - seen[i]);
+        seen[i] = number;
+        counts[i]
+    } else {
+        counts[i].saturating_sub(seen[i] - number)
+    }
 }

@@ -583,6 +583,9 @@ pub struct Resume {
     pub first_seq: u64,
     /// Its rx mappings: (segment id, generation).
     pub rx: Vec<(u32, u32)>,
+    /// Per barrier scope, its arrivals since it joined (`proto::Op::Barrier`'s
+    /// number): the standby counts the ones its copy missed.
+    pub barriers: Vec<(u16, u64)>,
     /// Its account of the old order.
     pub report: Report,
 }
@@ -601,6 +604,10 @@ impl Resume {
             .u32(self.rx.len() as u32);
         for &(seg, gen) in &self.rx {
             p = p.u32(seg).u32(gen);
+        }
+        p = p.u32(self.barriers.len() as u32);
+        for &(scope, number) in &self.barriers {
+            p = p.u16(scope).u64(number);
         }
         let b = p.bytes(&report).0;
         if b.len() > MAX_PAYLOAD {
@@ -625,6 +632,14 @@ impl Resume {
         for _ in 0..n {
             rx.push((g.u32()?, g.u32()?));
         }
+        let n = g.u32()? as usize;
+        if n > b.len() / 10 {
+            return Err(WireError::Malformed("rail resume").into());
+        }
+        let mut barriers = Vec::with_capacity(n);
+        for _ in 0..n {
+            barriers.push((g.u16()?, g.u64()?));
+        }
         let report = Report::decode(g.rest())?;
         let bad = |why: &str| RailError::BadReport {
             node,
@@ -641,6 +656,7 @@ impl Resume {
             inc,
             first_seq,
             rx,
+            barriers,
             report,
         })
     }
@@ -772,6 +788,7 @@ mod tests {
             inc: 77,
             first_seq: 5,
             rx: vec![(0, 1), (3, 2)],
+            barriers: vec![(u16::MAX, 12), (4, 1)],
             report: a.report(2, vec![5, 6, 9]),
         };
         assert_eq!(Resume::decode(&r.encode().unwrap()).unwrap(), r);

@@ -90,11 +90,19 @@ impl Shared {
             .iter()
             .map(|(&seg, m)| (seg, m.gen))
             .collect();
+        let barriers = self
+            .barrier_numbers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(&scope, &number)| (scope, number))
+            .collect();
         let resume = Resume {
             node: self.me.0,
             inc: self.inc,
             first_seq: held.first(),
             rx,
+            barriers,
             report,
         }
         .encode()

@@ -96,7 +96,7 @@ proptest! {
                                                  flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6)) {
         let report = honest(n, 0, cap, held);
         let first = report.unreleased.first().copied().unwrap_or(1);
-        let r = Resume { node: 9, inc: 5, first_seq: first, rx, report };
+        let r = Resume { node: 9, inc: 5, first_seq: first, rx, barriers: vec![(u16::MAX, n)], report };
         let mut b = r.encode().unwrap();
         prop_assert_eq!(&Resume::decode(&b).unwrap(), &r);
         for (at, x) in flips {

@@ -18,7 +18,7 @@
 //! node's barrier arrival or request the old hub handled but did not answer is not
 //! answered again, except an `ack`, which the node sends again after a switch.
 
-use super::{gate, Port, Seg, Shared, Sink, State};
+use super::{count_arrival, gate, Port, Seg, Shared, Sink, State};
 use crate::handshake::{self, read_frame, STEP};
 use crate::link::{Held, Link, LinkConfig};
 use crate::proto::{event_kind, Join, ROLE_MIRROR};
@@ -223,6 +223,8 @@ enum Phase {
 struct Resumed {
     report: Report,
     rx: Vec<(u32, u32)>,
+    /// Its barrier arrivals per scope (`Resume::barriers`).
+    barriers: Vec<(u16, u64)>,
     /// The last held seq its link must resend before the plan can run (0: none).
     need: u64,
     /// Reliable frames its link delivered meanwhile, in seq order.
@@ -517,6 +519,7 @@ impl Shared {
                 need: r.report.unreleased.last().copied().unwrap_or(0),
                 report: r.report,
                 rx: r.rx,
+                barriers: r.barriers,
                 held: VecDeque::new(),
                 got: r.first_seq - 1,
             },
@@ -651,6 +654,13 @@ impl Shared {
             .iter()
             .filter_map(|(scope, c)| Some((*scope, c.as_slice().try_into().ok()?)))
             .collect();
+        // Arrivals at the active after the copy was taken: counted now, so that a
+        // node that passed a barrier there does not hold the others at it.
+        for &n in &nodes {
+            for &(scope, number) in &sb.resumed[&n].barriers {
+                count_arrival(st, NodeId(n), scope, number);
+            }
+        }
         st.epoch = st.epoch.max(t.epoch) + 1;
         let members = st.members();
         for &n in &nodes {
