@@ -152,51 +152,52 @@ pub struct Asker {
     pub req: u32,
 }
 
-/// What the hub asks the target (`Kind::RmaServe`): (token, asker, seg, gen, offset,
-/// what).
-pub fn serve_payload(
-    token: u64,
-    asker: Asker,
-    seg: u32,
-    gen: u32,
-    offset: u64,
-    what: What,
-) -> Vec<u8> {
-    let p = Put::new()
-        .u64(token)
-        .u16(asker.node.0)
-        .u64(asker.inc)
-        .u32(asker.req)
-        .u32(seg)
-        .u32(gen)
-        .u64(offset);
-    what.put(p).0
+/// What the hub asks the target (`Kind::RmaServe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Serve {
+    /// The hub's token for the answer.
+    pub token: u64,
+    /// Whose request it is.
+    pub asker: Asker,
+    /// Segment index.
+    pub seg: u32,
+    /// Segment generation.
+    pub gen: u32,
+    /// Offset in the segment.
+    pub offset: u64,
+    /// What to do there.
+    pub what: What,
 }
 
-/// A decoded `RmaServe`.
-struct Serve {
-    token: u64,
-    asker: Asker,
-    seg: u32,
-    gen: u32,
-    offset: u64,
-    what: What,
-}
+impl Serve {
+    /// Encodes.
+    pub fn put(&self) -> Vec<u8> {
+        let p = Put::new()
+            .u64(self.token)
+            .u16(self.asker.node.0)
+            .u64(self.asker.inc)
+            .u32(self.asker.req)
+            .u32(self.seg)
+            .u32(self.gen)
+            .u64(self.offset);
+        self.what.put(p).0
+    }
 
-fn get_serve(b: &[u8]) -> std::result::Result<Serve, WireError> {
-    let mut g = Get::new(b, "rma serve");
-    Ok(Serve {
-        token: g.u64()?,
-        asker: Asker {
-            node: NodeId(g.u16()?),
-            inc: g.u64()?,
-            req: g.u32()?,
-        },
-        seg: g.u32()?,
-        gen: g.u32()?,
-        offset: g.u64()?,
-        what: What::get(&mut g)?,
-    })
+    fn get(b: &[u8]) -> std::result::Result<Serve, WireError> {
+        let mut g = Get::new(b, "rma serve");
+        Ok(Serve {
+            token: g.u64()?,
+            asker: Asker {
+                node: NodeId(g.u16()?),
+                inc: g.u64()?,
+                req: g.u32()?,
+            },
+            seg: g.u32()?,
+            gen: g.u32()?,
+            offset: g.u64()?,
+            what: What::get(&mut g)?,
+        })
+    }
 }
 
 /// The target's answer (`Kind::RmaDone`): (token, status, body).
@@ -221,7 +222,7 @@ pub fn get_done(b: &[u8]) -> std::result::Result<(u64, u8, &[u8]), WireError> {
 /// request that comes again gets the kept answer. Gets are served again (a later
 /// read is as good an answer as the lost one).
 pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
-    let s = match get_serve(payload) {
+    let s = match Serve::get(payload) {
         Ok(s) => s,
         Err(e) => {
             tracing::warn!(node = sh.me.0, error = %e, "malformed remote access dropped");
@@ -787,9 +788,15 @@ mod tests {
             inc: 77,
             req: 9,
         };
-        let s = get_serve(&serve_payload(5, asker, 1, 2, 8, What::Get(8))).unwrap();
-        let got = (s.token, s.asker, s.seg, s.gen, s.offset, s.what);
-        assert_eq!(got, (5, asker, 1, 2, 8, What::Get(8)));
+        let s = Serve {
+            token: 5,
+            asker,
+            seg: 1,
+            gen: 2,
+            offset: 8,
+            what: What::Get(8),
+        };
+        assert_eq!(Serve::get(&s.put()).unwrap(), s);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use super::{Port, Shared, Sink, State};
 use crate::proto::code;
-use crate::rma::{serve_payload, Asker, Request};
+use crate::rma::{Asker, Request, Serve};
 use crate::wire::{Kind, Put};
 use memchan_core::{Error, NodeId};
 use std::collections::HashMap;
@@ -97,12 +97,19 @@ impl Shared {
         }
         let token = st.rma.next;
         st.rma.next = st.rma.next.wrapping_add(1);
-        let asker = Asker {
-            node: n,
-            inc,
-            req: r.req,
-        };
-        let serve = serve_payload(token, asker, r.seg, r.gen, r.offset, r.what);
+        let serve = Serve {
+            token,
+            asker: Asker {
+                node: n,
+                inc,
+                req: r.req,
+            },
+            seg: r.seg,
+            gen: r.gen,
+            offset: r.offset,
+            what: r.what,
+        }
+        .put();
         if let Some(Some(Port {
             sink: Sink::Local(lp),
             ..

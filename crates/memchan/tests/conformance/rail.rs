@@ -65,72 +65,119 @@ enum Fault {
     RailDown,
 }
 
-fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
-    let _one = serial();
-    let mut topo = Topology::new(tag, 2);
-    let rail2 = topo.add_second_rail();
-    let dir = TempDir::new(tag);
-    let name = unique_cluster(tag);
-    let hub_args = |mode: String| {
-        vec![
-            "0.0.0.0:0".to_string(),
-            HB_MS.to_string(),
-            FT_MS.to_string(),
-            mode,
-        ]
-    };
-    let mut active = topo.worker(&topo.hub_ns, "railhub", &hub_args("rail".into()), &[]);
-    let port_a = port_of(&active.expect_line("LISTENING", HANG_GUARD));
-    let standby_of = format!("standby=10.203.0.1:{port_a}");
-    let mut standby = topo.worker(&rail2, "railhub", &hub_args(standby_of), &[]);
-    let port_b = port_of(&standby.expect_line("LISTENING", HANG_GUARD));
-    let ft = format!("ft={FT_MS}");
-    let args = ordering::worker_args(&name, NODES, WRITES, seed, &dir.0, &["hold", &ft]);
-    let mut ws: Vec<Worker> = (0..usize::from(NODES))
-        .map(|i| {
-            let h = i % 2;
-            let hubs = format!(
-                "{},{}",
-                memchan_testkit_hub_addr(&topo, h, port_a),
-                topo.rail2_addr(h, port_b)
-            );
-            topo.worker(&topo.hosts[h].ns, "order", &args, &[("MEMCHAN_HUB", hubs)])
-        })
-        .collect();
+/// Two rails between 2 hosts: the active hub (numbering its order) in the first hub
+/// namespace, its standby in a second one with veths to each host, both open clusters
+/// with this file's heartbeat and failure timeout.
+struct Rails {
+    topo: Topology,
+    rail2: String,
+    active: Worker,
+    standby: Worker,
+    port_a: u16,
+    port_b: u16,
+}
 
-    // Set up: every node maps the segment rx (the workers' barrier follows), then the
-    // standby copies the tables.
-    poll("the workers' segment mapped by every node", || {
-        let st = status_in(&topo.hub_ns, port_a);
-        st.members.len() == usize::from(NODES)
-            && st
-                .segments
-                .iter()
-                .any(|s| s.name == "ord" && s.rx.len() == usize::from(NODES))
-    });
-    let set_up = Instant::now();
-    poll("the standby's copy of the tables", || {
-        let r = status_in(&rail2, port_b)
+impl Rails {
+    fn start(tag: &str) -> Rails {
+        let mut topo = Topology::new(tag, 2);
+        let rail2 = topo.add_second_rail();
+        let hub_args = |mode: String| {
+            vec![
+                "0.0.0.0:0".to_string(),
+                HB_MS.to_string(),
+                FT_MS.to_string(),
+                mode,
+            ]
+        };
+        let mut active = topo.worker(&topo.hub_ns, "railhub", &hub_args("rail".into()), &[]);
+        let port_a = port_of(&active.expect_line("LISTENING", HANG_GUARD));
+        let standby_of = format!("standby=10.203.0.1:{port_a}");
+        let mut standby = topo.worker(&rail2, "railhub", &hub_args(standby_of), &[]);
+        let port_b = port_of(&standby.expect_line("LISTENING", HANG_GUARD));
+        Rails {
+            topo,
+            rail2,
+            active,
+            standby,
+            port_a,
+            port_b,
+        }
+    }
+
+    /// `MEMCHAN_HUB` for a node on host `h`: both rails as it reaches them.
+    fn hubs(&self, h: usize) -> String {
+        let active = format!("{}:{}", self.topo.hosts[h].hub_addr, self.port_a);
+        format!("{active},{}", self.topo.rail2_addr(h, self.port_b))
+    }
+
+    /// `NODES` workers of `role`, alternately on the two hosts, joined with both rails.
+    fn workers(&self, role: &str, args: &[String]) -> Vec<Worker> {
+        (0..usize::from(NODES))
+            .map(|i| {
+                let h = i % 2;
+                let ns = &self.topo.hosts[h].ns;
+                self.topo
+                    .worker(ns, role, args, &[("MEMCHAN_HUB", self.hubs(h))])
+            })
+            .collect()
+    }
+
+    fn active_status(&self) -> ClusterStatus {
+        status_in(&self.topo.hub_ns, self.port_a)
+    }
+
+    fn standby_rail(&self) -> memchan_core::status::RailStatus {
+        status_in(&self.rail2, self.port_b)
             .rail
-            .expect("a standby's rail status");
-        assert_eq!(r.role, "standby", "{r:?}");
-        r.mirrored_ms_ago
-            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
-    });
-    // Writes under way: a quarter of them reached the active hub.
-    let frames = || -> u64 {
-        status_in(&topo.hub_ns, port_a)
+            .expect("a standby's rail status")
+    }
+
+    /// Waits until every node is a member mapping segment `seg` rx at the active hub,
+    /// then until the standby has copied the tables since.
+    fn set_up(&self, seg: &str) {
+        poll("the segment mapped by every node", || {
+            let st = self.active_status();
+            st.members.len() == usize::from(NODES)
+                && st
+                    .segments
+                    .iter()
+                    .any(|s| s.name == seg && s.rx.len() == usize::from(NODES))
+        });
+        let set_up = Instant::now();
+        poll("the standby's copy of the tables", || {
+            let r = self.standby_rail();
+            assert_eq!(r.role, "standby", "{r:?}");
+            r.mirrored_ms_ago
+                .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
+        });
+    }
+
+    /// Frames the active hub received from its members so far.
+    fn frames(&self) -> u64 {
+        self.active_status()
             .members
             .iter()
             .map(|m| m.hub_side.frames_rx)
             .sum()
-    };
+    }
+}
+
+fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
+    let _one = serial();
+    let mut rails = Rails::start(tag);
+    let dir = TempDir::new(tag);
+    let name = unique_cluster(tag);
+    let ft = format!("ft={FT_MS}");
+    let args = ordering::worker_args(&name, NODES, WRITES, seed, &dir.0, &["hold", &ft]);
+    let mut ws = rails.workers("order", &args);
+    rails.set_up("ord");
+    // Writes under way: a quarter of them reached the active hub.
     let total = u64::from(NODES) * WRITES;
-    poll("writes under way", || frames() > total / 4);
-    let at_fault = frames();
+    poll("writes under way", || rails.frames() > total / 4);
+    let at_fault = rails.frames();
     match fault {
-        Fault::KillHub => active.kill9(),
-        Fault::RailDown => topo.first_rail_down(),
+        Fault::KillHub => rails.active.kill9(),
+        Fault::RailDown => rails.topo.first_rail_down(),
     }
     println!("[{tag}] active rail failed with {at_fault} frames of {total} writes at its hub");
     assert!(
@@ -141,7 +188,7 @@ fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
     for w in &mut ws {
         w.expect_line("DONE", HANG_GUARD);
     }
-    let st = status_in(&rail2, port_b);
+    let st = status_in(&rails.rail2, rails.port_b);
     let r = st.rail.clone().expect("the standby's rail status");
     println!("[{tag}] standby after the switch: {r:?}");
     assert_eq!(r.role, "took over", "{r:?}");
@@ -157,14 +204,9 @@ fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
     assert_eq!(report.receivers_checked, usize::from(NODES));
     report.assert_ok();
     if let Fault::RailDown = fault {
-        active.kill9();
+        rails.active.kill9();
     }
-    standby.kill9();
-}
-
-/// The first rail's hub address as host `h` reaches it.
-fn memchan_testkit_hub_addr(topo: &Topology, h: usize, port: u16) -> String {
-    format!("{}:{port}", topo.hosts[h].hub_addr)
+    rails.standby.kill9();
 }
 
 #[test]
@@ -184,30 +226,12 @@ fn rail_switch_on_the_active_rail_going_down_loses_duplicates_and_reorders_nothi
 #[test]
 fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     let _one = serial();
-    let mut topo = Topology::new("rone", 2);
-    let rail2 = topo.add_second_rail();
+    let mut rails = Rails::start("rone");
     let name = unique_cluster("rone");
-    let hub_args = |mode: String| {
-        vec![
-            "0.0.0.0:0".to_string(),
-            HB_MS.to_string(),
-            FT_MS.to_string(),
-            mode,
-        ]
-    };
-    let mut active = topo.worker(&topo.hub_ns, "railhub", &hub_args("rail".into()), &[]);
-    let port_a = port_of(&active.expect_line("LISTENING", HANG_GUARD));
-    let standby_of = format!("standby=10.203.0.1:{port_a}");
-    let mut standby = topo.worker(&rail2, "railhub", &hub_args(standby_of), &[]);
-    let port_b = port_of(&standby.expect_line("LISTENING", HANG_GUARD));
     let join = |h: usize| {
-        let hubs = format!(
-            "{},{}",
-            memchan_testkit_hub_addr(&topo, h, port_a),
-            topo.rail2_addr(h, port_b)
-        );
+        let hubs = rails.hubs(h);
         let name = name.clone();
-        in_ns(&topo.hosts[h].ns, move || {
+        in_ns(&rails.topo.hosts[h].ns, move || {
             let cfg = Config {
                 hub: Some(memchan::HubSpec::Connect(hubs)),
                 failure_timeout: Duration::from_millis(FT_MS),
@@ -222,13 +246,11 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     other.wait_for_members(2, HANG_GUARD).unwrap();
     let set_up = Instant::now();
     poll("the standby's copy of the tables", || {
-        let r = status_in(&rail2, port_b)
-            .rail
-            .expect("a standby's rail status");
+        let r = rails.standby_rail();
         r.mirrored_ms_ago
             .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
     });
-    topo.link_down(0);
+    rails.topo.link_down(0);
     // The lone node finds the active hub silent, tries the standby, is refused.
     let t0 = Instant::now();
     let err = loop {
@@ -249,7 +271,7 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     // The other node goes on with the active hub, which isolates the lone one (an ack
     // under way meanwhile would name it: `AckIncomplete`).
     poll("the active hub isolates the lone node", || {
-        status_in(&topo.hub_ns, port_a).members.len() == 1
+        rails.active_status().members.len() == 1
     });
     let seg = other.segment("s", 4096, 0o600).unwrap();
     let rx = seg.map_rx().unwrap();
@@ -265,13 +287,13 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     tx.write_u64(0, 7).unwrap();
     other.ack().unwrap();
     assert_eq!(rx.load_u64(0).unwrap(), 7);
-    let r = status_in(&rail2, port_b).rail.unwrap();
+    let r = rails.standby_rail();
     assert_eq!(r.role, "standby", "{r:?}");
     assert!(r.resumed.is_empty(), "{r:?}");
     drop(lone);
     drop(other);
-    active.kill9();
-    standby.kill9();
+    rails.active.kill9();
+    rails.standby.kill9();
 }
 
 /// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|barrier)`. Maps the
@@ -335,8 +357,10 @@ pub fn count_worker(a: &[String]) {
                 );
             }
         }
-        // Word 0 of the lowest member counts the barriers passed.
+        // Word 0 of the lowest member counts the barriers passed. The words are
+        // cleared once every node checked the last barrier.
         rma.atomic_u64(target, 0, AtomicOp::Add(ops)).unwrap();
+        c.barrier().unwrap();
         tx.write_u64(own, 0).unwrap();
         c.ack().unwrap();
     } else {
@@ -371,23 +395,9 @@ pub fn count_worker(a: &[String]) {
 fn switch_under_counting(tag: &str, mode: &str) {
     const OPS: u64 = 3000;
     let _one = serial();
-    let mut topo = Topology::new(tag, 2);
-    let rail2 = topo.add_second_rail();
+    let mut rails = Rails::start(tag);
     let dir = TempDir::new(tag);
     let name = unique_cluster(tag);
-    let hub_args = |mode: String| {
-        vec![
-            "0.0.0.0:0".to_string(),
-            HB_MS.to_string(),
-            FT_MS.to_string(),
-            mode,
-        ]
-    };
-    let mut active = topo.worker(&topo.hub_ns, "railhub", &hub_args("rail".into()), &[]);
-    let port_a = port_of(&active.expect_line("LISTENING", HANG_GUARD));
-    let standby_of = format!("standby=10.203.0.1:{port_a}");
-    let mut standby = topo.worker(&rail2, "railhub", &hub_args(standby_of), &[]);
-    let port_b = port_of(&standby.expect_line("LISTENING", HANG_GUARD));
     let args = vec![
         name.clone(),
         NODES.to_string(),
@@ -396,56 +406,17 @@ fn switch_under_counting(tag: &str, mode: &str) {
         FT_MS.to_string(),
         mode.to_string(),
     ];
-    let mut ws: Vec<Worker> = (0..usize::from(NODES))
-        .map(|i| {
-            let h = i % 2;
-            let hubs = format!(
-                "{},{}",
-                memchan_testkit_hub_addr(&topo, h, port_a),
-                topo.rail2_addr(h, port_b)
-            );
-            topo.worker(
-                &topo.hosts[h].ns,
-                "railcount",
-                &args,
-                &[("MEMCHAN_HUB", hubs)],
-            )
-        })
-        .collect();
-    poll("the segment mapped by every node", || {
-        let st = status_in(&topo.hub_ns, port_a);
-        st.members.len() == usize::from(NODES)
-            && st
-                .segments
-                .iter()
-                .any(|s| s.name == "count" && s.rx.len() == usize::from(NODES))
-    });
-    let set_up = Instant::now();
-    poll("the standby's copy of the tables", || {
-        status_in(&rail2, port_b)
-            .rail
-            .expect("a standby's rail status")
-            .mirrored_ms_ago
-            .is_some_and(|ms| u128::from(ms) < set_up.elapsed().as_millis())
-    });
-    let frames = || -> u64 {
-        status_in(&topo.hub_ns, port_a)
-            .members
-            .iter()
-            .map(|m| m.hub_side.frames_rx)
-            .sum()
-    };
+    let mut ws = rails.workers("railcount", &args);
+    rails.set_up("count");
     // At least one frame per operation of the three nodes remote to the word (a
     // fetch-add is two: the request and the target's answer).
-    let base = frames();
-    poll("operations under way", || frames() - base > OPS / 2);
-    active.kill9();
+    let base = rails.frames();
+    poll("operations under way", || rails.frames() - base > OPS / 2);
+    rails.active.kill9();
     for w in &mut ws {
         w.expect_line("DONE", HANG_GUARD);
     }
-    let r = status_in(&rail2, port_b)
-        .rail
-        .expect("the standby's rail status");
+    let r = rails.standby_rail();
     println!("[{tag}] standby after the switch: {r:?}");
     assert_eq!(r.role, "took over", "{r:?}");
     let total = u64::from(NODES) * OPS;
@@ -486,7 +457,7 @@ fn switch_under_counting(tag: &str, mode: &str) {
     for w in &mut ws {
         w.finish(HANG_GUARD);
     }
-    standby.kill9();
+    rails.standby.kill9();
 }
 
 /// Remote fetch-adds through a switch: before the target kept its answers, the word
