@@ -115,8 +115,8 @@ thread_local! {
 }
 
 /// Prints why `call` cannot go on and ends the process (OpenSHMEM has no error
-/// returns). Plain stderr, not `tracing`: a C program installs no subscriber, and the
-/// user must see this line. One `write` of the whole line, so that PEs sharing a
+/// returns). Plain stderr, not `tracing`: the user must see this line whatever
+/// `MEMCHAN_LOG` says. One `write` of the whole line, so that PEs sharing a
 /// stderr do not interleave their messages.
 #[cold]
 #[inline(never)]
@@ -467,10 +467,55 @@ pub extern "C" fn shmem_init() {
         State::Uninit => {
             *st = State::Ready(Arc::new(init()));
             LIVE.store(true, Ordering::Release);
+            leave_at_exit_once();
         }
         State::Ready(_) => {} // a second init (or start_pes after it) changes nothing
         State::Finalized => die("shmem_init", "called after shmem_finalize"),
     }
+}
+
+/// Set by `shmem_global_exit`: the job ends, the PE must not leave as if it were done.
+pub(crate) static GLOBAL_EXIT: AtomicBool = AtomicBool::new(false);
+
+/// Registers [`leave_at_exit`] with the C library, once per process.
+fn leave_at_exit_once() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        extern "C" {
+            // glibc's: like `atexit`, and the handler gets the exit status.
+            fn on_exit(f: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
+        }
+        // SAFETY: glibc's `on_exit` with a plain function that lives as long as the
+        // process (this library is never unloaded while it has a PE) and no argument.
+        if unsafe { on_exit(leave_at_exit, std::ptr::null_mut()) } != 0 {
+            tracing::debug!("no exit handler: a PE that exits without shmem_finalize fails");
+        }
+    });
+}
+
+/// The implicit finalize of a program that exits with status 0 without
+/// `shmem_finalize` (a 1.0-era one that called `start_pes`, as the OSU benchmarks
+/// do): the PE leaves the cluster, so its peers see it leave (no isolation at the
+/// hub) rather than fail. No barrier: an exit never waits for other PEs. A PE that
+/// exits with an error (its own, `die`'s) or by `shmem_global_exit` does not leave:
+/// the job is ending, and a clean leave would let the others pass a barrier it never
+/// reached. Skipped when another thread holds the state, or still holds the PE.
+extern "C" fn leave_at_exit(status: c_int, _arg: *mut c_void) {
+    if status != 0 || GLOBAL_EXIT.load(Ordering::Acquire) {
+        return;
+    }
+    let _ = std::panic::catch_unwind(|| {
+        let Ok(mut st) = STATE.try_lock() else {
+            return;
+        };
+        if matches!(*st, State::Ready(_)) {
+            LIVE.store(false, Ordering::Release);
+            let _ = CACHE.try_with(|c| c.try_borrow_mut().map(|mut b| b.take()));
+            // The last holder of the PE drops it: its mappings, then the cluster,
+            // which leaves.
+            *st = State::Finalized;
+        }
+    });
 }
 
 /// OpenSHMEM 1.0's init; the argument is ignored, as the standard says.

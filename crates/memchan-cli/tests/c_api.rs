@@ -213,6 +213,45 @@ fn global_exit_status_reaches_the_shell() {
     assert!(!stdout.contains("passed a barrier"), "{stdout}");
 }
 
+/// A program that exits without `shmem_finalize` (OpenSHMEM 1.0's `start_pes`, as the
+/// OSU benchmarks) leaves the cluster at exit: the hub sees each PE leave, and counts
+/// no isolation (before: "isolated ... its link closed" for every PE).
+#[test]
+fn a_pe_that_exits_without_finalize_leaves_the_cluster() {
+    let prog = CProgram::build("no_finalize", FLAGS);
+    let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
+    let addr = hub.expect_line("listening");
+    let out = run(&["-n", "2"], &prog, &[("MEMCHAN_HUB", &addr)]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success()
+            && stdout.contains("PE 0 of 2: ok")
+            && stdout.contains("PE 1 of 2: ok"),
+        "{:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    // Once the hub has removed both (a leave, or a closed link seen later)...
+    let t0 = std::time::Instant::now();
+    let json = loop {
+        let status = bin()
+            .args(["status", "--hub", &addr, "--json"])
+            .output()
+            .expect("memchan status");
+        let json: String = text(&status.stdout).split_whitespace().collect();
+        if json.contains("\"members\":[]") {
+            break json;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "hang guard: {json}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // ...it counted no isolation.
+    assert!(json.contains("\"isolations\":0,"), "{json}");
+    hub.terminate();
+}
+
 #[test]
 fn hello_shmem_runs_through_a_hub_too() {
     let prog = CProgram::build("hello_shmem", FLAGS);

@@ -143,6 +143,7 @@ pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int
 /// the whole job under `memchan run`, whose exit code it becomes.
 #[no_mangle]
 pub extern "C" fn shmem_global_exit(status: c_int) {
+    crate::GLOBAL_EXIT.store(true, std::sync::atomic::Ordering::Release);
     std::process::exit(status)
 }
 
