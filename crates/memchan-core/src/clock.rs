@@ -225,7 +225,9 @@ impl ClockSync {
         let half = (hi - lo).abs() / 2.0;
         Ok(GlobalTime {
             ns: (now as i64).wrapping_add(mid.round() as i64) as u64,
-            bound_ns: half.ceil() as u64 + self.read_cost_ns,
+            // Saturating: samples a hub wrote (or a stepped clock) can make the bound
+            // as wide as a u64 holds; the reading is then unbounded, not a panic.
+            bound_ns: (half.ceil() as u64).saturating_add(self.read_cost_ns),
         })
     }
 
@@ -298,6 +300,22 @@ mod tests {
         run(-3_000_000, 0.0, |k| 20_000 + (k * 7919 % 50_000));
         run(7_000, 40.0, |k| 10_000 + (k * 104_729 % 200_000));
         run(0, -25.0, |k| if k % 10 == 3 { 5_000_000 } else { 15_000 });
+    }
+
+    #[test]
+    fn wild_samples_give_an_unbounded_reading_not_a_panic() {
+        // Time packets a nanosecond apart with offsets far apart (a hostile hub, or
+        // a clock stepped under a busy node): the fitted drift is known to no better
+        // than ~1e18 per ns, so any later reading's bound saturates. It overflowed
+        // (a panicking service thread, the node isolated) in a CI run.
+        let mut c = ClockSync::new(5);
+        for i in 0..SYNC_DOWN as u64 {
+            let hub = if i % 2 == 0 { 0 } else { u64::MAX / 2 };
+            c.down(hub, 1_000 + i);
+        }
+        c.up(1_000, 1_000);
+        let t = c.estimate(1_000_000_000_000_000).unwrap();
+        assert_eq!(t.bound_ns, u64::MAX);
     }
 
     #[test]
