@@ -296,12 +296,13 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     rails.standby.kill9();
 }
 
-/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|barrier)`. Maps the
+/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|lock|barrier)`. Maps the
 /// segment `count` rx with remote reads, then adds 1 to word 0 of the lowest member's
 /// copy `ops` times: with `atomic` as a remote fetch-add (the values it got go to
 /// `out_dir/countN`), with `signal` as a put-with-signal deposit (the put writes the
 /// op's number into the node's own word `1 + N`, the signal adds 1 to word 0), then
-/// an `ack`; with `barrier` as `ops` barriers, barrier k after writing k into its
+/// an `ack`; with `lock` as a remote fetch and a remote set of one more, under the
+/// cluster lock; with `barrier` as `ops` barriers, barrier k after writing k into its
 /// word at every other node and checked against theirs after it (then it adds `ops`
 /// to word 0 at once and clears its word). Prints `DONE`, holds until `out_dir/go`, and after a barrier prints
 /// `COUNT v LAST w`: word 0 and its own word as remote fetches read them.
@@ -338,6 +339,18 @@ pub fn count_worker(a: &[String]) {
                 .unwrap_or_else(|e| panic!("node {}: put_signal {k}: {e}", me.0));
         }
         c.ack().unwrap();
+    } else if mode == "lock" {
+        // Word 0 is read and written back plus one under the cluster lock, by two
+        // remote accesses: an add lost or doubled means two holders at once.
+        let lock = c.lock("railcount").unwrap();
+        for k in 0..ops {
+            let held = lock
+                .acquire()
+                .unwrap_or_else(|e| panic!("node {}: lock {k}: {e}", me.0));
+            let v = rma.atomic_u64(target, 0, AtomicOp::Fetch).unwrap();
+            rma.atomic_u64(target, 0, AtomicOp::Set(v + 1)).unwrap();
+            drop(held);
+        }
     } else if mode == "barrier" {
         // Barrier k: each node writes k into its word at every other node first, so
         // a barrier passed before some node arrived shows as a word behind k.
@@ -471,6 +484,13 @@ fn rail_switch_applies_every_remote_atomic_exactly_once() {
 #[test]
 fn rail_switch_applies_every_put_with_signal_exactly_once() {
     switch_under_counting("rsig", "signal");
+}
+
+/// The cluster lock through a switch: one holder at a time (a read-then-write of one
+/// more under it loses no add).
+#[test]
+fn rail_switch_keeps_the_lock_exclusive() {
+    switch_under_counting("rlock", "lock");
 }
 
 /// Barriers through a switch: every node passes every barrier, none before every node
