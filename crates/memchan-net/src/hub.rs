@@ -923,14 +923,7 @@ impl Shared {
             sh[d.offset as usize..d.offset as usize + d.data.len()].copy_from_slice(d.data);
         }
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
-        // Dual rail: a remote sender's packet gets its place (a local node's has no
-        // seq to be known by, and goes down with the hub anyway).
-        let rail = if self.cfg.rail && seq != 0 {
-            st.gseq += 1;
-            Some(rail::rail_head(seq, st.gseq))
-        } else {
-            None
-        };
+        let rail = self.rail_place(st, seq);
         let mut outstanding = 0;
         for t in to.iter() {
             let sent = match &rail {
@@ -945,6 +938,17 @@ impl Shared {
             }
         }
         outstanding
+    }
+
+    /// Dual rail: the next place in the hub's order for a remote sender's packet or
+    /// deposit of seq `seq`, as its `RailDeliver` / `RailDeposit` head (`None`
+    /// without a rail, and for a local node's, which has no seq to be known by and
+    /// goes down with the hub anyway).
+    fn rail_place(&self, st: &mut State, seq: u64) -> Option<[u8; rail::RAIL_HEAD]> {
+        (self.cfg.rail && seq != 0).then(|| {
+            st.gseq += 1;
+            rail::rail_head(seq, st.gseq)
+        })
     }
 
     /// The destinations of `n`'s packet `d` that receive its segment, once its

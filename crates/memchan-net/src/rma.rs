@@ -364,9 +364,10 @@ impl RmaState {
         }
     }
 
-    /// Request `id` has its answer.
-    fn answered_here(&self, id: u32) {
-        if !self.asked_again.load(Ordering::Acquire) {
+    /// Request `id` has its answer (kept only with a standby: nothing to forget
+    /// otherwise, and no lock on a node without one).
+    fn answered_here(&self, sh: &Shared, id: u32) {
+        if sh.standby.is_some() && !self.asked_again.load(Ordering::Acquire) {
             self.unanswered
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -645,7 +646,7 @@ fn finish(sh: &Shared, segment: &str, node: NodeId, id: u32, len: usize) -> Resu
             sh.progress(Duration::from_millis(100));
         }
     };
-    sh.rma.answered_here(id);
+    sh.rma.answered_here(sh, id);
     let node_of = |b: &[u8]| NodeId(Get::new(b, "node").u16().unwrap_or(node.0));
     match status {
         code::OK if body.len() == len => Ok(body),

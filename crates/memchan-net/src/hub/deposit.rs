@@ -151,14 +151,9 @@ impl Shared {
             }
         }
         let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
-        // Dual rail: numbered as `data` numbers a packet, so that a standby that
-        // orders it again after a switch does not have it applied twice.
-        let rail = if self.cfg.rail && seq != 0 {
-            st.gseq += 1;
-            Some(crate::rail::rail_head(seq, st.gseq))
-        } else {
-            None
-        };
+        // Numbered as a packet is, so that a standby that orders it again after a
+        // switch does not have it applied twice.
+        let rail = self.rail_place(st, seq);
         let mut outstanding = 0;
         for t in to.iter() {
             let sent = match &rail {
