@@ -136,11 +136,15 @@ impl Ucx {
         args: &[String],
     ) -> Result<String> {
         let port = l.free_port()?.to_string();
+        // The server's words go to a file: when the client cannot reach it they say why.
+        let log_path = l.scratch_path(&format!("ucx-server-{port}.log"));
+        let server_log = std::fs::File::create(&log_path)
+            .with_context(|| format!("creating {}", log_path.display()))?;
         let server = Server(
             self.command()
                 .args(["-c", &cpus.1.to_string(), "-p", &port])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stdout(server_log.try_clone()?)
+                .stderr(server_log)
                 .spawn()
                 .context("starting the ucx_perftest server")?,
         );
@@ -182,14 +186,20 @@ impl Ucx {
             match status {
                 None => bail!("ucx_perftest {test} timed out after {RUN_TIMEOUT:?}"),
                 Some(s) if s.success() => return Ok(out),
-                // The server may not listen yet.
-                Some(_) if err.contains("Connection refused") && Instant::now() < deadline => {
+                // The server may not listen yet (it takes some 20 ms to start). UCX
+                // prints its errors on stdout.
+                Some(_)
+                    if (out.contains("Connection refused")
+                        || err.contains("Connection refused"))
+                        && Instant::now() < deadline =>
+                {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 Some(s) => bail!(
-                    "ucx_perftest {test} exited with {s}: {} {}",
+                    "ucx_perftest {test} exited with {s}: {} {} (server on port {port}: {})",
                     tail(&err, 800),
-                    tail(&out, 400)
+                    tail(&out, 400),
+                    tail(&std::fs::read_to_string(&log_path).unwrap_or_default(), 600)
                 ),
             }
         }

@@ -262,6 +262,11 @@ impl Launcher {
         Ok((cmd, out, err))
     }
 
+    /// A path in the run's scratch directory (for a peer's log).
+    pub fn scratch_path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
     /// Free TCP port on 127.0.0.1 for the loopback ping-pong.
     pub fn free_port(&self) -> Result<u16> {
         let l = TcpListener::bind("127.0.0.1:0").context("finding a free loopback port")?;
