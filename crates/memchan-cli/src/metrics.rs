@@ -94,7 +94,7 @@ impl Collector for StatusCollector {
             let c = ConstCounter::new(v);
             c.encode(enc.encode_descriptor(name, help, None, c.metric_type())?)?;
         }
-        let ends: Vec<(LinkEnd, [u64; 13])> = s
+        let ends: Vec<(LinkEnd, [u64; 14])> = s
             .members
             .iter()
             .flat_map(|m| {
@@ -404,6 +404,7 @@ mod tests {
             backpressure_waits: base + 10,
             mac_failures: base + 11,
             tcp_retransmits: base + 12,
+            reader_wakeups: base + 14,
         }
     }
 
@@ -496,8 +497,9 @@ mod tests {
                 }
             }
         }
-        // Every sample: 8 hub-wide, 13 per end of each of the two members' links.
-        assert_eq!(lines.len(), 9 + 2 * 2 * 13, "{text}");
+        // Every sample: 8 hub-wide, one per counter per end of each member's link.
+        let per_end = LinkCounters::default().fields().len();
+        assert_eq!(lines.len(), 9 + 2 * 2 * per_end, "{text}");
         assert!(text.ends_with("# EOF\n"), "{text}");
     }
 

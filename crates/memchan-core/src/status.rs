@@ -44,11 +44,15 @@ pub struct LinkCounters {
     pub mac_failures: u64,
     /// TCP's own retransmitted segments on this socket (kernel `tcpi_total_retrans`).
     pub tcp_retransmits: u64,
+    /// Times the link's reading thread woke because a frame arrived. While an
+    /// application thread waits for data it reads the link itself and this one
+    /// sleeps on: this stays far below `frames_rx` on a node that waits in `wait`.
+    pub reader_wakeups: u64,
 }
 
 impl LinkCounters {
     /// The counters as (name, help, value), in the order status prints them.
-    pub fn fields(&self) -> [(&'static str, &'static str, u64); 13] {
+    pub fn fields(&self) -> [(&'static str, &'static str, u64); 14] {
         [
             (
                 "frames_tx",
@@ -94,6 +98,11 @@ impl LinkCounters {
                 "tcp_retransmits",
                 "TCP segments retransmitted by the kernel",
                 self.tcp_retransmits,
+            ),
+            (
+                "reader_wakeups",
+                "wake-ups of the link's reading thread for a frame",
+                self.reader_wakeups,
             ),
         ]
     }

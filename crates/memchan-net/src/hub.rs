@@ -404,17 +404,18 @@ impl Hub {
         }
     }
 
-    /// A thread of the hub's own node starts reading the links (see `progress`).
+    /// A thread of the hub's own node starts reading the links (see `progress`); the
+    /// first one makes the links' reading threads deaf to frames (`Link::listen`).
     pub fn begin_progress(&self) {
-        self.sh.external.fetch_add(1, SeqCst);
+        if self.sh.external.fetch_add(1, SeqCst) == 0 {
+            self.sh.links_listen();
+        }
     }
 
-    /// ... and stops; the last one unparks the links' reading threads.
+    /// ... and stops; the last one makes the links' reading threads listen again.
     pub fn end_progress(&self) {
         if self.sh.external.fetch_sub(1, SeqCst) == 1 {
-            for (_, _, l) in self.sh.remote_links().iter() {
-                l.unpark();
-            }
+            self.sh.links_listen();
         }
     }
 
@@ -444,18 +445,25 @@ fn serve(sh: Arc<Shared>, node: NodeId, inc: u64, link: Arc<Link>) {
             return;
         }
         // While a thread of the hub's own node waits for data, it reads the links
-        // itself (one wake-up per frame instead of two); this thread stays out,
-        // parked until that thread leaves (`end_progress`).
-        let away = || sh.external.load(SeqCst) != 0;
-        if away() {
-            link.park(Duration::from_millis(10), away);
-        } else if link.wait(None, Duration::from_millis(50), true) && !sh.pump(node, inc, &link) {
+        // itself (one wake-up per frame instead of two); this thread stays out, deaf
+        // to frames until that thread leaves (`end_progress`).
+        if link.serve_wait(Duration::from_millis(50), || sh.external.load(SeqCst) != 0)
+            && !sh.pump(node, inc, &link)
+        {
             return;
         }
     }
 }
 
 impl Shared {
+    /// Each link's reading thread listens for frames unless a thread of the hub's own
+    /// node reads them (`begin_progress`).
+    fn links_listen(&self) {
+        for (_, _, l) in self.remote_links().iter() {
+            l.listen(|| self.external.load(SeqCst) != 0);
+        }
+    }
+
     /// A node whose join the gate verified: admitted with a link over `sock` (a
     /// duplicate of it; the gate closes its own) writing under `key` and reading with
     /// `dec` (the node's direction, holding what it sent past its Join), and a thread

@@ -35,14 +35,12 @@
 
 use crate::wire::{self, Borrowed, Decoder, FrameKey, Kind, WireError};
 use memchan_core::status::LinkCounters;
+use rustix::event::epoll::{self, EventFlags};
 use std::collections::VecDeque;
 use std::io::{self, IoSlice, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::AsFd;
-use std::sync::atomic::{
-    AtomicBool, AtomicU64,
-    Ordering::{Relaxed, SeqCst},
-};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -118,6 +116,7 @@ struct Counters {
     backpressure_waits: AtomicU64,
     mac_failures: AtomicU64,
     tcp_retransmits: AtomicU64,
+    reader_wakeups: AtomicU64,
 }
 
 /// Frame buffers kept for reuse, and the largest capacity kept (a full packet's
@@ -254,10 +253,10 @@ pub struct Link {
     last_sent: AtomicU64,
     counters: Counters,
     down: AtomicBool,
-    /// A thread that leaves reading to another waits in [`park`](Self::park): it is
-    /// there (`parked`) and `unpark` wakes it through `park_fd` (an eventfd).
-    parked: AtomicBool,
-    park_fd: rustix::fd::OwnedFd,
+    /// The reading thread's epoll set, holding the socket alone (see
+    /// [`serve_wait`](Self::serve_wait)), and the events it now listens for.
+    epoll: rustix::fd::OwnedFd,
+    interest: Mutex<EventFlags>,
     /// Peer address, for logs and status.
     pub peer: String,
 }
@@ -274,10 +273,8 @@ impl Link {
             .map(|a| a.to_string())
             .unwrap_or_else(|_| "?".into());
         let rto = cfg.retransmit_timeout;
-        let park_fd = rustix::event::eventfd(
-            0,
-            rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
-        )?;
+        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
+        epoll::add(&epoll, &sock, epoll::EventData::new_u64(0), EventFlags::IN)?;
         Ok(Link {
             sock,
             key,
@@ -323,8 +320,8 @@ impl Link {
             last_sent: AtomicU64::new(0),
             counters: Counters::default(),
             down: AtomicBool::new(false),
-            parked: AtomicBool::new(false),
-            park_fd,
+            epoll,
+            interest: Mutex::new(EventFlags::IN),
             peer,
         })
     }
@@ -913,22 +910,12 @@ impl Link {
         self.lock_tx().next_seq - 1
     }
 
-    /// Polls the socket (and `extra`, e.g. a wake-up eventfd) for up to `timeout`:
-    /// for reading if `read`, for writing while bytes wait. Returns whether the socket
-    /// is readable. A thread that leaves reading to another passes `read: false`, so
-    /// that only the reader wakes when a frame arrives.
-    pub fn wait(
-        &self,
-        extra: Option<std::os::fd::BorrowedFd<'_>>,
-        timeout: Duration,
-        read: bool,
-    ) -> bool {
+    /// Polls the socket for reading (and `extra`, e.g. a wake-up eventfd) for up to
+    /// `timeout`, for writing too while bytes wait: a wait for data by a thread that
+    /// reads the link itself. Returns whether the socket is readable.
+    pub fn wait(&self, extra: Option<std::os::fd::BorrowedFd<'_>>, timeout: Duration) -> bool {
         use rustix::event::{poll, PollFd, PollFlags};
-        let mut flags = if read {
-            PollFlags::IN
-        } else {
-            PollFlags::empty()
-        };
+        let mut flags = PollFlags::IN;
         if self.wants_write() {
             flags |= PollFlags::OUT;
         }
@@ -946,53 +933,67 @@ impl Link {
             let mut tx = self.lock_tx();
             self.flush_locked(&mut tx);
         }
-        read && !(r & (PollFlags::IN | PollFlags::HUP | PollFlags::ERR)).is_empty()
+        r.intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
     }
 
-    /// Waits up to `timeout` without reading (writing pending bytes) while `away()`
-    /// holds: the thread that reads this link leaves reading to threads that wait
-    /// for data themselves (`away`: some do). [`unpark`](Self::unpark), called when
-    /// the last of those stops, ends the wait at once, so that frames arriving after
-    /// it are read without delay (before, they waited for the timeout: a thread that
-    /// polled receive memory after a wait saw them up to 10 ms late).
-    pub fn park(&self, timeout: Duration, away: impl Fn() -> bool) {
-        use rustix::event::{poll, PollFd, PollFlags};
-        // SeqCst pairs with `unpark`'s caller (Dekker): either `away` sees the reader
-        // gone, or the reader sees `parked` and wakes us.
-        self.parked.store(true, SeqCst);
-        if !away() {
-            self.parked.store(false, SeqCst);
-            return;
+    /// The link's reading thread waits here, up to `timeout`, for a frame (unless
+    /// `away()`) or for room to write pending bytes (writing them); true if it should
+    /// read. While `away()` holds, the threads that wait for data read the link
+    /// themselves and this one does not listen for frames: the socket stays in its
+    /// epoll set without `IN`, so a frame wakes only them. They call
+    /// [`listen`](Self::listen) as the first starts and the last stops, which adds or
+    /// removes `IN` under the same lock; epoll wakes a thread already waiting when `IN`
+    /// is added on a socket with bytes to read, so a frame arriving after the last of
+    /// them left is read at once. (An eventfd poked at each leave did that too, but
+    /// woke this thread once per wait: on a node that busy-polls, a context switch per
+    /// message, which tripled the cross-host spin latency.)
+    pub fn serve_wait(&self, timeout: Duration, away: impl Fn() -> bool) -> bool {
+        let out = self.wants_write();
+        {
+            let mut now = self.lock_interest();
+            self.set_interest(&mut now, !away(), out);
         }
-        let out = if self.wants_write() {
-            PollFlags::OUT
-        } else {
-            PollFlags::empty()
-        };
-        let mut fds = [
-            PollFd::new(&self.sock, out),
-            PollFd::new(&self.park_fd, PollFlags::IN),
-        ];
+        let mut evs = [std::mem::MaybeUninit::<epoll::Event>::uninit(); 1];
         let ts = rustix::time::Timespec {
             tv_sec: timeout.as_secs() as i64,
             tv_nsec: i64::from(timeout.subsec_nanos()),
         };
-        let _ = poll(&mut fds, Some(&ts));
-        self.parked.store(false, SeqCst);
-        if fds[1].revents().contains(PollFlags::IN) {
-            let mut buf = [0u8; 8];
-            let _ = rustix::io::read(&self.park_fd, &mut buf);
+        let got = match epoll::wait(&self.epoll, &mut evs, Some(&ts)) {
+            Ok((ready, _)) => ready.first().map_or(EventFlags::empty(), |e| e.flags),
+            Err(_) => EventFlags::empty(),
+        };
+        if got.contains(EventFlags::IN) {
+            self.counters.reader_wakeups.fetch_add(1, Relaxed);
         }
-        if fds[0].revents().contains(PollFlags::OUT) {
+        if got.contains(EventFlags::OUT) {
             let mut tx = self.lock_tx();
             self.flush_locked(&mut tx);
         }
+        // `IN` may have been added while this thread slept (`listen`): read then.
+        got.intersects(EventFlags::IN | EventFlags::HUP | EventFlags::ERR) && !away()
     }
 
-    /// Ends a [`park`](Self::park) under way (the caller made `away` false first).
-    pub fn unpark(&self) {
-        if self.parked.load(SeqCst) {
-            let _ = rustix::io::write(&self.park_fd, &1u64.to_ne_bytes());
+    /// Makes the reading thread listen for frames, or not, as `away()` now says (see
+    /// [`serve_wait`](Self::serve_wait)): called by a thread that reads the link
+    /// itself when it becomes the first such thread and when it stops being one.
+    pub fn listen(&self, away: impl Fn() -> bool) {
+        let mut now = self.lock_interest();
+        let out = now.contains(EventFlags::OUT);
+        self.set_interest(&mut now, !away(), out);
+    }
+
+    fn lock_interest(&self) -> MutexGuard<'_, EventFlags> {
+        self.interest.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set_interest(&self, now: &mut EventFlags, read: bool, write: bool) {
+        let mut want = EventFlags::empty();
+        want.set(EventFlags::IN, read);
+        want.set(EventFlags::OUT, write);
+        if *now != want
+            && epoll::modify(&self.epoll, &self.sock, epoll::EventData::new_u64(0), want).is_ok()
+        {
+            *now = want;
         }
     }
 
@@ -1031,6 +1032,7 @@ impl Link {
             backpressure_waits: c.backpressure_waits.load(Relaxed),
             mac_failures: c.mac_failures.load(Relaxed),
             tcp_retransmits: c.tcp_retransmits.load(Relaxed),
+            reader_wakeups: c.reader_wakeups.load(Relaxed),
         }
     }
 

@@ -540,5 +540,6 @@ pub fn get_heartbeat(b: &[u8]) -> R<LinkCounters> {
         backpressure_waits: g.u64()?,
         mac_failures: g.u64()?,
         tcp_retransmits: g.u64()?,
+        reader_wakeups: g.u64()?,
     })
 }

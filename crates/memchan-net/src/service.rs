@@ -314,12 +314,10 @@ impl Shared {
             // Fetched each turn: a rail switch replaces it.
             let Some(link) = self.link() else { return };
             // While the application waits for data it reads the link itself (see
-            // `RxMapping::wait`); this thread then only ticks, parked until the last
-            // such reader leaves (`Reading`'s drop unparks it).
+            // `RxMapping::wait`); this thread then only ticks, deaf to frames until
+            // the last such reader leaves (`Reading` calls `Link::listen`).
             let away = || self.app_reading.load(Ordering::SeqCst) != 0;
-            if away() {
-                link.park(Duration::from_millis(10), away);
-            } else if link.wait(None, Duration::from_millis(10), true) {
+            if link.serve_wait(Duration::from_millis(10), away) {
                 if let Err(e) = link.receive(&mut NodeHandler(&self)) {
                     if self.health.load(Ordering::Acquire) == ALIVE
                         && !self.stop.load(Ordering::Acquire)
@@ -369,7 +367,7 @@ impl Shared {
                 let readable = if slice.is_zero() {
                     true
                 } else {
-                    l.wait(Some(self.wake.as_fd()), slice, true)
+                    l.wait(Some(self.wake.as_fd()), slice)
                 };
                 if readable {
                     if let Err(e) = l.receive(&mut NodeHandler(self)) {
@@ -392,6 +390,17 @@ impl Shared {
             let mut buf = [0u8; 8];
             if rustix::io::read(&self.wake, &mut buf).is_ok() {
                 self.wake_pending.store(false, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// The service thread listens for frames on the current link unless the
+    /// application reads it (`Link::listen`); after a rail switch it sets the new
+    /// link's interest itself.
+    fn service_listens(&self) {
+        if let Up::Link(_) = &self.up {
+            if let Some(l) = self.link() {
+                l.listen(|| self.app_reading.load(Ordering::SeqCst) != 0);
             }
         }
     }
@@ -614,7 +623,11 @@ pub(crate) struct Reading<'a>(&'a Shared);
 impl<'a> Reading<'a> {
     pub(crate) fn new(sh: &'a Shared) -> Reading<'a> {
         IN_WAIT.set(true);
-        sh.app_reading.fetch_add(1, Ordering::SeqCst);
+        // The first reader makes the service thread deaf to frames: they wake this
+        // thread alone.
+        if sh.app_reading.fetch_add(1, Ordering::SeqCst) == 0 {
+            sh.service_listens();
+        }
         if let Up::Local(h) = &sh.up {
             h.begin_progress();
         }
@@ -629,11 +642,7 @@ impl Drop for Reading<'_> {
         }
         // The last reader gone, the service thread reads again, at once.
         if self.0.app_reading.fetch_sub(1, Ordering::SeqCst) == 1 {
-            // The current link: after a rail switch a thread parked on the old one
-            // wakes by its 10 ms timeout.
-            if let Some(l) = self.0.link() {
-                l.unpark();
-            }
+            self.0.service_listens();
         }
         IN_WAIT.set(false);
     }

@@ -96,7 +96,7 @@ fn cluster(slow: bool) -> (Hub, Node, Receiver) {
         let t0 = Instant::now();
         while seqs.1.is_empty() {
             assert!(t0.elapsed() < HANG_GUARD, "no answer to {id}");
-            b.wait(None, Duration::from_millis(20), true);
+            b.wait(None, Duration::from_millis(20));
             b.receive(&mut seqs).unwrap();
             b.send_control(Kind::Heartbeat, &[]);
         }

@@ -477,3 +477,103 @@ fn a_waiter_wakes_when_another_waiting_thread_reads_its_write() {
         late[late.len() / 2]
     );
 }
+
+/// While the application waits for data it reads the link itself, and the node's
+/// service thread sleeps on without listening for frames: a ping-pong of 1,000
+/// rounds, one node in `wait`, the other in `wait_spin`, wakes neither node's service
+/// thread once per message (an eventfd poked at every wait's end did: a context switch
+/// per message that tripled the cross-host busy-poll latency). Counted by the nodes
+/// themselves (`reader_wakeups`, in their heartbeats); a frame that lands between two
+/// waits may still wake it, hence the margin of half the messages.
+#[test]
+fn a_node_waiting_for_data_does_not_wake_its_service_thread_per_message() {
+    const ROUNDS: u64 = 1000;
+    let hang_guard = Duration::from_secs(60);
+    let key = Key::from_secret(b"deaf");
+    let h = hub(&key);
+    let addr = h.local_addr().to_string();
+    let a = Node::join("deaf", cfg(&addr, &key)).unwrap();
+    let b = Node::join("deaf", cfg(&addr, &key)).unwrap();
+    b.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    a.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    let notify = RxAttrs {
+        receive_enable: true,
+        notify: true,
+        remote_read: false,
+    };
+    let rx_a = a
+        .segment("pp", 4096, 0o600)
+        .unwrap()
+        .map_rx_with(notify)
+        .unwrap();
+    let to_b = a
+        .segment("pp", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.id()), TxAttrs::default())
+        .unwrap();
+    let woken = |node: memchan_core::NodeId| {
+        h.status()
+            .members
+            .into_iter()
+            .find(|m| m.node == node.0)
+            .expect("a member")
+            .node_side
+    };
+    let before = (woken(a.id()).reader_wakeups, woken(b.id()).reader_wakeups);
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // B's mappings are its thread's own (a mapping is used from one thread).
+            let rx_b = b
+                .segment("pp", 4096, 0o600)
+                .unwrap()
+                .map_rx_with(notify)
+                .unwrap();
+            let to_a = b
+                .segment("pp", 4096, 0o600)
+                .unwrap()
+                .map_tx(Dest::Node(a.id()), TxAttrs::default())
+                .unwrap();
+            ready_tx.send(()).unwrap();
+            for i in 1..=ROUNDS {
+                while rx_b.load_u64(0).unwrap() < i {
+                    assert!(rx_b.wait(Some(hang_guard)).unwrap(), "ping {i} never came");
+                }
+                to_a.write_u64(0, i).unwrap();
+            }
+        });
+        ready.recv().unwrap();
+        for i in 1..=ROUNDS {
+            to_b.write_u64(0, i).unwrap();
+            while rx_a.load_u64(0).unwrap() < i {
+                assert!(
+                    rx_a.wait_spin(Some(hang_guard)).unwrap(),
+                    "pong {i} never came"
+                );
+            }
+        }
+    });
+    // The heartbeats after the ping-pong carry every frame of it.
+    let t0 = std::time::Instant::now();
+    for (node, was) in [(a.id(), before.0), (b.id(), before.1)] {
+        let mut c = woken(node);
+        while c.frames_rx < ROUNDS {
+            assert!(
+                t0.elapsed() < hang_guard,
+                "no heartbeat after the ping-pong: {c:?}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+            c = woken(node);
+        }
+        let wakes = c.reader_wakeups - was;
+        println!(
+            "node {}: {wakes} service-thread wake-ups for {ROUNDS} messages received",
+            node.0
+        );
+        assert!(
+            wakes <= ROUNDS / 2,
+            "node {}'s service thread woke {wakes} times for {ROUNDS} messages it did not read",
+            node.0
+        );
+    }
+}

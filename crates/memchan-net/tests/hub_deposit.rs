@@ -171,7 +171,7 @@ fn a_destination_that_never_answers_is_given_up_as_lost() {
         let deadline = Instant::now() + Duration::from_secs(60);
         while !asked.is_finished() {
             assert!(Instant::now() < deadline, "the sender was never told");
-            raw.wait(None, Duration::from_millis(20), true);
+            raw.wait(None, Duration::from_millis(20));
             raw.receive(&mut f).unwrap();
             raw.heartbeat_if_quiet(Duration::from_millis(20));
         }

@@ -50,7 +50,7 @@ impl Raw {
                 return self.seen.0.remove(i).1;
             }
             assert!(Instant::now() < deadline, "no {kind:?} frame");
-            self.link.wait(None, Duration::from_millis(20), true);
+            self.link.wait(None, Duration::from_millis(20));
             self.link.receive(&mut self.seen).unwrap();
         }
     }
@@ -168,7 +168,7 @@ fn the_hub_routes_remote_access_only_as_it_should() {
         target.expect(Kind::RmaServe, |_| true);
         while !asked.is_finished() {
             for raw in [&mut target, &mut stranger] {
-                raw.link.wait(None, Duration::from_millis(10), true);
+                raw.link.wait(None, Duration::from_millis(10));
                 raw.link.receive(&mut raw.seen).unwrap();
                 raw.link.heartbeat_if_quiet(Duration::from_millis(50));
             }

@@ -236,7 +236,7 @@ fn pump_until(link: &Link, rec: &mut Rec, what: &str, done: impl Fn(&Link, &Rec)
             "hang guard: {what} never happened; {:?}",
             link.counters()
         );
-        link.wait(None, Duration::from_millis(10), true);
+        link.wait(None, Duration::from_millis(10));
         link.receive(rec).expect("the link stays up");
     }
 }
@@ -494,7 +494,7 @@ fn a_frame_half_written_when_a_nak_arrives_is_completed_before_the_replay() {
         let pump = s.spawn(|| {
             let mut rec = Rec::default();
             while !stop.load(Ordering::Relaxed) {
-                link.wait(None, Duration::from_millis(5), true);
+                link.wait(None, Duration::from_millis(5));
                 link.receive(&mut rec).expect("the link stays up");
             }
         });
@@ -525,7 +525,7 @@ fn a_release_of_a_frame_being_rewritten_waits_for_its_last_byte() {
         let pump = s.spawn(|| {
             let mut rec = Rec::default();
             while !stop.load(Ordering::Relaxed) {
-                link.wait(None, Duration::from_millis(5), true);
+                link.wait(None, Duration::from_millis(5));
                 link.receive(&mut rec).expect("the link stays up");
             }
         });
@@ -668,7 +668,7 @@ fn replayed_reused_counter_and_reflected_frames_are_refused() {
     peer.send_bytes(&reflected);
     let deadline = Instant::now() + HANG_GUARD;
     let err = loop {
-        link.wait(None, Duration::from_millis(20), true);
+        link.wait(None, Duration::from_millis(20));
         match link.receive(&mut rec) {
             Err(e) => break e,
             Ok(_) => assert!(
@@ -748,7 +748,7 @@ fn a_waiting_frame_overtaken_by_a_control_frame_is_stamped_again() {
         let pump = s.spawn(|| {
             let mut rec = Rec::default();
             while !stop.load(Ordering::Relaxed) {
-                link.wait(None, Duration::from_millis(5), true);
+                link.wait(None, Duration::from_millis(5));
                 link.receive(&mut rec).expect("the link stays up");
             }
         });

@@ -68,7 +68,7 @@ fn until(
     while !done(at_node, at_hub) {
         assert!(start.elapsed() < HANG_GUARD, "hang guard");
         for (l, g) in [(node, &mut *at_node), (hub, &mut *at_hub)] {
-            if l.wait(None, Duration::from_millis(5), true) {
+            if l.wait(None, Duration::from_millis(5)) {
                 l.receive(g).unwrap();
             }
             l.tick();

@@ -90,7 +90,7 @@ pub fn read_until(raw: &Link, f: &mut Frames, done: impl Fn(&Frames) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !done(f) {
         assert!(Instant::now() < deadline, "nothing came");
-        raw.wait(None, Duration::from_millis(50), true);
+        raw.wait(None, Duration::from_millis(50));
         raw.receive(f).unwrap();
     }
 }
