@@ -168,6 +168,18 @@ impl Applied {
             .is_some_and(|&m| oseq <= m)
     }
 
+    /// A new incarnation of `origin` joined: its link numbers its packets from 1 again,
+    /// so the seqs of the node that had the id before say nothing about them. (The
+    /// hub orders the join after every packet of the one that left.) The old one's
+    /// entries go too: a switch never orders a gone sender's packets again, and a
+    /// report must not hold entries beyond their origin's mark.
+    pub fn new_origin(&mut self, origin: u16) {
+        if let Some(m) = self.marks.get_mut(usize::from(origin)) {
+            *m = 0;
+            self.history.retain(|e| e.origin != origin);
+        }
+    }
+
     /// Records a packet applied in the hub's order.
     ///
     /// # Errors
@@ -755,6 +767,22 @@ mod tests {
             "two entries fell out of a history of 3"
         );
         assert_eq!(Report::decode(&r.encode().unwrap()).unwrap(), r);
+    }
+
+    #[test]
+    fn a_new_incarnation_of_an_origin_starts_its_seqs_afresh() {
+        let mut a = Applied::new(8);
+        a.record(e(1, 40, 10)).unwrap();
+        a.record(e(2, 7, 11)).unwrap();
+        a.new_origin(1);
+        assert!(!a.is_applied(1, 1), "the joiner's first packet is new");
+        a.record(e(1, 1, 12)).unwrap();
+        assert!(a.is_applied(1, 1) && !a.is_applied(1, 2));
+        assert!(a.is_applied(2, 7), "other origins keep their marks");
+        // The report at a switch holds no entry of the old one beyond the new mark.
+        let r = a.report(3, vec![]);
+        r.check().unwrap();
+        assert_eq!(r.history, vec![e(2, 7, 11), e(1, 1, 12)]);
     }
 
     #[test]

@@ -528,6 +528,11 @@ impl Shared {
                         event_kind::LEFT => EventKind::Left,
                         _ => EventKind::Failed,
                     };
+                    if kind == EventKind::Joined && node != self.me {
+                        // Ids are reused: a joiner's packets are not the ones of the
+                        // node that had its id before.
+                        self.rail_lock().new_origin(node.0);
+                    }
                     let mut st = self.lock();
                     st.members = members;
                     st.epoch = st.epoch.max(epoch);

@@ -152,3 +152,62 @@ fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
         assert_eq!(n.members().len(), NODES);
     }
 }
+
+/// A node that joins with the id of one that left (ids are reused, lowest free first)
+/// starts its link's numbering at 1 again: on a cluster with two rails, the receivers
+/// must apply its packets, not skip them as ones they applied before a switch (they
+/// compared its seqs with the last seq of the node that left).
+#[test]
+fn a_node_that_takes_a_left_node_s_id_is_heard_on_a_dual_rail_cluster() {
+    let key = Key::from_secret(b"dual rail reuse");
+    let tune = |c: &mut HubConfig| c.heartbeat = Duration::from_millis(50);
+    let (_active, active_addr) = common::keyed_hub(&key, |c| {
+        tune(c);
+        c.rail = true;
+    });
+    let (_standby, standby_addr) = common::keyed_hub(&key, |c| {
+        tune(c);
+        c.standby_of = Some(active_addr.clone());
+    });
+    let mut cfg = common::node_cfg(
+        &active_addr,
+        &key,
+        Duration::from_millis(50),
+        Duration::from_secs(5),
+    );
+    cfg.standby = Some(standby_addr);
+    let reader = Node::join("reuse", cfg.clone()).unwrap();
+    let rx = reader.segment("r", 64, 0o600).unwrap().map_rx().unwrap();
+    let first = Node::join("reuse", cfg.clone()).unwrap();
+    let id = first.id();
+    {
+        let tx = first
+            .segment("r", 64, 0o600)
+            .unwrap()
+            .map_tx(Dest::Node(reader.id()), TxAttrs::default())
+            .unwrap();
+        for v in 1..=100u64 {
+            tx.write_u64(0, v).unwrap();
+        }
+        first.ack().unwrap();
+    }
+    assert_eq!(rx.load_u64(0).unwrap(), 100);
+    first.leave();
+    poll("the first writer's leave", || reader.members().len() == 1);
+    let second = Node::join("reuse", cfg).unwrap();
+    assert_eq!(second.id(), id, "the id of the node that left is reused");
+    let tx = second
+        .segment("r", 64, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(reader.id()), TxAttrs::default())
+        .unwrap();
+    for v in 1..=5u64 {
+        tx.write_u64(8, v).unwrap();
+    }
+    second.ack().unwrap();
+    assert_eq!(
+        rx.load_u64(8).unwrap(),
+        5,
+        "the new node's writes reached the reader"
+    );
+}
