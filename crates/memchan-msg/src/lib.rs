@@ -64,6 +64,12 @@ const GRACE_POLLS: u32 = 256;
 /// (which progresses every peer, then sleeps) takes over.
 const FAST_POLLS: u32 = 1024;
 
+/// Through a hub: idle progress rounds of a waiting caller before it spins on the
+/// link itself, and how long that spin lasts (about the one-host spin) before it
+/// sleeps.
+const HUB_RING_POLLS: u32 = 16;
+const HUB_SPIN: Duration = Duration::from_millis(1);
+
 /// Matches a message from any sender.
 pub const ANY_SOURCE: u32 = u32::MAX;
 /// Matches a message with any tag.
@@ -377,6 +383,13 @@ pub struct Comm<'c> {
     turn: usize,
     /// The peers a sleeping caller told so (kept to reuse the allocation).
     told: Vec<usize>,
+    /// Whether the cluster runs through a hub: a frame there lands in the rings only
+    /// when a thread reads the link, so a waiting caller spins on the link
+    /// (`wait_spin`), not on the rings alone (which left every frame to the node's
+    /// service thread: a wake-up per message).
+    hub: bool,
+    /// Polls of one ring on the eager fast paths.
+    fast_polls: u32,
     /// `rx.as_ptr()` (as a number: a `Comm` may move between threads), for
     /// [`word`](Self::word).
     base: usize,
@@ -454,6 +467,12 @@ impl<'c> Comm<'c> {
             completed: 0,
             turn: 0,
             told: Vec::new(),
+            hub: cluster.transport() == "hub",
+            fast_polls: if cluster.transport() == "hub" {
+                1
+            } else {
+                FAST_POLLS
+            },
             base: 0,
         };
         c.base = c.rx.as_ptr() as usize;
@@ -713,7 +732,7 @@ impl<'c> Comm<'c> {
         let cookie = self.peers[d].next_seq;
         self.peers[d].next_seq += 1;
         self.publish(d, &b, false)?;
-        for _ in 0..FAST_POLLS {
+        for _ in 0..self.fast_polls {
             let seq = self.peers[d].recvd + 1;
             let off = self.lay.slot(d, seq);
             // A cookie here is an acknowledgement of this message: cookies are
@@ -1121,7 +1140,7 @@ impl<'c> Comm<'c> {
         {
             return Ok(None);
         }
-        for _ in 0..FAST_POLLS {
+        for _ in 0..self.fast_polls {
             let seq = self.peers[p].recvd + 1;
             let off = self.lay.slot(p, seq);
             if self.word(off) != seq {
@@ -1318,6 +1337,13 @@ impl<'c> Comm<'c> {
                 self.check_members();
                 if !self.sleep(&mut done)? {
                     continue;
+                }
+            } else if self.hub && polls >= HUB_RING_POLLS {
+                // Returns when a write lands on the rings or credit lines (all notify
+                // pages); a quiet link for the whole spin sends the caller to sleep.
+                self.check_members();
+                if !self.rx.wait_spin(Some(HUB_SPIN))? {
+                    polls = self.cfg.spin;
                 }
             } else {
                 if polls.is_multiple_of(256) {
