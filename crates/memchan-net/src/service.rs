@@ -424,8 +424,7 @@ impl Shared {
     /// A Deliver or DepositDeliver (`kind` `RailDeliver` or `RailDeposit`) numbered
     /// for dual rail, read from `link`: applied unless this node applied it already
     /// (ordered again after a switch of hubs), and recorded. A conditional write
-    /// applied before the switch is not answered again: its origin gets
-    /// `Outcome::Lost` for this node from the standby.
+    /// applied before the switch is answered again from its kept outcome.
     fn rail_deliver(&self, link: &Link, kind: Kind, payload: &[u8]) {
         let Ok((oseq, gseq, deliver)) = crate::rail::get_rail_deliver(payload) else {
             tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
@@ -441,6 +440,10 @@ impl Shared {
         // must not be applied now; the standby orders it again.
         let current = self.link().is_some_and(|l| std::ptr::eq(&*l, link));
         if !current || rail.is_applied(origin, oseq) {
+            drop(rail);
+            if current && kind == Kind::RailDeposit {
+                self.answer_again(deliver);
+            }
             return;
         }
         let e = crate::rail::Entry { origin, oseq, gseq };
@@ -532,6 +535,7 @@ impl Shared {
                         // Ids are reused: a joiner's packets are not the ones of the
                         // node that had its id before.
                         self.rail_lock().new_origin(node.0);
+                        self.deposits.new_origin(node.0);
                     }
                     let mut st = self.lock();
                     st.members = members;

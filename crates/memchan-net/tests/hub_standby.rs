@@ -8,8 +8,8 @@
 //! processes, a killed hub and a downed link, under the randomized ordering check.
 
 use memchan_core::{Dest, TxAttrs};
-use memchan_net::hub::HubConfig;
-use memchan_net::node::Node;
+use memchan_net::hub::{Hub, HubConfig};
+use memchan_net::node::{NetConfig, Node};
 use memchan_net::wire::Key;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -29,9 +29,10 @@ fn poll(what: &str, mut ok: impl FnMut() -> bool) {
     }
 }
 
-#[test]
-fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
-    let key = Key::from_secret(b"dual rail loopback");
+/// An active hub (`rail`), its standby, and the configuration of a node that joins
+/// the active one with the standby named.
+fn rails(secret: &[u8]) -> (Hub, Hub, NetConfig) {
+    let key = Key::from_secret(secret);
     let tune = |c: &mut HubConfig| c.heartbeat = Duration::from_millis(50);
     let (active, active_addr) = common::keyed_hub(&key, |c| {
         tune(c);
@@ -47,7 +48,13 @@ fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
         Duration::from_millis(50),
         Duration::from_secs(5),
     );
-    cfg.standby = Some(standby_addr.clone());
+    cfg.standby = Some(standby_addr);
+    (active, standby, cfg)
+}
+
+#[test]
+fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
+    let (active, standby, cfg) = rails(b"dual rail loopback");
     let ns: Vec<Node> = (0..NODES)
         .map(|_| Node::join("dualrail", cfg.clone()).unwrap())
         .collect();
@@ -159,23 +166,7 @@ fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
 /// compared its seqs with the last seq of the node that left).
 #[test]
 fn a_node_that_takes_a_left_node_s_id_is_heard_on_a_dual_rail_cluster() {
-    let key = Key::from_secret(b"dual rail reuse");
-    let tune = |c: &mut HubConfig| c.heartbeat = Duration::from_millis(50);
-    let (_active, active_addr) = common::keyed_hub(&key, |c| {
-        tune(c);
-        c.rail = true;
-    });
-    let (_standby, standby_addr) = common::keyed_hub(&key, |c| {
-        tune(c);
-        c.standby_of = Some(active_addr.clone());
-    });
-    let mut cfg = common::node_cfg(
-        &active_addr,
-        &key,
-        Duration::from_millis(50),
-        Duration::from_secs(5),
-    );
-    cfg.standby = Some(standby_addr);
+    let (_active, _standby, cfg) = rails(b"dual rail reuse");
     let reader = Node::join("reuse", cfg.clone()).unwrap();
     let rx = reader.segment("r", 64, 0o600).unwrap().map_rx().unwrap();
     let first = Node::join("reuse", cfg.clone()).unwrap();

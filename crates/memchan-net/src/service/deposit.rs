@@ -9,7 +9,7 @@ use crate::proto::{self, deposit::Op};
 use crate::wire::Kind;
 use memchan_core::deposit::{CondResult, Outcome};
 use memchan_core::NodeId;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -22,7 +22,19 @@ pub(crate) struct Deposits {
     /// Per open token: the outcomes so far, and whether the hub said that was all.
     results: Mutex<HashMap<u64, (Vec<CondResult>, bool)>>,
     pending: Mutex<Vec<Vec<u8>>>,
+    /// With a standby hub: the outcomes this node sent for others' conditional
+    /// writes, the last [`KEPT_OUTCOMES`] per origin by token, so that one the
+    /// standby orders again after a switch (applied here before it, its outcome lost
+    /// with the hub) is answered again rather than left to time out as `Lost`.
+    kept: Mutex<HashMap<u16, KeptOutcomes>>,
 }
+
+/// An origin's kept outcomes: (token, the `Outcome` frame's body), oldest first.
+type KeptOutcomes = VecDeque<(u64, Vec<u8>)>;
+
+/// Outcomes kept per origin (see `Deposits::kept`): an origin waits for each
+/// conditional write before its next from that thread, so few are in flight at once.
+const KEPT_OUTCOMES: usize = 64;
 
 impl Deposits {
     fn results(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (Vec<CondResult>, bool)>> {
@@ -54,11 +66,14 @@ impl Deposits {
     }
 
     /// An `Outcome` from the hub: kept if its token is open (the hub forwards only
-    /// outcomes a destination owed, and reports a failed one lost).
+    /// outcomes a destination owed, and reports a failed one lost), once per
+    /// destination (after a switch a destination may answer again what the lost hub
+    /// forwarded already).
     pub(super) fn record(&self, payload: &[u8]) {
         if let Ok((from, token, outcome)) = proto::deposit::get_outcome(payload) {
             if let Some((v, done)) = self.results().get_mut(&token) {
                 match outcome {
+                    Some(_) if v.iter().any(|c| c.node.0 == from) => {}
                     Some(outcome) => v.push(CondResult {
                         node: NodeId(from),
                         outcome,
@@ -69,12 +84,61 @@ impl Deposits {
         }
     }
 
+    fn kept(&self) -> std::sync::MutexGuard<'_, HashMap<u16, KeptOutcomes>> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn keep(&self, origin: u16, token: u64, body: &[u8]) {
+        let mut kept = self.kept();
+        let q = kept.entry(origin).or_default();
+        if q.len() == KEPT_OUTCOMES {
+            q.pop_front();
+        }
+        q.push_back((token, body.to_vec()));
+    }
+
+    /// A new incarnation of `origin` joined: its tokens start again.
+    pub(super) fn new_origin(&self, origin: u16) {
+        self.kept().remove(&origin);
+    }
+
     pub(crate) fn take_pending(&self) -> Vec<Vec<u8>> {
         std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
 impl Shared {
+    /// A deposit the standby ordered again after a switch that this node applied
+    /// before it: a conditional write's kept outcome is sent again (the first went
+    /// to the lost hub, or its forward to the origin did).
+    pub(super) fn answer_again(&self, payload: &[u8]) {
+        let Ok((origin, _, _, _, body)) = proto::get_deliver(payload) else {
+            return;
+        };
+        let Ok(Op::Cond { token, .. }) = Op::get(body) else {
+            return;
+        };
+        let again = self
+            .deposits
+            .kept()
+            .get(&origin)
+            .and_then(|q| q.iter().find(|(t, _)| *t == token).map(|(_, b)| b.clone()));
+        match (again, self.link()) {
+            (Some(b), Some(l)) => {
+                if let Err(e) = l.send(Kind::Outcome, &[&b]) {
+                    tracing::warn!(node = self.me.0, error = %e, "outcome not sent again");
+                }
+            }
+            (None, _) => tracing::warn!(
+                node = self.me.0,
+                origin,
+                token,
+                "a conditional write ordered again has no kept outcome: its origin gets Lost"
+            ),
+            (Some(_), None) => {}
+        }
+    }
+
     /// Applies a deposit operation delivered by the hub.
     pub(super) fn deposit_deliver(&self, payload: &[u8]) {
         let Ok((origin, seg, gen, base, body)) = proto::get_deliver(payload) else {
@@ -104,6 +168,9 @@ impl Shared {
                 Some(v) => Outcome::Held(v),
             };
             let body = proto::deposit::outcome(origin, token, outcome);
+            if self.standby.is_some() {
+                self.deposits.keep(origin, token, &body);
+            }
             match &self.up {
                 // Sent before the caller releases the frame (`NodeHandler::frame`).
                 Up::Link(_) => {

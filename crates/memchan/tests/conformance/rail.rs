@@ -11,7 +11,7 @@
 
 use crate::multihost::{port_of, serial, TempDir};
 use crate::ordering;
-use memchan::{AtomicOp, Cluster, Config, Dest, RxAttrs, SignalOp, TxAttrs};
+use memchan::{AtomicOp, Cluster, Config, Dest, Outcome, RxAttrs, SignalOp, TxAttrs};
 use memchan_core::status::ClusterStatus;
 use memchan_net::hub::{query_status, Hub, HubConfig};
 use memchan_net::wire::Key;
@@ -296,12 +296,13 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     rails.standby.kill9();
 }
 
-/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|lock|barrier)`. Maps the
+/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|cond|lock|barrier)`. Maps the
 /// segment `count` rx with remote reads, then adds 1 to word 0 of the lowest member's
 /// copy `ops` times: with `atomic` as a remote fetch-add (the values it got go to
 /// `out_dir/countN`), with `signal` as a put-with-signal deposit (the put writes the
 /// op's number into the node's own word `1 + N`, the signal adds 1 to word 0), then
-/// an `ack`; with `lock` as a remote fetch and a remote set of one more, under the
+/// an `ack`; with `cond` as a remote fetch and a conditional write of one more,
+/// again while another node's came first; with `lock` as a remote fetch and a remote set of one more, under the
 /// cluster lock; with `barrier` as `ops` barriers, barrier k after writing k into its
 /// word at every other node and checked against theirs after it (then it adds `ops`
 /// to word 0 at once and clears its word). Prints `DONE`, holds until `out_dir/go`, and after a barrier prints
@@ -339,6 +340,23 @@ pub fn count_worker(a: &[String]) {
                 .unwrap_or_else(|e| panic!("node {}: put_signal {k}: {e}", me.0));
         }
         c.ack().unwrap();
+    } else if mode == "cond" {
+        // Word 0 counts by conditional writes: fetch it, then write one more if it
+        // still holds that. A write applied at the switch must still report Applied:
+        // one reported Lost (and so tried again) would add twice.
+        let tx = seg.map_tx(Dest::Node(target), TxAttrs::default()).unwrap();
+        let mut k = 0;
+        while k < ops {
+            let v = rma.atomic_u64(target, 0, AtomicOp::Fetch).unwrap();
+            let r = tx
+                .write_if_u64(0, v, v + 1)
+                .unwrap_or_else(|e| panic!("node {}: conditional write {k}: {e}", me.0));
+            match r.as_slice() {
+                [one] if one.outcome == Outcome::Applied => k += 1,
+                [one] if matches!(one.outcome, Outcome::Held(_)) => {}
+                other => panic!("node {}: conditional write {k}: {other:?}", me.0),
+            }
+        }
     } else if mode == "lock" {
         // Word 0 is read and written back plus one under the cluster lock, by two
         // remote accesses: an add lost or doubled means two holders at once.
@@ -491,6 +509,13 @@ fn rail_switch_applies_every_put_with_signal_exactly_once() {
 #[test]
 fn rail_switch_keeps_the_lock_exclusive() {
     switch_under_counting("rlock", "lock");
+}
+
+/// Conditional writes through a switch: each reports what it did once (before the
+/// target kept its outcomes, one applied just before the switch reported `Lost`).
+#[test]
+fn rail_switch_reports_every_conditional_write() {
+    switch_under_counting("rcond", "cond");
 }
 
 /// Barriers through a switch: every node passes every barrier, none before every node
