@@ -563,6 +563,7 @@ impl Shared {
                 // answered it before it was lost: the standby is asked again (an ack
                 // asked twice is one ack; an arrival is counted once by its number).
                 if matches!(op, Op::Ack | Op::Barrier { .. }) {
+                    self.lock().abandon(id);
                     id = new_id();
                     self.send(Kind::Request, &[&op.put(id)])?;
                 }
@@ -572,6 +573,7 @@ impl Shared {
                 Some((d, timeout)) => {
                     let left = d.saturating_duration_since(Instant::now());
                     if left.is_zero() {
+                        self.lock().abandon(id);
                         return Err(Error::Timeout(timeout, what));
                     }
                     left.min(slice)

@@ -28,12 +28,43 @@ pub(crate) const ALIVE: u8 = 0;
 const ISOLATED: u8 = 1;
 const LOST: u8 = 2;
 
+/// Abandoned requests remembered (see `State::abandoned`).
+pub(crate) const ABANDONED: usize = 64;
+
+impl State {
+    /// The waiter for request `id` stopped waiting: its answer, if it comes, is not
+    /// wanted.
+    pub(crate) fn abandon(&mut self, id: u32) {
+        if self.responses.remove(&id).is_none() {
+            if self.abandoned.len() == ABANDONED {
+                self.abandoned.pop_front();
+            }
+            self.abandoned.push_back(id);
+        }
+    }
+
+    /// The hub's answer to request `id`: kept for its waiter (true), or dropped if
+    /// the waiter stopped waiting.
+    pub(crate) fn answered(&mut self, id: u32, status: u8, body: &[u8]) -> bool {
+        if let Some(i) = self.abandoned.iter().position(|&a| a == id) {
+            self.abandoned.remove(i);
+            return false;
+        }
+        self.responses.insert(id, (status, body.to_vec()));
+        true
+    }
+}
+
 /// What the hub last told this node, and the answers its requests wait for.
 pub(crate) struct State {
     pub(crate) members: NodeSet,
     pub(crate) epoch: u64,
     pub(crate) events: VecDeque<MembershipEvent>,
     pub(crate) responses: HashMap<u32, (u8, Vec<u8>)>,
+    /// Requests whose waiter stopped waiting (timed out, or asked again under a new
+    /// id after a rail switch), the last [`ABANDONED`]: an answer that comes for one
+    /// later is dropped instead of kept for ever in `responses`.
+    pub(crate) abandoned: VecDeque<u32>,
     /// The first packet of ours the hub refused since the last `ack`, which fails
     /// with it (a write fails loudly, never lost silently).
     pub(crate) refused: Option<(u8, Vec<u8>)>,
@@ -201,6 +232,7 @@ impl Shared {
                 epoch: w.epoch,
                 events: VecDeque::new(),
                 responses: HashMap::new(),
+                abandoned: VecDeque::new(),
                 refused: None,
                 lost: String::new(),
                 isolated_epoch: 0,
@@ -513,8 +545,9 @@ impl Shared {
                     }
                 }
                 Ok((id, status, body)) => {
-                    self.lock().responses.insert(id, (status, body.to_vec()));
-                    self.wake_other_readers();
+                    if self.lock().answered(id, status, body) {
+                        self.wake_other_readers();
+                    }
                 }
                 Err(_) => {}
             },
@@ -654,5 +687,43 @@ impl Drop for Reading<'_> {
             self.0.service_listens();
         }
         IN_WAIT.set(false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        State {
+            members: NodeSet::EMPTY,
+            epoch: 0,
+            events: VecDeque::new(),
+            responses: HashMap::new(),
+            abandoned: VecDeque::new(),
+            refused: None,
+            lost: String::new(),
+            isolated_epoch: 0,
+        }
+    }
+
+    #[test]
+    fn an_answer_to_an_abandoned_request_is_not_kept() {
+        let mut st = state();
+        // Abandoned before its answer came (a timeout, a request asked again).
+        st.abandon(7);
+        assert!(!st.answered(7, 0, b"late"));
+        assert!(st.responses.is_empty() && st.abandoned.is_empty());
+        // Abandoned after it came: the kept answer goes, nothing is remembered.
+        assert!(st.answered(8, 0, b"on time"));
+        st.abandon(8);
+        assert!(st.responses.is_empty() && st.abandoned.is_empty());
+        // A waited-for answer is kept; the memory of abandoned ids is bounded.
+        assert!(st.answered(9, 0, b"x"));
+        assert_eq!(st.responses.get(&9), Some(&(0, b"x".to_vec())));
+        for id in 100..100 + 2 * ABANDONED as u32 {
+            st.abandon(id);
+        }
+        assert_eq!(st.abandoned.len(), ABANDONED);
     }
 }
