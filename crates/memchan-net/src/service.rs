@@ -32,6 +32,20 @@ const LOST: u8 = 2;
 pub(crate) const ABANDONED: usize = 64;
 
 impl State {
+    /// What a node knows as it joins: the members and epoch of its welcome.
+    fn new(members: NodeSet, epoch: u64) -> State {
+        State {
+            members,
+            epoch,
+            events: VecDeque::new(),
+            responses: HashMap::new(),
+            abandoned: VecDeque::new(),
+            refused: None,
+            lost: String::new(),
+            isolated_epoch: 0,
+        }
+    }
+
     /// The waiter for request `id` stopped waiting: its answer, if it comes, is not
     /// wanted.
     pub(crate) fn abandon(&mut self, id: u32) {
@@ -227,16 +241,7 @@ impl Shared {
             gid: join.gid,
             up,
             health: AtomicU8::new(ALIVE),
-            st: Mutex::new(State {
-                members: w.members,
-                epoch: w.epoch,
-                events: VecDeque::new(),
-                responses: HashMap::new(),
-                abandoned: VecDeque::new(),
-                refused: None,
-                lost: String::new(),
-                isolated_epoch: 0,
-            }),
+            st: Mutex::new(State::new(w.members, w.epoch)),
             cv: Condvar::new(),
             rx: RwLock::new(HashMap::new()),
             next_req: AtomicU32::new(1),
@@ -694,22 +699,9 @@ impl Drop for Reading<'_> {
 mod tests {
     use super::*;
 
-    fn state() -> State {
-        State {
-            members: NodeSet::EMPTY,
-            epoch: 0,
-            events: VecDeque::new(),
-            responses: HashMap::new(),
-            abandoned: VecDeque::new(),
-            refused: None,
-            lost: String::new(),
-            isolated_epoch: 0,
-        }
-    }
-
     #[test]
     fn an_answer_to_an_abandoned_request_is_not_kept() {
-        let mut st = state();
+        let mut st = State::new(NodeSet::EMPTY, 0);
         // Abandoned before its answer came (a timeout, a request asked again).
         st.abandon(7);
         assert!(!st.answered(7, 0, b"late"));
