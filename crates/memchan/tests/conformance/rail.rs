@@ -296,13 +296,14 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
     rails.standby.kill9();
 }
 
-/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|cond|lock|barrier)`. Maps the
+/// Role `railcount`: `cluster nodes ops out_dir ft_ms (atomic|signal|cond|request|lock|barrier)`. Maps the
 /// segment `count` rx with remote reads, then adds 1 to word 0 of the lowest member's
 /// copy `ops` times: with `atomic` as a remote fetch-add (the values it got go to
 /// `out_dir/countN`), with `signal` as a put-with-signal deposit (the put writes the
 /// op's number into the node's own word `1 + N`, the signal adds 1 to word 0), then
 /// an `ack`; with `cond` as a remote fetch and a conditional write of one more,
-/// again while another node's came first; with `lock` as a remote fetch and a remote set of one more, under the
+/// again while another node's came first; with `request` as `ops` group checks (a
+/// `map_tx` to a group each), then one add of `ops`; with `lock` as a remote fetch and a remote set of one more, under the
 /// cluster lock; with `barrier` as `ops` barriers, barrier k after writing k into its
 /// word at every other node and checked against theirs after it (then it adds `ops`
 /// to word 0 at once and clears its word). Prints `DONE`, holds until `out_dir/go`, and after a barrier prints
@@ -357,6 +358,16 @@ pub fn count_worker(a: &[String]) {
                 other => panic!("node {}: conditional write {k}: {other:?}", me.0),
             }
         }
+    } else if mode == "request" {
+        // Requests back to back (a group check each, as `map_tx` to a group makes):
+        // one is nearly always in flight when the hub goes. Word 0 counts them after.
+        let all: Vec<_> = c.members().into_iter().collect();
+        let g = c.create_group("railcount", &all).unwrap();
+        for k in 0..ops {
+            seg.map_tx(Dest::Group(g), TxAttrs::default())
+                .unwrap_or_else(|e| panic!("node {}: map_tx to a group {k}: {e}", me.0));
+        }
+        rma.atomic_u64(target, 0, AtomicOp::Add(ops)).unwrap();
     } else if mode == "lock" {
         // Word 0 is read and written back plus one under the cluster lock, by two
         // remote accesses: an add lost or doubled means two holders at once.
@@ -522,6 +533,22 @@ fn rail_switch_keeps_the_lock_exclusive() {
 #[test]
 fn rail_switch_reports_every_conditional_write() {
     switch_under_counting("rcond", "cond", Fault::KillHub);
+}
+
+/// Requests through a switch: each is answered, one in flight when the hub died
+/// included (the node's link sends it again to the standby unless the lost hub
+/// released it, and a request released before it is answered, an ack or a barrier,
+/// is asked again).
+#[test]
+fn rail_switch_answers_every_request() {
+    switch_under_counting("rreq", "request", Fault::KillHub);
+}
+
+/// The same through the active rail going down: frames the hub sent after it went
+/// are lost, a request's answer among them.
+#[test]
+fn rail_switch_on_the_rail_going_down_answers_every_request() {
+    switch_under_counting("rreqd", "request", Fault::RailDown);
 }
 
 /// Barriers through the active rail going down (its hub lives on, unreachable: the
