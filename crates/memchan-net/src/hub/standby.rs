@@ -569,6 +569,7 @@ impl Shared {
     }
 
     fn take_over(&self, st: &mut State) {
+        let started = Instant::now();
         let Some(mut sb) = st.standby.take() else {
             return;
         };
@@ -734,6 +735,7 @@ impl Shared {
             replanned = plan.order.len(),
             next_gseq = plan.next_gseq,
             epoch = st.epoch,
+            took_ms = started.elapsed().as_millis() as u64,
             "took over from the active hub"
         );
     }
