@@ -194,7 +194,19 @@ fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
     );
 
     for w in &mut ws {
-        w.expect_line("DONE", HANG_GUARD);
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            w.expect_line("DONE", HANG_GUARD)
+        }));
+        if let Err(e) = done {
+            // What the standby knew when a worker failed (a node once never reached
+            // the last barrier after a switch: who it waited for shows here).
+            let st = in_ns(&rails.rail2, {
+                let addr = format!("127.0.0.1:{}", rails.port_b);
+                move || query_status(&addr, &Key::open())
+            });
+            println!("[{tag}] the standby when a worker failed: {st:#?}");
+            std::panic::resume_unwind(e);
+        }
     }
     let st = status_in(&rails.rail2, rails.port_b);
     let r = st.rail.clone().expect("the standby's rail status");
