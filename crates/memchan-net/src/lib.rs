@@ -18,6 +18,7 @@ pub mod node;
 pub mod proto;
 pub mod rail;
 mod rail_switch;
+mod recent;
 pub mod rma;
 mod rx;
 mod segment;

@@ -21,12 +21,13 @@
 //! (`UnknownNode`), so an origin waits only while the hub is alive.
 
 use crate::proto::{code, SegInfo};
+use crate::recent::Recent;
 use crate::rx::RxMem;
 use crate::service::{Reading, Shared};
 use crate::wire::{Get, Kind, Put, WireError};
 use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
 use memchan_core::{Error, NodeId, Result};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -258,8 +259,8 @@ pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
 /// few of its requests can be in flight at once; the bound is far above that.
 #[derive(Default)]
 pub(crate) struct Answered {
-    /// Per origin: its incarnation and its kept answers, oldest first.
-    by_origin: HashMap<NodeId, (u64, VecDeque<Kept>)>,
+    /// Per origin: its incarnation and its kept answers.
+    by_origin: HashMap<NodeId, (u64, Recent<Kept>)>,
 }
 
 /// A kept answer: (request id, status, body).
@@ -274,8 +275,7 @@ impl Answered {
         if *inc != a.inc {
             return None;
         }
-        kept.iter()
-            .find(|(req, ..)| *req == a.req)
+        kept.find(|(req, ..)| *req == a.req)
             .map(|(_, status, body)| (*status, body.as_slice()))
     }
 
@@ -283,15 +283,12 @@ impl Answered {
         let e = self
             .by_origin
             .entry(a.node)
-            .or_insert_with(|| (a.inc, VecDeque::new()));
+            .or_insert_with(|| (a.inc, Recent::new(Self::PER_ASKER)));
         if e.0 != a.inc {
             // A new incarnation of the origin: the old one's answers are void.
-            *e = (a.inc, VecDeque::new());
+            *e = (a.inc, Recent::new(Self::PER_ASKER));
         }
-        if e.1.len() == Self::PER_ASKER {
-            e.1.pop_front();
-        }
-        e.1.push_back((a.req, status, body));
+        e.1.push((a.req, status, body));
     }
 }
 

@@ -7,6 +7,7 @@
 //! through a `LocalSlot`.
 
 use crate::clock::{self, NodeClock};
+use crate::recent::Recent;
 mod deposit;
 
 pub(crate) use deposit::Deposits;
@@ -39,7 +40,7 @@ impl State {
             epoch,
             events: VecDeque::new(),
             responses: HashMap::new(),
-            abandoned: VecDeque::new(),
+            abandoned: Recent::new(ABANDONED),
             refused: None,
             lost: String::new(),
             isolated_epoch: 0,
@@ -50,18 +51,14 @@ impl State {
     /// wanted.
     pub(crate) fn abandon(&mut self, id: u32) {
         if self.responses.remove(&id).is_none() {
-            if self.abandoned.len() == ABANDONED {
-                self.abandoned.pop_front();
-            }
-            self.abandoned.push_back(id);
+            self.abandoned.push(id);
         }
     }
 
     /// The hub's answer to request `id`: kept for its waiter (true), or dropped if
     /// the waiter stopped waiting.
     pub(crate) fn answered(&mut self, id: u32, status: u8, body: &[u8]) -> bool {
-        if let Some(i) = self.abandoned.iter().position(|&a| a == id) {
-            self.abandoned.remove(i);
+        if self.abandoned.take(|&a| a == id).is_some() {
             return false;
         }
         self.responses.insert(id, (status, body.to_vec()));
@@ -78,7 +75,7 @@ pub(crate) struct State {
     /// Requests whose waiter stopped waiting (timed out, or asked again under a new
     /// id after a rail switch), the last [`ABANDONED`]: an answer that comes for one
     /// later is dropped instead of kept for ever in `responses`.
-    pub(crate) abandoned: VecDeque<u32>,
+    pub(crate) abandoned: Recent<u32>,
     /// The first packet of ours the hub refused since the last `ack`, which fails
     /// with it (a write fails loudly, never lost silently).
     pub(crate) refused: Option<(u8, Vec<u8>)>,

@@ -6,10 +6,11 @@
 
 use super::{Shared, Up};
 use crate::proto::{self, deposit::Op};
+use crate::recent::Recent;
 use crate::wire::Kind;
 use memchan_core::deposit::{CondResult, Outcome};
 use memchan_core::NodeId;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -29,8 +30,8 @@ pub(crate) struct Deposits {
     kept: Mutex<HashMap<u16, KeptOutcomes>>,
 }
 
-/// An origin's kept outcomes: (token, the `Outcome` frame's body), oldest first.
-type KeptOutcomes = VecDeque<(u64, Vec<u8>)>;
+/// An origin's kept outcomes: (token, the `Outcome` frame's body).
+type KeptOutcomes = Recent<(u64, Vec<u8>)>;
 
 /// Outcomes kept per origin (see `Deposits::kept`): an origin waits for each
 /// conditional write before its next from that thread, so few are in flight at once.
@@ -89,12 +90,10 @@ impl Deposits {
     }
 
     fn keep(&self, origin: u16, token: u64, body: &[u8]) {
-        let mut kept = self.kept();
-        let q = kept.entry(origin).or_default();
-        if q.len() == KEPT_OUTCOMES {
-            q.pop_front();
-        }
-        q.push_back((token, body.to_vec()));
+        self.kept()
+            .entry(origin)
+            .or_insert_with(|| Recent::new(KEPT_OUTCOMES))
+            .push((token, body.to_vec()));
     }
 
     /// A new incarnation of `origin` joined: its tokens start again.
@@ -122,7 +121,7 @@ impl Shared {
             .deposits
             .kept()
             .get(&origin)
-            .and_then(|q| q.iter().find(|(t, _)| *t == token).map(|(_, b)| b.clone()));
+            .and_then(|q| q.find(|(t, _)| *t == token).map(|(_, b)| b.clone()));
         match (again, self.link()) {
             (Some(b), Some(l)) => {
                 if let Err(e) = l.send(Kind::Outcome, &[&b]) {
