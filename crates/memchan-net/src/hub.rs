@@ -47,13 +47,14 @@ use memchan_core::status::{
 use memchan_core::{
     validate, Dest, Error, GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES,
 };
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{
     AtomicBool, AtomicU32, AtomicU64,
     Ordering::{Relaxed, SeqCst},
 };
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Origin id of packets the hub makes itself (lock slot clearing, rx snapshots).
@@ -318,6 +319,10 @@ impl Hub {
             std::thread::Builder::new()
                 .name("memchan-hub-mirror".into())
                 .spawn(move || standby::mirror_loop(s))?;
+            let s = sh.clone();
+            std::thread::Builder::new()
+                .name("memchan-hub-replay".into())
+                .spawn(move || standby::replay_loop(s))?;
         }
         Ok(Hub { sh })
     }
@@ -624,6 +629,9 @@ fn timer_loop(sh: Arc<Shared>) {
             last_time = Instant::now();
             sh.time_packets(&links);
         }
+        // Every link's heartbeat first, without the hub lock: work that holds the lock
+        // (a standby's replay slice, a large request) must not hold heartbeats back.
+        let mut live = Vec::with_capacity(links.len());
         for &(node, inc, ref link) in links.iter() {
             if let Some(silent) = link.silent_past(sh.cfg.failure_timeout) {
                 let why = format!("silent for {} ms", silent.as_millis());
@@ -634,6 +642,9 @@ fn timer_loop(sh: Arc<Shared>) {
             if hb {
                 link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
             }
+            live.push(node);
+        }
+        for node in live {
             sh.settle(&mut sh.lock(), node);
         }
         if hb && sh.cfg.rail {
@@ -764,7 +775,7 @@ impl State {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
     /// A time packet to every remote member, each stamped under the hub lock as it is

@@ -37,6 +37,9 @@ use std::time::Instant;
 /// How far above the copy's next generation a standby that took over starts.
 const GEN_GAP: u32 = 1 << 24;
 
+/// How long the replaying thread holds the hub lock at a time.
+const REPLAY_SLICE: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// The tables a standby copies from the active hub.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Tables {
@@ -213,6 +216,9 @@ enum Phase {
     Mirroring,
     /// Nodes are resuming; the first came at this instant.
     Gathering(Instant),
+    /// The plan is made and told; the held frames are being handled in its order, a
+    /// slice at a time (`Standby::replay`), frames that arrive meanwhile held too.
+    Replaying,
     /// The cluster's hub now.
     TookOver,
     /// The reports could not be planned; every resumed node was isolated.
@@ -242,6 +248,22 @@ pub(super) struct Standby {
     phase: Phase,
     resumed: HashMap<u16, Resumed>,
     replanned: u64,
+    /// The takeover's order, while `Phase::Replaying`.
+    replay: Option<Replay>,
+    /// The thread that handles the held frames (`replay_loop`), woken at the takeover.
+    replayer: Option<std::thread::Thread>,
+}
+
+/// A takeover's replay: the plan's order of held packets and how far it got.
+struct Replay {
+    order: Vec<(u16, u64)>,
+    next_gseq: u64,
+    /// The next place in `order`.
+    at: usize,
+    /// The copy taken over (its members that did not resume are failed at the end).
+    tables: Tables,
+    nodes: Vec<u16>,
+    started: Instant,
 }
 
 impl Standby {
@@ -254,12 +276,14 @@ impl Standby {
             phase: Phase::Mirroring,
             resumed: HashMap::new(),
             replanned: 0,
+            replay: None,
+            replayer: None,
         }
     }
 
     /// Whether reliable frames are held for the plan rather than handled.
     pub(super) fn holding(&self) -> bool {
-        matches!(self.phase, Phase::Gathering(_))
+        matches!(self.phase, Phase::Gathering(_) | Phase::Replaying)
     }
 
     /// Whether ordinary joins are refused (a standby serves nodes once it took over).
@@ -287,6 +311,7 @@ impl Standby {
             role: match &self.phase {
                 Phase::Mirroring => "standby".into(),
                 Phase::Gathering(_) => "gathering".into(),
+                Phase::Replaying => "replaying".into(),
                 Phase::TookOver => "took over".into(),
                 Phase::Failed(why) => format!("failed: {why}"),
             },
@@ -321,6 +346,35 @@ pub(super) fn mirror_loop(sh: Arc<Shared>) {
         sb.mirror_error = why;
         drop(st);
         std::thread::sleep(sh.cfg.heartbeat);
+    }
+}
+
+/// The standby's replaying thread: sleeps until a takeover has its plan, then
+/// handles the held frames a slice at a time (`Shared::replay_slice`), letting go of
+/// the hub lock between slices so that the links are read and the timer runs.
+pub(super) fn replay_loop(sh: Arc<Shared>) {
+    match sh.lock().standby.as_mut() {
+        Some(sb) => sb.replayer = Some(std::thread::current()),
+        None => return,
+    }
+    while !sh.stop.load(Relaxed) {
+        let phase = match sh.lock().standby.as_ref() {
+            Some(sb) => sb.phase.clone(),
+            None => return,
+        };
+        match phase {
+            Phase::Mirroring | Phase::Gathering(_) => {
+                std::thread::park_timeout(sh.cfg.heartbeat);
+            }
+            Phase::Replaying => {
+                let mut st = sh.lock();
+                sh.replay_slice(&mut st);
+                // Handed to the next waiter: the links' readers and the timer get
+                // their turn between slices.
+                parking_lot::MutexGuard::unlock_fair(st);
+            }
+            Phase::TookOver | Phase::Failed(_) => return,
+        }
     }
 }
 
@@ -673,23 +727,64 @@ impl Shared {
             };
             st.send(NodeId(n), Kind::RailPlan, &[&notice.encode()]);
         }
-        // The held packets in the plan's order, each at its place; a node's other
-        // held frames (requests) in its seq order around them.
-        let mut held: HashMap<u16, VecDeque<(u64, Kind, Vec<u8>)>> = sb
-            .resumed
-            .iter_mut()
-            .map(|(&n, r)| (n, std::mem::take(&mut r.held)))
-            .collect();
-        for (i, &(o, s)) in plan.order.iter().enumerate() {
-            let Some(q) = held.get_mut(&o) else { continue };
-            while let Some((seq, kind, payload)) = q.pop_front() {
+        // The held packets are handled by the replaying thread, a slice at a time:
+        // under one lock, tens of thousands of them took seconds on a busy machine,
+        // and the hub's readers and timer, waiting for the lock, let nodes give the
+        // hub up or found them silent.
+        sb.phase = Phase::Replaying;
+        sb.replay = Some(Replay {
+            order: plan.order,
+            next_gseq: plan.next_gseq,
+            at: 0,
+            tables: t,
+            nodes,
+            started,
+        });
+        if let Some(r) = &sb.replayer {
+            r.unpark();
+        }
+        st.standby = Some(sb);
+    }
+
+    /// Handles held frames for one slice of time: the held packets in the plan's
+    /// order, each at its place, a node's other held frames (requests) in its seq
+    /// order around them, then what the resumed nodes sent meanwhile. Once none is
+    /// left the takeover is over.
+    fn replay_slice(&self, st: &mut State) {
+        // Out of the state while it runs, so that `frame` handles what it is given
+        // rather than holding it again.
+        let Some(mut sb) = st.standby.take() else {
+            return;
+        };
+        let Some(mut rp) = sb.replay.take() else {
+            st.standby = Some(sb);
+            return;
+        };
+        let until = Instant::now() + REPLAY_SLICE;
+        let mut n = 0u32;
+        let mut time_left = || {
+            n = n.wrapping_add(1);
+            !n.is_multiple_of(32) || Instant::now() < until
+        };
+        while rp.at < rp.order.len() && time_left() {
+            let (i, (o, s)) = (rp.at, rp.order[rp.at]);
+            rp.at += 1;
+            let Some(r) = sb.resumed.get_mut(&o) else {
+                continue;
+            };
+            if st.ports[usize::from(o)].is_none() {
+                // Isolated during the replay: its frames go with it.
+                r.held.clear();
+                continue;
+            }
+            while let Some((seq, kind, payload)) = r.held.pop_front() {
                 if seq > s {
-                    q.push_front((seq, kind, payload));
+                    r.held.push_front((seq, kind, payload));
                     break;
                 }
                 if seq == s {
                     // `data` gives the next place: this packet's in the plan.
-                    st.gseq = plan.next_gseq + i as u64 - 1;
+                    st.gseq = rp.next_gseq + i as u64 - 1;
                 }
                 self.frame(st, NodeId(o), seq, kind, &payload);
                 if seq == s {
@@ -697,17 +792,40 @@ impl Shared {
                 }
             }
         }
-        st.gseq = st.gseq.max(plan.next_gseq + plan.order.len() as u64 - 1);
-        sb.replanned = plan.order.len() as u64;
-        sb.phase = Phase::TookOver;
-        st.standby = Some(sb);
-        for n in &nodes {
-            for (seq, kind, payload) in held.remove(n).unwrap_or_default() {
-                self.frame(st, NodeId(*n), seq, kind, &payload);
+        let ordered = rp.at == rp.order.len();
+        if ordered {
+            st.gseq = st.gseq.max(rp.next_gseq + rp.order.len() as u64 - 1);
+            // Then what is left, the nodes in turn.
+            let mut any = true;
+            while any && time_left() {
+                any = false;
+                for &o in &rp.nodes {
+                    let Some(r) = sb.resumed.get_mut(&o) else {
+                        continue;
+                    };
+                    if st.ports[usize::from(o)].is_none() {
+                        r.held.clear();
+                    }
+                    if let Some((seq, kind, payload)) = r.held.pop_front() {
+                        self.frame(st, NodeId(o), seq, kind, &payload);
+                        any = true;
+                    }
+                }
             }
         }
+        let done = ordered && sb.resumed.values().all(|r| r.held.is_empty());
+        if !done {
+            sb.replay = Some(rp);
+            st.standby = Some(sb);
+            return;
+        }
+        sb.replanned = rp.order.len() as u64;
+        sb.phase = Phase::TookOver;
+        st.standby = Some(sb);
+        let resumed = set_of(&rp.nodes);
         // Members that did not come: failed, as an isolation would have them.
-        for m in t
+        for m in rp
+            .tables
             .members
             .iter()
             .filter(|m| !resumed.contains(NodeId(m.node)))
@@ -731,11 +849,11 @@ impl Shared {
             tracing::warn!(node = m.node, "did not resume at the standby: failed");
         }
         tracing::warn!(
-            nodes = ?nodes,
-            replanned = plan.order.len(),
-            next_gseq = plan.next_gseq,
+            nodes = ?rp.nodes,
+            replanned = rp.order.len(),
+            next_gseq = rp.next_gseq,
             epoch = st.epoch,
-            took_ms = started.elapsed().as_millis() as u64,
+            took_ms = rp.started.elapsed().as_millis() as u64,
             "took over from the active hub"
         );
     }
