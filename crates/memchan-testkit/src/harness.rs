@@ -332,6 +332,19 @@ impl Worker {
         self.child.id()
     }
 
+    /// Every thread's stack of the worker, if it still runs and `gdb` is installed
+    /// (a diagnostic for a test that finds a worker stuck; else why not).
+    pub fn stacks(&self) -> String {
+        let pid = self.pid().to_string();
+        let out = Command::new("gdb")
+            .args(["-p", &pid, "-batch", "-nx", "-ex", "thread apply all bt"])
+            .output();
+        match out {
+            Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+            Err(e) => format!("no stacks of worker {pid} (gdb: {e})"),
+        }
+    }
+
     /// SIGSTOPs the worker and returns once every one of its threads has stopped.
     ///
     /// `kill` returns before that: one thread takes the signal and the others stop

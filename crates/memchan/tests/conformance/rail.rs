@@ -187,11 +187,15 @@ fn switch_under_ordering(tag: &str, seed: u64, fault: Fault) {
         "the writes were over before the fault: nothing to switch"
     );
 
-    for w in &mut ws {
+    for i in 0..ws.len() {
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            w.expect_line("DONE", HANG_GUARD)
+            ws[i].expect_line("DONE", HANG_GUARD)
         }));
         if let Err(e) = done {
+            // Where the workers still running are (a stuck one shows where).
+            for w in &ws {
+                println!("[{tag}] worker {}:\n{}", w.pid(), w.stacks());
+            }
             // What the standby knew when a worker failed (a node once never reached
             // the last barrier after a switch: who it waited for shows here).
             let st = in_ns(&rails.rail2, {
