@@ -178,6 +178,34 @@ mod wide {
     /// machine: below about 1 KiB the four-word loop is faster).
     pub(super) const MIN: usize = 1024;
 
+    /// Moves `$blocks` (> 0) blocks of 64 bytes from `$s` to `$d` in 16-byte SSE moves,
+    /// loading with `$ld` and storing with `$st` (`movdqa` on the aligned, shared
+    /// side); advances both pointers past them.
+    macro_rules! blocks64 {
+        ($ld:literal, $st:literal, $d:ident, $s:ident, $blocks:expr) => {
+            asm!(
+                "2:",
+                concat!($ld, " xmm0, [rsi]"),
+                concat!($ld, " xmm1, [rsi + 16]"),
+                concat!($ld, " xmm2, [rsi + 32]"),
+                concat!($ld, " xmm3, [rsi + 48]"),
+                concat!($st, " [rdi], xmm0"),
+                concat!($st, " [rdi + 16], xmm1"),
+                concat!($st, " [rdi + 32], xmm2"),
+                concat!($st, " [rdi + 48], xmm3"),
+                "add rsi, 64",
+                "add rdi, 64",
+                "dec rcx",
+                "jnz 2b",
+                inout("rdi") $d,
+                inout("rsi") $s,
+                inout("rcx") $blocks => _,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                options(nostack),
+            )
+        };
+    }
+
     /// Whether aligned 16-byte moves are atomic here (see the module's comment).
     #[inline(always)]
     fn sse_atomic() -> bool {
@@ -204,26 +232,7 @@ mod wide {
                 }
                 let blocks = left / 8;
                 if blocks > 0 {
-                    asm!(
-                        "2:",
-                        "movdqu xmm0, [rsi]",
-                        "movdqu xmm1, [rsi + 16]",
-                        "movdqu xmm2, [rsi + 32]",
-                        "movdqu xmm3, [rsi + 48]",
-                        "movdqa [rdi], xmm0",
-                        "movdqa [rdi + 16], xmm1",
-                        "movdqa [rdi + 32], xmm2",
-                        "movdqa [rdi + 48], xmm3",
-                        "add rsi, 64",
-                        "add rdi, 64",
-                        "dec rcx",
-                        "jnz 2b",
-                        inout("rdi") d,
-                        inout("rsi") s,
-                        inout("rcx") blocks => _,
-                        out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                        options(nostack),
-                    );
+                    blocks64!("movdqu", "movdqa", d, s, blocks);
                     left %= 8;
                 }
                 for k in 0..left {
@@ -265,26 +274,7 @@ mod wide {
                 }
                 let blocks = left / 8;
                 if blocks > 0 {
-                    asm!(
-                        "2:",
-                        "movdqa xmm0, [rsi]",
-                        "movdqa xmm1, [rsi + 16]",
-                        "movdqa xmm2, [rsi + 32]",
-                        "movdqa xmm3, [rsi + 48]",
-                        "movdqu [rdi], xmm0",
-                        "movdqu [rdi + 16], xmm1",
-                        "movdqu [rdi + 32], xmm2",
-                        "movdqu [rdi + 48], xmm3",
-                        "add rsi, 64",
-                        "add rdi, 64",
-                        "dec rcx",
-                        "jnz 2b",
-                        inout("rdi") d,
-                        inout("rsi") s,
-                        inout("rcx") blocks => _,
-                        out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                        options(nostack),
-                    );
+                    blocks64!("movdqa", "movdqu", d, s, blocks);
                     left %= 8;
                 }
                 for k in 0..left {
