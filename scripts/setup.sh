@@ -2,7 +2,8 @@
 # Installs everything memchan needs on a fresh Debian machine: the Rust
 # components, Open MPI with OSHMEM and UCX (the bench's peers), matplotlib (plots), and
 # iproute2 + nftables (network namespaces and packet drops for multi-host tests),
-# iperf3 + ping (programs run unmodified over `memchan ip`), and a Python venv
+# iperf3 + ping (programs run unmodified over `memchan ip`), gdb (a failing dual-rail
+# test's stack dump), and a Python venv
 # (target/py-venv: maturin, numpy, pytest) for the Python package's tests.
 # Idempotent: safe to run again.
 set -euo pipefail
@@ -22,6 +23,8 @@ command -v iperf3 >/dev/null 2>&1 || need_apt+=(iperf3)
 command -v ping >/dev/null 2>&1 || need_apt+=(iputils-ping)
 # the UCX peer of the message-passing figures (`memchan bench`: ucx_perftest)
 command -v ucx_perftest >/dev/null 2>&1 || need_apt+=(ucx-utils)
+# a failing dual-rail test prints its stuck workers' thread stacks with gdb
+command -v gdb >/dev/null 2>&1 || need_apt+=(gdb)
 # the Python package (crates/memchan-py): a venv needs ensurepip (Debian's python3-venv)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
