@@ -631,7 +631,6 @@ fn timer_loop(sh: Arc<Shared>) {
         }
         // Every link's heartbeat first, without the hub lock: work that holds the lock
         // (a standby's replay slice, a large request) must not hold heartbeats back.
-        let mut live = Vec::with_capacity(links.len());
         for &(node, inc, ref link) in links.iter() {
             if let Some(silent) = link.silent_past(sh.cfg.failure_timeout) {
                 let why = format!("silent for {} ms", silent.as_millis());
@@ -642,9 +641,9 @@ fn timer_loop(sh: Arc<Shared>) {
             if hb {
                 link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
             }
-            live.push(node);
         }
-        for node in live {
+        // (A node isolated above has no port left: its settle does nothing.)
+        for &(node, _, _) in links.iter() {
             sh.settle(&mut sh.lock(), node);
         }
         if hb && sh.cfg.rail {

@@ -349,6 +349,21 @@ pub(super) fn mirror_loop(sh: Arc<Shared>) {
     }
 }
 
+/// Node `o`'s held frames, if it is still a member; a node isolated during the
+/// replay has them dropped (they go with it).
+fn live_held<'a>(
+    sb: &'a mut Standby,
+    st: &State,
+    o: u16,
+) -> Option<&'a mut VecDeque<(u64, Kind, Vec<u8>)>> {
+    let r = sb.resumed.get_mut(&o)?;
+    if st.ports[usize::from(o)].is_none() {
+        r.held.clear();
+        return None;
+    }
+    Some(&mut r.held)
+}
+
 /// The standby's replaying thread: sleeps until a takeover has its plan, then
 /// handles the held frames a slice at a time (`Shared::replay_slice`), letting go of
 /// the hub lock between slices so that the links are read and the timer runs.
@@ -358,22 +373,19 @@ pub(super) fn replay_loop(sh: Arc<Shared>) {
         None => return,
     }
     while !sh.stop.load(Relaxed) {
-        let phase = match sh.lock().standby.as_ref() {
-            Some(sb) => sb.phase.clone(),
-            None => return,
-        };
-        match phase {
-            Phase::Mirroring | Phase::Gathering(_) => {
-                std::thread::park_timeout(sh.cfg.heartbeat);
-            }
-            Phase::Replaying => {
-                let mut st = sh.lock();
+        let mut st = sh.lock();
+        match st.standby.as_ref().map(|sb| &sb.phase) {
+            Some(Phase::Replaying) => {
                 sh.replay_slice(&mut st);
                 // Handed to the next waiter: the links' readers and the timer get
                 // their turn between slices.
                 parking_lot::MutexGuard::unlock_fair(st);
             }
-            Phase::TookOver | Phase::Failed(_) => return,
+            Some(Phase::Mirroring | Phase::Gathering(_)) => {
+                drop(st);
+                std::thread::park_timeout(sh.cfg.heartbeat);
+            }
+            _ => return,
         }
     }
 }
@@ -769,17 +781,12 @@ impl Shared {
         while rp.at < rp.order.len() && time_left() {
             let (i, (o, s)) = (rp.at, rp.order[rp.at]);
             rp.at += 1;
-            let Some(r) = sb.resumed.get_mut(&o) else {
+            let Some(held) = live_held(&mut sb, st, o) else {
                 continue;
             };
-            if st.ports[usize::from(o)].is_none() {
-                // Isolated during the replay: its frames go with it.
-                r.held.clear();
-                continue;
-            }
-            while let Some((seq, kind, payload)) = r.held.pop_front() {
+            while let Some((seq, kind, payload)) = held.pop_front() {
                 if seq > s {
-                    r.held.push_front((seq, kind, payload));
+                    held.push_front((seq, kind, payload));
                     break;
                 }
                 if seq == s {
@@ -800,13 +807,10 @@ impl Shared {
             while any && time_left() {
                 any = false;
                 for &o in &rp.nodes {
-                    let Some(r) = sb.resumed.get_mut(&o) else {
+                    let Some(held) = live_held(&mut sb, st, o) else {
                         continue;
                     };
-                    if st.ports[usize::from(o)].is_none() {
-                        r.held.clear();
-                    }
-                    if let Some((seq, kind, payload)) = r.held.pop_front() {
+                    if let Some((seq, kind, payload)) = held.pop_front() {
                         self.frame(st, NodeId(o), seq, kind, &payload);
                         any = true;
                     }
