@@ -481,7 +481,13 @@ fn switch_under_counting(tag: &str, mode: &str, fault: Fault) {
     for w in &mut ws {
         w.expect_line("DONE", HANG_GUARD);
     }
-    let r = rails.standby_rail();
+    // A node whose operations were over before the fault switches once it notices
+    // the loss (within the failure timeout): the takeover may still be under way.
+    let mut r = rails.standby_rail();
+    poll("the standby's takeover", || {
+        r = rails.standby_rail();
+        !matches!(r.role.as_str(), "standby" | "gathering" | "replaying")
+    });
     println!("[{tag}] standby after the switch: {r:?}");
     assert_eq!(r.role, "took over", "{r:?}");
     let total = u64::from(NODES) * ops;
