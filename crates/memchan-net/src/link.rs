@@ -413,8 +413,11 @@ impl Link {
         let window_due = unacked >= self.cfg.window_frames / 4
             || self.unacked_bytes.load(Relaxed) >= self.cfg.window_bytes as u64 / 4
             || (force && unacked > 0);
-        if asked || window_due || (r != sent && (force || r - sent >= RELEASE_BATCH)) {
-            self.released_sent.store(r, Relaxed);
+        // `sent` may be above `r`: another thread (the link's reader, the timer, a
+        // standby's replaying thread) loaded a newer release and sent it after this
+        // one loaded `r`. The peer ignores a release that does not move.
+        if asked || window_due || (r > sent && (force || r - sent >= RELEASE_BATCH)) {
+            self.released_sent.fetch_max(r, Relaxed);
             self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(0).0);
         }
     }
