@@ -112,20 +112,39 @@ impl Body {
         self.w[1 + i] = v;
     }
     /// Puts `data` (at most [`EAGER_MAX`] bytes) into the payload words, word by
-    /// word (no call to `memcpy` for a few bytes on the latency path).
+    /// word: whole words as one load each, a short tail byte by byte (a copy of a
+    /// length unknown at compile time would call `memcpy`, on the latency path).
+    #[inline(always)]
     pub(crate) fn set_bytes(&mut self, data: &[u8]) {
-        for (i, c) in data.chunks(8).take(EAGER_MAX / 8).enumerate() {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.w[1 + i] = u64::from_le_bytes(w);
+        let data = &data[..data.len().min(EAGER_MAX)];
+        let mut words = data.chunks_exact(8);
+        for (i, c) in words.by_ref().enumerate() {
+            self.w[1 + i] = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        }
+        let tail = words.remainder();
+        if !tail.is_empty() {
+            let mut w = 0u64;
+            for (k, &byte) in tail.iter().enumerate() {
+                w |= u64::from(byte) << (8 * k);
+            }
+            self.w[1 + data.len() / 8] = w;
         }
     }
     /// Copies the payload's first `out.len()` bytes (at most [`EAGER_MAX`]) into
-    /// `out`, word by word.
+    /// `out`, as [`set_bytes`](Self::set_bytes) reads them.
+    #[inline(always)]
     pub(crate) fn copy_bytes(&self, out: &mut [u8]) {
-        for (i, c) in out.chunks_mut(8).take(EAGER_MAX / 8).enumerate() {
-            let n = c.len();
-            c.copy_from_slice(&self.w[1 + i].to_le_bytes()[..n]);
+        let n = out.len().min(EAGER_MAX);
+        let mut words = out[..n].chunks_exact_mut(8);
+        for (i, c) in words.by_ref().enumerate() {
+            c.copy_from_slice(&self.w[1 + i].to_le_bytes());
+        }
+        let tail = words.into_remainder();
+        if !tail.is_empty() {
+            let w = self.w[1 + n / 8];
+            for (k, byte) in tail.iter_mut().enumerate() {
+                *byte = (w >> (8 * k)) as u8;
+            }
         }
     }
     pub(crate) fn bytes(&self) -> [u8; EAGER_MAX] {
@@ -143,12 +162,15 @@ impl Body {
             _ => BODY_WORDS,
         }
     }
-    pub(crate) fn to_bytes(self) -> [u8; 8 * BODY_WORDS] {
-        let mut raw = [0u8; 8 * BODY_WORDS];
-        for (i, c) in raw.chunks_exact_mut(8).enumerate() {
-            c.copy_from_slice(&self.w[i].to_le_bytes());
-        }
-        raw
+    /// The words in use ([`words`](Self::words)) as the bytes the writer stores: in
+    /// memory order, as the reader loads them back (one word each). A view, not a
+    /// copy: a copy by wider moves than the 8-byte stores that built the body
+    /// stalls the store path (no store-to-load forwarding).
+    pub(crate) fn used_bytes(&self) -> &[u8] {
+        let w = &self.w[..self.words()];
+        // SAFETY: initialized `u64`s are valid bytes, `u8` needs no alignment, and
+        // the length is exactly that of `w`, borrowed for the result's lifetime.
+        unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<u8>(), 8 * w.len()) }
     }
 }
 
@@ -226,6 +248,23 @@ mod tests {
         );
         assert_eq!(Kind::from_u8(0), None);
         assert_eq!(Kind::from_u8(9), None);
+    }
+
+    #[test]
+    fn every_eager_length_reads_back_and_stays_in_its_words() {
+        let data: Vec<u8> = (1..=EAGER_MAX as u8).collect();
+        for len in 0..=EAGER_MAX {
+            let mut b = Body::new(Kind::Eager, 0, len as u8, 7);
+            b.set_bytes(&data[..len]);
+            let mut out = vec![0u8; len];
+            b.copy_bytes(&mut out);
+            assert_eq!(out, &data[..len], "length {len}");
+            // The writer stores the words the reader loads, no more.
+            assert_eq!(b.used_bytes().len(), 8 * b.words(), "length {len}");
+            assert_eq!(&b.bytes()[..len], &data[..len], "length {len}");
+            // Bytes past the length are zero: nothing of the caller's beyond it travels.
+            assert!(b.bytes()[len..].iter().all(|&x| x == 0), "length {len}");
+        }
     }
 
     #[test]
