@@ -212,7 +212,7 @@ impl Session {
 
 /// Spins on an rx word until it holds `v`.
 #[inline]
-fn spin_for(rx: &RxMapping, off: usize, v: u64, what: &str) -> Result<()> {
+pub fn spin_for(rx: &RxMapping, off: usize, v: u64, what: &str) -> Result<()> {
     rx.load_u64(off)?; // checks the offset once, so the loop can ignore errors
     spin_until(
         || matches!(rx.load_u64(off), Ok(x) if x == v),

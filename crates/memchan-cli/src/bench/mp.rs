@@ -13,17 +13,26 @@
 //! (`--sizes`: the worker reports a series per size) for the per-level plot.
 
 use anyhow::{ensure, Context, Result};
-use memchan::{Cluster, RxAttrs};
+use memchan::{Cluster, Dest, RxAttrs, TxAttrs};
 use memchan_msg::{Comm, CommConfig};
 
 use super::clock::{ticks, Clock};
+use super::memchan_side::{other_node, spin_for};
 use super::model::{fig, Config, SampleSet};
-use super::pingpong::{self, Endpoint};
+use super::pingpong::{self, Endpoint, Fns};
 use super::refs::{self, PEER_TIMEOUT, WINDOW};
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 /// Bytes of one bandwidth message.
 pub const MSG: usize = 1 << 20;
+
+/// Round trips per block of the latency pairs' alternation between the messages
+/// and the raw ping-pong: long enough that a switch costs nothing measurable (a
+/// few cold misses), short enough that both see the same machine.
+const RAW_BLOCK: u64 = 2048;
+
+/// The series of the raw ping-pong run interleaved with the message latency pairs.
+pub const RAW_SERIES: &str = "memchan_raw";
 
 /// Whether `k` is one of this module's worker kinds.
 pub fn is_mp_kind(k: Kind) -> bool {
@@ -61,12 +70,23 @@ pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) 
     };
     extra.extend(["--cluster".to_string(), cluster]);
     let out = worker::pair(l, kind, cfg.cpus, &extra)?;
+    let mut out = out;
     let figure = match kind {
-        Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy => fig::MP_LATENCY,
+        Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy => {
+            set.add(fig::MP_LATENCY, RAW_SERIES, take_raw(&mut out)?);
+            fig::MP_LATENCY
+        }
         _ => fig::MP_BANDWIDTH,
     };
     set.add(figure, series(kind), take(out, "samples")?);
     Ok(())
+}
+
+/// The raw ping-pong's samples of a latency pair's output.
+fn take_raw(out: &mut WorkerOutput) -> Result<Vec<f64>> {
+    out.series
+        .remove("raw")
+        .context("message latency worker: no raw series")
 }
 
 /// The sweep's figure id for `size` (ns per window of [`WINDOW`] messages; series
@@ -232,13 +252,23 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
                 peer,
                 sync: kind == Kind::MpLatencyZeroCopy,
             };
+            // The raw level's ping-pong (`latency_8b_one_way_ns`: write_u64, spin)
+            // interleaved with the messages, for the ratio between the two.
+            let seg = c.segment("mp-raw", 4096, 0o600).context("segment mp-raw")?;
+            let rx = seg.map_rx_with(RxAttrs::default())?;
+            let tx = seg.map_tx(Dest::Node(other_node(&c)?), TxAttrs::default())?;
+            c.barrier().context("raw ping-pong barrier")?;
+            let mut raw = Fns(
+                |seq| tx.write_u64(0, seq).context("write_u64"),
+                |seq| spin_for(&rx, 0, seq, "the raw ping-pong peer"),
+            );
             if ping {
-                out = WorkerOutput::one(
-                    "samples",
-                    pingpong::ping(&mut ep, a.warmup, a.iters, clock)?,
-                );
+                let (mp, raw) =
+                    pingpong::ping_pair(&mut ep, &mut raw, RAW_BLOCK, a.warmup, a.iters, clock)?;
+                out.series.insert("samples".into(), mp);
+                out.series.insert("raw".into(), raw);
             } else {
-                pingpong::pong(&mut ep, a.warmup, a.iters)?;
+                pingpong::pong_pair(&mut ep, &mut raw, RAW_BLOCK, a.warmup, a.iters)?;
             }
         }
         _ => {

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::{json, Map, Value};
 
 use super::model::{fig, Config, RunInfo, SampleSet, BARRIER_NODES, SIZES};
+use super::mp;
 use super::refs;
 use super::stats::{self, Summary};
 use super::table::{self, render_targets, Cmp, Table, Target};
@@ -127,13 +128,13 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         cmp: Cmp::AtLeast,
         factor,
     };
-    let lat = |extra: Option<(&str, &'static str)>| {
+    let lat = |extra: Option<(&str, &str, &'static str)>| {
         let mut rows: Vec<_> = modes
             .iter()
             .filter_map(|&s| time_row(set, fig::MP_LATENCY, s, s))
             .collect();
-        if let Some((series, name)) = extra {
-            rows.extend(time_row(set, fig::LATENCY, series, name));
+        if let Some((figure, series, name)) = extra {
+            rows.extend(time_row(set, figure, series, name));
         }
         rows
     };
@@ -144,12 +145,9 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         "ns",
         Some("mpi"),
         modes.map(|s| at_most(s, 0.5)),
-        lat(Some(("mpi", "mpi"))).into_iter().chain(time_row(
-            set,
-            fig::MP_LATENCY,
-            ucx::SERIES,
-            ucx::SERIES,
-        )),
+        lat(Some((fig::LATENCY, "mpi", "mpi")))
+            .into_iter()
+            .chain(time_row(set, fig::MP_LATENCY, ucx::SERIES, ucx::SERIES)),
     );
     t.notes.push(
         "memchan_postal: send (buffered); memchan_zero_copy: ssend (synchronous: the receiver          acknowledges the match); mpi: Open MPI MPI_Send / MPI_Recv (the mpi_latency peer)"
@@ -161,10 +159,14 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         "ns",
         Some("memchan_raw"),
         modes.map(|s| at_most(s, 1.5)),
-        lat(Some(("memchan", "memchan_raw"))),
+        lat(Some((fig::MP_LATENCY, mp::RAW_SERIES, mp::RAW_SERIES))),
     );
-    raw.notes
-        .push("memchan_raw: the latency_8b_one_way_ns memchan series (write_u64, spin)".into());
+    raw.notes.push(
+        "memchan_raw: the raw level's ping-pong (write_u64, spin, as latency_8b_one_way_ns) run \
+         by the same two processes as the messages, in alternating blocks of round trips, so \
+         that both meet the same machine"
+            .into(),
+    );
     // Against UCX (when installed): its own table, since a table has one reference.
     let ucx_rows: Vec<_> = lat(None)
         .into_iter()
