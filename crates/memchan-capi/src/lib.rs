@@ -616,7 +616,7 @@ fn block_len(call: &str, ptr: *mut c_void) -> usize {
 /// allocation, so that every PE holds the block when any PE returns and may put into
 /// it; on entry to a free, so that no PE still addresses the block.
 fn heap_barrier(call: &str) {
-    if let Err(e) = with_pe(call, |h| h.pe.cluster.barrier()) {
+    if let Err(e) = with_pe(call, |h| h.pe.cluster.barrier().map_err(Box::new)) {
         die(call, format!("barrier: {e}"));
     }
 }
@@ -696,7 +696,9 @@ pub unsafe extern "C" fn shmem_getmem(
 
 #[no_mangle]
 pub extern "C" fn shmem_quiet() {
-    if let Err(e) = with_pe("shmem_quiet", |h| h.pe.cluster.ack()) {
+    // The error boxed: an `Ok` is then one null word, not the whole error's size
+    // moved through the stack three times on every call.
+    if let Err(e) = with_pe("shmem_quiet", |h| h.pe.cluster.ack().map_err(Box::new)) {
         die("shmem_quiet", e);
     }
 }
@@ -705,14 +707,16 @@ pub extern "C" fn shmem_quiet() {
 /// writes in order); `ack` gives that and more.
 #[no_mangle]
 pub extern "C" fn shmem_fence() {
-    if let Err(e) = with_pe("shmem_fence", |h| h.pe.cluster.ack()) {
+    if let Err(e) = with_pe("shmem_fence", |h| h.pe.cluster.ack().map_err(Box::new)) {
         die("shmem_fence", e);
     }
 }
 
 #[no_mangle]
 pub extern "C" fn shmem_barrier_all() {
-    if let Err(e) = with_pe("shmem_barrier_all", |h| h.pe.cluster.barrier()) {
+    if let Err(e) = with_pe("shmem_barrier_all", |h| {
+        h.pe.cluster.barrier().map_err(Box::new)
+    }) {
         die("shmem_barrier_all", e);
     }
 }

@@ -669,7 +669,7 @@ pub extern "C" fn shmem_sync(start: c_int, log: c_int, size: c_int, psync: *mut 
 
 #[no_mangle]
 pub extern "C" fn shmem_sync_all() {
-    if let Err(e) = with_pe("shmem_sync_all", |p| p.cluster.barrier()) {
+    if let Err(e) = with_pe("shmem_sync_all", |p| p.cluster.barrier().map_err(Box::new)) {
         die("shmem_sync_all", e);
     }
 }

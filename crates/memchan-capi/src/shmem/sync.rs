@@ -123,7 +123,7 @@ pub extern "C" fn shmem_test_lock(lock_word: *mut c_long) -> c_int {
 pub extern "C" fn shmem_clear_lock(lock_word: *mut c_long) {
     const CALL: &str = "shmem_clear_lock";
     let me = owner(CALL);
-    if let Err(e) = with_pe(CALL, |p| p.cluster.ack()) {
+    if let Err(e) = with_pe(CALL, |p| p.cluster.ack().map_err(Box::new)) {
         die(CALL, e);
     }
     let cas = AtomicOp::CompareSwap {
