@@ -378,6 +378,16 @@ pub trait TxOps: Send {
     /// # Errors
     /// As `write`.
     fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()>;
+    /// A record in one call: `body` at `offset` as by
+    /// [`write_no_notify`](Self::write_no_notify), then the aligned 8-byte `word` at
+    /// `publish` as by [`write_u64`](Self::write_u64) (notifying): a reader that sees
+    /// the word sees the body. Both ranges are checked before anything is written, so
+    /// a bad one writes nothing. (On one host the destination is resolved once for
+    /// the two: the message layer's slot costs one call.)
+    ///
+    /// # Errors
+    /// As `write` for the body, as `write_u64` for the word.
+    fn write_record(&self, offset: usize, body: &[u8], publish: usize, word: u64) -> Result<()>;
     /// Strided deposit (`crate::deposit`): element `i` of `shape` from `src`, each
     /// element one packet in the sender's order, as if written one `write` each (an
     /// aligned 1/2/4/8-byte element atomically), so no reader sees element `i` before
@@ -594,6 +604,10 @@ macro_rules! ops_from_inherent {
             #[inline(always)]
             fn write_no_notify(&self, o: usize, d: &[u8]) -> $crate::Result<()> {
                 <$tx>::write_no_notify(self, o, d)
+            }
+            #[inline(always)]
+            fn write_record(&self, o: usize, b: &[u8], p: usize, w: u64) -> $crate::Result<()> {
+                <$tx>::write_record(self, o, b, p, w)
             }
             fn put_strided(&self, s: &$crate::deposit::Shape, d: &[u8]) -> $crate::Result<()> {
                 <$tx>::put_strided(self, s, d)

@@ -568,6 +568,7 @@ impl<'c> Comm<'c> {
 
     // ---- sending --------------------------------------------------------------------
 
+    #[inline(always)]
     fn check_dest(&self, dest: u32, tag: u32) -> Result<usize> {
         if tag > TAG_UB {
             return Err(invalid("tag", format!("{tag} is above TAG_UB ({TAG_UB})")));
@@ -696,6 +697,14 @@ impl<'c> Comm<'c> {
         if data.len() <= EAGER_MAX && self.send_now(dest, tag, data)? {
             return Ok(());
         }
+        self.send_slow(dest, tag, data)
+    }
+
+    /// [`send`](Self::send) through a request: kept out of line, so that the eager
+    /// path above stays a small function.
+    #[cold]
+    #[inline(never)]
+    fn send_slow(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<()> {
         let v = self.copy_in(data);
         let r = self.isend(dest, tag, v)?;
         self.spare = self.finish_blocking(r)?.1;
@@ -705,6 +714,7 @@ impl<'c> Comm<'c> {
     /// The eager path of a blocking full-postal send without a request: when nothing
     /// is queued towards `dest` (order) and its ring has room (back-pressure), the
     /// slot is written at once and the send is complete. Whether it was.
+    #[inline(always)]
     fn send_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
         let d = self.check_dest(dest, tag)?;
         if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
@@ -722,6 +732,7 @@ impl<'c> Comm<'c> {
     /// publishes here next (where it usually lands, in the line of `dest`'s next
     /// message) a while, then leaves the wait to a request of the general path.
     /// Whether it sent.
+    #[inline(always)]
     fn ssend_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
         let d = self.check_dest(dest, tag)?;
         if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
@@ -744,17 +755,26 @@ impl<'c> Comm<'c> {
                 break; // a slot to read first: the general path does
             }
         }
+        self.await_ack(d, cookie, data.len(), tag)?;
+        Ok(true)
+    }
+
+    /// The rest of [`ssend_now`](Self::ssend_now)'s wait, through a request of the
+    /// general path (out of line: the eager path stays small).
+    #[cold]
+    #[inline(never)]
+    fn await_ack(&mut self, d: usize, cookie: u64, len: usize, tag: u32) -> Result<()> {
         let r = self.alloc(Req {
             op: Op::Send,
             buf: Buf::Owned(Vec::new()),
-            len: data.len(),
+            len,
             tag,
             done: None,
         });
         let i = (r.0 & 0xffff_ffff) as usize;
         self.peers[d].awaiting.insert(cookie, i, true);
         self.finish_blocking(r)?;
-        Ok(true)
+        Ok(())
     }
 
     /// Zero-copy-mode blocking send: returns once a receive matched it and the data
@@ -766,6 +786,14 @@ impl<'c> Comm<'c> {
         if data.len() <= EAGER_MAX && self.ssend_now(dest, tag, data)? {
             return Ok(());
         }
+        self.ssend_slow(dest, tag, data)
+    }
+
+    /// [`ssend`](Self::ssend) through a request, out of line as
+    /// [`send_slow`](Self::send_slow).
+    #[cold]
+    #[inline(never)]
+    fn ssend_slow(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<()> {
         let v = self.copy_in(data);
         let r = self.issend(dest, tag, v)?;
         self.spare = self.finish_blocking(r)?.1;
@@ -1114,6 +1142,14 @@ impl<'c> Comm<'c> {
         if let Some(s) = self.recv_now(src, tag, buf)? {
             return Ok(s);
         }
+        self.recv_slow(src, tag, buf)
+    }
+
+    /// [`recv`](Self::recv) through a request, out of line as
+    /// [`send_slow`](Self::send_slow).
+    #[cold]
+    #[inline(never)]
+    fn recv_slow(&mut self, src: u32, tag: u32, buf: &mut [u8]) -> Result<Status> {
         let mut v = std::mem::take(&mut self.spare);
         v.clear();
         v.resize(buf.len(), 0);
@@ -1130,6 +1166,7 @@ impl<'c> Comm<'c> {
     /// message with the tag that fits (acknowledging a synchronous one). `None`: the
     /// general path decides; nothing was taken (a slot the protocol does not allow
     /// is left to it too).
+    #[inline(always)]
     fn recv_now(&mut self, src: u32, tag: u32, buf: &mut [u8]) -> Result<Option<Status>> {
         let p = src as usize;
         if src == ANY_SOURCE
@@ -1547,6 +1584,7 @@ impl<'c> Comm<'c> {
         }
     }
 
+    #[inline(always)]
     fn ring_room(&mut self, p: usize) -> Result<bool> {
         let k = self.lay.slots as u64;
         let peer = &self.peers[p];
@@ -1588,17 +1626,17 @@ impl<'c> Comm<'c> {
     /// Writes slot `b` as the next of this node's ring at `p` (the caller checked
     /// the room): its words, then its sequence word, the publish, which notifies
     /// unless `quiet`.
-    #[inline]
+    #[inline(always)]
     fn publish(&mut self, p: usize, b: &Body, quiet: bool) -> Result<()> {
         let peer = &mut self.peers[p];
         let seq = peer.sent + 1;
         let off = self.lay.slot(self.me, seq);
         let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
-        tx.write_no_notify(off + 8, b.used_bytes())?;
         if quiet {
+            tx.write_no_notify(off + 8, b.used_bytes())?;
             tx.write_no_notify(off, &seq.to_le_bytes())?;
         } else {
-            tx.write_u64(off, seq)?;
+            tx.write_record(off + 8, b.used_bytes(), off, seq)?;
         }
         peer.sent = seq;
         Ok(())
@@ -1722,6 +1760,7 @@ impl<'c> Comm<'c> {
     /// Slot `seq` of `p`'s ring is consumed (its ack word read again: it may have
     /// been written after an earlier look, before the slot was published); its
     /// credit goes back in batches of a quarter ring.
+    #[inline(always)]
     fn consumed(&mut self, p: usize, seq: u64) -> Result<()> {
         self.see_ack_word(p, seq)?;
         let peer = &mut self.peers[p];

@@ -134,4 +134,18 @@ impl TxMapping {
     pub fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.write(offset, data)
     }
+    /// A record (the contract's `write_record`): `body`, then the publish word, each
+    /// range checked before either is sent.
+    pub fn write_record(
+        &self,
+        offset: usize,
+        body: &[u8],
+        publish: usize,
+        word: u64,
+    ) -> Result<()> {
+        self.check(offset, body.len(), false)?;
+        self.check(publish, 8, true)?;
+        self.write(offset, body)?;
+        self.packet(publish, &word.to_le_bytes())
+    }
 }

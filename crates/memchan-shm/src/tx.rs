@@ -233,6 +233,39 @@ impl TxMapping {
         Ok(())
     }
 
+    /// A record in one call (the contract's `write_record`): `body` at `offset`
+    /// without notify, then the 8-byte word `word` at `publish`, notifying. Both
+    /// ranges are checked before anything is written; a direct deposit resolves its
+    /// destination once for the two.
+    #[inline(always)]
+    pub fn write_record(
+        &self,
+        offset: usize,
+        body: &[u8],
+        publish: usize,
+        word: u64,
+    ) -> Result<()> {
+        self.check(offset, body.len(), false)?;
+        self.check(publish, 8, true)?;
+        if self.direct {
+            if self.resolve()? {
+                if !body.is_empty() {
+                    self.deposit_resolved(offset, body, false);
+                }
+                self.deposit_resolved(publish, &word.to_ne_bytes(), true);
+            }
+        } else {
+            if !body.is_empty() {
+                self.send_ordered(offset, body)?;
+            }
+            self.send_ordered(publish, &word.to_ne_bytes())?;
+        }
+        if self.attrs.ack_request {
+            fence(Ordering::SeqCst);
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     fn send(&self, offset: usize, data: &[u8]) -> Result<()> {
         if self.direct {
@@ -255,15 +288,29 @@ impl TxMapping {
     /// Direct deposit, posting the page's notify only with `notify`.
     #[inline(always)]
     fn deposit_with(&self, offset: usize, data: &[u8], notify: bool) -> Result<()> {
+        if self.resolve()? {
+            self.deposit_resolved(offset, data, notify);
+        }
+        Ok(())
+    }
+
+    /// Brings the destination up to date with the segment's `rx_gen`: whether it
+    /// maps the segment rx (if not, direct deposits to it are dropped).
+    #[inline(always)]
+    fn resolve(&self) -> Result<bool> {
         // SAFETY: `rx_gen` points into the control block, mapped while `inner` lives.
         let gen = unsafe { (*self.rx_gen).load(Ordering::Acquire) };
         if gen != self.seen_gen.get() {
             self.refresh_direct(gen)?;
         }
+        Ok(!self.target.get().is_none())
+    }
+
+    /// The stores of a direct deposit to the resolved destination (`resolve` said it
+    /// maps the segment; `check` bounded the range by the segment).
+    #[inline(always)]
+    fn deposit_resolved(&self, offset: usize, data: &[u8], notify: bool) {
         let t = self.target.get();
-        if t.is_none() {
-            return Ok(()); // the destination does not map the segment rx: dropped
-        }
         let last = offset + data.len() - 1;
         let mut post = false;
         if (offset ^ last) < 1 << self.page_shift {
@@ -284,7 +331,6 @@ impl TxMapping {
         if post && notify {
             t.post();
         }
-        Ok(())
     }
 
     /// Whether this node may still send: its slot carries its incarnation.

@@ -506,6 +506,44 @@ impl TxMapping {
     pub fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()> {
         hot!(TxFlavor, &self.tx, t => TxOps::write_no_notify(t, offset, data))
     }
+    /// A record in one call: `body` at `offset` as by
+    /// [`write_no_notify`](Self::write_no_notify), then the aligned 8-byte `word` at
+    /// `publish` as by [`write_u64`](Self::write_u64). A reader that sees the word
+    /// sees the whole body, and a reader blocked in [`RxMapping::wait`] on a notify
+    /// page is woken once the record landed. Both ranges are checked first: a bad
+    /// one writes nothing. On one host it costs less than the two calls (the
+    /// destination is resolved once): the message layer publishes each slot this
+    /// way.
+    ///
+    /// ```
+    /// # use memchan::{Cluster, Dest, RxAttrs, TxAttrs};
+    /// # let c = Cluster::join(&format!("doc-record-{}", std::process::id()))?;
+    /// let seg = c.segment("records", 4096, 0o600)?;
+    /// let rx = seg.map_rx_with(RxAttrs { notify: true, ..RxAttrs::default() })?;
+    /// let tx = seg.map_tx(Dest::Node(c.node_id()), TxAttrs::default())?;
+    /// // A 16-byte body after its 8-byte sequence word.
+    /// tx.write_record(8, &[7u8; 16], 0, 1)?;
+    /// assert_eq!(rx.load_u64(0)?, 1);
+    /// assert_eq!(rx.load_u64(16)?, u64::from_ne_bytes([7; 8]));
+    /// // An unaligned publish word: an error, and the body was not written either.
+    /// assert!(tx.write_record(1024, &[9u8; 8], 4, 2).is_err());
+    /// assert_eq!(rx.load_u64(1024)?, 0);
+    /// # Ok::<(), memchan::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`write`](Self::write) for the body and [`write_u64`](Self::write_u64) for
+    /// the word.
+    #[inline(always)]
+    pub fn write_record(
+        &self,
+        offset: usize,
+        body: &[u8],
+        publish: usize,
+        word: u64,
+    ) -> Result<()> {
+        hot!(TxFlavor, &self.tx, t => TxOps::write_record(t, offset, body, publish, word))
+    }
     /// Strided deposit (the T3D case of seed 002): `shape.count` elements of
     /// `shape.elem` bytes, element `i` read from `src[i * shape.src_stride..]` and
     /// written at `shape.offset + i * shape.dst_stride` (strides in bytes). Each

@@ -1,7 +1,8 @@
 //! `write_no_notify`: a record's body written without notify, then published with a
-//! notifying `write_u64`. The body lands and is in place whenever the publish is
-//! seen; the publish wakes a reader blocked in `wait`; on one host the body alone
-//! posts no notify.
+//! notifying `write_u64` (or both in one `write_record`, every other record). The
+//! body lands and is in place whenever the publish is seen; the publish wakes a
+//! reader blocked in `wait`; on one host the body alone posts no notify; a
+//! `write_record` with a bad range writes nothing.
 
 use memchan::{Dest, Error, NodeId, RxAttrs, TxAttrs};
 use memchan_testkit::harness::{unique_cluster, Transport};
@@ -13,6 +14,8 @@ const WAIT: Duration = Duration::from_secs(60);
 const BODY: usize = 7;
 /// Where the lone unpublished body goes.
 const LONE: usize = 2048;
+/// Where the refused records would go.
+const BAD: usize = 3072;
 
 fn body(v: u64) -> Vec<u8> {
     (0..BODY).flat_map(|_| v.to_le_bytes()).collect()
@@ -30,10 +33,14 @@ pub fn worker(a: &[String]) {
         .unwrap();
     c.barrier().unwrap(); // node 0 has mapped rx
     for r in 1..=rounds {
-        // Record r: the body, then the publish. The reader reads at its own pace:
-        // every word only grows.
-        tx.write_no_notify(8, &body(r)).unwrap();
-        tx.write_u64(0, r).unwrap();
+        // Record r: the body, then the publish (two calls, or one `write_record`).
+        // The reader reads at its own pace: every word only grows.
+        if r % 2 == 0 {
+            tx.write_record(8, &body(r), 0, r).unwrap();
+        } else {
+            tx.write_no_notify(8, &body(r)).unwrap();
+            tx.write_u64(0, r).unwrap();
+        }
     }
     c.barrier().unwrap(); // node 0 saw every record and consumed its wake-ups
     tx.write_no_notify(LONE, &body(u64::MAX)).unwrap();
@@ -64,6 +71,23 @@ fn write_no_notify_lands_before_the_publish_that_wakes_the_reader(t: &Transport)
         tx.write_no_notify(4090, &[0; 8]),
         Err(Error::OutOfBounds { .. })
     ));
+    // A record with a bad publish word or body writes neither (checked below in this
+    // node's own copy, once everything else has landed).
+    let own = seg
+        .map_tx(Dest::Node(NodeId(0)), TxAttrs::default())
+        .unwrap();
+    assert!(matches!(
+        own.write_record(BAD, &[0xAB; 8], BAD + 12, 1),
+        Err(Error::Unaligned { .. })
+    ));
+    assert!(matches!(
+        own.write_record(BAD, &[0xAB; 8], 4096, 1),
+        Err(Error::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        own.write_record(4092, &[0xAB; 8], BAD, 1),
+        Err(Error::OutOfBounds { .. })
+    ));
     c.barrier().unwrap();
     let mut seen = 0;
     while seen < rounds {
@@ -90,6 +114,21 @@ fn write_no_notify_lands_before_the_publish_that_wakes_the_reader(t: &Transport)
     if matches!(t, Transport::Shm) {
         // A direct deposit without notify woke nobody.
         assert!(!rx.wait(Some(Duration::ZERO)).unwrap());
+    }
+    // A good record to this node itself lands; the refused ones beside it did not.
+    own.write_record(BAD + 16, &[0xCD; 8], BAD + 24, 5).unwrap();
+    c.ack().unwrap();
+    assert_eq!(rx.load_u64(BAD + 24).unwrap(), 5);
+    assert_eq!(
+        rx.load_u64(BAD + 16).unwrap(),
+        u64::from_ne_bytes([0xCD; 8])
+    );
+    for k in 0..2 {
+        assert_eq!(
+            rx.load_u64(BAD + 8 * k).unwrap(),
+            0,
+            "a refused record wrote"
+        );
     }
     c.barrier().unwrap();
     w.finish(WAIT);
