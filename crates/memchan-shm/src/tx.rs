@@ -254,16 +254,14 @@ impl TxMapping {
                 }
                 self.deposit_resolved(publish, &word.to_ne_bytes(), true);
             }
-        } else {
-            if !body.is_empty() {
-                self.send_ordered(offset, body)?;
+            if self.attrs.ack_request {
+                fence(Ordering::SeqCst);
             }
-            self.send_ordered(publish, &word.to_ne_bytes())?;
+            return Ok(());
         }
-        if self.attrs.ack_request {
-            fence(Ordering::SeqCst);
-        }
-        Ok(())
+        // Ordered: the two writes as they are (both ranges are checked above).
+        self.write_no_notify(offset, body)?;
+        self.write_u64(publish, word)
     }
 
     #[inline(always)]
