@@ -23,8 +23,8 @@
 //! [`proto::NO_REQUEST`]) and delivered nowhere.
 //!
 //! Threads: the gate (one thread for every connection not yet joined, see `gate.rs`),
-//! one per joined remote node (reading its link), one timer (heartbeats, retransmit
-//! timeouts, failure detection). A node in the hub's own process (the virtual hub of a
+//! one per joined remote node (reading its link), one beat (heartbeats and retransmit
+//! timeouts, never the hub lock), one timer (failure detection and periodic work). A node in the hub's own process (the virtual hub of a
 //! two-node cluster) is called directly, without a link.
 
 mod deposit;
@@ -314,6 +314,10 @@ impl Hub {
         std::thread::Builder::new()
             .name("memchan-hub-timer".into())
             .spawn(move || timer_loop(s))?;
+        let s = sh.clone();
+        std::thread::Builder::new()
+            .name("memchan-hub-beat".into())
+            .spawn(move || beat_loop(s))?;
         if sh.cfg.standby_of.is_some() {
             let s = sh.clone();
             std::thread::Builder::new()
@@ -614,8 +618,37 @@ impl Handler for HubHandler<'_> {
     }
 }
 
+/// The hub's pulse: every link's retransmit timer and heartbeat, and never the hub
+/// lock. Work that holds the lock for long (a standby taking over orders again tens
+/// of thousands of held packets, over a second on a busy machine) must not silence
+/// the hub: while the timer thread waited for the lock behind a takeover, the nodes
+/// heard nothing past their failure timeout and counted the standby lost too.
+fn beat_loop(sh: Arc<Shared>) {
+    let tick = timer_tick(&sh.cfg);
+    let mut last_hb = Instant::now();
+    while !sh.stop.load(Relaxed) {
+        std::thread::sleep(tick);
+        let hb = last_hb.elapsed() >= sh.cfg.heartbeat;
+        if hb {
+            last_hb = Instant::now();
+        }
+        for (_, _, link) in sh.remote_links().iter() {
+            link.tick();
+            if hb {
+                link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
+            }
+        }
+    }
+}
+
+fn timer_tick(cfg: &HubConfig) -> Duration {
+    (cfg.heartbeat / 4).clamp(Duration::from_millis(5), Duration::from_millis(20))
+}
+
+/// Failure detection and the hub's periodic work under its lock (the heartbeats are
+/// `beat_loop`'s).
 fn timer_loop(sh: Arc<Shared>) {
-    let tick = (sh.cfg.heartbeat / 4).clamp(Duration::from_millis(5), Duration::from_millis(20));
+    let tick = timer_tick(&sh.cfg);
     let mut last_hb = Instant::now();
     let mut last_time = Instant::now();
     while !sh.stop.load(Relaxed) {
@@ -629,17 +662,10 @@ fn timer_loop(sh: Arc<Shared>) {
             last_time = Instant::now();
             sh.time_packets(&links);
         }
-        // Every link's heartbeat first, without the hub lock: work that holds the lock
-        // (a standby's replay slice, a large request) must not hold heartbeats back.
         for &(node, inc, ref link) in links.iter() {
             if let Some(silent) = link.silent_past(sh.cfg.failure_timeout) {
                 let why = format!("silent for {} ms", silent.as_millis());
                 sh.isolate(&mut sh.lock(), node, inc, &why);
-                continue;
-            }
-            link.tick();
-            if hb {
-                link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
             }
         }
         // (A node isolated above has no port left: its settle does nothing.)

@@ -309,10 +309,20 @@ impl Shared {
         if let Some(l) = self.link() {
             l.shutdown();
         }
-        self.lock().lost = why;
-        let _ = self
-            .health
-            .compare_exchange(ALIVE, LOST, Ordering::AcqRel, Ordering::Acquire);
+        {
+            // The first cause is the one reported: the shutdown above makes every
+            // other thread's read of the link fail too ("the peer closed the link"),
+            // which used to overwrite the reason (a standby silent past the failure
+            // timeout read as a standby that closed the link).
+            let mut st = self.lock();
+            if self
+                .health
+                .compare_exchange(ALIVE, LOST, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                st.lost = why;
+            }
+        }
         self.cv.notify_all();
         self.wake_readers();
     }
