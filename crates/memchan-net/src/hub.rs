@@ -633,10 +633,10 @@ fn beat_loop(sh: Arc<Shared>) {
             last_hb = Instant::now();
         }
         for (_, _, link) in sh.remote_links().iter() {
-            link.tick();
             if hb {
                 link.send_control(Kind::Heartbeat, &proto::heartbeat(&link.counters()));
             }
+            link.tick();
         }
     }
 }
@@ -1715,5 +1715,56 @@ fn count_arrival(st: &mut State, n: NodeId, scope: u16, number: u64) -> u64 {
         counts[i]
     } else {
         counts[i].saturating_sub(seen[i] - number)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::node::{HubSpec, NetConfig, Node};
+
+    /// Work that holds the hub lock past the failure timeout (a standby's takeover
+    /// orders again every held packet under it) isolates nobody and loses no node:
+    /// the heartbeats never wait for the lock, and a node's frames waiting unread
+    /// in its socket are not silence.
+    #[test]
+    fn the_hub_lock_held_past_the_failure_timeout_silences_no_one() {
+        let (heartbeat, failure) = (Duration::from_millis(50), Duration::from_millis(400));
+        let key = Key::from_secret(b"busy hub");
+        let hub = Hub::start(HubConfig {
+            key: key.clone(),
+            keyed: true,
+            heartbeat,
+            failure_timeout: failure,
+            ..HubConfig::default()
+        })
+        .expect("start the hub");
+        let cfg = NetConfig {
+            hub: HubSpec::Connect(hub.local_addr().to_string()),
+            standby: None,
+            key,
+            keyed: true,
+            page_size: None,
+            heartbeat,
+            failure_timeout: failure,
+            link: LinkConfig::default(),
+        };
+        let a = Node::join("busy", cfg.clone()).expect("a joins");
+        let b = Node::join("busy", cfg).expect("b joins");
+        a.wait_for_members(2, Duration::from_secs(10))
+            .expect("both members");
+        {
+            let _busy = hub.sh.lock();
+            // The stimulus, not a wait for an outcome: the hub busy for three
+            // failure timeouts.
+            std::thread::sleep(failure * 3);
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| a.barrier().expect("a is alive after the busy spell"));
+            b.barrier().expect("b is alive after the busy spell");
+        });
+        a.ack().expect("a's link still carries requests");
+        assert_eq!(hub.status().isolations, 0, "nobody was isolated");
+        assert_eq!(a.members().iter().count(), 2);
     }
 }

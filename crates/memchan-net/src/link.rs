@@ -689,7 +689,17 @@ impl Link {
             tx.pool_mark = tx.next_seq;
         }
         self.send_release(true);
-        let mut rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = tcp_total_retrans(&self.sock) {
+            self.counters.tcp_retransmits.store(r, Relaxed);
+        }
+        // Not waited for: a reader holds it while its handler works (a hub's handler
+        // may wait for the hub lock behind a long takeover), and the tick must not
+        // hold the heartbeats behind it. A NAK owed goes out at the next tick.
+        let mut rx = match self.rx.try_lock() {
+            Ok(rx) => rx,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
         if let Some(at) = rx.nak_at {
             if at.elapsed() > self.cfg.retransmit_timeout {
                 rx.nak_at = Some(Instant::now());
@@ -698,9 +708,6 @@ impl Link {
                 inc(&self.counters.naks);
                 self.send_control(Kind::Nak, &expected.to_le_bytes());
             }
-        }
-        if let Some(r) = tcp_total_retrans(&self.sock) {
-            self.counters.tcp_retransmits.store(r, Relaxed);
         }
     }
 
