@@ -30,8 +30,10 @@
 //!
 //! Not covered: packets whose sender fails together with the active hub (their copies
 //! that did not reach every destination are lost, as for a sender isolated with a
-//! single rail), and packets the hub makes itself (lock slot clearing, rx snapshots,
-//! time packets) still in flight at the switch.
+//! single rail), and time packets in flight at the switch. The other packets the hub
+//! makes itself are made again: an rx snapshot by the map asked again at the standby,
+//! a lock slot's clearing by the standby at the end of its takeover
+//! (`hub/standby.rs`, which also rebuilds lock pages from the nodes' copies).
 
 use crate::wire::{Get, Put, WireError, MAX_PAYLOAD};
 use memchan_core::MAX_NODES;
@@ -598,6 +600,11 @@ pub struct Resume {
     /// Per barrier scope, its arrivals since it joined (`proto::Op::Barrier`'s
     /// number): the standby counts the ones its copy missed.
     pub barriers: Vec<(u16, u64)>,
+    /// Its copy of each cluster lock page it maps rx: (segment id, generation, the
+    /// bid bytes). The standby's own copy of a lock page is a heartbeat old; it takes
+    /// the copy of the node that applied the most of the old order instead (see
+    /// `hub/standby.rs`).
+    pub locks: Vec<(u32, u32, Vec<u8>)>,
     /// Its account of the old order.
     pub report: Report,
 }
@@ -620,6 +627,10 @@ impl Resume {
         p = p.u32(self.barriers.len() as u32);
         for &(scope, number) in &self.barriers {
             p = p.u16(scope).u64(number);
+        }
+        p = p.u32(self.locks.len() as u32);
+        for (seg, gen, bids) in &self.locks {
+            p = p.u32(*seg).u32(*gen).u16(bids.len() as u16).bytes(bids);
         }
         let b = p.bytes(&report).0;
         if b.len() > MAX_PAYLOAD {
@@ -652,6 +663,20 @@ impl Resume {
         for _ in 0..n {
             barriers.push((g.u16()?, g.u64()?));
         }
+        let n = g.u32()? as usize;
+        if n > rx.len() {
+            return Err(
+                WireError::Malformed("rail resume: more lock pages than rx mappings").into(),
+            );
+        }
+        let mut locks = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (seg, gen, len) = (g.u32()?, g.u32()?, usize::from(g.u16()?));
+            if len > MAX_NODES {
+                return Err(WireError::Malformed("rail resume: a lock page's bids").into());
+            }
+            locks.push((seg, gen, g.bytes(len)?.to_vec()));
+        }
         let report = Report::decode(g.rest())?;
         let bad = |why: &str| RailError::BadReport {
             node,
@@ -669,6 +694,7 @@ impl Resume {
             first_seq,
             rx,
             barriers,
+            locks,
             report,
         })
     }
@@ -817,6 +843,7 @@ mod tests {
             first_seq: 5,
             rx: vec![(0, 1), (3, 2)],
             barriers: vec![(u16::MAX, 12), (4, 1)],
+            locks: vec![(3, 2, vec![0, 1, 0, 1])],
             report: a.report(2, vec![5, 6, 9]),
         };
         assert_eq!(Resume::decode(&r.encode().unwrap()).unwrap(), r);
@@ -831,6 +858,18 @@ mod tests {
         let mut huge = b.clone();
         huge[18..22].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(Resume::decode(&huge).is_err());
+        let mut many = r.clone();
+        many.locks = vec![(0, 1, vec![]); 3];
+        assert!(
+            Resume::decode(&many.encode().unwrap()).is_err(),
+            "more lock pages than rx mappings"
+        );
+        let mut long = r.clone();
+        long.locks = vec![(3, 2, vec![1; MAX_NODES + 1])];
+        assert!(
+            Resume::decode(&long.encode().unwrap()).is_err(),
+            "more bids than nodes"
+        );
         let p = PlanNotice {
             epoch: 9,
             members: [memchan_core::NodeId(0), memchan_core::NodeId(2)]

@@ -83,13 +83,16 @@ impl Shared {
         packets.extend(held.seqs_of(Kind::Deposit));
         packets.sort_unstable();
         let report = rail.report(self.me.0, packets);
-        let rx = self
-            .rx
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|(&seg, m)| (seg, m.gen))
-            .collect();
+        let (rx, locks) = {
+            let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
+            let rx = map.iter().map(|(&seg, m)| (seg, m.gen)).collect();
+            let locks = map
+                .iter()
+                .filter(|(_, m)| m.lock_page)
+                .map(|(&seg, m)| (seg, m.gen, m.bids()))
+                .collect();
+            (rx, locks)
+        };
         let barriers = self
             .barrier_numbers
             .lock()
@@ -103,6 +106,7 @@ impl Shared {
             first_seq: held.first(),
             rx,
             barriers,
+            locks,
             report,
         }
         .encode()

@@ -227,6 +227,8 @@ pub(crate) struct RxMem {
     remap: Vec<AtomicU32>,
     /// Count of packets landed on notify pages; waiters compare it (see `deliver`).
     pub(crate) notify: AtomicU32,
+    /// A cluster lock's page: its bids go to a standby hub at a rail switch.
+    pub(crate) lock_page: bool,
 }
 
 // SAFETY: the mapping is only accessed through atomics; `base` stays valid until drop.
@@ -268,7 +270,15 @@ impl RxMem {
                 .map(|p| AtomicU32::new(p as u32))
                 .collect(),
             notify: AtomicU32::new(0),
+            lock_page: false,
         })
+    }
+
+    /// The bid bytes of a lock page (one per node, from offset 0), as applied here.
+    pub(crate) fn bids(&self) -> Vec<u8> {
+        (0..self.size.min(memchan_core::MAX_NODES))
+            .map(|i| self.byte(i).load(Ordering::Acquire))
+            .collect()
     }
 
     fn byte(&self, i: usize) -> &AtomicU8 {

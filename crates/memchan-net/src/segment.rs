@@ -50,12 +50,9 @@ impl Segment {
     /// Maps the segment rx; every page gets `attrs`.
     pub fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
         self.check_perm(4, "map_rx")?;
-        let mem = Arc::new(RxMem::new(
-            self.info.gen,
-            self.size(),
-            self.sh.page.bytes(),
-            attrs,
-        )?);
+        let mut mem = RxMem::new(self.info.gen, self.size(), self.sh.page.bytes(), attrs)?;
+        mem.lock_page = self.name.starts_with(memchan_core::validate::LOCK_PREFIX);
+        let mem = Arc::new(mem);
         {
             let mut map = self.sh.rx.write().unwrap_or_else(|e| e.into_inner());
             if map.contains_key(&self.info.seg) {

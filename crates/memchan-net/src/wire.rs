@@ -42,8 +42,9 @@ use std::fmt;
 pub const MAGIC: [u8; 4] = *b"MCHN";
 /// The protocol version this build speaks. Both ends must match exactly. (2: the
 /// frame counter, per-direction keys and the AEGIS MAC; 3: `RmaServe` names the
-/// origin and its request; 4: heartbeats carry `reader_wakeups`.)
-pub const VERSION: u16 = 4;
+/// origin and its request; 4: heartbeats carry `reader_wakeups`; 5: `RailResume`
+/// carries the node's lock pages.)
+pub const VERSION: u16 = 5;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.

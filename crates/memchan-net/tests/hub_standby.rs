@@ -202,3 +202,61 @@ fn a_node_that_takes_a_left_node_s_id_is_heard_on_a_dual_rail_cluster() {
         "the new node's writes reached the reader"
     );
 }
+
+/// A lock held at a switch stays held for a node that maps it only after: the
+/// standby's copy of the tables (the lock page's shadow, what a node mapping the page
+/// is sent) is taken at table changes and every heartbeat, so it misses a bid made
+/// since; the standby takes the bids of the node that applied the most instead. Before
+/// that, the late node was sent a page without the holder's bid and took the lock too.
+#[test]
+fn a_lock_held_at_the_switch_stays_held_for_a_node_that_maps_it_later() {
+    let key = Key::from_secret(b"lock at the switch");
+    // Heartbeats far apart: the standby's last copy is the one taken when the holder
+    // mapped the lock page, before its bid (time packets keep the links heard).
+    let tune = |c: &mut HubConfig| c.heartbeat = Duration::from_secs(60);
+    let (active, active_addr) = common::keyed_hub(&key, |c| {
+        tune(c);
+        c.rail = true;
+    });
+    let (standby, standby_addr) = common::keyed_hub(&key, |c| {
+        tune(c);
+        c.standby_of = Some(active_addr.clone());
+    });
+    let mut cfg = common::node_cfg(
+        &active_addr,
+        &key,
+        Duration::from_millis(50),
+        Duration::from_secs(5),
+    );
+    cfg.standby = Some(standby_addr);
+    let (a, b) = (
+        Node::join("lockrail", cfg.clone()).unwrap(),
+        Node::join("lockrail", cfg).unwrap(),
+    );
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let la = a.lock("m").unwrap();
+    poll("the standby's copy of the lock page", || {
+        standby.status().rail.unwrap().mirrored_ms_ago.is_some()
+    });
+    let held = la.acquire().unwrap();
+    // Released: its sender no longer holds the bid for a standby to order again.
+    poll("the bid released", || a.rail_report().unreleased.is_empty());
+    drop(active);
+    poll("the standby's takeover", || {
+        standby.status().rail.unwrap().role == "took over"
+    });
+    let lb = b.lock("m").unwrap();
+    assert!(
+        lb.try_acquire().unwrap().is_none(),
+        "a node that mapped the lock after the switch took it while another held it"
+    );
+    let locks = standby.status().locks;
+    assert_eq!(locks.len(), 1);
+    assert_eq!(
+        locks[0].bidders,
+        vec![a.id().0],
+        "the standby's page holds the bid"
+    );
+    drop(held);
+    poll("the lock, released", || lb.try_acquire().unwrap().is_some());
+}

@@ -96,7 +96,8 @@ proptest! {
                                                  flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6)) {
         let report = honest(n, 0, cap, held);
         let first = report.unreleased.first().copied().unwrap_or(1);
-        let r = Resume { node: 9, inc: 5, first_seq: first, rx, barriers: vec![(u16::MAX, n)], report };
+        let locks = rx.iter().take(2).map(|&(seg, gen)| (seg, gen, vec![1, 0, 1])).collect();
+        let r = Resume { node: 9, inc: 5, first_seq: first, rx, barriers: vec![(u16::MAX, n)], locks, report };
         let mut b = r.encode().unwrap();
         prop_assert_eq!(&Resume::decode(&b).unwrap(), &r);
         for (at, x) in flips {

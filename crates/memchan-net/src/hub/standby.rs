@@ -231,6 +231,8 @@ struct Resumed {
     rx: Vec<(u32, u32)>,
     /// Its barrier arrivals per scope (`Resume::barriers`).
     barriers: Vec<(u16, u64)>,
+    /// Its copies of the lock pages it maps rx (`Resume::locks`).
+    locks: Vec<(u32, u32, Vec<u8>)>,
     /// The last held seq its link must resend before the plan can run (0: none).
     need: u64,
     /// Reliable frames its link delivered meanwhile, in seq order.
@@ -263,6 +265,9 @@ struct Replay {
     /// The copy taken over (its members that did not resume are failed at the end).
     tables: Tables,
     nodes: Vec<u16>,
+    /// Per lock page, the bid slots some resumed node's copy showed taken: those of
+    /// nodes that are not members after the takeover are cleared at its end.
+    bids: Vec<(usize, Vec<usize>)>,
     started: Instant,
 }
 
@@ -586,6 +591,7 @@ impl Shared {
                 report: r.report,
                 rx: r.rx,
                 barriers: r.barriers,
+                locks: r.locks,
                 held: VecDeque::new(),
                 got: r.first_seq - 1,
             },
@@ -706,6 +712,7 @@ impl Shared {
                 }
             }
         }
+        let bids = lock_pages(st, &sb.resumed);
         st.groups = t
             .groups
             .iter()
@@ -750,6 +757,7 @@ impl Shared {
             at: 0,
             tables: t,
             nodes,
+            bids,
             started,
         });
         if let Some(r) = &sb.replayer {
@@ -827,6 +835,10 @@ impl Shared {
         sb.phase = Phase::TookOver;
         st.standby = Some(sb);
         let resumed = set_of(&rp.nodes);
+        // The bids of nodes that are not members: those that did not come, and those
+        // isolated before the switch whose slot clearing (a packet the hub makes, which
+        // no sender holds for the plan) was lost with the old hub at some node.
+        clear_bids(st, &rp.bids, &resumed);
         // Members that did not come: failed, as an isolation would have them.
         for m in rp
             .tables
@@ -835,20 +847,6 @@ impl Shared {
             .filter(|m| !resumed.contains(NodeId(m.node)))
         {
             st.epoch += 1;
-            let clear: Vec<usize> = st
-                .segs
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| {
-                    s.as_ref()
-                        .and_then(|s| s.shadow.as_ref())
-                        .is_some_and(|sh| sh.get(usize::from(m.node)) == Some(&1))
-                })
-                .map(|(i, _)| i)
-                .collect();
-            for seg in clear {
-                st.hub_write(seg, usize::from(m.node), &[0]);
-            }
             st.event(NodeId(m.node), m.inc, event_kind::FAILED);
             tracing::warn!(node = m.node, "did not resume at the standby: failed");
         }
@@ -881,6 +879,72 @@ impl Shared {
             }),
             None => None,
         }
+    }
+}
+
+/// Lock pages at a takeover: each shadow (what a node mapping the page later is sent)
+/// becomes the bids of the resumed node that applied the most of the old order, not
+/// the copy of the tables, which misses the bids of its last heartbeat. That node
+/// applied every packet of the page up to its last gseq (it receives all of them since
+/// it mapped the page, and its snapshot then held the earlier ones), and every later
+/// one was applied by no node, so its sender still holds it and the plan orders it
+/// again, through the shadow. Each bid byte has one writer, its node (and the hub's
+/// clearing of it), so a sender's held packets, a suffix of its writes, replayed onto
+/// that copy leave each byte as the old order did. Returns, per lock page, the slots
+/// that some node's copy showed taken.
+fn lock_pages(st: &mut State, resumed: &HashMap<u16, Resumed>) -> Vec<(usize, Vec<usize>)> {
+    let mut out = Vec::new();
+    for (i, seg) in st.segs.iter_mut().enumerate() {
+        let Some(s) = seg.as_mut() else { continue };
+        let Some(shadow) = s.shadow.as_mut() else {
+            continue;
+        };
+        let (cap, gen, rx) = (shadow.len(), s.gen, s.rx);
+        // Copies of this page by nodes the standby counts as receiving it (their rx
+        // claims checked against the segment's rights above).
+        let copies = || {
+            resumed.iter().filter_map(|(&n, r)| {
+                let c = r.locks.iter().find(|c| c.0 as usize == i && c.1 == gen)?;
+                (rx.contains(NodeId(n)) && c.2.len() <= cap).then_some((r.report.applied, &c.2))
+            })
+        };
+        if let Some((_, best)) = copies().max_by_key(|c| c.0) {
+            shadow[..best.len()].copy_from_slice(best);
+        }
+        let mut taken: Vec<usize> = copies()
+            .flat_map(|(_, c)| c.iter().enumerate().filter(|b| *b.1 != 0).map(|b| b.0))
+            .collect();
+        taken.sort_unstable();
+        taken.dedup();
+        out.push((i, taken));
+    }
+    out
+}
+
+/// Clears, in every lock page, the bid of each node that is not a member (`members`):
+/// taken in the page's shadow or in some resumed node's copy (`bids`).
+fn clear_bids(st: &mut State, bids: &[(usize, Vec<usize>)], members: &NodeSet) {
+    let mut clear = Vec::new();
+    for (i, seg) in st.segs.iter().enumerate() {
+        let Some(shadow) = seg.as_ref().and_then(|s| s.shadow.as_ref()) else {
+            continue;
+        };
+        let seen = bids.iter().find(|b| b.0 == i).map_or(&[][..], |b| &b.1[..]);
+        let taken = shadow
+            .iter()
+            .take(MAX_NODES)
+            .enumerate()
+            .filter(|b| *b.1 != 0)
+            .map(|b| b.0)
+            .chain(seen.iter().copied());
+        for slot in taken {
+            if !members.contains(NodeId(slot as u16)) && !clear.contains(&(i, slot)) {
+                clear.push((i, slot));
+            }
+        }
+    }
+    for (seg, slot) in clear {
+        st.hub_write(seg, slot, &[0]);
     }
 }
 
