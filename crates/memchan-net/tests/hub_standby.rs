@@ -32,8 +32,14 @@ fn poll(what: &str, mut ok: impl FnMut() -> bool) {
 /// An active hub (`rail`), its standby, and the configuration of a node that joins
 /// the active one with the standby named.
 fn rails(secret: &[u8]) -> (Hub, Hub, NetConfig) {
+    rails_beating(secret, Duration::from_millis(50))
+}
+
+/// [`rails`] with the hubs' heartbeat period `heartbeat` (the standby copies the
+/// active's tables at each change and every heartbeat).
+fn rails_beating(secret: &[u8], heartbeat: Duration) -> (Hub, Hub, NetConfig) {
     let key = Key::from_secret(secret);
-    let tune = |c: &mut HubConfig| c.heartbeat = Duration::from_millis(50);
+    let tune = |c: &mut HubConfig| c.heartbeat = heartbeat;
     let (active, active_addr) = common::keyed_hub(&key, |c| {
         tune(c);
         c.rail = true;
@@ -210,25 +216,9 @@ fn a_node_that_takes_a_left_node_s_id_is_heard_on_a_dual_rail_cluster() {
 /// that, the late node was sent a page without the holder's bid and took the lock too.
 #[test]
 fn a_lock_held_at_the_switch_stays_held_for_a_node_that_maps_it_later() {
-    let key = Key::from_secret(b"lock at the switch");
     // Heartbeats far apart: the standby's last copy is the one taken when the holder
     // mapped the lock page, before its bid (time packets keep the links heard).
-    let tune = |c: &mut HubConfig| c.heartbeat = Duration::from_secs(60);
-    let (active, active_addr) = common::keyed_hub(&key, |c| {
-        tune(c);
-        c.rail = true;
-    });
-    let (standby, standby_addr) = common::keyed_hub(&key, |c| {
-        tune(c);
-        c.standby_of = Some(active_addr.clone());
-    });
-    let mut cfg = common::node_cfg(
-        &active_addr,
-        &key,
-        Duration::from_millis(50),
-        Duration::from_secs(5),
-    );
-    cfg.standby = Some(standby_addr);
+    let (active, standby, cfg) = rails_beating(b"lock at the switch", Duration::from_secs(60));
     let (a, b) = (
         Node::join("lockrail", cfg.clone()).unwrap(),
         Node::join("lockrail", cfg).unwrap(),
