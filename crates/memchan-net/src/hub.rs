@@ -683,8 +683,10 @@ fn timer_loop(sh: Arc<Shared>) {
             sh.expire_barriers(&mut sh.lock());
         }
         sh.rma_expire(&mut sh.lock());
+        // Every tick: a standby gathering the nodes takes over at its deadline (twice
+        // the failure timeout after the first resumed), not up to a heartbeat later.
+        sh.standby_tick();
         if hb {
-            sh.standby_tick();
             sh.replicate(&mut sh.lock());
         }
     }

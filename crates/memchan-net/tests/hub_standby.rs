@@ -250,3 +250,39 @@ fn a_lock_held_at_the_switch_stays_held_for_a_node_that_maps_it_later() {
     drop(held);
     poll("the lock, released", || lb.try_acquire().unwrap().is_some());
 }
+
+/// A lock held by a node that does not come to the standby is released at the
+/// takeover, though the standby's copy of the lock page never saw its bid: the page is
+/// rebuilt from the resumed nodes' copies, which show it, and every non-member's bid is
+/// cleared. (Before, only a bid in the standby's own copy was: the lock stayed taken.)
+#[test]
+fn a_lock_held_by_a_node_that_does_not_resume_is_released_at_the_takeover() {
+    let (active, standby, cfg) = rails_beating(b"lock of a lost node", Duration::from_secs(60));
+    let a = Node::join("lostlock", cfg.clone()).unwrap();
+    // Without the standby named, c cannot resume there: it is lost with the active.
+    let c = Node::join(
+        "lostlock",
+        NetConfig {
+            standby: None,
+            ..cfg
+        },
+    )
+    .unwrap();
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let (la, lc) = (a.lock("m").unwrap(), c.lock("m").unwrap());
+    poll("the standby's copy of the lock pages", || {
+        standby.status().rail.unwrap().mirrored_ms_ago.is_some()
+    });
+    let held = lc.acquire().unwrap();
+    poll("the bid released", || c.rail_report().unreleased.is_empty());
+    assert!(la.try_acquire().unwrap().is_none(), "c holds the lock");
+    drop(active);
+    poll("the standby's takeover without c", || {
+        standby.status().rail.unwrap().role == "took over"
+    });
+    assert_eq!(standby.status().rail.unwrap().resumed, vec![a.id().0]);
+    poll("the lock, released with c", || {
+        la.try_acquire().unwrap().is_some()
+    });
+    std::mem::forget(held);
+}
