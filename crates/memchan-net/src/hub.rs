@@ -24,8 +24,9 @@
 //!
 //! Threads: the gate (one thread for every connection not yet joined, see `gate.rs`),
 //! one per joined remote node (reading its link), one beat (heartbeats and retransmit
-//! timeouts, never the hub lock), one timer (failure detection and periodic work). A node in the hub's own process (the virtual hub of a
-//! two-node cluster) is called directly, without a link.
+//! timeouts, never the hub lock), one timer (failure detection and periodic work). A
+//! node in the hub's own process (the virtual hub of a two-node cluster) is called
+//! directly, without a link.
 
 mod deposit;
 mod gate;

@@ -267,7 +267,7 @@ struct Replay {
     nodes: Vec<u16>,
     /// Per lock page, the bid slots some resumed node's copy showed taken: those of
     /// nodes that are not members after the takeover are cleared at its end.
-    bids: Vec<(usize, Vec<usize>)>,
+    bids: Vec<(usize, NodeSet)>,
     started: Instant,
 }
 
@@ -892,7 +892,7 @@ impl Shared {
 /// clearing of it), so a sender's held packets, a suffix of its writes, replayed onto
 /// that copy leave each byte as the old order did. Returns, per lock page, the slots
 /// that some node's copy showed taken.
-fn lock_pages(st: &mut State, resumed: &HashMap<u16, Resumed>) -> Vec<(usize, Vec<usize>)> {
+fn lock_pages(st: &mut State, resumed: &HashMap<u16, Resumed>) -> Vec<(usize, NodeSet)> {
     let mut out = Vec::new();
     for (i, seg) in st.segs.iter_mut().enumerate() {
         let Some(s) = seg.as_mut() else { continue };
@@ -911,40 +911,41 @@ fn lock_pages(st: &mut State, resumed: &HashMap<u16, Resumed>) -> Vec<(usize, Ve
         if let Some((_, best)) = copies().max_by_key(|c| c.0) {
             shadow[..best.len()].copy_from_slice(best);
         }
-        let mut taken: Vec<usize> = copies()
-            .flat_map(|(_, c)| c.iter().enumerate().filter(|b| *b.1 != 0).map(|b| b.0))
-            .collect();
-        taken.sort_unstable();
-        taken.dedup();
-        out.push((i, taken));
+        out.push((i, copies().flat_map(|(_, c)| taken(c)).collect()));
     }
     out
 }
 
+/// The slots a lock page's bytes show taken.
+fn taken(bids: &[u8]) -> impl Iterator<Item = NodeId> + '_ {
+    bids.iter()
+        .take(MAX_NODES)
+        .enumerate()
+        .filter(|b| *b.1 != 0)
+        .map(|b| NodeId(b.0 as u16))
+}
+
 /// Clears, in every lock page, the bid of each node that is not a member (`members`):
 /// taken in the page's shadow or in some resumed node's copy (`bids`).
-fn clear_bids(st: &mut State, bids: &[(usize, Vec<usize>)], members: &NodeSet) {
+fn clear_bids(st: &mut State, bids: &[(usize, NodeSet)], members: &NodeSet) {
     let mut clear = Vec::new();
     for (i, seg) in st.segs.iter().enumerate() {
         let Some(shadow) = seg.as_ref().and_then(|s| s.shadow.as_ref()) else {
             continue;
         };
-        let seen = bids.iter().find(|b| b.0 == i).map_or(&[][..], |b| &b.1[..]);
-        let taken = shadow
-            .iter()
-            .take(MAX_NODES)
-            .enumerate()
-            .filter(|b| *b.1 != 0)
-            .map(|b| b.0)
-            .chain(seen.iter().copied());
-        for slot in taken {
-            if !members.contains(NodeId(slot as u16)) && !clear.contains(&(i, slot)) {
-                clear.push((i, slot));
-            }
+        let mut slots: NodeSet = taken(shadow).collect();
+        for b in bids.iter().filter(|b| b.0 == i) {
+            b.1.iter().for_each(|n| slots.insert(n));
         }
+        clear.extend(
+            slots
+                .iter()
+                .filter(|n| !members.contains(*n))
+                .map(|n| (i, n)),
+        );
     }
     for (seg, slot) in clear {
-        st.hub_write(seg, slot, &[0]);
+        st.hub_write(seg, slot.index(), &[0]);
     }
 }
 
