@@ -46,3 +46,9 @@ if ! "$venv/bin/python" -c 'import maturin, numpy, pytest' >/dev/null 2>&1; then
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin numpy pytest
 fi
+
+# libmemchan and its headers, which `memchan bench` builds its OpenSHMEM-level C
+# program against (memchan's `oshcc` looks beside the memchan binary of this build
+# tree): without them the main job skips that level on a fresh clone.
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+(cd "$repo" && cargo build --release -q -p memchan-capi)
