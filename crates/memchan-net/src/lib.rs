@@ -4,7 +4,7 @@
 //! order. Every write a node sends goes up its link as a `Data` packet; the hub puts it
 //! in the one global order and sends it down the links of its destinations as
 //! `Deliver` packets, the sender's own local copy included. Each link carries CRC32C,
-//! a frame counter and an AEGIS-128X4 MAC under a key per direction (keyed clusters),
+//! a frame counter and an AEGIS MAC under a key per direction (keyed clusters),
 //! and go-back-N sequence numbers (see [`wire`] and `link.rs`).
 
 #![warn(missing_docs)]

@@ -285,7 +285,7 @@ impl HostReport {
         let _ = writeln!(
             o,
             "memchan links: memchan* an open cluster (CRC32C, no MAC); memchan_keyed* a keyed \
-             cluster (a key written for the run): CRC32C and an AEGIS-128X4 MAC on every frame"
+             cluster (a key written for the run): CRC32C and an AEGIS MAC (128L / 128X4) on every frame"
         );
         for (what, key) in [("memchan", "memchan"), ("mpi_tcp", "mpi_tcp")] {
             if let Some(s) = self.hosts[key].as_str().filter(|s| *s != "measured") {
@@ -647,7 +647,7 @@ mod tests {
             "{r}"
         );
         assert!(text.contains("memchan_keyed / memchan: 1.18"), "{text}");
-        assert!(text.contains("AEGIS-128X4"), "{text}");
+        assert!(text.contains("AEGIS MAC"), "{text}");
         let target_lines: Vec<&str> = text
             .lines()
             .skip_while(|l| !l.starts_with("== targets"))
