@@ -69,6 +69,9 @@ pub const NODE_TABLE_FULL: &str = "the cluster's node table is full";
 pub const PAGES_REFUSAL: &str = "the cluster uses ";
 /// The most segments a cluster may have.
 pub const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
+/// Up to this many remote links, a spinning `Hub::progress` reads each link instead
+/// of polling them all first.
+const DIRECT_READS: usize = 2;
 
 /// How a hub runs.
 #[derive(Debug, Clone)]
@@ -255,6 +258,10 @@ struct Shared {
     started: Instant,
     /// Threads of the hub's own node reading the links themselves (see `progress`).
     external: AtomicU32,
+    /// The last of them was a spinning wait and left the links' readers deaf: the
+    /// node's next send, its next wait or the beat thread's next tick make them
+    /// listen again (`Hub::end_progress`).
+    listen_owed: AtomicBool,
     links: std::sync::RwLock<Links>,
     /// Connections that ended without a join (counted by the gate without the lock).
     refused: AtomicU64,
@@ -304,6 +311,7 @@ impl Hub {
             stop: AtomicBool::new(false),
             started: Instant::now(),
             external: AtomicU32::new(0),
+            listen_owed: AtomicBool::new(false),
             links: std::sync::RwLock::new(Arc::new(Vec::new())),
             refused: AtomicU64::new(0),
         });
@@ -394,6 +402,15 @@ impl Hub {
     pub fn progress(&self, wake: Option<std::os::fd::BorrowedFd<'_>>, timeout: Duration) {
         use rustix::event::{poll, PollFd, PollFlags};
         let links = self.sh.remote_links();
+        if timeout.is_zero() && links.len() <= DIRECT_READS {
+            // A spinning caller: a read of each link is one system call as a poll is,
+            // and it takes the frame that came, where a poll only says it came.
+            for (node, inc, link) in links.iter() {
+                self.sh.pump(*node, *inc, link);
+                link.heartbeat_if_quiet(self.sh.cfg.heartbeat);
+            }
+            return;
+        }
         let mut fds: Vec<PollFd<'_>> = links
             .iter()
             .map(|(_, _, l)| PollFd::from_borrowed_fd(l.fd(), PollFlags::IN))
@@ -418,15 +435,28 @@ impl Hub {
     /// first one makes the links' reading threads deaf to frames (`Link::listen`).
     pub fn begin_progress(&self) {
         if self.sh.external.fetch_add(1, SeqCst) == 0 {
+            self.sh.listen_owed.store(false, SeqCst);
             self.sh.links_listen();
         }
     }
 
-    /// ... and stops; the last one makes the links' reading threads listen again.
-    pub fn end_progress(&self) {
+    /// ... and stops; the last one makes the links' reading threads listen again: at
+    /// once, or, after a spinning wait (`deferred`), at [`settle_listen`]
+    /// (Self::settle_listen) or the beat thread's next tick.
+    pub fn end_progress(&self, deferred: bool) {
         if self.sh.external.fetch_sub(1, SeqCst) == 1 {
-            self.sh.links_listen();
+            if deferred {
+                self.sh.listen_owed.store(true, SeqCst);
+            } else {
+                self.sh.links_listen();
+            }
         }
+    }
+
+    /// Makes the links' reading threads listen again if a spinning wait left them
+    /// deaf (called after the hub's own node sent).
+    pub fn settle_listen(&self) {
+        self.sh.settle_listen();
     }
 
     /// Whether `node` (that incarnation) is still a member.
@@ -471,6 +501,13 @@ impl Shared {
     fn links_listen(&self) {
         for (_, _, l) in self.remote_links().iter() {
             l.listen(|| self.external.load(SeqCst) != 0);
+        }
+    }
+
+    /// `links_listen` if a spinning wait owes it (`Hub::end_progress`).
+    fn settle_listen(&self) {
+        if self.listen_owed.load(Relaxed) && self.listen_owed.swap(false, SeqCst) {
+            self.links_listen();
         }
     }
 
@@ -629,6 +666,7 @@ fn beat_loop(sh: Arc<Shared>) {
     let mut last_hb = Instant::now();
     while !sh.stop.load(Relaxed) {
         std::thread::sleep(tick);
+        sh.settle_listen();
         let hb = last_hb.elapsed() >= sh.cfg.heartbeat;
         if hb {
             last_hb = Instant::now();

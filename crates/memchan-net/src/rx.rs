@@ -181,7 +181,11 @@ impl RxMapping {
 
     fn wait_with(&self, timeout: Option<Duration>, spin: bool) -> Result<bool> {
         let deadline = timeout.map(|t| Instant::now() + t);
-        let _reading = Reading::new(&self.sh);
+        let _reading = if spin {
+            Reading::spinning(&self.sh)
+        } else {
+            Reading::new(&self.sh)
+        };
         let mut spins = 0u32;
         loop {
             let v = self.mem.notify.load(Ordering::SeqCst);

@@ -114,6 +114,9 @@ pub(crate) struct Shared {
     /// Application threads inside a wait, reading the link (or the hosted hub's links)
     /// themselves.
     app_reading: AtomicU32,
+    /// The last of them was a spinning wait and left the service thread deaf: the
+    /// next send or service turn makes it listen again (see `Reading::spinning`).
+    listen_owed: AtomicBool,
     /// Wakes such a thread when another thread applied a notify write for it.
     wake: rustix::fd::OwnedFd,
     /// Heartbeat period.
@@ -246,6 +249,7 @@ impl Shared {
             acked: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             app_reading: AtomicU32::new(0),
+            listen_owed: AtomicBool::new(false),
             wake: rustix::event::eventfd(
                 0,
                 rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
@@ -361,6 +365,7 @@ impl Shared {
             // `RxMapping::wait`); this thread then only ticks, deaf to frames until
             // the last such reader leaves (`Reading` calls `Link::listen`).
             let away = || self.app_reading.load(Ordering::SeqCst) != 0;
+            self.settle_listen();
             if link.serve_wait(Duration::from_millis(10), away) {
                 if let Err(e) = link.receive(&mut NodeHandler(&self)) {
                     if self.health.load(Ordering::Acquire) == ALIVE
@@ -446,6 +451,19 @@ impl Shared {
             if let Some(l) = self.link() {
                 l.listen(|| self.app_reading.load(Ordering::SeqCst) != 0);
             }
+        }
+    }
+
+    /// Makes the service thread (or the hosted hub's link readers) listen again if a
+    /// spinning wait left them deaf (see `Reading::spinning`).
+    fn settle_listen(&self) {
+        if self.listen_owed.load(Ordering::Relaxed)
+            && self.listen_owed.swap(false, Ordering::SeqCst)
+        {
+            self.service_listens();
+        }
+        if let Up::Local(h) = &self.up {
+            h.settle_listen();
         }
     }
 
@@ -623,12 +641,16 @@ impl Shared {
                     // Not queued on a link a switch replaced: goes on the new one.
                     Err(None) => continue,
                     Err(Some(e)) => return Err(e),
-                    Ok(()) => return Ok(()),
+                    Ok(()) => {
+                        self.settle_listen();
+                        return Ok(());
+                    }
                 }
             },
             Up::Local(h) => {
                 h.submit_local(self.me, self.inc, kind, parts)
                     .map_err(|d| Error::Timeout(d, "a destination to release (back-pressure)"))?;
+                self.settle_listen();
                 self.check()
             }
         }
@@ -672,31 +694,56 @@ impl Shared {
 }
 
 /// Marks an application thread as reading for the duration of a wait.
-pub(crate) struct Reading<'a>(&'a Shared);
+pub(crate) struct Reading<'a> {
+    sh: &'a Shared,
+    spinning: bool,
+}
 
 impl<'a> Reading<'a> {
     pub(crate) fn new(sh: &'a Shared) -> Reading<'a> {
+        Self::enter(sh, false)
+    }
+
+    /// A busy-polling wait's: when the last reader leaves, the service thread (or the
+    /// hosted hub's link readers) is not made to listen at once but after this node's
+    /// next send (after the frame is out, while the peer works on it), at the next
+    /// wait's start (which would make it deaf again), or at the service thread's next
+    /// turn (within 10 ms; the hub's beat tick for a hosted hub). That takes an
+    /// `epoll_ctl` off the path from a frame's arrival to the reply a spinning thread
+    /// sends; a frame that arrives after such a wait, with no send or wait after it,
+    /// is read up to that turn late.
+    pub(crate) fn spinning(sh: &'a Shared) -> Reading<'a> {
+        Self::enter(sh, true)
+    }
+
+    fn enter(sh: &'a Shared, spinning: bool) -> Reading<'a> {
         IN_WAIT.set(true);
         // The first reader makes the service thread deaf to frames: they wake this
-        // thread alone.
+        // thread alone. (Already deaf if a spinning wait left it so.)
         if sh.app_reading.fetch_add(1, Ordering::SeqCst) == 0 {
+            sh.listen_owed.store(false, Ordering::SeqCst);
             sh.service_listens();
         }
         if let Up::Local(h) = &sh.up {
             h.begin_progress();
         }
-        Reading(sh)
+        Reading { sh, spinning }
     }
 }
 
 impl Drop for Reading<'_> {
     fn drop(&mut self) {
-        if let Up::Local(h) = &self.0.up {
-            h.end_progress();
+        let sh = self.sh;
+        if let Up::Local(h) = &sh.up {
+            h.end_progress(self.spinning);
         }
-        // The last reader gone, the service thread reads again, at once.
-        if self.0.app_reading.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.0.service_listens();
+        // The last reader gone, the service thread reads again: at once, or owed.
+        if sh.app_reading.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if self.spinning {
+                sh.listen_owed.store(true, Ordering::SeqCst);
+            } else {
+                sh.service_listens();
+            }
         }
         IN_WAIT.set(false);
     }

@@ -577,3 +577,56 @@ fn a_node_waiting_for_data_does_not_wake_its_service_thread_per_message() {
         );
     }
 }
+
+/// A spinning wait leaves its node's service thread (or, on the node hosting the
+/// hub, the links' readers) deaf until the node's next send or wait or the thread's
+/// next turn (`Reading::spinning`). A node that does neither after such a wait and
+/// only polls its memory still sees the next write: nothing stays deaf for good. On a
+/// node that connects to a hub and on one that hosts it.
+#[test]
+fn after_a_spinning_wait_a_node_that_only_polls_still_receives() {
+    let hang_guard = Duration::from_secs(60);
+    let key = Key::from_secret(b"owed");
+    let mut c = cfg("127.0.0.1:0", &key);
+    c.hub = HubSpec::Host("127.0.0.1:0".into());
+    let host = Node::join("owed", c).expect("hosts the hub");
+    let addr = host.hosted_hub().unwrap().local_addr().to_string();
+    let other = Node::join("owed", cfg(&addr, &key)).expect("joins the hub");
+    host.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    other.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    let notify = RxAttrs {
+        receive_enable: true,
+        notify: true,
+        remote_read: false,
+    };
+    for (reader, writer) in [(&other, &host), (&host, &other)] {
+        let name = format!("owed{}", reader.id().0);
+        let rx = reader
+            .segment(&name, 4096, 0o600)
+            .unwrap()
+            .map_rx_with(notify)
+            .unwrap();
+        let tx = writer
+            .segment(&name, 4096, 0o600)
+            .unwrap()
+            .map_tx(Dest::Node(reader.id()), TxAttrs::default())
+            .unwrap();
+        tx.write_u64(0, 1).unwrap();
+        while rx.load_u64(0).unwrap() < 1 {
+            assert!(
+                rx.wait_spin(Some(hang_guard)).unwrap(),
+                "the first write never came"
+            );
+        }
+        tx.write_u64(0, 2).unwrap();
+        let t0 = std::time::Instant::now();
+        while rx.load_u64(0).unwrap() < 2 {
+            assert!(
+                t0.elapsed() < hang_guard,
+                "node {} never read the write after its spinning wait",
+                reader.id().0
+            );
+            std::thread::yield_now();
+        }
+    }
+}
