@@ -20,6 +20,19 @@ fn cfg(addr: &str, key: &Key) -> NetConfig {
     )
 }
 
+/// Two nodes of `cluster`: the first hosts the hub (a virtual hub), the second joins
+/// it; both see each other.
+fn virtual_pair(cluster: &str, key: &Key) -> (Node, Node) {
+    let mut c = cfg("127.0.0.1:0", key);
+    c.hub = HubSpec::Host("127.0.0.1:0".into());
+    let host = Node::join(cluster, c).expect("hosts the hub");
+    let addr = host.hosted_hub().unwrap().local_addr().to_string();
+    let other = Node::join(cluster, cfg(&addr, key)).expect("joins the hosted hub");
+    host.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    other.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    (host, other)
+}
+
 fn hub(key: &Key) -> Hub {
     let (hub, _) = common::keyed_hub(key, |c| {
         c.heartbeat = Duration::from_millis(50);
@@ -57,13 +70,7 @@ fn writes_arrive_in_order_and_ack_covers_them() {
 
 #[test]
 fn virtual_hub_two_nodes_notify_and_local_copy() {
-    let key = Key::from_secret(b"virtual");
-    let mut c = cfg("127.0.0.1:0", &key);
-    c.hub = HubSpec::Host("127.0.0.1:0".into());
-    let a = Node::join("virt", c).expect("a hosts the hub");
-    let addr = a.hosted_hub().unwrap().local_addr().to_string();
-    let b = Node::join("virt", cfg(&addr, &key)).expect("b joins a's hub");
-    a.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    let (a, b) = virtual_pair("virt", &Key::from_secret(b"virtual"));
     let seg_a = a.segment("v", 4096, 0o600).unwrap();
     let rx_a = seg_a.map_rx().unwrap();
     let rx_b = b
@@ -586,14 +593,7 @@ fn a_node_waiting_for_data_does_not_wake_its_service_thread_per_message() {
 #[test]
 fn after_a_spinning_wait_a_node_that_only_polls_still_receives() {
     let hang_guard = Duration::from_secs(60);
-    let key = Key::from_secret(b"owed");
-    let mut c = cfg("127.0.0.1:0", &key);
-    c.hub = HubSpec::Host("127.0.0.1:0".into());
-    let host = Node::join("owed", c).expect("hosts the hub");
-    let addr = host.hosted_hub().unwrap().local_addr().to_string();
-    let other = Node::join("owed", cfg(&addr, &key)).expect("joins the hub");
-    host.wait_for_members(2, Duration::from_secs(5)).unwrap();
-    other.wait_for_members(2, Duration::from_secs(5)).unwrap();
+    let (host, other) = virtual_pair("owed", &Key::from_secret(b"owed"));
     let notify = RxAttrs {
         receive_enable: true,
         notify: true,
