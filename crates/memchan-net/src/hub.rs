@@ -1337,6 +1337,13 @@ impl Shared {
             }
             Op::Leave => {
                 st.respond(n, req, code::OK, &[]);
+                // A node that leaves is no destination any more: the acks of others
+                // stop waiting for its releases, and do not name it as gone before
+                // releasing (`AckIncomplete` is for a node that failed). A leaver
+                // that was asked for its releases as it left made such an ack fail.
+                for a in &mut st.acks {
+                    a.waits.retain(|&(d, i, _)| (d, i) != (n, inc));
+                }
                 self.remove(st, n, inc, event_kind::LEFT, "left");
             }
         }
