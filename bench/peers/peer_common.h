@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 static inline uint64_t peer_ticks(void) {
@@ -105,6 +107,56 @@ static void peer_report_bw(const struct peer_args *a, const char *peer, const ch
     printf("{\"peer\":\"%s\",\"figure\":\"%s\",\"unit\":\"GB/s\",\"median\":%.4f,\"p99\":%.4f,\"samples\":%ld}\n",
            peer, figure, peer_pct(s, n, 0.5), peer_pct(s, n, 0.01), n);
     fflush(stdout);
+}
+
+/* Turns. With PEER_TURNS=DIR in the environment the program runs its timed
+ * iterations in PEER_TURN_WINDOWS windows and the bench alternates them with the
+ * windows of the program it is compared with, started beside it: both then meet
+ * the same states of the machine (on a VM the core-to-core latency moves between
+ * levels from one second to the next), and whichever side waits sleeps in read().
+ * Each PE (rank R) writes a byte to DIR/done.R when it is ready and after each
+ * window, and reads one from DIR/go.R before each window. The bench holds both
+ * FIFOs open before it starts the program (so these opens do not block) and
+ * closes them if anything fails: a PE waiting for its turn then reads end of file
+ * and exits. Without PEER_TURNS: one window, no I/O. */
+#define PEER_TURN_WINDOWS 10
+
+struct peer_turns {
+    int go, done; /* -1: no turns */
+};
+
+static void peer_turn_fail(const char *what, const char *path) {
+    fprintf(stderr, "peer turns: %s %s\n", what, path);
+    exit(6);
+}
+
+/* Opens rank `me`'s FIFOs and says ready; {-1, -1} without PEER_TURNS. */
+static struct peer_turns peer_turns_open(int me) {
+    struct peer_turns t = {-1, -1};
+    const char *dir = getenv("PEER_TURNS");
+    if (!dir || !*dir) return t;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/go.%d", dir, me);
+    t.go = open(path, O_RDONLY);
+    if (t.go < 0) peer_turn_fail("cannot open", path);
+    snprintf(path, sizeof path, "%s/done.%d", dir, me);
+    t.done = open(path, O_WRONLY);
+    if (t.done < 0) peer_turn_fail("cannot open", path);
+    if (write(t.done, "r", 1) != 1) peer_turn_fail("cannot write", path);
+    return t;
+}
+
+static int peer_turn_windows(const struct peer_turns *t) { return t->go < 0 ? 1 : PEER_TURN_WINDOWS; }
+
+/* Waits for the bench's go (nothing without turns). */
+static void peer_turn_begin(const struct peer_turns *t) {
+    char c;
+    if (t->go >= 0 && read(t->go, &c, 1) != 1) peer_turn_fail("cannot read", "go");
+}
+
+/* Tells the bench this PE's window is over (nothing without turns). */
+static void peer_turn_end(const struct peer_turns *t) {
+    if (t->done >= 0 && write(t->done, "d", 1) != 1) peer_turn_fail("cannot write", "done");
 }
 
 /* One OpenSHMEM operation on an 8-byte word of PE 1, timed on PE 0: the whole

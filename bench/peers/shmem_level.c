@@ -11,7 +11,9 @@
  *   fadd     shmem_long_atomic_fetch_add              ns, batches of 100
  *   barrier  shmem_barrier_all                        ns, batches of 100
  *   put1m    64 x shmem_putmem of 1 MiB + shmem_quiet GB/s per window
- * Output: peer_common.h's JSON line, "peer" being SHMEM_LEVEL_SIDE.
+ * Output: peer_common.h's JSON line, "peer" being SHMEM_LEVEL_SIDE. With
+ * PEER_TURNS set, the iterations run in windows the bench alternates with the
+ * other build's (peer_common.h, "Turns").
  */
 #include <shmem.h>
 #include "peer_common.h"
@@ -57,22 +59,35 @@ int main(int argc, char **argv) {
 
     const char *figure = NULL;
     int bw = 0;
-    long sum = 0;
-    if (strcmp(op, "barrier") == 0) {
-        figure = "shmem_barrier_ns";
-        /* batches, as bench/peers/shmem_barrier.c says why */
-        uint64_t prev = peer_ticks();
-        for (long i = 0; i < total; i++) {
-            for (int b = 0; b < BATCH; b++) shmem_barrier_all();
-            uint64_t now = peer_ticks();
-            if (i >= a.warmup) s[i - a.warmup] = (double)(now - prev) / a.tsc_ghz / BATCH;
-            prev = now;
-        }
-    } else if (me == 0) {
-        if (strcmp(op, "put8") == 0) {
-            figure = "shmem_put_8b_ns";
-            long v = 0;
-            for (long i = 0; i < total; i++) {
+    if (strcmp(op, "barrier") == 0) figure = "shmem_barrier_ns";
+    else if (strcmp(op, "put8") == 0) figure = "shmem_put_8b_ns";
+    else if (strcmp(op, "get8") == 0) figure = "shmem_get_8b_ns";
+    else if (strcmp(op, "fadd") == 0) figure = "shmem_fadd_ns";
+    else if (strcmp(op, "put1m") == 0) figure = "shmem_put_1mib_gbps", bw = 1;
+    else {
+        if (me == 0) fprintf(stderr, "shmem_level: unknown OP %s (put8, get8, fadd, barrier, put1m)\n", op);
+        exit(2);
+    }
+    /* In windows when the bench alternates this program with its twin (see
+     * peer_common.h); the PEs start each window together. */
+    struct peer_turns turns = peer_turns_open(me);
+    int windows = peer_turn_windows(&turns);
+    long sum = 0, v = 0;
+    for (int win = 0; win < windows; win++) {
+        long lo = total * win / windows, hi = total * (win + 1) / windows;
+        peer_turn_begin(&turns);
+        shmem_barrier_all();
+        if (strcmp(op, "barrier") == 0) {
+            /* batches, as bench/peers/shmem_barrier.c says why */
+            uint64_t prev = peer_ticks();
+            for (long i = lo; i < hi; i++) {
+                for (int b = 0; b < BATCH; b++) shmem_barrier_all();
+                uint64_t now = peer_ticks();
+                if (i >= a.warmup) s[i - a.warmup] = (double)(now - prev) / a.tsc_ghz / BATCH;
+                prev = now;
+            }
+        } else if (me == 0 && strcmp(op, "put8") == 0) {
+            for (long i = lo; i < hi; i++) {
                 uint64_t t0 = peer_ticks();
                 for (int b = 0; b < BATCH; b++) {
                     v++;
@@ -82,33 +97,26 @@ int main(int argc, char **argv) {
                 uint64_t t1 = peer_ticks();
                 if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz / BATCH;
             }
-        } else if (strcmp(op, "get8") == 0) {
-            figure = "shmem_get_8b_ns";
-            for (long i = 0; i < total; i++) {
+        } else if (me == 0 && strcmp(op, "get8") == 0) {
+            for (long i = lo; i < hi; i++) {
                 uint64_t t0 = peer_ticks();
                 for (int b = 0; b < BATCH; b++) {
-                    long v;
-                    shmem_getmem(&v, &w[0], sizeof v, 1);
-                    sum += v;
+                    long x;
+                    shmem_getmem(&x, &w[0], sizeof x, 1);
+                    sum += x;
                 }
                 uint64_t t1 = peer_ticks();
                 if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz / BATCH;
             }
-            if (sum != 42L * BATCH * total) fail(op, "sum of the words read", sum, 42L * BATCH * total);
-        } else if (strcmp(op, "fadd") == 0) {
-            figure = "shmem_fadd_ns";
-            for (long i = 0; i < total; i++) {
+        } else if (me == 0 && strcmp(op, "fadd") == 0) {
+            for (long i = lo; i < hi; i++) {
                 uint64_t t0 = peer_ticks();
                 for (int b = 0; b < BATCH; b++) sum += shmem_long_atomic_fetch_add(&w[8], 1, 1);
                 uint64_t t1 = peer_ticks();
                 if (i >= a.warmup) s[i - a.warmup] = (double)(t1 - t0) / a.tsc_ghz / BATCH;
             }
-            long n = BATCH * total; /* the old values were 0, 1, ..., n - 1 */
-            if (sum != n * (n - 1) / 2) fail(op, "sum of the old values", sum, n * (n - 1) / 2);
-        } else if (strcmp(op, "put1m") == 0) {
-            figure = "shmem_put_1mib_gbps";
-            bw = 1;
-            for (long i = 0; i < total; i++) {
+        } else if (me == 0) { /* put1m */
+            for (long i = lo; i < hi; i++) {
                 uint64_t t0 = peer_ticks();
                 for (int k = 0; k < WINDOW; k++) shmem_putmem(big, src, MIB, 1);
                 shmem_quiet();
@@ -116,10 +124,15 @@ int main(int argc, char **argv) {
                 double ns = (double)(t1 - t0) / a.tsc_ghz;
                 if (i >= a.warmup) s[i - a.warmup] = (double)WINDOW * MIB / ns; /* bytes/ns = GB/s */
             }
-        } else {
-            fprintf(stderr, "shmem_level: unknown OP %s (put8, get8, fadd, barrier, put1m)\n", op);
-            exit(2);
         }
+        shmem_barrier_all();
+        peer_turn_end(&turns);
+    }
+    if (me == 0 && strcmp(op, "get8") == 0 && sum != 42L * BATCH * total)
+        fail(op, "sum of the words read", sum, 42L * BATCH * total);
+    if (me == 0 && strcmp(op, "fadd") == 0) {
+        long n = BATCH * total; /* the old values were 0, 1, ..., n - 1 */
+        if (sum != n * (n - 1) / 2) fail(op, "sum of the old values", sum, n * (n - 1) / 2);
     }
     shmem_barrier_all();
     /* PE 1 checks what arrived (every PE knows op and total). */

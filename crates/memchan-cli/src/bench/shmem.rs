@@ -1,8 +1,10 @@
 //! The OpenSHMEM level of `memchan bench` (issue 14, point 4): the same C program,
 //! `bench/peers/shmem_level.c`, built once with Open MPI's `oshcc` and once with
 //! memchan's (`memchan oshcc`, libmemchan), and run with `oshrun` and `memchan run`
-//! on the same two cores, both sides of every operation in every round, the order
-//! flipping every other round:
+//! on the same two cores, both sides of every operation in every round, started
+//! together and taking turns: each runs its iterations in [`TURN_WINDOWS`] windows
+//! that the bench alternates (the other side sleeps meanwhile), so that both meet the
+//! same states of the machine; which goes first flips every other round:
 //!
 //! | figure                | what (PE 0 times, PE 1 is the target)          | target    |
 //! |-----------------------|------------------------------------------------|-----------|
@@ -209,8 +211,16 @@ pub fn prepare(scratch: &Path) -> std::result::Result<Builds, String> {
 }
 
 impl Builds {
-    /// Runs `op` once on `side` and returns its samples (ns, or GB/s per window).
-    fn run(&self, op: &Op, side: usize, cfg: &Config, clock: &Clock) -> Result<Vec<f64>> {
+    /// Starts `op` on `side`; with `turns`, the program runs its iterations in the
+    /// windows [`Turns`] hands out.
+    fn spawn(
+        &self,
+        op: &Op,
+        side: usize,
+        cfg: &Config,
+        clock: &Clock,
+        turns: Option<&Path>,
+    ) -> Result<Running> {
         let (iters, warmup) = op.iters.of(cfg);
         let stem = format!("{}_{}", op.arg, SIDES[side]);
         let samples_file = self.dir.join(format!("{stem}.samples"));
@@ -241,7 +251,14 @@ impl Builds {
             bind_ranks(&mut c, &self.dir, cores, 2)?;
             // See peers.rs: Open MPI 4.1.4 + UCX 1.13 crash in shmem_finalize without it.
             c.args(["--mca", "memory", "^patcher"]);
+            if turns.is_some() {
+                c.args(["-x", "PEER_TURNS"]);
+            }
             c
+        };
+        match turns {
+            Some(dir) => cmd.env("PEER_TURNS", dir),
+            None => cmd.env_remove("PEER_TURNS"),
         };
         cmd.arg(&self.exe[side])
             .arg(op.arg)
@@ -252,16 +269,92 @@ impl Builds {
             .stdin(Stdio::null())
             .stdout(File::create(&out_file).context("creating the program's stdout file")?)
             .stderr(File::create(&err_file).context("creating the program's stderr file")?);
-        let mut child = cmd.spawn().with_context(|| format!("starting {stem}"))?;
-        let Some(status) = wait_with_deadline(&mut child, RUN_TIMEOUT)? else {
+        let child = cmd.spawn().with_context(|| format!("starting {stem}"))?;
+        Ok(Running {
+            child,
+            stem,
+            side,
+            samples_file,
+            out_file,
+            err_file,
+        })
+    }
+
+    /// Runs `op` once on `side` alone and returns its samples (ns, or GB/s per
+    /// window).
+    fn run(&self, op: &Op, side: usize, cfg: &Config, clock: &Clock) -> Result<Vec<f64>> {
+        self.spawn(op, side, cfg, clock, None)?.finish(op)
+    }
+
+    /// Runs `op` on both sides at once, their windows taking turns (`first` goes
+    /// first in the even windows): each side's samples, or why it has none. When one
+    /// side fails, the other is run again alone.
+    fn run_pair(
+        &self,
+        op: &Op,
+        first: usize,
+        cfg: &Config,
+        clock: &Clock,
+    ) -> [Result<Vec<f64>>; 2] {
+        let turns = SIDES.map(|name| Turns::new(&self.dir.join(format!("turns_{name}"))));
+        let [Ok(ta), Ok(tb)] = turns else {
+            // No FIFOs here: each side alone, as before turns.
+            return [MEMCHAN, OSHMEM].map(|side| self.run(op, side, cfg, clock));
+        };
+        let turns = [ta, tb];
+        let started =
+            [MEMCHAN, OSHMEM].map(|side| self.spawn(op, side, cfg, clock, Some(&turns[side].dir)));
+        let [Ok(a), Ok(b)] = started else {
+            drop(turns);
+            let mut out = started.map(|r| r.and_then(|run| run.finish(op)));
+            for side in [MEMCHAN, OSHMEM] {
+                if out[side].is_ok() {
+                    out[side] = self.run(op, side, cfg, clock);
+                }
+            }
+            return out;
+        };
+        let mut running = [a, b];
+        let driven = drive(&turns, &mut running, first);
+        // Closing the FIFOs ends a program still waiting for its turn.
+        drop(turns);
+        let mut out = running.map(|r| r.finish(op));
+        if let Err((bad, e)) = driven {
+            let own = std::mem::replace(&mut out[bad], Ok(Vec::new()));
+            out[bad] = Err(match own {
+                Err(o) => o.context(e),
+                Ok(_) => e,
+            });
+            out[1 - bad] = self.run(op, 1 - bad, cfg, clock);
+        }
+        out
+    }
+}
+
+/// A started run of the program.
+struct Running {
+    child: std::process::Child,
+    stem: String,
+    side: usize,
+    samples_file: PathBuf,
+    out_file: PathBuf,
+    err_file: PathBuf,
+}
+
+impl Running {
+    /// Waits for the program and reads its samples.
+    fn finish(mut self, op: &Op) -> Result<Vec<f64>> {
+        let stem = &self.stem;
+        let Some(status) = wait_with_deadline(&mut self.child, RUN_TIMEOUT)? else {
             bail!("{stem} timed out after {RUN_TIMEOUT:?}");
         };
-        let stdout = std::fs::read_to_string(&out_file).unwrap_or_default();
-        let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+        let stdout = std::fs::read_to_string(&self.out_file).unwrap_or_default();
+        let stderr = std::fs::read_to_string(&self.err_file).unwrap_or_default();
         if !status.success() {
             bail!("{stem} exited with {status}: {}", tail(&stderr, 1200));
         }
-        let (_, raw) = read_peer_output(&stdout, "the output", &samples_file, |line| {
+        let side = self.side;
+        let (_, raw) = read_peer_output(&stdout, "the output", &self.samples_file, |line| {
             ensure!(
                 line.peer == SIDES[side] && line.figure == op.key,
                 "{stem} reported {:?} of {:?}",
@@ -279,6 +372,106 @@ impl Builds {
     }
 }
 
+/// Windows of the program per run when the two sides take turns (`PEER_TURN_WINDOWS`
+/// in `peer_common.h`).
+const TURN_WINDOWS: usize = 10;
+
+/// One side's turn FIFOs (see "Turns" in `peer_common.h`): `go.R` and `done.R` per
+/// rank, made and held open (read-write) before the program starts.
+struct Turns {
+    dir: PathBuf,
+    go: [File; 2],
+    done: [File; 2],
+}
+
+impl Turns {
+    fn new(dir: &Path) -> Result<Turns> {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let fifo = |name: String| -> Result<File> {
+            let path = dir.join(name);
+            rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::from(0o600))
+                .with_context(|| format!("making the FIFO {}", path.display()))?;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&path)
+                .with_context(|| format!("opening {}", path.display()))
+        };
+        Ok(Turns {
+            dir: dir.to_path_buf(),
+            go: [fifo("go.0".into())?, fifo("go.1".into())?],
+            done: [fifo("done.0".into())?, fifo("done.1".into())?],
+        })
+    }
+
+    /// Waits for a byte from each rank's `done`, while the program lives.
+    fn collect(&self, run: &mut Running, deadline: std::time::Instant) -> Result<()> {
+        use rustix::event::{poll, PollFd, PollFlags};
+        for done in &self.done {
+            loop {
+                if let Some(status) = run.child.try_wait()? {
+                    bail!(
+                        "{} ended ({status}) while the bench waited for its turn",
+                        run.stem
+                    );
+                }
+                ensure!(
+                    std::time::Instant::now() < deadline,
+                    "{} did not finish its window within {RUN_TIMEOUT:?}",
+                    run.stem
+                );
+                let mut fds = [PollFd::new(done, PollFlags::IN)];
+                let slice = rustix::time::Timespec {
+                    tv_sec: 0,
+                    tv_nsec: 100_000_000,
+                };
+                if poll(&mut fds, Some(&slice)).unwrap_or(0) > 0 {
+                    let mut b = [0u8; 1];
+                    use std::io::Read;
+                    (&*done).read_exact(&mut b).context("reading a turn FIFO")?;
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Lets both ranks run one window.
+    fn go(&self) -> Result<()> {
+        use std::io::Write;
+        for g in &self.go {
+            (&*g).write_all(b"g").context("writing a turn FIFO")?;
+        }
+        Ok(())
+    }
+}
+
+/// Both programs ready, then their windows in turn, `first` first in the even ones;
+/// on failure, the side that failed.
+fn drive(
+    turns: &[Turns; 2],
+    running: &mut [Running; 2],
+    first: usize,
+) -> std::result::Result<(), (usize, anyhow::Error)> {
+    let deadline = std::time::Instant::now() + RUN_TIMEOUT;
+    for side in [MEMCHAN, OSHMEM] {
+        turns[side]
+            .collect(&mut running[side], deadline)
+            .map_err(|e| (side, e))?;
+    }
+    for w in 0..TURN_WINDOWS {
+        let a = if w % 2 == 0 { first } else { 1 - first };
+        for side in [a, 1 - a] {
+            turns[side]
+                .go()
+                .and_then(|()| turns[side].collect(&mut running[side], deadline))
+                .map_err(|e| (side, e))?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs every operation on both sides in each of `rounds` rounds.
 pub fn measure(
     b: &Builds,
@@ -291,19 +484,15 @@ pub fn measure(
     for round in 0..rounds {
         for (i, op) in OPS.iter().enumerate() {
             let mut med = [f64::NAN; 2];
-            let order = if round % 2 == 0 {
-                [MEMCHAN, OSHMEM]
-            } else {
-                [OSHMEM, MEMCHAN]
-            };
-            for side in order {
-                progress(&format!(
-                    "round {}/{rounds}: OpenSHMEM {} ({})",
-                    round + 1,
-                    op.arg,
-                    SIDES[side]
-                ));
-                match b.run(op, side, cfg, clock) {
+            let first = if round % 2 == 0 { MEMCHAN } else { OSHMEM };
+            progress(&format!(
+                "round {}/{rounds}: OpenSHMEM {} (both sides in turns)",
+                round + 1,
+                op.arg,
+            ));
+            let out = b.run_pair(op, first, cfg, clock);
+            for (side, r) in out.into_iter().enumerate() {
+                match r {
                     Ok(s) => {
                         med[side] = summarize(&s).map_or(f64::NAN, |x| x.median);
                         f.samples[i][side].extend(s);
