@@ -38,7 +38,7 @@ pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
 
 use crate::clock;
 use crate::handshake::{self, read_frame, STEP};
-use crate::link::{Handler, Link, LinkConfig, LinkError};
+use crate::link::{Handler, Link, LinkConfig, LinkError, Readers};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
 use crate::rail;
 use crate::wire::{self, Decoder, FrameKey, Key, Kind, Put};
@@ -51,10 +51,7 @@ use memchan_core::{
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{
-    AtomicBool, AtomicU32, AtomicU64,
-    Ordering::{Relaxed, SeqCst},
-};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -257,11 +254,7 @@ struct Shared {
     stop: AtomicBool,
     started: Instant,
     /// Threads of the hub's own node reading the links themselves (see `progress`).
-    external: AtomicU32,
-    /// The last of them was a spinning wait and left the links' readers deaf: the
-    /// node's next send, its next wait or the beat thread's next tick make them
-    /// listen again (`Hub::end_progress`).
-    listen_owed: AtomicBool,
+    external: Readers,
     links: std::sync::RwLock<Links>,
     /// Connections that ended without a join (counted by the gate without the lock).
     refused: AtomicU64,
@@ -310,8 +303,7 @@ impl Hub {
             addr,
             stop: AtomicBool::new(false),
             started: Instant::now(),
-            external: AtomicU32::new(0),
-            listen_owed: AtomicBool::new(false),
+            external: Readers::default(),
             links: std::sync::RwLock::new(Arc::new(Vec::new())),
             refused: AtomicU64::new(0),
         });
@@ -434,23 +426,14 @@ impl Hub {
     /// A thread of the hub's own node starts reading the links (see `progress`); the
     /// first one makes the links' reading threads deaf to frames (`Link::listen`).
     pub fn begin_progress(&self) {
-        if self.sh.external.fetch_add(1, SeqCst) == 0 {
-            self.sh.listen_owed.store(false, SeqCst);
-            self.sh.links_listen();
-        }
+        self.sh.external.enter(|| self.sh.links_listen());
     }
 
     /// ... and stops; the last one makes the links' reading threads listen again: at
     /// once, or, after a spinning wait (`deferred`), at [`settle_listen`]
-    /// (Self::settle_listen) or the beat thread's next tick.
+    /// (Self::settle_listen) or the beat thread's next tick ([`Readers`]).
     pub fn end_progress(&self, deferred: bool) {
-        if self.sh.external.fetch_sub(1, SeqCst) == 1 {
-            if deferred {
-                self.sh.listen_owed.store(true, SeqCst);
-            } else {
-                self.sh.links_listen();
-            }
-        }
+        self.sh.external.leave(deferred, || self.sh.links_listen());
     }
 
     /// Makes the links' reading threads listen again if a spinning wait left them
@@ -487,7 +470,7 @@ fn serve(sh: Arc<Shared>, node: NodeId, inc: u64, link: Arc<Link>) {
         // While a thread of the hub's own node waits for data, it reads the links
         // itself (one wake-up per frame instead of two); this thread stays out, deaf
         // to frames until that thread leaves (`end_progress`).
-        if link.serve_wait(Duration::from_millis(50), || sh.external.load(SeqCst) != 0)
+        if link.serve_wait(Duration::from_millis(50), || sh.external.away())
             && !sh.pump(node, inc, &link)
         {
             return;
@@ -500,15 +483,13 @@ impl Shared {
     /// node reads them (`begin_progress`).
     fn links_listen(&self) {
         for (_, _, l) in self.remote_links().iter() {
-            l.listen(|| self.external.load(SeqCst) != 0);
+            l.listen(|| self.external.away());
         }
     }
 
     /// `links_listen` if a spinning wait owes it (`Hub::end_progress`).
     fn settle_listen(&self) {
-        if self.listen_owed.load(Relaxed) && self.listen_owed.swap(false, SeqCst) {
-            self.links_listen();
-        }
+        self.external.settle(|| self.links_listen());
     }
 
     /// A node whose join the gate verified: admitted with a link over `sock` (a

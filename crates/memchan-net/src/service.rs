@@ -13,7 +13,7 @@ mod deposit;
 pub(crate) use deposit::Deposits;
 
 use crate::hub::{Hub, LocalPort};
-use crate::link::{Handler, Link, LinkError};
+use crate::link::{Handler, Link, LinkError, Readers};
 use crate::proto::{self, event_kind, Join};
 use crate::rx::RxMem;
 use crate::wire::{self, Get, Kind};
@@ -113,10 +113,7 @@ pub(crate) struct Shared {
     pub(crate) stop: AtomicBool,
     /// Application threads inside a wait, reading the link (or the hosted hub's links)
     /// themselves.
-    app_reading: AtomicU32,
-    /// The last of them was a spinning wait and left the service thread deaf: the
-    /// next send or service turn makes it listen again (see `Reading::spinning`).
-    listen_owed: AtomicBool,
+    app_reading: Readers,
     /// Wakes such a thread when another thread applied a notify write for it.
     wake: rustix::fd::OwnedFd,
     /// Heartbeat period.
@@ -248,8 +245,7 @@ impl Shared {
             sent: AtomicU64::new(0),
             acked: AtomicU64::new(0),
             stop: AtomicBool::new(false),
-            app_reading: AtomicU32::new(0),
-            listen_owed: AtomicBool::new(false),
+            app_reading: Readers::default(),
             wake: rustix::event::eventfd(
                 0,
                 rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
@@ -364,7 +360,7 @@ impl Shared {
             // While the application waits for data it reads the link itself (see
             // `RxMapping::wait`); this thread then only ticks, deaf to frames until
             // the last such reader leaves (`Reading` calls `Link::listen`).
-            let away = || self.app_reading.load(Ordering::SeqCst) != 0;
+            let away = || self.app_reading.away();
             self.settle_listen();
             if link.serve_wait(Duration::from_millis(10), away) {
                 if let Err(e) = link.receive(&mut NodeHandler(&self)) {
@@ -449,7 +445,7 @@ impl Shared {
     fn service_listens(&self) {
         if let Up::Link(_) = &self.up {
             if let Some(l) = self.link() {
-                l.listen(|| self.app_reading.load(Ordering::SeqCst) != 0);
+                l.listen(|| self.app_reading.away());
             }
         }
     }
@@ -457,11 +453,7 @@ impl Shared {
     /// Makes the service thread (or the hosted hub's link readers) listen again if a
     /// spinning wait left them deaf (see `Reading::spinning`).
     fn settle_listen(&self) {
-        if self.listen_owed.load(Ordering::Relaxed)
-            && self.listen_owed.swap(false, Ordering::SeqCst)
-        {
-            self.service_listens();
-        }
+        self.app_reading.settle(|| self.service_listens());
         if let Up::Local(h) = &self.up {
             h.settle_listen();
         }
@@ -529,9 +521,7 @@ impl Shared {
     /// nothing here.
     fn wake_other_readers(&self) {
         let me = u32::from(IN_WAIT.get());
-        if self.app_reading.load(Ordering::SeqCst) > me
-            && !self.wake_pending.swap(true, Ordering::SeqCst)
-        {
+        if self.app_reading.count() > me && !self.wake_pending.swap(true, Ordering::SeqCst) {
             let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
         }
     }
@@ -720,10 +710,7 @@ impl<'a> Reading<'a> {
         IN_WAIT.set(true);
         // The first reader makes the service thread deaf to frames: they wake this
         // thread alone. (Already deaf if a spinning wait left it so.)
-        if sh.app_reading.fetch_add(1, Ordering::SeqCst) == 0 {
-            sh.listen_owed.store(false, Ordering::SeqCst);
-            sh.service_listens();
-        }
+        sh.app_reading.enter(|| sh.service_listens());
         if let Up::Local(h) = &sh.up {
             h.begin_progress();
         }
@@ -738,13 +725,7 @@ impl Drop for Reading<'_> {
             h.end_progress(self.spinning);
         }
         // The last reader gone, the service thread reads again: at once, or owed.
-        if sh.app_reading.fetch_sub(1, Ordering::SeqCst) == 1 {
-            if self.spinning {
-                sh.listen_owed.store(true, Ordering::SeqCst);
-            } else {
-                sh.service_listens();
-            }
-        }
+        sh.app_reading.leave(self.spinning, || sh.service_listens());
         IN_WAIT.set(false);
     }
 }
