@@ -296,35 +296,30 @@ impl Builds {
         cfg: &Config,
         clock: &Clock,
     ) -> [Result<Vec<f64>>; 2] {
-        let turns = SIDES.map(|name| Turns::new(&self.dir.join(format!("turns_{name}"))));
-        let [Ok(ta), Ok(tb)] = turns else {
+        let (Ok(ta), Ok(tb)) = (
+            Turns::new(&self.dir.join("turns_memchan")),
+            Turns::new(&self.dir.join("turns_oshmem")),
+        ) else {
             // No FIFOs here: each side alone, as before turns.
             return [MEMCHAN, OSHMEM].map(|side| self.run(op, side, cfg, clock));
         };
         let turns = [ta, tb];
-        let started =
+        let mut started =
             [MEMCHAN, OSHMEM].map(|side| self.spawn(op, side, cfg, clock, Some(&turns[side].dir)));
-        let [Ok(a), Ok(b)] = started else {
-            drop(turns);
-            let mut out = started.map(|r| r.and_then(|run| run.finish(op)));
-            for side in [MEMCHAN, OSHMEM] {
-                if out[side].is_ok() {
-                    out[side] = self.run(op, side, cfg, clock);
-                }
-            }
-            return out;
+        let failed = match &mut started {
+            [Ok(a), Ok(b)] => drive(&turns, [a, b], first).err(),
+            [Err(_), _] => Some((MEMCHAN, anyhow::anyhow!("not started"))),
+            [_, Err(_)] => Some((OSHMEM, anyhow::anyhow!("not started"))),
         };
-        let mut running = [a, b];
-        let driven = drive(&turns, &mut running, first);
         // Closing the FIFOs ends a program still waiting for its turn.
         drop(turns);
-        let mut out = running.map(|r| r.finish(op));
-        if let Err((bad, e)) = driven {
-            let own = std::mem::replace(&mut out[bad], Ok(Vec::new()));
-            out[bad] = Err(match own {
-                Err(o) => o.context(e),
-                Ok(_) => e,
-            });
+        let mut out = started.map(|r| r.and_then(|run| run.finish(op)));
+        if let Some((bad, e)) = failed {
+            // The program's own error, if it has one, says more.
+            out[bad] = match std::mem::replace(&mut out[bad], Ok(Vec::new())) {
+                Err(own) => Err(own.context(e)),
+                Ok(_) => Err(e),
+            };
             out[1 - bad] = self.run(op, 1 - bad, cfg, clock);
         }
         out
@@ -451,13 +446,13 @@ impl Turns {
 /// on failure, the side that failed.
 fn drive(
     turns: &[Turns; 2],
-    running: &mut [Running; 2],
+    running: [&mut Running; 2],
     first: usize,
 ) -> std::result::Result<(), (usize, anyhow::Error)> {
     let deadline = std::time::Instant::now() + RUN_TIMEOUT;
     for side in [MEMCHAN, OSHMEM] {
         turns[side]
-            .collect(&mut running[side], deadline)
+            .collect(running[side], deadline)
             .map_err(|e| (side, e))?;
     }
     for w in 0..TURN_WINDOWS {
@@ -465,7 +460,7 @@ fn drive(
         for side in [a, 1 - a] {
             turns[side]
                 .go()
-                .and_then(|()| turns[side].collect(&mut running[side], deadline))
+                .and_then(|()| turns[side].collect(running[side], deadline))
                 .map_err(|e| (side, e))?;
         }
     }
