@@ -214,6 +214,16 @@ fn quick_bench_writes_json_tables_and_plots() {
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("oshmem"));
     if ompi_oshcc {
+        // The 2-node barrier's peer ran beside memchan's, taking turns: both have
+        // samples and the peer's run is on record, with no failure noted.
+        num(&v, "barrier_ns", "oshmem");
+        let runs = v["peer_runs"].as_array().expect("peer_runs");
+        assert!(
+            runs.iter().any(|r| r["program"] == "shmem_barrier"),
+            "no shmem_barrier run in {runs:?}"
+        );
+        let notes = v["notes"].to_string();
+        assert!(!notes.contains("peer shmem_barrier failed"), "{notes}");
         for (key, want) in [
             ("shmem_put_8b_ns", "<= 0.5x"),
             ("shmem_get_8b_ns", "<= 1x"),

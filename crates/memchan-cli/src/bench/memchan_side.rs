@@ -22,9 +22,11 @@ use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping};
 
 use super::clock::{spin_until, ticks, Clock};
 use super::model::{fig, Config, SampleSet, Step, BARRIER_NODES};
+use super::peers::{PeerRun, Peers, Program, RUN_TIMEOUT};
 use super::pingpong::{self, Fns};
 use super::refs::{self, OVERHEAD_BATCH, PEER_TIMEOUT, WINDOW};
-use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
+use super::turns::{self, Turns, Window};
+use super::worker::{self, take, Group, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 /// Write + ack pairs per timed batch (as the OSHMEM put + quiet peer).
 pub const ACK_BATCH: usize = 100;
@@ -96,6 +98,77 @@ pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleS
     if super::mp::is_mp_kind(kind) {
         return super::mp::measure(kind, l, cfg, set);
     }
+    let extra = worker_args(m, l, cfg)?;
+    let out = worker::group(l, kind, nodes, cfg.cpus, &extra)?;
+    record(m, out, set)
+}
+
+/// The 2-node barrier.
+pub const BARRIER: Measurement = Measurement {
+    kind: Kind::MemchanBarrier,
+    nodes: 2,
+};
+
+/// The 2-node barrier and its OSHMEM peer (`prog`, `shmem_barrier.c` on 2 PEs)
+/// started together and taking turns ([`super::turns`]; memchan's windows first
+/// in the even ones when `memchan_first`): memchan's samples added to `set`, or why
+/// there are none, and the peer's run. When one side fails (or no FIFOs can be
+/// made), the other runs again alone.
+pub fn barrier_beside_peer(
+    peers: &Peers,
+    prog: &Program,
+    l: &mut Launcher,
+    cfg: &Config,
+    set: &mut SampleSet,
+    memchan_first: bool,
+) -> (Result<()>, Result<PeerRun>) {
+    let clock = l.clock;
+    let made = (
+        Turns::new(&l.scratch_path("turns_barrier_memchan")),
+        Turns::new(&l.scratch_path("turns_barrier_oshmem")),
+    );
+    let (Ok(tm), Ok(tp)) = made else {
+        return (measure(BARRIER, l, cfg, set), peers.run(prog, cfg, &clock));
+    };
+    let turns = [tm, tp];
+    let mine = worker_args(BARRIER, l, cfg).and_then(|mut extra| {
+        extra.push("--turns".into());
+        extra.push(turns[0].dir().display().to_string());
+        Group::start(l, BARRIER.kind, BARRIER.nodes, cfg.cpus, &extra)
+    });
+    let theirs = peers.spawn(prog, cfg, &clock, Some(turns[1].dir()));
+    let (mut mine, mut theirs) = (mine, theirs);
+    let failed = match (&mut mine, &mut theirs) {
+        (Ok(a), Ok(b)) => {
+            let first = usize::from(!memchan_first);
+            turns::drive(&turns, [a, b], first, RUN_TIMEOUT).err()
+        }
+        (Err(_), _) => Some((0, anyhow::anyhow!("not started"))),
+        (_, Err(_)) => Some((1, anyhow::anyhow!("not started"))),
+    };
+    // Closing the FIFOs ends a side still waiting for its turn.
+    drop(turns);
+    let mine = mine.and_then(|g| g.finish());
+    let theirs = theirs.and_then(|r| r.finish());
+    match failed {
+        None => (mine.and_then(|out| record(BARRIER, out, set)), theirs),
+        Some((0, e)) => (failed_with(mine.map(drop), e), peers.run(prog, cfg, &clock)),
+        Some((_, e)) => (measure(BARRIER, l, cfg, set), failed_with(theirs, e)),
+    }
+}
+
+/// The run of a side that failed in its turns: its own error (which says more)
+/// in the context of `e`, or `e`.
+fn failed_with<T>(own: Result<T>, e: anyhow::Error) -> Result<T> {
+    match own {
+        Err(own) => Err(own.context(e)),
+        Ok(_) => Err(e),
+    }
+}
+
+/// The workers' arguments of a measurement run through [`worker::group`].
+fn worker_args(m: Measurement, l: &mut Launcher, cfg: &Config) -> Result<Vec<String>> {
+    let Measurement { kind, nodes } = m;
     let cluster = l.unique("memchan-bench");
     let mut extra = match kind {
         Kind::MemchanLatency => cfg.pingpong_args(cfg.iters),
@@ -125,7 +198,12 @@ pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleS
         k => bail!("{k:?} is not a memchan measurement"),
     };
     extra.extend(["--cluster".to_string(), cluster]);
-    let out = worker::group(l, kind, nodes, cfg.cpus, &extra)?;
+    Ok(extra)
+}
+
+/// Adds a measurement's output to `set`.
+fn record(m: Measurement, out: WorkerOutput, set: &mut SampleSet) -> Result<()> {
+    let Measurement { kind, nodes } = m;
     match kind {
         Kind::MemchanLatency => set.add(fig::LATENCY, "memchan", take(out, "one_way")?),
         Kind::MemchanNotify => set.add(fig::NOTIFY, "memchan", take(out, "one_way")?),
@@ -147,7 +225,7 @@ pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleS
                 set.add(&fig::bandwidth(size), "memchan", v);
             }
         }
-        _ => unreachable!(),
+        k => bail!("{k:?} is not a memchan measurement"),
     }
     Ok(())
 }
@@ -329,17 +407,35 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
         // barrier alternates between a short and a long one whenever one side is
         // half a barrier ahead of the other (here: 40 and 560 ns in turn), and its
         // median is then whichever of the two happens to be the more frequent.
+        // With `--turns`, in the windows the bench alternates with the OSHMEM peer's,
+        // each started together, as `shmem_barrier.c` does.
         Kind::MemchanBarrier => {
-            s.c.barrier().context("start barrier")?;
+            let rank = usize::from(!ping);
+            let mut turns = match &a.turns {
+                Some(dir) => Some(Window::open(dir, rank)?),
+                None => None,
+            };
+            let windows = if turns.is_some() { turns::WINDOWS } else { 1 };
+            let total = a.warmup + a.iters;
             let mut v = Vec::new();
-            for b in 0..a.warmup + a.iters {
-                let t0 = ticks();
-                for _ in 0..ACK_BATCH {
-                    s.c.barrier()?;
+            for w in 0..windows {
+                if let Some(t) = &mut turns {
+                    t.begin()?;
                 }
-                let t1 = ticks();
-                if ping && b >= a.warmup {
-                    v.push(clock.ns(t1.wrapping_sub(t0)) / ACK_BATCH as f64);
+                s.c.barrier().context("start barrier")?;
+                for b in turns::window_range(total, w, windows) {
+                    let t0 = ticks();
+                    for _ in 0..ACK_BATCH {
+                        s.c.barrier()?;
+                    }
+                    let t1 = ticks();
+                    if ping && b >= a.warmup {
+                        v.push(clock.ns(t1.wrapping_sub(t0)) / ACK_BATCH as f64);
+                    }
+                }
+                s.c.barrier().context("window's closing barrier")?;
+                if let Some(t) = &mut turns {
+                    t.end()?;
                 }
             }
             WorkerOutput::one("memchan", v)

@@ -28,6 +28,7 @@ pub mod scale;
 pub mod shmem;
 pub mod stats;
 pub mod table;
+pub mod turns;
 pub mod ucx;
 pub mod worker;
 
@@ -163,10 +164,18 @@ pub fn run(args: BenchArgs) -> Result<()> {
             // Alternate who goes first, so drift within a round does not
             // systematically favour one side.
             let memchan_first = round % 2 == 1;
+            // The 2-node barrier and its OSHMEM peer run together, in turns (below).
+            let beside = peers_now
+                .and_then(|p| {
+                    p.programs
+                        .iter()
+                        .find(|x| x.after == step && x.is_barrier_pair())
+                })
+                .filter(|_| memchan_kinds(step).contains(&memchan_side::BARRIER));
             // The N-node barriers run at the end of the round (below).
             let pairs: Vec<_> = memchan_kinds(step)
                 .into_iter()
-                .filter(|m| m.nodes <= 2)
+                .filter(|m| m.nodes <= 2 && !(beside.is_some() && *m == memchan_side::BARRIER))
                 .collect();
             for memchan_turn in [memchan_first, !memchan_first] {
                 if memchan_turn {
@@ -188,28 +197,46 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 }
             }
             let Some(p) = peers_now else { continue };
-            for prog in p.programs.iter().filter(|x| x.after == step) {
-                pb.set_message(msg(&prog.name));
-                match p.run(prog, &cfg, &clock) {
-                    Ok(r) => {
-                        info.peer_runs.push(serde_json::json!({
-                            "program": prog.name,
-                            "round": round + 1,
-                            "figure": r.line.figure,
-                            "unit": r.line.unit,
-                            "median": r.line.median,
-                            "p99": r.line.p99,
-                            "samples": r.line.samples,
-                        }));
-                        set.add(&prog.figure_id(), prog.series, r.samples_ns);
-                    }
-                    Err(e) => {
-                        let note =
-                            format!("peer {} failed in round {}: {e:#}", prog.name, round + 1);
-                        pb.println(&note);
-                        info.notes.push(note);
-                    }
+            if let Some(prog) = beside {
+                pb.set_message(msg(&format!(
+                    "{} and {} in turns",
+                    memchan_side::BARRIER,
+                    prog.name
+                )));
+                let (mine, theirs) = memchan_side::barrier_beside_peer(
+                    p,
+                    prog,
+                    &mut launcher,
+                    &cfg,
+                    &mut set,
+                    memchan_first,
+                );
+                if let Err(e) = mine {
+                    let note = format!(
+                        "memchan measurement {} failed in round {}: {e:#}",
+                        memchan_side::BARRIER,
+                        round + 1
+                    );
+                    pb.println(&note);
+                    failures.push(note);
                 }
+                record_peer(prog, theirs, round, &mut info, &mut set, &pb);
+                pb.inc(2);
+            }
+            for prog in p
+                .programs
+                .iter()
+                .filter(|x| x.after == step && !beside.is_some_and(|b| std::ptr::eq(b, *x)))
+            {
+                pb.set_message(msg(&prog.name));
+                record_peer(
+                    prog,
+                    p.run(prog, &cfg, &clock),
+                    round,
+                    &mut info,
+                    &mut set,
+                    &pb,
+                );
                 pb.inc(1);
             }
         }
@@ -361,6 +388,36 @@ fn run_memchan(
             failures.push(note);
         }
         pb.inc(1);
+    }
+}
+
+/// Adds a peer program's run to `set` and to the run's record, or notes its failure.
+fn record_peer(
+    prog: &peers::Program,
+    run: Result<peers::PeerRun>,
+    round: usize,
+    info: &mut RunInfo,
+    set: &mut SampleSet,
+    pb: &ProgressBar,
+) {
+    match run {
+        Ok(r) => {
+            info.peer_runs.push(serde_json::json!({
+                "program": prog.name,
+                "round": round + 1,
+                "figure": r.line.figure,
+                "unit": r.line.unit,
+                "median": r.line.median,
+                "p99": r.line.p99,
+                "samples": r.line.samples,
+            }));
+            set.add(&prog.figure_id(), prog.series, r.samples_ns);
+        }
+        Err(e) => {
+            let note = format!("peer {} failed in round {}: {e:#}", prog.name, round + 1);
+            pb.println(&note);
+            info.notes.push(note);
+        }
     }
 }
 

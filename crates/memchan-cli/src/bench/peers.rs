@@ -102,6 +102,12 @@ pub struct Program {
 }
 
 impl Program {
+    /// The 2-PE `shmem_barrier_all`, which the bench runs beside memchan's
+    /// 2-node barrier, taking turns (`memchan_side::barrier_beside_peer`).
+    pub fn is_barrier_pair(&self) -> bool {
+        self.figure == fig::BARRIER && self.np == 2
+    }
+
     /// The bench-internal figure id the samples belong to.
     pub fn figure_id(&self) -> String {
         match self.unit {
@@ -378,12 +384,24 @@ pub fn prepare(scratch: &Path, cpus: (usize, usize)) -> Result<Prepared> {
     }))
 }
 
-/// Longest a peer program may run.
-const PEER_TIMEOUT: Duration = Duration::from_secs(180);
+/// Longest a peer program may run (the launcher's own start included).
+pub(crate) const RUN_TIMEOUT: Duration = Duration::from_secs(180);
 
 impl Peers {
     /// Runs one program once on the two cores and returns its samples in ns.
     pub fn run(&self, prog: &Program, cfg: &Config, clock: &Clock) -> Result<PeerRun> {
+        self.spawn(prog, cfg, clock, None)?.finish()
+    }
+
+    /// Starts one program on the two cores; with `turns`, the program runs its
+    /// iterations in the windows [`super::turns`] hands out.
+    pub fn spawn<'p>(
+        &self,
+        prog: &'p Program,
+        cfg: &Config,
+        clock: &Clock,
+        turns: Option<&Path>,
+    ) -> Result<PeerRunning<'p>> {
         let (iters, warmup) = match prog.iters {
             Iters::Latency => (cfg.iters, cfg.warmup),
             Iters::BwWindows => (cfg.peer_bw_windows, if cfg.quick { 2 } else { 5 }),
@@ -407,6 +425,14 @@ impl Peers {
         if prog.tool == Tool::Oshmem {
             cmd.args(["--mca", "memory", "^patcher"]);
         }
+        match turns {
+            Some(dir) => {
+                cmd.env("PEER_TURNS", dir).args(["-x", "PEER_TURNS"]);
+            }
+            None => {
+                cmd.env_remove("PEER_TURNS");
+            }
+        }
         cmd.arg(&prog.exe)
             .arg(iters.to_string())
             .arg(warmup.to_string())
@@ -415,14 +441,46 @@ impl Peers {
             .stdin(Stdio::null())
             .stdout(File::create(&out_file).context("creating the peer's stdout file")?)
             .stderr(File::create(&err_file).context("creating the peer's stderr file")?);
-        let mut child = cmd
+        let child = cmd
             .spawn()
             .with_context(|| format!("starting {} {}", prog.tool.launcher(), prog.name))?;
-        let Some(status) = wait_with_deadline(&mut child, PEER_TIMEOUT)? else {
-            bail!("timed out after {PEER_TIMEOUT:?}");
+        Ok(PeerRunning {
+            prog,
+            child,
+            samples_file,
+            out_file,
+            err_file,
+        })
+    }
+}
+
+/// A started peer program.
+pub struct PeerRunning<'p> {
+    prog: &'p Program,
+    child: std::process::Child,
+    samples_file: PathBuf,
+    out_file: PathBuf,
+    err_file: PathBuf,
+}
+
+impl super::turns::Side for PeerRunning<'_> {
+    fn name(&self) -> &str {
+        &self.prog.name
+    }
+    fn ended(&mut self) -> Result<Option<std::process::ExitStatus>> {
+        Ok(self.child.try_wait()?)
+    }
+}
+
+impl PeerRunning<'_> {
+    /// Waits for the program and returns its samples in ns.
+    pub fn finish(mut self) -> Result<PeerRun> {
+        let prog = self.prog;
+        let Some(status) = wait_with_deadline(&mut self.child, RUN_TIMEOUT)? else {
+            bail!("timed out after {RUN_TIMEOUT:?}");
         };
-        let stdout = std::fs::read_to_string(&out_file).unwrap_or_default();
-        let stderr = std::fs::read_to_string(&err_file).unwrap_or_default();
+        let stdout = std::fs::read_to_string(&self.out_file).unwrap_or_default();
+        let stderr = std::fs::read_to_string(&self.err_file).unwrap_or_default();
         if !status.success() {
             bail!(
                 "{} exited with {status}: {}",
@@ -430,7 +488,7 @@ impl Peers {
                 tail(&stderr, 1200)
             );
         }
-        let (line, raw) = read_peer_output(&stdout, "the output", &samples_file, |line| {
+        let (line, raw) = read_peer_output(&stdout, "the output", &self.samples_file, |line| {
             ensure!(
                 line.peer == prog.series,
                 "{} reported peer {:?}, expected {:?}",

@@ -2,9 +2,8 @@
 //! `bench/peers/shmem_level.c`, built once with Open MPI's `oshcc` and once with
 //! memchan's (`memchan oshcc`, libmemchan), and run with `oshrun` and `memchan run`
 //! on the same two cores, both sides of every operation in every round, started
-//! together and taking turns: each runs its iterations in [`TURN_WINDOWS`] windows
-//! that the bench alternates (the other side sleeps meanwhile), so that both meet the
-//! same states of the machine; which goes first flips every other round:
+//! together and taking turns ([`super::turns`]), so that both meet the same states of
+//! the machine; which goes first flips every other round:
 //!
 //! | figure                | what (PE 0 times, PE 1 is the target)          | target    |
 //! |-----------------------|------------------------------------------------|-----------|
@@ -25,15 +24,15 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::{json, Map, Value};
 
 use super::clock::Clock;
 use super::model::Config;
-use super::peers::{bind_ranks, on_path, read_peer_output, tail, wait_with_deadline};
+use super::peers::{bind_ranks, on_path, read_peer_output, tail, wait_with_deadline, RUN_TIMEOUT};
 use super::stats::summarize;
+use super::turns::{self, Turns};
 
 const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
 const LEVEL_C: &str = include_str!("../../../../bench/peers/shmem_level.c");
@@ -42,9 +41,6 @@ const LEVEL_C: &str = include_str!("../../../../bench/peers/shmem_level.c");
 const SIDES: [&str; 2] = ["memchan", "oshmem"];
 const MEMCHAN: usize = 0;
 const OSHMEM: usize = 1;
-
-/// Longest one run of the program may take (the launchers' own start included).
-const RUN_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// How many iterations (and warm-up ones) an operation runs.
 #[derive(Debug, Clone, Copy)]
@@ -305,9 +301,9 @@ impl Builds {
         };
         let turns = [ta, tb];
         let mut started =
-            [MEMCHAN, OSHMEM].map(|side| self.spawn(op, side, cfg, clock, Some(&turns[side].dir)));
+            [MEMCHAN, OSHMEM].map(|side| self.spawn(op, side, cfg, clock, Some(turns[side].dir())));
         let failed = match &mut started {
-            [Ok(a), Ok(b)] => drive(&turns, [a, b], first).err(),
+            [Ok(a), Ok(b)] => turns::drive(&turns, [a, b], first, RUN_TIMEOUT).err(),
             [Err(_), _] => Some((MEMCHAN, anyhow::anyhow!("not started"))),
             [_, Err(_)] => Some((OSHMEM, anyhow::anyhow!("not started"))),
         };
@@ -334,6 +330,15 @@ struct Running {
     samples_file: PathBuf,
     out_file: PathBuf,
     err_file: PathBuf,
+}
+
+impl turns::Side for Running {
+    fn name(&self) -> &str {
+        &self.stem
+    }
+    fn ended(&mut self) -> Result<Option<std::process::ExitStatus>> {
+        Ok(self.child.try_wait()?)
+    }
 }
 
 impl Running {
@@ -365,106 +370,6 @@ impl Running {
         })?;
         Ok(raw)
     }
-}
-
-/// Windows of the program per run when the two sides take turns (`PEER_TURN_WINDOWS`
-/// in `peer_common.h`).
-const TURN_WINDOWS: usize = 10;
-
-/// One side's turn FIFOs (see "Turns" in `peer_common.h`): `go.R` and `done.R` per
-/// rank, made and held open (read-write) before the program starts.
-struct Turns {
-    dir: PathBuf,
-    go: [File; 2],
-    done: [File; 2],
-}
-
-impl Turns {
-    fn new(dir: &Path) -> Result<Turns> {
-        let _ = std::fs::remove_dir_all(dir);
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let fifo = |name: String| -> Result<File> {
-            let path = dir.join(name);
-            rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::from(0o600))
-                .with_context(|| format!("making the FIFO {}", path.display()))?;
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(&path)
-                .with_context(|| format!("opening {}", path.display()))
-        };
-        Ok(Turns {
-            dir: dir.to_path_buf(),
-            go: [fifo("go.0".into())?, fifo("go.1".into())?],
-            done: [fifo("done.0".into())?, fifo("done.1".into())?],
-        })
-    }
-
-    /// Waits for a byte from each rank's `done`, while the program lives.
-    fn collect(&self, run: &mut Running, deadline: std::time::Instant) -> Result<()> {
-        use rustix::event::{poll, PollFd, PollFlags};
-        for done in &self.done {
-            loop {
-                if let Some(status) = run.child.try_wait()? {
-                    bail!(
-                        "{} ended ({status}) while the bench waited for its turn",
-                        run.stem
-                    );
-                }
-                ensure!(
-                    std::time::Instant::now() < deadline,
-                    "{} did not finish its window within {RUN_TIMEOUT:?}",
-                    run.stem
-                );
-                let mut fds = [PollFd::new(done, PollFlags::IN)];
-                let slice = rustix::time::Timespec {
-                    tv_sec: 0,
-                    tv_nsec: 100_000_000,
-                };
-                if poll(&mut fds, Some(&slice)).unwrap_or(0) > 0 {
-                    let mut b = [0u8; 1];
-                    use std::io::Read;
-                    (&*done).read_exact(&mut b).context("reading a turn FIFO")?;
-                    break;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Lets both ranks run one window.
-    fn go(&self) -> Result<()> {
-        use std::io::Write;
-        for g in &self.go {
-            (&*g).write_all(b"g").context("writing a turn FIFO")?;
-        }
-        Ok(())
-    }
-}
-
-/// Both programs ready, then their windows in turn, `first` first in the even ones;
-/// on failure, the side that failed.
-fn drive(
-    turns: &[Turns; 2],
-    running: [&mut Running; 2],
-    first: usize,
-) -> std::result::Result<(), (usize, anyhow::Error)> {
-    let deadline = std::time::Instant::now() + RUN_TIMEOUT;
-    for side in [MEMCHAN, OSHMEM] {
-        turns[side]
-            .collect(running[side], deadline)
-            .map_err(|e| (side, e))?;
-    }
-    for w in 0..TURN_WINDOWS {
-        let a = if w % 2 == 0 { first } else { 1 - first };
-        for side in [a, 1 - a] {
-            turns[side]
-                .go()
-                .and_then(|()| turns[side].collect(running[side], deadline))
-                .map_err(|e| (side, e))?;
-        }
-    }
-    Ok(())
 }
 
 /// Runs every operation on both sides in each of `rounds` rounds.

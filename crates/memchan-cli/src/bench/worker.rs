@@ -113,6 +113,10 @@ pub struct WorkerArgs {
     /// File the samples are written to (JSON).
     #[arg(long)]
     pub out: PathBuf,
+    /// Turn FIFOs (`turns.rs`): run the timed iterations in windows the bench
+    /// alternates with those of the program this one is compared with.
+    #[arg(long)]
+    pub turns: Option<PathBuf>,
     /// Namespaces and addresses of the `--hosts` measurements.
     #[command(flatten)]
     pub hosts: HostArgs,
@@ -350,60 +354,108 @@ pub fn group(
     cpus: (usize, usize),
     extra: &[String],
 ) -> Result<WorkerOutput> {
-    if n < 2 {
-        bail!("a group needs at least 2 workers, got {n}");
-    }
-    let mut extra = extra.to_vec();
-    extra.extend(["--nodes".to_string(), n.to_string()]);
-    // Index i of `nodes` is node i; node 0 is spawned last.
-    let mut nodes: Vec<Option<Running>> = (0..n).map(|_| None).collect();
-    for i in (0..n).rev() {
-        let role = if i == 0 { Role::Ping } else { Role::Pong };
-        match l.spawn(kind, role, group_cpu(i, cpus), &extra) {
-            Ok(r) => nodes[i] = Some(r),
-            Err(e) => {
-                nodes.into_iter().flatten().for_each(Running::abort);
-                return Err(e);
-            }
+    Group::start(l, kind, n, cpus, extra)?.finish()
+}
+
+/// A started [`group`] of workers.
+pub struct Group {
+    kind: Kind,
+    /// Index i is node i.
+    nodes: Vec<Running>,
+    name: String,
+}
+
+impl Group {
+    /// Starts the workers of [`group`] without waiting for them.
+    pub fn start(
+        l: &mut Launcher,
+        kind: Kind,
+        n: usize,
+        cpus: (usize, usize),
+        extra: &[String],
+    ) -> Result<Group> {
+        if n < 2 {
+            bail!("a group needs at least 2 workers, got {n}");
         }
-    }
-    let mut nodes: Vec<Running> = nodes.into_iter().flatten().collect();
-    let deadline = Instant::now() + WORKER_TIMEOUT;
-    let mut first_failed: Option<usize> = None;
-    let mut done = vec![false; n];
-    while done.iter().any(|d| !d) {
-        for (i, r) in nodes.iter_mut().enumerate() {
-            if done[i] {
-                continue;
-            }
-            if let Some(s) = r.child.try_wait().context("waiting for a worker")? {
-                done[i] = true;
-                if !s.success() && first_failed.is_none() {
-                    first_failed = Some(i);
+        let mut extra = extra.to_vec();
+        extra.extend(["--nodes".to_string(), n.to_string()]);
+        // Node 0 is spawned last.
+        let mut nodes: Vec<Option<Running>> = (0..n).map(|_| None).collect();
+        for i in (0..n).rev() {
+            let role = if i == 0 { Role::Ping } else { Role::Pong };
+            match l.spawn(kind, role, group_cpu(i, cpus), &extra) {
+                Ok(r) => nodes[i] = Some(r),
+                Err(e) => {
+                    nodes.into_iter().flatten().for_each(Running::abort);
+                    return Err(e);
                 }
             }
         }
-        if first_failed.is_some() {
-            for r in &mut nodes {
-                let _ = r.child.kill();
+        Ok(Group {
+            kind,
+            nodes: nodes.into_iter().flatten().collect(),
+            name: format!("memchan {kind:?} workers"),
+        })
+    }
+
+    /// Waits for the workers and returns node 0's samples.
+    pub fn finish(self) -> Result<WorkerOutput> {
+        let Group {
+            kind, mut nodes, ..
+        } = self;
+        let n = nodes.len();
+        let deadline = Instant::now() + WORKER_TIMEOUT;
+        let mut first_failed: Option<usize> = None;
+        let mut done = vec![false; n];
+        while done.iter().any(|d| !d) {
+            for (i, r) in nodes.iter_mut().enumerate() {
+                if done[i] {
+                    continue;
+                }
+                if let Some(s) = r.child.try_wait().context("waiting for a worker")? {
+                    done[i] = true;
+                    if !s.success() && first_failed.is_none() {
+                        first_failed = Some(i);
+                    }
+                }
             }
-            break;
+            if first_failed.is_some() {
+                for r in &mut nodes {
+                    let _ = r.child.kill();
+                }
+                break;
+            }
+            if Instant::now() > deadline {
+                nodes.into_iter().for_each(Running::abort);
+                bail!("{kind:?} with {n} workers timed out after {WORKER_TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(1));
         }
-        if Instant::now() > deadline {
-            nodes.into_iter().for_each(Running::abort);
-            bail!("{kind:?} with {n} workers timed out after {WORKER_TIMEOUT:?}");
+        let mut results: Vec<Result<WorkerOutput>> =
+            nodes.into_iter().map(Running::finish).collect();
+        if let Some(i) = first_failed {
+            return results.swap_remove(i);
         }
-        std::thread::sleep(Duration::from_millis(1));
+        // Node 0's output, unless a later node failed (it exited with success, but
+        // its output is missing or cannot be read).
+        match results.iter().position(|r| r.is_err()) {
+            Some(i) => results.swap_remove(i),
+            None => results.swap_remove(0),
+        }
     }
-    let mut results: Vec<Result<WorkerOutput>> = nodes.into_iter().map(Running::finish).collect();
-    if let Some(i) = first_failed {
-        return results.swap_remove(i);
+}
+
+impl super::turns::Side for Group {
+    fn name(&self) -> &str {
+        &self.name
     }
-    // Node 0's output, unless a later node failed (it exited with success, but
-    // its output is missing or cannot be read).
-    match results.iter().position(|r| r.is_err()) {
-        Some(i) => results.swap_remove(i),
-        None => results.swap_remove(0),
+    fn ended(&mut self) -> Result<Option<std::process::ExitStatus>> {
+        for r in &mut self.nodes {
+            if let Some(s) = r.child.try_wait().context("waiting for a worker")? {
+                return Ok(Some(s));
+            }
+        }
+        Ok(None)
     }
 }
 
