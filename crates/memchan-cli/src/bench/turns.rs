@@ -76,7 +76,20 @@ impl Turns {
         use rustix::event::{poll, PollFd, PollFlags};
         for done in &self.done {
             loop {
-                if let Some(status) = side.ended()? {
+                // Whether it ended is asked before the FIFO is: a side that wrote its
+                // last byte and exited at once has its byte read, not taken for a failure.
+                let ended = side.ended()?;
+                let mut fds = [PollFd::new(done, PollFlags::IN)];
+                let slice = rustix::time::Timespec {
+                    tv_sec: 0,
+                    tv_nsec: if ended.is_some() { 0 } else { 100_000_000 },
+                };
+                if poll(&mut fds, Some(&slice)).unwrap_or(0) > 0 {
+                    let mut b = [0u8; 1];
+                    (&*done).read_exact(&mut b).context("reading a turn FIFO")?;
+                    break;
+                }
+                if let Some(status) = ended {
                     bail!(
                         "{} ended ({status}) while the bench waited for its turn",
                         side.name()
@@ -87,16 +100,6 @@ impl Turns {
                     "{} did not finish its window in time",
                     side.name()
                 );
-                let mut fds = [PollFd::new(done, PollFlags::IN)];
-                let slice = rustix::time::Timespec {
-                    tv_sec: 0,
-                    tv_nsec: 100_000_000,
-                };
-                if poll(&mut fds, Some(&slice)).unwrap_or(0) > 0 {
-                    let mut b = [0u8; 1];
-                    (&*done).read_exact(&mut b).context("reading a turn FIFO")?;
-                    break;
-                }
             }
         }
         Ok(())
@@ -212,7 +215,8 @@ mod tests {
         }
     }
 
-    /// A side that is a thread of this test, through the same FIFOs.
+    /// A side that is a thread of this test, through the same FIFOs; it counts as
+    /// ended (successfully) once the thread has returned.
     struct Thread(String, std::thread::JoinHandle<Result<()>>);
 
     impl Side for Thread {
@@ -220,7 +224,8 @@ mod tests {
             &self.0
         }
         fn ended(&mut self) -> Result<Option<ExitStatus>> {
-            Ok(None)
+            use std::os::unix::process::ExitStatusExt;
+            Ok(self.1.is_finished().then(|| ExitStatus::from_raw(0)))
         }
     }
 
@@ -260,6 +265,37 @@ mod tests {
             .flat_map(|w| if w % 2 == 0 { [1, 0] } else { [0, 1] })
             .collect();
         assert_eq!(log, want);
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+
+    /// A side that has exited.
+    struct Gone;
+
+    impl Side for Gone {
+        fn name(&self) -> &str {
+            "gone"
+        }
+        fn ended(&mut self) -> Result<Option<ExitStatus>> {
+            use std::os::unix::process::ExitStatusExt;
+            Ok(Some(ExitStatus::from_raw(0)))
+        }
+    }
+
+    #[test]
+    fn a_side_that_exits_right_after_its_last_byte_is_not_a_failure() {
+        let tmp = std::env::temp_dir().join(format!("memchan-turns-gone-{}", std::process::id()));
+        let turns = Turns::new(&tmp).unwrap();
+        // Both ranks said ready, then the side ended.
+        let w = [
+            Window::open(&tmp, 0).unwrap(),
+            Window::open(&tmp, 1).unwrap(),
+        ];
+        drop(w);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        turns.collect(&mut Gone, deadline).unwrap();
+        // Nothing more will come: now its end is the failure.
+        let e = turns.collect(&mut Gone, deadline).unwrap_err();
+        assert!(format!("{e:#}").contains("gone ended"), "{e:#}");
         let _ = std::fs::remove_dir_all(&tmp);
     }
 }
