@@ -49,10 +49,12 @@ pub(crate) struct Inner {
     pub pidfds: Pidfds,
     /// Set once the node has left: tells the service threads to stop.
     pub stop: AtomicBool,
-    /// The number of the last barrier this node arrived at, per scope: kept here
+    /// The arrival word of the last barrier this node arrived at, per scope (see
+    /// [`bar`]; rounds 0 after a join or a barrier without rounds, else 1): kept here
     /// rather than read back from its barrier word, because a load of the line a
     /// peer spins on, just before the store to it, costs a second cache-line
-    /// transfer on the barrier's critical path.
+    /// transfer on the barrier's critical path. Its tag goes out with the next
+    /// arrival before that barrier's plan is looked up (`Inner::barrier`).
     bar_last: [AtomicU64; BARRIER_SCOPES],
 }
 
@@ -485,7 +487,7 @@ impl Inner {
                     .max()
                     .unwrap_or(0);
                 s.barrier[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
-                inner.bar_last[scope].store(top, Ordering::Relaxed);
+                inner.bar_last[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
             }
             s.state.store(node_state::ALIVE, Ordering::Release);
             inner.set_member(inner.local.me, true);
@@ -1128,8 +1130,23 @@ impl Inner {
         self.local.check_alive()?;
         let c = self.local.ctl();
         let me = self.local.me;
-        let t = bar::next(self.bar_last[scope].load(Ordering::Relaxed));
-        self.bar_last[scope].store(t, Ordering::Relaxed);
+        let last = self.bar_last[scope].load(Ordering::Relaxed);
+        let t = bar::next(bar::number(last));
+        // Wakes owed to peers asleep on our words, settled before any wait of ours
+        // sleeps and when this barrier ends, on every path (`Drop`).
+        let mut owed = Owed::new(&c.nodes[me.index()]);
+        // The arrival goes out first, with the last barrier's tag: the word after
+        // which a 2-node barrier's peer passes is then on its way before the members
+        // are read and the plan looked up, not after (~10 ns of the ~20 a barrier's
+        // own work takes). It claims only that this node reached `t`, true whatever
+        // rank set the plan takes; a peer that took another set sees another tag and
+        // falls back, and the word goes out again below if the plan's tag differs.
+        // Release: every earlier write of this node is visible to whoever sees the
+        // arrival (on one host each write is applied when it returns).
+        let early = bar::rounds(last) == 1;
+        if early {
+            owed.publish(scope, bar::pack(t, bar::tag(last), 1));
+        }
         let bitmap = load_set(&c.header.members);
         let mut ranks = match group {
             Some(g) => bitmap.intersect(&g),
@@ -1137,9 +1154,7 @@ impl Inner {
         };
         ranks.insert(me);
         let plan = Plan::head(me, &bitmap, &ranks);
-        // Wakes owed to peers asleep on our words, settled before any wait of ours
-        // sleeps and when this barrier ends, on every path (`Drop`).
-        let mut owed = Owed::new(&c.nodes[me.index()]);
+        let tag = u64::from(plan.tag);
         let mut stall = Stall::new();
         if plan.crowd && yield_ok() {
             // More nodes than cores: a round costs a context switch, not a cache-line
@@ -1147,13 +1162,16 @@ impl Inner {
             // tells a peer that took the dissemination that none of its rounds will
             // follow). Beside a task that does not yield (`HOGGED`) the dissemination's
             // sleeps do better than one sleep per missing member.
-            owed.publish(scope, bar::pack(t, u64::from(plan.tag), bar::FLAT));
+            self.bar_last[scope].store(bar::pack(t, tag, 0), Ordering::Relaxed);
+            owed.publish(scope, bar::pack(t, tag, bar::FLAT));
             return self.wait_all_arrived(scope, group, t, &mut stall, &mut owed);
         }
-        // Release: every earlier write of this node is visible to whoever sees the
-        // arrival (on one host each write is applied when it returns).
-        owed.publish(scope, bar::pack(t, u64::from(plan.tag), 1));
-        let (tag, rounds) = (u64::from(plan.tag), u32::from(plan.rounds));
+        let arrival = bar::pack(t, tag, 1);
+        self.bar_last[scope].store(arrival, Ordering::Relaxed);
+        if !early || bar::tag(last) != tag {
+            owed.publish(scope, arrival);
+        }
+        let rounds = u32::from(plan.rounds);
         for k in 0..rounds {
             // Always there: `head` just cached this thread's plan.
             let Some(src) = Plan::src(k) else {
