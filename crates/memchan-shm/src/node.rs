@@ -1112,7 +1112,9 @@ impl Inner {
     /// rounds it knows all did. That knowledge passes only between nodes that took the
     /// same rank set (same tag): a peer whose word shows another set, a joiner's word
     /// (rounds 0: it is not part of this barrier), a peer already in a later barrier
-    /// (it finished this one, or is a joiner that moved on), a peer no longer alive, a
+    /// (it finished this one, or is a joiner that moved on) in a round after the
+    /// first (the first needs only its arrival, which a later number shows), a peer
+    /// no longer alive, a
     /// members bitmap that changed, or a wait that went to sleep, all fall back to the
     /// check that is always sufficient and never depends on the ranks: every current
     /// member of the scope has arrived (its number has reached ours). So membership
@@ -1228,7 +1230,15 @@ impl Inner {
                 }
                 None
             } else if bar::reached(num, want.t) {
-                Some(Round::Fallback)
+                // Past `t`: it arrived at `t`, all round 0 needs (the all-arrived
+                // check counts it so too). Common in a 2-node loop, where the peer
+                // passes one transfer after our arrival and may arrive at the next
+                // barrier before this look sees the word of `t`.
+                Some(if want.need == 1 {
+                    Round::Done
+                } else {
+                    Round::Fallback
+                })
             } else {
                 None
             }
