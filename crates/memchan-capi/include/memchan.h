@@ -588,6 +588,69 @@ int memchan_irecv(struct memchan_comm c,
 // `st` is null or writable.
 int memchan_wait(struct memchan_comm c, struct memchan_request req, struct memchan_status *st);
 
+// Sends `len` bytes to `dest` with `tag` in zero-copy mode: synchronous, it returns
+// once a receive matched the message (a long one is deposited straight into a
+// receive buffer posted with `memchan_irecv_rx`).
+//
+// # Safety
+// `data` is null or points to `len` readable bytes.
+int memchan_ssend(struct memchan_comm c, uint32_t dest, uint32_t tag, const void *data, size_t len);
+
+// Starts a zero-copy-mode send of the caller's `len` bytes: it completes once a
+// receive matched it (the bytes stay unchanged until `memchan_wait` or another
+// completion call returns the request).
+//
+// # Safety
+// `data` is null or points to `len` readable bytes that stay valid and unchanged
+// until the request completes; `req` is null or writable.
+int memchan_issend(struct memchan_comm c,
+                   uint32_t dest,
+                   uint32_t tag,
+                   const void *data,
+                   size_t len,
+                   struct memchan_request *req);
+
+// Starts a receive into `len` bytes at `offset` of the rx mapping `rx` (of a segment
+// the senders may write): a matching `memchan_ssend` / `memchan_issend` longer than
+// the eager limit deposits its body there directly, one copy. Read the data through
+// `rx` once the request completes.
+//
+// # Safety
+// `req` is null or writable.
+int memchan_irecv_rx(struct memchan_comm c,
+                     uint32_t src,
+                     uint32_t tag,
+                     struct memchan_rx rx,
+                     size_t offset,
+                     size_t len,
+                     struct memchan_request *req);
+
+// Waits for all `n` requests. Each one's envelope goes to `sts[i]` and its own
+// result code to `codes[i]` (either array may be null, else holds `n`); the result
+// is `MEMCHAN_OK` if every request succeeded, else the first failed one's code.
+// An unknown request fails the call before anything is waited for.
+//
+// # Safety
+// `reqs` points to `n` requests; `sts` and `codes` are null or hold `n` writable
+// entries.
+int memchan_wait_all(struct memchan_comm c,
+                     const struct memchan_request *reqs,
+                     size_t n,
+                     struct memchan_status *sts,
+                     int *codes);
+
+// Waits for one of the `n` requests: its position into `*index`, its envelope into
+// `st` (may be null); the result is that request's own.
+//
+// # Safety
+// `reqs` points to `n` requests; `index` is null or writable; `st` is null or
+// writable.
+int memchan_wait_any(struct memchan_comm c,
+                     const struct memchan_request *reqs,
+                     size_t n,
+                     size_t *index,
+                     struct memchan_status *st);
+
 // Whether the request completed: `*done` 1 (and `st` filled, may be null) or 0.
 //
 // # Safety

@@ -304,6 +304,22 @@ impl Comm {
         Ok(Request { raw, recv: false })
     }
 
+    /// Non-blocking zero-copy-mode send of a copy of `data`: it completes once a
+    /// receive matched it (a long one lands straight in a buffer posted by `recv_rx`).
+    #[pyo3(signature = (dest, data, tag=0))]
+    fn issend(
+        &self,
+        py: Python<'_>,
+        dest: i64,
+        data: &Bound<'_, PyAny>,
+        tag: u32,
+    ) -> PyResult<Request> {
+        let d = dest_arg(dest)?;
+        let v = Buf::get(data, false)?.bytes().to_vec();
+        let raw = self.run(py, |c| c.issend(d, tag, v))?;
+        Ok(Request { raw, recv: false })
+    }
+
     /// Non-blocking receive of at most `max_len` bytes; `wait` returns its data.
     #[pyo3(signature = (max_len, source=None, tag=None))]
     fn irecv(
@@ -342,6 +358,14 @@ impl Comm {
             .zip(&reqs)
             .map(|(c, r)| Self::done(py, c, r.recv))
             .collect()
+    }
+
+    /// Waits (GIL released) for one of the requests; its position in `reqs` and its
+    /// `Status`. The others stay pending.
+    fn wait_any(&self, py: Python<'_>, reqs: Vec<PyRef<'_, Request>>) -> PyResult<(usize, Status)> {
+        let raws: Vec<RawRequest> = reqs.iter().map(|r| r.raw).collect();
+        let (i, c) = self.run(py, |c| c.wait_any(&raws))?;
+        Ok((i, Self::done(py, c, reqs[i].recv)?))
     }
 
     /// Waits (GIL released) for a message `recv(source, tag)` would get; its envelope.

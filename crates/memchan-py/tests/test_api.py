@@ -189,5 +189,15 @@ def test_message_passing_nonblocking_and_probe(pair):
     send.join()
     assert st.len == payload.nbytes
     assert np.array_equal(np.frombuffer(rx, np.uint64, count=4096), payload)
+    # A non-blocking synchronous send stays pending until a receive matches it;
+    # wait_any returns whichever request completed, the other stays pending.
+    s = ca.issend(b.node_id, b"sync", tag=5)
+    assert ca.test(s) is None
+    r6, r5 = cb.irecv(8, tag=6), cb.irecv(8, tag=5)
+    i, st = cb.wait_any([r6, r5])
+    assert (i, st.tag, st.data) == (1, 5, b"sync")
+    assert ca.wait(s).tag == 5
+    ca.send(b.node_id, b"six", tag=6)
+    assert cb.wait_any([r6])[1].data == b"six"
     ca.finish()
     cb.finish()

@@ -194,7 +194,7 @@ fn tx(id: u64) -> Res<Arc<Mutex<memchan::TxMapping>>> {
     })
 }
 
-fn rx(id: u64) -> Res<Arc<Mutex<memchan::RxMapping>>> {
+pub(super) fn rx(id: u64) -> Res<Arc<Mutex<memchan::RxMapping>>> {
     get("rx mapping", id, |o| match o {
         Obj::Rx(r) => Some(r.clone()),
         _ => None,

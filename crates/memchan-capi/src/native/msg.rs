@@ -1,12 +1,15 @@
 //! `memchan.h`: message passing (the `memchan-msg` crate): communicators, blocking
-//! and non-blocking send and receive, wait, probe.
+//! and non-blocking send and receive in both modes (full postal: `send`, `isend`;
+//! restricted zero-copy: `ssend`, `issend`, `irecv_rx`), completion by wait / test
+//! (one, all, any), probe.
 //!
 //! A communicator is used by one thread at a time (its calls make progress for it);
 //! ranks are node ids. Non-blocking calls use the caller's memory, as MPI's do: the
 //! buffer must stay valid (and, for a receive, untouched) until `memchan_wait`
 //! returns its request.
 
-use super::{bytes, bytes_mut, call, get, insert, invalid, lock, put, remove, Obj, Res};
+use super::{bytes, bytes_mut, call, get, insert, invalid, lock, put, remove, Fail, Obj, Res};
+use memchan_msg::Completion;
 use memchan_msg::{Comm, CommConfig, Request, Status};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Arc, Mutex};
@@ -253,6 +256,181 @@ pub unsafe extern "C" fn memchan_wait(
 ) -> c_int {
     call("memchan_wait", || {
         let s = with_comm(c.id, |c| Ok(c.wait(Request(req.id)).result?))?;
+        if !st.is_null() {
+            // SAFETY: not null; the caller promises it is writable.
+            unsafe { st.write(status(s)) };
+        }
+        Ok(())
+    })
+}
+
+/// Sends `len` bytes to `dest` with `tag` in zero-copy mode: synchronous, it returns
+/// once a receive matched the message (a long one is deposited straight into a
+/// receive buffer posted with `memchan_irecv_rx`).
+///
+/// # Safety
+/// `data` is null or points to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn memchan_ssend(
+    c: memchan_comm,
+    dest: u32,
+    tag: u32,
+    data: *const c_void,
+    len: usize,
+) -> c_int {
+    call("memchan_ssend", || {
+        // SAFETY: the caller's promise about `data`.
+        let d = unsafe { bytes("data", data.cast(), len) }?;
+        with_comm(c.id, |c| Ok(c.ssend(dest, tag, d)?))
+    })
+}
+
+/// Starts a zero-copy-mode send of the caller's `len` bytes: it completes once a
+/// receive matched it (the bytes stay unchanged until `memchan_wait` or another
+/// completion call returns the request).
+///
+/// # Safety
+/// `data` is null or points to `len` readable bytes that stay valid and unchanged
+/// until the request completes; `req` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn memchan_issend(
+    c: memchan_comm,
+    dest: u32,
+    tag: u32,
+    data: *const c_void,
+    len: usize,
+    req: *mut memchan_request,
+) -> c_int {
+    call("memchan_issend", || {
+        // SAFETY: the caller's promise about `data` (checked for null here).
+        let d = unsafe { bytes("data", data.cast(), len) }?;
+        if req.is_null() {
+            return Err(invalid("req", "null pointer"));
+        }
+        let r = with_comm(c.id, |c| {
+            // SAFETY: the caller promises the bytes stay valid until the request completes.
+            Ok(unsafe { c.isend_ptr(dest, tag, d.as_ptr(), len, true) }?)
+        })?;
+        // SAFETY: the caller's promise about `req`.
+        unsafe { put("req", req, memchan_request { id: r.0 }) }
+    })
+}
+
+/// Starts a receive into `len` bytes at `offset` of the rx mapping `rx` (of a segment
+/// the senders may write): a matching `memchan_ssend` / `memchan_issend` longer than
+/// the eager limit deposits its body there directly, one copy. Read the data through
+/// `rx` once the request completes.
+///
+/// # Safety
+/// `req` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn memchan_irecv_rx(
+    c: memchan_comm,
+    src: u32,
+    tag: u32,
+    rx: super::api::memchan_rx,
+    offset: usize,
+    len: usize,
+    req: *mut memchan_request,
+) -> c_int {
+    call("memchan_irecv_rx", || {
+        if req.is_null() {
+            return Err(invalid("req", "null pointer"));
+        }
+        let m = super::api::rx(rx.id)?;
+        let m = lock(&m);
+        let r = with_comm(c.id, |c| Ok(c.irecv_rx(src, tag, &m, offset, len)?))?;
+        // SAFETY: the caller's promise about `req`.
+        unsafe { put("req", req, memchan_request { id: r.0 }) }
+    })
+}
+
+/// The requests C passed as `(reqs, n)`.
+///
+/// # Safety
+/// With `n > 0`, `reqs` is null or points to `n` requests.
+unsafe fn requests(reqs: *const memchan_request, n: usize) -> Res<Vec<Request>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if reqs.is_null() {
+        return Err(invalid("reqs", format!("null pointer with count {n}")));
+    }
+    // SAFETY: not null; the caller promises n requests.
+    let rs = unsafe { std::slice::from_raw_parts(reqs, n) };
+    Ok(rs.iter().map(|r| Request(r.id)).collect())
+}
+
+/// Waits for all `n` requests. Each one's envelope goes to `sts[i]` and its own
+/// result code to `codes[i]` (either array may be null, else holds `n`); the result
+/// is `MEMCHAN_OK` if every request succeeded, else the first failed one's code.
+/// An unknown request fails the call before anything is waited for.
+///
+/// # Safety
+/// `reqs` points to `n` requests; `sts` and `codes` are null or hold `n` writable
+/// entries.
+#[no_mangle]
+pub unsafe extern "C" fn memchan_wait_all(
+    c: memchan_comm,
+    reqs: *const memchan_request,
+    n: usize,
+    sts: *mut memchan_status,
+    codes: *mut c_int,
+) -> c_int {
+    call("memchan_wait_all", || {
+        // SAFETY: the caller's promise about `reqs`.
+        let rs = unsafe { requests(reqs, n) }?;
+        let done = with_comm(c.id, |c| Ok(c.wait_all(&rs)?))?;
+        let mut first: Option<Fail> = None;
+        for (i, comp) in done.into_iter().enumerate() {
+            let code = match comp.result {
+                Ok(s) => {
+                    if !sts.is_null() {
+                        // SAFETY: the caller promises n writable entries.
+                        unsafe { sts.add(i).write(status(s)) };
+                    }
+                    0
+                }
+                Err(e) => {
+                    let f = Fail::from(e);
+                    let code = f.code;
+                    first.get_or_insert(f);
+                    code
+                }
+            };
+            if !codes.is_null() {
+                // SAFETY: the caller promises n writable entries.
+                unsafe { codes.add(i).write(code) };
+            }
+        }
+        first.map_or(Ok(()), Err)
+    })
+}
+
+/// Waits for one of the `n` requests: its position into `*index`, its envelope into
+/// `st` (may be null); the result is that request's own.
+///
+/// # Safety
+/// `reqs` points to `n` requests; `index` is null or writable; `st` is null or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn memchan_wait_any(
+    c: memchan_comm,
+    reqs: *const memchan_request,
+    n: usize,
+    index: *mut usize,
+    st: *mut memchan_status,
+) -> c_int {
+    call("memchan_wait_any", || {
+        if index.is_null() {
+            return Err(invalid("index", "null pointer"));
+        }
+        // SAFETY: the caller's promise about `reqs`.
+        let rs = unsafe { requests(reqs, n) }?;
+        let (i, comp): (usize, Completion) = with_comm(c.id, |c| Ok(c.wait_any(&rs)?))?;
+        // SAFETY: the caller's promise about `index`.
+        unsafe { put("index", index, i) }?;
+        let s = comp.result?;
         if !st.is_null() {
             // SAFETY: not null; the caller promises it is writable.
             unsafe { st.write(status(s)) };

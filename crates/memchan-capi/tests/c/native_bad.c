@@ -108,6 +108,20 @@ int main(int argc, char **argv) {
     memchan_request bogus = {12345};
     FAILS(memchan_wait(comm, bogus, NULL), MEMCHAN_E_UNKNOWN_REQUEST, "memchan_wait: unknown or already completed request");
     FAILS(memchan_test(comm, bogus, NULL, NULL), MEMCHAN_E_INVALID, "invalid done: null pointer");
+    size_t at;
+    int codes[2] = {-5, -5};
+    memchan_request two[2] = {bogus, bogus};
+    FAILS(memchan_wait_all(comm, NULL, 2, NULL, NULL), MEMCHAN_E_INVALID, "memchan_wait_all: invalid reqs: null pointer with count 2");
+    FAILS(memchan_wait_all(comm, two, 2, NULL, codes), MEMCHAN_E_UNKNOWN_REQUEST, "memchan_wait_all: unknown or already completed request");
+    TRUE(codes[0] == -5 && codes[1] == -5); /* nothing was waited for */
+    OK(memchan_wait_all(comm, NULL, 0, NULL, NULL));
+    FAILS(memchan_wait_any(comm, two, 2, NULL, NULL), MEMCHAN_E_INVALID, "memchan_wait_any: invalid index: null pointer");
+    FAILS(memchan_wait_any(comm, two, 0, &at, NULL), MEMCHAN_E_UNKNOWN_REQUEST, "memchan_wait_any: unknown or already completed request");
+    FAILS(memchan_issend(comm, me, 0, "x", 1, NULL), MEMCHAN_E_INVALID, "memchan_issend: invalid req: null pointer");
+    FAILS(memchan_ssend(comm, me, 0, NULL, 4), MEMCHAN_E_INVALID, "memchan_ssend: invalid data: null pointer with length 4");
+    memchan_rx norx = {0};
+    memchan_request q;
+    FAILS(memchan_irecv_rx(comm, me, 0, norx, 0, 8, &q), MEMCHAN_E_INVALID, "memchan_irecv_rx: invalid rx mapping handle");
     int rc = memchan_send(comm, me + 1, 0, "x", 1);
     TRUE(rc != MEMCHAN_OK && strstr(memchan_last_error(), "memchan_send: ") != NULL);
     FAILS(memchan_leave(c), MEMCHAN_E_INVALID, "memchan_leave: invalid cluster handle: 1 communicator(s)");

@@ -152,7 +152,62 @@ int main(void) {
         TRUE(st.len == 100 && big[0] == 'x' && big[99] == 'x');
         OK(memchan_send(comm, peer, 9, "pong", 5));
     }
+
+    /* Zero-copy mode and completion of many: a synchronous send returns once matched;
+       rank 0's long issend lands straight in rank 1's rx mapping (irecv_rx), beside a
+       buffered isend, completed by wait_all; rank 1 answers two messages that rank 0
+       completes with wait_any, in whichever order they come. */
+    memchan_segment zseg;
+    memchan_rx zrx;
+    OK(memchan_segment_create(c, "pair-zc", 8192, 0600, &zseg));
+    OK(memchan_map_rx(zseg, 0, &zrx));
+    OK(memchan_barrier(c));
+    if (rank == 0) {
+        OK(memchan_ssend(comm, peer, 10, "sync", 5));
+        static char body[4096];
+        for (size_t i = 0; i < sizeof body; i++) body[i] = (char)(i * 7);
+        memchan_request q[2];
+        memchan_status sts[2];
+        int codes[2] = {-5, -5};
+        OK(memchan_issend(comm, peer, 11, body, sizeof body, &q[0]));
+        OK(memchan_isend(comm, peer, 12, "plain", 6, &q[1]));
+        OK(memchan_wait_all(comm, q, 2, sts, codes));
+        TRUE(codes[0] == MEMCHAN_OK && codes[1] == MEMCHAN_OK);
+        TRUE(sts[0].tag == 11 && sts[0].len == 4096 && sts[1].tag == 12 && sts[1].len == 6);
+        char a[8], b[8];
+        OK(memchan_irecv(comm, peer, 13, a, sizeof a, &q[0]));
+        OK(memchan_irecv(comm, peer, 14, b, sizeof b, &q[1]));
+        size_t at = 9;
+        OK(memchan_wait_any(comm, q, 2, &at, &st));
+        TRUE(at < 2 && st.tag == 13 + at && st.len == 3);
+        OK(memchan_wait(comm, q[1 - at], &st));
+        TRUE(st.tag == 14 - at && st.len == 3);
+        TRUE(strcmp(a, "a1") == 0 && strcmp(b, "b2") == 0);
+        /* Both are spent now. */
+        FAILS(memchan_wait_any(comm, &q[at], 1, &at, NULL), MEMCHAN_E_UNKNOWN_REQUEST,
+              "memchan_wait_any: unknown or already completed request");
+    } else {
+        char s[8];
+        OK(memchan_recv(comm, peer, 10, s, sizeof s, &st));
+        TRUE(st.len == 5 && strcmp(s, "sync") == 0);
+        memchan_request q;
+        OK(memchan_irecv_rx(comm, peer, 11, zrx, 4096, 4096, &q));
+        OK(memchan_wait(comm, q, &st));
+        TRUE(st.len == 4096);
+        static char got4k[4096];
+        OK(memchan_rx_read(zrx, 4096, got4k, sizeof got4k));
+        for (size_t i = 0; i < sizeof got4k; i++) TRUE(got4k[i] == (char)(i * 7));
+        OK(memchan_recv(comm, peer, 12, s, sizeof s, &st));
+        TRUE(st.len == 6 && strcmp(s, "plain") == 0);
+        FAILS(memchan_irecv_rx(comm, peer, 11, zrx, 8000, 4096, &q), MEMCHAN_E_MSG_INVALID,
+              "memchan_irecv_rx: invalid receive range");
+        OK(memchan_send(comm, peer, 14, "b2", 3));
+        OK(memchan_send(comm, peer, 13, "a1", 3));
+    }
     OK(memchan_comm_free(comm));
+    OK(memchan_barrier(c)); /* rank 0's deposit into rank 1's zrx is over */
+    OK(memchan_rx_close(zrx));
+    OK(memchan_segment_close(zseg));
 
     OK(memchan_lock_close(lk));
     OK(memchan_rma_close(rma));
