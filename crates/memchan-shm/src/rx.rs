@@ -306,6 +306,46 @@ impl Target {
         bits & RX_NOTIFY != 0
     }
 
+    /// The first stores of a write of `data` at `offset` that spans pages: as
+    /// [`apply_quiet`](Self::apply_quiet) on the part in `offset`'s page, extended over
+    /// the following pages while each has the same receive bits, enabled, not
+    /// remapped and not notifying (a notify page's waiter is woken once its own page
+    /// landed). One store per run: a 1 MiB put of 4 KiB pages paid the copy's set-up
+    /// and a page's bits 256 times. The bytes taken, and whether a notify page was
+    /// written.
+    ///
+    /// # Safety
+    /// As [`apply`](Self::apply), for the whole of `data`.
+    #[inline(always)]
+    pub(crate) unsafe fn apply_run(
+        self,
+        page_shift: u32,
+        offset: usize,
+        data: &[u8],
+    ) -> (usize, bool) {
+        let page = offset >> page_shift;
+        let end = offset + data.len();
+        let mut stop = ((page + 1) << page_shift).min(end);
+        // SAFETY: the page index is within the page control table (caller's bound).
+        let bits = unsafe { (*self.pct.add(page)).load(Ordering::Relaxed) };
+        if bits & (RX_ENABLE | RX_NOTIFY | RX_REMAPPED) == RX_ENABLE {
+            while stop < end {
+                // SAFETY: `stop < end`, so its page is within the table (caller's bound).
+                let next = unsafe { (*self.pct.add(stop >> page_shift)).load(Ordering::Relaxed) };
+                if next != bits {
+                    break;
+                }
+                stop = (stop + (1 << page_shift)).min(end);
+            }
+        }
+        let n = stop - offset;
+        // SAFETY: the caller's contract, for a prefix of `data` whose pages all have
+        // `bits` (or the part in `offset`'s page).
+        (n, unsafe {
+            self.apply_quiet(page_shift, offset, &data[..n])
+        })
+    }
+
     /// Stores 8-byte words at 8-aligned offsets, in order, each as a packet (a Release
     /// fence, then one atomic store) honouring its page's receive enable, read once per
     /// page run; whether a notify page was written. The fast path of strided and

@@ -310,24 +310,23 @@ impl TxMapping {
     fn deposit_resolved(&self, offset: usize, data: &[u8], notify: bool) {
         let t = self.target.get();
         let last = offset + data.len() - 1;
-        let mut post = false;
         if (offset ^ last) < 1 << self.page_shift {
             // SAFETY: `check` bounded the write by the segment; `targets` holds the map.
-            post = unsafe { t.apply_quiet(self.page_shift, offset, data) };
-        } else {
-            for (off, chunk) in packets(offset, data, 1 << self.page_shift) {
-                // SAFETY: as above, per packet.
-                if unsafe { t.apply_quiet(self.page_shift, off, chunk) } {
-                    // A page's waiter is woken once its packet landed, not after the
-                    // whole write (as `apply` does).
-                    if notify {
-                        t.post();
-                    }
-                }
+            if unsafe { t.apply_quiet(self.page_shift, offset, data) } && notify {
+                t.post();
             }
+            return;
         }
-        if post && notify {
-            t.post();
+        let mut pos = 0;
+        while pos < data.len() {
+            // SAFETY: as above, for the rest of the write.
+            let (n, post) = unsafe { t.apply_run(self.page_shift, offset + pos, &data[pos..]) };
+            // A page's waiter is woken once its page landed, not after the whole write
+            // (as `apply` does).
+            if post && notify {
+                t.post();
+            }
+            pos += n;
         }
     }
 

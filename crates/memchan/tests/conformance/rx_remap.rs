@@ -187,3 +187,53 @@ fn remap_and_pages_8k(t: &Transport) {
     remap_and_pages(t, 8192);
 }
 on_every_transport!(remap_and_pages_8k);
+
+/// A write across pages of an rx mapping without notify (whose pages the one-host
+/// transport stores in runs of pages with the same receive bits): a receive-disabled
+/// page in the middle drops its part, a remapped one sends its part where it points,
+/// and every other page gets its own part.
+fn a_write_across_pages_honours_every_pages_bits(t: &Transport) {
+    const N: usize = 8;
+    let page = 4096;
+    let name = unique_cluster("rxruns");
+    let a = t.join_with(&name, cfg(page)).unwrap();
+    let b = t.join_with(&name, cfg(page)).unwrap();
+    a.wait_for_members(2, Duration::from_secs(30)).unwrap();
+    let seg_b = b.segment("runs", N * page, 0o600).unwrap();
+    let rx = seg_b.map_rx().unwrap();
+    let off = RxAttrs {
+        receive_enable: false,
+        ..RxAttrs::default()
+    };
+    rx.set_attrs(2 * page, page, off).unwrap();
+    rx.remap_page(4, 7).unwrap();
+    let seg_a = a.segment("runs", N * page, 0o600).unwrap();
+    let tx = seg_a
+        .map_tx(Dest::Node(b.node_id()), TxAttrs::default())
+        .unwrap();
+    // Bytes 50 .. 6 pages - 50: pages 0 to 5.
+    let data = pattern(6 * page - 100);
+    tx.write(50, &data).unwrap();
+    a.ack().unwrap();
+    let mut want = vec![0u8; N * page];
+    for (i, &byte) in data.iter().enumerate() {
+        let at = 50 + i;
+        match at / page {
+            2 => {}
+            4 => want[7 * page + at % page] = byte,
+            _ => want[at] = byte,
+        }
+    }
+    let mut got = vec![0u8; N * page];
+    rx.read(0, &mut got).unwrap();
+    for p in 0..N {
+        assert!(
+            got[p * page..(p + 1) * page] == want[p * page..(p + 1) * page],
+            "page {p}"
+        );
+    }
+    drop((tx, rx));
+    a.leave();
+    b.leave();
+}
+on_every_transport!(a_write_across_pages_honours_every_pages_bits);
