@@ -478,6 +478,8 @@ fn main() {
         );
     }
 
+    generics(&mut o.h);
+
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out.join("shmem_gen.rs"), o.rs).expect("write shmem_gen.rs");
     std::fs::write(out.join("shmem_gen.h"), o.h).expect("write shmem_gen.h");
@@ -568,4 +570,123 @@ fn amo_fun(
         params,
         body: if ret { call } else { format!("{call};") },
     });
+}
+
+/// The C types a generic selection names: C's own, each once (the sized and the
+/// `size_t` / `ptrdiff_t` entries of the table are these same types, and a type may
+/// appear once in a `_Generic`).
+const GENERIC_TYPES: &[&str] = &[
+    "float",
+    "double",
+    "longdouble",
+    "char",
+    "schar",
+    "short",
+    "int",
+    "long",
+    "longlong",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "ulonglong",
+];
+
+/// OpenSHMEM 1.5's C11 generic interfaces (`shmem_put(dest, source, nelems, pe)`,
+/// `shmem_atomic_fetch_add(dest, value, pe)`, `shmem_sum_reduce(team, dest, source,
+/// n)`, ...): a macro per family selecting the typed function by the type its
+/// `sel`-th argument points to, over the types of the table that have the family.
+fn generics(h: &mut String) {
+    let amo = |ops: &[&'static str], has: u32| -> Vec<(&'static str, u32)> {
+        ops.iter().map(|&op| (op, has)).collect()
+    };
+    // (generic name, typed suffix, parameters, index of the selecting pointer, family)
+    let mut fams: Vec<(String, String, &[&str], usize, u32)> = Vec::new();
+    for op in ["put", "get", "put_nbi", "get_nbi"] {
+        fams.push((
+            op.into(),
+            op.into(),
+            &["dest", "source", "nelems", "pe"],
+            0,
+            RMA,
+        ));
+    }
+    fams.push(("p".into(), "p".into(), &["dest", "value", "pe"], 0, RMA));
+    fams.push(("g".into(), "g".into(), &["source", "pe"], 0, RMA));
+    for op in ["iput", "iget"] {
+        fams.push((
+            op.into(),
+            op.into(),
+            &["dest", "source", "dst", "sst", "nelems", "pe"],
+            0,
+            RMA,
+        ));
+    }
+    for op in ["put_signal", "put_signal_nbi"] {
+        fams.push((
+            op.into(),
+            op.into(),
+            &[
+                "dest", "source", "nelems", "sig_addr", "signal", "sig_op", "pe",
+            ],
+            0,
+            RMA,
+        ));
+    }
+    let mut atomics = amo(&["fetch", "set", "swap"], AMO_EXT);
+    atomics.extend(amo(
+        &["compare_swap", "fetch_inc", "inc", "fetch_add", "add"],
+        AMO_STD,
+    ));
+    atomics.extend(amo(
+        &["fetch_and", "and", "fetch_or", "or", "fetch_xor", "xor"],
+        AMO_BIT,
+    ));
+    for (op, has) in atomics {
+        let args: &[&str] = match op {
+            "fetch" | "fetch_inc" | "inc" => &["dest", "pe"],
+            "compare_swap" => &["dest", "cond", "value", "pe"],
+            _ => &["dest", "value", "pe"],
+        };
+        fams.push((format!("atomic_{op}"), format!("atomic_{op}"), args, 0, has));
+    }
+    for op in ["wait_until", "test"] {
+        fams.push((op.into(), op.into(), &["ivar", "cmp", "cmp_value"], 0, WAIT));
+    }
+    for op in ["sum", "prod", "min", "max"] {
+        let g = format!("{op}_reduce");
+        fams.push((g.clone(), g, &["team", "dest", "source", "nreduce"], 1, RED));
+    }
+    for op in ["and", "or", "xor"] {
+        let g = format!("{op}_reduce");
+        fams.push((
+            g.clone(),
+            g,
+            &["team", "dest", "source", "nreduce"],
+            1,
+            RED_BIT,
+        ));
+    }
+    let _ = writeln!(
+        h,
+        "\n/* C11 generic interfaces (OpenSHMEM 1.5): each picks the typed function by the type its\n   \
+         pointer argument points to (dest; source for g; ivar for wait_until/test). */\n\
+         #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)"
+    );
+    for (g, suffix, args, sel, has) in fams {
+        let picks: Vec<String> = GENERIC_TYPES
+            .iter()
+            .filter_map(|n| TYPES.iter().find(|t| t.name == *n))
+            .filter(|t| t.has & has != 0)
+            .map(|t| format!("{}: shmem_{}_{suffix}", t.c, t.name))
+            .collect();
+        let list = args.join(", ");
+        let _ = writeln!(
+            h,
+            "#define shmem_{g}({list}) _Generic(*({}), {})({list})",
+            args[sel],
+            picks.join(", ")
+        );
+    }
+    let _ = writeln!(h, "#endif");
 }

@@ -1,5 +1,5 @@
 //! The C API end to end: the programs of memchan-capi's `tests/c` (hello_shmem,
-//! rma_families, atomics, collectives, reductions, statics, global_exit, bad_calls) compiled by the
+//! rma_families, generics, atomics, collectives, reductions, statics, global_exit, bad_calls) compiled by the
 //! system `cc` (through `memchan oshcc`) against the built `libmemchan.so`, started
 //! as real PEs by `memchan run`.
 
@@ -108,6 +108,17 @@ fn typed_and_sized_rma_families_move_the_right_bytes() {
     let prog = CProgram::build("rma_families", FLAGS);
     for n in [2, 3] {
         all_pes_ok(&prog, n, "rma", &[]);
+    }
+}
+
+/// The C11 generic interfaces (`shmem_put(dest, ...)`, `shmem_atomic_add`,
+/// `shmem_wait_until`, `shmem_sum_reduce`, ...) select the typed functions, on several
+/// element types, built as C11.
+#[test]
+fn c11_generic_calls_select_the_typed_functions() {
+    let prog = CProgram::build("generics", &["-std=c11", "-Wall", "-Wextra", "-Werror"]);
+    for n in [2, 3] {
+        all_pes_ok(&prog, n, "generics", &[]);
     }
 }
 
