@@ -388,6 +388,9 @@ fn main() {
         if t.has & TOALL_BIT != 0 {
             ops.extend(["and", "or", "xor"]);
         }
+        if t.has & CPLX != 0 {
+            ops.extend(["sum", "prod"]);
+        }
         for op in ops {
             o.fun(Fun {
                 c_ret: "void",
@@ -419,6 +422,9 @@ fn main() {
         }
         if t.has & RED != 0 {
             ops.extend(["max", "min", "sum", "prod"]);
+        }
+        if t.has & CPLX != 0 {
+            ops.extend(["sum", "prod"]);
         }
         for op in ops {
             o.fun(Fun {
@@ -489,6 +495,8 @@ fn main() {
 fn op_fn(op: &str, r: &str) -> String {
     let tr = if matches!(op, "and" | "or" | "xor") {
         "coll::Bits"
+    } else if r.starts_with("coll::Complex") {
+        "coll::Ring"
     } else {
         "coll::Arith"
     };
@@ -590,6 +598,8 @@ const GENERIC_TYPES: &[&str] = &[
     "uint",
     "ulong",
     "ulonglong",
+    "complexf",
+    "complexd",
 ];
 
 /// OpenSHMEM 1.5's C11 generic interfaces (`shmem_put(dest, source, nelems, pe)`,
@@ -655,7 +665,12 @@ fn generics(h: &mut String) {
     }
     for op in ["sum", "prod", "min", "max"] {
         let g = format!("{op}_reduce");
-        fams.push((g.clone(), g, &["team", "dest", "source", "nreduce"], 1, RED));
+        let has = if matches!(op, "sum" | "prod") {
+            RED | CPLX
+        } else {
+            RED
+        };
+        fams.push((g.clone(), g, &["team", "dest", "source", "nreduce"], 1, has));
     }
     for op in ["and", "or", "xor"] {
         let g = format!("{op}_reduce");

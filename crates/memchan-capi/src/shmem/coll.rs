@@ -366,6 +366,34 @@ macro_rules! float_ops {
 }
 float_ops!(f32, f64);
 
+/// C's `float _Complex` / `double _Complex`: laid out as an array of the real and
+/// the imaginary part (C11 6.2.5p13).
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+pub struct Complex<T>(pub [T; 2]);
+pub type Complex32 = Complex<f32>;
+pub type Complex64 = Complex<f64>;
+
+/// The reductions complex types have: sum and product.
+pub trait Ring: Copy {
+    fn sum(a: Self, b: Self) -> Self;
+    fn prod(a: Self, b: Self) -> Self;
+}
+
+impl<T> Ring for Complex<T>
+where
+    T: Copy + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T>,
+{
+    fn sum(a: Self, b: Self) -> Self {
+        Complex([a.0[0] + b.0[0], a.0[1] + b.0[1]])
+    }
+    /// (ar + ai i)(br + bi i), as C computes it for finite values.
+    fn prod(a: Self, b: Self) -> Self {
+        let ([ar, ai], [br, bi]) = (a.0, b.0);
+        Complex([ar * br - ai * bi, ar * bi + ai * br])
+    }
+}
+
 /// Bytes of each member's slice a reduction combines per step: the slices and the
 /// result stay in the core's cache between the gets and the puts.
 const STEP_BYTES: usize = 64 << 10;

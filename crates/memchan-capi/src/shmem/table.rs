@@ -32,6 +32,8 @@ const RED_BIT: u32 = 1 << 10;
 /// No Rust value type (`long double`): `p`/`g` are header-only inline functions over
 /// putmem/getmem, and no arithmetic family takes it.
 const OPAQUE: u32 = 1 << 11;
+/// Complex: the `*_to_all` and team `*_reduce` sum and prod only.
+const CPLX: u32 = 1 << 12;
 
 /// One C type: its TYPENAME, its C spelling, the Rust type with its ABI, its families.
 struct CType {
@@ -70,6 +72,8 @@ const TYPES: &[CType] = &[
     CType { name: "uint64", c: "uint64_t", rust: "u64", has: INTEGER | BIT_AMO | RED_BIT },
     CType { name: "size", c: "size_t", rust: "usize", has: INTEGER | STD_AMO | RED_BIT },
     CType { name: "ptrdiff", c: "ptrdiff_t", rust: "isize", has: INTEGER | STD_AMO },
+    CType { name: "complexf", c: "float _Complex", rust: "coll::Complex32", has: CPLX },
+    CType { name: "complexd", c: "double _Complex", rust: "coll::Complex64", has: CPLX },
 ];
 
 /// The sized families `shmem_putN`/`getN`/`iputN`/`igetN` (and `_nbi`): bits per element.

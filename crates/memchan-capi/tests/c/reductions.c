@@ -1,8 +1,10 @@
-/* Every reduction family and type (1.0-era *_to_all and 1.5 team *_reduce) over
+/* Every reduction family and type (1.0-era *_to_all and 1.5 team *_reduce, complex
+ * sum and prod included) over
  * counts of 1, 5 and one larger than many steps of the library's share, in place
  * and not, plus active sets that leave PEs out, under `memchan run -n N` (N >= 2;
  * 3 makes the members' shares unequal). Each PE checks every element against the
  * combination it computes itself, in member order. */
+#include <complex.h>
 #include <shmem.h>
 #include <string.h>
 #include "check.h"
@@ -57,6 +59,29 @@ static int me, n, turn;
 
 #define TEAM_ARITH(T, TN) TEAM(T, TN, sum) TEAM(T, TN, prod) TEAM(T, TN, min) TEAM(T, TN, max)
 #define TEAM_BITS(T, TN) TEAM(T, TN, and) TEAM(T, TN, or) TEAM(T, TN, xor)
+/* Complex sum and prod, with imaginary parts (small integers: exact in float). */
+#define CVAL(r, i) ((int)((((i) * 7 + (r) * 3) % 5) + 1) + ((int)(((i) + (r)) % 3) - 1) * I)
+#define CRUN(T, NAME, OP, CALL)                                                          \
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {                      \
+        size_t cnt = counts[c];                                                          \
+        int in_place = turn++ % 2;                                                       \
+        T *s = (T *)sbuf, *d = in_place ? s : (T *)dbuf;                                 \
+        for (size_t i = 0; i < cnt; i++) s[i] = (T)CVAL(me, i);                          \
+        CALL;                                                                            \
+        for (size_t i = 0; i < cnt; i++) {                                               \
+            T e = (T)CVAL(0, i);                                                         \
+            for (int k = 1; k < n; k++) e = (T)COMB_##OP(e, (T)CVAL(k, i));              \
+            CHECK(d[i] == e, "%s count %zu [%zu]: %g%+gi, want %g%+gi", NAME, cnt, i,    \
+                  creal(d[i]), cimag(d[i]), creal(e), cimag(e));                         \
+        }                                                                                \
+    }
+#define CTEAM(T, TN, OP)                                                                 \
+    CRUN(T, "shmem_" #TN "_" #OP "_reduce", OP,                                          \
+         CHECK(shmem_##TN##_##OP##_reduce(SHMEM_TEAM_WORLD, d, s, cnt) == 0, "returned"))
+#define CTOALL(T, TN, OP)                                                                \
+    CRUN(T, "shmem_" #TN "_" #OP "_to_all", OP,                                          \
+         shmem_##TN##_##OP##_to_all(d, s, (int)cnt, 0, 0, n, (T *)wrk, psync))
+
 #define TOALL_ARITH(T, TN) TOALL(T, TN, sum) TOALL(T, TN, prod) TOALL(T, TN, min) TOALL(T, TN, max)
 #define TOALL_BITS(T, TN) TOALL(T, TN, and) TOALL(T, TN, or) TOALL(T, TN, xor)
 
@@ -74,6 +99,10 @@ int main(void) {
     TOALL_ARITH(int, int) TOALL_ARITH(long, long) TOALL_ARITH(long long, longlong)
     TOALL_BITS(short, short) TOALL_BITS(int, int) TOALL_BITS(long, long)
     TOALL_BITS(long long, longlong)
+    CTOALL(float _Complex, complexf, sum) CTOALL(float _Complex, complexf, prod)
+    CTOALL(double _Complex, complexd, sum) CTOALL(double _Complex, complexd, prod)
+    CTEAM(float _Complex, complexf, sum) CTEAM(float _Complex, complexf, prod)
+    CTEAM(double _Complex, complexd, sum) CTEAM(double _Complex, complexd, prod)
 
     TEAM_ARITH(float, float) TEAM_ARITH(double, double) TEAM_ARITH(char, char)
     TEAM_ARITH(signed char, schar) TEAM_ARITH(short, short) TEAM_ARITH(int, int)
