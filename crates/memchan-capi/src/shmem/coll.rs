@@ -366,6 +366,113 @@ macro_rules! float_ops {
 }
 float_ops!(f32, f64);
 
+/// C's `long double` (x86-64: the x87 80-bit extended format in 16 bytes, which the
+/// table passes as `[u8; 16]`): no Rust type computes in it, so the x87 unit does, as
+/// C does; min and max compare as C's `<` (false with a NaN).
+impl Arith for [u8; 16] {
+    fn sum(a: Self, b: Self) -> Self {
+        x87::add(a, b)
+    }
+    fn prod(a: Self, b: Self) -> Self {
+        x87::mul(a, b)
+    }
+    fn min(a: Self, b: Self) -> Self {
+        if x87::less(b, a) {
+            b
+        } else {
+            a
+        }
+    }
+    fn max(a: Self, b: Self) -> Self {
+        if x87::less(a, b) {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+/// `long double` arithmetic on the x87 unit (its default extended precision).
+#[cfg(target_arch = "x86_64")]
+mod x87 {
+    use std::arch::asm;
+
+    macro_rules! binop {
+        ($name:ident, $ins:literal) => {
+            /// `a` and `b` combined by the x87 instruction the name says.
+            pub fn $name(a: [u8; 16], b: [u8; 16]) -> [u8; 16] {
+                let mut out = [0u8; 16];
+                // SAFETY: reads 10 bytes at `a` and at `b` and writes 10 at `out`, all
+                // 16-byte locals; two loads and two pops leave the x87 stack as found,
+                // and every x87 register is declared clobbered.
+                unsafe {
+                    asm!(
+                        "fld tbyte ptr [{a}]",
+                        "fld tbyte ptr [{b}]",
+                        concat!($ins, " st(1), st"),
+                        "fstp tbyte ptr [{o}]",
+                        a = in(reg) a.as_ptr(),
+                        b = in(reg) b.as_ptr(),
+                        o = in(reg) out.as_mut_ptr(),
+                        out("st(0)") _, out("st(1)") _, out("st(2)") _, out("st(3)") _,
+                        out("st(4)") _, out("st(5)") _, out("st(6)") _, out("st(7)") _,
+                        options(nostack),
+                    );
+                }
+                out
+            }
+        };
+    }
+    binop!(add, "faddp");
+    binop!(mul, "fmulp");
+
+    /// C's `b < a`: false when either is a NaN (unordered sets the parity flag).
+    pub fn less(b: [u8; 16], a: [u8; 16]) -> bool {
+        let lt: u8;
+        // SAFETY: reads 10 bytes at `a` and at `b` (16-byte locals); two loads and two
+        // pops leave the x87 stack as found; every x87 register is declared clobbered.
+        unsafe {
+            asm!(
+                "fld tbyte ptr [{a}]",
+                "fld tbyte ptr [{b}]",
+                "fucomip st, st(1)",
+                "fstp st(0)",
+                "setb {lt}",
+                "setnp {t}",
+                "and {lt}, {t}",
+                a = in(reg) a.as_ptr(),
+                b = in(reg) b.as_ptr(),
+                lt = out(reg_byte) lt,
+                t = out(reg_byte) _,
+                out("st(0)") _, out("st(1)") _, out("st(2)") _, out("st(3)") _,
+                out("st(4)") _, out("st(5)") _, out("st(6)") _, out("st(7)") _,
+                options(nostack),
+            );
+        }
+        lt != 0
+    }
+}
+
+/// Elsewhere `long double` is another format: its reductions end the program.
+#[cfg(not(target_arch = "x86_64"))]
+mod x87 {
+    fn unsupported() -> ! {
+        crate::die(
+            "long double reduction",
+            "not supported on this architecture",
+        )
+    }
+    pub fn add(_: [u8; 16], _: [u8; 16]) -> [u8; 16] {
+        unsupported()
+    }
+    pub fn mul(_: [u8; 16], _: [u8; 16]) -> [u8; 16] {
+        unsupported()
+    }
+    pub fn less(_: [u8; 16], _: [u8; 16]) -> bool {
+        unsupported()
+    }
+}
+
 /// C's `float _Complex` / `double _Complex`: laid out as an array of the real and
 /// the imaginary part (C11 6.2.5p13).
 #[repr(C)]

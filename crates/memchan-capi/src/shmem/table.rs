@@ -30,7 +30,8 @@ const RED: u32 = 1 << 9;
 /// The 1.5 team `*_reduce` and/or/xor.
 const RED_BIT: u32 = 1 << 10;
 /// No Rust value type (`long double`): `p`/`g` are header-only inline functions over
-/// putmem/getmem, and no arithmetic family takes it.
+/// putmem/getmem; its reductions compute on the x87 unit (`coll`'s `Arith` for
+/// `[u8; 16]`).
 const OPAQUE: u32 = 1 << 11;
 /// Complex: the `*_to_all` and team `*_reduce` sum and prod only.
 const CPLX: u32 = 1 << 12;
@@ -50,7 +51,7 @@ const INTEGER: u32 = RMA | WAIT | RED;
 const TYPES: &[CType] = &[
     CType { name: "float", c: "float", rust: "f32", has: RMA | AMO_EXT | AMO_OLD | TOALL | RED },
     CType { name: "double", c: "double", rust: "f64", has: RMA | AMO_EXT | AMO_OLD | TOALL | RED },
-    CType { name: "longdouble", c: "long double", rust: "[u8; 16]", has: RMA | OPAQUE },
+    CType { name: "longdouble", c: "long double", rust: "[u8; 16]", has: RMA | OPAQUE | TOALL | RED },
     CType { name: "char", c: "char", rust: "std::ffi::c_char", has: RMA | RED },
     CType { name: "schar", c: "signed char", rust: "i8", has: RMA | RED },
     CType { name: "short", c: "short", rust: "i16", has: INTEGER | WAIT_OLD | TOALL | TOALL_BIT },

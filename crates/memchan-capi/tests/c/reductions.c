@@ -95,7 +95,8 @@ int main(void) {
     wrk = shmem_malloc(BIG * 16);
     shmem_barrier_all();
 
-    TOALL_ARITH(float, float) TOALL_ARITH(double, double) TOALL_ARITH(short, short)
+    TOALL_ARITH(float, float) TOALL_ARITH(double, double) TOALL_ARITH(long double, longdouble)
+    TOALL_ARITH(short, short)
     TOALL_ARITH(int, int) TOALL_ARITH(long, long) TOALL_ARITH(long long, longlong)
     TOALL_BITS(short, short) TOALL_BITS(int, int) TOALL_BITS(long, long)
     TOALL_BITS(long long, longlong)
@@ -104,7 +105,8 @@ int main(void) {
     CTEAM(float _Complex, complexf, sum) CTEAM(float _Complex, complexf, prod)
     CTEAM(double _Complex, complexd, sum) CTEAM(double _Complex, complexd, prod)
 
-    TEAM_ARITH(float, float) TEAM_ARITH(double, double) TEAM_ARITH(char, char)
+    TEAM_ARITH(float, float) TEAM_ARITH(double, double) TEAM_ARITH(long double, longdouble)
+    TEAM_ARITH(char, char)
     TEAM_ARITH(signed char, schar) TEAM_ARITH(short, short) TEAM_ARITH(int, int)
     TEAM_ARITH(long, long) TEAM_ARITH(long long, longlong)
     TEAM_ARITH(unsigned char, uchar) TEAM_ARITH(unsigned short, ushort)
