@@ -64,6 +64,9 @@ mod tests {
         for name in [
             "void shmem_int_put(int *dest, const int *source, size_t nelems, int pe);",
             "void shmem_longdouble_iget(",
+            "int shmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);",
+            "void shmem_complexf_prod_to_all(float _Complex *dest,",
+            "#define shmem_sum_reduce(team, dest, source, nreduce) _Generic(*(dest),",
             "void shmem_put64_nbi(void *dest, const void *source, size_t nelems, int pe);",
             "int shmem_int_fadd(int *dest, int value, int pe);",
             "long long shmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);",
@@ -84,7 +87,8 @@ mod tests {
             "shmem_float_atomic_fetch_add(",
             "shmem_int_atomic_fetch_and(",
             "shmem_double_and_to_all(",
-            "shmem_longdouble_sum_reduce(",
+            "shmem_complexd_max_reduce(",
+            "shmem_complexf_and_to_all(",
             "shmem_ctx_int_fadd(",
         ] {
             assert!(!GENERATED.contains(absent), "should not exist: {absent}");
