@@ -137,6 +137,28 @@ impl Comm {
         .map_err(errors::msg)
     }
 
+    /// A non-blocking send of a copy of `data`: buffered, or with `sync` zero-copy
+    /// mode (complete once a receive matched it).
+    fn start_send(
+        &self,
+        py: Python<'_>,
+        dest: i64,
+        data: &Bound<'_, PyAny>,
+        tag: u32,
+        sync: bool,
+    ) -> PyResult<Request> {
+        let d = dest_arg(dest)?;
+        let v = Buf::get(data, false)?.bytes().to_vec();
+        let raw = self.run(py, |c| {
+            if sync {
+                c.issend(d, tag, v)
+            } else {
+                c.isend(d, tag, v)
+            }
+        })?;
+        Ok(Request { raw, recv: false })
+    }
+
     /// A completion as a `Status` (with the received bytes for a receive).
     fn done(py: Python<'_>, c: memchan_msg::Completion, recv: bool) -> PyResult<Status> {
         let s = c.result.map_err(errors::msg)?;
@@ -298,10 +320,7 @@ impl Comm {
         data: &Bound<'_, PyAny>,
         tag: u32,
     ) -> PyResult<Request> {
-        let d = dest_arg(dest)?;
-        let v = Buf::get(data, false)?.bytes().to_vec();
-        let raw = self.run(py, |c| c.isend(d, tag, v))?;
-        Ok(Request { raw, recv: false })
+        self.start_send(py, dest, data, tag, false)
     }
 
     /// Non-blocking zero-copy-mode send of a copy of `data`: it completes once a
@@ -314,10 +333,7 @@ impl Comm {
         data: &Bound<'_, PyAny>,
         tag: u32,
     ) -> PyResult<Request> {
-        let d = dest_arg(dest)?;
-        let v = Buf::get(data, false)?.bytes().to_vec();
-        let raw = self.run(py, |c| c.issend(d, tag, v))?;
-        Ok(Request { raw, recv: false })
+        self.start_send(py, dest, data, tag, true)
     }
 
     /// Non-blocking receive of at most `max_len` bytes; `wait` returns its data.

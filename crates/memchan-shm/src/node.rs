@@ -1114,11 +1114,11 @@ impl Inner {
     /// (rounds 0: it is not part of this barrier), a peer already in a later barrier
     /// (it finished this one, or is a joiner that moved on) in a round after the
     /// first (the first needs only its arrival, which a later number shows), a peer
-    /// no longer alive, a
-    /// members bitmap that changed, or a wait that went to sleep, all fall back to the
-    /// check that is always sufficient and never depends on the ranks: every current
-    /// member of the scope has arrived (its number has reached ours). So membership
-    /// changes cost speed, never correctness, and a failed node cannot hang it.
+    /// no longer alive, a members bitmap that changed, or a wait that went to sleep,
+    /// all fall back to the check that is always sufficient and never depends on the
+    /// ranks: every current member of the scope has arrived (its number has reached
+    /// ours). So membership changes cost speed, never correctness, and a failed node
+    /// cannot hang it.
     ///
     /// Bounded: members that neither arrive nor fail (a live process that never calls
     /// the barrier, or a slot no process stands behind that no service thread could

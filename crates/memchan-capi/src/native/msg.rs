@@ -197,7 +197,26 @@ pub unsafe extern "C" fn memchan_isend(
     len: usize,
     req: *mut memchan_request,
 ) -> c_int {
-    call("memchan_isend", || {
+    // SAFETY: the caller's promises, as `start_send` takes them.
+    unsafe { start_send("memchan_isend", c, dest, tag, data, len, req, false) }
+}
+
+/// `memchan_isend` (or, with `sync`, `memchan_issend`) as the call `name`.
+///
+/// # Safety
+/// As `memchan_isend`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn start_send(
+    name: &str,
+    c: memchan_comm,
+    dest: u32,
+    tag: u32,
+    data: *const c_void,
+    len: usize,
+    req: *mut memchan_request,
+    sync: bool,
+) -> c_int {
+    call(name, || {
         // SAFETY: the caller's promise about `data` (checked for null here).
         let d = unsafe { bytes("data", data.cast(), len) }?;
         if req.is_null() {
@@ -205,7 +224,7 @@ pub unsafe extern "C" fn memchan_isend(
         }
         let r = with_comm(c.id, |c| {
             // SAFETY: the caller promises the bytes stay valid until the request completes.
-            Ok(unsafe { c.isend_ptr(dest, tag, d.as_ptr(), len, false) }?)
+            Ok(unsafe { c.isend_ptr(dest, tag, d.as_ptr(), len, sync) }?)
         })?;
         // SAFETY: the caller's promise about `req`.
         unsafe { put("req", req, memchan_request { id: r.0 }) }
@@ -301,19 +320,8 @@ pub unsafe extern "C" fn memchan_issend(
     len: usize,
     req: *mut memchan_request,
 ) -> c_int {
-    call("memchan_issend", || {
-        // SAFETY: the caller's promise about `data` (checked for null here).
-        let d = unsafe { bytes("data", data.cast(), len) }?;
-        if req.is_null() {
-            return Err(invalid("req", "null pointer"));
-        }
-        let r = with_comm(c.id, |c| {
-            // SAFETY: the caller promises the bytes stay valid until the request completes.
-            Ok(unsafe { c.isend_ptr(dest, tag, d.as_ptr(), len, true) }?)
-        })?;
-        // SAFETY: the caller's promise about `req`.
-        unsafe { put("req", req, memchan_request { id: r.0 }) }
-    })
+    // SAFETY: the caller's promises, as `start_send` takes them.
+    unsafe { start_send("memchan_issend", c, dest, tag, data, len, req, true) }
 }
 
 /// Starts a receive into `len` bytes at `offset` of the rx mapping `rx` (of a segment

@@ -121,13 +121,11 @@ impl Turns {
 /// The failed side's index and why: it ended, or missed the deadline.
 pub fn drive(
     turns: &[Turns; 2],
-    sides: [&mut dyn Side; 2],
+    mut sides: [&mut dyn Side; 2],
     first: usize,
     timeout: Duration,
 ) -> std::result::Result<(), (usize, anyhow::Error)> {
     let deadline = Instant::now() + timeout;
-    let [a, b] = sides;
-    let mut sides = [a, b];
     for (i, side) in sides.iter_mut().enumerate() {
         turns[i].collect(*side, deadline).map_err(|e| (i, e))?;
     }
