@@ -152,17 +152,11 @@ pub fn barrier_beside_peer(
     let theirs = theirs.and_then(|r| r.finish());
     match failed {
         None => (mine.and_then(|out| record(BARRIER, out, set)), theirs),
-        Some((0, e)) => (failed_with(mine.map(drop), e), peers.run(prog, cfg, &clock)),
-        Some((_, e)) => (measure(BARRIER, l, cfg, set), failed_with(theirs, e)),
-    }
-}
-
-/// The run of a side that failed in its turns: its own error (which says more)
-/// in the context of `e`, or `e`.
-fn failed_with<T>(own: Result<T>, e: anyhow::Error) -> Result<T> {
-    match own {
-        Err(own) => Err(own.context(e)),
-        Ok(_) => Err(e),
+        Some((0, e)) => (
+            turns::failed_with(mine.map(drop), e),
+            peers.run(prog, cfg, &clock),
+        ),
+        Some((_, e)) => (measure(BARRIER, l, cfg, set), turns::failed_with(theirs, e)),
     }
 }
 

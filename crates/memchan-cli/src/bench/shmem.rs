@@ -311,11 +311,7 @@ impl Builds {
         drop(turns);
         let mut out = started.map(|r| r.and_then(|run| run.finish(op)));
         if let Some((bad, e)) = failed {
-            // The program's own error, if it has one, says more.
-            out[bad] = match std::mem::replace(&mut out[bad], Ok(Vec::new())) {
-                Err(own) => Err(own.context(e)),
-                Ok(_) => Err(e),
-            };
+            out[bad] = turns::failed_with(std::mem::replace(&mut out[bad], Ok(Vec::new())), e);
             out[1 - bad] = self.run(op, 1 - bad, cfg, clock);
         }
         out

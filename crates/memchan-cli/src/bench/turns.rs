@@ -141,6 +141,15 @@ pub fn drive(
     Ok(())
 }
 
+/// The result of a side that failed in its turns: its own error (which says more)
+/// in the context of `e`, or `e`.
+pub fn failed_with<T>(own: Result<T>, e: anyhow::Error) -> Result<T> {
+    match own {
+        Err(own) => Err(own.context(e)),
+        Ok(_) => Err(e),
+    }
+}
+
 /// A Rust worker's end of the turns: rank `rank` of the side whose FIFOs are in
 /// `dir`.
 pub struct Window {
