@@ -379,6 +379,7 @@ fn fuzz(map: &ShmMap, seed: u64, writes: u32, pids: &[u32]) {
             8 => {
                 slot.heartbeat_ns.store(v, Ordering::Release);
                 slot.barrier[0].store(v, Ordering::Release);
+                c.duos[0].0[rng.usize(..2)].store(v, Ordering::Release);
             }
             9 => c.header.members[rng.usize(..MAX_NODES / 64)].store(v, Ordering::Release),
             10 => {
@@ -709,6 +710,48 @@ fn a_member_that_never_arrives_fails_the_barrier_with_stalled_naming_it() {
     // The member is still one: the barrier said who held it up, nobody was isolated.
     assert!(a.members().contains(NodeId(id)));
     assert!(m.finish().success());
+}
+
+/// The word a node leaves on the 2-node barrier's shared line (`DuoLine`) is not the
+/// arrival of the next node to take its id: a joiner clears the line. The word forged
+/// here is the one a node leaves when it arrives at a barrier and leaves before its
+/// peer does (its early arrival at the next number). Before the clear, the survivor
+/// passed its next barrier at once, without the new node.
+#[test]
+fn a_word_left_on_the_duo_line_is_not_a_new_nodes_arrival() {
+    use crate::control::{bar, duo};
+    let name = cluster("duo-left");
+    let _files = Cleanup(name.clone());
+    let cfg = shared(20, 200);
+    let a = Arc::new(Node::join(&name, &cfg).unwrap());
+    let b = Arc::new(Node::join(&name, &cfg).unwrap());
+    for _ in 0..3 {
+        let bb = b.clone();
+        let other = std::thread::spawn(move || bb.barrier());
+        let aa = a.clone();
+        guarded("a 2-node barrier", move || aa.barrier()).unwrap();
+        other.join().unwrap().unwrap();
+    }
+    let (me, gone) = (a.inner.local.me, b.inner.local.me);
+    let c = a.inner.local.ctl();
+    let t = bar::next(bar::number(
+        c.nodes[me.index()].barrier[0].load(Ordering::Acquire),
+    ));
+    let tag = bar::tag_of(&a.members());
+    drop(b);
+    until("the node that left is gone", || a.members().len() == 1);
+    c.duos[0].0[duo::slot(gone.index(), me.index())]
+        .store(duo::pack(t, gone.index(), tag), Ordering::Release);
+    let n = Node::join(&name, &cfg).unwrap();
+    assert_eq!(n.inner.local.me, gone, "the joiner took the free id");
+    assert_eq!(bar::tag_of(&a.members()), tag);
+    let a2 = a.clone();
+    match guarded("a barrier the new node never arrives at", move || {
+        a2.barrier()
+    }) {
+        Err(Error::Stalled { nodes, .. }) => assert_eq!(nodes, vec![gone]),
+        other => panic!("expected Stalled naming the new node {gone:?}, got {other:?}"),
+    }
 }
 
 #[test]

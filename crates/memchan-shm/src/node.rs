@@ -12,7 +12,7 @@
 //! without progress.
 
 use crate::control::{
-    bar, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
+    bar, duo, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
     BARRIER_SCOPES, MAGIC, MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
@@ -28,7 +28,7 @@ use memchan_core::{
     validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
 };
 use rustix::fd::AsFd;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -56,6 +56,9 @@ pub(crate) struct Inner {
     /// transfer on the barrier's critical path. Its tag goes out with the next
     /// arrival before that barrier's plan is looked up (`Inner::barrier`).
     bar_last: [AtomicU64; BARRIER_SCOPES],
+    /// The peer of the last barrier per scope if it had two nodes (id + 1; 0 = it
+    /// had not): that barrier's early arrival goes to their [`DuoLine`] too.
+    duo_last: [AtomicU32; BARRIER_SCOPES],
 }
 
 /// The in-process half of the control-plane lock: `flock` does not exclude threads
@@ -467,6 +470,7 @@ impl Inner {
             pidfds: Pidfds::new(),
             stop: AtomicBool::new(false),
             bar_last: std::array::from_fn(|_| AtomicU64::new(0)),
+            duo_last: std::array::from_fn(|_| AtomicU32::new(0)),
         });
         {
             let s = &c.nodes[slot_idx];
@@ -488,6 +492,10 @@ impl Inner {
                     .unwrap_or(0);
                 s.barrier[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
                 inner.bar_last[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
+            }
+            // A word a node of this id left behind would show this node's arrival.
+            for w in c.duos.iter().flat_map(|d| &d.0) {
+                w.store(0, Ordering::Relaxed);
             }
             s.state.store(node_state::ALIVE, Ordering::Release);
             inner.set_member(inner.local.me, true);
@@ -1146,7 +1154,11 @@ impl Inner {
         // Release: every earlier write of this node is visible to whoever sees the
         // arrival (on one host each write is applied when it returns).
         let early = bar::rounds(last) == 1;
+        let duo_last = self.duo_last[scope].load(Ordering::Relaxed);
         if early {
+            if let Some(peer) = duo_last.checked_sub(1) {
+                duo_publish(c, scope, me, peer as usize, t, bar::tag(last));
+            }
             owed.publish(scope, bar::pack(t, bar::tag(last), 1));
         }
         let bitmap = load_set(&c.header.members);
@@ -1170,10 +1182,17 @@ impl Inner {
         }
         let arrival = bar::pack(t, tag, 1);
         self.bar_last[scope].store(arrival, Ordering::Relaxed);
-        if !early || bar::tag(last) != tag {
+        let rounds = u32::from(plan.rounds);
+        // Two nodes: their arrivals meet on one line as well (`DuoLine`).
+        let duo = if rounds == 1 { Plan::src(0) } else { None };
+        let duo_now = duo.map_or(0, |p| p.index() as u32 + 1);
+        self.duo_last[scope].store(duo_now, Ordering::Relaxed);
+        if !early || bar::tag(last) != tag || duo_last != duo_now {
+            if let Some(peer) = duo {
+                duo_publish(c, scope, me, peer.index(), t, tag);
+            }
             owed.publish(scope, arrival);
         }
-        let rounds = u32::from(plan.rounds);
         for k in 0..rounds {
             // Always there: `head` just cached this thread's plan.
             let Some(src) = Plan::src(k) else {
@@ -1187,6 +1206,7 @@ impl Inner {
                 tag,
                 need: u64::from(k) + 1,
                 bitmap,
+                duo: duo.map(|p| &c.duos[scope].0[duo::slot(p.index(), me.index())]),
             };
             match self.wait_round(&want, group, &mut stall, &mut owed)? {
                 Round::Done => {
@@ -1208,7 +1228,7 @@ impl Inner {
     /// One dissemination round: waits for `want.src` to have done round `need - 1`.
     fn wait_round(
         &self,
-        want: &RoundWait,
+        want: &RoundWait<'_>,
         group: Option<NodeSet>,
         stall: &mut Stall,
         owed: &mut Owed,
@@ -1248,9 +1268,21 @@ impl Inner {
             s.state.load(Ordering::Acquire) != node_state::ALIVE
                 || load_set(&c.header.members) != want.bitmap
         };
+        // A 2-node barrier spins on the peer's word on the shared line (`DuoLine`); it
+        // shows only an arrival, and the peer's own word is looked at before a sleep.
+        let quick = || match want.duo {
+            Some(d) => duo::arrived(
+                d.load(Ordering::Acquire),
+                want.src.index(),
+                want.tag,
+                want.t,
+            )
+            .then_some(Round::Done),
+            None => look(),
+        };
         let mut spins = 0u32;
         loop {
-            if let Some(done) = look() {
+            if let Some(done) = quick() {
                 return Ok(done);
             }
             spins = spins.saturating_add(1);
@@ -1279,12 +1311,16 @@ impl Inner {
             let seen = s.bar_seq.load(Ordering::SeqCst);
             s.bar_waiters.fetch_add(1, Ordering::SeqCst);
             crate::asym::heavy();
-            if look().is_none() {
+            let now = look();
+            if now.is_none() {
                 // The timeout bounds how late a membership change, or a word whose
                 // wake-up another member swallowed (a forged waiter count), is noticed.
                 SharedFutex.wait(&s.bar_seq, seen, Some(SLEEP));
             }
             s.bar_waiters.fetch_sub(1, Ordering::SeqCst);
+            if let Some(done) = now {
+                return Ok(done);
+            }
             if changed() {
                 return Ok(Round::Fallback);
             }
@@ -1690,7 +1726,7 @@ enum Round {
 }
 
 /// What one round waits for.
-struct RoundWait {
+struct RoundWait<'a> {
     src: NodeId,
     scope: usize,
     t: u64,
@@ -1698,6 +1734,15 @@ struct RoundWait {
     need: u64,
     /// The members bitmap the ranks were taken from.
     bitmap: NodeSet,
+    /// A 2-node barrier's peer word on their shared line.
+    duo: Option<&'a memchan_core::sync::AtomicU64>,
+}
+
+/// Stores this node's arrival at `t` on the line it shares with `peer` (`DuoLine`),
+/// before its own word: the peer spins on this one. Release, as the own word.
+fn duo_publish(c: &Control, scope: usize, me: NodeId, peer: usize, t: u64, tag: u64) {
+    c.duos[scope].0[duo::slot(me.index(), peer)]
+        .store(duo::pack(t, me.index(), tag), Ordering::Release);
 }
 
 /// The barrier's stall bound: progress is a change in who is missing, or a missing
