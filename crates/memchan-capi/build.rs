@@ -279,6 +279,23 @@ fn main() {
             amo_fun(&mut o, name, c, r, &cp, op, args, ret);
         }
     }
+    o.section(
+        "Nonblocking fetching atomics (1.4): the fetched value is in *fetch at the next \
+         quiet (here, at return).",
+    );
+    for t in TYPES
+        .iter()
+        .filter(|t| t.has & (AMO_EXT | AMO_STD | AMO_BIT) != 0)
+    {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        let cp = format!("{c} *");
+        for (op, args, ret) in amo_ops(t.has) {
+            if ret {
+                let name = format!("shmem_{n}_atomic_{op}_nbi");
+                amo_nbi_fun(&mut o, name, c, r, &cp, op, args);
+            }
+        }
+    }
     o.ctx_on = false;
     o.section("Atomics, OpenSHMEM 1.0-era names.");
     for t in TYPES.iter().filter(|t| t.has & AMO_OLD != 0) {
@@ -471,6 +488,36 @@ fn main() {
             });
         }
     }
+    o.section("Team alltoall / alltoalls (1.5), per type: 0 on success.");
+    for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
+        let (n, c, r) = (t.name, t.c, t.rust);
+        for strided in [false, true] {
+            let mut params = vec![
+                p("shmem_team_t", "Team", "team"),
+                p(format!("{c} *"), format!("*mut {r}"), "dest"),
+                p(format!("const {c} *"), format!("*const {r}"), "source"),
+            ];
+            if strided {
+                params.push(p("ptrdiff_t", "isize", "dst"));
+                params.push(p("ptrdiff_t", "isize", "sst"));
+            }
+            params.push(p("size_t", "usize", "nelems"));
+            let (suffix, strides) = if strided {
+                ("alltoalls", "dst, sst")
+            } else {
+                ("alltoall", "1, 1")
+            };
+            o.fun(Fun {
+                c_ret: "int",
+                rs_ret: "c_int",
+                name: format!("shmem_{n}_{suffix}"),
+                params,
+                body: format!(
+                    "coll::team_alltoall(CALL, team, dest.cast(), source.cast(), {strides}, nelems, size_of::<{r}>())"
+                ),
+            });
+        }
+    }
 
     o.section("Contexts map to the default context: the ctx forms of RMA and atomics.");
     let ctx = std::mem::take(&mut o.ctx);
@@ -536,6 +583,50 @@ fn amo_ops(has: u32) -> Vec<(&'static str, &'static [&'static str], bool)> {
     v
 }
 
+/// `shmem_TYPE_atomic_OP_nbi(fetch, dest, ARGS, pe)`: the blocking operation, its
+/// result stored at `fetch`.
+fn amo_nbi_fun(o: &mut Out, name: String, c: &str, r: &str, cp: &str, op: &str, args: &[&str]) {
+    let target = if op == "fetch" {
+        format!("const {cp}")
+    } else {
+        cp.to_string()
+    };
+    let mut params = vec![
+        p(cp, format!("*mut {r}"), "fetch"),
+        p(target, format!("*const {r}"), "dest"),
+    ];
+    for a in args {
+        params.push(p(c, r, a));
+    }
+    params.push(p("int", "c_int", "pe"));
+    o.fun(Fun {
+        c_ret: "void",
+        rs_ret: "",
+        name,
+        params,
+        body: format!("atomic::fetch_nbi(CALL, fetch, || {});", amo_call(op, r)),
+    });
+}
+
+/// The blocking atomic `op` on `dest` at `pe` as the Rust call that returns the old
+/// value.
+fn amo_call(op: &str, r: &str) -> String {
+    let aop = match op {
+        "fetch" => "AtomicOp::Fetch".to_string(),
+        "set" => "AtomicOp::Set(value.bits())".into(),
+        "swap" => "AtomicOp::Swap(value.bits())".into(),
+        "compare_swap" => {
+            "AtomicOp::CompareSwap { expected: cond.bits(), new: value.bits() }".into()
+        }
+        "fetch_inc" | "inc" => format!("AtomicOp::FetchAdd(1{r}.bits())"),
+        "fetch_add" | "add" => "AtomicOp::FetchAdd(value.bits())".into(),
+        "fetch_and" | "and" => "AtomicOp::FetchAnd(value.bits())".into(),
+        "fetch_or" | "or" => "AtomicOp::FetchOr(value.bits())".into(),
+        _ => "AtomicOp::FetchXor(value.bits())".into(),
+    };
+    format!("atomic::amo::<{r}>(CALL, dest, pe, {aop})")
+}
+
 #[allow(clippy::too_many_arguments)]
 fn amo_fun(
     o: &mut Out,
@@ -557,20 +648,7 @@ fn amo_fun(
         params.push(p(c, r, a));
     }
     params.push(p("int", "c_int", "pe"));
-    let aop = match op {
-        "fetch" => "AtomicOp::Fetch".to_string(),
-        "set" => "AtomicOp::Set(value.bits())".into(),
-        "swap" => "AtomicOp::Swap(value.bits())".into(),
-        "compare_swap" => {
-            "AtomicOp::CompareSwap { expected: cond.bits(), new: value.bits() }".into()
-        }
-        "fetch_inc" | "inc" => format!("AtomicOp::FetchAdd(1{r}.bits())"),
-        "fetch_add" | "add" => "AtomicOp::FetchAdd(value.bits())".into(),
-        "fetch_and" | "and" => "AtomicOp::FetchAnd(value.bits())".into(),
-        "fetch_or" | "or" => "AtomicOp::FetchOr(value.bits())".into(),
-        _ => "AtomicOp::FetchXor(value.bits())".into(),
-    };
-    let call = format!("atomic::amo::<{r}>(CALL, dest, pe, {aop})");
+    let call = amo_call(op, r);
     o.fun(Fun {
         c_ret: if ret { c } else { "void" },
         rs_ret: if ret { r } else { "" },
@@ -659,6 +737,16 @@ fn generics(h: &mut String) {
             _ => &["dest", "value", "pe"],
         };
         fams.push((format!("atomic_{op}"), format!("atomic_{op}"), args, 0, has));
+        if op != "set" && op.starts_with(['f', 's', 'c']) {
+            // The fetching ones have an `_nbi` form: the fetch pointer first.
+            let nbi: &[&str] = match op {
+                "fetch" | "fetch_inc" => &["fetch", "dest", "pe"],
+                "compare_swap" => &["fetch", "dest", "cond", "value", "pe"],
+                _ => &["fetch", "dest", "value", "pe"],
+            };
+            let g = format!("atomic_{op}_nbi");
+            fams.push((g.clone(), g, nbi, 1, has));
+        }
     }
     for op in ["wait_until", "test"] {
         fams.push((op.into(), op.into(), &["ivar", "cmp", "cmp_value"], 0, WAIT));

@@ -132,6 +132,10 @@ void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start
 void shmem_collect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoall32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoall64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoalls32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 
 /* Teams (1.5). */
 int shmem_team_my_pe(shmem_team_t team);
@@ -143,6 +147,8 @@ void shmem_team_destroy(shmem_team_t team);
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 
 /* Contexts (1.4): every context is the default one. */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);
@@ -590,6 +596,93 @@ ptrdiff_t shmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
 void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
 ptrdiff_t shmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
 void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/* Nonblocking fetching atomics (1.4): the fetched value is in *fetch at the next quiet (here, at return). */
+void shmem_float_atomic_fetch_nbi(float *fetch, const float *dest, int pe);
+void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe);
+void shmem_double_atomic_fetch_nbi(double *fetch, const double *dest, int pe);
+void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
+void shmem_int_atomic_fetch_nbi(int *fetch, const int *dest, int pe);
+void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe);
+void shmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe);
+void shmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe);
+void shmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe);
+void shmem_long_atomic_fetch_nbi(long *fetch, const long *dest, int pe);
+void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe);
+void shmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe);
+void shmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe);
+void shmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe);
+void shmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *dest, int pe);
+void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe);
+void shmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe);
+void shmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe);
+void shmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe);
+void shmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *dest, int pe);
+void shmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+void shmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe);
+void shmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *dest, int pe);
+void shmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+void shmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe);
+void shmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *dest, int pe);
+void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+void shmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe);
+void shmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *dest, int pe);
+void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe);
+void shmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe);
+void shmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *dest, int pe);
+void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe);
+void shmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe);
+void shmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *dest, int pe);
+void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+void shmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe);
+void shmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *dest, int pe);
+void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+void shmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe);
+void shmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *dest, int pe);
+void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe);
+void shmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe);
+void shmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *dest, int pe);
+void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+void shmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe);
+void shmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /* Atomics, OpenSHMEM 1.0-era names. */
 float shmem_float_fetch(const float *dest, int pe);
@@ -1089,6 +1182,56 @@ int shmem_ptrdiff_broadcast(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t 
 int shmem_ptrdiff_collect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
 int shmem_ptrdiff_fcollect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
 
+/* Team alltoall / alltoalls (1.5), per type: 0 on success. */
+int shmem_float_alltoall(shmem_team_t team, float *dest, const float *source, size_t nelems);
+int shmem_float_alltoalls(shmem_team_t team, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_double_alltoall(shmem_team_t team, double *dest, const double *source, size_t nelems);
+int shmem_double_alltoalls(shmem_team_t team, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_longdouble_alltoall(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+int shmem_longdouble_alltoalls(shmem_team_t team, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_char_alltoall(shmem_team_t team, char *dest, const char *source, size_t nelems);
+int shmem_char_alltoalls(shmem_team_t team, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_schar_alltoall(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+int shmem_schar_alltoalls(shmem_team_t team, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_short_alltoall(shmem_team_t team, short *dest, const short *source, size_t nelems);
+int shmem_short_alltoalls(shmem_team_t team, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_int_alltoall(shmem_team_t team, int *dest, const int *source, size_t nelems);
+int shmem_int_alltoalls(shmem_team_t team, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_long_alltoall(shmem_team_t team, long *dest, const long *source, size_t nelems);
+int shmem_long_alltoalls(shmem_team_t team, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_longlong_alltoall(shmem_team_t team, long long *dest, const long long *source, size_t nelems);
+int shmem_longlong_alltoalls(shmem_team_t team, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_uchar_alltoall(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+int shmem_uchar_alltoalls(shmem_team_t team, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_ushort_alltoall(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+int shmem_ushort_alltoalls(shmem_team_t team, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_uint_alltoall(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+int shmem_uint_alltoalls(shmem_team_t team, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_ulong_alltoall(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+int shmem_ulong_alltoalls(shmem_team_t team, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_ulonglong_alltoall(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+int shmem_ulonglong_alltoalls(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_int8_alltoall(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+int shmem_int8_alltoalls(shmem_team_t team, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_int16_alltoall(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+int shmem_int16_alltoalls(shmem_team_t team, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_int32_alltoall(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+int shmem_int32_alltoalls(shmem_team_t team, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_int64_alltoall(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+int shmem_int64_alltoalls(shmem_team_t team, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_uint8_alltoall(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+int shmem_uint8_alltoalls(shmem_team_t team, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_uint16_alltoall(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+int shmem_uint16_alltoalls(shmem_team_t team, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_uint32_alltoall(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+int shmem_uint32_alltoalls(shmem_team_t team, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_uint64_alltoall(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+int shmem_uint64_alltoalls(shmem_team_t team, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_size_alltoall(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+int shmem_size_alltoalls(shmem_team_t team, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_ptrdiff_alltoall(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+int shmem_ptrdiff_alltoalls(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+
 /* Contexts map to the default context: the ctx forms of RMA and atomics. */
 static inline void shmem_ctx_float_put(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { (void)ctx; shmem_float_put(dest, source, nelems, pe); }
 static inline void shmem_ctx_float_get(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { (void)ctx; shmem_float_get(dest, source, nelems, pe); }
@@ -1504,6 +1647,91 @@ static inline ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrd
 static inline void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) { (void)ctx; shmem_ptrdiff_atomic_inc(dest, pe); }
 static inline ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; return shmem_ptrdiff_atomic_fetch_add(dest, value, pe); }
 static inline void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; shmem_ptrdiff_atomic_add(dest, value, pe); }
+static inline void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *dest, int pe) { (void)ctx; shmem_float_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe) { (void)ctx; shmem_float_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *dest, int pe) { (void)ctx; shmem_double_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe) { (void)ctx; shmem_double_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *dest, int pe) { (void)ctx; shmem_int_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { (void)ctx; shmem_int_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe) { (void)ctx; shmem_int_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe) { (void)ctx; shmem_int_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { (void)ctx; shmem_int_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *dest, int pe) { (void)ctx; shmem_long_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { (void)ctx; shmem_long_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe) { (void)ctx; shmem_long_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe) { (void)ctx; shmem_long_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { (void)ctx; shmem_long_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *dest, int pe) { (void)ctx; shmem_longlong_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { (void)ctx; shmem_longlong_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe) { (void)ctx; shmem_longlong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe) { (void)ctx; shmem_longlong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { (void)ctx; shmem_longlong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *dest, int pe) { (void)ctx; shmem_uint_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe) { (void)ctx; shmem_uint_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { (void)ctx; shmem_uint_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *dest, int pe) { (void)ctx; shmem_ulong_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe) { (void)ctx; shmem_ulong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { (void)ctx; shmem_ulong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *dest, int pe) { (void)ctx; shmem_ulonglong_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe) { (void)ctx; shmem_ulonglong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { (void)ctx; shmem_ulonglong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int32_t *dest, int pe) { (void)ctx; shmem_int32_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe) { (void)ctx; shmem_int32_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { (void)ctx; shmem_int32_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int64_t *dest, int pe) { (void)ctx; shmem_int64_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe) { (void)ctx; shmem_int64_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { (void)ctx; shmem_int64_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const uint32_t *dest, int pe) { (void)ctx; shmem_uint32_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, int pe) { (void)ctx; shmem_uint32_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) { (void)ctx; shmem_uint32_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const uint64_t *dest, int pe) { (void)ctx; shmem_uint64_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, int pe) { (void)ctx; shmem_uint64_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) { (void)ctx; shmem_uint64_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *dest, int pe) { (void)ctx; shmem_size_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe) { (void)ctx; shmem_size_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t cond, size_t value, int pe) { (void)ctx; shmem_size_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe) { (void)ctx; shmem_size_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe) { (void)ctx; shmem_size_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const ptrdiff_t *dest, int pe) { (void)ctx; shmem_ptrdiff_atomic_fetch_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; shmem_ptrdiff_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { (void)ctx; shmem_ptrdiff_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, int pe) { (void)ctx; shmem_ptrdiff_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) { (void)ctx; shmem_ptrdiff_atomic_fetch_add_nbi(fetch, dest, value, pe); }
 static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { (void)ctx; shmem_longdouble_p(dest, value, pe); }
 static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) { (void)ctx; return shmem_longdouble_g(source, pe); }
 
@@ -1521,18 +1749,26 @@ static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long dou
 #define shmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe) _Generic(*(dest), float: shmem_float_put_signal, double: shmem_double_put_signal, long double: shmem_longdouble_put_signal, char: shmem_char_put_signal, signed char: shmem_schar_put_signal, short: shmem_short_put_signal, int: shmem_int_put_signal, long: shmem_long_put_signal, long long: shmem_longlong_put_signal, unsigned char: shmem_uchar_put_signal, unsigned short: shmem_ushort_put_signal, unsigned int: shmem_uint_put_signal, unsigned long: shmem_ulong_put_signal, unsigned long long: shmem_ulonglong_put_signal)(dest, source, nelems, sig_addr, signal, sig_op, pe)
 #define shmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe) _Generic(*(dest), float: shmem_float_put_signal_nbi, double: shmem_double_put_signal_nbi, long double: shmem_longdouble_put_signal_nbi, char: shmem_char_put_signal_nbi, signed char: shmem_schar_put_signal_nbi, short: shmem_short_put_signal_nbi, int: shmem_int_put_signal_nbi, long: shmem_long_put_signal_nbi, long long: shmem_longlong_put_signal_nbi, unsigned char: shmem_uchar_put_signal_nbi, unsigned short: shmem_ushort_put_signal_nbi, unsigned int: shmem_uint_put_signal_nbi, unsigned long: shmem_ulong_put_signal_nbi, unsigned long long: shmem_ulonglong_put_signal_nbi)(dest, source, nelems, sig_addr, signal, sig_op, pe)
 #define shmem_atomic_fetch(dest, pe) _Generic(*(dest), float: shmem_float_atomic_fetch, double: shmem_double_atomic_fetch, int: shmem_int_atomic_fetch, long: shmem_long_atomic_fetch, long long: shmem_longlong_atomic_fetch, unsigned int: shmem_uint_atomic_fetch, unsigned long: shmem_ulong_atomic_fetch, unsigned long long: shmem_ulonglong_atomic_fetch)(dest, pe)
+#define shmem_atomic_fetch_nbi(fetch, dest, pe) _Generic(*(dest), float: shmem_float_atomic_fetch_nbi, double: shmem_double_atomic_fetch_nbi, int: shmem_int_atomic_fetch_nbi, long: shmem_long_atomic_fetch_nbi, long long: shmem_longlong_atomic_fetch_nbi, unsigned int: shmem_uint_atomic_fetch_nbi, unsigned long: shmem_ulong_atomic_fetch_nbi, unsigned long long: shmem_ulonglong_atomic_fetch_nbi)(fetch, dest, pe)
 #define shmem_atomic_set(dest, value, pe) _Generic(*(dest), float: shmem_float_atomic_set, double: shmem_double_atomic_set, int: shmem_int_atomic_set, long: shmem_long_atomic_set, long long: shmem_longlong_atomic_set, unsigned int: shmem_uint_atomic_set, unsigned long: shmem_ulong_atomic_set, unsigned long long: shmem_ulonglong_atomic_set)(dest, value, pe)
 #define shmem_atomic_swap(dest, value, pe) _Generic(*(dest), float: shmem_float_atomic_swap, double: shmem_double_atomic_swap, int: shmem_int_atomic_swap, long: shmem_long_atomic_swap, long long: shmem_longlong_atomic_swap, unsigned int: shmem_uint_atomic_swap, unsigned long: shmem_ulong_atomic_swap, unsigned long long: shmem_ulonglong_atomic_swap)(dest, value, pe)
+#define shmem_atomic_swap_nbi(fetch, dest, value, pe) _Generic(*(dest), float: shmem_float_atomic_swap_nbi, double: shmem_double_atomic_swap_nbi, int: shmem_int_atomic_swap_nbi, long: shmem_long_atomic_swap_nbi, long long: shmem_longlong_atomic_swap_nbi, unsigned int: shmem_uint_atomic_swap_nbi, unsigned long: shmem_ulong_atomic_swap_nbi, unsigned long long: shmem_ulonglong_atomic_swap_nbi)(fetch, dest, value, pe)
 #define shmem_atomic_compare_swap(dest, cond, value, pe) _Generic(*(dest), int: shmem_int_atomic_compare_swap, long: shmem_long_atomic_compare_swap, long long: shmem_longlong_atomic_compare_swap, unsigned int: shmem_uint_atomic_compare_swap, unsigned long: shmem_ulong_atomic_compare_swap, unsigned long long: shmem_ulonglong_atomic_compare_swap)(dest, cond, value, pe)
+#define shmem_atomic_compare_swap_nbi(fetch, dest, cond, value, pe) _Generic(*(dest), int: shmem_int_atomic_compare_swap_nbi, long: shmem_long_atomic_compare_swap_nbi, long long: shmem_longlong_atomic_compare_swap_nbi, unsigned int: shmem_uint_atomic_compare_swap_nbi, unsigned long: shmem_ulong_atomic_compare_swap_nbi, unsigned long long: shmem_ulonglong_atomic_compare_swap_nbi)(fetch, dest, cond, value, pe)
 #define shmem_atomic_fetch_inc(dest, pe) _Generic(*(dest), int: shmem_int_atomic_fetch_inc, long: shmem_long_atomic_fetch_inc, long long: shmem_longlong_atomic_fetch_inc, unsigned int: shmem_uint_atomic_fetch_inc, unsigned long: shmem_ulong_atomic_fetch_inc, unsigned long long: shmem_ulonglong_atomic_fetch_inc)(dest, pe)
+#define shmem_atomic_fetch_inc_nbi(fetch, dest, pe) _Generic(*(dest), int: shmem_int_atomic_fetch_inc_nbi, long: shmem_long_atomic_fetch_inc_nbi, long long: shmem_longlong_atomic_fetch_inc_nbi, unsigned int: shmem_uint_atomic_fetch_inc_nbi, unsigned long: shmem_ulong_atomic_fetch_inc_nbi, unsigned long long: shmem_ulonglong_atomic_fetch_inc_nbi)(fetch, dest, pe)
 #define shmem_atomic_inc(dest, pe) _Generic(*(dest), int: shmem_int_atomic_inc, long: shmem_long_atomic_inc, long long: shmem_longlong_atomic_inc, unsigned int: shmem_uint_atomic_inc, unsigned long: shmem_ulong_atomic_inc, unsigned long long: shmem_ulonglong_atomic_inc)(dest, pe)
 #define shmem_atomic_fetch_add(dest, value, pe) _Generic(*(dest), int: shmem_int_atomic_fetch_add, long: shmem_long_atomic_fetch_add, long long: shmem_longlong_atomic_fetch_add, unsigned int: shmem_uint_atomic_fetch_add, unsigned long: shmem_ulong_atomic_fetch_add, unsigned long long: shmem_ulonglong_atomic_fetch_add)(dest, value, pe)
+#define shmem_atomic_fetch_add_nbi(fetch, dest, value, pe) _Generic(*(dest), int: shmem_int_atomic_fetch_add_nbi, long: shmem_long_atomic_fetch_add_nbi, long long: shmem_longlong_atomic_fetch_add_nbi, unsigned int: shmem_uint_atomic_fetch_add_nbi, unsigned long: shmem_ulong_atomic_fetch_add_nbi, unsigned long long: shmem_ulonglong_atomic_fetch_add_nbi)(fetch, dest, value, pe)
 #define shmem_atomic_add(dest, value, pe) _Generic(*(dest), int: shmem_int_atomic_add, long: shmem_long_atomic_add, long long: shmem_longlong_atomic_add, unsigned int: shmem_uint_atomic_add, unsigned long: shmem_ulong_atomic_add, unsigned long long: shmem_ulonglong_atomic_add)(dest, value, pe)
 #define shmem_atomic_fetch_and(dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_fetch_and, unsigned long: shmem_ulong_atomic_fetch_and, unsigned long long: shmem_ulonglong_atomic_fetch_and)(dest, value, pe)
+#define shmem_atomic_fetch_and_nbi(fetch, dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_fetch_and_nbi, unsigned long: shmem_ulong_atomic_fetch_and_nbi, unsigned long long: shmem_ulonglong_atomic_fetch_and_nbi)(fetch, dest, value, pe)
 #define shmem_atomic_and(dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_and, unsigned long: shmem_ulong_atomic_and, unsigned long long: shmem_ulonglong_atomic_and)(dest, value, pe)
 #define shmem_atomic_fetch_or(dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_fetch_or, unsigned long: shmem_ulong_atomic_fetch_or, unsigned long long: shmem_ulonglong_atomic_fetch_or)(dest, value, pe)
+#define shmem_atomic_fetch_or_nbi(fetch, dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_fetch_or_nbi, unsigned long: shmem_ulong_atomic_fetch_or_nbi, unsigned long long: shmem_ulonglong_atomic_fetch_or_nbi)(fetch, dest, value, pe)
 #define shmem_atomic_or(dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_or, unsigned long: shmem_ulong_atomic_or, unsigned long long: shmem_ulonglong_atomic_or)(dest, value, pe)
 #define shmem_atomic_fetch_xor(dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_fetch_xor, unsigned long: shmem_ulong_atomic_fetch_xor, unsigned long long: shmem_ulonglong_atomic_fetch_xor)(dest, value, pe)
+#define shmem_atomic_fetch_xor_nbi(fetch, dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_fetch_xor_nbi, unsigned long: shmem_ulong_atomic_fetch_xor_nbi, unsigned long long: shmem_ulonglong_atomic_fetch_xor_nbi)(fetch, dest, value, pe)
 #define shmem_atomic_xor(dest, value, pe) _Generic(*(dest), unsigned int: shmem_uint_atomic_xor, unsigned long: shmem_ulong_atomic_xor, unsigned long long: shmem_ulonglong_atomic_xor)(dest, value, pe)
 #define shmem_wait_until(ivar, cmp, cmp_value) _Generic(*(ivar), short: shmem_short_wait_until, int: shmem_int_wait_until, long: shmem_long_wait_until, long long: shmem_longlong_wait_until, unsigned short: shmem_ushort_wait_until, unsigned int: shmem_uint_wait_until, unsigned long: shmem_ulong_wait_until, unsigned long long: shmem_ulonglong_wait_until)(ivar, cmp, cmp_value)
 #define shmem_test(ivar, cmp, cmp_value) _Generic(*(ivar), short: shmem_short_test, int: shmem_int_test, long: shmem_long_test, long long: shmem_longlong_test, unsigned short: shmem_ushort_test, unsigned int: shmem_uint_test, unsigned long: shmem_ulong_test, unsigned long long: shmem_ulonglong_test)(ivar, cmp, cmp_value)

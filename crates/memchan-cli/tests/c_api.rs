@@ -331,6 +331,14 @@ fn bad_calls_name_the_call_and_the_problem() {
         ("negative-pe", "shmem_int_get: PE -1 is not a PE of this job (0..2)"),
         ("stack-atomic", "shmem_long_atomic_fetch_add: 0x"),
         ("stack-atomic", "is not in the symmetric heap"),
+        (
+            "null-fetch",
+            "shmem_long_atomic_fetch_add_nbi: fetch address 0x0 is null or misaligned",
+        ),
+        (
+            "zero-stride-alltoalls",
+            "shmem_alltoallsmem: strides must be positive (dst 0, sst 1)",
+        ),
         ("unaligned-atomic", "shmem_int_atomic_inc: 0x"),
         ("unaligned-atomic", "is not 4-byte aligned"),
         ("bad-cmp", "shmem_int_wait_until: 42 is not a SHMEM_CMP_* comparison"),

@@ -107,6 +107,23 @@ pub fn amo<T: Word>(call: &str, dest: *const T, pe: c_int, op: AtomicOp) -> T {
     })
 }
 
+/// A nonblocking fetching atomic (`shmem_*_atomic_*_nbi`): the blocking operation
+/// `op`, its fetched value stored at the caller's `fetch` (completion at return is
+/// allowed: the next quiet would find it done). A bad `fetch` stops the call before
+/// the operation.
+pub fn fetch_nbi<T: Word>(call: &str, fetch: *mut T, op: impl FnOnce() -> T) {
+    if fetch.is_null() || !fetch.is_aligned() {
+        die(
+            call,
+            format!("fetch address {fetch:p} is null or misaligned"),
+        );
+    }
+    let old = op();
+    // SAFETY: non-null and aligned (checked); the caller passes a `TYPE *` of its
+    // own (a local object, the OpenSHMEM contract of `fetch`).
+    unsafe { fetch.write(old) };
+}
+
 /// Atomic load of this PE's `T` (1, 2, 4 or 8 bytes) at `addr`.
 ///
 /// # Safety

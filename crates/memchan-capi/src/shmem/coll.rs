@@ -322,6 +322,96 @@ unsafe fn fcollect(
     barrier(call, p, set, ps);
 }
 
+/// Alltoall of `n` elements of `es` bytes per member, strided: member `i`'s elements
+/// `(j * n + k) * sst` of `src` go to elements `(i * n + k) * dst` of member `j`'s
+/// `dest` (`dst = sst = 1`: the plain alltoall, block `j` to block `i`). A barrier on
+/// entry (every `dest` free) and on exit (every block arrived).
+///
+/// # Safety
+/// `src` is readable for the `set.size * n` elements at stride `sst`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoall(
+    call: &str,
+    p: &mut Handles,
+    set: &Set,
+    ps: usize,
+    dest: *mut c_void,
+    src: *const c_void,
+    (n, es): (usize, usize),
+    (dst, sst): (isize, isize),
+) {
+    if dst < 1 || sst < 1 {
+        die(
+            call,
+            format!("strides must be positive (dst {dst}, sst {sst})"),
+        );
+    }
+    let (dst, sst) = (dst as usize, sst as usize);
+    // The span of `count` elements at `stride`, in bytes.
+    let span = |count: usize, stride: usize| -> usize {
+        count.checked_sub(1).map_or(0, |last| {
+            last.checked_mul(stride)
+                .and_then(|e| e.checked_add(1))
+                .and_then(|e| e.checked_mul(es))
+                .unwrap_or_else(|| {
+                    die(
+                        call,
+                        format!("{count} elements at stride {stride} overflow"),
+                    )
+                })
+        })
+    };
+    let all = bytes(call, set.size, n);
+    // SAFETY: forwarded caller contract.
+    let data = unsafe { source(call, src, span(all, sst)) };
+    let off = p.offset(call, dest.cast_const(), span(all, dst));
+    let i = set.index_of(p.me).expect("a member");
+    barrier(call, p, set, ps);
+    let mut block = Vec::new();
+    for (j, m) in set.members().enumerate() {
+        if sst == 1 {
+            block.clear();
+            block.extend_from_slice(&data[j * n * es..(j + 1) * n * es]);
+        } else {
+            block.clear();
+            for k in 0..n {
+                let at = (j * n + k) * sst * es;
+                block.extend_from_slice(&data[at..at + es]);
+            }
+        }
+        if dst == 1 {
+            deposit(call, p, m, off + i * n * es, &block);
+        } else {
+            for (k, e) in block.chunks_exact(es).enumerate() {
+                deposit(call, p, m, off + (i * n + k) * dst * es, e);
+            }
+        }
+    }
+    barrier(call, p, set, ps);
+}
+
+/// `shmem_TYPE_alltoall` / `alltoalls` (1.5); 0.
+///
+/// # Safety
+/// `src` is readable for the team's size times `n` elements at stride `sst`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn team_alltoall(
+    call: &str,
+    team: Team,
+    dest: *mut c_void,
+    src: *const c_void,
+    dst: isize,
+    sst: isize,
+    n: usize,
+    es: usize,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    on_team(call, team, |p, set, ps| unsafe {
+        alltoall(call, p, set, ps, dest, src, (n, es), (dst, sst))
+    });
+    0
+}
+
 /// A reduction's arithmetic (`sum`/`prod` wrap for integers, as C's unsigned do).
 pub trait Arith: Copy {
     fn sum(a: Self, b: Self) -> Self;
@@ -862,6 +952,84 @@ active_set_gather!(
     shmem_fcollect32 = fcollect, 4;
     shmem_fcollect64 = fcollect, 8;
 );
+
+macro_rules! active_set_alltoall {
+    ($($name:ident = $es:expr;)*) => {$(
+        /// The 1.0-era active-set form (`nelems` elements of the named width per PE).
+        ///
+        /// # Safety
+        /// `source` is readable for `PE_size * nelems` elements.
+        #[no_mangle]
+        #[allow(non_snake_case)]
+        pub unsafe extern "C" fn $name(dest: *mut c_void, source: *const c_void, nelems: usize, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) {
+            const CALL: &str = stringify!($name);
+            on_set(CALL, PE_start, logPE_stride, PE_size, pSync, |p, set, ps| {
+                // SAFETY: forwarded caller contract.
+                unsafe { alltoall(CALL, p, set, ps, dest, source, (nelems, $es), (1, 1)) }
+            })
+        }
+    )*};
+}
+active_set_alltoall!(shmem_alltoall32 = 4; shmem_alltoall64 = 8;);
+
+macro_rules! active_set_alltoalls {
+    ($($name:ident = $es:expr;)*) => {$(
+        /// The 1.0-era active-set strided form (`nelems` elements of the named width
+        /// per PE, at strides `dst` and `sst` elements).
+        ///
+        /// # Safety
+        /// `source` is readable for `PE_size * nelems` elements at stride `sst`.
+        #[no_mangle]
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(dest: *mut c_void, source: *const c_void, dst: isize, sst: isize, nelems: usize, PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut c_long) {
+            const CALL: &str = stringify!($name);
+            on_set(CALL, PE_start, logPE_stride, PE_size, pSync, |p, set, ps| {
+                // SAFETY: forwarded caller contract.
+                unsafe { alltoall(CALL, p, set, ps, dest, source, (nelems, $es), (dst, sst)) }
+            })
+        }
+    )*};
+}
+active_set_alltoalls!(shmem_alltoalls32 = 4; shmem_alltoalls64 = 8;);
+
+/// # Safety
+/// `source` is readable for the team's size times `nelems` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_alltoallmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    nelems: usize,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { team_alltoall("shmem_alltoallmem", team, dest, source, 1, 1, nelems, 1) }
+}
+
+/// # Safety
+/// `source` is readable for the team's size times `nelems` bytes at stride `sst`.
+#[no_mangle]
+pub unsafe extern "C" fn shmem_alltoallsmem(
+    team: Team,
+    dest: *mut c_void,
+    source: *const c_void,
+    dst: isize,
+    sst: isize,
+    nelems: usize,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        team_alltoall(
+            "shmem_alltoallsmem",
+            team,
+            dest,
+            source,
+            dst,
+            sst,
+            nelems,
+            1,
+        )
+    }
+}
 
 /// # Safety
 /// `source` is readable for `nelems` bytes on the root.

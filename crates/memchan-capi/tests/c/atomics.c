@@ -65,6 +65,34 @@ int main(void) {
     }
     shmem_barrier_all();
     if (me == 0) CHECK(*dv == -4.0 && *fv == 1.5f && *lcount == 8, "values on PE 0");
+    shmem_barrier_all();
+
+    /* Nonblocking fetching atomics: the fetched value is there after quiet. */
+    long *nbc = shmem_calloc(1, sizeof(long));
+    shmem_barrier_all();
+    long got[3] = {-1, -1, -1};
+    shmem_long_atomic_fetch_inc_nbi(&got[0], nbc, 0);
+    shmem_long_atomic_fetch_add_nbi(&got[1], nbc, 10, 0);
+    shmem_ctx_long_atomic_fetch_nbi(SHMEM_CTX_DEFAULT, &got[2], nbc, 0);
+    shmem_quiet();
+    CHECK(got[0] >= 0 && got[1] > got[0] && got[2] >= got[1] + 10, "fetch_nbi order: %ld %ld %ld", got[0], got[1], got[2]);
+    shmem_barrier_all();
+    CHECK(shmem_long_atomic_fetch(nbc, 0) == 11L * n, "nbi counter %ld", shmem_long_atomic_fetch(nbc, 0));
+    shmem_barrier_all();
+    if (me == n - 1) {
+        double dold = 1.0;
+        shmem_double_atomic_swap_nbi(&dold, dv, 6.5, 0);
+        unsigned int uold = 7u;
+        shmem_uint_atomic_fetch_or_nbi(&uold, bits, 4u, 0);
+        int iold = 0;
+        shmem_int_atomic_compare_swap_nbi(&iold, icount, 30 * n, -3, 0);
+        shmem_quiet();
+        CHECK(dold == -4.0, "swap_nbi fetched %f", dold);
+        CHECK(uold == 2u, "fetch_or_nbi fetched %x", uold);
+        CHECK(iold == 30 * n, "compare_swap_nbi fetched %d", iold);
+        CHECK(shmem_double_atomic_fetch(dv, 0) == 6.5 && shmem_int_atomic_fetch(icount, 0) == -3, "nbi values");
+    }
+    shmem_barrier_all();
 
     /* A lock guards a non-atomic read-modify-write of PE 0's word. */
     for (int i = 0; i < 20; i++) {

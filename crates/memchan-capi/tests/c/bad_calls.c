@@ -35,6 +35,10 @@ int main(int argc, char **argv) {
         shmem_barrier_all();
     } else if (strcmp(what, "stack-atomic") == 0)
         shmem_long_atomic_fetch_add(&local, 1, 0);
+    else if (strcmp(what, "null-fetch") == 0)
+        shmem_long_atomic_fetch_add_nbi(NULL, heap, 1, 0);
+    else if (strcmp(what, "zero-stride-alltoalls") == 0)
+        shmem_alltoallsmem(SHMEM_TEAM_WORLD, iheap, iheap, 0, 1, 1);
     else if (strcmp(what, "unaligned-atomic") == 0)
         shmem_int_atomic_inc((int *)((char *)iheap + 2), 0);
     else if (strcmp(what, "bad-cmp") == 0)

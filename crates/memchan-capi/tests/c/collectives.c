@@ -122,6 +122,24 @@ int main(void) {
     for (int r = 0, k = 0; r < n; r++)
         for (int i = 0; i <= r; i++, k++) CHECK(cdst[k] == 100 * r + i, "collect64 at %d: %ld", k, cdst[k]);
 
+    /* alltoall: block r of PE me holds 1000 * me + r; PE r gets it in block me. */
+    long *asrc = shmem_malloc(2 * n * sizeof(long)), *adst = shmem_malloc(2 * n * sizeof(long));
+    for (int r = 0; r < n; r++) { asrc[2 * r] = 1000 * me + r; asrc[2 * r + 1] = -r; }
+    shmem_barrier_all();
+    shmem_alltoall64(adst, asrc, 2, 0, 0, n, ps);
+    for (int r = 0; r < n; r++) CHECK(adst[2 * r] == 1000 * r + me && adst[2 * r + 1] == -me, "alltoall64 from %d: %ld", r, adst[2 * r]);
+    /* alltoalls: one int per PE, read at stride 2, written at stride 3. */
+    int *ssrc = shmem_malloc(2 * n * sizeof(int)), *sdst = shmem_malloc(3 * n * sizeof(int));
+    for (int r = 0; r < n; r++) { ssrc[2 * r] = 10 * me + r; ssrc[2 * r + 1] = -7; }
+    for (int i = 0; i < 3 * n; i++) sdst[i] = -1;
+    shmem_barrier_all();
+    shmem_alltoalls32(sdst, ssrc, 3, 2, 1, 0, 0, n, ps);
+    for (int r = 0; r < n; r++) CHECK(sdst[3 * r] == 10 * r + me && sdst[3 * r + 1] == -1, "alltoalls32 from %d: %d", r, sdst[3 * r]);
+    CHECK(shmem_int_alltoall(SHMEM_TEAM_WORLD, sdst, ssrc, 2) == 0, "team alltoall");
+    for (int r = 0; r < n; r++) CHECK(sdst[2 * r] == 10 * r + me && sdst[2 * r + 1] == -7, "int alltoall from %d", r);
+    CHECK(shmem_alltoallmem(SHMEM_TEAM_WORLD, adst, asrc, 16) == 0, "alltoallmem");
+    for (int r = 0; r < n; r++) CHECK(adst[2 * r] == 1000 * r + me, "alltoallmem from %d", r);
+
     /* *_to_all over everyone: sums, max, bitwise; in place too. */
     int *isrc = shmem_malloc(3 * sizeof(int)), *idst = shmem_malloc(3 * sizeof(int));
     int *iwrk = shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(int));

@@ -73,6 +73,10 @@ int main(void) {
     (void)was;
     shmem_barrier_all();
     int winner = shmem_atomic_fetch(&flag, 0);
+    int nbi = -1;
+    shmem_atomic_fetch_nbi(&nbi, &flag, 0);
+    shmem_quiet();
+    CHECK(nbi == winner, "atomic_fetch_nbi: %d, want %d", nbi, winner);
     CHECK(winner >= 1 && winner <= n, "compare_swap winner %d", winner);
     CHECK(old == 0 || old == winner, "compare_swap saw %d", old);
     CHECK((shmem_atomic_fetch(&uword, 0) & (1u << 20)) != 0, "atomic_fetch_or");
