@@ -23,11 +23,15 @@
 //!
 //! How (the techniques of the fast shared-memory MPIs, written from their ideas): one
 //! segment per communicator that every member maps rx; in it, per sender, a ring of
-//! 64-byte slots (header and up to 48 payload bytes; the slot's sequence word written
-//! last, so a receiver that sees it sees the whole slot) and a bulk area of chunks.
-//! Senders write their own rings by direct deposit; receivers return credits (slots and
-//! chunks consumed) in batches through a word in the sender's memory. A waiting caller
-//! spins a while, then sleeps on the segment's notify pages (no busy core).
+//! 64-byte slots (header and up to 40 payload bytes; the slot's sequence word written
+//! last, so a receiver that sees it sees the whole slot), a hot line and a bulk area of
+//! chunks. Senders write their own rings by direct deposit; receivers return credits
+//! (slots and chunks consumed) in batches through a word in the sender's memory. An
+//! eager message of up to 32 bytes also says how many of the receiver's messages its
+//! sender has consumed; a sender told that all of its own were consumed writes the next
+//! one to its hot line instead of the ring, so a ping-pong reuses one line each way (a
+//! ring's rotating lines cost more per transfer on these cores). A waiting caller spins
+//! a while, then sleeps on the segment's notify pages (no busy core).
 //!
 //! **Limits and back-pressure.** Per (sender, receiver): `ring_slots` slots in flight and
 //! `chunks` bulk chunks of `chunk_size` bytes; a sender that has used them waits (its
@@ -318,6 +322,9 @@ struct Peer {
     /// while this is `sent + 1`).
     ack_slot: u64,
     credit: u64,
+    /// How many of this node's messages the peer said (a heard word) it consumed:
+    /// all of them when this equals `sent`, and the next goes to the hot line.
+    heard: u64,
     out: VecDeque<(Body, Option<usize>)>,
     streams: VecDeque<Stream>,
     chunks_sent: u64,
@@ -339,6 +346,7 @@ impl Peer {
             sent: 0,
             ack_slot: 0,
             credit: 0,
+            heard: 0,
             out: VecDeque::new(),
             streams: VecDeque::new(),
             chunks_sent: 0,
@@ -754,7 +762,7 @@ impl<'c> Comm<'c> {
             if self.word(off + ACK_WORD) == cookie {
                 return Ok(true);
             }
-            if self.word(off) == seq {
+            if self.landed(d, seq).is_some() {
                 break; // a slot to read first: the general path does
             }
             std::hint::spin_loop();
@@ -1183,15 +1191,14 @@ impl<'c> Comm<'c> {
         }
         for _ in 0..self.fast_polls {
             let seq = self.peers[p].recvd + 1;
-            let off = self.lay.slot(p, seq);
-            if self.word(off) != seq {
+            let Some(off) = self.landed(p, seq) else {
                 // A pause between polls: on this VM's cores (AMD EPYC) a poll loop
                 // without one took 81-86 ns a message against 72-81 with it, 270
                 // against 230 in the slow state (the loop's speculative loads are
                 // thrown away when the line moves).
                 std::hint::spin_loop();
                 continue;
-            }
+            };
             let b = self.read_slot(off);
             let len = b.ilen();
             if b.kind() != Some(Kind::Eager)
@@ -1206,6 +1213,7 @@ impl<'c> Comm<'c> {
             // The message is taken: a peer gone meanwhile fails its other operations,
             // not this receive.
             let mut ack = || -> Result<()> {
+                self.heard_from(p, &b)?;
                 self.consumed(p, seq)?;
                 if b.flags() & F_SYNC != 0 {
                     self.ack(p, seq)?;
@@ -1631,12 +1639,21 @@ impl<'c> Comm<'c> {
 
     /// Writes slot `b` as the next of this node's ring at `p` (the caller checked
     /// the room): its words, then its sequence word, the publish, which notifies
-    /// unless `quiet`.
+    /// unless `quiet`. An eager slot with room says how many of `p`'s messages this
+    /// node consumed (its heard word). The slot goes to the hot line
+    /// ([`Layout::hot`]) when `p` said it consumed every earlier one (so the line's
+    /// last message too) and no acknowledgement waits in the ring slot's ack word.
     #[inline(always)]
     fn publish(&mut self, p: usize, b: &Body, quiet: bool) -> Result<()> {
         let peer = &mut self.peers[p];
         let seq = peer.sent + 1;
-        let off = self.lay.slot(self.me, seq);
+        let off = if peer.heard == peer.sent && peer.ack_slot != seq {
+            self.lay.hot(self.me)
+        } else {
+            self.lay.slot(self.me, seq)
+        };
+        let mut b = *b;
+        b.set_heard(peer.recvd);
         let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
         if quiet {
             tx.write_no_notify(off + 8, b.used_bytes())?;
@@ -1726,7 +1743,6 @@ impl<'c> Comm<'c> {
         loop {
             let before = self.completed;
             let seq = self.peers[p].recvd + 1;
-            let off = self.lay.slot(p, seq);
             // An acknowledgement may wait in the ack word of the slot not yet
             // consumed; the slot itself (often the reply behind it) is left to the
             // receive that follows.
@@ -1734,20 +1750,47 @@ impl<'c> Comm<'c> {
             if self.completed != before {
                 return Ok(true);
             }
-            if self.word(off) != seq {
+            let Some(off) = self.landed(p, seq) else {
                 break;
-            }
+            };
             let b = self.read_slot(off);
             match self.handle(p, seq, &b)? {
                 Handled::Stall => break,
                 Handled::Consumed => {}
             }
+            self.heard_from(p, &b)?;
             self.consumed(p, seq)?;
             if self.completed != before && matches!(b.kind(), Some(Kind::Eager | Kind::Ack)) {
                 return Ok(true);
             }
         }
         Ok(false)
+    }
+
+    /// Where `p`'s message `seq` has landed in this node's copy: its ring slot or
+    /// `p`'s hot line (never both: `p` writes each message once), if it has.
+    #[inline(always)]
+    fn landed(&self, p: usize, seq: u64) -> Option<usize> {
+        let off = self.lay.slot(p, seq);
+        if self.word(off) == seq {
+            return Some(off);
+        }
+        let hot = self.lay.hot(p);
+        (self.word(hot) == seq).then_some(hot)
+    }
+
+    /// Takes the heard word of a slot of `p`'s, if it has one: how many of this
+    /// node's messages `p` has consumed. More than were sent is a protocol error.
+    #[inline(always)]
+    fn heard_from(&mut self, p: usize, b: &Body) -> Result<()> {
+        if let Some(n) = b.heard() {
+            let peer = &mut self.peers[p];
+            if n > peer.sent {
+                return Err(protocol(p, "heard word past what was sent"));
+            }
+            peer.heard = peer.heard.max(n);
+        }
+        Ok(())
     }
 
     /// The slot at `off` (its sequence word seen): the header word, then only the

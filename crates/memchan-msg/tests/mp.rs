@@ -363,8 +363,10 @@ fn sync_payload(r: u32, i: u32) -> Vec<u8> {
 /// Worker: `cluster role` — a ping-pong of small synchronous messages with a spin of
 /// one idle poll, so that waits sleep (and announce it) at once. "ping" sends one
 /// blocking synchronous message a round, two non-blocking ones every third round
-/// (the second one's acknowledgement finds the ack word taken: an `Ack` slot);
-/// "pong" receives them and answers with a blocking synchronous message.
+/// (the second one's acknowledgement finds the ack word taken: an `Ack` slot), a
+/// postal one every fourth; "pong" receives them and answers with a blocking
+/// synchronous message, or a postal one every other round. Lengths 1..=40 bytes: with
+/// and without the heard word; postal answers and requests go through the hot lines.
 fn sync_pingpong_worker(a: &[String]) {
     let c = Cluster::join(&a[0]).unwrap();
     c.wait_for_members(2, Duration::from_secs(30)).unwrap();
@@ -387,6 +389,8 @@ fn sync_pingpong_worker(a: &[String]) {
                 for d in comm.wait_all(&[s1, s2]).unwrap() {
                     d.result.unwrap();
                 }
+            } else if r % 4 == 1 {
+                comm.send(other, 1, &sync_payload(r, 1)).unwrap();
             } else {
                 comm.ssend(other, 1, &sync_payload(r, 1)).unwrap();
             }
@@ -402,7 +406,11 @@ fn sync_pingpong_worker(a: &[String]) {
                     "round {r} message {i}"
                 );
             }
-            comm.ssend(other, 3, &sync_payload(r, 3)).unwrap();
+            if r % 2 == 0 {
+                comm.send(other, 3, &sync_payload(r, 3)).unwrap();
+            } else {
+                comm.ssend(other, 3, &sync_payload(r, 3)).unwrap();
+            }
         }
     }
     comm.finish().unwrap();
@@ -410,7 +418,7 @@ fn sync_pingpong_worker(a: &[String]) {
     c.barrier().unwrap();
 }
 
-fn synchronous_pingpong_with_sleeping_waits(t: &Transport) {
+fn synchronous_and_postal_pingpong_with_sleeping_waits(t: &Transport) {
     let name = unique_cluster("mpsync");
     let mut ws: Vec<_> = ["pong", "ping"]
         .iter()
@@ -427,4 +435,7 @@ fn synchronous_pingpong_with_sleeping_waits(t: &Transport) {
         w.finish(Duration::from_secs(30));
     }
 }
-on_every_transport!(synchronous_pingpong_with_sleeping_waits, crate::TIMING);
+on_every_transport!(
+    synchronous_and_postal_pingpong_with_sleeping_waits,
+    crate::TIMING
+);
