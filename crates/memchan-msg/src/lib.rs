@@ -331,6 +331,10 @@ struct Peer {
     awaiting: Awaiting,
     // peer -> me
     recvd: u64,
+    /// The last heard word written to the peer (`recvd` then): its messages can be
+    /// on its hot line only while `recvd` still equals this (it uses the line only
+    /// once told that every earlier message was consumed).
+    told: u64,
     credited: u64,
     chunks_recvd: u64,
     inflight: HashMap<u64, InFlight>,
@@ -352,6 +356,7 @@ impl Peer {
             chunks_sent: 0,
             awaiting: Awaiting::default(),
             recvd: 0,
+            told: 0,
             credited: 0,
             chunks_recvd: 0,
             inflight: HashMap::new(),
@@ -1653,7 +1658,11 @@ impl<'c> Comm<'c> {
             self.lay.slot(self.me, seq)
         };
         let mut b = *b;
-        b.set_heard(peer.recvd);
+        // Not on synchronous slots: their acknowledgement keeps the reply in the
+        // ring, and a receiver told nothing need not poll the hot line.
+        if b.flags() & F_SYNC == 0 && b.set_heard(peer.recvd) {
+            peer.told = peer.recvd;
+        }
         let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
         if quiet {
             tx.write_no_notify(off + 8, b.used_bytes())?;
@@ -1768,12 +1777,17 @@ impl<'c> Comm<'c> {
     }
 
     /// Where `p`'s message `seq` has landed in this node's copy: its ring slot or
-    /// `p`'s hot line (never both: `p` writes each message once), if it has.
+    /// `p`'s hot line (never both: `p` writes each message once), if it has. The hot
+    /// line only while this node has told `p` that it consumed all before `seq`.
     #[inline(always)]
     fn landed(&self, p: usize, seq: u64) -> Option<usize> {
         let off = self.lay.slot(p, seq);
         if self.word(off) == seq {
             return Some(off);
+        }
+        let peer = &self.peers[p];
+        if peer.told != peer.recvd {
+            return None;
         }
         let hot = self.lay.hot(p);
         (self.word(hot) == seq).then_some(hot)
