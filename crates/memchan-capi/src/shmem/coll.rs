@@ -369,11 +369,10 @@ unsafe fn alltoall(
     barrier(call, p, set, ps);
     let mut block = Vec::new();
     for (j, m) in set.members().enumerate() {
+        block.clear();
         if sst == 1 {
-            block.clear();
             block.extend_from_slice(&data[j * n * es..(j + 1) * n * es]);
         } else {
-            block.clear();
             for k in 0..n {
                 let at = (j * n + k) * sst * es;
                 block.extend_from_slice(&data[at..at + es]);
