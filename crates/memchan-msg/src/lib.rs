@@ -29,8 +29,9 @@
 //! (slots and chunks consumed) in batches through a word in the sender's memory. An
 //! eager message of up to 32 bytes also says how many of the receiver's messages its
 //! sender has consumed; a sender told that all of its own were consumed writes the next
-//! one to its hot line instead of the ring, so a ping-pong reuses one line each way (a
-//! ring's rotating lines cost more per transfer on these cores). A waiting caller spins
+//! one (and an acknowledgement before it) to its hot line instead of the ring, so a
+//! ping-pong reuses one line each way (a ring's rotating lines cost more per transfer
+//! on these cores). A waiting caller spins
 //! a while, then sleeps on the segment's notify pages (no busy core).
 //!
 //! **Limits and back-pressure.** Per (sender, receiver): `ring_slots` slots in flight and
@@ -321,6 +322,8 @@ struct Peer {
     /// The slot whose ack word holds an acknowledgement (it is not published yet
     /// while this is `sent + 1`).
     ack_slot: u64,
+    /// That ack word is on the hot line (the slot goes there too).
+    ack_hot: bool,
     credit: u64,
     /// How many of this node's messages the peer said (a heard word) it consumed:
     /// all of them when this equals `sent`, and the next goes to the hot line.
@@ -349,6 +352,7 @@ impl Peer {
             next_seq: 1,
             sent: 0,
             ack_slot: 0,
+            ack_hot: false,
             credit: 0,
             heard: 0,
             out: VecDeque::new(),
@@ -764,7 +768,11 @@ impl<'c> Comm<'c> {
             let off = self.lay.slot(d, seq);
             // A cookie here is an acknowledgement of this message: cookies are
             // never reused, so an older word never holds it.
-            if self.word(off + ACK_WORD) == cookie {
+            if self.word(off + ACK_WORD) == cookie
+                || self
+                    .hot_of(d)
+                    .is_some_and(|h| self.word(h + ACK_WORD) == cookie)
+            {
                 return Ok(true);
             }
             if self.landed(d, seq).is_some() {
@@ -1041,9 +1049,17 @@ impl<'c> Comm<'c> {
             return Ok(());
         }
         let next = self.peers[to].sent + 1;
-        if self.peers[to].ack_slot != next && self.ring_room(to)? {
-            let off = self.lay.slot(self.me, next) + ACK_WORD;
+        // The slot published next goes to the hot line if `to` said it consumed all
+        // before it (`publish`); there is room for it there whatever the ring's.
+        let hot = self.peers[to].heard == self.peers[to].sent;
+        if self.peers[to].ack_slot != next && (hot || self.ring_room(to)?) {
+            let off = if hot {
+                self.lay.hot(self.me)
+            } else {
+                self.lay.slot(self.me, next)
+            } + ACK_WORD;
             self.peers[to].ack_slot = next;
+            self.peers[to].ack_hot = hot;
             let tx = self.peers[to]
                 .tx
                 .as_ref()
@@ -1073,14 +1089,27 @@ impl<'c> Comm<'c> {
 
     #[inline(never)]
     fn read_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
-        let v = self.word(self.lay.slot(p, seq) + ACK_WORD);
-        if v == 0 {
-            return Ok(());
-        }
-        if let Some(i) = self.peers[p].awaiting.remove(v, true) {
-            self.complete_send(i);
+        for off in [Some(self.lay.slot(p, seq)), self.hot_of(p)]
+            .into_iter()
+            .flatten()
+        {
+            let v = self.word(off + ACK_WORD);
+            if v == 0 {
+                continue;
+            }
+            if let Some(i) = self.peers[p].awaiting.remove(v, true) {
+                self.complete_send(i);
+            }
         }
         Ok(())
+    }
+
+    /// `p`'s hot line, while `p`'s next message (and an acknowledgement in its ack
+    /// word) can be there: this node's last heard word to `p` said it consumed all.
+    #[inline(always)]
+    fn hot_of(&self, p: usize) -> Option<usize> {
+        let peer = &self.peers[p];
+        (peer.told == peer.recvd).then(|| self.lay.hot(p))
     }
 
     /// Completes send request `i` (its status names this node, its tag and length).
@@ -1652,15 +1681,19 @@ impl<'c> Comm<'c> {
     fn publish(&mut self, p: usize, b: &Body, quiet: bool) -> Result<()> {
         let peer = &mut self.peers[p];
         let seq = peer.sent + 1;
-        let off = if peer.heard == peer.sent && peer.ack_slot != seq {
+        // Where an acknowledgement already waits for this slot, else by what `p` said.
+        let hot = if peer.ack_slot == seq {
+            peer.ack_hot
+        } else {
+            peer.heard == peer.sent
+        };
+        let off = if hot {
             self.lay.hot(self.me)
         } else {
             self.lay.slot(self.me, seq)
         };
         let mut b = *b;
-        // Not on synchronous slots: their acknowledgement keeps the reply in the
-        // ring, and a receiver told nothing need not poll the hot line.
-        if b.flags() & F_SYNC == 0 && b.set_heard(peer.recvd) {
+        if b.set_heard(peer.recvd) {
             peer.told = peer.recvd;
         }
         let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
@@ -1785,11 +1818,7 @@ impl<'c> Comm<'c> {
         if self.word(off) == seq {
             return Some(off);
         }
-        let peer = &self.peers[p];
-        if peer.told != peer.recvd {
-            return None;
-        }
-        let hot = self.lay.hot(p);
+        let hot = self.hot_of(p)?;
         (self.word(hot) == seq).then_some(hot)
     }
 
