@@ -19,6 +19,12 @@ use std::time::{Duration, Instant};
 
 /// How long each handshake step may take.
 pub const STEP: Duration = Duration::from_secs(5);
+/// A join whose handshake timed out is tried again, on a new connection, this many
+/// times: on a lossy network two lost segments in one step (TCP's first
+/// retransmission waits 1 s, the next 2 s) can outlast a step with the hub fine.
+const JOIN_TRIES: u32 = 3;
+/// The handshake's words for a step that outlasted [`STEP`].
+const TIMED_OUT: &str = "handshake timed out";
 
 /// Reads one frame from a blocking socket before `deadline`.
 pub fn read_frame(
@@ -37,7 +43,7 @@ pub fn read_frame(
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(LinkError::Io("handshake timed out".into()));
+            return Err(LinkError::Io(TIMED_OUT.into()));
         }
         sock.set_read_timeout(Some(left))
             .map_err(|e| LinkError::Io(e.to_string()))?;
@@ -52,7 +58,7 @@ pub fn read_frame(
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                return Err(LinkError::Io("handshake timed out".into()))
+                return Err(LinkError::Io(TIMED_OUT.into()))
             }
             Err(e) => return Err(LinkError::Io(e.to_string())),
         }
@@ -175,6 +181,23 @@ fn connect_once(
 /// by [`connect`].
 pub fn join(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String> {
     debug_assert_eq!(join.role, ROLE_NODE);
+    let mut tries = 1;
+    loop {
+        match join_once(addr, cluster_key, join.clone()) {
+            Err(why) if why.ends_with(TIMED_OUT) && tries < JOIN_TRIES => {
+                tries += 1;
+                tracing::warn!(
+                    hub = addr,
+                    try_ = tries,
+                    "join handshake timed out; trying again"
+                );
+            }
+            r => return r,
+        }
+    }
+}
+
+fn join_once(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String> {
     let deadline = Instant::now() + STEP;
     retry_busy(deadline, || {
         let (mut sock, key, mut dec) = connect_once(addr, cluster_key, join.clone(), deadline)?;
@@ -213,6 +236,37 @@ pub fn describe(e: LinkError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A "hub" that accepts and never answers: the join tries [`JOIN_TRIES`] times,
+    /// each on a new connection, then says the handshake timed out.
+    #[test]
+    fn a_join_whose_handshake_times_out_tries_again_then_says_so() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for conn in listener.incoming() {
+                let Ok(c) = conn else { return };
+                held.push(c);
+                if tx.send(()).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut join = Join::service(ROLE_NODE);
+        join.cluster = "silent".into();
+        let r = super::join(&addr, &Key::open(), join);
+        match r {
+            Err(why) => assert!(why.ends_with(TIMED_OUT), "{why}"),
+            Ok(_) => panic!("joined a hub that never answered"),
+        }
+        assert_eq!(
+            rx.try_iter().count(),
+            JOIN_TRIES as usize,
+            "connections made"
+        );
+    }
 
     #[test]
     fn nonces_come_from_the_os_and_differ() {
