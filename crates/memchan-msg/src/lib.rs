@@ -23,16 +23,11 @@
 //!
 //! How (the techniques of the fast shared-memory MPIs, written from their ideas): one
 //! segment per communicator that every member maps rx; in it, per sender, a ring of
-//! 64-byte slots (header and up to 40 payload bytes; the slot's sequence word written
-//! last, so a receiver that sees it sees the whole slot), a hot line and a bulk area of
-//! chunks. Senders write their own rings by direct deposit; receivers return credits
-//! (slots and chunks consumed) in batches through a word in the sender's memory. An
-//! eager message of up to 32 bytes also says how many of the receiver's messages its
-//! sender has consumed; a sender told that all of its own were consumed writes the next
-//! one (and an acknowledgement before it) to its hot line instead of the ring, so a
-//! ping-pong reuses one line each way (a ring's rotating lines cost more per transfer
-//! on these cores). A waiting caller spins
-//! a while, then sleeps on the segment's notify pages (no busy core).
+//! 64-byte slots (header and up to 48 payload bytes; the slot's sequence word written
+//! last, so a receiver that sees it sees the whole slot) and a bulk area of chunks.
+//! Senders write their own rings by direct deposit; receivers return credits (slots and
+//! chunks consumed) in batches through a word in the sender's memory. A waiting caller
+//! spins a while, then sleeps on the segment's notify pages (no busy core).
 //!
 //! **Limits and back-pressure.** Per (sender, receiver): `ring_slots` slots in flight and
 //! `chunks` bulk chunks of `chunk_size` bytes; a sender that has used them waits (its
@@ -322,22 +317,13 @@ struct Peer {
     /// The slot whose ack word holds an acknowledgement (it is not published yet
     /// while this is `sent + 1`).
     ack_slot: u64,
-    /// That ack word is on the hot line (the slot goes there too).
-    ack_hot: bool,
     credit: u64,
-    /// How many of this node's messages the peer said (a heard word) it consumed:
-    /// all of them when this equals `sent`, and the next goes to the hot line.
-    heard: u64,
     out: VecDeque<(Body, Option<usize>)>,
     streams: VecDeque<Stream>,
     chunks_sent: u64,
     awaiting: Awaiting,
     // peer -> me
     recvd: u64,
-    /// The last heard word written to the peer (`recvd` then): its messages can be
-    /// on its hot line only while `recvd` still equals this (it uses the line only
-    /// once told that every earlier message was consumed).
-    told: u64,
     credited: u64,
     chunks_recvd: u64,
     inflight: HashMap<u64, InFlight>,
@@ -352,15 +338,12 @@ impl Peer {
             next_seq: 1,
             sent: 0,
             ack_slot: 0,
-            ack_hot: false,
             credit: 0,
-            heard: 0,
             out: VecDeque::new(),
             streams: VecDeque::new(),
             chunks_sent: 0,
             awaiting: Awaiting::default(),
             recvd: 0,
-            told: 0,
             credited: 0,
             chunks_recvd: 0,
             inflight: HashMap::new(),
@@ -768,14 +751,10 @@ impl<'c> Comm<'c> {
             let off = self.lay.slot(d, seq);
             // A cookie here is an acknowledgement of this message: cookies are
             // never reused, so an older word never holds it.
-            if self.word(off + ACK_WORD) == cookie
-                || self
-                    .hot_of(d)
-                    .is_some_and(|h| self.word(h + ACK_WORD) == cookie)
-            {
+            if self.word(off + ACK_WORD) == cookie {
                 return Ok(true);
             }
-            if self.landed(d, seq).is_some() {
+            if self.word(off) == seq {
                 break; // a slot to read first: the general path does
             }
             std::hint::spin_loop();
@@ -1049,17 +1028,9 @@ impl<'c> Comm<'c> {
             return Ok(());
         }
         let next = self.peers[to].sent + 1;
-        // The slot published next goes to the hot line if `to` said it consumed all
-        // before it (`publish`); there is room for it there whatever the ring's.
-        let hot = self.peers[to].heard == self.peers[to].sent;
-        if self.peers[to].ack_slot != next && (hot || self.ring_room(to)?) {
-            let off = if hot {
-                self.lay.hot(self.me)
-            } else {
-                self.lay.slot(self.me, next)
-            } + ACK_WORD;
+        if self.peers[to].ack_slot != next && self.ring_room(to)? {
+            let off = self.lay.slot(self.me, next) + ACK_WORD;
             self.peers[to].ack_slot = next;
-            self.peers[to].ack_hot = hot;
             let tx = self.peers[to]
                 .tx
                 .as_ref()
@@ -1089,27 +1060,14 @@ impl<'c> Comm<'c> {
 
     #[inline(never)]
     fn read_ack_word(&mut self, p: usize, seq: u64) -> Result<()> {
-        for off in [Some(self.lay.slot(p, seq)), self.hot_of(p)]
-            .into_iter()
-            .flatten()
-        {
-            let v = self.word(off + ACK_WORD);
-            if v == 0 {
-                continue;
-            }
-            if let Some(i) = self.peers[p].awaiting.remove(v, true) {
-                self.complete_send(i);
-            }
+        let v = self.word(self.lay.slot(p, seq) + ACK_WORD);
+        if v == 0 {
+            return Ok(());
+        }
+        if let Some(i) = self.peers[p].awaiting.remove(v, true) {
+            self.complete_send(i);
         }
         Ok(())
-    }
-
-    /// `p`'s hot line, while `p`'s next message (and an acknowledgement in its ack
-    /// word) can be there: this node's last heard word to `p` said it consumed all.
-    #[inline(always)]
-    fn hot_of(&self, p: usize) -> Option<usize> {
-        let peer = &self.peers[p];
-        (peer.told == peer.recvd).then(|| self.lay.hot(p))
     }
 
     /// Completes send request `i` (its status names this node, its tag and length).
@@ -1225,14 +1183,15 @@ impl<'c> Comm<'c> {
         }
         for _ in 0..self.fast_polls {
             let seq = self.peers[p].recvd + 1;
-            let Some(off) = self.landed(p, seq) else {
+            let off = self.lay.slot(p, seq);
+            if self.word(off) != seq {
                 // A pause between polls: on this VM's cores (AMD EPYC) a poll loop
                 // without one took 81-86 ns a message against 72-81 with it, 270
                 // against 230 in the slow state (the loop's speculative loads are
                 // thrown away when the line moves).
                 std::hint::spin_loop();
                 continue;
-            };
+            }
             let b = self.read_slot(off);
             let len = b.ilen();
             if b.kind() != Some(Kind::Eager)
@@ -1247,7 +1206,6 @@ impl<'c> Comm<'c> {
             // The message is taken: a peer gone meanwhile fails its other operations,
             // not this receive.
             let mut ack = || -> Result<()> {
-                self.heard_from(p, &b)?;
                 self.consumed(p, seq)?;
                 if b.flags() & F_SYNC != 0 {
                     self.ack(p, seq)?;
@@ -1673,29 +1631,12 @@ impl<'c> Comm<'c> {
 
     /// Writes slot `b` as the next of this node's ring at `p` (the caller checked
     /// the room): its words, then its sequence word, the publish, which notifies
-    /// unless `quiet`. An eager slot with room says how many of `p`'s messages this
-    /// node consumed (its heard word). The slot goes to the hot line
-    /// ([`Layout::hot`]) when `p` said it consumed every earlier one (so the line's
-    /// last message too) and no acknowledgement waits in the ring slot's ack word.
+    /// unless `quiet`.
     #[inline(always)]
     fn publish(&mut self, p: usize, b: &Body, quiet: bool) -> Result<()> {
         let peer = &mut self.peers[p];
         let seq = peer.sent + 1;
-        // Where an acknowledgement already waits for this slot, else by what `p` said.
-        let hot = if peer.ack_slot == seq {
-            peer.ack_hot
-        } else {
-            peer.heard == peer.sent
-        };
-        let off = if hot {
-            self.lay.hot(self.me)
-        } else {
-            self.lay.slot(self.me, seq)
-        };
-        let mut b = *b;
-        if b.set_heard(peer.recvd) {
-            peer.told = peer.recvd;
-        }
+        let off = self.lay.slot(self.me, seq);
         let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
         if quiet {
             tx.write_no_notify(off + 8, b.used_bytes())?;
@@ -1785,6 +1726,7 @@ impl<'c> Comm<'c> {
         loop {
             let before = self.completed;
             let seq = self.peers[p].recvd + 1;
+            let off = self.lay.slot(p, seq);
             // An acknowledgement may wait in the ack word of the slot not yet
             // consumed; the slot itself (often the reply behind it) is left to the
             // receive that follows.
@@ -1792,48 +1734,20 @@ impl<'c> Comm<'c> {
             if self.completed != before {
                 return Ok(true);
             }
-            let Some(off) = self.landed(p, seq) else {
+            if self.word(off) != seq {
                 break;
-            };
+            }
             let b = self.read_slot(off);
             match self.handle(p, seq, &b)? {
                 Handled::Stall => break,
                 Handled::Consumed => {}
             }
-            self.heard_from(p, &b)?;
             self.consumed(p, seq)?;
             if self.completed != before && matches!(b.kind(), Some(Kind::Eager | Kind::Ack)) {
                 return Ok(true);
             }
         }
         Ok(false)
-    }
-
-    /// Where `p`'s message `seq` has landed in this node's copy: its ring slot or
-    /// `p`'s hot line (never both: `p` writes each message once), if it has. The hot
-    /// line only while this node has told `p` that it consumed all before `seq`.
-    #[inline(always)]
-    fn landed(&self, p: usize, seq: u64) -> Option<usize> {
-        let off = self.lay.slot(p, seq);
-        if self.word(off) == seq {
-            return Some(off);
-        }
-        let hot = self.hot_of(p)?;
-        (self.word(hot) == seq).then_some(hot)
-    }
-
-    /// Takes the heard word of a slot of `p`'s, if it has one: how many of this
-    /// node's messages `p` has consumed. More than were sent is a protocol error.
-    #[inline(always)]
-    fn heard_from(&mut self, p: usize, b: &Body) -> Result<()> {
-        if let Some(n) = b.heard() {
-            let peer = &mut self.peers[p];
-            if n > peer.sent {
-                return Err(protocol(p, "heard word past what was sent"));
-            }
-            peer.heard = peer.heard.max(n);
-        }
-        Ok(())
     }
 
     /// The slot at `off` (its sequence word seen): the header word, then only the

@@ -11,8 +11,6 @@
 //!   credit line: [slots of r consumed by s,
 //!                 chunks of r consumed by s,
 //!                 asleep: s sleeps waiting for r's acknowledgement]
-//!   hot line: one slot, taking s's next message instead of its ring slot once r
-//!             said (a heard word) it consumed all of s's earlier ones
 //! ```
 //!
 //! A slot: word 0 the sequence (written last: the publish), words 1..=6 the body
@@ -77,11 +75,6 @@ impl Kind {
 
 /// Flag: the sender waits for the receive (synchronous send).
 pub(crate) const F_SYNC: u8 = 1;
-/// Flag of an eager slot of at most [`HEARD_MAX`] bytes: the word after its payload
-/// is the writer's count of the reader's messages it has consumed ([`Body::heard`]).
-pub(crate) const F_HEARD: u8 = 2;
-/// The longest eager payload that has room for the heard word.
-pub(crate) const HEARD_MAX: usize = EAGER_MAX - 8;
 
 /// A slot's words 1..=6 (word 0, the sequence, is written last, separately; word 7,
 /// the ack word, by its own store).
@@ -162,37 +155,12 @@ impl Body {
         raw
     }
     /// Words 1.. of the slot in use: the header and, for an eager slot, only the
-    /// payload words its length covers, and the heard word if it has one (writer and
-    /// reader agree on it).
+    /// payload words its length covers (writer and reader agree on it).
     pub(crate) fn words(&self) -> usize {
         match self.kind() {
-            Some(Kind::Eager) if self.heard_at().is_some() => 2 + self.ilen().div_ceil(8),
             Some(Kind::Eager) | Some(Kind::Name) => 1 + self.ilen().min(EAGER_MAX).div_ceil(8),
             _ => BODY_WORDS,
         }
-    }
-    /// The index in `w` of an eager slot's heard word, if it carries one.
-    fn heard_at(&self) -> Option<usize> {
-        (self.flags() & F_HEARD != 0 && self.ilen() <= HEARD_MAX)
-            .then(|| 1 + self.ilen().div_ceil(8))
-    }
-    /// Adds the heard word to an eager slot with room for it: `n`, how many of the
-    /// reader's messages the writer has consumed. Whether it had room.
-    pub(crate) fn set_heard(&mut self, n: u64) -> bool {
-        if self.kind() != Some(Kind::Eager) || self.ilen() > HEARD_MAX {
-            return false;
-        }
-        self.w[0] |= u64::from(F_HEARD) << 8;
-        let at = 1 + self.ilen().div_ceil(8);
-        self.w[at] = n;
-        true
-    }
-    /// The heard word ([`set_heard`](Self::set_heard)), if the slot carries one.
-    pub(crate) fn heard(&self) -> Option<u64> {
-        if self.kind() != Some(Kind::Eager) {
-            return None;
-        }
-        self.heard_at().map(|at| self.w[at])
     }
     /// The words in use ([`words`](Self::words)) as the bytes the writer stores: in
     /// memory order, as the reader loads them back (one word each). A view, not a
@@ -212,7 +180,7 @@ pub(crate) struct Layout {
     pub slots: usize,
     pub chunk: usize,
     pub chunks: usize,
-    /// Bytes of one writer's control part (ring + credit line + hot line).
+    /// Bytes of one writer's control part (ring + credit line).
     ctl_part: usize,
     /// Start of the bulk area (page aligned).
     pub bulk_start: usize,
@@ -221,7 +189,7 @@ pub(crate) struct Layout {
 
 impl Layout {
     pub(crate) fn new(cfg: &CommConfig, page: usize) -> Layout {
-        let ctl_part = cfg.ring_slots * SLOT + 2 * SLOT;
+        let ctl_part = cfg.ring_slots * SLOT + SLOT;
         let bulk_start = (cfg.max_nodes * ctl_part).div_ceil(page) * page;
         let size = bulk_start + cfg.max_nodes * cfg.chunks * cfg.chunk_size;
         Layout {
@@ -247,14 +215,6 @@ impl Layout {
     /// sleeps waiting for an acknowledgement from this node.
     pub(crate) fn asleep(&self, w: usize) -> usize {
         self.credit(w) + 16
-    }
-    /// Writer `w`'s hot line: a slot outside the ring that takes the writer's next
-    /// message instead of its ring slot whenever the reader has reported consuming
-    /// every earlier one (a heard word). A ping-pong then goes back and forth on one
-    /// line each way: on this VM's cores a ring's rotating lines cost ~15 ns a
-    /// message over one line reused (~40 ns in the slow state).
-    pub(crate) fn hot(&self, w: usize) -> usize {
-        self.credit(w) + SLOT
     }
     /// Chunk number `n` (mod C) of writer `w`'s bulk area.
     pub(crate) fn chunk_at(&self, w: usize, n: u64) -> usize {
@@ -308,43 +268,11 @@ mod tests {
     }
 
     #[test]
-    fn the_heard_word_follows_the_payload_and_only_where_it_fits() {
-        for len in 0..=EAGER_MAX {
-            let data: Vec<u8> = (1..=len as u8).collect();
-            let mut b = Body::new(Kind::Eager, F_SYNC, len as u8, 9);
-            b.set_bytes(&data);
-            let fits = b.set_heard(0xdead_beef_0042);
-            assert_eq!(fits, len <= HEARD_MAX, "length {len}");
-            assert_eq!(b.heard(), fits.then_some(0xdead_beef_0042), "length {len}");
-            let mut out = vec![0u8; len];
-            b.copy_bytes(&mut out);
-            assert_eq!(out, data, "length {len}: the payload survives");
-            assert_eq!(b.flags() & F_SYNC, F_SYNC);
-            assert_eq!(
-                b.words(),
-                1 + len.div_ceil(8) + usize::from(fits),
-                "length {len}"
-            );
-            assert!(8 + 8 * b.words() <= ACK_WORD, "length {len}: past the body");
-        }
-        let mut c = Body::new(Kind::Cts, 0, 0, 0);
-        assert!(
-            !c.set_heard(1) && c.heard().is_none(),
-            "only eager slots carry it"
-        );
-        // A hostile flag on a long eager slot reads no heard word.
-        let h = Body::new(Kind::Eager, F_HEARD, EAGER_MAX as u8, 0);
-        assert_eq!((h.heard(), h.words()), (None, 6));
-    }
-
-    #[test]
     fn layout_keeps_writers_apart() {
         let cfg = CommConfig::default();
         let l = Layout::new(&cfg, 4096);
         // Each writer's ring and credit line lie before the next writer's ring.
-        assert!(l.credit(0) + SLOT <= l.hot(0));
-        assert!(l.hot(0) + SLOT <= l.slot(1, 1));
-        assert!(l.hot(cfg.max_nodes - 1) + SLOT <= l.bulk_start);
+        assert!(l.credit(0) + SLOT <= l.slot(1, 1));
         assert_eq!(l.slot(0, 1), l.slot(0, 1 + cfg.ring_slots as u64));
         assert!(l.slot(cfg.max_nodes - 1, cfg.ring_slots as u64) + SLOT <= l.bulk_start);
         assert_eq!(l.bulk_start % 4096, 0);

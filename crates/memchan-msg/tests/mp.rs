@@ -365,8 +365,7 @@ fn sync_payload(r: u32, i: u32) -> Vec<u8> {
 /// blocking synchronous message a round, two non-blocking ones every third round
 /// (the second one's acknowledgement finds the ack word taken: an `Ack` slot), a
 /// postal one every fourth; "pong" receives them and answers with a blocking
-/// synchronous message, or a postal one every other round. Lengths 1..=40 bytes: with
-/// and without the heard word; postal answers and requests go through the hot lines.
+/// synchronous message, or a postal one every other round. Lengths 1..=40 bytes.
 fn sync_pingpong_worker(a: &[String]) {
     let c = Cluster::join(&a[0]).unwrap();
     c.wait_for_members(2, Duration::from_secs(30)).unwrap();
