@@ -42,7 +42,8 @@ pub fn worker(a: &[String]) {
             tx.write_u64(0, r).unwrap();
         }
     }
-    c.barrier().unwrap(); // node 0 saw every record and consumed its wake-ups
+    c.barrier().unwrap(); // node 0 saw every record
+    c.barrier().unwrap(); // and consumed their wake-ups
     tx.write_no_notify(LONE, &body(u64::MAX)).unwrap();
     c.ack().unwrap();
     c.barrier().unwrap();
@@ -104,7 +105,12 @@ fn write_no_notify_lands_before_the_publish_that_wakes_the_reader(t: &Transport)
         }
         seen = pubd;
     }
-    // Every publish has landed (it was seen); take any wake-up still pending.
+    // Every publish has landed (it was seen), but the last one's post may come after
+    // the reader saw the word: once the worker is at the barrier it has posted every
+    // record, so the wake-ups still pending are taken after it (taken before it, one
+    // arriving late failed the check below now and then), and before the worker
+    // writes the lone body (the next barrier).
+    c.barrier().unwrap();
     while rx.wait(Some(Duration::ZERO)).unwrap() {}
     c.barrier().unwrap();
     c.barrier().unwrap(); // the lone body landed (the worker's ack)
