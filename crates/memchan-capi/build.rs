@@ -586,19 +586,8 @@ fn amo_ops(has: u32) -> Vec<(&'static str, &'static [&'static str], bool)> {
 /// `shmem_TYPE_atomic_OP_nbi(fetch, dest, ARGS, pe)`: the blocking operation, its
 /// result stored at `fetch`.
 fn amo_nbi_fun(o: &mut Out, name: String, c: &str, r: &str, cp: &str, op: &str, args: &[&str]) {
-    let target = if op == "fetch" {
-        format!("const {cp}")
-    } else {
-        cp.to_string()
-    };
-    let mut params = vec![
-        p(cp, format!("*mut {r}"), "fetch"),
-        p(target, format!("*const {r}"), "dest"),
-    ];
-    for a in args {
-        params.push(p(c, r, a));
-    }
-    params.push(p("int", "c_int", "pe"));
+    let mut params = vec![p(cp, format!("*mut {r}"), "fetch")];
+    params.extend(amo_params(c, r, cp, op, args));
     o.fun(Fun {
         c_ret: "void",
         rs_ret: "",
@@ -606,6 +595,28 @@ fn amo_nbi_fun(o: &mut Out, name: String, c: &str, r: &str, cp: &str, op: &str, 
         params,
         body: format!("atomic::fetch_nbi(CALL, fetch, || {});", amo_call(op, r)),
     });
+}
+
+/// An atomic's parameters after any `fetch`: `dest` (const for a fetch), `args` of
+/// the element type, `pe`.
+fn amo_params<'a>(
+    c: &str,
+    r: &str,
+    cp: &str,
+    op: &str,
+    args: &[&'a str],
+) -> Vec<(String, String, &'a str)> {
+    let target = if op == "fetch" {
+        format!("const {cp}")
+    } else {
+        cp.to_string()
+    };
+    let mut params = vec![p(target, format!("*const {r}"), "dest")];
+    for a in args {
+        params.push(p(c, r, a));
+    }
+    params.push(p("int", "c_int", "pe"));
+    params
 }
 
 /// The blocking atomic `op` on `dest` at `pe` as the Rust call that returns the old
@@ -638,16 +649,7 @@ fn amo_fun(
     args: &[&str],
     ret: bool,
 ) {
-    let target = if op == "fetch" {
-        format!("const {cp}")
-    } else {
-        cp.to_string()
-    };
-    let mut params = vec![p(target, format!("*const {r}"), "dest")];
-    for a in args {
-        params.push(p(c, r, a));
-    }
-    params.push(p("int", "c_int", "pe"));
+    let params = amo_params(c, r, cp, op, args);
     let call = amo_call(op, r);
     o.fun(Fun {
         c_ret: if ret { c } else { "void" },
