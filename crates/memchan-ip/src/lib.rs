@@ -32,10 +32,16 @@ pub mod addr;
 pub mod mcast;
 mod node;
 pub mod ring;
+mod spin;
 mod tun;
 
 pub use addr::{Route, Subnet};
 pub use node::IpNode;
+
+/// The default interactive spin on one host: on the idle 2-core VM it took the
+/// 8-byte TCP ping-pong from 1.6-1.9x a veth's latency to 1.05-1.4x (both receive
+/// threads catch the answer and the next request without being woken).
+pub const INTERACTIVE_SPIN: Duration = Duration::from_micros(40);
 
 /// What can go wrong starting or running `memchan ip`, each naming the problem.
 #[derive(Debug, thiserror::Error)]
@@ -94,10 +100,11 @@ pub struct IpConfig {
     /// How long it busy-polls (reading the TUN device too) after an exchange of small
     /// packets only, both ways: request/response traffic, where the answer or the
     /// next request is due soon; a stream (large packets one way) does not (0: as
-    /// `spin`). 0 by default: on the loaded 2-core VM 50 µs cut the typical 8-byte
-    /// TCP latency on one host by about 2 µs but some runs came out much slower, and
-    /// through a hub (where polling reads the socket) every run did.
-    pub interactive_spin: Duration,
+    /// `spin`). `None` (the default): [`INTERACTIVE_SPIN`] on one host, 0 through a
+    /// hub, where polling reads the socket and every measured run came out slower.
+    /// Either spin stops while spinning gets the thread too little of a core (a busy
+    /// machine), and is tried again 100 ms later.
+    pub interactive_spin: Option<Duration>,
 }
 
 impl Default for IpConfig {
@@ -111,7 +118,7 @@ impl Default for IpConfig {
             max_nodes: 8,
             segment: "memchan-ip".into(),
             spin: Duration::ZERO,
-            interactive_spin: Duration::ZERO,
+            interactive_spin: None,
         }
     }
 }
@@ -143,6 +150,11 @@ pub struct Counters {
     /// Times a multicast ring reader fell behind (or its sender restarted) and
     /// skipped to the head, losing packets.
     pub mc_skipped: AtomicU64,
+    /// Busy-poll windows the receive thread ran after traffic.
+    pub spins: AtomicU64,
+    /// Times it stopped spinning because spinning got it too little of a core (a
+    /// busy machine; it tries again 100 ms later).
+    pub spin_backoffs: AtomicU64,
 }
 
 /// A copy of [`Counters`] at one moment.
@@ -161,6 +173,8 @@ pub struct CounterSnapshot {
     pub rx_multicast: u64,
     pub mc_fallback: u64,
     pub mc_skipped: u64,
+    pub spins: u64,
+    pub spin_backoffs: u64,
 }
 
 impl Counters {
@@ -179,6 +193,8 @@ impl Counters {
             rx_multicast: self.rx_multicast.load(Relaxed),
             mc_fallback: self.mc_fallback.load(Relaxed),
             mc_skipped: self.mc_skipped.load(Relaxed),
+            spins: self.spins.load(Relaxed),
+            spin_backoffs: self.spin_backoffs.load(Relaxed),
         }
     }
 }
@@ -188,7 +204,7 @@ impl std::fmt::Display for CounterSnapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "tx_packets={} tx_bytes={} rx_packets={} rx_bytes={} drop_no_route={} drop_ring_full={} ring_full_waits={} bad_records={} errors={} tx_multicast={} rx_multicast={} mc_fallback={} mc_skipped={}",
+            "tx_packets={} tx_bytes={} rx_packets={} rx_bytes={} drop_no_route={} drop_ring_full={} ring_full_waits={} bad_records={} errors={} tx_multicast={} rx_multicast={} mc_fallback={} mc_skipped={} spins={} spin_backoffs={}",
             self.tx_packets,
             self.tx_bytes,
             self.rx_packets,
@@ -201,7 +217,9 @@ impl std::fmt::Display for CounterSnapshot {
             self.tx_multicast,
             self.rx_multicast,
             self.mc_fallback,
-            self.mc_skipped
+            self.mc_skipped,
+            self.spins,
+            self.spin_backoffs
         )
     }
 }

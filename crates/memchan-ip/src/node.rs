@@ -15,6 +15,7 @@ use memchan::{Cluster, Dest, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use crate::addr::Route;
 use crate::mcast::{self, ListRead, McLayout, McNext, McReader, McWriter};
 use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
+use crate::spin::{self, IdlePolicy, SpinShare};
 use crate::tun::Tun;
 use crate::{CounterSnapshot, Counters, IpConfig, IpError};
 
@@ -184,6 +185,7 @@ impl IpNode {
         })?;
         let ifname = tun.name().to_string();
         let bseq = random_seq();
+        let hub = cluster.transport() != "shm";
         let sh = Arc::new(Shared {
             my_inc: cluster.incarnation().max(1),
             cluster,
@@ -206,7 +208,11 @@ impl IpNode {
             credit_cv: Condvar::new(),
             tx_waiting: AtomicBool::new(false),
             spin: cfg.spin,
-            interactive_spin: cfg.interactive_spin,
+            interactive_spin: cfg.interactive_spin.unwrap_or(if hub {
+                Duration::ZERO
+            } else {
+                crate::INTERACTIVE_SPIN
+            }),
             tx_last_len: AtomicUsize::new(0),
             subnet: cfg.subnet,
             txs: Mutex::new(TxState {
@@ -624,6 +630,8 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
     let mut active = false;
     // The largest packet delivered since the last sleep.
     let mut largest = 0;
+    // Whether spinning gets this thread its core (else it stops spinning a while).
+    let mut share = SpinShare::default();
     while !sh.stop.load(Relaxed) {
         let e = sh.cluster.epoch();
         if e != epoch {
@@ -683,14 +691,27 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             } else {
                 sh.spin
             };
-            let end = Instant::now() + spin;
-            while !woke && Instant::now() < end {
-                if let Ok(mut t) = sh.txs.try_lock() {
-                    pump(sh, &mut t);
+            let start = Instant::now();
+            if !spin.is_zero() && share.may_spin(start) {
+                let cpu0 = spin::thread_cpu();
+                let idle = IdlePolicy::enter();
+                let end = start + spin;
+                while Instant::now() < end {
+                    if let Ok(mut t) = sh.txs.try_lock() {
+                        pump(sh, &mut t);
+                    }
+                    if rx.wait_spin(Some(Duration::ZERO)).unwrap_or(false) {
+                        woke = true;
+                        break;
+                    }
+                    std::thread::yield_now();
                 }
-                woke = rx.wait_spin(Some(Duration::ZERO)).unwrap_or(false);
-                // A spinning receiver must not keep the programs it serves off the core.
-                std::thread::yield_now();
+                drop(idle);
+                let now = Instant::now();
+                sh.c.spins.fetch_add(1, Relaxed);
+                if share.record(now - start, spin::thread_cpu() - cpu0, now) {
+                    sh.c.spin_backoffs.fetch_add(1, Relaxed);
+                }
             }
         }
         if woke {
