@@ -38,9 +38,10 @@ mod tun;
 pub use addr::{Route, Subnet};
 pub use node::IpNode;
 
-/// The default interactive spin on one host: on the idle 2-core VM it took the
-/// 8-byte TCP ping-pong from 1.6-1.9x a veth's latency to 1.05-1.4x (both receive
-/// threads catch the answer and the next request without being woken).
+/// The default interactive spin: on the idle 2-core VM it took the 8-byte TCP
+/// ping-pong between two namespaces from 1.64-2.09x a veth's latency to 0.93-1.15x
+/// on one host, and from 2.2-2.4x to 1.2-1.4x through a hub (both receive threads
+/// catch the answer and the next request without being woken).
 pub const INTERACTIVE_SPIN: Duration = Duration::from_micros(40);
 
 /// What can go wrong starting or running `memchan ip`, each naming the problem.
@@ -100,11 +101,10 @@ pub struct IpConfig {
     /// How long it busy-polls (reading the TUN device too) after an exchange of small
     /// packets only, both ways: request/response traffic, where the answer or the
     /// next request is due soon; a stream (large packets one way) does not (0: as
-    /// `spin`). `None` (the default): [`INTERACTIVE_SPIN`] on one host, 0 through a
-    /// hub, where polling reads the socket and every measured run came out slower.
-    /// Either spin stops while spinning gets the thread too little of a core (a busy
-    /// machine), and is tried again 100 ms later.
-    pub interactive_spin: Option<Duration>,
+    /// `spin`). [`INTERACTIVE_SPIN`] by default. Either spin stops while spinning
+    /// gets the thread too little of a core (a busy machine), and is tried again
+    /// 100 ms later.
+    pub interactive_spin: Duration,
 }
 
 impl Default for IpConfig {
@@ -118,7 +118,7 @@ impl Default for IpConfig {
             max_nodes: 8,
             segment: "memchan-ip".into(),
             spin: Duration::ZERO,
-            interactive_spin: None,
+            interactive_spin: INTERACTIVE_SPIN,
         }
     }
 }

@@ -185,7 +185,6 @@ impl IpNode {
         })?;
         let ifname = tun.name().to_string();
         let bseq = random_seq();
-        let hub = cluster.transport() != "shm";
         let sh = Arc::new(Shared {
             my_inc: cluster.incarnation().max(1),
             cluster,
@@ -208,11 +207,7 @@ impl IpNode {
             credit_cv: Condvar::new(),
             tx_waiting: AtomicBool::new(false),
             spin: cfg.spin,
-            interactive_spin: cfg.interactive_spin.unwrap_or(if hub {
-                Duration::ZERO
-            } else {
-                crate::INTERACTIVE_SPIN
-            }),
+            interactive_spin: cfg.interactive_spin,
             tx_last_len: AtomicUsize::new(0),
             subnet: cfg.subnet,
             txs: Mutex::new(TxState {
