@@ -48,9 +48,17 @@ struct IpProc {
 }
 
 impl IpProc {
-    fn spawn(topo: &Topology, ns: &str, cluster: &str, env: &[(&str, &str)]) -> (IpProc, String) {
+    fn spawn(
+        topo: &Topology,
+        ns: &str,
+        cluster: &str,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> (IpProc, String) {
         let bin = env!("CARGO_BIN_EXE_memchan");
-        let mut cmd = topo.command(ns, bin, &["ip", "--cluster", cluster]);
+        let mut argv = vec!["ip", "--cluster", cluster];
+        argv.extend_from_slice(args);
+        let mut cmd = topo.command(ns, bin, &argv);
         cmd.env_remove("MEMCHAN_HUB").env_remove("MEMCHAN_KEY_FILE");
         for (k, v) in env {
             cmd.env(k, v);
@@ -207,14 +215,15 @@ const FNV0: u64 = 0xcbf2_9ce4_8422_2325;
 /// Two nodes in two namespaces of a fresh topology; `hub`: through a hub in the hub
 /// namespace instead of shared memory.
 fn two_nodes(tag: &str, hub: bool) -> (Topology, Option<Child>, IpProc, String, IpProc, String) {
-    two_nodes_with(tag, hub, &[])
+    two_nodes_with(tag, hub, &[], &[])
 }
 
-/// [`two_nodes`] with more environment for both nodes.
+/// [`two_nodes`] with more environment and arguments for both nodes.
 fn two_nodes_with(
     tag: &str,
     hub: bool,
     extra: &[(&str, &str)],
+    args: &[&str],
 ) -> (Topology, Option<Child>, IpProc, String, IpProc, String) {
     let topo = Topology::new(tag, 2);
     let cluster = unique(tag);
@@ -226,8 +235,8 @@ fn two_nodes_with(
         env.push(("MEMCHAN_HUB", listen));
     }
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let (a, addr_a) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &env);
-    let (b, addr_b) = IpProc::spawn(&topo, &topo.hosts[1].ns, &cluster, &env);
+    let (a, addr_a) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &env, args);
+    let (b, addr_b) = IpProc::spawn(&topo, &topo.hosts[1].ns, &cluster, &env, args);
     assert_ne!(addr_a, addr_b);
     (topo, hub_child, a, addr_a, b, addr_b)
 }
@@ -346,12 +355,14 @@ fn ping_and_iperf3_run_unmodified_over_memchan_ip() {
 
 /// A TCP stream of 8 MiB from A to B through memchan ip, compared byte for byte
 /// (FNV-1a of each side, and the length).
-fn tcp_transfer_is_intact(tag: &str, hub: bool) {
+type Counters = Vec<(String, u64)>;
+
+fn tcp_transfer_is_intact(tag: &str, hub: bool, args: &[&str]) -> (Counters, Counters) {
     if !root_with_tun() {
-        return;
+        return Default::default();
     }
     need("ping");
-    let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes(tag, hub);
+    let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes_with(tag, hub, &[], args);
     let (ns_a, ns_b) = (topo.hosts[0].ns.clone(), topo.hosts[1].ns.clone());
     wait_reachable(&topo, &ns_a, &addr_b);
 
@@ -401,16 +412,30 @@ fn tcp_transfer_is_intact(tag: &str, hub: bool) {
         counter(&ca, "tx_bytes") >= LEN as u64,
         "A's counters {ca:?}"
     );
+    (ca, cb)
 }
 
 #[test]
 fn tcp_transfer_over_memchan_ip_on_one_host_is_intact() {
-    tcp_transfer_is_intact("ipt", false);
+    tcp_transfer_is_intact("ipt", false, &[]);
+}
+
+/// A receive thread that spins after every packet (`--spin-us`) sends what the TUN
+/// device holds meanwhile, but never waits for credits: only that thread takes
+/// them, so each such wait ran out (200 ms) and dropped its packet. With a ring of
+/// four largest packets through a hub the stream fills the ring all the time.
+#[test]
+fn a_spinning_receiver_never_waits_for_credits() {
+    let args = ["--spin-us", "1000", "--ring-kib", "260"];
+    let (ca, cb) = tcp_transfer_is_intact("ipw", true, &args);
+    for (who, c) in [("A", &ca), ("B", &cb)] {
+        assert_eq!(counter(c, "drop_ring_full"), 0, "{who}'s counters {c:?}");
+    }
 }
 
 #[test]
 fn tcp_transfer_over_memchan_ip_through_a_hub_is_intact() {
-    tcp_transfer_is_intact("iph", true);
+    tcp_transfer_is_intact("iph", true, &[]);
 }
 
 #[test]
@@ -488,7 +513,7 @@ fn counters_show_in_memchan_status_after_a_ping() {
         ("MEMCHAN_IP_STATUS_DIR", dir_s.as_str()),
         ("MEMCHAN_SHM_MODE", "0644"),
     ];
-    let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes_with("ips", false, &env);
+    let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes_with("ips", false, &env, &[]);
     let cluster = unique("ips");
     let ns_a = topo.hosts[0].ns.clone();
     wait_reachable(&topo, &ns_a, &addr_b);
@@ -633,7 +658,7 @@ fn multicast_reaches_members_only(tag: &str, hub: bool) {
     let mut nodes = Vec::new();
     let mut addrs = Vec::new();
     for h in &topo.hosts {
-        let (p, a) = IpProc::spawn(&topo, &h.ns, &cluster, &env);
+        let (p, a) = IpProc::spawn(&topo, &h.ns, &cluster, &env, &[]);
         nodes.push(p);
         addrs.push(a.parse::<Ipv4Addr>().unwrap());
     }

@@ -15,7 +15,7 @@ use memchan::{Cluster, Dest, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use crate::addr::Route;
 use crate::mcast::{self, ListRead, McLayout, McNext, McReader, McWriter};
 use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
-use crate::spin::{self, IdlePolicy, SpinShare};
+use crate::spin::{self, SpinShare};
 use crate::tun::Tun;
 use crate::{CounterSnapshot, Counters, IpConfig, IpError};
 
@@ -333,7 +333,7 @@ struct McTx {
 
 fn tx_loop(sh: &Shared) {
     while !sh.stop.load(Relaxed) {
-        let ok = pump(sh, &mut lock(&sh.txs));
+        let ok = pump(sh, &mut lock(&sh.txs), false);
         if ok {
             sh.tun.poll_readable(100);
         } else {
@@ -343,10 +343,17 @@ fn tx_loop(sh: &Shared) {
 }
 
 /// Reads every packet waiting on the TUN device, writes each into its ring, then
-/// rings the doorbells. False if the device failed.
-fn pump(sh: &Shared, t: &mut TxState) -> bool {
+/// rings the doorbells. False if the device failed. The receive thread pumps with
+/// `no_wait`: it stops while a peer's ring has no room for the largest packet, since
+/// a sender waiting for credits needs that thread to take them (and to drain, so
+/// that the peer can send its own credits); the transmit thread, woken by what is
+/// left on the device, sends the rest.
+fn pump(sh: &Shared, t: &mut TxState, no_wait: bool) -> bool {
     let mut n = 0;
     let ok = loop {
+        if no_wait && !rings_have_room(sh) {
+            break true;
+        }
         match sh.tun.read(&mut t.buf) {
             Ok(Some(len)) => {
                 route(sh, len, t);
@@ -365,6 +372,18 @@ fn pump(sh: &Shared, t: &mut TxState) -> bool {
     };
     ring_doorbells(sh, &mut t.pending);
     ok
+}
+
+/// Whether every ready peer's unicast ring has room for a packet of the MTU.
+fn rings_have_room(sh: &Shared) -> bool {
+    let size = sh.lay.ring;
+    sh.peers.iter().filter(|p| p.ready.load(Acquire)).all(|p| {
+        let seen = p.credit.load(SeqCst);
+        lock(&p.session).as_ref().is_none_or(|s| {
+            let tail = credit_pos(seen, s.start).unwrap_or(0).min(s.w.head);
+            s.w.head - tail + s.w.need(size, sh.max_len) <= size as u64
+        })
+    })
 }
 
 /// Sends the packet of `len` bytes in `t.buf`.
@@ -689,11 +708,10 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             let start = Instant::now();
             if !spin.is_zero() && share.may_spin(start) {
                 let cpu0 = spin::thread_cpu();
-                let idle = IdlePolicy::enter();
                 let end = start + spin;
                 while Instant::now() < end {
                     if let Ok(mut t) = sh.txs.try_lock() {
-                        pump(sh, &mut t);
+                        pump(sh, &mut t, true);
                     }
                     if rx.wait_spin(Some(Duration::ZERO)).unwrap_or(false) {
                         woke = true;
@@ -701,7 +719,6 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
                     }
                     std::thread::yield_now();
                 }
-                drop(idle);
                 let now = Instant::now();
                 sh.c.spins.fetch_add(1, Relaxed);
                 if share.record(now - start, spin::thread_cpu() - cpu0, now) {

@@ -1,17 +1,24 @@
-//! When the receive thread may busy-poll, and how.
+//! When the receive thread may busy-poll.
 //!
 //! A spin after request/response traffic saves the two thread wake-ups a packet
 //! otherwise costs beyond a veth's path (the transmit thread reading the TUN device,
-//! the receive thread woken by the record's word). The spinning thread runs at
-//! `SCHED_IDLE` ([`IdlePolicy`]): on cycles nothing else wants, so a program woken
-//! on its core takes the core at once. On a busy machine it still delays packets
-//! (they wait for it to get the core back) and the programs it serves: measured on
-//! the 2-core VM beside one busy loop, 8-byte TCP latency 39-41 µs without spinning,
-//! 49-63 µs spinning. So each window's share of the CPU (thread CPU time / wall
-//! time) feeds a slow moving average, and below [`MIN_SHARE`] the thread stops
-//! spinning for [`RETRY`], then starts again from a neutral average. Measured with
-//! 40 µs windows: the average share was 0.51-0.69 per node on the idle VM and
-//! 0.33-0.36 beside the busy loop (a window alone varies far more: 0.2-1.0).
+//! the receive thread woken by the record's word). On a busy machine spinning delays
+//! packets and the programs the spinner serves: measured on the 2-core VM beside one
+//! busy loop, 8-byte TCP latency 39-41 µs without spinning, 45-63 µs spinning 40 µs
+//! windows, 92 µs with 200 µs windows. So each window's share of the CPU (thread CPU
+//! time / wall time) feeds a slow moving average, and below [`MIN_SHARE`] the thread
+//! stops spinning for [`RETRY`], then starts again from a neutral average. Measured
+//! with 40 µs windows: the average share was 0.51-0.69 per node on the idle VM and
+//! 0.25-0.36 beside the busy loop (a window alone varies far more: 0.2-1.0).
+//!
+//! The spinner keeps the thread's own priority and yields the core each turn.
+//! Tried and dropped (2026-11-28): spinning at `SCHED_IDLE` (idle VM 0.99-1.18x a
+//! veth's latency, against 1.15-1.58x at its own priority) and at nice 19
+//! (1.26-1.49x): the spinner is the one thread that moves the rings, and a thread of
+//! low priority is starved while normal threads fill every core: beside two busy
+//! loops exchanges stalled for up to 446 ms at `SCHED_IDLE` (p90 128 ms) and 62 ms
+//! at nice 19 (p90 36 ms), against a p90 of 1.3-1.9 ms without spinning or spinning
+//! at the thread's own priority.
 
 use std::time::{Duration, Instant};
 
@@ -50,8 +57,7 @@ impl SpinShare {
         match self.resume_at {
             Some(t) if now < t => false,
             Some(_) => {
-                self.resume_at = None;
-                self.share = START;
+                *self = SpinShare::default();
                 true
             }
             None => true,
@@ -77,49 +83,6 @@ impl SpinShare {
     #[cfg(test)]
     fn share(&self) -> f64 {
         self.share
-    }
-}
-
-/// The calling thread at `SCHED_IDLE` while it only polls: it then runs on cycles
-/// nothing else wants, and any other thread that wakes on its core takes the core
-/// at once (with `sched_yield` alone a busy loop beside it kept the woken programs
-/// waiting). Dropping it restores the thread's own policy. A thread under a
-/// real-time policy is left as it is.
-pub struct IdlePolicy {
-    own: Option<libc::c_int>,
-}
-
-impl IdlePolicy {
-    /// Moves the calling thread to `SCHED_IDLE` (if it runs under `SCHED_OTHER` or
-    /// `SCHED_BATCH`).
-    pub fn enter() -> IdlePolicy {
-        // SAFETY: sched_getscheduler(2) on the calling thread (pid 0).
-        let own = unsafe { libc::sched_getscheduler(0) };
-        let own = (own == libc::SCHED_OTHER || own == libc::SCHED_BATCH).then_some(own);
-        let p = IdlePolicy { own };
-        p.set(libc::SCHED_IDLE);
-        p
-    }
-
-    fn set(&self, policy: libc::c_int) {
-        if self.own.is_none() {
-            return;
-        }
-        let param = libc::sched_param { sched_priority: 0 };
-        // SAFETY: sched_setscheduler(2) on the calling thread (pid 0) with a param
-        // that lives across the call. A thread may always lower itself to SCHED_IDLE
-        // and return to the policy it had (memchan ip runs with CAP_NET_ADMIN, and
-        // RLIMIT_NICE bounds only the nice value, which the switch keeps); a
-        // failure leaves the policy as it was, which only changes how it spins.
-        unsafe { libc::sched_setscheduler(0, policy, &param) };
-    }
-}
-
-impl Drop for IdlePolicy {
-    fn drop(&mut self) {
-        if let Some(own) = self.own {
-            self.set(own);
-        }
     }
 }
 
@@ -196,20 +159,5 @@ mod tests {
             std::hint::black_box(0u64);
         }
         assert!(thread_cpu() > t0);
-    }
-
-    #[test]
-    fn the_idle_policy_holds_while_it_lives_and_then_goes() {
-        // SAFETY: sched_getscheduler(2) on the calling thread.
-        let own = unsafe { libc::sched_getscheduler(0) };
-        {
-            let _idle = IdlePolicy::enter();
-            if own == libc::SCHED_OTHER || own == libc::SCHED_BATCH {
-                // SAFETY: as above.
-                assert_eq!(unsafe { libc::sched_getscheduler(0) }, libc::SCHED_IDLE);
-            }
-        }
-        // SAFETY: as above.
-        assert_eq!(unsafe { libc::sched_getscheduler(0) }, own);
     }
 }
