@@ -45,10 +45,10 @@ pub struct IpArgs {
     pub spin_us: u64,
     /// Microseconds the receiver busy-polls (reading the TUN device too) after an
     /// exchange of small packets only, both ways (request/response traffic; not a
-    /// stream); 0: as --spin-us. Either spin pauses while the machine is too busy
-    /// for it.
-    #[arg(long, value_name = "US", default_value_t = memchan_ip::INTERACTIVE_SPIN.as_micros() as u64)]
-    pub interactive_spin_us: u64,
+    /// stream); 0: as --spin-us. Default: 40 on one host, 0 through a hub. Either
+    /// spin pauses while the machine is too busy for it.
+    #[arg(long, value_name = "US")]
+    pub interactive_spin_us: Option<u64>,
     /// Print the counters every N seconds (0: only when stopping).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub stats_secs: u64,
@@ -65,7 +65,7 @@ pub fn run(a: IpArgs) -> Result<()> {
         bcast_ring_bytes: a.bcast_ring_kib << 10,
         max_nodes: a.max_nodes,
         spin: Duration::from_micros(a.spin_us),
-        interactive_spin: Duration::from_micros(a.interactive_spin_us),
+        interactive_spin: a.interactive_spin_us.map(Duration::from_micros),
         ..IpConfig::default()
     };
     // Signals first: one that arrives while starting still stops us cleanly.

@@ -38,10 +38,10 @@ mod tun;
 pub use addr::{Route, Subnet};
 pub use node::IpNode;
 
-/// The default interactive spin: on the idle 2-core VM it took the 8-byte TCP
-/// ping-pong between two namespaces from 1.64-2.09x a veth's latency to 1.38-1.54x
-/// on one host (both receive threads catch the answer and the next request without
-/// being woken), and through a hub from 61-66 µs to 33-39 µs (the veth 28 µs).
+/// The default interactive spin on one host: on the idle 2-core VM it took the
+/// 8-byte TCP ping-pong between two namespaces from 1.64-2.09x a veth's latency to
+/// 1.30-1.54x (both receive threads catch the answer and the next request without
+/// being woken).
 pub const INTERACTIVE_SPIN: Duration = Duration::from_micros(40);
 
 /// What can go wrong starting or running `memchan ip`, each naming the problem.
@@ -101,10 +101,12 @@ pub struct IpConfig {
     /// How long it busy-polls (reading the TUN device too) after an exchange of small
     /// packets only, both ways: request/response traffic, where the answer or the
     /// next request is due soon; a stream (large packets one way) does not (0: as
-    /// `spin`). [`INTERACTIVE_SPIN`] by default. Either spin stops while spinning
-    /// gets the thread too little of a core (a busy machine), and is tried again
-    /// 100 ms later.
-    pub interactive_spin: Duration,
+    /// `spin`). `None` (the default): [`INTERACTIVE_SPIN`] on one host, 0 through a
+    /// hub, where spinning measured slower than sleeping (a C ping-pong across a
+    /// veth: 62-120 µs median, p90 171-184 µs, against 64-68 µs, p90 83-93 µs). Either
+    /// spin stops while spinning gets the thread too little of a core (a busy
+    /// machine), and is tried again 100 ms later.
+    pub interactive_spin: Option<Duration>,
 }
 
 impl Default for IpConfig {
@@ -118,7 +120,7 @@ impl Default for IpConfig {
             max_nodes: 8,
             segment: "memchan-ip".into(),
             spin: Duration::ZERO,
-            interactive_spin: INTERACTIVE_SPIN,
+            interactive_spin: None,
         }
     }
 }

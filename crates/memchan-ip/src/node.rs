@@ -185,6 +185,7 @@ impl IpNode {
         })?;
         let ifname = tun.name().to_string();
         let bseq = random_seq();
+        let hub = cluster.transport() != "shm";
         let sh = Arc::new(Shared {
             my_inc: cluster.incarnation().max(1),
             cluster,
@@ -207,7 +208,11 @@ impl IpNode {
             credit_cv: Condvar::new(),
             tx_waiting: AtomicBool::new(false),
             spin: cfg.spin,
-            interactive_spin: cfg.interactive_spin,
+            interactive_spin: cfg.interactive_spin.unwrap_or(if hub {
+                Duration::ZERO
+            } else {
+                crate::INTERACTIVE_SPIN
+            }),
             tx_last_len: AtomicUsize::new(0),
             subnet: cfg.subnet,
             txs: Mutex::new(TxState {
@@ -379,11 +384,17 @@ fn rings_have_room(sh: &Shared) -> bool {
     let size = sh.lay.ring;
     sh.peers.iter().filter(|p| p.ready.load(Acquire)).all(|p| {
         let seen = p.credit.load(SeqCst);
-        lock(&p.session).as_ref().is_none_or(|s| {
-            let tail = credit_pos(seen, s.start).unwrap_or(0).min(s.w.head);
-            s.w.head - tail + s.w.need(size, sh.max_len) <= size as u64
-        })
+        lock(&p.session)
+            .as_ref()
+            .is_none_or(|s| has_room(s, seen, size, sh.max_len))
     })
+}
+
+/// Whether session `s`'s ring of `size` bytes, with credit word `seen`, has room
+/// for a packet of `len` bytes.
+fn has_room(s: &Session, seen: u64, size: usize, len: usize) -> bool {
+    let tail = credit_pos(seen, s.start).unwrap_or(0).min(s.w.head);
+    s.w.head - tail + s.w.need(size, len) <= size as u64
 }
 
 /// Sends the packet of `len` bytes in `t.buf`.
@@ -498,8 +509,7 @@ fn send_unicast(sh: &Shared, id: usize, pkt: &[u8], pending: &mut [bool]) -> boo
                 sh.c.drop_no_route.fetch_add(1, Relaxed);
                 return false;
             };
-            let tail = credit_pos(seen, s.start).unwrap_or(0).min(s.w.head);
-            if s.w.head - tail + s.w.need(size, pkt.len()) <= size as u64 {
+            if has_room(s, seen, size, pkt.len()) {
                 return match s.w.push(&s.tx, sh.lay.uni(sh.me), size, pkt) {
                     Ok(()) => true,
                     Err(e) => {
