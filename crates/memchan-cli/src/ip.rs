@@ -43,10 +43,12 @@ pub struct IpArgs {
     /// Microseconds the receiver busy-polls before it sleeps (0: sleep at once).
     #[arg(long, value_name = "US", default_value_t = 0)]
     pub spin_us: u64,
-    /// Microseconds the receiver busy-polls (reading the TUN device too) after an
-    /// exchange of small packets only, both ways (request/response traffic; not a
-    /// stream); 0: as --spin-us. Default: 40 on one host, 0 through a hub. Either
-    /// spin pauses while the machine is too busy for it.
+    /// Longest time in microseconds the receiver busy-polls (reading the TUN device
+    /// too) after an exchange of small packets only, both ways (request/response
+    /// traffic; not a stream): the window starts at 10, opens to this when the next
+    /// packet came after the window but within this, and halves after longer gaps;
+    /// 0: as --spin-us. Default: 200 on one host, 0 through a hub. Either spin pauses
+    /// while the machine is too busy for it.
     #[arg(long, value_name = "US")]
     pub interactive_spin_us: Option<u64>,
     /// Print the counters every N seconds (0: only when stopping).

@@ -38,11 +38,13 @@ mod tun;
 pub use addr::{Route, Subnet};
 pub use node::IpNode;
 
-/// The default interactive spin on one host: on the idle 2-core VM it took the
-/// 8-byte TCP ping-pong between two namespaces from 1.64-2.09x a veth's latency to
-/// 1.30-1.54x (both receive threads catch the answer and the next request without
-/// being woken).
-pub const INTERACTIVE_SPIN: Duration = Duration::from_micros(40);
+/// The default longest interactive spin window on one host (the window adapts up to
+/// it: see `spin.rs`). On the idle 2-core VM the bench's 8-byte TCP ping-pong
+/// between two namespaces measured 1.64-2.09x a veth's latency without spinning,
+/// 1.30-1.54x with fixed 40 µs windows and 0.83-1.37x (median 1.04x) with this
+/// (both receive threads catch the answer and the next request without being
+/// woken; the round trip is ~66 µs, with a tail).
+pub const INTERACTIVE_SPIN: Duration = Duration::from_micros(200);
 
 /// What can go wrong starting or running `memchan ip`, each naming the problem.
 #[derive(Debug, thiserror::Error)]
@@ -98,10 +100,11 @@ pub struct IpConfig {
     /// How long the receiver busy-polls after traffic before it sleeps (0: sleep at
     /// once).
     pub spin: Duration,
-    /// How long it busy-polls (reading the TUN device too) after an exchange of small
-    /// packets only, both ways: request/response traffic, where the answer or the
-    /// next request is due soon; a stream (large packets one way) does not (0: as
-    /// `spin`). `None` (the default): [`INTERACTIVE_SPIN`] on one host, 0 through a
+    /// How long at most it busy-polls (reading the TUN device too) after an exchange
+    /// of small packets only, both ways: request/response traffic, where the answer
+    /// or the next request is due soon; a stream (large packets one way) does not (0:
+    /// as `spin`). The window starts at 10 µs, opens to this when the next packet came
+    /// after the window but within this, and halves after longer gaps. `None` (the default): [`INTERACTIVE_SPIN`] on one host, 0 through a
     /// hub, where spinning measured slower than sleeping (a C ping-pong across a
     /// veth: 62-120 µs median, p90 171-184 µs, against 64-68 µs, p90 83-93 µs). Either
     /// spin stops while spinning gets the thread too little of a core (a busy

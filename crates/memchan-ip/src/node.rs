@@ -15,7 +15,7 @@ use memchan::{Cluster, Dest, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use crate::addr::Route;
 use crate::mcast::{self, ListRead, McLayout, McNext, McReader, McWriter};
 use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
-use crate::spin::{self, SpinShare};
+use crate::spin::{self, SpinShare, SpinWindow};
 use crate::tun::Tun;
 use crate::{CounterSnapshot, Counters, IpConfig, IpError};
 
@@ -656,6 +656,9 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
     let mut largest = 0;
     // Whether spinning gets this thread its core (else it stops spinning a while).
     let mut share = SpinShare::default();
+    // The interactive spin's window, and when the one that caught nothing started.
+    let mut window = SpinWindow::new(sh.interactive_spin);
+    let mut missed_from = None;
     while !sh.stop.load(Relaxed) {
         let e = sh.cluster.epoch();
         if e != epoch {
@@ -711,11 +714,12 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
         if active {
             let interactive = largest <= SMALL && sh.tx_last_len.load(Relaxed) <= SMALL;
             let spin = if interactive {
-                sh.spin.max(sh.interactive_spin)
+                sh.spin.max(window.len())
             } else {
                 sh.spin
             };
             let start = Instant::now();
+            missed_from = None;
             if !spin.is_zero() && share.may_spin(start) {
                 let cpu0 = spin::thread_cpu();
                 let end = start + spin;
@@ -734,6 +738,9 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
                 if share.record(now - start, spin::thread_cpu() - cpu0, now) {
                     sh.c.spin_backoffs.fetch_add(1, Relaxed);
                 }
+                if !woke && interactive && spin == window.len() {
+                    missed_from = Some(start);
+                }
             }
         }
         if woke {
@@ -741,7 +748,12 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
         }
         largest = 0;
         match rx.wait(Some(TICK)) {
-            Ok(w) => active = w,
+            Ok(w) => {
+                active = w;
+                if let Some(t) = missed_from.take() {
+                    window.missed(t.elapsed());
+                }
+            }
             Err(e) => {
                 // Isolated, or the hub is gone: this node cannot take part any more.
                 tracing::error!(error = %e, "memchan ip: this node can no longer receive; stopping");
