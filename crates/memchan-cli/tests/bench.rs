@@ -303,6 +303,21 @@ fn quick_bench_writes_json_tables_and_plots() {
     ] {
         let want = (key.into(), subject.into(), reference.into());
         assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
+        // Its ratio per round, both sides' medians of that round (the reference from
+        // another figure for Open MPI and memcpy): one round, so the pooled ratio.
+        let t = v["targets"]
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .find(|t| t["figure"] == key && t["subject"] == subject)
+            })
+            .expect("found above");
+        if let Some(r) = t["ratio"].as_f64() {
+            let rounds = t["per_round_ratios"].as_array().expect("per_round_ratios");
+            assert_eq!(rounds.len(), 1, "{t}");
+            let r1 = rounds[0].as_f64().expect("a number");
+            assert!((r1 - r).abs() <= 1e-9 * r.abs().max(1.0), "{t}");
+        }
     }
     // UCX (ucx_perftest tag matching over shared memory), when installed: a figure in
     // both message-passing tables and its own <= 0.6x target table for latency.

@@ -245,13 +245,30 @@ pub mod fig {
 pub struct SampleSet {
     pub samples: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
     pub round_medians: BTreeMap<String, BTreeMap<String, BTreeMap<usize, f64>>>,
+    /// Where each (figure, series, round)'s samples start in `samples` (a round's
+    /// samples are contiguous: rounds run one after another).
+    round_starts: BTreeMap<(String, String, usize), usize>,
     /// The round now running (0-based).
     pub round: usize,
 }
 
 impl SampleSet {
+    /// Adds samples of the running round. A series added more than once in a round
+    /// (the raw reference of both message-passing pairs) gets the median of all its
+    /// samples of that round.
     pub fn add(&mut self, figure: &str, series: &str, v: Vec<f64>) {
-        if let Some(s) = stats::summarize(&v) {
+        let all = self
+            .samples
+            .entry(figure.to_string())
+            .or_default()
+            .entry(series.to_string())
+            .or_default();
+        let start = *self
+            .round_starts
+            .entry((figure.to_string(), series.to_string(), self.round))
+            .or_insert(all.len());
+        all.extend(v);
+        if let Some(s) = stats::summarize(&all[start..]) {
             self.round_medians
                 .entry(figure.to_string())
                 .or_default()
@@ -259,12 +276,6 @@ impl SampleSet {
                 .or_default()
                 .insert(self.round, s.median);
         }
-        self.samples
-            .entry(figure.to_string())
-            .or_default()
-            .entry(series.to_string())
-            .or_default()
-            .extend(v);
     }
 
     pub fn get(&self, figure: &str, series: &str) -> Option<&[f64]> {
@@ -319,4 +330,28 @@ pub fn check_failures(failures: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_median_covers_every_add_of_that_round_only() {
+        let mut s = SampleSet::default();
+        s.add("f", "x", vec![1.0, 2.0, 3.0]);
+        s.add("f", "x", vec![10.0, 11.0, 12.0]);
+        s.round = 1;
+        s.add("f", "x", vec![100.0]);
+        let m = &s.round_medians["f"]["x"];
+        // Round 0: the median of all six samples, not of the last add alone.
+        assert_eq!(
+            m[&0],
+            stats::summarize(&[1.0, 2.0, 3.0, 10.0, 11.0, 12.0])
+                .unwrap()
+                .median
+        );
+        assert_eq!(m[&1], 100.0);
+        assert_eq!(s.get("f", "x").map(<[f64]>::len), Some(7));
+    }
 }

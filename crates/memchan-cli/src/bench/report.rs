@@ -229,6 +229,13 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
     );
     bm.notes
         .push("memcpy: single core, the bandwidth_1mib_gbps reference".into());
+    // Per-round ratios: each side's median of the same round (the peers run in
+    // every round unless --peers-once).
+    t.round_ratios = table::round_ratios_across(set, fig::MP_LATENCY, fig::LATENCY, &t);
+    raw.round_ratios = table::round_ratios(set, fig::MP_LATENCY, &raw);
+    vs_ucx.round_ratios = table::round_ratios(set, fig::MP_LATENCY, &vs_ucx);
+    b.round_ratios = table::round_ratios_across(set, fig::MP_BANDWIDTH, &mib, &b);
+    bm.round_ratios = table::round_ratios_across(set, fig::MP_BANDWIDTH, &mib, &bm);
     let mut out = vec![t, raw];
     if ucx_measured {
         out.push(vs_ucx);

@@ -288,14 +288,30 @@ fn fmt_val(v: f64, unit: &str) -> String {
 /// both sides (inverted when higher is better, whose samples are window
 /// times, so a ratio below 1 always means memchan did better).
 pub fn round_ratios(set: &SampleSet, figure: &str, t: &Table) -> Vec<Vec<f64>> {
+    round_ratios_across(set, figure, figure, t)
+}
+
+/// [`round_ratios`] with the subjects' samples in `figure` and the reference's in
+/// `ref_figure` (a reference measured as part of another figure, such as Open MPI's
+/// latency in the raw level's, beside message passing's in the same round).
+pub fn round_ratios_across(
+    set: &SampleSet,
+    figure: &str,
+    ref_figure: &str,
+    t: &Table,
+) -> Vec<Vec<f64>> {
     let per_target = |tg: &Target| -> Vec<f64> {
         let Some(reference) = t.reference else {
             return vec![];
         };
-        let Some(m) = set.round_medians.get(figure) else {
-            return vec![];
-        };
-        let (Some(a), Some(b)) = (m.get(tg.subject), m.get(reference)) else {
+        let (Some(a), Some(b)) = (
+            set.round_medians
+                .get(figure)
+                .and_then(|m| m.get(tg.subject)),
+            set.round_medians
+                .get(ref_figure)
+                .and_then(|m| m.get(reference)),
+        ) else {
             return vec![];
         };
         a.iter()
