@@ -533,8 +533,69 @@ fn help_explains_the_flags() {
         "--hosts",
         "--scale",
         "--nodes",
+        "--only",
     ] {
         assert!(s.contains(flag), "--help lacks {flag}:\n{s}");
+    }
+}
+
+#[test]
+fn only_runs_the_chosen_levels() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = scratch("only");
+    let json_path = dir.join("bench.json");
+    let out = memchan()
+        .args(["bench", "--quick", "--no-peers", "--only", "mp", "--json"])
+        .arg(&json_path)
+        .output()
+        .expect("running memchan");
+    check(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Message passing and its targets, with the memcpy reference it needs...
+    assert!(stdout.contains("[mp_latency_8b_ns]"), "{stdout}");
+    assert!(stdout.contains("== targets"), "{stdout}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    num(&v, "mp_latency_8b_ns", "memchan_postal");
+    num(&v, "mp_latency_8b_vs_raw_ns", "memchan_raw");
+    num(&v, "mp_bandwidth_1mib_vs_memcpy_gbps", "memcpy");
+    assert_eq!(
+        v["machine"]["only"],
+        serde_json::json!(["mp"]),
+        "{}",
+        v["machine"]
+    );
+    // ...and nothing of the other levels.
+    for absent in [
+        "[latency_8b_one_way_ns]",
+        "[bandwidth_sweep_gbps]",
+        "[flop_ns]",
+        "[ip_latency_8b_us]",
+    ] {
+        assert!(!stdout.contains(absent), "{absent} in:\n{stdout}");
+    }
+    assert!(!stdout.contains("OpenSHMEM level"), "{stdout}");
+    assert!(
+        v["figures"].get("latency_8b_one_way_ns").is_none(),
+        "{}",
+        v["figures"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // A level that does not exist, and --only beside --hosts: clear errors.
+    for (args, says) in [
+        (
+            &["bench", "--only", "tcp"][..],
+            "possible values: raw, mp, ip, shmem",
+        ),
+        (
+            &["bench", "--only", "ip", "--hosts"][..],
+            "cannot be used with '--hosts'",
+        ),
+    ] {
+        let out = memchan().args(args).output().expect("running memchan");
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
     }
 }
 

@@ -34,7 +34,7 @@ pub mod worker;
 
 use clock::Clock;
 pub use model::BenchArgs;
-use model::{check_failures, fig, write_json, Config, RunInfo, SampleSet, ScratchDir, Step};
+use model::{check_failures, fig, write_json, Config, Level, RunInfo, SampleSet, ScratchDir, Step};
 use worker::{take, Kind, Launcher, Role};
 
 /// One round: each reference step, with the memchan measurements and the
@@ -85,9 +85,14 @@ pub fn run(args: BenchArgs) -> Result<()> {
         eprintln!("memchan measurements skipped: {why}");
     }
 
+    // The rounds carry the raw and message-passing levels (`--only`).
+    let rounds_on = cfg.runs(Level::Raw) || cfg.runs(Level::Mp);
     // Peers: find the toolchains and compile once.
     let peer_set = if args.no_peers {
         info.peers = "skipped (--no-peers)".into();
+        None
+    } else if !rounds_on {
+        info.peers = "not needed (--only)".into();
         None
     } else {
         match peers::prepare(&scratch.0, cfg.cpus)? {
@@ -113,7 +118,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     };
 
     // The UCX peer of the message-passing figures (`ucx.rs`), beside the MPI ones.
-    let ucx_peer = if args.no_peers {
+    let ucx_peer = if args.no_peers || !cfg.runs(Level::Mp) {
         None
     } else {
         match ucx::prepare() {
@@ -138,15 +143,34 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let memchan_kinds = |s: Step| {
         if memchan_on {
             memchan_side::kinds_after(s)
+                .into_iter()
+                .filter(|m| {
+                    cfg.runs(if mp::is_mp_kind(m.kind) {
+                        Level::Mp
+                    } else {
+                        Level::Raw
+                    })
+                })
+                .collect()
         } else {
             vec![]
         }
     };
-    let steps_per_round: usize = STEPS.iter().map(|&s| 1 + memchan_kinds(s).len()).sum();
-    let peer_runs = peer_set.as_ref().map_or(0, |p| p.programs.len());
-    let peer_rounds = if args.peers_once { 1 } else { cfg.rounds };
+    // Message passing alone needs only memcpy (its bandwidth's reference) and the
+    // Open MPI peers.
+    let reference_on = |s: Step| cfg.runs(Level::Raw) || (cfg.runs(Level::Mp) && s == Step::Memcpy);
+    let peer_on = |p: &peers::Program| cfg.runs(Level::Raw) || p.series == "mpi";
+    let rounds = if rounds_on { cfg.rounds } else { 0 };
+    let steps_per_round: usize = STEPS
+        .iter()
+        .map(|&s| usize::from(reference_on(s)) + memchan_kinds(s).len())
+        .sum();
+    let peer_runs = peer_set
+        .as_ref()
+        .map_or(0, |p| p.programs.iter().filter(|x| peer_on(x)).count());
+    let peer_rounds = if args.peers_once { 1 } else { rounds };
     let ucx_runs = usize::from(ucx_peer.is_some());
-    let total = (steps_per_round * cfg.rounds + (peer_runs + ucx_runs) * peer_rounds) as u64;
+    let total = (steps_per_round * rounds + (peer_runs + ucx_runs) * peer_rounds) as u64;
     let pb = ProgressBar::new(total);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -154,7 +178,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     );
 
     let mut failures: Vec<String> = Vec::new();
-    for round in 0..cfg.rounds {
+    for round in 0..rounds {
         set.round = round;
         let msg = |what: &str| format!("round {}/{}: {what}", round + 1, cfg.rounds);
         let peers_now = peer_set
@@ -188,7 +212,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
                         &msg,
                         &mut failures,
                     );
-                } else {
+                } else if reference_on(step) {
                     pb.set_message(msg(&format!("{step:?}")));
                     reference(step, &mut launcher, &cfg, &mut set).with_context(|| {
                         format!("reference measurement {step:?}, round {}", round + 1)
@@ -223,11 +247,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 record_peer(prog, theirs, round, &mut info, &mut set, &pb);
                 pb.inc(2);
             }
-            for prog in p
-                .programs
-                .iter()
-                .filter(|x| x.after == step && !beside.is_some_and(|b| std::ptr::eq(b, *x)))
-            {
+            for prog in p.programs.iter().filter(|x| {
+                x.after == step && peer_on(x) && !beside.is_some_and(|b| std::ptr::eq(b, *x))
+            }) {
                 pb.set_message(msg(&prog.name));
                 record_peer(
                     prog,
@@ -275,7 +297,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     // Strided deposit and put with signal (`deposit.rs`): after the rounds, in this
     // process, each against its own reference measured beside it.
     let mut deposit_tables = Vec::new();
-    if memchan_on {
+    if memchan_on && cfg.runs(Level::Raw) {
         pb.set_message("strided deposit, put with signal");
         match deposit::tables(&cfg) {
             Ok(t) => deposit_tables = t,
@@ -283,7 +305,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
     }
     // The message-passing sweep of the per-level plot (`mp::sweep`), with --plot only.
-    if memchan_on && args.plot.is_some() {
+    if memchan_on && args.plot.is_some() && cfg.runs(Level::Mp) {
         pb.set_message("message-passing bandwidth sweep (for --plot)");
         if let Err(e) = mp::sweep(&mut launcher, &cfg, &mut set) {
             failures.push(format!("memchan message-passing sweep failed: {e:#}"));
@@ -291,6 +313,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     // The IP level (seed 002's third): TCP over memchan ip against TCP over a veth.
     let ip_figures = match ip::unavailable() {
+        _ if !cfg.runs(Level::Ip) => Err("not selected (--only)".to_string()),
         Some(why) => Err(format!("skipped: {why}")),
         None => {
             let sweep = args.plot.is_some();
@@ -308,7 +331,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
     };
     // The OpenSHMEM level (issue 14): one C program built with both oshccs.
-    let shmem_figures = if args.no_peers {
+    let shmem_figures = if !cfg.runs(Level::Shmem) {
+        Err("not selected (--only)".to_string())
+    } else if args.no_peers {
         Err("skipped (--no-peers)".to_string())
     } else {
         shmem::prepare(&scratch.0).map(|b| {
@@ -322,7 +347,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         })
     };
     pb.finish_and_clear();
-    if memchan_on {
+    if memchan_on && cfg.runs(Level::Raw) {
         match global_clock::measure_one_host(&mut set) {
             Ok(notes) => info.notes.extend(notes),
             Err(e) => failures.push(format!("memchan measurement clock_bound_ns failed: {e:#}")),
@@ -336,11 +361,13 @@ pub fn run(args: BenchArgs) -> Result<()> {
     print!("{}", rep.render_text());
     match &ip_figures {
         Ok(f) => print!("{}", f.render()),
-        Err(why) => println!("TCP/IP over memchan: not measured ({why})"),
+        Err(why) if cfg.runs(Level::Ip) => println!("TCP/IP over memchan: not measured ({why})"),
+        Err(_) => {}
     }
     match &shmem_figures {
         Ok(f) => print!("{}", f.render()),
-        Err(why) => println!("OpenSHMEM level: not measured ({why})"),
+        Err(why) if cfg.runs(Level::Shmem) => println!("OpenSHMEM level: not measured ({why})"),
+        Err(_) => {}
     }
     if let Some(path) = &args.json {
         let mut j = rep.to_json();

@@ -88,6 +88,28 @@ pub struct BenchArgs {
     /// Node counts of --scale. [default: 8,64,256]
     #[arg(long, value_delimiter = ',', value_name = "N,...", requires = "scale")]
     pub nodes: Vec<usize>,
+
+    /// Run only these levels (comma-separated; default: all): `raw` (memchan writes
+    /// against the cache-line limit, memcpy and TCP loopback, with the Open MPI /
+    /// OpenSHMEM peers of those figures, remote read, atomics, strided deposit),
+    /// `mp` (message passing in both modes against Open MPI and UCX, with the
+    /// memcpy reference), `ip` (TCP/IP over `memchan ip` against a veth), `shmem`
+    /// (the OpenSHMEM level). The one-host run only.
+    #[arg(long, value_delimiter = ',', value_name = "LEVEL,...", conflicts_with_all = ["hosts", "scale"])]
+    pub only: Vec<Level>,
+}
+
+/// A level of the one-host bench (`--only`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Level {
+    /// Raw memchan writes and the raw level's other figures.
+    Raw,
+    /// Message passing.
+    Mp,
+    /// TCP/IP over memchan.
+    Ip,
+    /// The OpenSHMEM level.
+    Shmem,
 }
 
 /// The resolved run parameters.
@@ -112,6 +134,8 @@ pub struct Config {
     pub flop_repeats: u64,
     /// Windows of the MPI 1 MiB bandwidth peer.
     pub peer_bw_windows: u64,
+    /// The levels to run (`--only`; empty: all).
+    pub only: Vec<Level>,
 }
 
 impl Config {
@@ -168,7 +192,13 @@ impl Config {
             op_iters: scale(20_000, 200),
             flop_repeats: scale(200, 10),
             peer_bw_windows: if a.quick { 10 } else { 100 },
+            only: a.only.clone(),
         })
+    }
+
+    /// Whether this run measures `level`.
+    pub fn runs(&self, level: Level) -> bool {
+        self.only.is_empty() || self.only.contains(&level)
     }
 
     /// Barriers per round of the `n`-node barrier figures, memchan and OSHMEM

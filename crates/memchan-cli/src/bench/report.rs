@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::model::{fig, Config, RunInfo, SampleSet, BARRIER_NODES, SIZES};
+use super::model::{fig, Config, Level, RunInfo, SampleSet, BARRIER_NODES, SIZES};
 use super::mp;
 use super::refs;
 use super::stats::{self, Summary};
@@ -24,6 +24,8 @@ pub struct SweepRow {
 #[derive(Debug)]
 pub struct Report {
     pub tables: Vec<Table>,
+    /// Whether the raw level ran (`--only`): its sweep, flop time and q-ratio.
+    pub raw_level: bool,
     pub sweep: Vec<SweepRow>,
     pub flop: Option<Summary>,
     pub q: BTreeMap<String, f64>,
@@ -434,8 +436,16 @@ impl Report {
             }
         }
 
+        tables.retain(|t| {
+            cfg.runs(if t.key.starts_with("mp_") {
+                Level::Mp
+            } else {
+                Level::Raw
+            })
+        });
         Report {
             tables,
+            raw_level: cfg.runs(Level::Raw),
             sweep,
             flop,
             q,
@@ -448,6 +458,7 @@ impl Report {
                     "timer_read_ns": info.timer_read_ns,
                     "rounds": cfg.rounds,
                     "quick": cfg.quick,
+                    "only": cfg.only.iter().map(|l| format!("{l:?}").to_lowercase()).collect::<Vec<_>>(),
                     "latency_round_trips_per_round": cfg.iters,
                     "tcp_round_trips_per_round": cfg.tcp_iters,
                     "peer_versions": info.peer_versions,
@@ -484,68 +495,72 @@ impl Report {
             t.render(&mut o);
         }
 
-        // sweep
-        o.push('\n');
-        let _ = writeln!(
-            o,
-            "== bandwidth sweep, windows of 64 transfers   [bandwidth_sweep_gbps]"
-        );
-        let _ = writeln!(
-            o,
-            "   {:>8}  {:>14} {:>12}  {:>14} {:>12}  {:>10}",
-            "size", "memcpy (GB/s)", "p99 (GB/s)", "memchan (GB/s)", "p99 (GB/s)", "ratio"
-        );
-        for r in &self.sweep {
-            let cell = |s: &str| {
-                r.gbps
-                    .get(s)
-                    .map(|(m, p)| (format!("{m:.2}"), format!("{p:.2}")))
-                    .unwrap_or_else(|| ("-".into(), "-".into()))
-            };
-            let (cm, cp) = cell("memcpy");
-            let (mm, mp) = cell("memchan");
-            let ratio = match (r.gbps.get("memchan"), r.gbps.get("memcpy")) {
-                (Some(a), Some(b)) => format!("{:.2}", a.0 / b.0),
-                _ => "-".into(),
-            };
+        if self.raw_level {
+            // sweep
+            o.push('\n');
+            let _ = writeln!(
+                o,
+                "== bandwidth sweep, windows of 64 transfers   [bandwidth_sweep_gbps]"
+            );
             let _ = writeln!(
                 o,
                 "   {:>8}  {:>14} {:>12}  {:>14} {:>12}  {:>10}",
-                human_size(r.size),
-                cm,
-                cp,
-                mm,
-                mp,
-                ratio
+                "size", "memcpy (GB/s)", "p99 (GB/s)", "memchan (GB/s)", "p99 (GB/s)", "ratio"
             );
-        }
-
-        // flops and q
-        o.push('\n');
-        let _ = writeln!(o, "== time of one floating-point operation (LINPACK 100x100 LU + solve, 2/3 n^3 + 2 n^2 flops)   [flop_ns]");
-        match &self.flop {
-            Some(f) => {
+            for r in &self.sweep {
+                let cell = |s: &str| {
+                    r.gbps
+                        .get(s)
+                        .map(|(m, p)| (format!("{m:.2}"), format!("{p:.2}")))
+                        .unwrap_or_else(|| ("-".into(), "-".into()))
+                };
+                let (cm, cp) = cell("memcpy");
+                let (mm, mp) = cell("memchan");
+                let ratio = match (r.gbps.get("memchan"), r.gbps.get("memcpy")) {
+                    (Some(a), Some(b)) => format!("{:.2}", a.0 / b.0),
+                    _ => "-".into(),
+                };
                 let _ = writeln!(
                     o,
-                    "   median {:.4} ns/flop ({:.0} MFLOPS), p99 {:.4} ns/flop, {} repeats",
-                    f.median,
-                    1e3 / f.median,
-                    f.p99,
-                    f.n
+                    "   {:>8}  {:>14} {:>12}  {:>14} {:>12}  {:>10}",
+                    human_size(r.size),
+                    cm,
+                    cp,
+                    mm,
+                    mp,
+                    ratio
                 );
             }
-            None => {
-                let _ = writeln!(o, "   not measured");
+
+            // flops and q
+            o.push('\n');
+            let _ = writeln!(o, "== time of one floating-point operation (LINPACK 100x100 LU + solve, 2/3 n^3 + 2 n^2 flops)   [flop_ns]");
+            match &self.flop {
+                Some(f) => {
+                    let _ = writeln!(
+                        o,
+                        "   median {:.4} ns/flop ({:.0} MFLOPS), p99 {:.4} ns/flop, {} repeats",
+                        f.median,
+                        1e3 / f.median,
+                        f.p99,
+                        f.n
+                    );
+                }
+                None => {
+                    let _ = writeln!(o, "   not measured");
+                }
             }
-        }
-        let _ = writeln!(o, "\n== q-ratio: 8-byte one-way latency / flop time (dimensionless; seeds: MC2 367, MPI 1,067)   [q_ratio]");
-        for s in LATENCY_SERIES {
-            if let Some(q) = self.q.get(s) {
-                let _ = writeln!(o, "   {s:<18} {q:>10.0}");
+            let _ = writeln!(o, "\n== q-ratio: 8-byte one-way latency / flop time (dimensionless; seeds: MC2 367, MPI 1,067)   [q_ratio]");
+            for s in LATENCY_SERIES {
+                if let Some(q) = self.q.get(s) {
+                    let _ = writeln!(o, "   {s:<18} {q:>10.0}");
+                }
             }
         }
 
-        render_targets(&mut o, "targets", &self.tables);
+        if !self.tables.is_empty() {
+            render_targets(&mut o, "targets", &self.tables);
+        }
         render_notes(&mut o, &self.notes);
         o
     }
