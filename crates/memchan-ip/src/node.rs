@@ -738,7 +738,7 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
                 if share.record(now - start, spin::thread_cpu() - cpu0, now) {
                     sh.c.spin_backoffs.fetch_add(1, Relaxed);
                 }
-                if !woke && interactive && spin == window.len() {
+                if !woke && interactive {
                     missed_from = Some(start);
                 }
             }
