@@ -433,6 +433,34 @@ fn a_spinning_receiver_never_waits_for_credits() {
     }
 }
 
+/// A ping-pong opens the interactive spin window: a node's first short spin
+/// misses the exchange's next packet, which comes within the longest window, so the
+/// window opens to it. With `--spin-us` longer than the first window too (the
+/// window once stayed shut then). The longest window is 20 ms, so that a slow
+/// machine's round trips fall within it; `--spin-us 12` is below any round trip
+/// through two TUN devices and the rings.
+#[test]
+fn an_exchange_opens_the_interactive_spin_window() {
+    if !root_with_tun() {
+        return;
+    }
+    need("ping");
+    let args = ["--spin-us", "12", "--interactive-spin-us", "20000"];
+    let (topo, _hub, a, _addr_a, b, addr_b) = two_nodes_with("ipo", false, &[], &args);
+    let ns_a = topo.hosts[0].ns.clone();
+    wait_reachable(&topo, &ns_a, &addr_b);
+    // A flood ping: each request leaves as soon as the answer came.
+    let (got, text) = ping_received(&topo, &ns_a, &["-f", "-c", "200", "-W", "5", &addr_b]);
+    assert!(got >= 190, "ping -f {addr_b}:\n{text}");
+    let (ca, cb) = (a.stop(), b.stop());
+    for (who, c) in [("A", &ca), ("B", &cb)] {
+        assert!(
+            counter(c, "spin_window_opens") >= 1,
+            "{who}'s counters {c:?}"
+        );
+    }
+}
+
 #[test]
 fn tcp_transfer_over_memchan_ip_through_a_hub_is_intact() {
     tcp_transfer_is_intact("iph", true, &[]);

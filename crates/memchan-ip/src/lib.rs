@@ -160,6 +160,9 @@ pub struct Counters {
     /// Times it stopped spinning because spinning got it too little of a core (a
     /// busy machine; it tries again 100 ms later).
     pub spin_backoffs: AtomicU64,
+    /// Times the interactive spin window opened to its longest: the next packet of
+    /// an exchange came after a spin that caught nothing, within the longest window.
+    pub spin_window_opens: AtomicU64,
 }
 
 /// A copy of [`Counters`] at one moment.
@@ -180,6 +183,7 @@ pub struct CounterSnapshot {
     pub mc_skipped: u64,
     pub spins: u64,
     pub spin_backoffs: u64,
+    pub spin_window_opens: u64,
 }
 
 impl Counters {
@@ -200,6 +204,7 @@ impl Counters {
             mc_skipped: self.mc_skipped.load(Relaxed),
             spins: self.spins.load(Relaxed),
             spin_backoffs: self.spin_backoffs.load(Relaxed),
+            spin_window_opens: self.spin_window_opens.load(Relaxed),
         }
     }
 }
@@ -209,7 +214,7 @@ impl std::fmt::Display for CounterSnapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "tx_packets={} tx_bytes={} rx_packets={} rx_bytes={} drop_no_route={} drop_ring_full={} ring_full_waits={} bad_records={} errors={} tx_multicast={} rx_multicast={} mc_fallback={} mc_skipped={} spins={} spin_backoffs={}",
+            "tx_packets={} tx_bytes={} rx_packets={} rx_bytes={} drop_no_route={} drop_ring_full={} ring_full_waits={} bad_records={} errors={} tx_multicast={} rx_multicast={} mc_fallback={} mc_skipped={} spins={} spin_backoffs={} spin_window_opens={}",
             self.tx_packets,
             self.tx_bytes,
             self.rx_packets,
@@ -224,7 +229,8 @@ impl std::fmt::Display for CounterSnapshot {
             self.mc_fallback,
             self.mc_skipped,
             self.spins,
-            self.spin_backoffs
+            self.spin_backoffs,
+            self.spin_window_opens
         )
     }
 }

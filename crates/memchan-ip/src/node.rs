@@ -751,7 +751,9 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
             Ok(w) => {
                 active = w;
                 if let Some(t) = missed_from.take() {
-                    window.missed(t.elapsed());
+                    if window.missed(t.elapsed()) {
+                        sh.c.spin_window_opens.fetch_add(1, Relaxed);
+                    }
                 }
             }
             Err(e) => {

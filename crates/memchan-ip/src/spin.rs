@@ -147,13 +147,16 @@ impl SpinWindow {
     }
 
     /// A spin of the current window caught nothing, and the next packet came `idle`
-    /// after the spin started.
-    pub fn missed(&mut self, idle: Duration) {
+    /// after the spin started. Whether the window opened (it was shorter than the
+    /// longest, and the packet came within the longest).
+    pub fn missed(&mut self, idle: Duration) -> bool {
+        let was = self.len;
         self.len = if idle <= self.longest {
             self.longest
         } else {
             (self.len / 2).max(FIRST_WINDOW.min(self.longest))
         };
+        self.len > was
     }
 }
 
@@ -242,10 +245,12 @@ mod tests {
         let mut w = SpinWindow::new(longest);
         assert_eq!(w.len(), FIRST_WINDOW);
         // A 66 µs round trip missed by the first window: the longest catches it.
-        w.missed(Duration::from_micros(66));
+        assert!(w.missed(Duration::from_micros(66)));
         assert_eq!(w.len(), longest);
+        // Missed again within the longest: it stays open, and did not open anew.
+        assert!(!w.missed(Duration::from_micros(190)));
         // Gaps past the longest window halve it, down to the first window.
-        w.missed(Duration::from_micros(500));
+        assert!(!w.missed(Duration::from_micros(500)));
         assert_eq!(w.len(), longest / 2);
         for _ in 0..10 {
             w.missed(Duration::from_millis(5));
