@@ -353,10 +353,11 @@ fn ping_and_iperf3_run_unmodified_over_memchan_ip() {
     let _ = addr_a;
 }
 
-/// A TCP stream of 8 MiB from A to B through memchan ip, compared byte for byte
-/// (FNV-1a of each side, and the length).
+/// A node's counters from its stop line, in order.
 type Counters = Vec<(String, u64)>;
 
+/// A TCP stream of 8 MiB from A to B through memchan ip, compared byte for byte
+/// (FNV-1a of each side, and the length); both nodes' counters.
 fn tcp_transfer_is_intact(tag: &str, hub: bool, args: &[&str]) -> (Counters, Counters) {
     if !root_with_tun() {
         return Default::default();

@@ -104,11 +104,13 @@ pub struct IpConfig {
     /// of small packets only, both ways: request/response traffic, where the answer
     /// or the next request is due soon; a stream (large packets one way) does not (0:
     /// as `spin`). The window starts at 10 µs, opens to this when the next packet came
-    /// after the window but within this, and halves after longer gaps. `None` (the default): [`INTERACTIVE_SPIN`] on one host, 0 through a
-    /// hub, where spinning measured slower than sleeping (a C ping-pong across a
-    /// veth: 62-120 µs median, p90 171-184 µs, against 64-68 µs, p90 83-93 µs). Either
-    /// spin stops while spinning gets the thread too little of a core (a busy
-    /// machine), and is tried again 100 ms later.
+    /// after the window but within this, and halves after longer gaps. `None` (the
+    /// default): [`INTERACTIVE_SPIN`] on one host, 0 through a hub, where spinning
+    /// measured slower than sleeping (a C ping-pong across a veth: 62-120 µs median,
+    /// p90 171-184 µs, against 64-68 µs, p90 83-93 µs). Either spin stops while
+    /// spinning gets the thread too little of a core (a busy machine), and is tried
+    /// again 100 ms later, then after pauses doubling up to 1.6 s while it keeps
+    /// failing.
     pub interactive_spin: Option<Duration>,
 }
 
@@ -158,7 +160,8 @@ pub struct Counters {
     /// Busy-poll windows the receive thread ran after traffic.
     pub spins: AtomicU64,
     /// Times it stopped spinning because spinning got it too little of a core (a
-    /// busy machine; it tries again 100 ms later).
+    /// busy machine; it tries again after 100 ms, or up to 1.6 s while it keeps
+    /// failing).
     pub spin_backoffs: AtomicU64,
     /// Times the interactive spin window opened to its longest: the next packet of
     /// an exchange came after a spin that caught nothing, within the longest window.

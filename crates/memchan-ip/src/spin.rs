@@ -7,7 +7,8 @@
 //! busy loop, 8-byte TCP latency 39-41 µs without spinning, 45-63 µs spinning 40 µs
 //! windows, 92 µs with 200 µs windows. So each window's share of the CPU (thread CPU
 //! time / wall time) feeds a slow moving average, and below [`MIN_SHARE`] the thread
-//! stops spinning for [`RETRY`], then starts again from a neutral average. Measured
+//! stops spinning for [`RETRY`] (doubling up to [`LONGEST_PAUSE`] while spells of
+//! spinning keep ending so), then starts again from just above the floor. Measured
 //! with 40 µs windows: the average share was 0.51-0.69 per node on the idle VM and
 //! 0.25-0.36 beside the busy loop (a window alone varies far more: 0.2-1.0).
 //!

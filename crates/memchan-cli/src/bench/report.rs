@@ -443,6 +443,13 @@ impl Report {
                 Level::Raw
             })
         });
+        // The levels as `--only` spells them.
+        let only: Vec<String> = cfg
+            .only
+            .iter()
+            .filter_map(clap::ValueEnum::to_possible_value)
+            .map(|v| v.get_name().to_string())
+            .collect();
         Report {
             tables,
             raw_level: cfg.runs(Level::Raw),
@@ -458,7 +465,7 @@ impl Report {
                     "timer_read_ns": info.timer_read_ns,
                     "rounds": cfg.rounds,
                     "quick": cfg.quick,
-                    "only": cfg.only.iter().map(|l| format!("{l:?}").to_lowercase()).collect::<Vec<_>>(),
+                    "only": only,
                     "latency_round_trips_per_round": cfg.iters,
                     "tcp_round_trips_per_round": cfg.tcp_iters,
                     "peer_versions": info.peer_versions,
@@ -496,66 +503,7 @@ impl Report {
         }
 
         if self.raw_level {
-            // sweep
-            o.push('\n');
-            let _ = writeln!(
-                o,
-                "== bandwidth sweep, windows of 64 transfers   [bandwidth_sweep_gbps]"
-            );
-            let _ = writeln!(
-                o,
-                "   {:>8}  {:>14} {:>12}  {:>14} {:>12}  {:>10}",
-                "size", "memcpy (GB/s)", "p99 (GB/s)", "memchan (GB/s)", "p99 (GB/s)", "ratio"
-            );
-            for r in &self.sweep {
-                let cell = |s: &str| {
-                    r.gbps
-                        .get(s)
-                        .map(|(m, p)| (format!("{m:.2}"), format!("{p:.2}")))
-                        .unwrap_or_else(|| ("-".into(), "-".into()))
-                };
-                let (cm, cp) = cell("memcpy");
-                let (mm, mp) = cell("memchan");
-                let ratio = match (r.gbps.get("memchan"), r.gbps.get("memcpy")) {
-                    (Some(a), Some(b)) => format!("{:.2}", a.0 / b.0),
-                    _ => "-".into(),
-                };
-                let _ = writeln!(
-                    o,
-                    "   {:>8}  {:>14} {:>12}  {:>14} {:>12}  {:>10}",
-                    human_size(r.size),
-                    cm,
-                    cp,
-                    mm,
-                    mp,
-                    ratio
-                );
-            }
-
-            // flops and q
-            o.push('\n');
-            let _ = writeln!(o, "== time of one floating-point operation (LINPACK 100x100 LU + solve, 2/3 n^3 + 2 n^2 flops)   [flop_ns]");
-            match &self.flop {
-                Some(f) => {
-                    let _ = writeln!(
-                        o,
-                        "   median {:.4} ns/flop ({:.0} MFLOPS), p99 {:.4} ns/flop, {} repeats",
-                        f.median,
-                        1e3 / f.median,
-                        f.p99,
-                        f.n
-                    );
-                }
-                None => {
-                    let _ = writeln!(o, "   not measured");
-                }
-            }
-            let _ = writeln!(o, "\n== q-ratio: 8-byte one-way latency / flop time (dimensionless; seeds: MC2 367, MPI 1,067)   [q_ratio]");
-            for s in LATENCY_SERIES {
-                if let Some(q) = self.q.get(s) {
-                    let _ = writeln!(o, "   {s:<18} {q:>10.0}");
-                }
-            }
+            self.render_raw_extras(&mut o);
         }
 
         if !self.tables.is_empty() {
@@ -563,6 +511,70 @@ impl Report {
         }
         render_notes(&mut o, &self.notes);
         o
+    }
+
+    /// The raw level's extra sections: the bandwidth sweep, flop time and q-ratio.
+    fn render_raw_extras(&self, o: &mut String) {
+        // sweep
+        o.push('\n');
+        let _ = writeln!(
+            o,
+            "== bandwidth sweep, windows of 64 transfers   [bandwidth_sweep_gbps]"
+        );
+        let _ = writeln!(
+            o,
+            "   {:>8}  {:>14} {:>12}  {:>14} {:>12}  {:>10}",
+            "size", "memcpy (GB/s)", "p99 (GB/s)", "memchan (GB/s)", "p99 (GB/s)", "ratio"
+        );
+        for r in &self.sweep {
+            let cell = |s: &str| {
+                r.gbps
+                    .get(s)
+                    .map(|(m, p)| (format!("{m:.2}"), format!("{p:.2}")))
+                    .unwrap_or_else(|| ("-".into(), "-".into()))
+            };
+            let (cm, cp) = cell("memcpy");
+            let (mm, mp) = cell("memchan");
+            let ratio = match (r.gbps.get("memchan"), r.gbps.get("memcpy")) {
+                (Some(a), Some(b)) => format!("{:.2}", a.0 / b.0),
+                _ => "-".into(),
+            };
+            let _ = writeln!(
+                o,
+                "   {:>8}  {:>14} {:>12}  {:>14} {:>12}  {:>10}",
+                human_size(r.size),
+                cm,
+                cp,
+                mm,
+                mp,
+                ratio
+            );
+        }
+
+        // flops and q
+        o.push('\n');
+        let _ = writeln!(o, "== time of one floating-point operation (LINPACK 100x100 LU + solve, 2/3 n^3 + 2 n^2 flops)   [flop_ns]");
+        match &self.flop {
+            Some(f) => {
+                let _ = writeln!(
+                    o,
+                    "   median {:.4} ns/flop ({:.0} MFLOPS), p99 {:.4} ns/flop, {} repeats",
+                    f.median,
+                    1e3 / f.median,
+                    f.p99,
+                    f.n
+                );
+            }
+            None => {
+                let _ = writeln!(o, "   not measured");
+            }
+        }
+        let _ = writeln!(o, "\n== q-ratio: 8-byte one-way latency / flop time (dimensionless; seeds: MC2 367, MPI 1,067)   [q_ratio]");
+        for s in LATENCY_SERIES {
+            if let Some(q) = self.q.get(s) {
+                let _ = writeln!(o, "   {s:<18} {q:>10.0}");
+            }
+        }
     }
 
     /// The JSON report: {"figures": {...}, "machine": {...}, ...}.
