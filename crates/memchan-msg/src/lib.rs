@@ -573,14 +573,29 @@ impl<'c> Comm<'c> {
 
     #[inline(always)]
     fn check_dest(&self, dest: u32, tag: u32) -> Result<usize> {
-        if tag > TAG_UB {
-            return Err(invalid("tag", format!("{tag} is above TAG_UB ({TAG_UB})")));
-        }
         let d = dest as usize;
-        match self.peers.get(d).map(|p| &p.state) {
-            Some(PeerState::Live) => Ok(d),
-            Some(PeerState::Gone(_)) => Err(MsgError::PeerGone(dest)),
-            _ => Err(invalid("destination", format!("{dest} is not a member"))),
+        if tag <= TAG_UB
+            && self
+                .peers
+                .get(d)
+                .is_some_and(|p| matches!(p.state, PeerState::Live))
+        {
+            return Ok(d);
+        }
+        Err(self.dest_refusal(dest, tag))
+    }
+
+    /// Why [`check_dest`](Self::check_dest) refused: out of line, so that the
+    /// message's formatting stays off the eager path.
+    #[cold]
+    #[inline(never)]
+    fn dest_refusal(&self, dest: u32, tag: u32) -> MsgError {
+        if tag > TAG_UB {
+            return invalid("tag", format!("{tag} is above TAG_UB ({TAG_UB})"));
+        }
+        match self.peers.get(dest as usize).map(|p| &p.state) {
+            Some(PeerState::Gone(_)) => MsgError::PeerGone(dest),
+            _ => invalid("destination", format!("{dest} is not a member")),
         }
     }
 
@@ -726,7 +741,7 @@ impl<'c> Comm<'c> {
         let mut b = Body::new(Kind::Eager, 0, data.len() as u8, tag);
         b.set_bytes(data);
         self.peers[d].next_seq += 1;
-        self.publish(d, &b, false)?;
+        self.publish_bytes(d, b.first_words(1 + data.len().div_ceil(8)), false)?;
         Ok(true)
     }
 
@@ -745,7 +760,7 @@ impl<'c> Comm<'c> {
         b.set_bytes(data);
         let cookie = self.peers[d].next_seq;
         self.peers[d].next_seq += 1;
-        self.publish(d, &b, false)?;
+        self.publish_bytes(d, b.first_words(1 + data.len().div_ceil(8)), false)?;
         for _ in 0..self.fast_polls {
             let seq = self.peers[d].recvd + 1;
             let off = self.lay.slot(d, seq);
@@ -1177,7 +1192,7 @@ impl<'c> Comm<'c> {
             || (tag != ANY_TAG && tag > TAG_UB)
             || self.peers.get(p).is_none_or(|q| q.state != PeerState::Live)
             || !self.posted.is_empty()
-            || self.find_unexp(src, tag).is_some()
+            || (!self.unexp.is_empty() && self.find_unexp(src, tag).is_some())
         {
             return Ok(None);
         }
@@ -1192,7 +1207,7 @@ impl<'c> Comm<'c> {
                 std::hint::spin_loop();
                 continue;
             }
-            let b = self.read_slot(off);
+            let b = self.read_eager(off, buf.len());
             let len = b.ilen();
             if b.kind() != Some(Kind::Eager)
                 || b.tag() > TAG_UB
@@ -1634,15 +1649,21 @@ impl<'c> Comm<'c> {
     /// unless `quiet`.
     #[inline(always)]
     fn publish(&mut self, p: usize, b: &Body, quiet: bool) -> Result<()> {
+        self.publish_bytes(p, b.used_bytes(), quiet)
+    }
+
+    /// [`publish`](Self::publish) of a body's words in use, as bytes.
+    #[inline(always)]
+    fn publish_bytes(&mut self, p: usize, body: &[u8], quiet: bool) -> Result<()> {
         let peer = &mut self.peers[p];
         let seq = peer.sent + 1;
         let off = self.lay.slot(self.me, seq);
         let tx = peer.tx.as_ref().expect("live peer has a tx mapping");
         if quiet {
-            tx.write_no_notify(off + 8, b.used_bytes())?;
+            tx.write_no_notify(off + 8, body)?;
             tx.write_no_notify(off, &seq.to_le_bytes())?;
         } else {
-            tx.write_record(off + 8, b.used_bytes(), off, seq)?;
+            tx.write_record(off + 8, body, off, seq)?;
         }
         peer.sent = seq;
         Ok(())
@@ -1759,6 +1780,30 @@ impl<'c> Comm<'c> {
         b.w[0] = self.word(off + 8);
         for k in 1..b.words() {
             b.w[k] = self.word(off + 8 + 8 * k);
+        }
+        b
+    }
+
+    /// The slot at `off` (its sequence word seen with Acquire) as far as an eager
+    /// receive into `cap` bytes reads it: the header, then the payload words of its
+    /// length if that is at most `cap` (else the caller refuses the slot anyway).
+    /// Relaxed loads from one base: the sequence word's Acquire already ordered them,
+    /// and an Acquire load per word made the compiler reload `self` between them.
+    #[inline(always)]
+    fn read_eager(&self, off: usize, cap: usize) -> Body {
+        debug_assert!(off.is_multiple_of(8) && off + SLOT <= self.lay.size);
+        let at = (self.base + off) as *const std::sync::atomic::AtomicU64;
+        // SAFETY: a slot of the layout: `SLOT` bytes at an 8-aligned offset inside
+        // this node's receive memory, mapped while `self` lives; other processes
+        // write it concurrently, so it is read only through atomic loads.
+        let load = |k: usize| unsafe { (*at.add(k)).load(std::sync::atomic::Ordering::Relaxed) };
+        let mut b = Body::default();
+        b.w[0] = load(1);
+        let len = b.ilen();
+        if len <= cap.min(EAGER_MAX) {
+            for k in 1..=len.div_ceil(8) {
+                b.w[k] = load(1 + k);
+            }
         }
         b
     }

@@ -167,7 +167,13 @@ impl Body {
     /// copy: a copy by wider moves than the 8-byte stores that built the body
     /// stalls the store path (no store-to-load forwarding).
     pub(crate) fn used_bytes(&self) -> &[u8] {
-        let w = &self.w[..self.words()];
+        self.first_words(self.words())
+    }
+    /// The first `n` words (at most 6) as bytes, as [`used_bytes`](Self::used_bytes):
+    /// for a writer that knows the count (an eager slot's: 1 + payload words).
+    #[inline(always)]
+    pub(crate) fn first_words(&self, n: usize) -> &[u8] {
+        let w = &self.w[..n];
         // SAFETY: initialized `u64`s are valid bytes, `u8` needs no alignment, and
         // the length is exactly that of `w`, borrowed for the result's lifetime.
         unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<u8>(), 8 * w.len()) }

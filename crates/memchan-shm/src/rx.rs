@@ -306,6 +306,53 @@ impl Target {
         bits & RX_NOTIFY != 0
     }
 
+    /// A record within one page, all whole words: the 8-byte words of `body` at
+    /// `offset`, then `word` at `publish`, under one read of the page's control byte
+    /// (both land or, receive disabled, neither). Whether the page asks for a notify,
+    /// or `None` when the page is remapped (nothing written: the caller takes the
+    /// general path). The message layer's slot: a store per word, no length logic.
+    ///
+    /// # Safety
+    /// `offset` and `publish` 8-aligned, `body.len()` a multiple of 8, both ranges
+    /// within the segment this target maps and in one page; the mapping held.
+    #[inline(always)]
+    pub(crate) unsafe fn store_record(
+        self,
+        page_shift: u32,
+        offset: usize,
+        body: &[u8],
+        publish: usize,
+        word: u64,
+    ) -> Option<bool> {
+        // SAFETY: the page index is within the page control table (caller's bound).
+        let bits = unsafe { (*self.pct.add(publish >> page_shift)).load(Ordering::Relaxed) };
+        if bits & RX_REMAPPED != 0 {
+            return None;
+        }
+        if bits & RX_ENABLE == 0 {
+            return Some(false);
+        }
+        // As `apply_quiet`: what the sender wrote before is visible to a reader that
+        // sees any of these words with Acquire; the body before the published word.
+        fence(Ordering::Release);
+        let src = body.as_ptr().cast::<u64>();
+        for k in 0..body.len() / 8 {
+            // SAFETY: word `k` of `body` is in it (read unaligned); its destination
+            // is 8-aligned and in bounds (caller's contract), and receive memory is
+            // reached only through atomics.
+            unsafe {
+                let v = src.add(k).read_unaligned();
+                AtomicU64::from_ptr(self.data.add(offset + 8 * k).cast())
+                    .store(v, Ordering::Relaxed);
+            }
+        }
+        fence(Ordering::Release);
+        // SAFETY: as above, for the published word.
+        unsafe { AtomicU64::from_ptr(self.data.add(publish).cast()) }
+            .store(word, Ordering::Relaxed);
+        Some(bits & RX_NOTIFY != 0)
+    }
+
     /// The first stores of a write of `data` at `offset` that spans pages: as
     /// [`apply_quiet`](Self::apply_quiet) on the part in `offset`'s page, extended over
     /// the following pages while each has the same receive bits, enabled, not

@@ -52,6 +52,8 @@ pub fn worker(a: &[String]) {
     // 32 bytes across the end of page 0 into page 1.
     to_rx.write(page - 16, &pattern(32)).unwrap();
     to_rx.write_u32(page + 64, 22).unwrap();
+    // A record (the message layer's slot) within remapped page 0.
+    to_rx.write_record(40, &record_body(1), 32, 71).unwrap();
     c.ack().unwrap();
     // The sender's own copy is not remapped: the broadcast is where it is addressed.
     assert_eq!(own.load_u64(24).unwrap(), 12);
@@ -60,6 +62,15 @@ pub fn worker(a: &[String]) {
     to_rx.write_u64(8, 33).unwrap();
     to_rx.write_u64(page + 8, 44).unwrap(); // page 1: receive disabled, dropped
     to_rx.write_u64(page - 8, 45).unwrap();
+    // A record within page 1 is dropped whole; one on page 0 lands.
+    to_rx
+        .write_record(page + 40, &record_body(2), page + 32, 72)
+        .unwrap();
+    to_rx.write_record(40, &record_body(3), 32, 73).unwrap();
+    // A record whose body crosses from page 2 into page 3, published on page 3.
+    to_rx
+        .write_record(3 * page - 8, &record_body(4), 3 * page + 16, 74)
+        .unwrap();
     c.ack().unwrap();
     c.barrier().unwrap(); // 4: written
     c.barrier().unwrap(); // 5: page 1 enabled again
@@ -77,6 +88,20 @@ pub fn worker(a: &[String]) {
     c.barrier().unwrap(); // 6: written
     println!("DONE");
     c.barrier().unwrap(); // 7: the receiver is done with the cluster
+}
+
+/// A record's body: two words that name it (`n << 8`, then `(n << 8) + 1`).
+fn record_body(n: u64) -> Vec<u8> {
+    [n << 8, (n << 8) + 1]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
+}
+
+/// The record `record_body(n)` published with `word` at `publish` (its body after it).
+fn assert_record(rx: &memchan::RxMapping, publish: usize, n: u64, word: u64, what: &str) {
+    let got = [publish, publish + 8, publish + 16].map(|o| rx.load_u64(o).unwrap());
+    assert_eq!(got, [word, n << 8, (n << 8) + 1], "{what}");
 }
 
 fn remap_and_pages(t: &Transport, page: usize) {
@@ -126,6 +151,8 @@ fn remap_and_pages(t: &Transport, page: usize) {
     rx.read(page, &mut got).unwrap();
     assert_eq!(got[..], p[16..], "page 1's part where it is addressed");
     assert_eq!(rx.load_u32(page + 64).unwrap(), 22);
+    assert_eq!(rx.load_u64(32).unwrap(), 0, "the record's page is remapped");
+    assert_record(&rx, 2 * page + 32, 1, 71, "a record on a remapped page");
     // Page 0's attributes (notify) held for what landed on page 2.
     assert!(rx.wait(Some(Duration::ZERO)).unwrap(), "notify of page 0");
     rx.remap_page(0, 0).unwrap();
@@ -158,6 +185,24 @@ fn remap_and_pages(t: &Transport, page: usize) {
         "receive disabled on page 1"
     );
     assert_eq!(rx.load_u64(page - 8).unwrap(), 45);
+    assert_eq!(
+        (
+            rx.load_u64(page + 32).unwrap(),
+            rx.load_u64(page + 40).unwrap()
+        ),
+        (0, 0),
+        "a record on a receive-disabled page is dropped whole"
+    );
+    assert_record(&rx, 32, 3, 73, "a record where it is addressed again");
+    assert_eq!(rx.load_u64(3 * page + 16).unwrap(), 74);
+    assert_eq!(
+        (
+            rx.load_u64(3 * page - 8).unwrap(),
+            rx.load_u64(3 * page).unwrap()
+        ),
+        (4 << 8, (4 << 8) + 1),
+        "a record's body across two pages"
+    );
     assert!(!rx.attrs(page).unwrap().receive_enable);
     assert!(
         rx.attrs(page - 1).unwrap().receive_enable,
