@@ -222,10 +222,23 @@ impl TxMapping {
         if data.is_empty() {
             return Ok(());
         }
-        if self.direct {
-            self.deposit_with(offset, data, false)?;
-        } else {
+        if !self.direct {
             self.send_ordered(offset, data)?;
+        } else if offset.is_multiple_of(8) && data.len().is_multiple_of(8) {
+            // Whole words (the message layer's acknowledgement word): a store each,
+            // the page's control byte read once per page, no length logic.
+            if self.resolve()? {
+                let src = data.as_ptr().cast::<u64>();
+                let words = (0..data.len() / 8).map(|k| {
+                    // SAFETY: word `k` of `data` is in it (read unaligned).
+                    (offset + 8 * k, unsafe { src.add(k).read_unaligned() })
+                });
+                // SAFETY: `check` bounded the words by the segment, each 8-aligned;
+                // `targets` holds the destination's map.
+                unsafe { self.target.get().store_words(self.page_shift, words) };
+            }
+        } else {
+            self.deposit_with(offset, data, false)?;
         }
         if self.attrs.ack_request {
             fence(Ordering::SeqCst);

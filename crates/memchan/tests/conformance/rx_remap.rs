@@ -54,6 +54,8 @@ pub fn worker(a: &[String]) {
     to_rx.write_u32(page + 64, 22).unwrap();
     // A record (the message layer's slot) within remapped page 0.
     to_rx.write_record(40, &record_body(1), 32, 71).unwrap();
+    // Whole words without notify, as the message layer's acknowledgement word.
+    to_rx.write_no_notify(64, &record_body(5)).unwrap();
     c.ack().unwrap();
     // The sender's own copy is not remapped: the broadcast is where it is addressed.
     assert_eq!(own.load_u64(24).unwrap(), 12);
@@ -66,6 +68,7 @@ pub fn worker(a: &[String]) {
     to_rx
         .write_record(page + 40, &record_body(2), page + 32, 72)
         .unwrap();
+    to_rx.write_no_notify(page + 72, &record_body(6)).unwrap();
     to_rx.write_record(40, &record_body(3), 32, 73).unwrap();
     // A record whose body crosses from page 2 into page 3, published on page 3.
     to_rx
@@ -153,6 +156,11 @@ fn remap_and_pages(t: &Transport, page: usize) {
     assert_eq!(rx.load_u32(page + 64).unwrap(), 22);
     assert_eq!(rx.load_u64(32).unwrap(), 0, "the record's page is remapped");
     assert_record(&rx, 2 * page + 32, 1, 71, "a record on a remapped page");
+    assert_eq!(
+        [2 * page + 64, 2 * page + 72, 64].map(|o| rx.load_u64(o).unwrap()),
+        [5 << 8, (5 << 8) + 1, 0],
+        "whole words without notify on a remapped page"
+    );
     // Page 0's attributes (notify) held for what landed on page 2.
     assert!(rx.wait(Some(Duration::ZERO)).unwrap(), "notify of page 0");
     rx.remap_page(0, 0).unwrap();
@@ -192,6 +200,11 @@ fn remap_and_pages(t: &Transport, page: usize) {
         ),
         (0, 0),
         "a record on a receive-disabled page is dropped whole"
+    );
+    assert_eq!(
+        rx.load_u64(page + 72).unwrap(),
+        0,
+        "words without notify on a receive-disabled page are dropped"
     );
     assert_record(&rx, 32, 3, 73, "a record where it is addressed again");
     assert_eq!(rx.load_u64(3 * page + 16).unwrap(), 74);
