@@ -114,6 +114,11 @@ impl Layout {
 pub trait Sink {
     fn put_u64(&self, off: usize, v: u64) -> memchan::Result<()>;
     fn put(&self, off: usize, data: &[u8]) -> memchan::Result<()>;
+    /// A record: `data` at `off + WORD`, then the word `v` at `off`.
+    fn put_record(&self, off: usize, data: &[u8], v: u64) -> memchan::Result<()> {
+        self.put(off + WORD, data)?;
+        self.put_u64(off, v)
+    }
 }
 
 impl Sink for memchan::TxMapping {
@@ -123,6 +128,10 @@ impl Sink for memchan::TxMapping {
     /// A record's body: no notify (its word, written next, posts it).
     fn put(&self, off: usize, data: &[u8]) -> memchan::Result<()> {
         self.write_no_notify(off, data)
+    }
+    /// One call: through a hub a small record is one frame.
+    fn put_record(&self, off: usize, data: &[u8], v: u64) -> memchan::Result<()> {
+        self.write_record(off + WORD, data, off, v)
     }
 }
 
@@ -173,8 +182,7 @@ impl Writer {
             self.seq = next_seq(self.seq);
             pos = 0;
         }
-        tx.put(base + pos + WORD, pkt)?;
-        tx.put_u64(base + pos, word(self.seq, pkt.len() as u32))?;
+        tx.put_record(base + pos, pkt, word(self.seq, pkt.len() as u32))?;
         self.head += rec as u64;
         self.seq = next_seq(self.seq);
         Ok(())

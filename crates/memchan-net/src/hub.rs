@@ -808,7 +808,7 @@ impl State {
         if let Some(sh) = s.shadow.as_mut() {
             sh[offset..offset + data.len()].copy_from_slice(data);
         }
-        let head = proto::deliver_head(HUB_ORIGIN, seg as u32, s.gen, offset as u64);
+        let head = proto::deliver_head(HUB_ORIGIN, seg as u32, s.gen, offset as u64, 0);
         let rx = s.rx;
         for d in rx.iter() {
             if let Some(ds) = self.send(d, Kind::Deliver, &[&head, data]) {
@@ -978,6 +978,11 @@ impl Shared {
                 return 0;
             }
         };
+        let record = d.flags & proto::FLAG_RECORD;
+        if record != 0 && !proto::record_ok(d.offset, d.data) {
+            tracing::warn!(node = n.0, "malformed record dropped");
+            return 0;
+        }
         let end = (d.offset as usize).checked_add(d.data.len());
         let Some(to) = self.route(st, n, &d, |size| end.is_some_and(|e| e <= size)) else {
             return 0;
@@ -988,7 +993,7 @@ impl Shared {
         if let Some(sh) = seg.shadow.as_mut() {
             sh[d.offset as usize..d.offset as usize + d.data.len()].copy_from_slice(d.data);
         }
-        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
+        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset, record);
         let rail = self.rail_place(st, seq);
         let mut outstanding = 0;
         for t in to.iter() {
@@ -1204,7 +1209,7 @@ impl Shared {
                     }
                     s.rx.insert(n);
                     if let Some(shadow) = s.shadow.clone() {
-                        let head = proto::deliver_head(HUB_ORIGIN, seg, gen, 0);
+                        let head = proto::deliver_head(HUB_ORIGIN, seg, gen, 0, 0);
                         if let Some(ds) = st.send(n, Kind::Deliver, &[&head, &shadow]) {
                             if let Some(Some(p)) = st.ports.get_mut(n.index()) {
                                 p.owed.push_back((ds, HUB_ORIGIN, 0));

@@ -160,9 +160,20 @@ impl Welcome {
 /// Bytes before the data in a Data payload.
 pub const DATA_HEAD: usize = 20;
 /// Bytes before the data in a Deliver payload.
-pub const DELIVER_HEAD: usize = 18;
+pub const DELIVER_HEAD: usize = 19;
 /// Data flag: the sender's own rx mapping gets a copy in the global order.
 pub const FLAG_LOCAL_COPY: u8 = 1;
+/// Data and Deliver flag: the packet is a record (`write_record` with the published
+/// word just before the body): its first 8 bytes are the word, at `offset` (8-aligned),
+/// the rest the body; a receiver applies the body, then the word, so that one frame
+/// carries what took two and a reader that sees the word sees the body.
+pub const FLAG_RECORD: u8 = 2;
+
+/// Whether a packet flagged [`FLAG_RECORD`] is well formed: an aligned word and a
+/// body after it. Anything else is refused whole.
+pub fn record_ok(offset: u64, data: &[u8]) -> bool {
+    offset.is_multiple_of(8) && data.len() > 8 && offset.checked_add(data.len() as u64).is_some()
+}
 
 /// Encodes a Data header (the data follows as a second part).
 pub fn data_head(seg: u32, gen: u32, offset: u64, dest: Dest, flags: u8) -> [u8; DATA_HEAD] {
@@ -230,20 +241,44 @@ pub fn get_data_split<'a>(head: &[u8], data: &'a [u8]) -> R<Data<'a>> {
     })
 }
 
-/// Encodes a Deliver header.
-pub fn deliver_head(origin: u16, seg: u32, gen: u32, offset: u64) -> [u8; DELIVER_HEAD] {
+/// Encodes a Deliver header (`flags`: [`FLAG_RECORD`] or 0).
+pub fn deliver_head(origin: u16, seg: u32, gen: u32, offset: u64, flags: u8) -> [u8; DELIVER_HEAD] {
     let mut h = [0u8; DELIVER_HEAD];
     h[0..2].copy_from_slice(&origin.to_le_bytes());
     h[2..6].copy_from_slice(&seg.to_le_bytes());
     h[6..10].copy_from_slice(&gen.to_le_bytes());
     h[10..18].copy_from_slice(&offset.to_le_bytes());
+    h[18] = flags;
     h
 }
 
-/// A decoded Deliver payload: (origin, seg, gen, offset, data).
-pub fn get_deliver(b: &[u8]) -> R<(u16, u32, u32, u64, &[u8])> {
+/// A decoded Deliver payload.
+pub struct Deliver<'a> {
+    /// The sending node (or the hub).
+    pub origin: u16,
+    /// Segment id.
+    pub seg: u32,
+    /// Segment generation.
+    pub gen: u32,
+    /// Offset in the segment.
+    pub offset: u64,
+    /// Flags ([`FLAG_RECORD`]).
+    pub flags: u8,
+    /// The bytes.
+    pub data: &'a [u8],
+}
+
+/// Decodes a Deliver payload.
+pub fn get_deliver(b: &[u8]) -> R<Deliver<'_>> {
     let mut g = Get::new(b, "deliver packet");
-    Ok((g.u16()?, g.u32()?, g.u32()?, g.u64()?, g.rest()))
+    Ok(Deliver {
+        origin: g.u16()?,
+        seg: g.u32()?,
+        gen: g.u32()?,
+        offset: g.u64()?,
+        flags: g.u8()?,
+        data: g.rest(),
+    })
 }
 
 /// Request operations.

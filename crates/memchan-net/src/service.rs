@@ -460,12 +460,25 @@ impl Shared {
     }
 
     /// Applies a delivered packet to this node's rx mapping of the segment, if any.
-    fn deliver(&self, seg: u32, gen: u32, offset: u64, data: &[u8]) {
+    fn deliver(&self, d: &proto::Deliver<'_>) {
         let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = map.get(&seg) {
+        if let Some(m) = map.get(&d.seg) {
+            if m.gen != d.gen {
+                return;
+            }
+            let woke = if d.flags & proto::FLAG_RECORD != 0 {
+                if !proto::record_ok(d.offset, d.data) {
+                    return; // malformed: dropped whole
+                }
+                // The body, then the word.
+                let body = m.apply(d.offset as usize + 8, &d.data[8..]);
+                m.apply(d.offset as usize, &d.data[..8]) || body
+            } else {
+                m.apply(d.offset as usize, d.data)
+            };
             // SeqCst pairs with the waiter's announce-then-check (Dekker): either it
             // sees the new notify count or we see it reading and wake it.
-            if m.gen == gen && m.apply(offset as usize, data) {
+            if woke {
                 self.wake_other_readers();
             }
         }
@@ -484,7 +497,7 @@ impl Shared {
             tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
             return;
         };
-        let Ok((origin, seg, gen, offset, data)) = proto::get_deliver(deliver) else {
+        let Ok(d) = proto::get_deliver(deliver) else {
             tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
             return;
         };
@@ -493,14 +506,18 @@ impl Shared {
         // handled after): the switch reported what was applied without it, so it
         // must not be applied now; the standby orders it again.
         let current = self.link().is_some_and(|l| std::ptr::eq(&*l, link));
-        if !current || rail.is_applied(origin, oseq) {
+        if !current || rail.is_applied(d.origin, oseq) {
             drop(rail);
             if current && kind == Kind::RailDeposit {
                 self.answer_again(deliver);
             }
             return;
         }
-        let e = crate::rail::Entry { origin, oseq, gseq };
+        let e = crate::rail::Entry {
+            origin: d.origin,
+            oseq,
+            gseq,
+        };
         // Recorded first: a packet out of the hub's order is not applied either.
         if let Err(e) = rail.record(e) {
             tracing::warn!(node = self.me.0, error = %e, "rail deliver out of order dropped");
@@ -510,7 +527,7 @@ impl Shared {
         if kind == Kind::RailDeposit {
             self.deposit_deliver(deliver);
         } else {
-            self.deliver(seg, gen, offset, data);
+            self.deliver(&d);
         }
     }
 
@@ -531,8 +548,8 @@ impl Shared {
     fn on_parts(&self, kind: Kind, parts: &[&[u8]]) {
         match parts {
             [head, data] if kind == Kind::Deliver && head.len() == proto::DELIVER_HEAD => {
-                if let Ok((_, seg, gen, offset, _)) = proto::get_deliver(head) {
-                    self.deliver(seg, gen, offset, data);
+                if let Ok(d) = proto::get_deliver(head) {
+                    self.deliver(&proto::Deliver { data, ..d });
                 }
             }
             _ => self.on_frame(kind, &parts.concat()),
@@ -544,8 +561,8 @@ impl Shared {
         match kind {
             Kind::Time => self.clock.on_time(payload, clock::mono_ns()),
             Kind::Deliver => {
-                if let Ok((_origin, seg, gen, offset, data)) = proto::get_deliver(payload) {
-                    self.deliver(seg, gen, offset, data);
+                if let Ok(d) = proto::get_deliver(payload) {
+                    self.deliver(&d);
                 }
             }
             Kind::RailPlan => self.rail_plan(payload),

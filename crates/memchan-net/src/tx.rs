@@ -145,6 +145,20 @@ impl TxMapping {
     ) -> Result<()> {
         self.check(offset, body.len(), false)?;
         self.check(publish, 8, true)?;
+        if publish + 8 == offset && !body.is_empty() && 8 + body.len() <= wire::PACKET {
+            // The word just before the body (the message layer's slot, the IP
+            // level's record): one frame, which the receiver applies body first.
+            let head = proto::data_head(
+                self.info.seg,
+                self.info.gen,
+                publish as u64,
+                self.dest,
+                self.flags | proto::FLAG_RECORD,
+            );
+            return self
+                .sh
+                .send(Kind::Data, &[&head, &word.to_le_bytes(), body]);
+        }
         self.write(offset, body)?;
         self.packet(publish, &word.to_le_bytes())
     }

@@ -200,3 +200,53 @@ fn the_hub_delivers_no_packet_its_sender_may_not_write() {
         "the sender was refused, not isolated"
     );
 }
+
+/// A record packet (`FLAG_RECORD`: the published word, then the body, in one frame)
+/// lands whole; one whose word is not 8-aligned, or that has no body after its word,
+/// is dropped whole by the hub, and the sender stays a member.
+#[test]
+fn a_record_packet_lands_whole_and_a_malformed_one_is_dropped() {
+    use memchan_core::Dest;
+    use memchan_net::proto;
+    let key = Key::from_secret(b"records");
+    let (hub, addr) = common::keyed_hub(&key, |_| ());
+    let owner = Node::join("checks", common::node_cfg_std(&addr, &key)).unwrap();
+    let seg = owner.segment("rec", 4096, 0o666).unwrap();
+    let rx = seg.map_rx().unwrap();
+    let raw = Raw::join(&addr, &key, 0);
+    let q = common::seg_info(&raw.0, "rec");
+    let to_owner = Dest::Node(owner.id());
+    let record = |offset: u64, data: &[u8]| {
+        let head = proto::data_head(q.seg, q.gen, offset, to_owner, proto::FLAG_RECORD);
+        raw.0.send(Kind::Data, &[&head, data]).unwrap();
+    };
+    let mut good = 5u64.to_le_bytes().to_vec();
+    good.extend_from_slice(&[0x11; 16]);
+    record(64, &good);
+    record(100, &good); // the word not 8-aligned
+    record(128, &6u64.to_le_bytes()); // no body
+    raw.0.send(Kind::Request, &[&Op::Ack.put(9)]).unwrap();
+    let mut f = common::Frames(Vec::new());
+    common::read_until(&raw.0, &mut f, |f| {
+        f.0.iter()
+            .any(|(k, r)| *k == Kind::Response && get_response(r).unwrap().0 == 9)
+    });
+    assert_eq!(rx.load_u64(64).unwrap(), 5, "the record's word");
+    assert_eq!(
+        [72, 80].map(|o| rx.load_u64(o).unwrap()),
+        [0x1111_1111_1111_1111; 2],
+        "the record's body"
+    );
+    for off in (96..144).step_by(8) {
+        assert_eq!(
+            rx.load_u64(off).unwrap(),
+            0,
+            "offset {off}: a malformed record"
+        );
+    }
+    assert_eq!(
+        hub.status().members.len(),
+        2,
+        "the sender is still a member"
+    );
+}

@@ -110,7 +110,9 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
             f.0.iter()
                 .find(|(k, _)| *k == Kind::DepositDeliver)
                 .unwrap();
-        let (origin, _, _, _, body) = proto::get_deliver(p).unwrap();
+        let proto::Deliver {
+            origin, data: body, ..
+        } = proto::get_deliver(p).unwrap();
         let Ok(DepOp::Cond { token, .. }) = DepOp::get(body) else {
             panic!("not a conditional write");
         };

@@ -150,7 +150,7 @@ impl Shared {
                 Self::give_up(st, given_up);
             }
         }
-        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset);
+        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset, 0);
         // Numbered as a packet is, so that a standby that orders it again after a
         // switch does not have it applied twice.
         let rail = self.rail_place(st, seq);

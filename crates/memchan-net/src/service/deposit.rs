@@ -111,7 +111,10 @@ impl Shared {
     /// before it: a conditional write's kept outcome is sent again (the first went
     /// to the lost hub, or its forward to the origin did).
     pub(super) fn answer_again(&self, payload: &[u8]) {
-        let Ok((origin, _, _, _, body)) = proto::get_deliver(payload) else {
+        let Ok(proto::Deliver {
+            origin, data: body, ..
+        }) = proto::get_deliver(payload)
+        else {
             return;
         };
         let Ok(Op::Cond { token, .. }) = Op::get(body) else {
@@ -140,7 +143,15 @@ impl Shared {
 
     /// Applies a deposit operation delivered by the hub.
     pub(super) fn deposit_deliver(&self, payload: &[u8]) {
-        let Ok((origin, seg, gen, base, body)) = proto::get_deliver(payload) else {
+        let Ok(proto::Deliver {
+            origin,
+            seg,
+            gen,
+            offset: base,
+            data: body,
+            ..
+        }) = proto::get_deliver(payload)
+        else {
             return;
         };
         let Ok(op) = Op::get(body) else {
