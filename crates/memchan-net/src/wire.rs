@@ -44,8 +44,9 @@ pub const MAGIC: [u8; 4] = *b"MCHN";
 /// frame counter, per-direction keys and the AEGIS MAC; 3: `RmaServe` names the
 /// origin and its request; 4: heartbeats carry `reader_wakeups`; 5: `RailResume`
 /// carries the node's lock pages; 6: the MAC is AEGIS's AEAD tag over the frame with
-/// its CRC field zero, AEGIS-128L for short frames.)
-pub const VERSION: u16 = 6;
+/// its CRC field zero, AEGIS-128L for short frames; 7: a Deliver carries flags, and a
+/// record (`proto::FLAG_RECORD`) travels as one packet.)
+pub const VERSION: u16 = 7;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.
