@@ -1207,7 +1207,7 @@ impl<'c> Comm<'c> {
                 std::hint::spin_loop();
                 continue;
             }
-            let b = self.read_eager(off, buf.len());
+            let b = self.read_slot(off, buf.len());
             let len = b.ilen();
             if b.kind() != Some(Kind::Eager)
                 || b.tag() > TAG_UB
@@ -1758,7 +1758,7 @@ impl<'c> Comm<'c> {
             if self.word(off) != seq {
                 break;
             }
-            let b = self.read_slot(off);
+            let b = self.read_slot(off, EAGER_MAX);
             match self.handle(p, seq, &b)? {
                 Handled::Stall => break,
                 Handled::Consumed => {}
@@ -1771,26 +1771,14 @@ impl<'c> Comm<'c> {
         Ok(false)
     }
 
-    /// The slot at `off` (its sequence word seen): the header word, then only the
-    /// payload words the slot uses. Inlined, and returned in registers: on the
+    /// The slot at `off` (its sequence word seen with Acquire): the header word,
+    /// then the payload words in use ([`Body::words_within`] `cap`: an eager receive
+    /// into `cap` bytes reads no more). Inlined, and returned in registers: on the
     /// receive path a result returned through memory cost a store-forwarding stall.
-    #[inline(always)]
-    fn read_slot(&self, off: usize) -> Body {
-        let mut b = Body::default();
-        b.w[0] = self.word(off + 8);
-        for k in 1..b.words() {
-            b.w[k] = self.word(off + 8 + 8 * k);
-        }
-        b
-    }
-
-    /// The slot at `off` (its sequence word seen with Acquire) as far as an eager
-    /// receive into `cap` bytes reads it: the header, then the payload words of its
-    /// length if that is at most `cap` (else the caller refuses the slot anyway).
     /// Relaxed loads from one base: the sequence word's Acquire already ordered them,
     /// and an Acquire load per word made the compiler reload `self` between them.
     #[inline(always)]
-    fn read_eager(&self, off: usize, cap: usize) -> Body {
+    fn read_slot(&self, off: usize, cap: usize) -> Body {
         debug_assert!(off.is_multiple_of(8) && off + SLOT <= self.lay.size);
         let at = (self.base + off) as *const std::sync::atomic::AtomicU64;
         // SAFETY: a slot of the layout: `SLOT` bytes at an 8-aligned offset inside
@@ -1799,11 +1787,8 @@ impl<'c> Comm<'c> {
         let load = |k: usize| unsafe { (*at.add(k)).load(std::sync::atomic::Ordering::Relaxed) };
         let mut b = Body::default();
         b.w[0] = load(1);
-        let len = b.ilen();
-        if len <= cap.min(EAGER_MAX) {
-            for k in 1..=len.div_ceil(8) {
-                b.w[k] = load(1 + k);
-            }
+        for k in 1..b.words_within(cap) {
+            b.w[k] = load(1 + k);
         }
         b
     }

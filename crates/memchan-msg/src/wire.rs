@@ -157,8 +157,16 @@ impl Body {
     /// Words 1.. of the slot in use: the header and, for an eager slot, only the
     /// payload words its length covers (writer and reader agree on it).
     pub(crate) fn words(&self) -> usize {
+        self.words_within(EAGER_MAX)
+    }
+    /// [`words`](Self::words), reading an inline payload only as far as `cap` bytes
+    /// (a receive with less room refuses a longer one anyway).
+    #[inline(always)]
+    pub(crate) fn words_within(&self, cap: usize) -> usize {
         match self.kind() {
-            Some(Kind::Eager) | Some(Kind::Name) => 1 + self.ilen().min(EAGER_MAX).div_ceil(8),
+            Some(Kind::Eager) | Some(Kind::Name) => {
+                1 + self.ilen().min(cap).min(EAGER_MAX).div_ceil(8)
+            }
             _ => BODY_WORDS,
         }
     }
