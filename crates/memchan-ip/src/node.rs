@@ -16,7 +16,7 @@ use crate::addr::Route;
 use crate::mcast::{self, ListRead, McLayout, McNext, McReader, McWriter};
 use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
 use crate::spin::{self, SpinShare, SpinWindow};
-use crate::tun::Tun;
+use crate::tun::{Tun, VNET_HDR};
 use crate::{CounterSnapshot, Counters, IpConfig, IpError};
 
 /// How long a sender waits for a full unicast ring's credits before dropping.
@@ -29,8 +29,8 @@ const BATCH: usize = 32;
 /// bursts of packets, and under unbroken traffic.
 const IGMP_EVERY: Duration = Duration::from_millis(100);
 const MC_BUSY_EVERY: Duration = Duration::from_secs(1);
-/// Packets at most this long (headers included) are "small": an 8-byte TCP
-/// message is 60 bytes, an ack 52.
+/// Frames at most this long (the virtio_net_hdr and IP headers included) are
+/// "small": an 8-byte TCP message is 70 bytes, an ack 62.
 const SMALL: usize = 256;
 
 /// A running IP interface over memchan. Stops (threads joined, interface gone) on
@@ -118,7 +118,7 @@ impl IpNode {
         if !(576..=65535).contains(&cfg.mtu) {
             return invalid("mtu", format!("{}: 576..=65535", cfg.mtu));
         }
-        let max_rec = rec_len(cfg.mtu as usize);
+        let max_rec = rec_len(cfg.mtu as usize + VNET_HDR);
         if !cfg.ring_bytes.is_multiple_of(page) || cfg.ring_bytes < 4 * max_rec {
             return invalid(
                 "ring size",
@@ -191,7 +191,7 @@ impl IpNode {
             cluster,
             lay,
             me: me.index(),
-            max_len: cfg.mtu as usize,
+            max_len: cfg.mtu as usize + VNET_HDR,
             tun,
             c: Counters::default(),
             stop: AtomicBool::new(false),
@@ -218,7 +218,7 @@ impl IpNode {
             txs: Mutex::new(TxState {
                 btx,
                 bw: Writer { head: 0, seq: bseq },
-                buf: vec![0; 65536],
+                buf: vec![0; cfg.mtu as usize + VNET_HDR],
                 pending: vec![false; lay.slots],
                 mc: BTreeMap::new(),
                 mc_gen: 0,
@@ -397,19 +397,20 @@ fn has_room(s: &Session, seen: u64, size: usize, len: usize) -> bool {
     s.w.head - tail + s.w.need(size, len) <= size as u64
 }
 
-/// Sends the packet of `len` bytes in `t.buf`.
+/// Sends the frame (virtio_net_hdr and IP packet) of `len` bytes in `t.buf`.
 fn route(sh: &Shared, len: usize, t: &mut TxState) {
-    let pkt = &t.buf[..len];
-    if pkt.len() < 20 || pkt[0] >> 4 != 4 {
+    let frame = &t.buf[..len];
+    let ip = frame.get(VNET_HDR..).unwrap_or_default();
+    if ip.len() < 20 || ip[0] >> 4 != 4 {
         sh.c.drop_no_route.fetch_add(1, Relaxed);
         return;
     }
-    let dst = Ipv4Addr::new(pkt[16], pkt[17], pkt[18], pkt[19]);
+    let dst = Ipv4Addr::new(ip[16], ip[17], ip[18], ip[19]);
     let sent = match sh.subnet.route(dst) {
         Route::Node(id) if (id as usize) < sh.lay.slots && id as usize != sh.me => {
-            send_unicast(sh, id as usize, pkt, &mut t.pending)
+            send_unicast(sh, id as usize, frame, &mut t.pending)
         }
-        Route::All => send_broadcast(sh, pkt, &t.btx, &mut t.bw),
+        Route::All => send_broadcast(sh, frame, &t.btx, &mut t.bw),
         Route::Multicast(group) => send_multicast(sh, group, len, t),
         _ => {
             sh.c.drop_no_route.fetch_add(1, Relaxed);
@@ -419,7 +420,7 @@ fn route(sh: &Shared, len: usize, t: &mut TxState) {
     sh.tx_last_len.store(len, Relaxed);
     if sent {
         sh.c.tx_packets.fetch_add(1, Relaxed);
-        sh.c.tx_bytes.fetch_add(len as u64, Relaxed);
+        sh.c.tx_bytes.fetch_add((len - VNET_HDR) as u64, Relaxed);
     }
 }
 
@@ -610,6 +611,8 @@ struct PeerRx {
     uni_reported: u64,
     bc_reported: u64,
     hello_at: Option<Instant>,
+    /// The incarnation of the peer last found of another record format (warned once).
+    bad_format_inc: u64,
     /// The multicast list generation this node last published to the peer (0: none).
     mc_sent: u32,
     /// The peer's multicast list: the generation word last read, and the addresses.
@@ -646,7 +649,7 @@ fn rx_loop(sh: &Shared, seg: Segment, rx: RxMapping) {
         dirty: true,
         routes_gen: 0,
         segs: BTreeMap::new(),
-        buf: vec![0; 65536],
+        buf: vec![0; sh.max_len],
     };
     let mut epoch = u64::MAX;
     let mut warned_beyond = false;
@@ -787,6 +790,8 @@ fn hello(sh: &Shared, ctrl: &TxMapping, start: u64, bstart: u64, peer: u64) -> m
     let h = sh.lay.hdr(sh.me);
     ctrl.write_u64(h + ring::START, start)?;
     ctrl.write_u64(h + ring::BSTART, bstart)?;
+    // FORMAT before INC: a reader that sees this incarnation sees its format.
+    ctrl.write_u64(h + ring::FORMAT, ring::FORMAT_VERSION)?;
     ctrl.write_u64(h + ring::INC, sh.my_inc)?;
     ctrl.write_u64(h + ring::PEER, peer)
 }
@@ -807,6 +812,20 @@ fn handshake(sh: &Shared, seg: &Segment, rx: &RxMapping, id: usize, p: &mut Peer
     // Read PEER first: the words written before it are this hello's.
     let peer_field = load(ring::PEER);
     let inc = load(ring::INC);
+    let format = load(ring::FORMAT);
+    if inc != 0 && format != ring::FORMAT_VERSION {
+        // Another build: its records would be misread both ways.
+        if p.bad_format_inc != inc {
+            p.bad_format_inc = inc;
+            tracing::warn!(
+                peer = id,
+                format,
+                ours = ring::FORMAT_VERSION,
+                "memchan ip: a peer of another record format (another memchan build); not exchanging packets with it"
+            );
+        }
+        return;
+    }
     // Sending side: any hello of a new incarnation proves it maps the rings.
     if inc != 0 && inc != p.w_inc {
         match seg.map_tx(Dest::Node(memchan::NodeId(id as u16)), TxAttrs::default()) {
@@ -884,7 +903,8 @@ fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> usize {
                     match r2 {
                         Ok(()) => {
                             sh.c.rx_packets.fetch_add(1, Relaxed);
-                            sh.c.rx_bytes.fetch_add(len as u64, Relaxed);
+                            sh.c.rx_bytes
+                                .fetch_add(len.saturating_sub(VNET_HDR) as u64, Relaxed);
                         }
                         Err(_) => {
                             sh.c.errors.fetch_add(1, Relaxed);
@@ -1040,7 +1060,8 @@ fn mc_drain(sh: &Shared, st: &[PeerRx], mc: &mut McRx) -> bool {
                         match sh.tun.write(&mc.buf[..len]) {
                             Ok(()) => {
                                 sh.c.rx_packets.fetch_add(1, Relaxed);
-                                sh.c.rx_bytes.fetch_add(len as u64, Relaxed);
+                                sh.c.rx_bytes
+                                    .fetch_add(len.saturating_sub(VNET_HDR) as u64, Relaxed);
                                 sh.c.rx_multicast.fetch_add(1, Relaxed);
                             }
                             Err(_) => {

@@ -9,13 +9,19 @@
 //!    BSTART    where d starts reading s's broadcast ring (absolute byte position)
 //!    INC       s's incarnation            } the hello: PEER written last; d starts
 //!    PEER      the incarnation of d it is for } reading s's rings when PEER == d's own
+//!    FORMAT    s's record format (`FORMAT_VERSION`): d neither reads nor writes
+//!              rings of a peer of another format (another build)
 //!    DOORBELL  bumped to wake d: a full ring's sender wants credits; multicast
 //!    MC_GEN, MC_LIST  s's multicast groups (see `crate::mcast`)
 //!    CREDIT    bytes s consumed of d's unicast ring in s's copy (tagged, see below)
 //!    BCREDIT   bytes s consumed of d's broadcast ring (absolute position, tagged)
 //!
 //!  record at a 64-byte aligned ring position:
-//!    [ word: len << 32 | seq ][ len bytes of IP packet ][ pad to 64 ]
+//!    [ word: len << 32 | seq ][ len bytes: virtio_net_hdr, IP packet ][ pad to 64 ]
+//!    the 10-byte virtio_net_hdr is the TUN device's (checksum offload: a TCP
+//!    segment travels with its checksum not yet computed, as on a veth, and the
+//!    receiving kernel takes it so); the receiving kernel checks it as it checks
+//!    the packet.
 //!    seq counts records from the start seq (never 0); the word is written after
 //!    the packet, so a reader that sees the seq it expects has the whole packet
 //!    (a sender's writes reach a destination in the order sent). len = WRAP: the
@@ -36,9 +42,14 @@ pub const START: usize = 0;
 pub const BSTART: usize = 8;
 pub const INC: usize = 16;
 pub const PEER: usize = 24;
+pub const FORMAT: usize = 32;
 pub const DOORBELL: usize = 64;
 pub const CREDIT: usize = 128;
 pub const BCREDIT: usize = 136;
+
+/// The record format this build writes and reads (1: a virtio_net_hdr before
+/// every packet; before it, 0 was never written).
+pub const FORMAT_VERSION: u64 = 1;
 
 /// Record alignment, and the size of its header word.
 pub const ALIGN: usize = 64;
