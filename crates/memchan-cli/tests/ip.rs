@@ -44,6 +44,8 @@ fn need(tool: &str) {
 struct IpProc {
     child: Child,
     lines: Receiver<String>,
+    /// Its log lines as they come (the whole log is also kept in `stderr`).
+    log: Receiver<String>,
     stderr: std::thread::JoinHandle<String>,
 }
 
@@ -78,15 +80,21 @@ impl IpProc {
                 }
             }
         });
-        let mut err = child.stderr.take().unwrap();
+        let err = child.stderr.take().unwrap();
+        let (etx, log) = mpsc::channel();
         let stderr = std::thread::spawn(move || {
             let mut s = String::new();
-            let _ = err.read_to_string(&mut s);
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = etx.send(line.clone());
+                s.push_str(&line);
+                s.push('\n');
+            }
             s
         });
         let mut p = IpProc {
             child,
             lines,
+            log,
             stderr,
         };
         let up = p.line("up");
@@ -465,6 +473,76 @@ fn an_exchange_opens_the_interactive_spin_window() {
 #[test]
 fn tcp_transfer_over_memchan_ip_through_a_hub_is_intact() {
     tcp_transfer_is_intact("iph", true, &[]);
+}
+
+/// A peer of another record format (an older build: it never wrote the hello's
+/// FORMAT word) is named in the node's log and no session is started for it; the
+/// same peer as a new incarnation of this build's format gets one. The peer is this
+/// test process, joined to the node's cluster, writing its hello words itself.
+#[test]
+fn a_peer_of_another_record_format_is_not_exchanged_with() {
+    use memchan_ip::ring::{self, Layout};
+    if !root_with_tun() {
+        return;
+    }
+    let topo = Topology::new("ipfmt", 1);
+    let cluster = unique("fmt");
+    let (node, _) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &[], &[]);
+    let c = memchan::Cluster::join(&cluster).expect("join the node's cluster");
+    let cfg = memchan_ip::IpConfig::default();
+    let lay = Layout {
+        page: c.page_size(),
+        ring: cfg.ring_bytes,
+        bring: cfg.bcast_ring_bytes,
+        slots: cfg.max_nodes,
+    };
+    let seg = c
+        .segment(&cfg.segment, lay.segment_size(), 0o600)
+        .expect("the node's segment");
+    let rx = seg.map_rx_with(memchan::RxAttrs::default()).unwrap();
+    let node_id = c
+        .members()
+        .into_iter()
+        .find(|&n| n != c.node_id())
+        .expect("the node is a member");
+    let tx = seg
+        .map_tx(memchan::Dest::Node(node_id), memchan::TxAttrs::default())
+        .unwrap();
+    // Its hellos to us land in its slot of our copy; ours go to our slot of its copy.
+    let (theirs, ours) = (lay.hdr(node_id.index()), lay.hdr(c.node_id().index()));
+    let end = Instant::now() + WAIT;
+    while rx.load_u64(theirs + ring::INC).unwrap() == 0 {
+        assert!(Instant::now() < end, "no hello from the node");
+        std::thread::yield_now();
+    }
+    let hello = |format: u64, inc: u64| {
+        tx.write_u64(ours + ring::FORMAT, format).unwrap();
+        tx.write_u64(ours + ring::INC, inc).unwrap();
+        tx.write_u64(ours + ring::PEER, 0).unwrap();
+    };
+    hello(0, 7);
+    loop {
+        let line = node
+            .log
+            .recv_timeout(WAIT)
+            .expect("no log line naming the other record format");
+        if line.contains("another record format") {
+            break;
+        }
+    }
+    assert_ne!(
+        rx.load_u64(theirs + ring::PEER).unwrap(),
+        7,
+        "the node started a session for a peer of another format"
+    );
+    hello(ring::FORMAT_VERSION, 8);
+    let end = Instant::now() + WAIT;
+    while rx.load_u64(theirs + ring::PEER).unwrap() != 8 {
+        assert!(Instant::now() < end, "no session for a peer of this format");
+        std::thread::yield_now();
+    }
+    drop((tx, rx, seg, c));
+    assert_eq!(counter(&node.stop(), "bad_records"), 0);
 }
 
 #[test]
