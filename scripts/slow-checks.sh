@@ -15,9 +15,10 @@
 #   3. every test of the workspace in release, including the #[ignore]d slow ones
 #      (the long control-block fuzz of memchan-shm among them):
 #      `cargo test --release -- --include-ignored`, less the entry points for worker
-#      processes, which fail when run as tests of their own (the conformance suite's
-#      `worker`, no MEMCHAN_ROLE; memchan-shm's `hostile::worker`, no
-#      MEMCHAN_HOSTILE_ROLE), and less the measurement below;
+#      processes, which fail when run as tests of their own (each test binary's
+#      `worker`, no MEMCHAN_ROLE; memchan-shm's `hostile::worker`, `watchers::worker`
+#      and `member_attacks::worker`; `memchan run`'s PE body `pe_body`, no
+#      MEMCHAN_CLUSTER), and less the measurement below;
 #   4. a measurement, not a test: a node pair's p99 write + ack through a real
 #      `memchan hub`, quiet and under 2,000 idle + 50 slow-drip connections
 #      (crates/memchan-cli/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
@@ -51,7 +52,8 @@ cargo +nightly miri test -p memchan-core
 
 echo "== cargo test --workspace --release -- --include-ignored (less the worker entry points)"
 cargo test --workspace --release -- --include-ignored --exact --skip worker \
-  --skip hostile::worker --skip hub_p99_under_attack_report
+  --skip hostile::worker --skip watchers::worker --skip member_attacks::worker \
+  --skip pe_body --skip hub_p99_under_attack_report
 
 echo "== hub under attack: p99 write+ack, quiet and under 2000 idle + 50 drip connections"
 cargo test -p memchan-cli --release --test hub_flood -- --ignored --exact \
