@@ -4,14 +4,14 @@
 # point, the notify handshake, the transmit path, the lock or failure recovery:
 #
 #   1. the loom models (crates/memchan-core/tests/loom.rs) at a larger preemption bound
-#      than CI's built-in ones: LOOM_MAX_PREEMPTIONS, default 3 (about 2 min 30 s on
-#      two cores, plus ~16 s for the blocking-lock model, which caps it at 2; 4 takes
-#      far longer). The models' #[ignore]d ones document open problems
+#      than CI's built-in ones: LOOM_MAX_PREEMPTIONS, default 3 (about 4 min on
+#      two cores, 2026-11-28, the blocking-lock model's 46 s included, which caps it
+#      at 2; 4 takes far longer). The models' #[ignore]d ones document open problems
 #      and are not run here (run them with `-- --ignored`);
 #   2. memchan-core's unit and doc tests under miri (nightly; installed through rustup
 #      when missing): undefined behaviour in the core's unsafe code (the packet store)
 #      and data races or torn reads in its lock-free code (the event ring's seqlock),
-#      about a minute and a half on two cores once built;
+#      about three and a half minutes on two cores once built;
 #   3. every test of the workspace in release, including the #[ignore]d slow ones
 #      (the long control-block fuzz of memchan-shm among them):
 #      `cargo test --release -- --include-ignored`, less the entry points for worker
