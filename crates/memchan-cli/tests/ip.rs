@@ -475,52 +475,100 @@ fn tcp_transfer_over_memchan_ip_through_a_hub_is_intact() {
     tcp_transfer_is_intact("iph", true, &[]);
 }
 
+/// This test process as a node of a `memchan ip` node's cluster, writing the
+/// protocol's words itself (a peer of another build, or a hostile one).
+struct FakePeer {
+    c: memchan::Cluster,
+    lay: memchan_ip::ring::Layout,
+    rx: memchan::RxMapping,
+    tx: memchan::TxMapping,
+    node: memchan::NodeId,
+}
+
+impl FakePeer {
+    /// Joins `cluster` (where one `memchan ip` node with the default sizes runs) and
+    /// waits for the node's first hello.
+    fn join(cluster: &str) -> FakePeer {
+        let c = memchan::Cluster::join(cluster).expect("join the node's cluster");
+        let cfg = memchan_ip::IpConfig::default();
+        let lay = memchan_ip::ring::Layout {
+            page: c.page_size(),
+            ring: cfg.ring_bytes,
+            bring: cfg.bcast_ring_bytes,
+            slots: cfg.max_nodes,
+        };
+        let seg = c
+            .segment(&cfg.segment, lay.segment_size(), 0o600)
+            .expect("the node's segment");
+        let rx = seg.map_rx_with(memchan::RxAttrs::default()).unwrap();
+        let node = c
+            .members()
+            .into_iter()
+            .find(|&n| n != c.node_id())
+            .expect("the node is a member");
+        let tx = seg
+            .map_tx(memchan::Dest::Node(node), memchan::TxAttrs::default())
+            .unwrap();
+        let f = FakePeer {
+            c,
+            lay,
+            rx,
+            tx,
+            node,
+        };
+        f.wait_theirs(memchan_ip::ring::INC, |v| v != 0, "no hello from the node");
+        f
+    }
+
+    /// The word at `off` of the node's hello to us (its slot of our copy).
+    fn theirs(&self, off: usize) -> u64 {
+        self.rx
+            .load_u64(self.lay.hdr(self.node.index()) + off)
+            .unwrap()
+    }
+
+    fn wait_theirs(&self, off: usize, ok: impl Fn(u64) -> bool, what: &str) -> u64 {
+        let end = Instant::now() + WAIT;
+        loop {
+            let v = self.theirs(off);
+            if ok(v) {
+                return v;
+            }
+            assert!(Instant::now() < end, "{what}");
+            std::thread::yield_now();
+        }
+    }
+
+    /// Our hello into the node's copy, PEER last (as `memchan ip` writes it).
+    fn hello(&self, starts: u64, format: u64, inc: u64, peer: u64) {
+        use memchan_ip::ring;
+        let h = self.lay.hdr(self.c.node_id().index());
+        for (off, v) in [
+            (ring::START, starts),
+            (ring::BSTART, 0),
+            (ring::FORMAT, format),
+            (ring::INC, inc),
+            (ring::PEER, peer),
+        ] {
+            self.tx.write_u64(h + off, v).unwrap();
+        }
+    }
+}
+
 /// A peer of another record format (an older build: it never wrote the hello's
 /// FORMAT word) is named in the node's log and no session is started for it; the
-/// same peer as a new incarnation of this build's format gets one. The peer is this
-/// test process, joined to the node's cluster, writing its hello words itself.
+/// same peer as a new incarnation of this build's format gets one.
 #[test]
 fn a_peer_of_another_record_format_is_not_exchanged_with() {
-    use memchan_ip::ring::{self, Layout};
+    use memchan_ip::ring;
     if !root_with_tun() {
         return;
     }
     let topo = Topology::new("ipfmt", 1);
     let cluster = unique("fmt");
     let (node, _) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &[], &[]);
-    let c = memchan::Cluster::join(&cluster).expect("join the node's cluster");
-    let cfg = memchan_ip::IpConfig::default();
-    let lay = Layout {
-        page: c.page_size(),
-        ring: cfg.ring_bytes,
-        bring: cfg.bcast_ring_bytes,
-        slots: cfg.max_nodes,
-    };
-    let seg = c
-        .segment(&cfg.segment, lay.segment_size(), 0o600)
-        .expect("the node's segment");
-    let rx = seg.map_rx_with(memchan::RxAttrs::default()).unwrap();
-    let node_id = c
-        .members()
-        .into_iter()
-        .find(|&n| n != c.node_id())
-        .expect("the node is a member");
-    let tx = seg
-        .map_tx(memchan::Dest::Node(node_id), memchan::TxAttrs::default())
-        .unwrap();
-    // Its hellos to us land in its slot of our copy; ours go to our slot of its copy.
-    let (theirs, ours) = (lay.hdr(node_id.index()), lay.hdr(c.node_id().index()));
-    let end = Instant::now() + WAIT;
-    while rx.load_u64(theirs + ring::INC).unwrap() == 0 {
-        assert!(Instant::now() < end, "no hello from the node");
-        std::thread::yield_now();
-    }
-    let hello = |format: u64, inc: u64| {
-        tx.write_u64(ours + ring::FORMAT, format).unwrap();
-        tx.write_u64(ours + ring::INC, inc).unwrap();
-        tx.write_u64(ours + ring::PEER, 0).unwrap();
-    };
-    hello(0, 7);
+    let f = FakePeer::join(&cluster);
+    f.hello(0, 0, 7, 0);
     loop {
         let line = node
             .log
@@ -531,18 +579,93 @@ fn a_peer_of_another_record_format_is_not_exchanged_with() {
         }
     }
     assert_ne!(
-        rx.load_u64(theirs + ring::PEER).unwrap(),
+        f.theirs(ring::PEER),
         7,
         "the node started a session for a peer of another format"
     );
-    hello(ring::FORMAT_VERSION, 8);
-    let end = Instant::now() + WAIT;
-    while rx.load_u64(theirs + ring::PEER).unwrap() != 8 {
-        assert!(Instant::now() < end, "no session for a peer of this format");
-        std::thread::yield_now();
-    }
-    drop((tx, rx, seg, c));
+    f.hello(0, ring::FORMAT_VERSION, 8, 0);
+    f.wait_theirs(
+        ring::PEER,
+        |v| v == 8,
+        "no session for a peer of this format",
+    );
+    drop(f);
     assert_eq!(counter(&node.stop(), "bad_records"), 0);
+}
+
+/// A frame whose virtio_net_hdr asks for segmentation (no honest sender's kernel
+/// writes one: the TUN devices offer checksum offload only) is dropped and counted
+/// (`bad_frames`), and the peer's ring is kept: the good frame behind it reaches the
+/// kernel. The peer is this test process with a session of its own.
+#[test]
+fn a_frame_with_a_header_no_honest_sender_writes_is_dropped_and_the_ring_kept() {
+    use memchan_ip::ring::{self, Writer};
+    if !root_with_tun() {
+        return;
+    }
+    let topo = Topology::new("ipvnet", 1);
+    let cluster = unique("vnet");
+    let (mut node, addr) = IpProc::spawn(
+        &topo,
+        &topo.hosts[0].ns,
+        &cluster,
+        &[],
+        &["--stats-secs", "1"],
+    );
+    let f = FakePeer::join(&cluster);
+    let node_inc = f.theirs(ring::INC);
+    let (us, bs) = (0x1234_5678u32, 0x9abc_def0u32);
+    f.hello(
+        u64::from(us) | (u64::from(bs) << 32),
+        ring::FORMAT_VERSION,
+        9,
+        node_inc,
+    );
+    // An IPv4 packet from us to the node (protocol 253, for experiments: the kernel
+    // takes it and drops it, the TUN write succeeds).
+    let me = memchan_ip::Subnet::DEFAULT
+        .addr_of(f.c.node_id().0)
+        .expect("our address");
+    let to: Ipv4Addr = addr.parse().unwrap();
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&20u16.to_be_bytes());
+    ip[8] = 64;
+    ip[9] = 253;
+    ip[12..16].copy_from_slice(&me.octets());
+    ip[16..20].copy_from_slice(&to.octets());
+    let sum = ip
+        .chunks(2)
+        .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+        .sum::<u32>();
+    let sum = (sum & 0xffff) + (sum >> 16);
+    ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+    let frame = |gso_type: u8| {
+        let mut v = vec![0u8, gso_type, 0, 0, 0, 0, 0, 0, 0, 0];
+        v.extend_from_slice(&ip);
+        v
+    };
+    let mut w = Writer { head: 0, seq: us };
+    let (base, size) = (f.lay.uni(f.c.node_id().index()), f.lay.ring);
+    w.push(&f.tx, base, size, &frame(1)).unwrap();
+    w.push(&f.tx, base, size, &frame(0)).unwrap();
+    let stats = |rest: &str| -> Vec<(String, u64)> {
+        rest.split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .filter_map(|(k, v)| Some((k.to_string(), v.parse().ok()?)))
+            .collect()
+    };
+    let seen = loop {
+        let s = stats(&node.line("stats"));
+        if counter(&s, "rx_packets") > 0 {
+            break s;
+        }
+    };
+    assert_eq!(counter(&seen, "rx_packets"), 1, "{seen:?}");
+    assert_eq!(counter(&seen, "bad_frames"), 1, "{seen:?}");
+    assert_eq!(counter(&seen, "bad_records"), 0, "{seen:?}");
+    drop(f);
+    node.stop();
 }
 
 #[test]

@@ -148,6 +148,10 @@ pub struct Counters {
     pub ring_full_waits: AtomicU64,
     /// Records a sender wrote that no honest sender writes (its ring is abandoned).
     pub bad_records: AtomicU64,
+    /// Frames dropped because their `virtio_net_hdr` is one no honest sender writes
+    /// (segmentation, unknown flags, a checksum place past the packet); the ring is
+    /// kept.
+    pub bad_frames: AtomicU64,
     /// Failed memchan writes and TUN writes.
     pub errors: AtomicU64,
     /// Multicast packets sent through a memchan group, and received through one.
@@ -181,6 +185,7 @@ pub struct CounterSnapshot {
     pub drop_ring_full: u64,
     pub ring_full_waits: u64,
     pub bad_records: u64,
+    pub bad_frames: u64,
     pub errors: u64,
     pub tx_multicast: u64,
     pub rx_multicast: u64,
@@ -202,6 +207,7 @@ impl Counters {
             drop_ring_full: self.drop_ring_full.load(Relaxed),
             ring_full_waits: self.ring_full_waits.load(Relaxed),
             bad_records: self.bad_records.load(Relaxed),
+            bad_frames: self.bad_frames.load(Relaxed),
             errors: self.errors.load(Relaxed),
             tx_multicast: self.tx_multicast.load(Relaxed),
             rx_multicast: self.rx_multicast.load(Relaxed),
@@ -219,7 +225,7 @@ impl std::fmt::Display for CounterSnapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "tx_packets={} tx_bytes={} rx_packets={} rx_bytes={} drop_no_route={} drop_ring_full={} ring_full_waits={} bad_records={} errors={} tx_multicast={} rx_multicast={} mc_fallback={} mc_skipped={} spins={} spin_backoffs={} spin_window_opens={}",
+            "tx_packets={} tx_bytes={} rx_packets={} rx_bytes={} drop_no_route={} drop_ring_full={} ring_full_waits={} bad_records={} bad_frames={} errors={} tx_multicast={} rx_multicast={} mc_fallback={} mc_skipped={} spins={} spin_backoffs={} spin_window_opens={}",
             self.tx_packets,
             self.tx_bytes,
             self.rx_packets,
@@ -228,6 +234,7 @@ impl std::fmt::Display for CounterSnapshot {
             self.drop_ring_full,
             self.ring_full_waits,
             self.bad_records,
+            self.bad_frames,
             self.errors,
             self.tx_multicast,
             self.rx_multicast,

@@ -16,7 +16,7 @@ use crate::addr::Route;
 use crate::mcast::{self, ListRead, McLayout, McNext, McReader, McWriter};
 use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
 use crate::spin::{self, SpinShare, SpinWindow};
-use crate::tun::{Tun, VNET_HDR};
+use crate::tun::{vnet_hdr_ok, Tun, VNET_HDR};
 use crate::{CounterSnapshot, Counters, IpConfig, IpError};
 
 /// How long a sender waits for a full unicast ring's credits before dropping.
@@ -896,19 +896,17 @@ fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> usize {
             match r.peek(rx, base, size, sh.max_len) {
                 Next::Empty => break,
                 Next::Packet { off, len } => {
-                    // SAFETY: `peek` checked `off..off + len` lies in the ring, inside
-                    // the mapping, which lives across the call; the kernel copies the
-                    // bytes once and no Rust reference to them is made.
-                    let r2 = unsafe { sh.tun.write_raw(rx.as_ptr().add(off), len) };
-                    match r2 {
-                        Ok(()) => {
-                            sh.c.rx_packets.fetch_add(1, Relaxed);
-                            sh.c.rx_bytes
-                                .fetch_add(len.saturating_sub(VNET_HDR) as u64, Relaxed);
-                        }
-                        Err(_) => {
-                            sh.c.errors.fetch_add(1, Relaxed);
-                        }
+                    // The header is copied out and checked here, and the kernel gets
+                    // that copy: the sender could change the one in the ring meanwhile.
+                    let mut hdr = [0u8; VNET_HDR];
+                    if len < VNET_HDR || rx.read(off, &mut hdr).is_err() {
+                        sh.c.bad_frames.fetch_add(1, Relaxed);
+                    } else {
+                        // SAFETY: `peek` checked `off..off + len` lies in the ring,
+                        // inside the mapping, which lives across the call.
+                        unsafe {
+                            deliver(sh, &hdr, rx.as_ptr().add(off + VNET_HDR), len - VNET_HDR)
+                        };
                     }
                     r.advance(len);
                     largest = largest.max(len);
@@ -926,6 +924,30 @@ fn drain(sh: &Shared, rx: &RxMapping, id: usize, p: &mut PeerRx) -> usize {
         report_credits(sh, p, false);
     }
     largest
+}
+
+/// Hands a received frame to the kernel, if its header `hdr` (this process's
+/// copy) passes [`vnet_hdr_ok`]; counts what became of it. True if delivered.
+///
+/// # Safety
+/// `pkt..pkt + len` stays mapped for the call (see [`Tun::write_frame`]).
+unsafe fn deliver(sh: &Shared, hdr: &[u8; VNET_HDR], pkt: *const u8, len: usize) -> bool {
+    if !vnet_hdr_ok(hdr, len) {
+        sh.c.bad_frames.fetch_add(1, Relaxed);
+        return false;
+    }
+    // SAFETY: the caller keeps the packet mapped; `hdr` is borrowed for the call.
+    match unsafe { sh.tun.write_frame(hdr, pkt, len) } {
+        Ok(()) => {
+            sh.c.rx_packets.fetch_add(1, Relaxed);
+            sh.c.rx_bytes.fetch_add(len as u64, Relaxed);
+            true
+        }
+        Err(_) => {
+            sh.c.errors.fetch_add(1, Relaxed);
+            false
+        }
+    }
 }
 
 /// Tells the peer how much of its rings this node consumed: at once past a quarter
@@ -1057,15 +1079,17 @@ fn mc_drain(sh: &Shared, st: &[PeerRx], mc: &mut McRx) -> bool {
                     }
                     McNext::Packet(len) => {
                         any = true;
-                        match sh.tun.write(&mc.buf[..len]) {
-                            Ok(()) => {
-                                sh.c.rx_packets.fetch_add(1, Relaxed);
-                                sh.c.rx_bytes
-                                    .fetch_add(len.saturating_sub(VNET_HDR) as u64, Relaxed);
-                                sh.c.rx_multicast.fetch_add(1, Relaxed);
+                        // A copy already, checked not overrun: its header is this
+                        // process's own.
+                        match mc.buf[..len].split_first_chunk::<VNET_HDR>() {
+                            Some((hdr, pkt)) => {
+                                // SAFETY: `pkt` is a live slice for the call.
+                                if unsafe { deliver(sh, hdr, pkt.as_ptr(), pkt.len()) } {
+                                    sh.c.rx_multicast.fetch_add(1, Relaxed);
+                                }
                             }
-                            Err(_) => {
-                                sh.c.errors.fetch_add(1, Relaxed);
+                            None => {
+                                sh.c.bad_frames.fetch_add(1, Relaxed);
                             }
                         }
                     }

@@ -19,6 +19,29 @@ use crate::IpError;
 /// Bytes of the `virtio_net_hdr` before every packet read or written.
 pub const VNET_HDR: usize = 10;
 
+/// `virtio_net_hdr` flags: the checksum is still to be computed
+/// (`csum_start`/`csum_offset` say where), or was checked already.
+const NEEDS_CSUM: u8 = 1;
+const DATA_VALID: u8 = 2;
+
+/// Whether `hdr` is a `virtio_net_hdr` an honest sender's kernel hands out on a
+/// TUN device with checksum offload only, before a packet of `pkt_len` bytes: known
+/// flags, no segmentation (this device never asks for it, so no frame carries it),
+/// and a checksum place inside the packet. Another node wrote it: what the kernel
+/// is given is only what this allows (the segmentation paths are the kernel's most
+/// delicate `virtio_net_hdr` code, and no honest frame needs them).
+pub fn vnet_hdr_ok(hdr: &[u8; VNET_HDR], pkt_len: usize) -> bool {
+    let u16_at = |i: usize| usize::from(u16::from_ne_bytes([hdr[i], hdr[i + 1]]));
+    let (flags, gso_type) = (hdr[0], hdr[1]);
+    let (hdr_len, gso_size) = (u16_at(2), u16_at(4));
+    let (csum_start, csum_offset) = (u16_at(6), u16_at(8));
+    flags & !(NEEDS_CSUM | DATA_VALID) == 0
+        && gso_type == 0
+        && gso_size == 0
+        && hdr_len <= pkt_len
+        && (flags & NEEDS_CSUM == 0 || csum_start + csum_offset + 2 <= pkt_len)
+}
+
 /// An open TUN interface. Frames (a `virtio_net_hdr`, then the packet) are read and
 /// written whole, one per system call.
 #[derive(Debug)]
@@ -181,27 +204,37 @@ impl Tun {
         }
     }
 
-    /// Hands one frame of `len` bytes at `ptr` to the kernel (which checks its
-    /// header as it checks its packet: another node wrote both).
+    /// Hands one frame to the kernel: the header `hdr` (a copy this process owns and
+    /// checked) and the packet of `len` bytes at `pkt`, in one `writev`.
     ///
     /// # Safety
-    /// `ptr..ptr+len` must stay mapped for the call. The bytes may change under the
+    /// `pkt..pkt+len` must stay mapped for the call. The bytes may change under the
     /// call (another process's memory): the kernel copies them once
     /// (`copy_from_user`) and parses its copy, and no Rust reference to them exists.
-    pub unsafe fn write_raw(&self, ptr: *const u8, len: usize) -> io::Result<()> {
-        // SAFETY: the caller keeps the range mapped; write(2) only reads it.
-        let n = unsafe { libc::write(self.fd.as_raw_fd(), ptr.cast(), len) };
+    pub unsafe fn write_frame(
+        &self,
+        hdr: &[u8; VNET_HDR],
+        pkt: *const u8,
+        len: usize,
+    ) -> io::Result<()> {
+        let iov = [
+            libc::iovec {
+                iov_base: hdr.as_ptr() as *mut libc::c_void,
+                iov_len: VNET_HDR,
+            },
+            libc::iovec {
+                iov_base: pkt as *mut libc::c_void,
+                iov_len: len,
+            },
+        ];
+        // SAFETY: both ranges stay mapped for the call (`hdr` is borrowed, `pkt` is
+        // the caller's promise); writev(2) only reads them.
+        let n = unsafe { libc::writev(self.fd.as_raw_fd(), iov.as_ptr(), 2) };
         if n < 0 {
             Err(io::Error::last_os_error())
         } else {
             Ok(())
         }
-    }
-
-    /// Hands the frame `pkt` to the kernel.
-    pub fn write(&self, pkt: &[u8]) -> io::Result<()> {
-        // SAFETY: `pkt` is a live slice for the call.
-        unsafe { self.write_raw(pkt.as_ptr(), pkt.len()) }
     }
 
     /// Makes reads non-blocking (the transmit loop polls, then sleeps in `poll`).
@@ -238,5 +271,38 @@ fn os_or_perm(what: &'static str, e: io::Error) -> IpError {
     match e.raw_os_error() {
         Some(libc::EPERM) | Some(libc::EACCES) => IpError::NotPermitted(what),
         _ => IpError::Os { what, source: e },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hdr(flags: u8, gso: u8, hdr_len: u16, gso_size: u16, start: u16, off: u16) -> [u8; 10] {
+        let mut h = [flags, gso, 0, 0, 0, 0, 0, 0, 0, 0];
+        for (i, v) in [(2, hdr_len), (4, gso_size), (6, start), (8, off)] {
+            h[i..i + 2].copy_from_slice(&v.to_ne_bytes());
+        }
+        h
+    }
+
+    #[test]
+    fn only_headers_an_honest_kernel_hands_out_pass() {
+        // A TCP segment with its checksum to do (IPv4 20 + TCP 20 + 8 bytes).
+        assert!(vnet_hdr_ok(&hdr(NEEDS_CSUM, 0, 0, 0, 20, 16), 48));
+        assert!(vnet_hdr_ok(&hdr(0, 0, 0, 0, 0, 0), 28));
+        assert!(vnet_hdr_ok(&hdr(DATA_VALID, 0, 0, 0, 0, 0), 28));
+        // The checksum's place past the packet, by one byte.
+        assert!(!vnet_hdr_ok(&hdr(NEEDS_CSUM, 0, 0, 0, 20, 27), 48));
+        assert!(vnet_hdr_ok(&hdr(NEEDS_CSUM, 0, 0, 0, 20, 26), 48));
+        // Segmentation (TCPv4), a segment size, an unknown flag, a header past the packet.
+        assert!(!vnet_hdr_ok(&hdr(NEEDS_CSUM, 1, 40, 1448, 20, 16), 48));
+        assert!(!vnet_hdr_ok(&hdr(0, 0, 0, 1448, 0, 0), 48));
+        assert!(!vnet_hdr_ok(&hdr(4, 0, 0, 0, 0, 0), 48));
+        assert!(!vnet_hdr_ok(&hdr(0, 0, 49, 0, 0, 0), 48));
+        assert!(!vnet_hdr_ok(
+            &hdr(NEEDS_CSUM, 0, 0, 0, u16::MAX, u16::MAX),
+            48
+        ));
     }
 }
