@@ -486,6 +486,16 @@ struct FakePeer {
 }
 
 impl FakePeer {
+    /// One `memchan ip` node (with `args`) in a namespace of its own (named after
+    /// `tag`), its address, and this process joined to its cluster.
+    fn beside_a_node(tag: &str, args: &[&str]) -> (Topology, IpProc, String, FakePeer) {
+        let topo = Topology::new(&format!("ip{tag}"), 1);
+        let cluster = unique(tag);
+        let (node, addr) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &[], args);
+        let f = FakePeer::join(&cluster);
+        (topo, node, addr, f)
+    }
+
     /// Joins `cluster` (where one `memchan ip` node with the default sizes runs) and
     /// waits for the node's first hello.
     fn join(cluster: &str) -> FakePeer {
@@ -564,10 +574,7 @@ fn a_peer_of_another_record_format_is_not_exchanged_with() {
     if !root_with_tun() {
         return;
     }
-    let topo = Topology::new("ipfmt", 1);
-    let cluster = unique("fmt");
-    let (node, _) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &[], &[]);
-    let f = FakePeer::join(&cluster);
+    let (_topo, node, _, f) = FakePeer::beside_a_node("fmt", &[]);
     f.hello(0, 0, 7, 0);
     loop {
         let line = node
@@ -603,16 +610,7 @@ fn a_frame_with_a_header_no_honest_sender_writes_is_dropped_and_the_ring_kept() 
     if !root_with_tun() {
         return;
     }
-    let topo = Topology::new("ipvnet", 1);
-    let cluster = unique("vnet");
-    let (mut node, addr) = IpProc::spawn(
-        &topo,
-        &topo.hosts[0].ns,
-        &cluster,
-        &[],
-        &["--stats-secs", "1"],
-    );
-    let f = FakePeer::join(&cluster);
+    let (_topo, mut node, addr, f) = FakePeer::beside_a_node("vnet", &["--stats-secs", "1"]);
     let node_inc = f.theirs(ring::INC);
     let (us, bs) = (0x1234_5678u32, 0x9abc_def0u32);
     f.hello(

@@ -20,8 +20,8 @@
 //!    [ word: len << 32 | seq ][ len bytes: virtio_net_hdr, IP packet ][ pad to 64 ]
 //!    the 10-byte virtio_net_hdr is the TUN device's (checksum offload: a TCP
 //!    segment travels with its checksum not yet computed, as on a veth, and the
-//!    receiving kernel takes it so); the receiving kernel checks it as it checks
-//!    the packet.
+//!    receiving kernel takes it so); the receiver copies it out and checks it
+//!    (`tun::vnet_hdr_ok`) before its kernel gets that copy.
 //!    seq counts records from the start seq (never 0); the word is written after
 //!    the packet, so a reader that sees the seq it expects has the whole packet
 //!    (a sender's writes reach a destination in the order sent). len = WRAP: the
