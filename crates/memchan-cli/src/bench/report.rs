@@ -115,6 +115,24 @@ fn mib_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> O
     Some((name, Ok((bytes / s.median, bytes / s.p99, s.n))))
 }
 
+/// What the `<= 0.5x mpi` target leaves message passing in this run: a raw
+/// memchan write (one cache line moved, no software around it) is the floor of a
+/// message, so where the raw write alone measures near half of Open MPI's latency
+/// the target asks for messages no slower than a raw write, whatever the software.
+fn floor_note(set: &SampleSet) -> Option<String> {
+    let raw = summarize_time(set, fig::MP_LATENCY, mp::RAW_SERIES)?.median;
+    let mpi = summarize_time(set, fig::LATENCY, "mpi")?.median;
+    (raw > 0.0 && mpi > 0.0).then(|| {
+        format!(
+            "memchan_raw: a raw write's ping-pong (the floor of a message: one cache line \
+             moved each way) is {:.2}x mpi in this run, so <= 0.5x mpi leaves a message {:.2}x \
+             a raw write (the target against the raw write allows 1.5x)",
+            raw / mpi,
+            0.5 * mpi / raw
+        )
+    })
+}
+
 /// The message-passing tables: `mp_latency_8b_ns` and `mp_bandwidth_1mib_gbps`
 /// against Open MPI, and their twins against the raw level (a memchan write's
 /// latency, memcpy) for the targets that have another reference.
@@ -149,12 +167,19 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         modes.map(|s| at_most(s, 0.5)),
         lat(Some((fig::LATENCY, "mpi", "mpi")))
             .into_iter()
-            .chain(time_row(set, fig::MP_LATENCY, ucx::SERIES, ucx::SERIES)),
+            .chain(time_row(set, fig::MP_LATENCY, ucx::SERIES, ucx::SERIES))
+            .chain(time_row(
+                set,
+                fig::MP_LATENCY,
+                mp::RAW_SERIES,
+                mp::RAW_SERIES,
+            )),
     );
     t.notes.push(
-        "memchan_postal: send (buffered); memchan_zero_copy: ssend (synchronous: the receiver          acknowledges the match); mpi: Open MPI MPI_Send / MPI_Recv (the mpi_latency peer)"
+        "memchan_postal: send (buffered); memchan_zero_copy: ssend (synchronous: the receiver acknowledges the match); mpi: Open MPI MPI_Send / MPI_Recv (the mpi_latency peer)"
             .into(),
     );
+    t.notes.extend(floor_note(set));
     let mut raw = Table::new(
         "mp_latency_8b_vs_raw_ns",
         "message passing against a raw memchan write's one-way latency".into(),
@@ -212,7 +237,7 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         )),
     );
     b.notes.push(
-        "memchan_postal: isend (buffered through the bulk chunks: two copies, pipelined);          memchan_zero_copy: issend into an rx-mapped receive buffer (one copy); mpi: the mpi_bw peer"
+        "memchan_postal: isend (buffered through the bulk chunks: two copies, pipelined); memchan_zero_copy: issend into an rx-mapped receive buffer (one copy); mpi: the mpi_bw peer"
             .into(),
     );
     if set.get(fig::MP_BANDWIDTH, ucx::SERIES).is_some() {
@@ -781,6 +806,17 @@ mod tests {
         assert_eq!(human_size(8), "8 B");
         assert_eq!(human_size(4096), "4 KiB");
         assert_eq!(human_size(4 << 20), "4 MiB");
+    }
+
+    #[test]
+    fn the_floor_note_says_what_half_of_mpi_leaves_a_message() {
+        let mut set = SampleSet::default();
+        set.add(fig::MP_LATENCY, mp::RAW_SERIES, vec![70.0, 72.0, 74.0]);
+        assert_eq!(floor_note(&set), None, "no mpi: no note");
+        set.add(fig::LATENCY, "mpi", vec![144.0, 150.0, 160.0]);
+        let note = floor_note(&set).expect("both measured");
+        assert!(note.contains("0.48x mpi"), "{note}");
+        assert!(note.contains("1.04x"), "{note}");
     }
 
     #[test]
