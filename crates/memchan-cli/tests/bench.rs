@@ -982,6 +982,10 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         );
         assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
     }
+    // Beside the messages, the floors they ride: a raw TCP socket and a raw memchan
+    // write through the hub, busy-polling.
+    num(&v, "net_mp_latency_8b_us", "tcp_raw_spin");
+    num(&v, "net_mp_latency_8b_us", "memchan_spin");
     for (figure, subject) in [
         ("net_mp_latency_8b_us", "memchan_postal"),
         ("net_mp_latency_8b_us", "memchan_zero_copy"),

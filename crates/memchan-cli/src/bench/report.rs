@@ -117,20 +117,16 @@ fn mib_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> O
 
 /// What the `<= 0.5x mpi` target leaves message passing in this run: a raw
 /// memchan write (one cache line moved, no software around it) is the floor of a
-/// message, so where the raw write alone measures near half of Open MPI's latency
-/// the target asks for messages no slower than a raw write, whatever the software.
+/// message, and on this machine it alone measures near half of Open MPI's latency.
 fn floor_note(set: &SampleSet) -> Option<String> {
-    let raw = summarize_time(set, fig::MP_LATENCY, mp::RAW_SERIES)?.median;
-    let mpi = summarize_time(set, fig::LATENCY, "mpi")?.median;
-    (raw > 0.0 && mpi > 0.0).then(|| {
-        format!(
-            "memchan_raw: a raw write's ping-pong (the floor of a message: one cache line \
-             moved each way) is {:.2}x mpi in this run, so <= 0.5x mpi leaves a message {:.2}x \
-             a raw write (the target against the raw write allows 1.5x)",
-            raw / mpi,
-            0.5 * mpi / raw
-        )
-    })
+    table::floor_note(
+        mp::RAW_SERIES,
+        "a raw write's ping-pong (one cache line moved each way, no software)",
+        summarize_time(set, fig::MP_LATENCY, mp::RAW_SERIES)?.median,
+        "mpi",
+        summarize_time(set, fig::LATENCY, "mpi")?.median,
+        0.5,
+    )
 }
 
 /// The message-passing tables: `mp_latency_8b_ns` and `mp_bandwidth_1mib_gbps`

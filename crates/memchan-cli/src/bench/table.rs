@@ -238,6 +238,28 @@ impl Table {
 
 /// The "== targets" section: one line per table with a target, its verdict
 /// and, over several rounds, the spread of the per-round ratios.
+/// A note on what an at-most target against `reference` leaves the subjects when a
+/// floor they cannot beat (`floor`: `what`, the same path without their software)
+/// measures `floor_median` against the reference's `reference_median` in the run:
+/// `None` unless both are positive.
+pub fn floor_note(
+    floor: &str,
+    what: &str,
+    floor_median: f64,
+    reference: &str,
+    reference_median: f64,
+    factor: f64,
+) -> Option<String> {
+    (floor_median > 0.0 && reference_median > 0.0).then(|| {
+        format!(
+            "{floor}: {what} is {:.2}x {reference} in this run, so <= {factor}x {reference} \
+             leaves a message {:.2}x {floor}",
+            floor_median / reference_median,
+            factor * reference_median / floor_median
+        )
+    })
+}
+
 pub fn render_targets(o: &mut String, heading: &str, tables: &[Table]) {
     o.push('\n');
     let _ = writeln!(o, "== {heading}");

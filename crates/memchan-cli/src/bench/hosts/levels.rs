@@ -3,7 +3,7 @@
 //!
 //! | key                            | series                                   | how                                                   |
 //! |--------------------------------|------------------------------------------|-------------------------------------------------------|
-//! | `net_mp_latency_8b_us`         | `memchan_postal`, `memchan_zero_copy`, `mpi_tcp` | `mp.rs`'s ping-pong, the nodes joined through the hub side A hosts; `mpi_tcp`: the `mpi_tcp` latency samples of the same run |
+//! | `net_mp_latency_8b_us`         | `memchan_postal`, `memchan_zero_copy`, `mpi_tcp`, `tcp_raw_spin`, `memchan_spin` | `mp.rs`'s ping-pong, the nodes joined through the hub side A hosts; the others: the latency samples of the same run (the raw socket and raw write are the floors, see the table's note) |
 //! | `net_mp_bandwidth_1mib_gbps`   | the same                                 | `mp.rs`'s windows of 64 × 1 MiB; `mpi_tcp`: `mpi_bw` under the same mpirun across the namespaces |
 //! | `net_ip_latency_8b_us`         | `memchan_ip`, `tcp_veth`                 | `ip.rs` with the `memchan ip` nodes joined through the hub A's node hosts |
 //! | `net_ip_bandwidth_gbps`        | the same                                 | the same                                              |
@@ -24,7 +24,7 @@ use super::super::ip::{self, IpFigures};
 use super::super::model::{Config, SampleSet};
 use super::super::refs::WINDOW;
 use super::super::stats;
-use super::super::table::{Cmp, Table, Target};
+use super::super::table::{self, Cmp, Table, Target};
 use super::super::worker::{self, take, Kind, Launcher};
 use super::model::{HostInfo, Params, FIG_LATENCY, MIB};
 use super::mpi::Mpi;
@@ -238,14 +238,33 @@ pub fn mp_tables(set: &SampleSet, info: &HostInfo) -> Vec<Table> {
             us(FIG_MP_LATENCY, MODES[0]),
             us(FIG_MP_LATENCY, MODES[1]),
             us(FIG_LATENCY, "mpi_tcp"),
+            us(FIG_LATENCY, "tcp_raw_spin"),
+            us(FIG_LATENCY, "memchan_spin"),
         ],
     );
     lat.notes.push(
         "memchan_postal: send (buffered); memchan_zero_copy: ssend; mpi_tcp: Open MPI ob1 + \
-         TCP BTL across the veth (busy-polling), the samples of the net_latency_8b_one_way_us \
-         row"
-        .into(),
+         TCP BTL across the veth (busy-polling), tcp_raw_spin and memchan_spin: a raw TCP \
+         socket and a raw memchan write through the hub, busy-polling (the samples of the \
+         net_latency_8b_one_way_us rows)"
+            .into(),
     );
+    let median = |s: &str| {
+        set.get(FIG_LATENCY, s)
+            .and_then(stats::summarize)
+            .map(|m| m.median)
+    };
+    if let (Some(tcp), Some(mpi)) = (median("tcp_raw_spin"), median("mpi_tcp")) {
+        lat.notes.extend(table::floor_note(
+            "tcp_raw_spin",
+            "a raw TCP ping-pong across the same veth (the floor of anything riding TCP, \
+             as the hub does)",
+            tcp,
+            "mpi_tcp",
+            mpi,
+            0.5,
+        ));
+    }
     let mut bw = Table::new(
         KEY_MP_BANDWIDTH,
         "message passing across the veth, 1 MiB bandwidth (windows of 64 non-blocking sends \
