@@ -1015,6 +1015,11 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
             assert!(stdout.contains(&format!("[{key}]")), "stdout lacks [{key}]");
             want_targets += 1;
         }
+        // What the latency target leaves beside the hub's own raw write.
+        assert!(
+            stdout.contains("crosses a TCP/IP stack twice"),
+            "no floor note for the IP latency:\n{stdout}"
+        );
     } else {
         assert!(v["net_ip"]["skipped"].is_string(), "no reason for skipping");
     }

@@ -43,7 +43,7 @@ pub const FIG_BANDWIDTH: &str = "ip_bandwidth_gbps";
 const MEMCHAN_IP: &str = "memchan_ip";
 const TCP_VETH: &str = "tcp_veth";
 /// Targets: memchan_ip latency <= 1.5x, bandwidth >= 0.7x of tcp_veth.
-const LATENCY_TARGET: f64 = 1.5;
+pub const LATENCY_TARGET: f64 = 1.5;
 const BANDWIDTH_TARGET: f64 = 0.7;
 const MIB: usize = 1 << 20;
 const WINDOW_MIB: usize = 16;
@@ -466,6 +466,11 @@ impl IpFigures {
                 false,
             ),
         ]
+    }
+
+    /// The median 8-byte one-way latency of `tcp_veth`, µs.
+    pub fn tcp_veth_latency_us(&self) -> Option<f64> {
+        summarize(&self.lat[1]).map(|s| s.median)
     }
 
     /// The two tables and their verdicts, as text.

@@ -312,6 +312,35 @@ pub fn ip_twins(
 }
 
 /// Adds the IP twins (or why they are missing) to the `--hosts` JSON.
+/// What `memchan_ip <= 1.5x tcp_veth` leaves across hosts: the hub link is itself
+/// TCP over the veth, so a packet of `memchan ip` crosses a TCP/IP stack twice (the
+/// program's, over the TUN, then the hub link's), and the raw write through the hub
+/// (`memchan`, blocking, as `memchan ip`'s threads wait) takes most of the budget.
+pub fn ip_floor_note(set: &SampleSet, f: &IpFigures) -> Option<String> {
+    let raw = set
+        .get(FIG_LATENCY, "memchan")
+        .and_then(stats::summarize)?
+        .median
+        / 1e3;
+    let veth = f.tcp_veth_latency_us()?;
+    if !(raw > 0.0 && veth > 0.0) {
+        return None;
+    }
+    let left = ip::LATENCY_TARGET * veth - raw;
+    let leaves = if left > 0.0 {
+        format!("leaves the program's own stack, the TUN and memchan ip's threads {left:.1} us")
+    } else {
+        format!("is below the raw write alone by {:.1} us", -left)
+    };
+    Some(format!(
+        "   memchan: a raw write through the hub (blocking) is {raw:.1} us = {:.2}x tcp_veth \
+         in this run; the hub link is TCP over this veth, so a memchan_ip packet crosses a \
+         TCP/IP stack twice, and <= {}x tcp_veth {leaves}\n",
+        raw / veth,
+        ip::LATENCY_TARGET,
+    ))
+}
+
 pub fn ip_json(j: &mut Value, f: &std::result::Result<IpFigures, String>) {
     match f {
         Ok(f) => f.merge_json(j),

@@ -387,7 +387,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     rep.tables.extend(levels::mp_tables(&set, &info));
     print!("{}", rep.render_text());
     match &ip_figures {
-        Ok(f) => print!("{}", f.render()),
+        Ok(f) => {
+            print!("{}", f.render());
+            print!("{}", levels::ip_floor_note(&set, f).unwrap_or_default());
+        }
         Err(why) => println!("TCP/IP over memchan through a hub: not measured ({why})"),
     }
     if let Some(path) = &args.json {
