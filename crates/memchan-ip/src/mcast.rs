@@ -212,8 +212,8 @@ impl McWriter {
             self.head += (size - pos) as u64;
             pos = 0;
         }
-        tx.put(base + pos + WORD, pkt)?;
-        tx.put_u64(base + pos, word(tag(self.head), pkt.len() as u32))?;
+        // The record in one call (one frame through a hub), then the head.
+        tx.put_record(base + pos, pkt, word(tag(self.head), pkt.len() as u32))?;
         self.head += rec as u64;
         tx.put_u64(head_at, self.head)
     }
