@@ -119,14 +119,18 @@ fn mib_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> O
 /// memchan write (one cache line moved, no software around it) is the floor of a
 /// message, and on this machine it alone measures near half of Open MPI's latency.
 fn floor_note(set: &SampleSet) -> Option<String> {
-    table::floor_note(
+    let ratio = table::ratio_of_rounds(
+        set,
+        (fig::MP_LATENCY, mp::RAW_SERIES),
+        (fig::LATENCY, "mpi"),
+    )?;
+    Some(table::floor_note(
         mp::RAW_SERIES,
         "a raw write's ping-pong (one cache line moved each way, no software)",
-        summarize_time(set, fig::MP_LATENCY, mp::RAW_SERIES)?.median,
+        ratio,
         "mpi",
-        summarize_time(set, fig::LATENCY, "mpi")?.median,
         0.5,
-    )
+    ))
 }
 
 /// The message-passing tables: `mp_latency_8b_ns` and `mp_bandwidth_1mib_gbps`

@@ -236,30 +236,46 @@ impl Table {
     }
 }
 
-/// The "== targets" section: one line per table with a target, its verdict
-/// and, over several rounds, the spread of the per-round ratios.
-/// A note on what an at-most target against `reference` leaves the subjects when a
-/// floor they cannot beat (`floor`: `what`, the same path without their software)
-/// measures `floor_median` against the reference's `reference_median` in the run:
-/// `None` unless both are positive.
-pub fn floor_note(
-    floor: &str,
-    what: &str,
-    floor_median: f64,
-    reference: &str,
-    reference_median: f64,
-    factor: f64,
-) -> Option<String> {
-    (floor_median > 0.0 && reference_median > 0.0).then(|| {
-        format!(
-            "{floor}: {what} is {:.2}x {reference} in this run, so <= {factor}x {reference} \
-             leaves a message {:.2}x {floor}",
-            floor_median / reference_median,
-            factor * reference_median / floor_median
-        )
-    })
+/// `series` of `figure` against `ref_series` of `ref_figure` as the median of the
+/// rounds' ratios (each round's two medians), as the targets' per-round line: on
+/// this VM a pooled median mixes the fast and slow states of different rounds. The
+/// pooled medians' ratio when no round has both.
+pub fn ratio_of_rounds(
+    set: &SampleSet,
+    (figure, series): (&str, &str),
+    (ref_figure, ref_series): (&str, &str),
+) -> Option<f64> {
+    let medians = |f: &str, s: &str| set.round_medians.get(f).and_then(|m| m.get(s));
+    let mut per_round: Vec<f64> = match (medians(figure, series), medians(ref_figure, ref_series)) {
+        (Some(a), Some(b)) => a
+            .iter()
+            .filter_map(|(round, x)| Some(x / b.get(round)?))
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if per_round.is_empty() {
+        let pooled = |f: &str, s: &str| Some(stats::summarize(set.get(f, s)?)?.median);
+        let r = pooled(figure, series)? / pooled(ref_figure, ref_series)?;
+        return (r.is_finite() && r > 0.0).then_some(r);
+    }
+    per_round.sort_by(f64::total_cmp);
+    Some(stats::interpolated_median(&per_round))
 }
 
+/// A note on what an at-most target of `factor` against `reference` leaves the
+/// subjects when a floor they cannot beat (`floor`: `what`, the same path without
+/// their software) measures `ratio` times the reference in the run.
+pub fn floor_note(floor: &str, what: &str, ratio: f64, reference: &str, factor: f64) -> String {
+    format!(
+        "{floor}: {what} is {ratio:.2}x {reference} in this run (median of the rounds' \
+         ratios), so <= {factor}x {reference} leaves a message {:.2}x {floor}",
+        factor / ratio
+    )
+}
+
+/// The "== targets" section: one line per table with a target, its verdict
+/// and, over several rounds, the spread of the per-round ratios.
 pub fn render_targets(o: &mut String, heading: &str, tables: &[Table]) {
     o.push('\n');
     let _ = writeln!(o, "== {heading}");
@@ -396,4 +412,38 @@ pub fn render_pair(o: &mut String, p: &Pair) {
         p.ratio,
         if p.met { "met" } else { "NOT MET" }
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_floor_ratio_is_the_median_of_the_rounds_ratios() {
+        let mut set = SampleSet::default();
+        // Round 0 in this VM's fast state, rounds 1 and 2 in its slow one.
+        for (round, raw, mpi) in [(0, 70.0, 150.0), (1, 280.0, 300.0), (2, 260.0, 400.0)] {
+            set.round = round;
+            set.add("lat", "raw", vec![raw]);
+            set.add("ref", "mpi", vec![mpi]);
+        }
+        let r = ratio_of_rounds(&set, ("lat", "raw"), ("ref", "mpi")).expect("three rounds");
+        assert!((r - 0.65).abs() < 1e-9, "{r}");
+        // No round in common: the pooled medians.
+        let mut apart = SampleSet::default();
+        apart.add("lat", "raw", vec![70.0]);
+        apart.round = 1;
+        apart.add("ref", "mpi", vec![140.0]);
+        let r = ratio_of_rounds(&apart, ("lat", "raw"), ("ref", "mpi")).expect("pooled");
+        assert!((r - 0.5).abs() < 1e-9, "{r}");
+        assert_eq!(
+            ratio_of_rounds(&apart, ("lat", "raw"), ("ref", "ucx")),
+            None
+        );
+        let note = floor_note("raw", "a raw write", 0.4, "mpi", 0.5);
+        assert!(
+            note.contains("0.40x mpi") && note.contains("1.25x raw"),
+            "{note}"
+        );
+    }
 }

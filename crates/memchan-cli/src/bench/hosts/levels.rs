@@ -249,22 +249,18 @@ pub fn mp_tables(set: &SampleSet, info: &HostInfo) -> Vec<Table> {
          net_latency_8b_one_way_us rows)"
             .into(),
     );
-    let median = |s: &str| {
-        set.get(FIG_LATENCY, s)
-            .and_then(stats::summarize)
-            .map(|m| m.median)
-    };
-    if let (Some(tcp), Some(mpi)) = (median("tcp_raw_spin"), median("mpi_tcp")) {
-        lat.notes.extend(table::floor_note(
+    let floor =
+        table::ratio_of_rounds(set, (FIG_LATENCY, "tcp_raw_spin"), (FIG_LATENCY, "mpi_tcp"));
+    lat.notes.extend(floor.map(|r| {
+        table::floor_note(
             "tcp_raw_spin",
             "a raw TCP ping-pong across the same veth (the floor of anything riding TCP, \
              as the hub does)",
-            tcp,
+            r,
             "mpi_tcp",
-            mpi,
             0.5,
-        ));
-    }
+        )
+    }));
     let mut bw = Table::new(
         KEY_MP_BANDWIDTH,
         "message passing across the veth, 1 MiB bandwidth (windows of 64 non-blocking sends \
