@@ -1,6 +1,7 @@
 //! Message passing across real processes, on every transport: a randomized exchange
 //! (several senders, wildcards, both modes, sizes across the eager limit and the bulk
-//! chunk) checked for once, intact and MPI order; truncation keeps the message; a peer
+//! chunk) checked for once, intact and MPI order (also through a faulty relay, and
+//! between network namespaces under nftables packet loss); truncation keeps the message; a peer
 //! that leaves completes pending operations with `PeerGone`; a synchronous ping-pong
 //! whose waits sleep at once (acknowledgements in ack words and in `Ack` slots).
 
@@ -96,9 +97,12 @@ fn payload(m: &Msg) -> Vec<u8> {
 /// (blocking, non-blocking and into an rx mapping) and checks each message.
 fn exchange_worker(a: &[String]) {
     let (name, seed) = (&a[0], a[1].parse::<u64>().unwrap());
-    // A third argument: the hub (or relay) to join through.
+    // A third argument: the hub (or relay) to join through, with the tests' failure
+    // timeout (a link recovering lost segments must not get a busy node isolated).
     let cfg = memchan::Config {
         hub: a.get(2).map(|h| memchan::HubSpec::Connect(h.clone())),
+        heartbeat: TIMING.heartbeat,
+        failure_timeout: TIMING.failure_timeout,
         ..memchan::Config::default()
     };
     let c = Cluster::join_with(name, cfg).unwrap();
@@ -289,6 +293,51 @@ fn random_exchange_through_a_faulty_relay() {
     );
     stop.store(true, Ordering::SeqCst);
     runner.join().unwrap();
+}
+
+/// The same exchange between network namespaces: the nodes on two hosts, the hub in
+/// a third namespace between them, nftables dropping 3% of the packets on the hub's
+/// veths (its counters say they dropped some). TCP recovers the segments; every
+/// message still arrives once, intact and in MPI's order.
+#[test]
+fn random_exchange_between_network_namespaces_under_packet_loss() {
+    use memchan_testkit::netns::{in_ns, Topology};
+    let topo = Topology::new("mpx", 2);
+    let hub = in_ns(&topo.hub_ns, || {
+        memchan_net::hub::Hub::start(memchan_net::hub::HubConfig {
+            listen: "0.0.0.0:0".into(),
+            heartbeat: TIMING.heartbeat,
+            failure_timeout: TIMING.failure_timeout,
+            ..Default::default()
+        })
+        .expect("a hub in the hub namespace")
+    });
+    let port = hub.local_addr().port();
+    topo.nft_drop(&topo.hub_ns, "vb*", 3);
+    let seed = fastrand::u64(..);
+    eprintln!("seed {seed}");
+    let name = unique_cluster("mpns");
+    let ws: Vec<_> = (0..NODES)
+        .map(|i| {
+            let h = &topo.hosts[i % topo.hosts.len()];
+            let at = format!("{}:{port}", h.hub_addr);
+            topo.worker(
+                &h.ns,
+                "exchange",
+                &[name.clone(), seed.to_string(), at],
+                &[],
+            )
+        })
+        .collect();
+    check_exchange(ws, seed);
+    let dropped = topo.nft_dropped(&topo.hub_ns);
+    eprintln!("nftables dropped {dropped} packets");
+    assert!(
+        dropped > 0,
+        "nftables dropped nothing: the loss was not felt"
+    );
+    topo.nft_clear(&topo.hub_ns);
+    drop(hub);
 }
 
 /// Waits for every exchange worker's count and exit.

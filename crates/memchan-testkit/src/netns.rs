@@ -337,7 +337,8 @@ impl Topology {
     /// at random: nftables table `memchan_test` with input, output (and, for routed
     /// traffic through the hub, forward) chains `meta iifname/oifname IFACE numgen
     /// random mod 100 < P drop` (plain `drop` at 100: nft refuses `< 100` on a
-    /// 0..99 value). Replaces an earlier rule set of this table.
+    /// 0..99 value), each with a counter ([`nft_dropped`](Self::nft_dropped)).
+    /// Replaces an earlier rule set of this table.
     pub fn nft_drop(&self, ns: &str, iface: &str, percent: u32) {
         assert!(percent <= 100, "percent {percent} over 100");
         let chance = if percent >= 100 {
@@ -350,15 +351,25 @@ impl Topology {
              delete table inet {NFT_TABLE}\n\
              table inet {NFT_TABLE} {{\n\
              \tchain input {{ type filter hook input priority 0; policy accept;\n\
-             \t\tmeta iifname \"{iface}\" {chance}drop\n\t}}\n\
+             \t\tmeta iifname \"{iface}\" {chance}counter drop\n\t}}\n\
              \tchain output {{ type filter hook output priority 0; policy accept;\n\
-             \t\tmeta oifname \"{iface}\" {chance}drop\n\t}}\n\
+             \t\tmeta oifname \"{iface}\" {chance}counter drop\n\t}}\n\
              \tchain forward {{ type filter hook forward priority 0; policy accept;\n\
-             \t\tmeta iifname \"{iface}\" {chance}drop\n\
-             \t\tmeta oifname \"{iface}\" {chance}drop\n\t}}\n\
+             \t\tmeta iifname \"{iface}\" {chance}counter drop\n\
+             \t\tmeta oifname \"{iface}\" {chance}counter drop\n\t}}\n\
              }}\n"
         );
         self.nft(ns, &script);
+    }
+
+    /// Packets the rules of [`nft_drop`](Self::nft_drop) dropped in `ns` so far.
+    pub fn nft_dropped(&self, ns: &str) -> u64 {
+        let out = run(&mut self.command(ns, "nft", &["list", "table", "inet", NFT_TABLE]));
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.split("counter packets ")
+            .skip(1)
+            .filter_map(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
+            .sum()
     }
 
     /// Removes the `memchan_test` table from `ns` (no error if there is none).
