@@ -307,7 +307,6 @@ pub fn ip_twins(
     run().map_err(|e| format!("memchan ip through a hub failed: {e:#}"))
 }
 
-/// Adds the IP twins (or why they are missing) to the `--hosts` JSON.
 /// What `memchan_ip <= 1.5x tcp_veth` leaves across hosts: the hub link is itself
 /// TCP over the veth, so a packet of `memchan ip` crosses a TCP/IP stack twice (the
 /// program's, over the TUN, then the hub link's), and the raw write through the hub
@@ -337,6 +336,7 @@ pub fn ip_floor_note(set: &SampleSet, f: &IpFigures) -> Option<String> {
     ))
 }
 
+/// Adds the IP twins (or why they are missing) to the `--hosts` JSON.
 pub fn ip_json(j: &mut Value, f: &std::result::Result<IpFigures, String>) {
     match f {
         Ok(f) => f.merge_json(j),
