@@ -245,22 +245,17 @@ pub fn ratio_of_rounds(
     (figure, series): (&str, &str),
     (ref_figure, ref_series): (&str, &str),
 ) -> Option<f64> {
-    let medians = |f: &str, s: &str| set.round_medians.get(f).and_then(|m| m.get(s));
-    let mut per_round: Vec<f64> = match (medians(figure, series), medians(ref_figure, ref_series)) {
-        (Some(a), Some(b)) => a
-            .iter()
-            .filter_map(|(round, x)| Some(x / b.get(round)?))
-            .filter(|r| r.is_finite() && *r > 0.0)
-            .collect(),
-        _ => Vec::new(),
-    };
-    if per_round.is_empty() {
+    let mut rounds: Vec<f64> = per_round(set, (figure, series), (ref_figure, ref_series))
+        .into_iter()
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect();
+    if rounds.is_empty() {
         let pooled = |f: &str, s: &str| Some(stats::summarize(set.get(f, s)?)?.median);
         let r = pooled(figure, series)? / pooled(ref_figure, ref_series)?;
         return (r.is_finite() && r > 0.0).then_some(r);
     }
-    per_round.sort_by(f64::total_cmp);
-    Some(stats::interpolated_median(&per_round))
+    rounds.sort_by(f64::total_cmp);
+    Some(stats::interpolated_median(&rounds))
 }
 
 /// A note on what an at-most target of `factor` against `reference` leaves the
@@ -342,24 +337,26 @@ pub fn round_ratios_across(
         let Some(reference) = t.reference else {
             return vec![];
         };
-        let (Some(a), Some(b)) = (
-            set.round_medians
-                .get(figure)
-                .and_then(|m| m.get(tg.subject)),
-            set.round_medians
-                .get(ref_figure)
-                .and_then(|m| m.get(reference)),
-        ) else {
-            return vec![];
-        };
-        a.iter()
-            .filter_map(|(round, x)| {
-                let y = b.get(round)?;
-                Some(if t.higher_is_better { y / x } else { x / y })
-            })
-            .collect()
+        let r = per_round(set, (figure, tg.subject), (ref_figure, reference));
+        if t.higher_is_better {
+            r.into_iter().map(|x| 1.0 / x).collect()
+        } else {
+            r
+        }
     };
     t.targets.iter().map(per_target).collect()
+}
+
+/// `series` of `figure` over `ref_series` of `ref_figure`, each round's medians, for
+/// every round that has both.
+fn per_round(set: &SampleSet, (figure, series): (&str, &str), (rf, rs): (&str, &str)) -> Vec<f64> {
+    let medians = |f: &str, s: &str| set.round_medians.get(f).and_then(|m| m.get(s));
+    let (Some(a), Some(b)) = (medians(figure, series), medians(rf, rs)) else {
+        return vec![];
+    };
+    a.iter()
+        .filter_map(|(round, x)| Some(x / b.get(round)?))
+        .collect()
 }
 
 /// A figure measured on two sides only, memchan's (`names[0]`) and one reference
