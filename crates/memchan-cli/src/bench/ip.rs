@@ -26,7 +26,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::clock::{ticks, Clock};
 use super::hosts::netns::{self, Namespaces};
@@ -34,6 +34,7 @@ use super::model::{Config, SIZES};
 use super::pingpong;
 use super::refs::{PageBuf, Tcp};
 use super::stats::summarize;
+use super::table::PairFigure;
 use super::worker::pin;
 
 /// JSON figure keys.
@@ -499,46 +500,19 @@ impl IpFigures {
     /// Adds the figures, units, ratios, targets and sample counts to the bench's JSON.
     pub fn merge_json(&self, j: &mut Value) {
         for f in self.figs() {
-            let pair = |v: [f64; 2]| json!({ MEMCHAN_IP: v[0], TCP_VETH: v[1] });
-            if let Some(m) = j["figures"].as_object_mut() {
-                m.insert(f.key.into(), pair(f.med));
-                m.insert(format!("{}_p99", f.key), pair(f.p99));
+            PairFigure {
+                key: f.key,
+                unit: f.unit,
+                sides: [MEMCHAN_IP, TCP_VETH],
+                med: f.med,
+                tail: (f.p99, "p99"),
+                n: f.n,
+                ratio: f.ratio,
+                target: &f.target,
+                met: f.met,
+                round_ratios: &f.round_ratios,
             }
-            if let Some(m) = j["units"].as_object_mut() {
-                m.insert(f.key.into(), json!(f.unit));
-            }
-            if let Some(m) = j["ratios"].as_object_mut() {
-                m.insert(
-                    f.key.into(),
-                    json!({ format!("{MEMCHAN_IP}_vs_{TCP_VETH}"): f.ratio }),
-                );
-            }
-            if let Some(m) = j["samples"].as_object_mut() {
-                m.insert(
-                    f.key.into(),
-                    json!({ MEMCHAN_IP: f.n[0], TCP_VETH: f.n[1] }),
-                );
-            }
-            if let Some(a) = j["targets"].as_array_mut() {
-                a.push(json!({
-                    "figure": f.key,
-                    "subject": MEMCHAN_IP,
-                    "reference": TCP_VETH,
-                    "target": f.target,
-                    "ratio": f.ratio,
-                    "met": f.met,
-                    "per_round_ratios": f.round_ratios,
-                }));
-            }
+            .merge_json(j);
         }
-    }
-}
-
-/// Notes in the JSON why the IP level was not measured.
-pub fn note_skipped(j: &mut Value, why: &str) {
-    if let Some(m) = j.as_object_mut() {
-        let mut s = Map::new();
-        s.insert("skipped".into(), json!(why));
-        m.insert("ip".into(), Value::Object(s));
     }
 }

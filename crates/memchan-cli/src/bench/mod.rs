@@ -374,11 +374,11 @@ pub fn run(args: BenchArgs) -> Result<()> {
         deposit::add_sweep_json(&mut j, &rep.tables);
         match &ip_figures {
             Ok(f) => f.merge_json(&mut j),
-            Err(why) => ip::note_skipped(&mut j, why),
+            Err(why) => table::note_skipped(&mut j, "ip", why),
         }
         match &shmem_figures {
             Ok(f) => f.merge_json(&mut j),
-            Err(why) => shmem::note_skipped(&mut j, why),
+            Err(why) => table::note_skipped(&mut j, "shmem", why),
         }
         write_json(path, &j)?;
     }

@@ -26,12 +26,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, ensure, Context, Result};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::clock::Clock;
 use super::model::Config;
 use super::peers::{bind_ranks, on_path, read_peer_output, tail, wait_with_deadline, RUN_TIMEOUT};
 use super::stats::summarize;
+use super::table::PairFigure;
 use super::turns::{self, Turns};
 
 const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
@@ -485,42 +486,19 @@ impl ShmemFigures {
     /// Adds the figures, units, ratios, targets and sample counts to the bench's JSON.
     pub fn merge_json(&self, j: &mut Value) {
         for f in self.figs() {
-            let key = f.op.key;
-            let pair = |v: [f64; 2]| json!({ SIDES[0]: v[0], SIDES[1]: v[1] });
-            let tail = if f.op.lower_better { "p99" } else { "p1" };
-            if let Some(m) = j["figures"].as_object_mut() {
-                m.insert(key.into(), pair(f.med));
-                m.insert(format!("{key}_{tail}"), pair(f.tail));
+            PairFigure {
+                key: f.op.key,
+                unit: f.op.unit,
+                sides: SIDES,
+                med: f.med,
+                tail: (f.tail, if f.op.lower_better { "p99" } else { "p1" }),
+                n: f.n,
+                ratio: f.ratio,
+                target: &f.target,
+                met: f.met,
+                round_ratios: &f.round_ratios,
             }
-            if let Some(m) = j["units"].as_object_mut() {
-                m.insert(key.into(), json!(f.op.unit));
-            }
-            if let Some(m) = j["ratios"].as_object_mut() {
-                m.insert(key.into(), json!({ "memchan_vs_oshmem": f.ratio }));
-            }
-            if let Some(m) = j["samples"].as_object_mut() {
-                m.insert(key.into(), json!({ SIDES[0]: f.n[0], SIDES[1]: f.n[1] }));
-            }
-            if let Some(a) = j["targets"].as_array_mut() {
-                a.push(json!({
-                    "figure": key,
-                    "subject": "memchan",
-                    "reference": "oshmem",
-                    "target": f.target,
-                    "ratio": f.ratio,
-                    "met": f.met,
-                    "per_round_ratios": f.round_ratios,
-                }));
-            }
+            .merge_json(j);
         }
-    }
-}
-
-/// Notes in the JSON why the OpenSHMEM level was not measured.
-pub fn note_skipped(j: &mut Value, why: &str) {
-    if let Some(m) = j.as_object_mut() {
-        let mut s = Map::new();
-        s.insert("skipped".into(), json!(why));
-        m.insert("shmem".into(), Value::Object(s));
     }
 }

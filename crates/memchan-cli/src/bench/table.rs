@@ -258,6 +258,68 @@ pub fn ratio_of_rounds(
     Some(stats::interpolated_median(&rounds))
 }
 
+/// One figure of two series measured side by side (a level with a table of its
+/// own: `ip.rs`, `shmem.rs`), as the bench's JSON holds it.
+pub struct PairFigure<'a> {
+    pub key: &'a str,
+    pub unit: &'a str,
+    /// The subject, then the reference.
+    pub sides: [&'a str; 2],
+    pub med: [f64; 2],
+    /// The slow tail and the suffix of its key (`p99` of times, `p1` of bandwidths).
+    pub tail: ([f64; 2], &'a str),
+    pub n: [usize; 2],
+    pub ratio: f64,
+    pub target: &'a str,
+    pub met: bool,
+    pub round_ratios: &'a [f64],
+}
+
+impl PairFigure<'_> {
+    /// Adds the figure, its unit, ratio, sample counts and target to the bench's JSON.
+    pub fn merge_json(&self, j: &mut Value) {
+        let [subject, reference] = self.sides;
+        let pair = |v: [f64; 2]| json!({ subject: v[0], reference: v[1] });
+        if let Some(m) = j["figures"].as_object_mut() {
+            m.insert(self.key.into(), pair(self.med));
+            m.insert(format!("{}_{}", self.key, self.tail.1), pair(self.tail.0));
+        }
+        if let Some(m) = j["units"].as_object_mut() {
+            m.insert(self.key.into(), json!(self.unit));
+        }
+        if let Some(m) = j["ratios"].as_object_mut() {
+            m.insert(
+                self.key.into(),
+                json!({ format!("{subject}_vs_{reference}"): self.ratio }),
+            );
+        }
+        if let Some(m) = j["samples"].as_object_mut() {
+            m.insert(
+                self.key.into(),
+                json!({ subject: self.n[0], reference: self.n[1] }),
+            );
+        }
+        if let Some(a) = j["targets"].as_array_mut() {
+            a.push(json!({
+                "figure": self.key,
+                "subject": subject,
+                "reference": reference,
+                "target": self.target,
+                "ratio": self.ratio,
+                "met": self.met,
+                "per_round_ratios": self.round_ratios,
+            }));
+        }
+    }
+}
+
+/// Notes in the bench's JSON, under `level`, why that level was not measured.
+pub fn note_skipped(j: &mut Value, level: &str, why: &str) {
+    if let Some(m) = j.as_object_mut() {
+        m.insert(level.into(), json!({ "skipped": why }));
+    }
+}
+
 /// A note on what an at-most target of `factor` against `reference` leaves the
 /// subjects when a floor they cannot beat (`floor`: `what`, the same path without
 /// their software) measures `ratio` times the reference in the run.
