@@ -18,7 +18,9 @@
 //! synchronous message of `r`'s that `s` matched, written by `s` into the slot it
 //! publishes next, before publishing it, so that the acknowledgement and `s`'s next
 //! message share one cache line (the receiver polls that slot anyway). Written with
-//! its own store; the body and sequence writes leave it alone.
+//! its own store; the body and sequence writes leave it alone. (Measured against an
+//! ack word in a line of its own, 32 slots on, in an interleaved ping-pong: zero-copy
+//! 8-byte latency rose from postal + 5-8 ns to postal + 20-25 ns.)
 
 use crate::CommConfig;
 
