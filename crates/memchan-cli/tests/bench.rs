@@ -319,6 +319,8 @@ fn quick_bench_writes_json_tables_and_plots() {
             assert_eq!(rounds.len(), 1, "{t}");
             let r1 = rounds[0].as_f64().expect("a number");
             assert!((r1 - r).abs() <= 1e-9 * r.abs().max(1.0), "{t}");
+            // Judged on the pooled medians, with one round.
+            assert_eq!(t["pooled_ratio"].as_f64(), Some(r), "{t}");
         }
     }
     // UCX (ucx_perftest tag matching over shared memory), when installed: a figure in

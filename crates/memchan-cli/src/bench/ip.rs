@@ -34,7 +34,7 @@ use super::model::{Config, SIZES};
 use super::pingpong;
 use super::refs::{PageBuf, Tcp};
 use super::stats::summarize;
-use super::table::PairFigure;
+use super::table::Pair;
 use super::worker::pin;
 
 /// JSON figure keys.
@@ -401,55 +401,28 @@ fn measure_on(
     Ok(f)
 }
 
-/// One figure's medians, p99s, ratio and target verdict.
-struct Fig {
-    key: &'static str,
-    unit: &'static str,
-    title: String,
-    med: [f64; 2],
-    p99: [f64; 2],
-    n: [usize; 2],
-    ratio: f64,
-    round_ratios: Vec<f64>,
-    target: String,
-    met: bool,
-}
-
 impl IpFigures {
     /// Bytes of the timed bandwidth windows of both series.
     pub fn bandwidth_bytes(&self) -> u64 {
         ((self.bw[0].len() + self.bw[1].len()) * WINDOW_MIB * MIB) as u64
     }
 
-    fn figs(&self) -> Vec<Fig> {
-        let one =
-            |key, unit, title: &str, s: &[Vec<f64>; 2], rounds: &[[f64; 2]], lower_better: bool| {
-                let (a, b) = (summarize(&s[0]), summarize(&s[1]));
-                let med = [
-                    a.map_or(f64::NAN, |x| x.median),
-                    b.map_or(f64::NAN, |x| x.median),
-                ];
-                let p99 = [a.map_or(f64::NAN, |x| x.p99), b.map_or(f64::NAN, |x| x.p99)];
-                let ratio = med[0] / med[1];
-                let (target, met) = if lower_better {
-                    (format!("<= {LATENCY_TARGET}x"), ratio <= LATENCY_TARGET)
-                } else {
-                    (format!(">= {BANDWIDTH_TARGET}x"), ratio >= BANDWIDTH_TARGET)
-                };
-                Fig {
-                    key,
-                    unit,
-                    title: format!("{title}{}", self.via),
-                    med,
-                    p99,
-                    n: [s[0].len(), s[1].len()],
-                    ratio,
-                    round_ratios: rounds.iter().map(|r| r[0] / r[1]).collect(),
-                    target,
-                    met,
-                }
-            };
-        vec![
+    fn figs(&self) -> [Pair; 2] {
+        let one = |key, unit, title: &str, s: &[Vec<f64>; 2], rounds, lower_better, factor| {
+            Pair::new(
+                format!("{title}{}", self.via),
+                key,
+                unit,
+                [MEMCHAN_IP, TCP_VETH],
+                [&s[0], &s[1]],
+                rounds,
+                lower_better,
+                factor,
+                // Both tails are 99th percentiles, as the keys say (`_p99`).
+                false,
+            )
+        };
+        [
             one(
                 self.keys[0],
                 "µs",
@@ -457,6 +430,7 @@ impl IpFigures {
                 &self.lat,
                 &self.round_lat,
                 true,
+                LATENCY_TARGET,
             ),
             one(
                 self.keys[1],
@@ -465,6 +439,7 @@ impl IpFigures {
                 &self.bw,
                 &self.round_bw,
                 false,
+                BANDWIDTH_TARGET,
             ),
         ]
     }
@@ -478,21 +453,7 @@ impl IpFigures {
     pub fn render(&self) -> String {
         let mut o = String::new();
         for f in self.figs() {
-            super::table::render_pair(
-                &mut o,
-                &super::table::Pair {
-                    title: &f.title,
-                    key: f.key,
-                    unit: f.unit,
-                    tail: "p99",
-                    names: [MEMCHAN_IP, TCP_VETH],
-                    med: f.med,
-                    tails: f.p99,
-                    ratio: f.ratio,
-                    target: &f.target,
-                    met: f.met,
-                },
-            );
+            f.render(&mut o);
         }
         o
     }
@@ -500,19 +461,7 @@ impl IpFigures {
     /// Adds the figures, units, ratios, targets and sample counts to the bench's JSON.
     pub fn merge_json(&self, j: &mut Value) {
         for f in self.figs() {
-            PairFigure {
-                key: f.key,
-                unit: f.unit,
-                sides: [MEMCHAN_IP, TCP_VETH],
-                med: f.med,
-                tail: (f.p99, "p99"),
-                n: f.n,
-                ratio: f.ratio,
-                target: &f.target,
-                met: f.met,
-                round_ratios: &f.round_ratios,
-            }
-            .merge_json(j);
+            f.merge_json(j);
         }
     }
 }

@@ -27,7 +27,8 @@ pub struct BenchArgs {
     /// measurement once, alternately (the order flips every other round), so
     /// that drift of the machine (the cache-line limit moves 70–120 ns, memcpy
     /// 17–33 GB/s from run to run) hits both sides alike; the samples of all
-    /// rounds are pooled. [default: 5, or 1 with --quick]
+    /// rounds are pooled for the medians, and a target is judged on the median of
+    /// the rounds' ratios (two rounds or more). [default: 5, or 1 with --quick]
     #[arg(long, value_name = "R")]
     pub rounds: Option<usize>,
 

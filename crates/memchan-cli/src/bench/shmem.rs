@@ -32,7 +32,7 @@ use super::clock::Clock;
 use super::model::Config;
 use super::peers::{bind_ranks, on_path, read_peer_output, tail, wait_with_deadline, RUN_TIMEOUT};
 use super::stats::summarize;
-use super::table::PairFigure;
+use super::table::Pair;
 use super::turns::{self, Turns};
 
 const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
@@ -415,47 +415,22 @@ pub fn measure(
     f
 }
 
-/// One figure's summary.
-struct Fig {
-    op: Op,
-    med: [f64; 2],
-    /// The slow tail: 99th percentile of times, 1st percentile of bandwidths.
-    tail: [f64; 2],
-    n: [usize; 2],
-    ratio: f64,
-    round_ratios: Vec<f64>,
-    target: String,
-    met: bool,
-}
-
 impl ShmemFigures {
-    fn figs(&self) -> Vec<Fig> {
+    fn figs(&self) -> Vec<Pair> {
         OPS.iter()
             .enumerate()
-            .map(|(i, &op)| {
-                let s = [
-                    summarize(&self.samples[i][0]),
-                    summarize(&self.samples[i][1]),
-                ];
-                let med = s.map(|x| x.map_or(f64::NAN, |x| x.median));
-                let tail =
-                    s.map(|x| x.map_or(f64::NAN, |x| if op.lower_better { x.p99 } else { x.p1 }));
-                let ratio = med[MEMCHAN] / med[OSHMEM];
-                let (target, met) = if op.lower_better {
-                    (format!("<= {}x", op.target), ratio <= op.target)
-                } else {
-                    (format!(">= {}x", op.target), ratio >= op.target)
-                };
-                Fig {
-                    op,
-                    med,
-                    tail,
-                    n: [self.samples[i][0].len(), self.samples[i][1].len()],
-                    ratio,
-                    round_ratios: self.rounds[i].iter().map(|r| r[0] / r[1]).collect(),
-                    target,
-                    met,
-                }
+            .map(|(i, op)| {
+                Pair::new(
+                    op.title.into(),
+                    op.key,
+                    op.unit,
+                    SIDES,
+                    [&self.samples[i][MEMCHAN], &self.samples[i][OSHMEM]],
+                    &self.rounds[i],
+                    op.lower_better,
+                    op.target,
+                    !op.lower_better,
+                )
             })
             .collect()
     }
@@ -464,21 +439,7 @@ impl ShmemFigures {
     pub fn render(&self) -> String {
         let mut o = String::new();
         for f in self.figs() {
-            super::table::render_pair(
-                &mut o,
-                &super::table::Pair {
-                    title: f.op.title,
-                    key: f.op.key,
-                    unit: f.op.unit,
-                    tail: if f.op.lower_better { "p99" } else { "p1" },
-                    names: SIDES,
-                    med: f.med,
-                    tails: f.tail,
-                    ratio: f.ratio,
-                    target: &f.target,
-                    met: f.met,
-                },
-            );
+            f.render(&mut o);
         }
         o
     }
@@ -486,19 +447,7 @@ impl ShmemFigures {
     /// Adds the figures, units, ratios, targets and sample counts to the bench's JSON.
     pub fn merge_json(&self, j: &mut Value) {
         for f in self.figs() {
-            PairFigure {
-                key: f.op.key,
-                unit: f.op.unit,
-                sides: SIDES,
-                med: f.med,
-                tail: (f.tail, if f.op.lower_better { "p99" } else { "p1" }),
-                n: f.n,
-                ratio: f.ratio,
-                target: &f.target,
-                met: f.met,
-                round_ratios: &f.round_ratios,
-            }
-            .merge_json(j);
+            f.merge_json(j);
         }
     }
 }

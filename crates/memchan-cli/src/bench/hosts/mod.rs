@@ -18,7 +18,8 @@
 //! `setns` first: the timing ("ping") side in namespace A on the first core,
 //! the answering side in namespace B on the second. Each reference and its
 //! memchan twin run next to each other, the order flipping every other round;
-//! samples of all rounds are pooled; the keyed twin runs right after the open
+//! samples of all rounds are pooled (a target is judged on the rounds' ratios, see
+//! `table::Verdict`); the keyed twin runs right after the open
 //! one (right before it in the reversed rounds), so open and keyed see the same
 //! machine. `tcp_raw_64k` runs next to the bandwidth group, after memchan in the
 //! rounds where `tcp_raw` leads and before it in the others. After every measurement the coordinator checks that the veth's
