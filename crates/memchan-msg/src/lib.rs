@@ -46,6 +46,9 @@
 
 mod wire;
 
+#[cfg(test)]
+mod hostile_tests;
+
 pub use wire::EAGER_MAX;
 
 use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
@@ -594,7 +597,7 @@ impl<'c> Comm<'c> {
             return invalid("tag", format!("{tag} is above TAG_UB ({TAG_UB})"));
         }
         match self.peers.get(dest as usize).map(|p| &p.state) {
-            Some(PeerState::Gone(_)) => MsgError::PeerGone(dest),
+            Some(PeerState::Gone(why)) => gone_error(dest, why),
             _ => invalid("destination", format!("{dest} is not a member")),
         }
     }
@@ -644,7 +647,11 @@ impl<'c> Comm<'c> {
                 target: Target::Bulk,
             });
         }
-        self.push(d)?;
+        // A protocol error of `d`'s (a credit past what was sent) fails `d`, and
+        // with it this request, which the caller then waits for.
+        if let Err(e) = self.push(d) {
+            self.on_error(d, e)?;
+        }
         Ok(r)
     }
 
@@ -735,7 +742,8 @@ impl<'c> Comm<'c> {
     #[inline(always)]
     fn send_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
         let d = self.check_dest(dest, tag)?;
-        if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
+        // A ring without room, or a credit word the general path will find bad.
+        if !self.peers[d].out.is_empty() || !matches!(self.ring_room(d), Ok(true)) {
             return Ok(false);
         }
         let mut b = Body::new(Kind::Eager, 0, data.len() as u8, tag);
@@ -753,7 +761,8 @@ impl<'c> Comm<'c> {
     #[inline(always)]
     fn ssend_now(&mut self, dest: u32, tag: u32, data: &[u8]) -> Result<bool> {
         let d = self.check_dest(dest, tag)?;
-        if !self.peers[d].out.is_empty() || !self.ring_room(d)? {
+        // A ring without room, or a credit word the general path will find bad.
+        if !self.peers[d].out.is_empty() || !matches!(self.ring_room(d), Ok(true)) {
             return Ok(false);
         }
         let mut b = Body::new(Kind::Eager, F_SYNC, data.len() as u8, tag);
@@ -910,7 +919,9 @@ impl<'c> Comm<'c> {
                 UKind::Rts(cookie) => {
                     let u = self.unexp.remove(k).expect("found");
                     self.unexp_bytes -= SLOT;
-                    self.clear_to_send(u.src as usize, cookie, i, u.len, u.tag)?;
+                    if let Err(e) = self.clear_to_send(u.src as usize, cookie, i, u.len, u.tag) {
+                        self.on_error(u.src as usize, e)?;
+                    }
                 }
                 UKind::Data if !u.complete => self.unexp[k].claimed = Some(i),
                 UKind::Data => {
@@ -918,7 +929,9 @@ impl<'c> Comm<'c> {
                     self.unexp_bytes -= u.len + SLOT;
                     self.deliver_whole(i, &u)?;
                     if u.sync.is_some() {
-                        self.push(u.src as usize)?;
+                        if let Err(e) = self.push(u.src as usize) {
+                            self.on_error(u.src as usize, e)?;
+                        }
                     }
                 }
             }
@@ -981,6 +994,40 @@ impl<'c> Comm<'c> {
             self.direct.insert(key.clone(), tx);
         }
         Ok(&self.direct[&key])
+    }
+
+    /// Deposits a zero-copy body where `p`'s clear-to-send said. The segment and the
+    /// range are `p`'s input: one that does not exist, that this node may not write,
+    /// or a range past its end is `p` breaking the protocol, which fails `p` alone
+    /// (as an error of the write it was, it failed every later call of this
+    /// communicator, the stream retried at the head of `p`'s queue). This node's own
+    /// trouble (isolated, hub lost, the system's refusals, `p` gone) stays the
+    /// caller's, as on every other write.
+    fn deposit_direct(&mut self, p: usize, name: &str, offset: usize, data: &[u8]) -> Result<()> {
+        let r = match self.direct_tx(name, p) {
+            Ok(tx) => tx.write(offset, data).map_err(MsgError::from),
+            Err(e) => Err(e),
+        };
+        r.map_err(|e| match e {
+            MsgError::Cluster(
+                e @ (memchan::Error::Isolated { .. }
+                | memchan::Error::HubLost(_)
+                | memchan::Error::Os { .. }
+                | memchan::Error::Timeout(..)
+                | memchan::Error::Stalled { .. }
+                | memchan::Error::TableFull(_)
+                | memchan::Error::UnknownNode(_)),
+            ) => MsgError::Cluster(e),
+            MsgError::Cluster(e) => protocol(
+                p,
+                &format!(
+                    "its clear-to-send names {} bytes at offset {offset} of segment \
+                     `{name}`: {e}",
+                    data.len()
+                ),
+            ),
+            e => e,
+        })
     }
 
     /// Sends the clear-to-send for the request-to-send `cookie` from `src`, matched by
@@ -1696,7 +1743,7 @@ impl<'c> Comm<'c> {
             // SAFETY: the request's bytes (a Vec it owns, or the caller's memory under
             // the `_ptr` contract) stay put until it completes, which is after this.
             let data = unsafe { std::slice::from_raw_parts(ptr, n) };
-            self.direct_tx(&name, p)?.write(offset, data)?;
+            self.deposit_direct(p, &name, offset, data)?;
             let peer = &mut self.peers[p];
             peer.streams.pop_front();
             let mut b = Body::new(Kind::Fin, 0, 0, tag);
