@@ -109,43 +109,56 @@ fn c_goes_on_with_a(c: &mut Comm<'_>) {
     assert_eq!(&buf[..s.len], b"to C");
 }
 
-#[test]
-fn a_slot_of_no_known_kind_fails_its_writer_alone() {
-    run3(
-        |a, ab| {
-            ab.wait();
-            let mut buf = [0u8; 8];
-            let e = a
-                .recv(B as u32, ANY_TAG, &mut buf)
-                .expect_err("a receive from B fails, it does not hang");
-            assert_protocol(&e, B, "unknown slot kind");
-            a_goes_on_with_c(a, "unknown slot kind");
-        },
-        |b, ab| {
-            forge(b, A, &[0x7f]);
-            ab.wait();
-        },
-        c_goes_on_with_a,
-    );
+/// A slot B writes that the protocol forbids, and the reason A gives.
+fn forbidden_slots() -> Vec<(Vec<u64>, &'static str)> {
+    let k = |kind: Kind| kind as u64;
+    vec![
+        (vec![0x7f], "unknown slot kind"),
+        // Eager, 200 bytes (a slot holds 40), tag 5.
+        (
+            vec![k(Kind::Eager) | (200 << 16) | (5 << 32)],
+            "bad message length",
+        ),
+        (
+            vec![
+                k(Kind::Eager) | (8 << 16) | (u64::from(TAG_UB) + 1) << 32,
+                0,
+            ],
+            "tag above TAG_UB",
+        ),
+        // A buffered message short enough to have gone eager.
+        (vec![k(Kind::Hdr), 8], "bad message length"),
+        (vec![k(Kind::Frag), 99, 8], "fragment of no message"),
+        (vec![k(Kind::Fin), 99, 8], "finish of no message"),
+        (vec![k(Kind::Ack), 99], "acknowledge of no message"),
+        (vec![k(Kind::Cts), 99, 0], "clear-to-send of no request"),
+        (
+            vec![k(Kind::Name) | (4 << 16), 0],
+            "name continuation without a clear-to-send",
+        ),
+    ]
 }
 
 #[test]
-fn an_eager_slot_longer_than_a_slot_holds_is_refused_not_read_past() {
-    run3(
-        |a, ab| {
-            ab.wait();
-            let mut buf = [0u8; 256];
-            let e = a.recv(B as u32, ANY_TAG, &mut buf).expect_err("refused");
-            assert_protocol(&e, B, "bad message length");
-            a_goes_on_with_c(a, "bad message length");
-        },
-        |b, ab| {
-            // Kind Eager, length 200 (a slot holds 40 payload bytes), tag 5.
-            forge(b, A, &[1 | (200 << 16) | (5 << 32)]);
-            ab.wait();
-        },
-        c_goes_on_with_a,
-    );
+fn a_slot_the_protocol_forbids_fails_its_writer_alone() {
+    for (words, why) in forbidden_slots() {
+        run3(
+            |a, ab| {
+                ab.wait();
+                let mut buf = [0u8; 64];
+                let e = a
+                    .recv(B as u32, ANY_TAG, &mut buf)
+                    .expect_err("a receive from B fails, it does not hang");
+                assert_protocol(&e, B, why);
+                a_goes_on_with_c(a, why);
+            },
+            |b, ab| {
+                forge(b, A, &words);
+                ab.wait();
+            },
+            c_goes_on_with_a,
+        );
+    }
 }
 
 /// A's synchronous 1000-byte send to B is a request to send (cookie 1: A's first
