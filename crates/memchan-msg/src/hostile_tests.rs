@@ -162,9 +162,15 @@ fn a_slot_the_protocol_forbids_fails_its_writer_alone() {
 }
 
 /// A's synchronous 1000-byte send to B is a request to send (cookie 1: A's first
-/// slot to B); B answers with a clear-to-send into `name` at `offset` (its words
-/// `cts`). A's send fails with a protocol error containing `why`.
-fn clear_to_send_refused(cts: [u64; 6], why: &'static str) {
+/// slot to B); B answers with the clear-to-send `cts` (its words). A's send fails
+/// with a protocol error containing `why`. B runs `before` first and `after`, with
+/// what `before` made, once A is done.
+fn clear_to_send_refused<T>(
+    cts: [u64; 6],
+    why: &'static str,
+    before: impl FnOnce(&Comm<'_>) -> T + Send,
+    after: impl FnOnce(T) + Send,
+) {
     run3(
         |a, ab| {
             let r = a.issend(B as u32, 5, vec![7; 1000]).expect("issend");
@@ -173,13 +179,17 @@ fn clear_to_send_refused(cts: [u64; 6], why: &'static str) {
             let e = a.wait(r).result.expect_err("the send fails");
             assert_protocol(&e, B, why);
             a_goes_on_with_c(a, why);
+            ab.wait();
         },
         |b, ab| {
+            let t = before(b);
             ab.wait();
             let first = b.lay.slot(A, 1);
             assert_eq!(b.word(first), 1, "the request to send landed");
             forge(b, A, &cts);
             ab.wait();
+            ab.wait();
+            after(t);
         },
         c_goes_on_with_a,
     );
@@ -191,37 +201,28 @@ fn a_clear_to_send_naming_a_segment_the_sender_cannot_open_fails_that_receiver_a
     clear_to_send_refused(
         [Kind::Cts as u64, 1, 1, 0, 4, name],
         "segment `nope`: unknown segment",
+        |_| (),
+        |()| (),
     );
 }
 
 #[test]
 fn a_clear_to_send_past_the_end_of_its_segment_writes_nothing() {
     let name = u64::from_le_bytes(*b"target\0\0");
-    let cts = [Kind::Cts as u64, 1, 1, 4000, 6, name];
-    let why = "1000 bytes at offset 4000 of segment `target`";
-    run3(
-        |a, ab| {
-            let r = a.issend(B as u32, 5, vec![7; 1000]).expect("issend");
-            ab.wait();
-            ab.wait();
-            let e = a.wait(r).result.expect_err("the send fails");
-            assert_protocol(&e, B, why);
-            a_goes_on_with_c(a, why);
-            ab.wait();
-        },
-        |b, ab| {
-            // A real segment of 4096 bytes, which B maps.
+    clear_to_send_refused(
+        [Kind::Cts as u64, 1, 1, 4000, 6, name],
+        "1000 bytes at offset 4000 of segment `target`",
+        // A real segment of 4096 bytes, which B maps.
+        |b| {
             let seg = b.cluster.segment("target", 4096, 0o600).expect("segment");
             let rx = seg.map_rx().expect("rx");
-            ab.wait();
-            forge(b, A, &cts);
-            ab.wait();
-            ab.wait();
+            (seg, rx)
+        },
+        |(_seg, rx)| {
             let mut tail = [0u8; 96];
             rx.read(4000, &mut tail).expect("read");
             assert!(tail.iter().all(|&x| x == 0), "nothing was written");
         },
-        c_goes_on_with_a,
     );
 }
 
