@@ -109,10 +109,12 @@ fn c_goes_on_with_a(c: &mut Comm<'_>) {
     assert_eq!(&buf[..s.len], b"to C");
 }
 
-/// A slot B writes that the protocol forbids, and the reason A gives.
-fn forbidden_slots() -> Vec<(Vec<u64>, &'static str)> {
+/// Slots B writes (their body words, one after the other), the last of which the
+/// protocol forbids, and the reason A gives.
+fn forbidden_slots() -> Vec<(Vec<Vec<u64>>, &'static str)> {
     let k = |kind: Kind| kind as u64;
-    vec![
+    let one = |v: Vec<(Vec<u64>, &'static str)>| v.into_iter().map(|(w, why)| (vec![w], why));
+    let mut all: Vec<_> = one(vec![
         (vec![0x7f], "unknown slot kind"),
         // Eager, 200 bytes (a slot holds 40), tag 5.
         (
@@ -136,16 +138,27 @@ fn forbidden_slots() -> Vec<(Vec<u64>, &'static str)> {
             vec![k(Kind::Name) | (4 << 16), 0],
             "name continuation without a clear-to-send",
         ),
-    ]
+    ])
+    .collect();
+    // A buffered 1000-byte message (its header is slot 1, its cookie), then a
+    // fragment of it longer than the message, or empty.
+    let hdr = vec![k(Kind::Hdr) | (5 << 32), 1000];
+    for n in [0, 1001] {
+        all.push((
+            vec![hdr.clone(), vec![k(Kind::Frag) | (5 << 32), 1, n]],
+            "bad fragment length",
+        ));
+    }
+    all
 }
 
 #[test]
 fn a_slot_the_protocol_forbids_fails_its_writer_alone() {
-    for (words, why) in forbidden_slots() {
+    for (slots, why) in forbidden_slots() {
         run3(
             |a, ab| {
                 ab.wait();
-                let mut buf = [0u8; 64];
+                let mut buf = [0u8; 2048];
                 let e = a
                     .recv(B as u32, ANY_TAG, &mut buf)
                     .expect_err("a receive from B fails, it does not hang");
@@ -153,7 +166,9 @@ fn a_slot_the_protocol_forbids_fails_its_writer_alone() {
                 a_goes_on_with_c(a, why);
             },
             |b, ab| {
-                forge(b, A, &words);
+                for words in &slots {
+                    forge(b, A, words);
+                }
                 ab.wait();
             },
             c_goes_on_with_a,
@@ -254,6 +269,33 @@ fn a_credit_past_what_was_sent_fails_the_receiver_that_wrote_it() {
                 .as_ref()
                 .expect("tx")
                 .write_u64(credit, 1 << 40)
+                .expect("the hostile write lands");
+            ab.wait();
+        },
+        c_goes_on_with_a,
+    );
+}
+
+#[test]
+fn a_chunk_credit_past_what_was_sent_fails_the_receiver_that_wrote_it() {
+    let why = "chunk credit past what was sent";
+    run3(
+        |a, ab| {
+            ab.wait();
+            // A buffered message longer than a slot goes through the bulk chunks,
+            // whose credit word B claims to be past what A sent.
+            let r = a.isend(B as u32, 1, vec![3; 1000]).expect("isend");
+            let e = a.wait(r).result.expect_err("the send fails");
+            assert_protocol(&e, B, why);
+            a_goes_on_with_c(a, why);
+        },
+        |b, ab| {
+            let chunks = b.lay.credit(b.me) + 8;
+            b.peers[A]
+                .tx
+                .as_ref()
+                .expect("tx")
+                .write_u64(chunks, 1 << 40)
                 .expect("the hostile write lands");
             ab.wait();
         },
