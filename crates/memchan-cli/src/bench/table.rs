@@ -51,38 +51,65 @@ pub struct Verdict {
     /// The pooled medians' ratio (the tables' ratio column).
     pub pooled: f64,
     pub met: bool,
+    /// The rounds' ratios, when any were usable.
+    pub rounds: Option<Spread>,
 }
 
 impl Verdict {
     pub fn new(t: &Target, pooled: f64, rounds: &[f64]) -> Verdict {
+        let rounds = Spread::of(rounds);
         let ratio = judged_ratio(pooled, rounds);
         Verdict {
             ratio,
             pooled,
             met: t.met(ratio),
+            rounds,
         }
     }
 
     /// "0.67x  NOT MET" and, over several rounds, what it was judged on.
-    pub fn text(&self, rounds: &[f64]) -> String {
+    pub fn text(&self) -> String {
         let mut o = format!(
             "{:.2}x  {:<8}",
             self.ratio,
             if self.met { "met" } else { "NOT MET" }
         );
-        let mut v: Vec<f64> = rounds.iter().copied().filter(|r| usable(*r)).collect();
-        if v.len() > 1 {
-            v.sort_by(f64::total_cmp);
+        if let Some(r) = self.rounds.filter(|r| r.n > 1) {
             let _ = write!(
                 o,
                 "  median of {} rounds' ratios (range {:.2}-{:.2}x); pooled medians {:.2}x",
-                v.len(),
-                v[0],
-                v[v.len() - 1],
-                self.pooled
+                r.n, r.lo, r.hi, self.pooled
             );
         }
         o
+    }
+}
+
+/// The usable (finite, positive) ratios of a figure's rounds: how many, their range
+/// and median.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub n: usize,
+    pub lo: f64,
+    pub hi: f64,
+    pub median: f64,
+}
+
+impl Spread {
+    /// `None` when no ratio is usable.
+    pub fn of(rounds: &[f64]) -> Option<Spread> {
+        let mut v: Vec<f64> = rounds
+            .iter()
+            .copied()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        Some(Spread {
+            n: v.len(),
+            lo: *v.first()?,
+            hi: *v.last()?,
+            median: stats::interpolated_median(&v),
+        })
     }
 }
 
@@ -90,15 +117,10 @@ fn usable(r: f64) -> bool {
     r.is_finite() && r > 0.0
 }
 
-/// The ratio a target is judged on (see [`Verdict`]): the median of `rounds` when two
-/// or more are usable, else `pooled`.
-pub fn judged_ratio(pooled: f64, rounds: &[f64]) -> f64 {
-    let mut v: Vec<f64> = rounds.iter().copied().filter(|r| usable(*r)).collect();
-    if v.len() < 2 {
-        return pooled;
-    }
-    v.sort_by(f64::total_cmp);
-    stats::interpolated_median(&v)
+/// The ratio a target is judged on (see [`Verdict`]): the median of the rounds'
+/// ratios when two or more are usable, else `pooled`.
+pub fn judged_ratio(pooled: f64, rounds: Option<Spread>) -> f64 {
+    rounds.filter(|r| r.n >= 2).map_or(pooled, |r| r.median)
 }
 
 /// One series of a table.
@@ -313,17 +335,12 @@ pub fn ratio_of_rounds(
     (figure, series): (&str, &str),
     (ref_figure, ref_series): (&str, &str),
 ) -> Option<f64> {
-    let mut rounds: Vec<f64> = per_round(set, (figure, series), (ref_figure, ref_series))
-        .into_iter()
-        .filter(|r| r.is_finite() && *r > 0.0)
-        .collect();
-    if rounds.is_empty() {
-        let pooled = |f: &str, s: &str| Some(stats::summarize(set.get(f, s)?)?.median);
-        let r = pooled(figure, series)? / pooled(ref_figure, ref_series)?;
-        return (r.is_finite() && r > 0.0).then_some(r);
+    if let Some(r) = Spread::of(&per_round(set, (figure, series), (ref_figure, ref_series))) {
+        return Some(r.median);
     }
-    rounds.sort_by(f64::total_cmp);
-    Some(stats::interpolated_median(&rounds))
+    let pooled = |f: &str, s: &str| Some(stats::summarize(set.get(f, s)?)?.median);
+    let r = pooled(figure, series)? / pooled(ref_figure, ref_series)?;
+    usable(r).then_some(r)
 }
 
 /// Notes in the bench's JSON, under `level`, why that level was not measured.
@@ -353,9 +370,8 @@ pub fn render_targets(o: &mut String, heading: &str, tables: &[Table]) {
         .iter()
         .flat_map(|t| t.targets.iter().enumerate().map(move |(i, tg)| (t, i, tg)))
     {
-        let rounds = t.round_ratios.get(i).map_or(&[][..], |v| v.as_slice());
         let status = match t.verdict_of(i) {
-            Some(v) => v.text(rounds),
+            Some(v) => v.text(),
             None => "not measured".into(),
         };
         let rule = format!(
@@ -508,7 +524,7 @@ impl Pair {
             );
         }
         let verdict = match &self.verdict {
-            Some(v) => v.text(&self.round_ratios),
+            Some(v) => v.text(),
             None => "not measured".into(),
         };
         let _ = writeln!(
@@ -601,13 +617,13 @@ mod tests {
             factor: 0.5,
         };
         // One round (or none usable): the pooled ratio.
-        assert_eq!(judged_ratio(0.4, &[0.7]), 0.4);
-        assert_eq!(judged_ratio(0.4, &[f64::NAN, 0.7]), 0.4);
+        assert_eq!(judged_ratio(0.4, Spread::of(&[0.7])), 0.4);
+        assert_eq!(judged_ratio(0.4, Spread::of(&[f64::NAN, 0.7])), 0.4);
         // The pooled medians can fall in different states of the machine; the
         // rounds' ratios each compare one state.
         let v = Verdict::new(&at_most, 0.36, &[0.27, 0.74, 0.67, 0.70, 0.66]);
         assert_eq!((v.ratio, v.pooled, v.met), (0.67, 0.36, false));
-        let text = v.text(&[0.27, 0.74, 0.67, 0.70, 0.66]);
+        let text = v.text();
         assert!(
             text.contains("0.67x  NOT MET")
                 && text.contains("median of 5 rounds' ratios (range 0.27-0.74x)")

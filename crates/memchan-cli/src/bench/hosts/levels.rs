@@ -365,7 +365,6 @@ pub fn mp_units(j: &mut Value) {
 mod tests {
     use super::super::model::HostInfo;
     use super::*;
-    use std::collections::BTreeMap;
 
     #[test]
     fn the_bandwidth_target_is_judged_round_by_round_too() {
@@ -377,16 +376,8 @@ mod tests {
             set.add(FIG_MP_BANDWIDTH, "mpi_tcp", vec![mpi; 3]);
         }
         let info = HostInfo {
-            tsc_ghz: 1.0,
-            tsc_step_ns: 1.0,
-            namespaces: ("a".into(), "b".into()),
             memchan: Ok(()),
-            mpi: Ok(()),
-            mpi_version: None,
-            veth_bytes: BTreeMap::new(),
-            notes: vec![],
-            date: String::new(),
-            elapsed_s: 1.0,
+            ..HostInfo::for_tests()
         };
         let tables = mp_tables(&set, &info);
         let bw = tables.iter().find(|t| t.key == KEY_MP_BANDWIDTH).unwrap();

@@ -46,3 +46,23 @@ pub struct HostInfo {
     pub date: String,
     pub elapsed_s: f64,
 }
+
+#[cfg(test)]
+impl HostInfo {
+    /// A report's facts for the tables' tests: memchan not measured (the hub
+    /// unreachable), Open MPI measured.
+    pub fn for_tests() -> HostInfo {
+        HostInfo {
+            tsc_ghz: 1.0,
+            tsc_step_ns: 1.0,
+            namespaces: ("mcb1a".into(), "mcb1b".into()),
+            memchan: Err("hub unreachable".into()),
+            mpi: Ok(()),
+            mpi_version: None,
+            veth_bytes: BTreeMap::new(),
+            notes: vec![],
+            date: "2026-01-01T00:00:00Z".into(),
+            elapsed_s: 1.0,
+        }
+    }
+}

@@ -393,21 +393,6 @@ mod tests {
     /// The tables of `rma.rs` (no remote-access samples in these tests).
     const RMA_KEYS: [&str; 2] = ["net_get_8b_us", "net_atomic_fetch_add_us"];
 
-    fn info() -> HostInfo {
-        HostInfo {
-            tsc_ghz: 1.0,
-            tsc_step_ns: 1.0,
-            namespaces: ("mcb1a".into(), "mcb1b".into()),
-            memchan: Err("hub unreachable".into()),
-            mpi: Ok(()),
-            mpi_version: None,
-            veth_bytes: BTreeMap::new(),
-            notes: vec![],
-            date: "2026-01-01T00:00:00Z".into(),
-            elapsed_s: 1.0,
-        }
-    }
-
     fn params() -> Params {
         Params {
             rounds: 2,
@@ -432,7 +417,7 @@ mod tests {
             // 64 MiB in 32 ms: ~2.1 GB/s
             set.add(FIG_BANDWIDTH, "tcp_raw", vec![32e6; 3]);
         }
-        let rep = HostReport::build(&params(), &set, &info());
+        let rep = HostReport::build(&params(), &set, &HostInfo::for_tests());
         let v = rep.to_json();
         let lat = &v["figures"][KEY_LATENCY];
         assert!(lat["memchan"].is_null() && lat["memchan_spin"].is_null());
@@ -482,7 +467,7 @@ mod tests {
         set.add(FIG_LATENCY, "memchan_spin", vec![14_000.0; 5]);
         set.add(FIG_BANDWIDTH, "tcp_raw", vec![30e6; 3]);
         set.add(FIG_BANDWIDTH, "memchan", vec![40e6; 3]);
-        let mut i = info();
+        let mut i = HostInfo::for_tests();
         i.memchan = Ok(());
         let rep = HostReport::build(&params(), &set, &i);
         let v: Vec<(f64, bool)> = rep
@@ -506,7 +491,7 @@ mod tests {
             set.add(FIG_BANDWIDTH, "memchan", vec![32e6; 3]);
             set.add(FIG_BANDWIDTH, "tcp_raw_64k", vec![20e6; 3]);
         }
-        let mut i = info();
+        let mut i = HostInfo::for_tests();
         i.memchan = Ok(());
         let rep = HostReport::build(&params(), &set, &i);
         let v = rep.to_json();
@@ -566,7 +551,7 @@ mod tests {
             set.add(FIG_BANDWIDTH, "memchan", vec![25e6; 3]);
             set.add(FIG_BANDWIDTH, "memchan_keyed", vec![40e6; 3]);
         }
-        let mut i = info();
+        let mut i = HostInfo::for_tests();
         i.memchan = Ok(());
         let rep = HostReport::build(&params(), &set, &i);
         let v = rep.to_json();
