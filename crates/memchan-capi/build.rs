@@ -265,6 +265,33 @@ fn main() {
         }
     }
 
+    // The sized and untyped forms (1.5): N bits per element, or bytes (`putmem`).
+    let sized = SIZES
+        .iter()
+        .map(|bits| (bits.to_string(), bits / 8))
+        .chain([("mem".to_string(), 1)]);
+    for (n, sz) in sized {
+        for nbi in ["", "_nbi"] {
+            o.fun(Fun {
+                c_ret: "void",
+                rs_ret: "",
+                name: format!("shmem_put{n}_signal{nbi}"),
+                params: vec![
+                    p("void *", "*mut c_void", "dest"),
+                    p("const void *", "*const c_void", "source"),
+                    p("size_t", "usize", "nelems"),
+                    p("uint64_t *", "*mut u64", "sig_addr"),
+                    p("uint64_t", "u64", "signal"),
+                    p("int", "c_int", "sig_op"),
+                    p("int", "c_int", "pe"),
+                ],
+                body: format!(
+                    "rma::put_signal(CALL, dest, source, nelems, {sz}, sig_addr, signal, sig_op, pe)"
+                ),
+            });
+        }
+    }
+
     // Atomics.
     o.section("Atomics (8- or 4-byte words, naturally aligned, symmetric), 1.4/1.5 names.");
     for t in TYPES
@@ -682,116 +709,283 @@ const GENERIC_TYPES: &[&str] = &[
     "complexd",
 ];
 
-/// OpenSHMEM 1.5's C11 generic interfaces (`shmem_put(dest, source, nelems, pe)`,
-/// `shmem_atomic_fetch_add(dest, value, pe)`, `shmem_sum_reduce(team, dest, source,
-/// n)`, ...): a macro per family selecting the typed function by the type its
-/// `sel`-th argument points to, over the types of the table that have the family.
+/// One C11 generic interface: the macro's name (the typed functions' suffix), the
+/// parameters of the form without a context, the index of the argument that selects
+/// (a pointer to the element type), the families whose types it covers, whether that
+/// pointer is `const`, and whether it has a context-first form.
+struct Generic {
+    name: String,
+    args: &'static [&'static str],
+    sel: usize,
+    has: u32,
+    /// Families a type must also have (0: none).
+    also: u32,
+    konst: bool,
+    ctx: bool,
+}
+
+/// The table entries a C type of [`GENERIC_TYPES`] goes by: its own, then the sized
+/// and `size_t` / `ptrdiff_t` names that are the same type here (LP64), which some
+/// families have where the C name has not (`shmem_int32_atomic_and` for an `int`).
+fn aliases(name: &str) -> &'static [&'static str] {
+    match name {
+        "schar" => &["schar", "int8"],
+        "short" => &["short", "int16"],
+        "int" => &["int", "int32"],
+        "long" => &["long", "int64", "ptrdiff"],
+        "uchar" => &["uchar", "uint8"],
+        "ushort" => &["ushort", "uint16"],
+        "uint" => &["uint", "uint32"],
+        "ulong" => &["ulong", "uint64", "size"],
+        "float" => &["float"],
+        "double" => &["double"],
+        "longdouble" => &["longdouble"],
+        "char" => &["char"],
+        "longlong" => &["longlong"],
+        "ulonglong" => &["ulonglong"],
+        "complexf" => &["complexf"],
+        "complexd" => &["complexd"],
+        _ => panic!("{name} is not in GENERIC_TYPES"),
+    }
+}
+
+/// A generic selection's associations: for each C type with one of `g`'s families
+/// (under its own name or an alias), each of `assoc`'s C types naming the typed
+/// function (`shmem_` `prefix` TYPE `_` name).
+fn picks(g: &Generic, prefix: &str, assoc: impl Fn(&CType) -> Vec<String>) -> Vec<String> {
+    GENERIC_TYPES
+        .iter()
+        .filter_map(|n| {
+            let own = TYPES.iter().find(|t| t.name == *n)?;
+            let named = aliases(n).iter().find_map(|a| {
+                TYPES
+                    .iter()
+                    .find(|t| t.name == *a && t.has & g.has != 0 && t.has & g.also == g.also)
+            })?;
+            Some((own, named))
+        })
+        .flat_map(|(own, named)| {
+            assoc(own)
+                .into_iter()
+                .map(move |a| format!("{a}: shmem_{prefix}{}_{}", named.name, g.name))
+        })
+        .collect()
+}
+
+/// OpenSHMEM 1.5's C11 generic interfaces (`shmem_put(dest, source, nelems, pe)` and
+/// `shmem_put(ctx, dest, source, nelems, pe)`, `shmem_atomic_fetch_add(dest, value,
+/// pe)`, `shmem_sum_reduce(team, dest, source, n)`, `shmem_sync(team)`, ...): a macro
+/// per family selecting the typed function by the type its selecting argument points
+/// to, over the types of the table that have the family.
+///
+/// The forms with a context first are told apart by the type of the first argument
+/// (`shmem_ctx_t`, a pointer to a complete struct so that `+ 0` applies to it); there
+/// the selecting pointer is matched as a pointer type (`T *`, and `const T *` where
+/// the parameter is const), since an unselected branch must still be valid C for
+/// every call. The other families select on `*(arg)`, which drops qualifiers
+/// (`volatile` ivars of older programs select as well).
 fn generics(h: &mut String) {
-    let amo = |ops: &[&'static str], has: u32| -> Vec<(&'static str, u32)> {
-        ops.iter().map(|&op| (op, has)).collect()
+    let gen = |name: &str, args: &'static [&'static str], sel, has, konst, ctx| Generic {
+        name: name.into(),
+        args,
+        sel,
+        has,
+        also: 0,
+        konst,
+        ctx,
     };
-    // (generic name, typed suffix, parameters, index of the selecting pointer, family)
-    let mut fams: Vec<(String, String, &[&str], usize, u32)> = Vec::new();
+    let mut fams: Vec<Generic> = Vec::new();
     for op in ["put", "get", "put_nbi", "get_nbi"] {
-        fams.push((
-            op.into(),
-            op.into(),
+        fams.push(gen(
+            op,
             &["dest", "source", "nelems", "pe"],
             0,
             RMA,
+            false,
+            true,
         ));
     }
-    fams.push(("p".into(), "p".into(), &["dest", "value", "pe"], 0, RMA));
-    fams.push(("g".into(), "g".into(), &["source", "pe"], 0, RMA));
+    fams.push(gen("p", &["dest", "value", "pe"], 0, RMA, false, true));
+    fams.push(gen("g", &["source", "pe"], 0, RMA, true, true));
     for op in ["iput", "iget"] {
-        fams.push((
-            op.into(),
-            op.into(),
-            &["dest", "source", "dst", "sst", "nelems", "pe"],
-            0,
-            RMA,
-        ));
+        let args = &["dest", "source", "dst", "sst", "nelems", "pe"];
+        fams.push(gen(op, args, 0, RMA, false, true));
     }
     for op in ["put_signal", "put_signal_nbi"] {
-        fams.push((
-            op.into(),
-            op.into(),
-            &[
-                "dest", "source", "nelems", "sig_addr", "signal", "sig_op", "pe",
-            ],
-            0,
-            RMA,
-        ));
+        let args = &[
+            "dest", "source", "nelems", "sig_addr", "signal", "sig_op", "pe",
+        ];
+        fams.push(gen(op, args, 0, RMA, false, true));
     }
-    let mut atomics = amo(&["fetch", "set", "swap"], AMO_EXT);
-    atomics.extend(amo(
-        &["compare_swap", "fetch_inc", "inc", "fetch_add", "add"],
-        AMO_STD,
-    ));
-    atomics.extend(amo(
-        &["fetch_and", "and", "fetch_or", "or", "fetch_xor", "xor"],
-        AMO_BIT,
-    ));
+    let mut atomics: Vec<(&str, u32)> = Vec::new();
+    atomics.extend(["fetch", "set", "swap"].map(|op| (op, AMO_EXT)));
+    atomics
+        .extend(["compare_swap", "fetch_inc", "inc", "fetch_add", "add"].map(|op| (op, AMO_STD)));
+    atomics
+        .extend(["fetch_and", "and", "fetch_or", "or", "fetch_xor", "xor"].map(|op| (op, AMO_BIT)));
     for (op, has) in atomics {
-        let args: &[&str] = match op {
+        let args: &'static [&'static str] = match op {
             "fetch" | "fetch_inc" | "inc" => &["dest", "pe"],
             "compare_swap" => &["dest", "cond", "value", "pe"],
             _ => &["dest", "value", "pe"],
         };
-        fams.push((format!("atomic_{op}"), format!("atomic_{op}"), args, 0, has));
+        let konst = op == "fetch";
+        fams.push(gen(&format!("atomic_{op}"), args, 0, has, konst, true));
         if op != "set" && op.starts_with(['f', 's', 'c']) {
             // The fetching ones have an `_nbi` form: the fetch pointer first.
-            let nbi: &[&str] = match op {
+            let nbi: &'static [&'static str] = match op {
                 "fetch" | "fetch_inc" => &["fetch", "dest", "pe"],
                 "compare_swap" => &["fetch", "dest", "cond", "value", "pe"],
                 _ => &["fetch", "dest", "value", "pe"],
             };
-            let g = format!("atomic_{op}_nbi");
-            fams.push((g.clone(), g, nbi, 1, has));
+            fams.push(gen(&format!("atomic_{op}_nbi"), nbi, 1, has, konst, true));
         }
     }
+    // The 1.0-era atomic names as generics (deprecated in 1.4, still in 1.5): the
+    // extended three on every type with the old names, the rest on the integer ones.
+    for (op, args) in [
+        ("fetch", &["dest", "pe"][..]),
+        ("set", &["dest", "value", "pe"][..]),
+        ("swap", &["dest", "value", "pe"][..]),
+        ("cswap", &["dest", "cond", "value", "pe"][..]),
+        ("finc", &["dest", "pe"][..]),
+        ("inc", &["dest", "pe"][..]),
+        ("fadd", &["dest", "value", "pe"][..]),
+        ("add", &["dest", "value", "pe"][..]),
+    ] {
+        let also = if matches!(op, "fetch" | "set" | "swap") {
+            0
+        } else {
+            AMO_STD
+        };
+        fams.push(Generic {
+            also,
+            ..gen(op, args, 0, AMO_OLD, false, false)
+        });
+    }
     for op in ["wait_until", "test"] {
-        fams.push((op.into(), op.into(), &["ivar", "cmp", "cmp_value"], 0, WAIT));
+        fams.push(gen(
+            op,
+            &["ivar", "cmp", "cmp_value"],
+            0,
+            WAIT,
+            false,
+            false,
+        ));
+    }
+    for kind in ["wait_until", "test"] {
+        for mode in ["all", "any", "some"] {
+            for vector in [false, true] {
+                let args: &'static [&'static str] = match (mode, vector) {
+                    ("some", false) => {
+                        &["ivars", "nelems", "indices", "status", "cmp", "cmp_value"]
+                    }
+                    ("some", true) => {
+                        &["ivars", "nelems", "indices", "status", "cmp", "cmp_values"]
+                    }
+                    (_, false) => &["ivars", "nelems", "status", "cmp", "cmp_value"],
+                    (_, true) => &["ivars", "nelems", "status", "cmp", "cmp_values"],
+                };
+                let v = if vector { "_vector" } else { "" };
+                fams.push(gen(
+                    &format!("{kind}_{mode}{v}"),
+                    args,
+                    0,
+                    WAIT,
+                    false,
+                    false,
+                ));
+            }
+        }
     }
     for op in ["sum", "prod", "min", "max"] {
-        let g = format!("{op}_reduce");
         let has = if matches!(op, "sum" | "prod") {
             RED | CPLX
         } else {
             RED
         };
-        fams.push((g.clone(), g, &["team", "dest", "source", "nreduce"], 1, has));
+        let args = &["team", "dest", "source", "nreduce"];
+        fams.push(gen(&format!("{op}_reduce"), args, 1, has, false, false));
     }
     for op in ["and", "or", "xor"] {
-        let g = format!("{op}_reduce");
-        fams.push((
-            g.clone(),
-            g,
-            &["team", "dest", "source", "nreduce"],
+        let args = &["team", "dest", "source", "nreduce"];
+        fams.push(gen(&format!("{op}_reduce"), args, 1, RED_BIT, false, false));
+    }
+    fams.push(gen(
+        "broadcast",
+        &["team", "dest", "source", "nelems", "PE_root"],
+        1,
+        RMA,
+        false,
+        false,
+    ));
+    for op in ["collect", "fcollect", "alltoall"] {
+        fams.push(gen(
+            op,
+            &["team", "dest", "source", "nelems"],
             1,
-            RED_BIT,
+            RMA,
+            false,
+            false,
         ));
     }
+    fams.push(gen(
+        "alltoalls",
+        &["team", "dest", "source", "dst", "sst", "nelems"],
+        1,
+        RMA,
+        false,
+        false,
+    ));
     let _ = writeln!(
         h,
         "\n/* C11 generic interfaces (OpenSHMEM 1.5): each picks the typed function by the type its\n   \
-         pointer argument points to (dest; source for g; ivar for wait_until/test). */\n\
-         #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)"
+         selecting argument points to (dest; source for g; ivar(s) for wait_until/test); the RMA,\n   \
+         signal and atomic ones also take a context first. */\n\
+         #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)\n\
+         #define MEMCHAN_ARG0(...) MEMCHAN_ARG0_(__VA_ARGS__, 0)\n\
+         #define MEMCHAN_ARG0_(a, ...) a\n\
+         #define MEMCHAN_ARG1(...) MEMCHAN_ARG1_(__VA_ARGS__, 0, 0)\n\
+         #define MEMCHAN_ARG1_(a, b, ...) b\n\
+         #define MEMCHAN_ARG2(...) MEMCHAN_ARG2_(__VA_ARGS__, 0, 0, 0)\n\
+         #define MEMCHAN_ARG2_(a, b, c, ...) c\n\
+         /* Selected when no typed function fits: its call then fails to compile. */\n\
+         static inline void memchan_no_generic_match(void) {{ }}\n\
+         #define shmem_sync(...) _Generic((MEMCHAN_ARG0(__VA_ARGS__)) + 0, shmem_team_t: shmem_team_sync, default: shmem_sync)(__VA_ARGS__)"
     );
-    for (g, suffix, args, sel, has) in fams {
-        let picks: Vec<String> = GENERIC_TYPES
-            .iter()
-            .filter_map(|n| TYPES.iter().find(|t| t.name == *n))
-            .filter(|t| t.has & has != 0)
-            .map(|t| format!("{}: shmem_{}_{suffix}", t.c, t.name))
-            .collect();
-        let list = args.join(", ");
-        let _ = writeln!(
-            h,
-            "#define shmem_{g}({list}) _Generic(*({}), {})({list})",
-            args[sel],
-            picks.join(", ")
-        );
+    for g in fams {
+        if g.ctx {
+            let assoc = |t: &CType| {
+                let mut a = vec![format!("{} *", t.c)];
+                if g.konst {
+                    a.push(format!("const {} *", t.c));
+                }
+                a
+            };
+            let with_ctx = picks(&g, "ctx_", assoc);
+            let plain = picks(&g, "", assoc);
+            let _ = writeln!(
+                h,
+                "#define shmem_{}(...) _Generic((MEMCHAN_ARG0(__VA_ARGS__)) + 0, \
+                 shmem_ctx_t: _Generic((MEMCHAN_ARG{}(__VA_ARGS__)) + 0, {}, default: memchan_no_generic_match), \
+                 default: _Generic((MEMCHAN_ARG{}(__VA_ARGS__)) + 0, {}, default: memchan_no_generic_match))(__VA_ARGS__)",
+                g.name,
+                g.sel + 1,
+                with_ctx.join(", "),
+                g.sel,
+                plain.join(", ")
+            );
+        } else {
+            let list = g.args.join(", ");
+            let plain = picks(&g, "", |t| vec![t.c.to_string()]);
+            let _ = writeln!(
+                h,
+                "#define shmem_{}({list}) _Generic(*({}), {})({list})",
+                g.name,
+                g.args[g.sel],
+                plain.join(", ")
+            );
+        }
     }
     let _ = writeln!(h, "#endif");
 }

@@ -38,6 +38,7 @@ mod log;
 /// The native API, `include/memchan.h`.
 mod native;
 mod shmem;
+mod view;
 
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use std::cell::RefCell;
@@ -77,10 +78,16 @@ struct Pe {
     /// Held by a collective throughout: they share the library area ([`shmem::sys`]),
     /// so one runs at a time per PE (puts, gets and atomics do not take it).
     coll: Mutex<()>,
-    /// The local copy of the heap: its start (as an address) and the user's length
-    /// (the heap's size, kept outside its mutex for the address checks).
+    /// The split teams this PE belongs to ([`shmem::team`]).
+    teams: Mutex<shmem::team::Table>,
+    /// The local copy of the heap: its start (as an address: the aligned [`view`]
+    /// where there is one) and the user's length (the heap's size, kept outside its
+    /// mutex for the address checks).
     base: usize,
     len: usize,
+    /// The largest alignment `shmem_align` can give on every PE: that of `base`.
+    max_align: usize,
+    _view: Option<view::View>,
     seg: Segment,
     // Kept mapped for the job's life: the table's and the heap's receive memory (the
     // heap's also read through, by a get from this PE itself).
@@ -248,6 +255,15 @@ fn init() -> Pe {
     let rx = seg
         .map_rx_with(open)
         .unwrap_or_else(|e| fail("mapping the symmetric heap", e));
+    // SAFETY: the heap mapping just made, a shared one of `seg_len` bytes (page
+    // multiples), kept in `Pe` for as long as the view.
+    let view = match unsafe { view::View::new(rx.as_ptr() as usize, seg_len) } {
+        Ok(v) => Some(v),
+        Err(e) => {
+            tracing::debug!(error = %e, "the heap keeps the receive mapping's page alignment");
+            None
+        }
+    };
     let statics = data.and_then(|(lo, hi)| {
         // SAFETY: `area..area + (hi - lo)` lies in the heap mapping just made (page-
         // aligned: `sys` and `sys::LEN` are page multiples), which no other PE
@@ -308,7 +324,10 @@ fn init() -> Pe {
         shared: cluster.transport() == "shm",
         peers: Mutex::new((0..n).map(|_| None).collect()),
         coll: Mutex::new(()),
-        base: rx.as_ptr() as usize,
+        teams: Mutex::default(),
+        base: view.as_ref().map_or(rx.as_ptr() as usize, view::View::addr),
+        max_align: if view.is_some() { view::ALIGN } else { 4096 },
+        _view: view,
         len: want,
         seg,
         cluster,
@@ -350,6 +369,17 @@ impl Pe {
                 )
             }),
         }
+    }
+
+    /// As [`offset`](Self::offset) for an access of `len` bytes, which touches
+    /// nothing when `len` is 0: then any pointer (NULL included) is accepted, as the
+    /// standard's zero-length operations ask.
+    #[inline(always)]
+    fn span_offset(&self, call: &str, addr: *const c_void, len: usize) -> usize {
+        if len == 0 {
+            return 0;
+        }
+        self.offset(call, addr, len)
     }
 
     /// Reads this PE's own copy of the heap segment at `off`, through the rx
@@ -569,6 +599,15 @@ pub extern "C" fn _num_pes() -> c_int {
 fn alloc_block(call: &str, size: usize, align: usize) -> *mut c_void {
     with_pe(call, |h| {
         let p = &h.pe;
+        if align > p.max_align {
+            die(
+                call,
+                format!(
+                    "alignment {align} is larger than the heap's own ({}), the most every PE can give",
+                    p.max_align
+                ),
+            );
+        }
         let got = p
             .heap
             .lock()

@@ -87,6 +87,9 @@ fn init_logging(launcher: bool) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
+        // A closed stderr (`... 2>&1 | head -1`) loses the lines, not the process:
+        // the subscriber would report its failed write with a panicking eprintln.
+        .log_internal_errors(false)
         .init();
 }
 

@@ -26,36 +26,78 @@
 //! process: they share the library area), never a lock other calls need.
 
 use super::atomic;
+use super::team::{self, Resolved};
 use super::{sys, Team};
 use crate::{die, with_pe, Handles, Pe};
 use std::ffi::{c_int, c_long, c_void};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
-/// `SHMEM_TEAM_WORLD` and `SHMEM_TEAM_SHARED` as the header spells them.
-pub const TEAM_WORLD: usize = 1;
-pub const TEAM_SHARED: usize = 2;
 /// The pSync words a barrier uses (the header's sync sizes are larger).
 const SYNC_WORDS: usize = 2;
 
-/// Members `start + i * stride` for `i < size`, as world ranks.
+/// Members `start + i * stride` for `i < size`, as world ranks (a team's stride may
+/// be negative; 0 only for one member).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Set {
     start: usize,
-    stride: usize,
+    stride: isize,
     size: usize,
 }
 
 impl Set {
+    /// The set of `size` ranks from `start` at `stride`; the caller keeps every
+    /// member a rank (checked where the numbers come from a program).
+    pub fn new(start: usize, stride: isize, size: usize) -> Set {
+        Set {
+            start,
+            stride,
+            size,
+        }
+    }
+
+    /// Member `i`'s world rank (`i < size`).
     fn pe(&self, i: usize) -> usize {
-        self.start + i * self.stride
+        self.start
+            .wrapping_add_signed(self.stride.wrapping_mul(i as isize))
     }
 
-    fn index_of(&self, pe: usize) -> Option<usize> {
-        let d = pe.checked_sub(self.start)?;
-        (d.is_multiple_of(self.stride) && d / self.stride < self.size).then_some(d / self.stride)
+    /// Member `i`'s world rank, if there is a member `i`.
+    pub fn get(&self, i: usize) -> Option<usize> {
+        (i < self.size).then(|| self.pe(i))
     }
 
-    fn members(&self) -> impl Iterator<Item = usize> + '_ {
+    pub fn len(&self) -> usize {
+        self.size
+    }
+
+    /// The member index of world rank `pe`.
+    pub fn index_of(&self, pe: usize) -> Option<usize> {
+        let d = (pe as isize).checked_sub(self.start as isize)?;
+        if self.stride == 0 {
+            return (d == 0).then_some(0);
+        }
+        let i = usize::try_from(d / self.stride).ok()?;
+        (d % self.stride == 0 && i < self.size).then_some(i)
+    }
+
+    pub fn members(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.size).map(|i| self.pe(i))
+    }
+
+    /// The members `start + i * stride` (`i < size`) of this set, as world ranks, if
+    /// every one of them is a member.
+    pub fn sub(&self, start: usize, stride: isize, size: usize) -> Option<Set> {
+        let last =
+            (start as isize).checked_add(stride.checked_mul(size.checked_sub(1)? as isize)?)?;
+        let last = usize::try_from(last).ok()?;
+        if start >= self.size || last >= self.size {
+            return None;
+        }
+        Some(Set {
+            start: self.pe(start),
+            stride: stride.checked_mul(self.stride)?,
+            size,
+        })
     }
 }
 
@@ -85,7 +127,7 @@ fn active_set(call: &str, p: &Pe, start: c_int, log: c_int, size: c_int) -> Set 
         size: z,
     };
     if (z - 1)
-        .checked_mul(set.stride)
+        .checked_mul(1 << l)
         .and_then(|d| d.checked_add(s))
         .is_none_or(|last| last >= n)
     {
@@ -95,31 +137,6 @@ fn active_set(call: &str, p: &Pe, start: c_int, log: c_int, size: c_int) -> Set 
         bad(format!("does not hold the calling PE {}", p.me));
     }
     set
-}
-
-/// A team's members, or the end naming `call` for a handle that is no team.
-pub fn team_set(call: &str, p: &Pe, team: Team) -> Set {
-    match team as usize {
-        TEAM_WORLD => Set {
-            start: 0,
-            stride: 1,
-            size: p.pes.len(),
-        },
-        TEAM_SHARED if p.shared => Set {
-            start: 0,
-            stride: 1,
-            size: p.pes.len(),
-        },
-        TEAM_SHARED => Set {
-            start: p.me,
-            stride: 1,
-            size: 1,
-        },
-        _ => die(
-            call,
-            format!("{team:p} is not a team (SHMEM_TEAM_WORLD or SHMEM_TEAM_SHARED)"),
-        ),
-    }
 }
 
 /// The heap offset of a user's pSync array, checked.
@@ -147,7 +164,7 @@ fn wait_word(p: &Pe, off: usize, ok: impl Fn(u64) -> bool) {
 
 /// The barrier of the module doc over `set`, on the pSync words at `ps`; over every
 /// PE, the cluster's own barrier instead.
-fn barrier(call: &str, p: &mut Handles, set: &Set, ps: usize) {
+pub fn barrier(call: &str, p: &mut Handles, set: &Set, ps: usize) {
     if set.size > 1 && set.size == p.pes.len() {
         // Every PE is every member of the cluster: its barrier orders the puts the
         // same way and is one request the waiting thread answers itself (through a
@@ -236,7 +253,7 @@ unsafe fn broadcast(
             format!("root {root} is not a member index (0..{})", set.size),
         )
     };
-    let off = p.offset(call, dest.cast_const(), len);
+    let off = p.span_offset(call, dest.cast_const(), len);
     barrier(call, p, set, ps);
     if set.pe(root) == p.me {
         // SAFETY: forwarded caller contract.
@@ -275,15 +292,15 @@ unsafe fn collect(
     // Counts another PE wrote: bounded by the dest check below before any use.
     let (mut before, mut total) = (0usize, 0usize);
     for m in set.members() {
+        if m == me {
+            before = total;
+        }
         // SAFETY: the library area's SIZES words are in this PE's heap mapping, aligned.
         let c = unsafe { atomic::load::<u64>(p.base + p.sys + sys::SIZES + 8 * m) };
         let c = usize::try_from(c).ok();
         total = c.and_then(|c| total.checked_add(c)).unwrap_or(usize::MAX);
-        if m < me {
-            before = total;
-        }
     }
-    let off = p.offset(call, dest.cast_const(), total);
+    let off = p.span_offset(call, dest.cast_const(), total);
     if before.checked_add(len).is_none_or(|end| end > total) {
         die(
             call,
@@ -313,7 +330,7 @@ unsafe fn fcollect(
 ) {
     // SAFETY: forwarded caller contract.
     let data = unsafe { source(call, src, len) };
-    let off = p.offset(call, dest.cast_const(), bytes(call, set.size, len));
+    let off = p.span_offset(call, dest.cast_const(), bytes(call, set.size, len));
     let at = off + set.index_of(p.me).expect("a member") * len;
     barrier(call, p, set, ps);
     for m in set.members() {
@@ -364,7 +381,7 @@ unsafe fn alltoall(
     let all = bytes(call, set.size, n);
     // SAFETY: forwarded caller contract.
     let data = unsafe { source(call, src, span(all, sst)) };
-    let off = p.offset(call, dest.cast_const(), span(all, dst));
+    let off = p.span_offset(call, dest.cast_const(), span(all, dst));
     let i = set.index_of(p.me).expect("a member");
     barrier(call, p, set, ps);
     let mut block = Vec::new();
@@ -407,8 +424,7 @@ pub unsafe fn team_alltoall(
     // SAFETY: forwarded caller contract.
     on_team(call, team, |p, set, ps| unsafe {
         alltoall(call, p, set, ps, dest, src, (n, es), (dst, sst))
-    });
-    0
+    })
 }
 
 /// A reduction's arithmetic (`sum`/`prod` wrap for integers, as C's unsigned do).
@@ -650,7 +666,7 @@ fn store_own(p: &Handles, off: usize, data: &[u8]) {
 }
 
 /// Puts `data` at heap offset `off` of member `m`; this PE's own copy directly.
-fn deposit(call: &str, p: &mut Handles, m: usize, off: usize, data: &[u8]) {
+pub fn deposit(call: &str, p: &mut Handles, m: usize, off: usize, data: &[u8]) {
     if m == p.me {
         store_own(p, off, data);
     } else {
@@ -768,14 +784,9 @@ pub unsafe fn reduce<T: Copy + Default>(
     nreduce: usize,
     f: impl Fn(T, T) -> T + Copy,
 ) -> c_int {
-    with_pe(call, |p| {
-        let set = team_set(call, p, team);
-        let ps = p.sys + sys::PSYNC;
-        // SAFETY: forwarded caller contract.
-        one_at_a_time(p, |p| unsafe {
-            reduce_set(call, p, &set, ps, dest, src, nreduce, f)
-        });
-        0
+    // SAFETY: forwarded caller contract.
+    on_team(call, team, |p, set, ps| unsafe {
+        reduce_set(call, p, set, ps, dest, src, nreduce, f)
     })
 }
 
@@ -788,12 +799,15 @@ fn one_at_a_time<R>(p: &mut Handles, f: impl FnOnce(&mut Handles) -> R) -> R {
     f(p)
 }
 
-/// Runs `f` on the initialised PE with `team`'s members and pSync.
-fn on_team<R>(call: &str, team: Team, f: impl FnOnce(&mut Handles, &Set, usize) -> R) -> R {
+/// Runs `f` on the initialised PE with `team`'s members and pSync: 0, or -1 (and
+/// nothing done) for a handle that is no team ([`team`]'s bad handles).
+fn on_team(call: &str, team: Team, f: impl FnOnce(&mut Handles, &Set, usize)) -> c_int {
     with_pe(call, |p| {
-        let set = team_set(call, p, team);
-        let ps = p.sys + sys::PSYNC;
-        one_at_a_time(p, |p| f(p, &set, ps))
+        let Some(Resolved { set, psync, .. }) = team::resolve(p, team) else {
+            return -1;
+        };
+        one_at_a_time(p, |p| f(p, &set, psync));
+        0
     })
 }
 
@@ -830,8 +844,7 @@ pub unsafe fn team_broadcast(
     // SAFETY: forwarded caller contract.
     on_team(call, team, |p, set, ps| unsafe {
         broadcast(call, p, set, ps, dest, src, len, root, true)
-    });
-    0
+    })
 }
 
 /// `shmem_TYPE_collect` (1.5); 0. `_root` keeps the generated calls uniform.
@@ -851,8 +864,7 @@ pub unsafe fn team_collect(
     // SAFETY: forwarded caller contract.
     on_team(call, team, |p, set, ps| unsafe {
         collect(call, p, set, ps, dest, src, len)
-    });
-    0
+    })
 }
 
 /// `shmem_TYPE_fcollect` (1.5); 0.
@@ -872,8 +884,7 @@ pub unsafe fn team_fcollect(
     // SAFETY: forwarded caller contract.
     on_team(call, team, |p, set, ps| unsafe {
         fcollect(call, p, set, ps, dest, src, len)
-    });
-    0
+    })
 }
 
 #[no_mangle]
@@ -903,8 +914,7 @@ pub extern "C" fn shmem_sync_all() {
 pub extern "C" fn shmem_team_sync(team: Team) -> c_int {
     on_team("shmem_team_sync", team, |p, set, ps| {
         barrier("shmem_team_sync", p, set, ps)
-    });
-    0
+    })
 }
 
 macro_rules! active_set_data {

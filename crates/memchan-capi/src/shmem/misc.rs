@@ -1,8 +1,6 @@
 //! The rest of shmem.h's Rust side: heap extras (align/calloc/realloc), address
-//! queries, global exit, version and name, threads, teams and contexts.
+//! queries, global exit, version and name, threads.
 
-use super::coll::{self, TEAM_SHARED, TEAM_WORLD};
-use super::Team;
 use crate::{die, with_pe};
 use std::ffi::{c_char, c_int, c_long, c_void};
 
@@ -19,6 +17,16 @@ pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
         die(CALL, format!("alignment {alignment} is not a power of two"));
     }
     crate::malloc(CALL, size, alignment)
+}
+
+/// `shmem_malloc` with usage hints (`SHMEM_MALLOC_ATOMICS_REMOTE`,
+/// `SHMEM_MALLOC_SIGNAL_REMOTE`): every block already serves atomics and signals, so
+/// the hints change nothing, and bits no hint names are ignored as the standard
+/// allows hints to be.
+#[no_mangle]
+pub extern "C" fn shmem_malloc_with_hints(size: usize, hints: c_long) -> *mut c_void {
+    let _ = hints;
+    crate::malloc("shmem_malloc_with_hints", size, crate::heap::ALIGN)
 }
 
 /// OpenSHMEM 1.0's `shmemalign`.
@@ -195,117 +203,6 @@ pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
     unsafe { provided.write(3) };
 }
 
-/// The calling PE's number in `team`; -1 for a handle that is no team.
-#[no_mangle]
-pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
-    with_pe("shmem_team_my_pe", |p| match team as usize {
-        TEAM_WORLD => p.me as c_int,
-        TEAM_SHARED if p.shared => p.me as c_int,
-        TEAM_SHARED => 0,
-        _ => -1,
-    })
-}
-
-/// The number of PEs in `team`; -1 for a handle that is no team.
-#[no_mangle]
-pub extern "C" fn shmem_team_n_pes(team: Team) -> c_int {
-    with_pe("shmem_team_n_pes", |p| match team as usize {
-        TEAM_WORLD => p.pes.len() as c_int,
-        TEAM_SHARED if p.shared => p.pes.len() as c_int,
-        TEAM_SHARED => 1,
-        _ => -1,
-    })
-}
-
-/// `src_pe` of `src_team` as a PE of `dest_team`; -1 if it is not in it.
-#[no_mangle]
-pub extern "C" fn shmem_team_translate_pe(src_team: Team, src_pe: c_int, dest_team: Team) -> c_int {
-    const CALL: &str = "shmem_team_translate_pe";
-    with_pe(CALL, |p| {
-        let (n, me) = (p.pes.len() as c_int, p.me as c_int);
-        // SHMEM_TEAM_SHARED is every PE (numbered as in the world) or this PE alone.
-        let world = match src_team as usize {
-            TEAM_WORLD | TEAM_SHARED if p.shared && (0..n).contains(&src_pe) => src_pe,
-            TEAM_WORLD if (0..n).contains(&src_pe) => src_pe,
-            TEAM_SHARED if src_pe == 0 => me,
-            _ => return -1,
-        };
-        match dest_team as usize {
-            TEAM_WORLD => world,
-            TEAM_SHARED if p.shared => world,
-            TEAM_SHARED if world == me => 0,
-            _ => -1,
-        }
-    })
-}
-
-/// Predefined teams are never destroyed; other handles do not exist here.
-#[no_mangle]
-pub extern "C" fn shmem_team_destroy(_team: Team) {}
-
-/// New teams are not offered (only SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED): the
-/// standard's failure, -1 and SHMEM_TEAM_INVALID (NULL).
-///
-/// # Safety
-/// `new_team` is NULL or a writable `shmem_team_t`.
-#[no_mangle]
-pub unsafe extern "C" fn shmem_team_split_strided(
-    parent: Team,
-    _start: c_int,
-    _stride: c_int,
-    _size: c_int,
-    _config: *const c_void,
-    _mask: c_long,
-    new_team: *mut Team,
-) -> c_int {
-    const CALL: &str = "shmem_team_split_strided";
-    {
-        with_pe(CALL, |p| {
-            coll::team_set(CALL, p, parent);
-        })
-    }
-    if !new_team.is_null() {
-        // SAFETY: the caller's contract; non-null checked.
-        unsafe { new_team.write(std::ptr::null()) };
-    }
-    -1
-}
-
-/// Contexts map to the default one: `*ctx` becomes SHMEM_CTX_DEFAULT (NULL).
-///
-/// # Safety
-/// `ctx` is a writable `shmem_ctx_t`.
-#[no_mangle]
-pub unsafe extern "C" fn shmem_ctx_create(_options: c_long, ctx: *mut *mut c_void) -> c_int {
-    with_pe("shmem_ctx_create", |_| ());
-    if ctx.is_null() {
-        die("shmem_ctx_create", "ctx is NULL");
-    }
-    // SAFETY: the caller's contract; non-null checked.
-    unsafe { ctx.write(std::ptr::null_mut()) };
-    0
-}
-
-/// # Safety
-/// `ctx` is a writable `shmem_ctx_t`.
-#[no_mangle]
-pub unsafe extern "C" fn shmem_team_create_ctx(
-    team: Team,
-    options: c_long,
-    ctx: *mut *mut c_void,
-) -> c_int {
-    {
-        with_pe("shmem_team_create_ctx", |p| {
-            coll::team_set("shmem_team_create_ctx", p, team);
-        })
-    }
-    // SAFETY: forwarded caller contract.
-    unsafe { shmem_ctx_create(options, ctx) }
-}
-
-#[no_mangle]
-pub extern "C" fn shmem_ctx_destroy(_ctx: *mut c_void) {}
-
 /// OpenSHMEM 1.0's `shmem_swap` on a `long`.
 #[no_mangle]
 pub extern "C" fn shmem_swap(target: *mut c_long, value: c_long, pe: c_int) -> c_long {
@@ -316,60 +213,4 @@ pub extern "C" fn shmem_swap(target: *mut c_long, value: c_long, pe: c_int) -> c
         pe,
         memchan::AtomicOp::Swap(value.bits()),
     )
-}
-
-/// # Safety
-/// `source` is readable for `nelems` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn shmem_putmem_signal(
-    dest: *mut c_void,
-    source: *const c_void,
-    nelems: usize,
-    sig_addr: *mut u64,
-    signal: u64,
-    sig_op: c_int,
-    pe: c_int,
-) {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        super::rma::put_signal(
-            "shmem_putmem_signal",
-            dest,
-            source,
-            nelems,
-            1,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
-    }
-}
-
-/// # Safety
-/// `source` is readable for `nelems` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn shmem_putmem_signal_nbi(
-    dest: *mut c_void,
-    source: *const c_void,
-    nelems: usize,
-    sig_addr: *mut u64,
-    signal: u64,
-    sig_op: c_int,
-    pe: c_int,
-) {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        super::rma::put_signal(
-            "shmem_putmem_signal_nbi",
-            dest,
-            source,
-            nelems,
-            1,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
-    }
 }

@@ -14,11 +14,11 @@ pub mod rma;
 pub mod statics;
 pub mod sync;
 pub mod sys;
+pub mod team;
 
 use std::ffi::c_void;
 
-/// `shmem_team_t`: an opaque pointer in C; memchan's teams are the two predefined
-/// ones, told apart by value ([`coll::TEAM_WORLD`], [`coll::TEAM_SHARED`]).
+/// `shmem_team_t`: an opaque pointer in C, a small number here ([`team`]).
 pub type Team = *const c_void;
 
 /// The functions `build.rs` expanded from `table.rs`. Their parameter names are the

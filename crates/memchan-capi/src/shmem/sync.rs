@@ -180,6 +180,11 @@ pub enum Mode {
     Some,
 }
 
+thread_local! {
+    /// Where this thread's next `_any` scan starts.
+    static ANY_NEXT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// `shmem_TYPE_{wait_until,test}_{all,any,some}[_vector]` (OpenSHMEM 1.5) over the
 /// `n` symmetric words at `ivars`, those with `status[i] != 0` left out (`status`
 /// may be NULL), each compared with `values[i]` (or `value` when `values` is NULL).
@@ -242,15 +247,26 @@ pub unsafe fn wait_set<T: Word>(
     };
     // SAFETY: word `i < n` of the checked, aligned symmetric range.
     let holds = |i: usize| f(&unsafe { atomic::load::<T>(base + i * w) }, &want(i));
+    // Any scans from just past the index it last returned (per thread), so that a
+    // program polling with no status array meets every satisfied index in turn
+    // rather than the lowest one forever.
+    let from = if mode == Mode::Any {
+        ANY_NEXT.with(|c| c.get()) % n
+    } else {
+        0
+    };
     let mut idle = Idle::new();
     loop {
         let mut live = 0usize;
         let mut found = 0usize;
-        for i in (0..n).filter(|&i| active(i)) {
+        for i in (from..n).chain(0..from).filter(|&i| active(i)) {
             live += 1;
             if holds(i) {
                 match mode {
-                    Mode::Any => return i,
+                    Mode::Any => {
+                        ANY_NEXT.with(|c| c.set(i + 1));
+                        return i;
+                    }
                     // SAFETY: `found < n`; `indices` writable for `n` (the contract).
                     Mode::Some => unsafe { *indices.add(found) = i },
                     Mode::All => {}

@@ -53,25 +53,31 @@ const GRACE: Duration = Duration::from_secs(2);
 /// The exit code of a run that `--timeout` ended (as `timeout(1)`'s).
 pub const TIMEOUT_EXIT: i32 = 124;
 
+/// Prints why the launcher stops; a closed stderr (its output piped into `head`)
+/// must not turn the job's exit code into a panic's.
+fn say(cmd: &str, e: &anyhow::Error) {
+    let _ = writeln!(std::io::stderr(), "{cmd}: {e:#}");
+}
+
 /// Runs the launcher named `cmd` (`memchan run` or `oshrun`) and gives its exit code.
 /// Command-line mistakes are printed with the usage hint and give 2.
 pub fn main(cmd: &str, argv: Vec<OsString>) -> i32 {
     let run = match args::parse(argv, |k| std::env::var(k).ok()) {
         Ok(args::Parsed::Help) => {
-            println!("{}", args::USAGE);
+            let _ = writeln!(std::io::stdout(), "{}", args::USAGE);
             return 0;
         }
         Ok(args::Parsed::Run(a)) => launch(&a),
         Ok(args::Parsed::HostJob) => hosts::host_job(),
         Err(e) => {
-            eprintln!("{cmd}: {e:#}");
+            say(cmd, &e);
             return 2;
         }
     };
     match run {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("{cmd}: {e:#}");
+            say(cmd, &e);
             // As a shell says it: 127 for a program not found, 126 for one it may not run.
             match e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) {
                 Some(std::io::ErrorKind::NotFound) => 127,
