@@ -245,6 +245,46 @@ fn c_shmem_programs_run_across_namespaces() {
     );
 }
 
+/// The OpenSHMEM 1.5 conformance set (memchan-capi's `tests/c/spec`, every program
+/// in it; `shmem_spec.rs` runs them on one host) passes across the namespaces too:
+/// teams, contexts, the C11 generics, collectives and synchronization through a hub.
+#[test]
+fn the_conformance_set_passes_across_namespaces() {
+    if !root() {
+        return;
+    }
+    let _one = serial();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../memchan-capi/tests/c/spec");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("read tests/c/spec")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let stem = p.file_stem()?.to_string_lossy().into_owned();
+            (p.extension()? == "c").then_some(stem)
+        })
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no programs in {}", dir.display());
+    let topo = Topology::new("rhspec", 2);
+    let flags = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread"];
+    for name in names {
+        let prog = CProgram::build(&format!("spec/{name}"), flags);
+        let out = output(launcher(&topo, &["--tag-output", prog.0.to_str().unwrap()]));
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{name}: {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            out.status
+        );
+        for r in 0..4 {
+            assert!(
+                stdout.contains(&format!("[{r}] PE {r}: ok")),
+                "{name}: PE {r} missing:\n{stdout}"
+            );
+        }
+    }
+}
+
 /// A rank that exits 3 on the second host ends the job: the launcher returns 3 and
 /// every PE on both hosts is gone.
 #[test]

@@ -803,7 +803,7 @@ fn one_at_a_time<R>(p: &mut Handles, f: impl FnOnce(&mut Handles) -> R) -> R {
 /// nothing done) for a handle that is no team ([`team`]'s bad handles).
 fn on_team(call: &str, team: Team, f: impl FnOnce(&mut Handles, &Set, usize)) -> c_int {
     with_pe(call, |p| {
-        let Some(Resolved { set, psync, .. }) = team::resolve(p, team) else {
+        let Some(Resolved { set, psync, .. }) = team::resolve(call, p, team) else {
             return -1;
         };
         one_at_a_time(p, |p| f(p, &set, psync));

@@ -16,9 +16,10 @@
 //! enters any later collective, and nobody writes its scratch words before it has
 //! entered one, so the words are never overwritten while read.
 //!
-//! **Bad handles.** `SHMEM_TEAM_INVALID`, a destroyed team's handle and any other
-//! value that names no team are refused without ending the program: the calls that
-//! return a status return -1 (`shmem_team_ptr` NULL) and do nothing else.
+//! **Bad handles.** `SHMEM_TEAM_INVALID` and a destroyed team's handle are refused
+//! without ending the program: the calls that return a status return -1
+//! (`shmem_team_ptr` NULL) and do nothing else. A value no handle can have (a stray
+//! pointer) ends the PE naming the call, as other bad arguments do.
 
 use super::coll::{barrier, deposit, Set};
 use super::{atomic, sys, Team};
@@ -79,17 +80,23 @@ fn teams(p: &Pe) -> std::sync::MutexGuard<'_, Table> {
     p.teams.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The team `team` names on this PE, or `None` for a value that names none.
-pub fn resolve(p: &Pe, team: Team) -> Option<Resolved> {
+/// The team `team` names on this PE; `None` for SHMEM_TEAM_INVALID and for a split
+/// team's handle that names no team here (destroyed, or never split); the end
+/// naming `call` for a value no team handle can have (a stray pointer).
+pub fn resolve(call: &str, p: &Pe, team: Team) -> Option<Resolved> {
     let world = Set::new(0, 1, p.pes.len());
     let (set, block, config) = match team as usize {
         TEAM_WORLD => (world, 0, Config::default()),
         TEAM_SHARED if p.shared => (world, 0, Config::default()),
         TEAM_SHARED => (Set::new(p.me, 1, 1), 0, Config::default()),
+        0 => return None,
         h => {
-            let block = h
+            let Some(block) = h
                 .checked_sub(FIRST_SPLIT - 1)
-                .filter(|b| (1..=SLOTS).contains(b))?;
+                .filter(|b| (1..=SLOTS).contains(b))
+            else {
+                die(call, format!("{team:p} is not a team"))
+            };
             let s = teams(p).0[block - 1]?;
             (s.set, block, s.config)
         }
@@ -104,8 +111,9 @@ pub fn resolve(p: &Pe, team: Team) -> Option<Resolved> {
 /// The calling PE's number in `team`; -1 for a handle that is no team.
 #[no_mangle]
 pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
-    with_pe("shmem_team_my_pe", |p| {
-        resolve(p, team)
+    const CALL: &str = "shmem_team_my_pe";
+    with_pe(CALL, |p| {
+        resolve(CALL, p, team)
             .and_then(|t| t.set.index_of(p.me))
             .map_or(-1, |i| i as c_int)
     })
@@ -114,8 +122,9 @@ pub extern "C" fn shmem_team_my_pe(team: Team) -> c_int {
 /// The number of PEs in `team`; -1 for a handle that is no team.
 #[no_mangle]
 pub extern "C" fn shmem_team_n_pes(team: Team) -> c_int {
-    with_pe("shmem_team_n_pes", |p| {
-        resolve(p, team).map_or(-1, |t| t.set.len() as c_int)
+    const CALL: &str = "shmem_team_n_pes";
+    with_pe(CALL, |p| {
+        resolve(CALL, p, team).map_or(-1, |t| t.set.len() as c_int)
     })
 }
 
@@ -123,8 +132,10 @@ pub extern "C" fn shmem_team_n_pes(team: Team) -> c_int {
 /// handle is no team).
 #[no_mangle]
 pub extern "C" fn shmem_team_translate_pe(src_team: Team, src_pe: c_int, dest_team: Team) -> c_int {
-    with_pe("shmem_team_translate_pe", |p| {
-        let (Some(src), Some(dest)) = (resolve(p, src_team), resolve(p, dest_team)) else {
+    const CALL: &str = "shmem_team_translate_pe";
+    with_pe(CALL, |p| {
+        let (Some(src), Some(dest)) = (resolve(CALL, p, src_team), resolve(CALL, p, dest_team))
+        else {
             return -1;
         };
         usize::try_from(src_pe)
@@ -147,7 +158,8 @@ pub unsafe extern "C" fn shmem_team_get_config(
     mask: c_long,
     config: *mut Config,
 ) -> c_int {
-    let Some(t) = with_pe("shmem_team_get_config", |p| resolve(p, team)) else {
+    const CALL: &str = "shmem_team_get_config";
+    let Some(t) = with_pe(CALL, |p| resolve(CALL, p, team)) else {
         return -1;
     };
     if !config.is_null() && mask & NUM_CONTEXTS != 0 {
@@ -161,8 +173,9 @@ pub unsafe extern "C" fn shmem_team_get_config(
 /// NULL (no such team or PE, or that PE's memory is not mapped here).
 #[no_mangle]
 pub extern "C" fn shmem_team_ptr(team: Team, dest: *const c_void, pe: c_int) -> *mut c_void {
-    let world = with_pe("shmem_team_ptr", |p| {
-        let t = resolve(p, team)?;
+    const CALL: &str = "shmem_team_ptr";
+    let world = with_pe(CALL, |p| {
+        let t = resolve(CALL, p, team)?;
         t.set.get(usize::try_from(pe).ok()?)
     });
     match world {
@@ -284,7 +297,7 @@ pub unsafe extern "C" fn shmem_team_split_strided(
     // SAFETY: the caller's contract.
     let config = unsafe { asked(config, mask) };
     let (team, ok) = with_pe(CALL, |p| {
-        let Some(parent) = resolve(p, parent) else {
+        let Some(parent) = resolve(CALL, p, parent) else {
             return (std::ptr::null(), false);
         };
         // The same arguments on every member: each refuses alike, with no exchange.
@@ -328,7 +341,7 @@ pub unsafe extern "C" fn shmem_team_split_2d(
     let (xc, yc) = unsafe { (asked(xconfig, xmask), asked(yconfig, ymask)) };
     let (x, y, ok) = with_pe(CALL, |p| {
         let invalid = (std::ptr::null(), std::ptr::null(), false);
-        let Some(parent) = resolve(p, parent) else {
+        let Some(parent) = resolve(CALL, p, parent) else {
             return invalid;
         };
         let Ok(xr) = usize::try_from(xrange) else {
@@ -405,7 +418,7 @@ pub unsafe extern "C" fn shmem_team_create_ctx(
     ctx: *mut *mut c_void,
 ) -> c_int {
     const CALL: &str = "shmem_team_create_ctx";
-    let ok = with_pe(CALL, |p| resolve(p, team).is_some());
+    let ok = with_pe(CALL, |p| resolve(CALL, p, team).is_some());
     let made = if ok {
         ctx_of(team)
     } else {
@@ -427,13 +440,14 @@ pub unsafe extern "C" fn shmem_team_create_ctx(
 /// `team` is NULL or a writable `shmem_team_t`.
 #[no_mangle]
 pub unsafe extern "C" fn shmem_ctx_get_team(ctx: *mut c_void, team: *mut Team) -> c_int {
+    const CALL: &str = "shmem_ctx_get_team";
     let v = ctx as usize;
     let named = match v {
         0 => Some(TEAM_WORLD as Team),
         _ if v.is_multiple_of(2) => Some((v / 2) as Team),
         _ => None,
     };
-    let found = named.filter(|&t| with_pe("shmem_ctx_get_team", |p| resolve(p, t).is_some()));
+    let found = named.filter(|&t| with_pe(CALL, |p| resolve(CALL, p, t).is_some()));
     // SAFETY: the caller's contract.
     unsafe { give(team, found.unwrap_or(std::ptr::null())) };
     if found.is_some() {

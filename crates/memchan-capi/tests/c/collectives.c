@@ -186,8 +186,10 @@ int main(void) {
         CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, (me + 1) % n, SHMEM_TEAM_SHARED) == (me + 1) % n, "translate in");
         CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, n, SHMEM_TEAM_WORLD) == -1, "translate out of range");
     }
-    shmem_team_t none = SHMEM_TEAM_WORLD;
-    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &none) != 0 && none == SHMEM_TEAM_INVALID, "split");
+    shmem_team_t all = SHMEM_TEAM_INVALID;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &all) == 0 && all != SHMEM_TEAM_INVALID, "split");
+    CHECK(shmem_team_n_pes(all) == n && shmem_team_my_pe(all) == me, "the split of every PE");
+    shmem_team_destroy(all);
     CHECK(shmem_team_sync(SHMEM_TEAM_WORLD) == 0, "team sync");
     float *fsrc = shmem_malloc(2 * sizeof(float)), *fdst2 = shmem_malloc(2 * n * sizeof(float));
     fsrc[0] = (float)me; fsrc[1] = 0.5f;
@@ -209,7 +211,7 @@ int main(void) {
     shmem_int_max_reduce(SHMEM_TEAM_SHARED, idst, isrc, 1);
     CHECK(idst[0] == (hub ? me : n - 1), "a SHARED reduce: %d", idst[0]);
     shmem_ctx_t ctx = SHMEM_CTX_INVALID;
-    CHECK(shmem_ctx_create(0, &ctx) == 0 && ctx == SHMEM_CTX_DEFAULT, "ctx_create");
+    CHECK(shmem_ctx_create(0, &ctx) == 0 && ctx != SHMEM_CTX_INVALID, "ctx_create");
     shmem_ctx_destroy(ctx);
 
     shmem_sync_all();

@@ -174,7 +174,11 @@ impl CProgram {
         // One file per build: the tests run in parallel and each removes its own.
         static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let k = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let exe = std::env::temp_dir().join(format!("memchan-c-{}-{k}-{name}", std::process::id()));
+        let exe = std::env::temp_dir().join(format!(
+            "memchan-c-{}-{k}-{}",
+            std::process::id(),
+            name.replace('/', "-")
+        ));
         let out = bin()
             .arg("oshcc")
             .args(flags)
