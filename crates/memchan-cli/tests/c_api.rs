@@ -224,6 +224,40 @@ fn global_exit_status_reaches_the_shell() {
     assert!(!stdout.contains("passed a barrier"), "{stdout}");
 }
 
+/// `oshrun ... 2>&1 | head -1`: the launcher's own output (and its PEs') goes to a
+/// pipe closed after one line. The PEs die of SIGPIPE, and the launcher neither
+/// panics on its now-closed stderr (it did: exit 101, cleanup skipped) nor leaves
+/// the run's shared-memory objects: it exits 128 + SIGPIPE as a shell reports it.
+#[test]
+fn a_closed_output_pipe_keeps_the_exit_code_and_cleans_up() {
+    let prog = CProgram::build("chatty", FLAGS);
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    let mut child = bin()
+        .args(["run", "-n", "2", "--oversubscribe", "--timeout", "120"])
+        .arg(&prog.0)
+        .env("SHMEM_SYMMETRIC_SIZE", "32M")
+        .env_remove("MEMCHAN_LOG")
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone().expect("dup"))
+        .stderr(writer)
+        .spawn()
+        .expect("spawn memchan run");
+    let launcher = child.id();
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(reader), &mut first)
+        .expect("read a line");
+    assert!(first.starts_with("PE "), "first line: {first:?}");
+    // The reader is gone: every later write to the pipe fails.
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(128 + libc::SIGPIPE), "{status:?}");
+    let left: Vec<String> = std::fs::read_dir("/dev/shm")
+        .expect("read /dev/shm")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(&format!("memchan.run-{launcher}-")))
+        .collect();
+    assert!(left.is_empty(), "the run left {left:?}");
+}
+
 /// A program that exits without `shmem_finalize` (OpenSHMEM 1.0's `start_pes`, as the
 /// OSU benchmarks) leaves the cluster at exit: the hub sees each PE leave, and counts
 /// no isolation (before: "isolated ... its link closed" for every PE).
