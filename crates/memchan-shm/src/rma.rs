@@ -142,9 +142,19 @@ impl Rma {
         if !load_set(&c.segs[self.seg.idx as usize].rx_set).contains(node) {
             return Err(not_mapped());
         }
+        if self.may_write {
+            // A handle that may write shares the node's one mapping of each
+            // destination (the order point's views, admitted as a sender's are), so
+            // that many handles of one process (one per thread in the C API) do not
+            // each map, populate and lock the whole of every target's memory again.
+            let Some(obj) = self.inner.order().view(&self.seg, node)? else {
+                return Err(not_mapped());
+            };
+            return Ok(self.keep_view(&mut keep, node, gen, obj));
+        }
         let inc = slot.incarnation.load(Ordering::Acquire);
         let name = local.rx_name(self.seg.idx, self.seg.generation, node, inc);
-        let obj = match RxObject::open_as(&name, local.page, self.size, self.may_write) {
+        let obj = match RxObject::open_as(&name, local.page, self.size, false) {
             Ok(o) => Arc::new(o),
             // Removed between the check and the open: it just unmapped or died.
             Err(Error::Os { source, .. })
@@ -161,6 +171,17 @@ impl Rma {
             }
             Err(e) => return Err(e),
         };
+        Ok(self.keep_view(&mut keep, node, gen, obj))
+    }
+
+    /// Caches `obj` as `node`'s view at `gen`, kept mapped by `keep`.
+    fn keep_view(
+        &self,
+        keep: &mut [Option<Arc<RxObject>>],
+        node: NodeId,
+        gen: u64,
+        obj: Arc<RxObject>,
+    ) -> View {
         let v = View {
             gen,
             data: obj.data(),
@@ -168,7 +189,7 @@ impl Rma {
         };
         keep[node.index()] = Some(obj);
         self.views[node.index()].set(v);
-        Ok(v)
+        v
     }
 
     /// The view of `node` for `len` bytes at `offset`, every page of which allows
@@ -285,5 +306,47 @@ impl Rma {
         let v = self.open(node, offset, N)?;
         // SAFETY: `offset + N <= size` (checked), inside the target's data pages.
         Ok(unsafe { v.data.add(offset) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Node;
+    use memchan_core::transport::{RmaOps, SegmentOps, Transport};
+    use memchan_core::{Config, RxAttrs};
+
+    /// Many handles of one node on a segment map each target's receive memory once
+    /// (the node's views), not once per handle: with a handle per thread (the C
+    /// API's), every thread mapped, populated and locked every target's whole
+    /// memory again, which made multithreaded programs with large heaps crawl.
+    #[test]
+    fn handles_share_one_mapping_of_each_target() {
+        let name = format!("rma-share-{}", std::process::id());
+        let a = Node::join(&name, &Config::default()).unwrap();
+        let b = Node::join(&name, &Config::default()).unwrap();
+        let open = RxAttrs {
+            remote_read: true,
+            ..RxAttrs::default()
+        };
+        let _rx = b
+            .segment("s", 1 << 20, 0o600)
+            .unwrap()
+            .map_rx_with(open)
+            .unwrap();
+        let seg = a.segment("s", 1 << 20, 0o600).unwrap();
+        let handles: Vec<_> = (0..8).map(|_| seg.rma().unwrap()).collect();
+        for h in &handles {
+            let mut buf = [0u8; 8];
+            h.get(b.node_id(), 0, &mut buf).unwrap();
+        }
+        // b's receive memory: its own mapping, and a's one view of it.
+        let mark = format!("memchan.{name}.s");
+        let of_b = format!(".n{}.i", b.node_id().0);
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let n = maps
+            .lines()
+            .filter(|l| l.contains(&mark) && l.contains(&of_b))
+            .count();
+        assert_eq!(n, 2, "mappings of b's receive memory:\n{maps}");
     }
 }
