@@ -312,7 +312,7 @@ impl Rma {
 #[cfg(test)]
 mod tests {
     use crate::Node;
-    use memchan_core::transport::{RmaOps, SegmentOps, Transport};
+    use memchan_core::transport::{SegmentOps, Transport};
     use memchan_core::{Config, RxAttrs};
 
     /// Many handles of one node on a segment map each target's receive memory once
