@@ -1,5 +1,5 @@
-//! `libmemchan.so` for C: a first slice of OpenSHMEM (`include/shmem.h`) over the
-//! public `memchan` crate.
+//! `libmemchan.so` for C: OpenSHMEM 1.5 (`include/shmem.h`) and the native API
+//! (`include/memchan.h`) over the public `memchan` crate.
 //!
 //! A PE joins the cluster `MEMCHAN_CLUSTER` that `memchan run` names, learns its rank
 //! from [`memchan_launch::rank_from_env`], and waits until every PE has joined.
@@ -11,10 +11,11 @@
 //! `pes[r]` from then on.
 //!
 //! **Symmetric heap.** One segment, `shmem.heap`, of `SHMEM_SYMMETRIC_SIZE` bytes
-//! (K/M/G suffixes; default 256 MiB), mapped rx by every PE with `remote_read` on. The
-//! local copy is where `shmem_malloc` returns pointers (the program loads and stores
-//! there directly); every PE runs the same first-fit ([`heap::Heap`]) so the same calls
-//! give the same offsets. A put to PE `r` writes through a tx mapping towards `pes[r]`
+//! (K/M/G suffixes; default 256 MiB), mapped rx by every PE with `remote_read` on, and
+//! mapped a second time at a 1 GiB-aligned address ([`view`]), where `shmem_malloc`
+//! returns pointers (the program loads and stores there directly); every PE runs the
+//! same first-fit ([`heap::Heap`]) so the same calls give the same offsets, and the
+//! same aligned offsets are aligned addresses on every PE. A put to PE `r` writes through a tx mapping towards `pes[r]`
 //! (made on a thread's first put there); a get and an atomic go through the segment's
 //! [`Rma`] handle.
 //!
