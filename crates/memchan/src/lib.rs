@@ -853,7 +853,7 @@ impl LockGuard<'_> {
     }
 }
 
-/// Remote reads and atomics on other nodes' copies of one segment (SPEC.md Semantics
+/// Remote reads and atomics on other nodes' copies of one segment (docs/spec.md, Semantics
 /// 8; OpenSHMEM's get and atomics): one handle addresses every node, by [`NodeId`].
 /// The target's application takes no part: on one host the caller loads from (or runs
 /// the atomic on) the target's receive memory, which it maps; across hosts the
