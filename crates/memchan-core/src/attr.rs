@@ -1,4 +1,4 @@
-//! Page control attributes (SPEC.md, seed 000 figure 2) and transmit destinations.
+//! Page control attributes (docs/spec.md, Concepts; seed 000 figure 2) and transmit destinations.
 
 use crate::names::{GroupId, NodeId};
 

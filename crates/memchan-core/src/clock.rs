@@ -1,4 +1,4 @@
-//! The global clock (SPEC Semantics 10, seed 000): a time every node of a cluster
+//! The global clock (docs/spec.md, Semantics 10; seed 000): a time every node of a cluster
 //! reads, with an accuracy bound measured at run time. This module holds what both
 //! transports share and does no I/O: the reading ([`GlobalTime`]), the estimator a
 //! node across hosts keeps from the hub's time packets ([`ClockSync`]) and the

@@ -3,8 +3,9 @@
 //! handshake, the cluster lock's protocol) written once over a [`sync`] facade so that
 //! loom can model them. No I/O lives here.
 //!
-//! The transports (`memchan-shm` for one host, the hub later) place these algorithms on
-//! shared memory; the public crate `memchan` exposes them as a cluster API.
+//! The transports (`memchan-shm` for one host, the hub transport across hosts) place
+//! these algorithms on their memory or frames; the public crate `memchan` exposes them
+//! as a cluster API.
 //!
 //! ```
 //! use memchan_core::{Dest, NodeId, PageSize, TxAttrs};

@@ -1,8 +1,8 @@
-//! Identifiers and sizes named in SPEC.md: node, group, page, and a set of nodes.
+//! Identifiers and sizes named in docs/spec.md (Concepts): node, group, page, and a set of nodes.
 
 use std::fmt;
 
-/// The most nodes one cluster may hold (SPEC: at least 256).
+/// The most nodes one cluster may hold (docs/spec.md, Concepts: at least 256).
 pub const MAX_NODES: usize = 256;
 /// The most multicast groups one cluster may define.
 pub const MAX_GROUPS: usize = 32;

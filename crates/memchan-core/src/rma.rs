@@ -1,4 +1,4 @@
-//! Remote memory access (SPEC.md Semantics 8, issue 12 points 1 and 3): what both
+//! Remote memory access (docs/spec.md, Semantics 8, issue 12 points 1 and 3): what both
 //! transports share for a remote read (`get`) or a remote atomic on a target node's
 //! receive memory. The argument checks (one error for one bad input on every
 //! transport), the atomic operations as one enum and the one function that executes

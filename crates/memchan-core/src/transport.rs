@@ -52,7 +52,8 @@ impl Caps {
     /// Remote atomics on 4- and 8-byte words (`RmaOps::atomic_u64`), executed where
     /// the word lives.
     pub const ATOMICS: Caps = Caps(1 << 9);
-    /// Two rails with fail-over: not offered by any transport yet.
+    /// Two rails with fail-over. The hub transport runs dual rail when joined with
+    /// `ACTIVE,STANDBY` (docs/guide/hub.md), but no transport reports this bit yet.
     pub const RAILS: Caps = Caps(1 << 10);
 
     const NAMES: [(Caps, &'static str); 8] = [
@@ -183,7 +184,7 @@ pub trait Transport: Sized + Send + Sync + 'static {
     /// # Errors
     /// A bad lock name (`Invalid`), a full segment table.
     fn lock(&self, name: &str) -> Result<Self::Lock>;
-    /// The cluster's global clock (SPEC Semantics 10): a time every node reads alike,
+    /// The cluster's global clock (docs/spec.md, Semantics 10): a time every node reads alike,
     /// with its accuracy bound measured at run time (`crate::clock`). Two readings of
     /// one moment on any two nodes differ by at most the sum of their bounds.
     ///
@@ -242,7 +243,7 @@ pub trait SegmentOps: Send + Sync {
     fn rma(&self) -> Result<Self::Rma>;
 }
 
-/// Remote memory access to other nodes' receive memory (SPEC.md Semantics 8; seed
+/// Remote memory access to other nodes' receive memory (docs/spec.md, Semantics 8; seed
 /// 000's remote read; OpenSHMEM's get and atomics). One handle addresses every node's
 /// copy of one segment; like a tx mapping it belongs to one thread at a time (it
 /// caches each target's mapping without a lock).

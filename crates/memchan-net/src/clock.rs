@@ -1,4 +1,4 @@
-//! The global clock through a hub (SPEC Semantics 10; the estimate itself is
+//! The global clock through a hub (docs/spec.md, Semantics 10; the estimate itself is
 //! `memchan_core::clock`). The cluster's time is the hub's monotonic clock.
 //!
 //! - The hub's timer sends every member a `Time` frame each clock period (half a

@@ -1,4 +1,4 @@
-//! The global clock on one host (SPEC Semantics 10): the host's monotonic clock, which
+//! The global clock on one host (docs/spec.md, Semantics 10): the host's monotonic clock, which
 //! every process on it reads from the same invariant TSC (`constant_tsc` and
 //! `nonstop_tsc` in `/proc/cpuinfo`, so it runs at one rate on every core and in
 //! every power state), with an accuracy bound measured once per process.

@@ -122,8 +122,8 @@ impl ShmMap {
             )
         }
         .map_err(|e| Error::os(format!("mmap {what}"), e))?;
-        // Resident memory (SPEC: rx mappings are not swapped). Failure (RLIMIT_MEMLOCK
-        // for non-root) only costs residency, so it is not an error.
+        // Resident memory (docs/spec.md, Concepts: rx mappings are not swapped). Failure
+        // (RLIMIT_MEMLOCK for non-root) only costs residency, so it is not an error.
         // SAFETY: the range is the mapping just made.
         let _ = unsafe { rustix::mm::mlock(ptr, len) };
         Ok(ShmMap {

@@ -853,7 +853,7 @@ impl LockGuard<'_> {
     }
 }
 
-/// Remote reads and atomics on other nodes' copies of one segment (SPEC.md Semantics
+/// Remote reads and atomics on other nodes' copies of one segment (docs/spec.md, Semantics
 /// 8; OpenSHMEM's get and atomics): one handle addresses every node, by [`NodeId`].
 /// The target's application takes no part: on one host the caller loads from (or runs
 /// the atomic on) the target's receive memory, which it maps; across hosts the
@@ -1024,3 +1024,18 @@ impl Rma {
         fetch_xor_u32(v) => AtomicOp::FetchXor(v.into());
     );
 }
+
+/// The README's Rust examples, compiled and run as doc-tests (its other blocks are
+/// tagged with their language, so rustdoc leaves them alone).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+mod readme {}
+
+/// The Rust guide's and the hub guide's examples, compiled and run as doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/rust.md")]
+mod guide_rust {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/hub.md")]
+mod guide_hub {}

@@ -1,5 +1,5 @@
 //! `clock_bound_ns`: the accuracy bound of the cluster's global clock
-//! (`Cluster::global_time`, SPEC Semantics 10) as each transport measures it at run
+//! (`Cluster::global_time`, docs/spec.md, Semantics 10) as each transport measures it at run
 //! time. Not the bench's own timer (that is `clock.rs`).
 //!
 //! - `shm`: a node of a one-host cluster; its bound is the measured cross-core warp

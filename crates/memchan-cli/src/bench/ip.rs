@@ -9,7 +9,7 @@
 //! | `ip_latency_8b_us`   | 8-byte TCP ping-pong (TCP_NODELAY, blocking reads), one way |
 //! | `ip_bandwidth_gbps`  | a TCP stream of 1 MiB writes, GB/s per window of 16 MiB (a 1-byte answer closes each window) |
 //!
-//! Targets (SPEC.md): `memchan_ip` bandwidth >= 0.7x and latency <= 1.5x
+//! Targets (docs/spec.md, Targets): `memchan_ip` bandwidth >= 0.7x and latency <= 1.5x
 //! `tcp_veth`'s. Both sides are threads of the bench process that entered their
 //! namespace (`setns`), the timing side pinned to the first core, the answering
 //! side to the second; the two `memchan ip` processes are not pinned. It runs only

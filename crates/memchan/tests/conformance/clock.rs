@@ -1,4 +1,4 @@
-//! The global clock (SPEC Semantics 10) on every transport, and across hosts whose
+//! The global clock (docs/spec.md, Semantics 10) on every transport, and across hosts whose
 //! clocks really differ (each host's node in a time namespace of its own).
 //!
 //! A reading `X` with bound `bX` says the cluster's time at the moment of the call was

@@ -1,5 +1,5 @@
 //! The conformance suite: the ordering, ack, lock, barrier, notify and membership
-//! behaviour of SPEC.md, written once against the public `Cluster` API and run with
+//! behaviour of docs/spec.md, written once against the public `Cluster` API and run with
 //! real processes. Every transport runs this same suite; `multihost` runs the hub
 //! transport across network namespaces (hosts, a hub, a fault-injecting relay).
 //!

@@ -7,9 +7,9 @@ use memchan_testkit::on_every_transport;
 use std::time::Duration;
 
 /// Detection times are liveness checks here, not performance claims: a shared,
-/// oversubscribed CI machine can deschedule the failure detector past SPEC's bound
+/// oversubscribed CI machine can deschedule the failure detector past docs/spec.md's bound
 /// without anything being wrong. So the tests check that detection happens, print how
-/// long it took, and fail only past this many times SPEC's bound: a hang guard.
+/// long it took, and fail only past this many times docs/spec.md's bound: a hang guard.
 const HANG_FACTOR: u32 = 10;
 
 /// Worker: `cluster nodes mode` — mode `wait` reports failure events with the time it

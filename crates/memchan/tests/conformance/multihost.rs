@@ -9,7 +9,7 @@
 //!   host 2  (2 nodes) --veth--+
 //! ```
 //!
-//! - **Ordering under faults** (SPEC semantics 2 and 12): 6 nodes, 2 per host, send
+//! - **Ordering under faults** (docs/spec.md, Semantics 2 and 12): 6 nodes, 2 per host, send
 //!   102,000 writes while the links lose packets (nftables), or the relay corrupts,
 //!   duplicates, reorders, drops or delays frames; the randomized checker finds no
 //!   violation and no lost, duplicated or corrupt write, and the hub's counters (both
@@ -19,7 +19,7 @@
 //! - **Failure detection across hosts** (semantics 7): kill -9, SIGSTOP, link down, and
 //!   the hub itself killed; each is seen, its time printed against its bound and
 //!   asserted only as a hang guard (`HANG_FACTOR`).
-//! - **Who may join** (SPEC "what bad input gets"): a wrong key, garbage, another
+//! - **Who may join** (docs/spec.md, "What bad input gets"): a wrong key, garbage, another
 //!   protocol version are refused by name while a running cluster keeps working.
 //!
 //! The tests of this module run one at a time (they time failure detection, which a

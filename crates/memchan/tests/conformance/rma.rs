@@ -1,4 +1,4 @@
-//! Remote read and remote atomics (SPEC.md Semantics 8, issue 12 points 1 and 3) on
+//! Remote read and remote atomics (docs/spec.md, Semantics 8, issue 12 points 1 and 3) on
 //! every transport, with real processes: a get returns the target's own copy without
 //! the target taking part, only where its pages allow remote read and the caller may
 //! read; atomics hammered from several processes and threads, mixed with the owner's
