@@ -14,7 +14,7 @@
 //!
 //! A process that cannot register (a kernel before 4.16, a seccomp filter) keeps the
 //! full fence on its side. A waiter whose `membarrier` fails while the
-//! publisher is registered may miss a wake-up: its sleep is bounded (`node::SLEEP`),
+//! publisher is registered may miss a wake-up: its sleep is bounded (`node::barrier::SLEEP`),
 //! so that costs latency, never progress.
 
 use rustix::thread::{membarrier, MembarrierCommand};

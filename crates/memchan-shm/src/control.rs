@@ -95,7 +95,7 @@ pub(crate) struct Header {
     pub event_seq: AtomicU32,
     pub event_waiters: AtomicU32,
     /// Notify pair for the control file's `flock`: posted by every release, so a
-    /// waiter sleeps instead of polling (`node::lock_plane`).
+    /// waiter sleeps instead of polling (`node::plane::lock_plane`).
     pub plane_seq: AtomicU32,
     pub plane_waiters: AtomicU32,
     /// The live members (a bitmap of node ids), changed under the flock with `epoch`.
