@@ -17,13 +17,13 @@
 //! ```
 
 pub mod attr;
-pub mod backoff;
 pub mod bidlock;
 pub mod clock;
 pub mod config;
 pub mod deposit;
 pub mod error;
 pub mod event;
+pub mod idle;
 pub mod journal;
 pub mod names;
 pub mod notify;

@@ -74,17 +74,17 @@ use wire::{Body, Kind, Layout, ACK_WORD, F_SYNC, NAME_MAX, SLOT};
 
 /// Progress rounds a caller that announced it sleeps makes before it does (see
 /// `Comm::sleep`).
-const GRACE_POLLS: u32 = 256;
+const GRACE_POLLS: u32 = memchan::idle::MESSAGE.grace;
 
 /// Polls of one ring by a blocking receive's eager path before the general path
 /// (which progresses every peer, then sleeps) takes over.
-const FAST_POLLS: u32 = 1024;
+const FAST_POLLS: u32 = memchan::idle::MESSAGE.fast;
 
 /// Through a hub: idle progress rounds of a waiting caller before it spins on the
 /// link itself, and how long that spin lasts (about the one-host spin) before it
 /// sleeps.
-const HUB_RING_POLLS: u32 = 16;
-const HUB_SPIN: Duration = Duration::from_millis(1);
+const HUB_RING_POLLS: u32 = memchan::idle::MESSAGE.hub_ring;
+const HUB_SPIN: Duration = memchan::idle::MESSAGE.hub_spin;
 
 /// Matches a message from any sender.
 pub const ANY_SOURCE: u32 = u32::MAX;

@@ -13,7 +13,7 @@ pub struct Lock {
     slot: usize,
     rx: RxMapping,
     tx: TxMapping,
-    rng: memchan_core::backoff::Backoff,
+    rng: memchan_core::idle::Backoff,
 }
 
 /// Holds a [`Lock`] until dropped.
@@ -29,7 +29,7 @@ impl Lock {
             slot,
             rx,
             tx,
-            rng: memchan_core::backoff::Backoff::new(seed),
+            rng: memchan_core::idle::Backoff::new(seed),
         }
     }
 

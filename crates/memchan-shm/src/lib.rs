@@ -31,7 +31,6 @@ mod control;
 mod futex;
 #[cfg(test)]
 mod hostile;
-mod idle;
 mod local;
 mod lock;
 #[cfg(test)]

@@ -31,7 +31,7 @@ pub struct Lock {
     /// either transport's lock in one enum.
     tx: Box<TxMapping>,
     slot: usize,
-    rng: memchan_core::backoff::Backoff,
+    rng: memchan_core::idle::Backoff,
 }
 
 /// Holds the lock until dropped.
@@ -68,7 +68,7 @@ impl Lock {
             rx,
             tx,
             slot: inner.local.me.index(),
-            rng: memchan_core::backoff::Backoff::new(
+            rng: memchan_core::idle::Backoff::new(
                 (u64::from(inner.local.me.0) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             ),
         })

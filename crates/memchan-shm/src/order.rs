@@ -21,10 +21,10 @@
 //! `control.rs`.
 
 use crate::control::{load_set, node_state, store_set, MAX_PACKET, MAX_SEGMENTS};
-use crate::idle::SpinThenPark;
 use crate::local::{Local, SegRef, STALL_CAP};
 use crate::record::JournalObject;
 use crate::rx::{RxObject, Target, WordOp};
+use memchan_core::idle::ORDER_POINT;
 use memchan_core::journal::{self, Journal};
 use memchan_core::order::{owner_of, OrderPoint};
 use memchan_core::sync::{fence, AtomicU32, Ordering};
@@ -220,7 +220,7 @@ impl<'a> Order<'a> {
     fn enter_slow(&self) -> Result<u64> {
         let ctl = self.local.ctl();
         let bound = self.local.stall_bound();
-        let mut idle = SpinThenPark::new();
+        let mut idle = ORDER_POINT.waiter();
         let mut held: Option<(u64, std::time::Instant)> = None;
         // Read the clock only once the point was found taken.
         let mut start: Option<std::time::Instant> = None;

@@ -38,6 +38,9 @@
 //! See `ARCHITECTURE.md` for the layers.
 
 pub use memchan_core::deposit::{Cmp, CondResult, Outcome, Shape, SignalOp};
+/// How memchan waits: the named idle strategies and their tuned numbers, for layers
+/// above the contract (the message layer, the C API) to wait the same way.
+pub use memchan_core::idle;
 pub use memchan_core::rma::{AtomicOp, PeerMemory, Pending};
 pub use memchan_core::transport::{Caps, WAIT_UNTIL_RECHECK};
 pub use memchan_core::validate::{

@@ -154,11 +154,11 @@ fn fail(call: &str, what: &str, e: memchan::Error) -> ! {
 
 /// Waits until this PE's word at heap offset `off` satisfies `ok`.
 fn wait_word(p: &Pe, off: usize, ok: impl Fn(u64) -> bool) {
-    let mut idle = super::sync::Idle::new();
+    let mut idle = memchan::idle::SHMEM_WAIT.waiter();
     // SAFETY: `off` is an 8-aligned word of this PE's heap mapping (checked by the
     // callers: a pSync or the library area).
     while !ok(unsafe { atomic::load::<u64>(p.base + off) }) {
-        idle.pause();
+        idle.idle();
     }
 }
 

@@ -1,8 +1,8 @@
 //! Point-to-point synchronization (`wait_until`, `test`, signals) and the
 //! distributed locks, on this PE's copy of symmetric words.
 //!
-//! Waiting is an explicit idle strategy ([`Idle`]): a short spin, then yielding the
-//! core on every round, because PEs often share cores (`memchan run
+//! Waiting is the named idle strategy `memchan::idle::SHMEM_WAIT`: a short spin, then
+//! yielding the core on every round, because PEs often share cores (`memchan run
 //! --oversubscribe`). No lock is held while waiting.
 
 use super::atomic::{self, Word};
@@ -17,26 +17,6 @@ pub const CMP_GT: c_int = 2;
 pub const CMP_LE: c_int = 3;
 pub const CMP_LT: c_int = 4;
 pub const CMP_GE: c_int = 5;
-
-/// Spin a little, then yield the core each round.
-pub struct Idle(u32);
-
-impl Idle {
-    const SPINS: u32 = 128;
-
-    pub fn new() -> Idle {
-        Idle(0)
-    }
-
-    pub fn pause(&mut self) {
-        if self.0 < Self::SPINS {
-            self.0 += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
-}
 
 /// The comparison `cmp` names, or the end naming `call`.
 fn comparison<T: PartialOrd>(call: &str, cmp: c_int) -> fn(&T, &T) -> bool {
@@ -67,14 +47,14 @@ pub fn local_addr<T>(call: &str, ivar: *const T) -> usize {
 pub fn wait_until<T: Word>(call: &str, ivar: *mut T, cmp: c_int, value: T) -> T {
     let f = comparison::<T>(call, cmp);
     let addr = local_addr(call, ivar.cast_const());
-    let mut idle = Idle::new();
+    let mut idle = memchan::idle::SHMEM_WAIT.waiter();
     loop {
         // SAFETY: `addr` is in this PE's heap mapping, aligned (checked above).
         let v = unsafe { atomic::load::<T>(addr) };
         if f(&v, &value) {
             return v;
         }
-        idle.pause();
+        idle.idle();
     }
 }
 
@@ -96,13 +76,13 @@ fn owner(call: &str) -> i64 {
 pub extern "C" fn shmem_set_lock(lock_word: *mut c_long) {
     const CALL: &str = "shmem_set_lock";
     let me = owner(CALL);
-    let mut idle = Idle::new();
+    let mut idle = memchan::idle::SHMEM_WAIT.waiter();
     let cas = AtomicOp::CompareSwap {
         expected: 0,
         new: me.bits(),
     };
     while atomic::amo::<i64>(CALL, lock_word, 0, cas) != 0 {
-        idle.pause();
+        idle.idle();
     }
 }
 
@@ -255,7 +235,7 @@ pub unsafe fn wait_set<T: Word>(
     } else {
         0
     };
-    let mut idle = Idle::new();
+    let mut idle = memchan::idle::SHMEM_WAIT.waiter();
     loop {
         let mut live = 0usize;
         let mut found = 0usize;
@@ -286,6 +266,6 @@ pub unsafe fn wait_set<T: Word>(
                 Mode::Some => found,
             };
         }
-        idle.pause();
+        idle.idle();
     }
 }

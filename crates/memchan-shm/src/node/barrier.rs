@@ -4,6 +4,7 @@
 //! guard.
 
 use super::*;
+use memchan_core::idle::BARRIER;
 
 impl Inner {
     /// Barrier over the live members of `scope` (0 = cluster, 1 + g = group g).
@@ -343,24 +344,13 @@ impl Inner {
     }
 }
 
-/// Spins before a barrier wait sleeps: short, since with more nodes than cores a
-/// spinning waiter takes the core from the node it waits for (8 nodes on 2 cores: a
-/// barrier took 570 us with 4000 spins, 100 us with 500).
-pub(super) const SPINS: u32 = 756;
-/// How long a waiter on a crowded host goes on yielding after the last arrival it
-/// saw, before it sleeps: longer than a barrier of 64 nodes on 2 cores takes while
-/// all arrive (a few hundred microseconds), short enough that a late member costs
-/// little CPU.
-pub(super) const YIELD_FOR: Duration = Duration::from_millis(2);
-
-/// A yield that gave the core away for longer than this met a task that does not
-/// yield (a busy loop beside the cluster): every further yield would hand it a whole
-/// time slice, where a sleeper, once woken, preempts it.
-pub(super) const HOGGED: Duration = Duration::from_micros(500);
-/// Yields of one wait that must meet such a task before the process stops yielding.
-pub(super) const HOGS: u32 = 2;
-/// How long this process waits asleep, not yielding, after a yield met such a task.
-pub(super) const HOG_PAUSE: Duration = Duration::from_secs(10);
+// The barrier's numbers, named where every wait's are (`memchan_core::idle`, which
+// says what each was measured against).
+pub(super) const SPINS: u32 = BARRIER.spins;
+pub(super) const YIELD_FOR: Duration = BARRIER.yield_for;
+pub(super) const HOGGED: Duration = BARRIER.hogged;
+pub(super) const HOGS: u32 = BARRIER.hogs;
+pub(super) const HOG_PAUSE: Duration = BARRIER.hog_pause;
 
 /// The monotonic time (ns since [`hog_epoch`]) before which this process does not
 /// yield in a barrier wait; 0 at first.
@@ -396,8 +386,7 @@ pub(super) fn crowded(members: usize) -> bool {
     members > cores
 }
 
-/// Longest barrier sleep: bounds how late a change nobody woke us for is noticed.
-pub(super) const SLEEP: Duration = Duration::from_millis(50);
+pub(super) const SLEEP: Duration = BARRIER.sleep;
 
 /// This node's side of its barrier notify pair during one barrier: publishes its
 /// barrier words and wakes the peers asleep on them.
