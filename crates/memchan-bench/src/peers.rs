@@ -1,4 +1,4 @@
-//! The peers: small MPI and OpenSHMEM programs (C sources in `bench/peers/`,
+//! The peers: small MPI and OpenSHMEM programs (C sources in `peers/`,
 //! embedded in the binary) compiled at bench time with mpicc / oshcc into the
 //! run's scratch directory and run with mpirun / oshrun on the same two cores:
 //! two ranks, one per core, or for the N-node barrier N ranks sharing them,
@@ -31,13 +31,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use serde::Deserialize;
 
-use super::clock::Clock;
 use super::model::{fig, Config, Step, BARRIER_NODES};
+use super::timer::Clock;
 use super::worker::group_cpu;
 
-const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
-const GET_C: &str = include_str!("../../../../bench/peers/shmem_get.c");
-const FADD_C: &str = include_str!("../../../../bench/peers/shmem_fadd.c");
+const COMMON_H: &str = include_str!("../peers/peer_common.h");
+const GET_C: &str = include_str!("../peers/shmem_get.c");
+const FADD_C: &str = include_str!("../peers/shmem_fadd.c");
 
 /// Which Open MPI front end builds and launches a program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,11 +135,11 @@ fn catalogue() -> Vec<Program> {
         },
         exe: PathBuf::new(),
     };
-    let barrier = include_str!("../../../../bench/peers/shmem_barrier.c");
+    let barrier = include_str!("../peers/shmem_barrier.c");
     let mut v = vec![
         p(
             "mpi_latency",
-            include_str!("../../../../bench/peers/mpi_latency.c"),
+            include_str!("../peers/mpi_latency.c"),
             Tool::Mpi,
             fig::LATENCY,
             "mpi",
@@ -148,7 +148,7 @@ fn catalogue() -> Vec<Program> {
         ),
         p(
             "mpi_bw",
-            include_str!("../../../../bench/peers/mpi_bw.c"),
+            include_str!("../peers/mpi_bw.c"),
             Tool::Mpi,
             "",
             "mpi",
@@ -157,7 +157,7 @@ fn catalogue() -> Vec<Program> {
         ),
         p(
             "shmem_latency",
-            include_str!("../../../../bench/peers/shmem_latency.c"),
+            include_str!("../peers/shmem_latency.c"),
             Tool::Oshmem,
             fig::LATENCY,
             "oshmem",
@@ -166,7 +166,7 @@ fn catalogue() -> Vec<Program> {
         ),
         p(
             "shmem_ack",
-            include_str!("../../../../bench/peers/shmem_ack.c"),
+            include_str!("../peers/shmem_ack.c"),
             Tool::Oshmem,
             fig::ACK,
             "oshmem",
@@ -184,7 +184,7 @@ fn catalogue() -> Vec<Program> {
         ),
         p(
             "shmem_lock",
-            include_str!("../../../../bench/peers/shmem_lock.c"),
+            include_str!("../peers/shmem_lock.c"),
             Tool::Oshmem,
             fig::LOCK,
             "oshmem",

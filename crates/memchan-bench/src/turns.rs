@@ -9,7 +9,7 @@
 //! before each window. The bench makes and holds both open (read-write) before it
 //! starts the program, so the program's opens do not block, and closes them if
 //! anything fails: a rank waiting for its turn then reads end of file and exits.
-//! The C programs' end is `peer_turns_*` in `bench/peers/peer_common.h`
+//! The C programs' end is `peer_turns_*` in `peers/peer_common.h`
 //! (`PEER_TURNS=DIR`, `PEER_TURN_WINDOWS`); a Rust worker's is [`Window`].
 
 use std::fs::File;

@@ -15,8 +15,8 @@ use rustix::fs::Mode;
 use rustix::mm::{MapFlags, ProtFlags};
 use rustix::shm;
 
-use super::clock::{spin_until, ticks, Clock};
 use super::pingpong::Endpoint;
+use super::timer::{spin_until, ticks, Clock};
 
 /// How long a spinning side waits for its peer before giving up.
 pub const PEER_TIMEOUT: Duration = Duration::from_secs(30);

@@ -28,13 +28,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::clock::{ticks, Clock};
 use super::hosts::netns::{self, Namespaces};
 use super::model::{Config, SIZES};
 use super::pingpong;
 use super::refs::{PageBuf, Tcp};
 use super::stats::summarize;
 use super::table::Pair;
+use super::timer::{ticks, Clock};
 use super::worker::pin;
 
 /// JSON figure keys.

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::super::clock::{ticks, Clock};
 use super::super::pingpong::{self, Endpoint};
 use super::super::refs::{PageBuf, Tcp, PEER_TIMEOUT};
+use super::super::timer::{ticks, Clock};
 use super::super::worker::{self, WorkerArgs, WorkerOutput};
 use super::model::MIB;
 

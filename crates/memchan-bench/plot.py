@@ -9,7 +9,7 @@ Reads DIR/bench_data.json (written by the bench) and writes
                        passing (full postal, zero-copy), TCP/IP over memchan
 
 The bench embeds this file and runs it with python3; it can also be re-run by
-hand: python3 scripts/plot.py DIR
+hand: python3 crates/memchan-bench/plot.py DIR
 """
 import json
 import os

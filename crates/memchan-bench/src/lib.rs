@@ -1,7 +1,14 @@
-//! `memchan bench`: the coordinator. It calibrates the clock, starts worker
-//! processes pinned to the two cores (re-executing this binary), runs every
-//! reference and every memchan measurement alternately in R rounds, runs the
-//! MPI/OpenSHMEM peers, pools all samples and prints one table per figure.
+//! `memchan bench`: memchan measured against the physical limits and the peers (Open
+//! MPI, OpenSHMEM, UCX, TCP) on the same cores in the same run, judged against the
+//! targets of the project's spec. The `memchan` binary's `bench` subcommand is a thin
+//! wrapper over [`run`], and its hidden `bench-worker` subcommand over
+//! [`worker_main`]: the coordinator re-executes that binary for every worker process.
+//!
+//! This file is the coordinator. It calibrates the timer, starts worker processes
+//! pinned to the two cores, runs every reference and every memchan measurement
+//! alternately in R rounds, runs the MPI/OpenSHMEM peers, pools all samples and
+//! prints one table per figure. The C peers are in `peers/`, the plot script is
+//! `plot.py`, both embedded at build time.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -9,32 +16,36 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-pub mod clock;
-pub mod deposit;
-pub mod dispatch;
-pub mod global_clock;
-pub mod hosts;
-pub mod ip;
-pub mod memchan_side;
-pub mod model;
-pub mod mp;
-pub mod peers;
-pub mod pingpong;
-pub mod plot;
-pub mod refs;
-pub mod report;
-pub mod rma;
-pub mod scale;
-pub mod shmem;
-pub mod stats;
-pub mod table;
-pub mod turns;
-pub mod ucx;
-pub mod worker;
+mod deposit;
+mod dispatch;
+mod global_clock;
+mod hosts;
+mod ip;
+mod memchan_side;
+mod model;
+mod mp;
+mod peers;
+mod pingpong;
+mod plot;
+mod refs;
+mod report;
+mod rma;
+mod scale;
+mod session;
+mod shmem;
+mod stats;
+mod table;
+mod timer;
+mod turns;
+mod ucx;
+mod worker;
 
-use clock::Clock;
+pub use dispatch::main as worker_main;
 pub use model::BenchArgs;
+pub use worker::WorkerArgs;
+
 use model::{check_failures, fig, write_json, Config, Level, RunInfo, SampleSet, ScratchDir, Step};
+use timer::Clock;
 use worker::{take, Kind, Launcher, Role};
 
 /// One round: each reference step, with the memchan measurements and the
@@ -71,7 +82,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let mut info = RunInfo {
         tsc_ghz: clock.ghz,
         tsc_step_ns: step_ns,
-        timer_read_ns: clock::read_cost_ns(&clock),
+        timer_read_ns: timer::read_cost_ns(&clock),
         memchan: memchan_side::available(),
         peers: String::new(),
         peer_versions: BTreeMap::new(),
@@ -406,7 +417,7 @@ fn run_memchan(
 ) {
     for &k in kinds {
         pb.set_message(msg(&k.to_string()));
-        if let Err(e) = memchan_side::measure(k, l, cfg, set) {
+        if let Err(e) = measure(k, l, cfg, set) {
             let note = format!(
                 "memchan measurement {k} failed in round {}: {e:#}",
                 set.round + 1
@@ -415,6 +426,20 @@ fn run_memchan(
             failures.push(note);
         }
         pb.inc(1);
+    }
+}
+
+/// Runs one memchan measurement through the module that owns its kind.
+fn measure(
+    m: memchan_side::Measurement,
+    l: &mut Launcher,
+    cfg: &Config,
+    set: &mut SampleSet,
+) -> Result<()> {
+    match m.kind {
+        Kind::MemchanRma => rma::measure(l, cfg, set),
+        k if mp::is_mp_kind(k) => mp::measure(k, l, cfg, set),
+        _ => memchan_side::measure(m, l, cfg, set),
     }
 }
 

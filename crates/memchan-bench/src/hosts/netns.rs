@@ -16,6 +16,11 @@
 //! watcher thread woken by SIGINT / SIGTERM / SIGHUP (`signal_hook`'s iterator:
 //! the handler itself only wakes the thread). A worker enters its namespace
 //! with `setns(2)` on `/run/netns/<name>` ([`enter`]).
+//!
+//! A twin of `memchan-testkit`'s `netns` (the multi-host tests' topologies), kept
+//! apart on purpose for now: the shipped `memchan` binary links this crate and must
+//! link no test tooling, so the bench cannot take it from the testkit. One topology
+//! module for both needs a home outside the testkit (a small crate of its own).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

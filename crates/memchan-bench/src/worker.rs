@@ -15,8 +15,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 
-use super::clock::Clock;
 use super::pingpong::{self, Endpoint};
+use super::timer::Clock;
 
 /// What a worker measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -19,12 +19,12 @@ use anyhow::{bail, Result};
 use indicatif::ProgressBar;
 use serde_json::{json, Value};
 
-use super::super::clock::Clock;
 use super::super::ip::{self, IpFigures};
 use super::super::model::{Config, SampleSet};
 use super::super::refs::WINDOW;
 use super::super::stats;
 use super::super::table::{self, Cmp, Table, Target};
+use super::super::timer::Clock;
 use super::super::worker::{self, take, Kind, Launcher};
 use super::model::{HostInfo, Params, FIG_LATENCY, MIB};
 use super::mpi::Mpi;

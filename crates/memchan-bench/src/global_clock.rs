@@ -1,6 +1,6 @@
 //! `clock_bound_ns`: the accuracy bound of the cluster's global clock
 //! (`Cluster::global_time`, SPEC Semantics 10) as each transport measures it at run
-//! time. Not the bench's own timer (that is `clock.rs`).
+//! time. Not the bench's own timer (that is `timer.rs`).
 //!
 //! - `shm`: a node of a one-host cluster; its bound is the measured cross-core warp
 //!   of the host's clock plus a read's cost, the same for every reading of a process.

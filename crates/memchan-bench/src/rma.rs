@@ -1,6 +1,6 @@
 //! Remote read and remote atomics on one host (issue 12 points 1 and 3):
 //! `get_8b_ns` and `atomic_fetch_add_ns`, each beside the OSHMEM peer measured
-//! the same way in the same run (`bench/peers/shmem_get.c`, `shmem_fadd.c`), and
+//! the same way in the same run (`peers/shmem_get.c`, `shmem_fadd.c`), and
 //! each with a cross-core variant in which the owner rewrites the word between
 //! the operations, so its cache line really moves between the two cores.
 //!
@@ -16,10 +16,10 @@ use anyhow::{Context, Result};
 use memchan::{Cluster, Dest, RxAttrs, TxAttrs};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::clock::{spin_until, ticks, Clock};
 use super::model::{Config, SampleSet};
 use super::refs::PEER_TIMEOUT;
 use super::table::{self, Cmp, Table, Target};
+use super::timer::{spin_until, ticks, Clock};
 use super::worker::{self, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 /// Figure ids of the samples (one per table).

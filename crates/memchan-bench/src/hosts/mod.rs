@@ -37,9 +37,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::clock::Clock;
 use super::model::{check_failures, write_json, BenchArgs, Config, SampleSet, ScratchDir};
 use super::report;
+use super::timer::Clock;
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 pub mod levels;

@@ -1,5 +1,5 @@
 //! The OpenSHMEM level of `memchan bench` (issue 14, point 4): the same C program,
-//! `bench/peers/shmem_level.c`, built once with Open MPI's `oshcc` and once with
+//! `peers/shmem_level.c`, built once with Open MPI's `oshcc` and once with
 //! memchan's (`memchan oshcc`, libmemchan), and run with `oshrun` and `memchan run`
 //! on the same two cores, both sides of every operation in every round, started
 //! together and taking turns ([`super::turns`]), so that both meet the same states of
@@ -28,15 +28,15 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use super::clock::Clock;
 use super::model::Config;
 use super::peers::{bind_ranks, on_path, read_peer_output, tail, wait_with_deadline, RUN_TIMEOUT};
 use super::stats::summarize;
 use super::table::Pair;
+use super::timer::Clock;
 use super::turns::{self, Turns};
 
-const COMMON_H: &str = include_str!("../../../../bench/peers/peer_common.h");
-const LEVEL_C: &str = include_str!("../../../../bench/peers/shmem_level.c");
+const COMMON_H: &str = include_str!("../peers/peer_common.h");
+const LEVEL_C: &str = include_str!("../peers/shmem_level.c");
 
 /// The two sides, in the order of every per-side array here.
 const SIDES: [&str; 2] = ["memchan", "oshmem"];

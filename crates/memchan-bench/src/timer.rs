@@ -1,4 +1,4 @@
-//! The bench's clock: the time-stamp counter read behind an `lfence`, so that
+//! The bench's timer: the time-stamp counter read behind an `lfence`, so that
 //! every sample of every measurement (memchan, references and the C peers, which
 //! use the same `lfence; rdtsc; lfence` sequence) is timed the same way.
 //!

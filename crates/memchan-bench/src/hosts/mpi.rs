@@ -1,5 +1,5 @@
 //! `mpi_tcp`: Open MPI over TCP across the two namespaces, with the bench's
-//! own MPI ping-pong peer (`bench/peers/mpi_latency.c`, the program of the
+//! own MPI ping-pong peer (`peers/mpi_latency.c`, the program of the
 //! local `mpi` figure), compiled with `mpicc`.
 //!
 //! mpirun runs inside namespace A; rank 1 is an MPMD second app context that
@@ -22,7 +22,7 @@
 //! ob1 over TCP waits for a message by polling its progress engine, so this
 //! is a busy-polling figure (next to `tcp_raw_spin`).
 //!
-//! The same way, `mpi_bw` (the local `mpi` bandwidth peer, `bench/peers/mpi_bw.c`:
+//! The same way, `mpi_bw` (the local `mpi` bandwidth peer, `peers/mpi_bw.c`:
 //! windows of 64 non-blocking 1 MiB sends, a 4-byte answer) gives the message-passing
 //! twin `net_mp_bandwidth_1mib_gbps` its `mpi_tcp` row ([`Mpi::run_bw`]).
 
@@ -33,13 +33,13 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use super::super::clock::Clock;
 use super::super::peers::{bind_ranks, on_path, read_peer_output, tail};
+use super::super::timer::Clock;
 use super::netns::{Namespaces, SUBNET};
 
-const COMMON_H: &str = include_str!("../../../../../bench/peers/peer_common.h");
-const SOURCE: &str = include_str!("../../../../../bench/peers/mpi_latency.c");
-const BW_SOURCE: &str = include_str!("../../../../../bench/peers/mpi_bw.c");
+const COMMON_H: &str = include_str!("../../peers/peer_common.h");
+const SOURCE: &str = include_str!("../../peers/mpi_latency.c");
+const BW_SOURCE: &str = include_str!("../../peers/mpi_bw.c");
 
 /// Longest one mpirun may take.
 const MPI_TIMEOUT: Duration = Duration::from_secs(180);

@@ -2,7 +2,8 @@
 //! subcommand. It pins the process, runs the one measurement it was started for
 //! (a reference here, or the memchan / `--hosts` side) and writes the samples as
 //! JSON to `--out`. It sits above the measurement modules and nothing imports it
-//! but `main.rs`, so `worker.rs` (the launcher they use) stays below them.
+//! but the crate root (as [`worker_main`](crate::worker_main)), so `worker.rs` (the
+//! launcher they use) stays below them.
 
 use std::fs::File;
 use std::net::{TcpListener, TcpStream};
@@ -10,13 +11,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use super::clock::Clock;
 use super::hosts;
 use super::memchan_side;
 use super::mp;
 use super::pingpong;
 use super::refs::{self, CacheLine, ShmRegion, Tcp};
 use super::scale;
+use super::timer::Clock;
 use super::worker::{pin, ping_output, Kind, Role, WorkerArgs, WorkerOutput};
 
 /// Entry point of `memchan bench-worker`.

@@ -1,5 +1,5 @@
 //! `--plot DIR`: the bench writes the data (DIR/bench_data.json) and runs the
-//! embedded matplotlib script (scripts/plot.py) with python3 to draw
+//! embedded matplotlib script (`plot.py` beside `src/`) with python3 to draw
 //! bandwidth.png, latency_hist.png, latency_cdf.png and levels.png (bandwidth vs
 //! size per level: the raw sweep, message passing from `mp::sweep`, TCP/IP from the
 //! IP level's sweep).
@@ -18,7 +18,7 @@ use super::refs::WINDOW;
 use super::report::Report;
 use super::stats::summarize;
 
-const SCRIPT: &str = include_str!("../../../../scripts/plot.py");
+const SCRIPT: &str = include_str!("../plot.py");
 
 /// The PNG files the script writes.
 pub const PNGS: [&str; 4] = [

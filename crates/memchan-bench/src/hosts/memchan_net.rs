@@ -25,19 +25,15 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use memchan::{
-    Cluster, Config as NodeConfig, Dest, HubSpec as Hub, NodeId, RxAttrs, RxMapping, TxAttrs,
-    TxMapping,
-};
+use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping};
 
-use super::super::clock::{ticks, Clock};
 use super::super::pingpong::{self, Fns};
 use super::super::refs::{PageBuf, PEER_TIMEOUT};
+use super::super::session::{join_cluster, leave, other_node};
+use super::super::timer::{ticks, Clock};
 use super::super::worker::{self, Kind, WorkerArgs, WorkerOutput};
 use super::model::MIB;
 
-/// How long side B retries joining while side A's hub is not up yet.
-const JOIN_RETRY: Duration = Duration::from_secs(20);
 /// Offsets in the ping-pong segment "pp": the counter, the handshake word.
 const PP_SEQ: usize = 0;
 const PP_HELLO: usize = 64;
@@ -54,57 +50,8 @@ struct Side {
 
 fn join(a: &WorkerArgs, ping: bool) -> Result<Side> {
     let c = join_cluster(a, ping)?;
-    let peer = super::super::memchan_side::other_node(&c)?;
+    let peer = other_node(&c)?;
     Ok(Side { c, peer, ping })
-}
-
-/// Joins `--cluster` through the hub side A hosts (`ping`) or connects to (side B);
-/// also the message-passing twins' join (`mp.rs`).
-pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
-    let name = a.cluster.as_deref().context("--cluster is required")?;
-    let port = a.port.context("--port is required")?;
-    let hub = format!("{}:{port}", a.hosts.addr(0)?);
-    let deadline = Instant::now() + JOIN_RETRY;
-    let c = loop {
-        let cfg = NodeConfig {
-            hub: Some(if ping {
-                Hub::Host(hub.clone())
-            } else {
-                Hub::Connect(hub.clone())
-            }),
-            // Set either way: an open measurement stays open under MEMCHAN_KEY_FILE.
-            key_file: a.hosts.key_file.clone(),
-            ..NodeConfig::default()
-        };
-        match Cluster::join_with(name, cfg) {
-            Ok(c) => break c,
-            // the hub (in side A's process) may not listen yet
-            Err(_) if !ping && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(5))
-            }
-            Err(e) => return Err(e).with_context(|| format!("joining cluster {name} (hub {hub})")),
-        }
-    };
-    ensure!(
-        c.transport() == "hub",
-        "joined cluster {name} over shared memory, not through the hub"
-    );
-    Ok(c)
-}
-
-/// Leaves cleanly: side B makes sure its last writes have arrived (ack) before it
-/// leaves; side A, which hosts the hub, stays until side B has left (at most a second).
-pub fn leave(c: &Cluster, ping: bool) {
-    if ping {
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while c.members().len() > 1 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    } else {
-        // Side A may already be gone with the hub once it has the last answer: an
-        // error here changes nothing.
-        let _ = c.ack();
-    }
 }
 
 impl Side {

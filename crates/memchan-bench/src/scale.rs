@@ -41,10 +41,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::clock::Clock;
 use super::model::{check_failures, write_json, BenchArgs, ScratchDir};
 use super::report::{self, render_header, render_notes};
 use super::stats;
+use super::timer::Clock;
 use super::worker::{Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 /// Node counts of `--scale` when `--nodes` is not given.

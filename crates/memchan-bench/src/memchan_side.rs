@@ -18,13 +18,14 @@
 //! | notify     | ping-pong, both sides block in `rx.wait` (rx mapped with notify on receive) | same |
 
 use anyhow::{bail, ensure, Context, Result};
-use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping};
+use memchan::{RxAttrs, TxMapping};
 
-use super::clock::{spin_until, ticks, Clock};
 use super::model::{fig, Config, SampleSet, Step, BARRIER_NODES};
 use super::peers::{PeerRun, Peers, Program, RUN_TIMEOUT};
 use super::pingpong::{self, Fns};
 use super::refs::{self, OVERHEAD_BATCH, PEER_TIMEOUT, WINDOW};
+use super::session::{spin_for, Session};
+use super::timer::{ticks, Clock};
 use super::turns::{self, Turns, Window};
 use super::worker::{self, take, Group, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
@@ -92,12 +93,6 @@ pub fn kinds_after(after: Step) -> Vec<Measurement> {
 /// its samples to `set`.
 pub fn measure(m: Measurement, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
     let Measurement { kind, nodes } = m;
-    if kind == Kind::MemchanRma {
-        return super::rma::measure(l, cfg, set);
-    }
-    if super::mp::is_mp_kind(kind) {
-        return super::mp::measure(kind, l, cfg, set);
-    }
     let extra = worker_args(m, l, cfg)?;
     let out = worker::group(l, kind, nodes, cfg.cpus, &extra)?;
     record(m, out, set)
@@ -222,75 +217,6 @@ fn record(m: Measurement, out: WorkerOutput, set: &mut SampleSet) -> Result<()> 
         k => bail!("{k:?} is not a memchan measurement"),
     }
     Ok(())
-}
-
-/// One node of a two-node bench cluster.
-struct Session {
-    c: Cluster,
-    peer: NodeId,
-}
-
-/// Waits for the other bench node to join and returns its id.
-pub fn other_node(c: &Cluster) -> Result<NodeId> {
-    other_node_of(c, 2)
-}
-
-/// Waits until the cluster has its `n` bench nodes and returns the id of one
-/// that is not this node.
-fn other_node_of(c: &Cluster, n: usize) -> Result<NodeId> {
-    c.wait_for_members(n, PEER_TIMEOUT)
-        .with_context(|| format!("waiting for the other {} bench node(s)", n - 1))?;
-    let me = c.node_id();
-    c.members()
-        .into_iter()
-        .find(|&n| n != me)
-        .context("no other member in the bench cluster")
-}
-
-impl Session {
-    fn join(a: &WorkerArgs) -> Result<Self> {
-        let name = a.cluster.as_deref().context("--cluster is required")?;
-        let c = Cluster::join(name).with_context(|| format!("joining cluster {name}"))?;
-        let peer = other_node_of(&c, a.nodes)?;
-        Ok(Self { c, peer })
-    }
-
-    /// Maps `name` (`size` bytes) rx here and tx towards the peer, then waits
-    /// at a barrier so that both rx mappings exist before anything is sent.
-    fn channel(
-        &self,
-        name: &str,
-        size: usize,
-        rx_attrs: RxAttrs,
-    ) -> Result<(RxMapping, TxMapping)> {
-        let seg = self
-            .c
-            .segment(name, size, 0o600)
-            .with_context(|| format!("segment {name}"))?;
-        let rx = seg.map_rx_with(rx_attrs).context("map_rx")?;
-        let tx = seg
-            .map_tx(Dest::Node(self.peer), TxAttrs::default())
-            .context("map_tx")?;
-        self.c.barrier().context("start barrier")?;
-        Ok((rx, tx))
-    }
-
-    /// The closing barrier: nobody leaves while the other side still works.
-    fn done(self) -> Result<()> {
-        self.c.barrier().context("closing barrier")?;
-        Ok(())
-    }
-}
-
-/// Spins on an rx word until it holds `v`.
-#[inline]
-pub fn spin_for(rx: &RxMapping, off: usize, v: u64, what: &str) -> Result<()> {
-    rx.load_u64(off)?; // checks the offset once, so the loop can ignore errors
-    spin_until(
-        || matches!(rx.load_u64(off), Ok(x) if x == v),
-        PEER_TIMEOUT,
-        what,
-    )
 }
 
 /// Worker side of a memchan measurement.

@@ -5,7 +5,7 @@
 
 use anyhow::{ensure, Result};
 
-use super::clock::{ticks, Clock};
+use super::timer::{ticks, Clock};
 
 /// One side of an 8-byte ping-pong.
 pub trait Endpoint {

@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
         peer_turn_begin(&turns);
         shmem_barrier_all();
         if (strcmp(op, "barrier") == 0) {
-            /* batches, as bench/peers/shmem_barrier.c says why */
+            /* batches, as peers/shmem_barrier.c says why */
             uint64_t prev = peer_ticks();
             for (long i = lo; i < hi; i++) {
                 for (int b = 0; b < BATCH; b++) shmem_barrier_all();

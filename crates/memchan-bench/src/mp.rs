@@ -16,11 +16,11 @@ use anyhow::{ensure, Context, Result};
 use memchan::{Cluster, Dest, RxAttrs, TxAttrs};
 use memchan_msg::{Comm, CommConfig};
 
-use super::clock::{ticks, Clock};
-use super::memchan_side::{other_node, spin_for};
 use super::model::{fig, Config, SampleSet};
 use super::pingpong::{self, Endpoint, Fns};
 use super::refs::{self, PEER_TIMEOUT, WINDOW};
+use super::session::{self, other_node, spin_for};
+use super::timer::{ticks, Clock};
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 /// Bytes of one bandwidth message.
@@ -219,7 +219,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
             .get(usize::from(!ping))
             .context("--netns A,B")?;
         super::hosts::netns::enter(ns)?;
-        super::hosts::memchan_net::join_cluster(a, ping)?
+        session::join_cluster(a, ping)?
     } else {
         Cluster::join(name).with_context(|| format!("joining cluster {name}"))?
     };
@@ -318,7 +318,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
     drop(comm);
     c.barrier().context("closing barrier")?;
     if hosts {
-        super::hosts::memchan_net::leave(&c, a.role == Role::Ping);
+        session::leave(&c, a.role == Role::Ping);
     }
     Ok(out)
 }
