@@ -13,11 +13,14 @@
 //! with blocking IO. When either side closes or fails, both sockets are shut down, so
 //! the relay never keeps a half-dead connection.
 //!
-//! Only `std`, memchan-net's frame parser and serde (for the counters): the relay must
-//! be runnable from any process, a test worker included.
+//! A crate of its own, apart from the test kit, so that the shipped `memchan` binary
+//! (`memchan relay`) carries the relay and no test tooling. Only `std`, memchan-net's
+//! frame parser and serde (for the counters): the relay must be runnable from any
+//! process, a test worker included (the test kit re-exports it as
+//! `memchan_testkit::relay`).
 //!
 //! ```no_run
-//! use memchan_testkit::relay::{Relay, RelayConfig};
+//! use memchan_relay::{Relay, RelayConfig};
 //! use std::sync::atomic::AtomicBool;
 //! let relay = Relay::bind(RelayConfig {
 //!     corrupt: 0.01,
@@ -87,14 +90,17 @@ impl RelayConfig {
     }
 
     /// `Err` naming the first probability outside 0..1.
-    pub fn validate(&self) -> Result<(), String> {
-        for (name, p) in [
+    ///
+    /// # Errors
+    /// The first fault whose probability is not in 0..=1.
+    pub fn validate(&self) -> Result<(), BadFault> {
+        for (fault, p) in [
             ("drop", self.drop),
             ("corrupt", self.corrupt),
             ("dup", self.dup),
             ("reorder", self.reorder),
         ] {
-            check_probability(p).map_err(|e| format!("{name}: {e}"))?;
+            check_probability(p).map_err(|NotAProbability(p)| BadFault { fault, p })?;
         }
         Ok(())
     }
@@ -110,12 +116,29 @@ impl RelayConfig {
     }
 }
 
-/// `Ok(p)` if `p` is a probability (0..=1), else why not.
-pub fn check_probability(p: f64) -> Result<f64, String> {
+/// A value given as a probability that is not one (outside 0..=1, or NaN).
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("{0} is not a probability in 0..1")]
+pub struct NotAProbability(pub f64);
+
+/// A [`RelayConfig`] fault whose probability is not one.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("{fault}: {p} is not a probability in 0..1")]
+pub struct BadFault {
+    /// The fault's name (`drop`, `corrupt`, `dup`, `reorder`).
+    pub fault: &'static str,
+    pub p: f64,
+}
+
+/// `Ok(p)` if `p` is a probability (0..=1).
+///
+/// # Errors
+/// [`NotAProbability`] otherwise.
+pub fn check_probability(p: f64) -> Result<f64, NotAProbability> {
     if (0.0..=1.0).contains(&p) {
         Ok(p)
     } else {
-        Err(format!("{p} is not a probability in 0..1"))
+        Err(NotAProbability(p))
     }
 }
 
@@ -653,7 +676,15 @@ mod tests {
         let mut cfg = RelayConfig::new("127.0.0.1:0", "127.0.0.1:1");
         assert!(cfg.validate().is_ok());
         cfg.dup = 2.0;
-        assert!(cfg.validate().unwrap_err().starts_with("dup: "));
+        let e = cfg.validate().unwrap_err();
+        assert_eq!(
+            e,
+            BadFault {
+                fault: "dup",
+                p: 2.0
+            }
+        );
+        assert_eq!(e.to_string(), "dup: 2 is not a probability in 0..1");
         assert!(Relay::bind(cfg).is_err());
     }
 
