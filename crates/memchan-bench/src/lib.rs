@@ -29,6 +29,7 @@ mod pingpong;
 mod plot;
 mod refs;
 mod report;
+mod results;
 mod rma;
 mod scale;
 mod session;
@@ -60,6 +61,9 @@ const STEPS: [Step; 5] = [
 
 /// Entry point of `memchan bench`.
 pub fn run(args: BenchArgs) -> Result<()> {
+    if let (true, Some(readme), Some(dir)) = (args.readme_only, &args.readme, &args.report) {
+        return results::update_readme(readme, dir).map(drop);
+    }
     if args.hosts {
         return hosts::run(&args);
     }
@@ -369,18 +373,24 @@ pub fn run(args: BenchArgs) -> Result<()> {
 
     let mut rep = report::Report::build(&cfg, &set, &info);
     rep.tables.extend(deposit_tables);
-    print!("{}", rep.render_text());
+    // What is printed is also the report's tables (`--report`).
+    let mut text = rep.render_text();
     match &ip_figures {
-        Ok(f) => print!("{}", f.render()),
-        Err(why) if cfg.runs(Level::Ip) => println!("TCP/IP over memchan: not measured ({why})"),
+        Ok(f) => text.push_str(&f.render()),
+        Err(why) if cfg.runs(Level::Ip) => {
+            text.push_str(&format!("TCP/IP over memchan: not measured ({why})\n"))
+        }
         Err(_) => {}
     }
     match &shmem_figures {
-        Ok(f) => print!("{}", f.render()),
-        Err(why) if cfg.runs(Level::Shmem) => println!("OpenSHMEM level: not measured ({why})"),
+        Ok(f) => text.push_str(&f.render()),
+        Err(why) if cfg.runs(Level::Shmem) => {
+            text.push_str(&format!("OpenSHMEM level: not measured ({why})\n"))
+        }
         Err(_) => {}
     }
-    if let Some(path) = &args.json {
+    print!("{text}");
+    let json = (args.json.is_some() || args.report.is_some()).then(|| {
         let mut j = rep.to_json();
         deposit::add_sweep_json(&mut j, &rep.tables);
         match &ip_figures {
@@ -391,13 +401,24 @@ pub fn run(args: BenchArgs) -> Result<()> {
             Ok(f) => f.merge_json(&mut j),
             Err(why) => table::note_skipped(&mut j, "shmem", why),
         }
-        write_json(path, &j)?;
+        j
+    });
+    if let (Some(path), Some(j)) = (&args.json, &json) {
+        write_json(path, j)?;
     }
+    let mut plots = Vec::new();
     if let Some(dir) = &args.plot {
-        let files = plot::write(dir, &rep, &set, ip_figures.as_ref().ok())
+        plots = plot::write(dir, &rep, &set, ip_figures.as_ref().ok())
             .with_context(|| format!("plotting into {}", dir.display()))?;
-        for f in files {
+        for f in &plots {
             eprintln!("wrote {}", f.display());
+        }
+    }
+    if let (Some(dir), Some(j)) = (&args.report, &json) {
+        results::write(dir, j, &text, &plots)
+            .with_context(|| format!("writing the report into {}", dir.display()))?;
+        if let Some(readme) = &args.readme {
+            results::update_readme(readme, dir)?;
         }
     }
     check_failures(&failures)

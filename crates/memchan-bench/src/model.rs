@@ -48,6 +48,25 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Write the run's report into DIR, replacing the one there: latest.md (machine,
+    /// commit, date, rounds, every target's judged ratio, pooled ratio, per-round
+    /// spread and verdict, the printed tables, the plots) and latest.json (the --json
+    /// document with that summary under "report"). With --plot, the PNGs are copied
+    /// into DIR beside them. The one-host run only.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["hosts", "scale"])]
+    pub report: Option<PathBuf>,
+
+    /// After the report is written, rewrite FILE's verdict block from DIR/latest.json:
+    /// the lines between `<!-- verdicts:begin -->` and `<!-- verdicts:end -->`, and
+    /// nothing else. Without both markers FILE is left alone, with a warning.
+    #[arg(long, value_name = "FILE", requires = "report")]
+    pub readme: Option<PathBuf>,
+
+    /// With --readme: measure nothing, only regenerate FILE's verdict block from the
+    /// report already in DIR.
+    #[arg(long, requires = "readme")]
+    pub readme_only: bool,
+
     /// Write PNG plots into DIR (bandwidth vs transfer size; latency histogram
     /// and CDF; bandwidth vs size per level: raw writes, message passing, TCP/IP),
     /// together with the data they are drawn from (bench_data.json).
