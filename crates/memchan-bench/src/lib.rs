@@ -199,6 +199,11 @@ pub fn run(args: BenchArgs) -> Result<()> {
         let peers_now = peer_set
             .as_ref()
             .filter(|_| !(args.peers_once && round > 0));
+        let ucx_now = ucx_peer
+            .as_ref()
+            .filter(|_| !(args.peers_once && round > 0));
+        // Whether UCX's latency took turns with the message latency pairs this round.
+        let mut ucx_beside = false;
         for step in STEPS {
             // Alternate who goes first, so drift within a round does not
             // systematically favour one side.
@@ -211,11 +216,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
                         .find(|x| x.after == step && x.is_barrier_pair())
                 })
                 .filter(|_| memchan_kinds(step).contains(&memchan_side::BARRIER));
-            // The N-node barriers run at the end of the round (below).
-            let pairs: Vec<_> = memchan_kinds(step)
+            // The message latency pairs and UCX's latency run together, in turns.
+            let (with_ucx, pairs): (Vec<_>, Vec<_>) = memchan_kinds(step)
                 .into_iter()
+                // The N-node barriers run at the end of the round (below).
                 .filter(|m| m.nodes <= 2 && !(beside.is_some() && *m == memchan_side::BARRIER))
-                .collect();
+                .partition(|m| ucx_now.is_some() && mp::is_latency_kind(m.kind));
             for memchan_turn in [memchan_first, !memchan_first] {
                 if memchan_turn {
                     run_memchan(
@@ -227,6 +233,36 @@ pub fn run(args: BenchArgs) -> Result<()> {
                         &msg,
                         &mut failures,
                     );
+                    // `with_ucx` is empty without UCX this round.
+                    for (m, u) in with_ucx.iter().filter_map(|m| Some((m, ucx_now?))) {
+                        pb.set_message(msg(&format!("{m} and ucx_perftest in turns")));
+                        let (mine, theirs) = mp::latency_beside_ucx(
+                            m.kind,
+                            u,
+                            &mut launcher,
+                            &cfg,
+                            &mut set,
+                            memchan_first,
+                        );
+                        ucx_beside = true;
+                        if let Err(e) = mine {
+                            let note = format!(
+                                "memchan measurement {m} failed in round {}: {e:#}",
+                                round + 1
+                            );
+                            pb.println(&note);
+                            failures.push(note);
+                        }
+                        if let Err(e) = theirs {
+                            let note = format!(
+                                "peer ucx (turns with {m}) failed in round {}: {e:#}",
+                                round + 1
+                            );
+                            pb.println(&note);
+                            info.notes.push(note);
+                        }
+                        pb.inc(1);
+                    }
                 } else if reference_on(step) {
                     pb.set_message(msg(&format!("{step:?}")));
                     reference(step, &mut launcher, &cfg, &mut set).with_context(|| {
@@ -296,12 +332,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
             &msg,
             &mut failures,
         );
-        if let Some(u) = ucx_peer
-            .as_ref()
-            .filter(|_| !(args.peers_once && round > 0))
-        {
+        if let Some(u) = ucx_now {
             pb.set_message(msg("ucx_perftest"));
-            if let Err(e) = u.measure(&launcher, &cfg, &mut set) {
+            if let Err(e) = u.measure(&launcher, &cfg, &mut set, !ucx_beside) {
                 let note = format!("peer ucx failed in round {}: {e:#}", round + 1);
                 pb.println(&note);
                 info.notes.push(note);

@@ -7,7 +7,10 @@
 //! rx mapping, so the body is deposited straight into it).
 //!
 //! The `mpi` series of the two tables are the samples of the existing Open MPI peers
-//! (`latency` and `bandwidth/1048576` figures) of the same run.
+//! (`latency` and `bandwidth/1048576` figures) of the same run. The latency pairs
+//! interleave a raw write's ping-pong with their messages (the `<= 1.3x` target's
+//! reference) and, when UCX is installed, take turns with its `tag_lat`
+//! ([`latency_beside_ucx`], the `<= 0.6x` target's).
 //!
 //! With `--plot`, [`sweep`] runs the bandwidth pair once more over the sweep's sizes
 //! (`--sizes`: the worker reports a series per size) for the per-level plot.
@@ -17,11 +20,14 @@ use memchan::{Cluster, Dest, RxAttrs, TxAttrs};
 use memchan_msg::{Comm, CommConfig};
 
 use super::model::{fig, Config, SampleSet};
+use super::peers::RUN_TIMEOUT;
 use super::pingpong::{self, Endpoint, Fns};
 use super::refs::{self, PEER_TIMEOUT, WINDOW};
 use super::session::{self, other_node, spin_for};
 use super::timer::{ticks, Clock};
-use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
+use super::turns::{self, Turns, Window};
+use super::ucx::{self, Ucx};
+use super::worker::{self, take, Group, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 /// Bytes of one bandwidth message.
 pub const MSG: usize = 1 << 20;
@@ -33,6 +39,11 @@ const RAW_BLOCK: u64 = 2048;
 
 /// The series of the raw ping-pong run interleaved with the message latency pairs.
 pub const RAW_SERIES: &str = "memchan_raw";
+
+/// Whether `k` is one of this module's latency pairs.
+pub fn is_latency_kind(k: Kind) -> bool {
+    matches!(k, Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy)
+}
 
 /// Whether `k` is one of this module's worker kinds.
 pub fn is_mp_kind(k: Kind) -> bool {
@@ -55,28 +66,84 @@ fn series(k: Kind) -> &'static str {
 
 /// Coordinator side: runs one pair and adds its samples to `set`.
 pub fn measure(kind: Kind, l: &mut Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
+    let extra = pair_args(kind, l, cfg);
+    let out = worker::pair(l, kind, cfg.cpus, &extra)?;
+    record(kind, out, set)
+}
+
+/// A latency pair (`kind`) and UCX's `tag_lat` started together and taking turns
+/// ([`turns::drive_with`]; memchan's windows first in the even ones when
+/// `memchan_first`), so that both meet the same states of the machine: the pair's
+/// round trips in [`turns::WINDOWS`] windows and, between them, one `ucx_perftest`
+/// run of as many round trips each. Memchan's samples and UCX's values are added to
+/// `set`; returns memchan's outcome, then UCX's. When the FIFOs cannot be made or
+/// UCX fails, the pair runs again alone (and UCX's values so far are kept).
+pub fn latency_beside_ucx(
+    kind: Kind,
+    ucx: &Ucx,
+    l: &mut Launcher,
+    cfg: &Config,
+    set: &mut SampleSet,
+    memchan_first: bool,
+) -> (Result<()>, Result<()>) {
+    let turns = match Turns::new(&l.scratch_path(&format!("turns_{kind:?}_ucx"))) {
+        Ok(t) => t,
+        Err(e) => return (measure(kind, l, cfg, set), Err(e)),
+    };
+    let mut extra = pair_args(kind, l, cfg);
+    extra.extend(["--turns".to_string(), turns.dir().display().to_string()]);
+    let mut pair = match Group::start(l, kind, 2, cfg.cpus, &extra) {
+        Ok(p) => p,
+        Err(e) => return (Err(e), Ok(())),
+    };
+    let per_window = (cfg.iters / turns::WINDOWS as u64).max(1);
+    let mut values = Vec::with_capacity(turns::WINDOWS);
+    let failed = {
+        let launcher: &Launcher = l;
+        let mut theirs = |_w: usize| -> Result<()> {
+            values.push(ucx.latency_ns(launcher, cfg.cpus, cfg.warmup, per_window)?);
+            Ok(())
+        };
+        let first = usize::from(!memchan_first);
+        turns::drive_with(&turns, &mut pair, &mut theirs, first, RUN_TIMEOUT).err()
+    };
+    set.add(fig::MP_LATENCY, ucx::SERIES, values);
+    // Closing the FIFOs ends a pair still waiting for its turn.
+    drop(turns);
+    let mine = pair.finish();
+    match failed {
+        None => (mine.and_then(|out| record(kind, out, set)), Ok(())),
+        Some((0, e)) => (turns::failed_with(mine.map(drop), e), Ok(())),
+        Some((_, e)) => (measure(kind, l, cfg, set), Err(e)),
+    }
+}
+
+/// The workers' arguments of a pair of `kind`, on a cluster of its own.
+fn pair_args(kind: Kind, l: &mut Launcher, cfg: &Config) -> Vec<String> {
     let cluster = l.unique("memchan-bench-mp");
-    let mut extra = match kind {
-        Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy => cfg.pingpong_args(cfg.iters),
-        _ => {
-            let w = refs::windows_for(MSG, cfg.bw_budget, cfg.bw_min_windows, cfg.bw_max_windows);
-            vec![
-                "--iters".into(),
-                w.to_string(),
-                "--warmup".into(),
-                "2".into(),
-            ]
-        }
+    let mut extra = if is_latency_kind(kind) {
+        cfg.pingpong_args(cfg.iters)
+    } else {
+        let w = refs::windows_for(MSG, cfg.bw_budget, cfg.bw_min_windows, cfg.bw_max_windows);
+        vec![
+            "--iters".into(),
+            w.to_string(),
+            "--warmup".into(),
+            "2".into(),
+        ]
     };
     extra.extend(["--cluster".to_string(), cluster]);
-    let out = worker::pair(l, kind, cfg.cpus, &extra)?;
-    let mut out = out;
-    let figure = match kind {
-        Kind::MpLatencyPostal | Kind::MpLatencyZeroCopy => {
-            set.add(fig::MP_LATENCY, RAW_SERIES, take_raw(&mut out)?);
-            fig::MP_LATENCY
-        }
-        _ => fig::MP_BANDWIDTH,
+    extra
+}
+
+/// Adds a pair's output to `set`: the messages' samples and, for a latency pair, the
+/// raw ping-pong's interleaved with them.
+fn record(kind: Kind, mut out: WorkerOutput, set: &mut SampleSet) -> Result<()> {
+    let figure = if is_latency_kind(kind) {
+        set.add(fig::MP_LATENCY, RAW_SERIES, take_raw(&mut out)?);
+        fig::MP_LATENCY
+    } else {
+        fig::MP_BANDWIDTH
     };
     set.add(figure, series(kind), take(out, "samples")?);
     Ok(())
@@ -273,14 +340,29 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
                     |seq| tx.write_u64(0, seq).context("write_u64"),
                     |seq| spin_for(&rx, 0, seq, "the raw ping-pong peer"),
                 );
+                // With `--turns`, in the windows the bench alternates with UCX's runs;
+                // between them both sides wait in `read()`, off the cores.
+                let mut window = match &a.turns {
+                    Some(dir) => Some(Window::open(dir, usize::from(!ping))?),
+                    None => None,
+                };
+                let windows = if window.is_some() { turns::WINDOWS } else { 1 };
+                let mut turn = |begin: bool| match &mut window {
+                    Some(w) if begin => w.begin(),
+                    Some(w) => w.end(),
+                    None => Ok(()),
+                };
+                let (block, warmup, iters) = (RAW_BLOCK, a.warmup, a.iters);
                 if ping {
                     let (mp, raw) = pingpong::ping_pair(
-                        &mut ep, &mut raw, RAW_BLOCK, a.warmup, a.iters, clock,
+                        &mut ep, &mut raw, block, warmup, iters, clock, windows, &mut turn,
                     )?;
                     out.series.insert("samples".into(), mp);
                     out.series.insert("raw".into(), raw);
                 } else {
-                    pingpong::pong_pair(&mut ep, &mut raw, RAW_BLOCK, a.warmup, a.iters)?;
+                    pingpong::pong_pair(
+                        &mut ep, &mut raw, block, warmup, iters, windows, &mut turn,
+                    )?;
                 }
             }
         }

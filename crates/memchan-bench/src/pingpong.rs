@@ -6,6 +6,7 @@
 use anyhow::{ensure, Result};
 
 use super::timer::{ticks, Clock};
+use super::turns::window_range;
 
 /// One side of an 8-byte ping-pong.
 pub trait Endpoint {
@@ -76,12 +77,21 @@ pub fn pong(ep: &mut impl Endpoint, warmup: u64, iters: u64) -> Result<()> {
     Ok(())
 }
 
+/// Where a pair's windows begin (`true`) and end (`false`): the bench's turns
+/// (`turns::Window`), which let a peer run between them.
+pub type Turn<'a> = &'a mut dyn FnMut(bool) -> Result<()>;
+
 /// Two ping-pongs over one pair of processes, `a` and `b`, in alternating blocks of
 /// `block` round trips (a first): each runs `warmup + iters` round trips with its own
 /// sequence numbers, and returns its `iters` one-way latencies. Interleaved so that
 /// both see the same machine: on a VM the latency between two cores moves from one
 /// second to the next (the host moves the virtual CPUs), so two ping-pongs run one
 /// after the other compare different machines.
+///
+/// The round trips are split into `windows` windows (the warm-up in the first), each
+/// inside `turn(true)` .. `turn(false)`; the sequence numbers run on across them, and
+/// the time between windows is in no sample.
+#[allow(clippy::too_many_arguments)]
 pub fn ping_pair(
     a: &mut impl Endpoint,
     b: &mut impl Endpoint,
@@ -89,9 +99,11 @@ pub fn ping_pair(
     warmup: u64,
     iters: u64,
     clock: &Clock,
+    windows: usize,
+    turn: Turn<'_>,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     ensure!(
-        iters > 0 && block > 0,
+        iters > 0 && block > 0 && windows > 0,
         "ping-pong needs at least one iteration"
     );
     let total = warmup + iters;
@@ -99,36 +111,51 @@ pub fn ping_pair(
         Vec::with_capacity(iters as usize),
         Vec::with_capacity(iters as usize),
     );
-    let mut first = 1;
-    while first <= total {
-        let last = (first + block - 1).min(total);
-        timed(a, first..=last, warmup, &mut out.0, clock)?;
-        timed(b, first..=last, warmup, &mut out.1, clock)?;
-        first = last + 1;
+    for w in 0..windows {
+        let seqs = window_range(total, w, windows);
+        turn(true)?;
+        let mut first = seqs.start + 1;
+        while first <= seqs.end {
+            let last = (first + block - 1).min(seqs.end);
+            timed(a, first..=last, warmup, &mut out.0, clock)?;
+            timed(b, first..=last, warmup, &mut out.1, clock)?;
+            first = last + 1;
+        }
+        turn(false)?;
     }
     Ok(out)
 }
 
-/// The answering side of [`ping_pair`].
+/// The answering side of [`ping_pair`], in the same windows.
 pub fn pong_pair(
     a: &mut impl Endpoint,
     b: &mut impl Endpoint,
     block: u64,
     warmup: u64,
     iters: u64,
+    windows: usize,
+    turn: Turn<'_>,
 ) -> Result<()> {
-    ensure!(block > 0, "ping-pong blocks need at least one round trip");
+    ensure!(
+        block > 0 && windows > 0,
+        "ping-pong blocks need at least one round trip"
+    );
     let total = warmup + iters;
-    let mut first = 1;
-    while first <= total {
-        let last = (first + block - 1).min(total);
-        for ep in [a as &mut dyn Endpoint, b] {
-            for seq in first..=last {
-                ep.wait(seq)?;
-                ep.send(seq)?;
+    for w in 0..windows {
+        let seqs = window_range(total, w, windows);
+        turn(true)?;
+        let mut first = seqs.start + 1;
+        while first <= seqs.end {
+            let last = (first + block - 1).min(seqs.end);
+            for ep in [&mut *a as &mut dyn Endpoint, &mut *b] {
+                for seq in first..=last {
+                    ep.wait(seq)?;
+                    ep.send(seq)?;
+                }
             }
+            first = last + 1;
         }
-        first = last + 1;
+        turn(false)?;
     }
     Ok(())
 }
@@ -180,12 +207,41 @@ mod tests {
         };
         let (mut a, mut b) = (side('a'), side('b'));
         let clock = Clock { ghz: 1.0 };
-        let (va, vb) = ping_pair(&mut a, &mut b, 4, 2, 7, &clock).unwrap();
+        let (va, vb) = ping_pair(&mut a, &mut b, 4, 2, 7, &clock, 1, &mut |_| Ok(())).unwrap();
         assert_eq!((va.len(), vb.len()), (7, 7));
         let log = cell.into_inner();
         assert_eq!(log.len(), 18);
         let names: String = log.iter().map(|e| e.0).collect();
         assert_eq!(names, "aaaabbbbaaaabbbbab");
         assert_eq!(log.last(), Some(&('b', 9)));
+    }
+
+    #[test]
+    fn a_pair_in_windows_runs_on_its_sequence_between_the_turns() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let side = |name: char| {
+            let log = &log;
+            Fns(
+                |_s: u64| Ok(()),
+                move |s: u64| {
+                    log.borrow_mut().push(format!("{name}{s}"));
+                    Ok(())
+                },
+            )
+        };
+        let (mut a, mut b) = (side('a'), side('b'));
+        let mut turn = |begin: bool| {
+            log.borrow_mut()
+                .push(if begin { "[" } else { "]" }.to_string());
+            Ok(())
+        };
+        let clock = Clock { ghz: 1.0 };
+        // 1 warm-up + 4 round trips each in 2 windows, blocks of 2.
+        let (va, vb) = ping_pair(&mut a, &mut b, 2, 1, 4, &clock, 2, &mut turn).unwrap();
+        assert_eq!((va.len(), vb.len()), (4, 4));
+        assert_eq!(
+            log.into_inner().join(" "),
+            "[ a1 a2 b1 b2 ] [ a3 a4 b3 b4 a5 b5 ]"
+        );
     }
 }

@@ -115,27 +115,12 @@ fn mib_row(set: &SampleSet, figure: &str, series: &str, name: &'static str) -> O
     Some((name, Ok((bytes / s.median, bytes / s.p99, s.n))))
 }
 
-/// What the `<= 0.5x mpi` target leaves message passing in this run: a raw
-/// memchan write (one cache line moved, no software around it) is the floor of a
-/// message, and on this machine it alone measures near half of Open MPI's latency.
-fn floor_note(set: &SampleSet) -> Option<String> {
-    let ratio = table::ratio_of_rounds(
-        set,
-        (fig::MP_LATENCY, mp::RAW_SERIES),
-        (fig::LATENCY, "mpi"),
-    )?;
-    Some(table::floor_note(
-        mp::RAW_SERIES,
-        "a raw write's ping-pong (one cache line moved each way, no software)",
-        ratio,
-        "mpi",
-        0.5,
-    ))
-}
-
 /// The message-passing tables: `mp_latency_8b_ns` and `mp_bandwidth_1mib_gbps`
-/// against Open MPI, and their twins against the raw level (a memchan write's
-/// latency, memcpy) for the targets that have another reference.
+/// beside Open MPI, and their twins against the raw level (a memchan write's
+/// latency, memcpy) and UCX for the targets that have another reference. The
+/// latency's targets are the raw write's (<= 1.3x) and UCX's (<= 0.6x): Open MPI's
+/// ratio is printed, not judged, since on one host a raw write's ping-pong alone is
+/// 0.33-0.51x Open MPI's message latency here (issue 34 retired "<= 0.5x Open MPI").
 fn mp_tables(set: &SampleSet) -> Vec<Table> {
     let modes = ["memchan_postal", "memchan_zero_copy"];
     let at_most = |subject, factor| Target {
@@ -164,7 +149,7 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
             .into(),
         "ns",
         Some("mpi"),
-        modes.map(|s| at_most(s, 0.5)),
+        Vec::new(),
         lat(Some((fig::LATENCY, "mpi", "mpi")))
             .into_iter()
             .chain(time_row(set, fig::MP_LATENCY, ucx::SERIES, ucx::SERIES))
@@ -179,13 +164,23 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         "memchan_postal: send (buffered); memchan_zero_copy: ssend (synchronous: the receiver acknowledges the match); mpi: Open MPI MPI_Send / MPI_Recv (the mpi_latency peer)"
             .into(),
     );
-    t.notes.extend(floor_note(set));
+    // Open MPI's ratios as the targets would judge them (the median of the rounds'
+    // ratios), and the raw write's: information, no target.
+    for s in modes.into_iter().chain([mp::RAW_SERIES]) {
+        let r = table::ratio_of_rounds(set, (fig::MP_LATENCY, s), (fig::LATENCY, "mpi"));
+        t.info_ratios.push((s, "mpi", r));
+    }
+    t.notes.push(
+        "no target against Open MPI: a raw write's ping-pong alone is about half of its \
+         message latency on one host; the targets are against the raw write and UCX (below)"
+            .into(),
+    );
     let mut raw = Table::new(
         "mp_latency_8b_vs_raw_ns",
         "message passing against a raw memchan write's one-way latency".into(),
         "ns",
         Some("memchan_raw"),
-        modes.map(|s| at_most(s, 1.5)),
+        modes.map(|s| at_most(s, 1.3)),
         lat(Some((fig::MP_LATENCY, mp::RAW_SERIES, mp::RAW_SERIES))),
     );
     raw.notes.push(
@@ -258,7 +253,6 @@ fn mp_tables(set: &SampleSet) -> Vec<Table> {
         .push("memcpy: single core, the bandwidth_1mib_gbps reference".into());
     // Per-round ratios: each side's median of the same round (the peers run in
     // every round unless --peers-once).
-    t.round_ratios = table::round_ratios_across(set, fig::MP_LATENCY, fig::LATENCY, &t);
     raw.round_ratios = table::round_ratios(set, fig::MP_LATENCY, &raw);
     vs_ucx.round_ratios = table::round_ratios(set, fig::MP_LATENCY, &vs_ucx);
     b.round_ratios = table::round_ratios_across(set, fig::MP_BANDWIDTH, &mib, &b);
@@ -809,14 +803,58 @@ mod tests {
     }
 
     #[test]
-    fn the_floor_note_says_what_half_of_mpi_leaves_a_message() {
+    fn message_latency_is_judged_against_the_raw_write_and_ucx_not_open_mpi() {
         let mut set = SampleSet::default();
-        set.add(fig::MP_LATENCY, mp::RAW_SERIES, vec![70.0, 72.0, 74.0]);
-        assert_eq!(floor_note(&set), None, "no mpi: no note");
-        set.add(fig::LATENCY, "mpi", vec![144.0, 150.0, 160.0]);
-        let note = floor_note(&set).expect("both measured");
-        assert!(note.contains("0.48x mpi"), "{note}");
-        assert!(note.contains("1.04x"), "{note}");
+        for (s, v) in [
+            ("memchan_postal", 100.0),
+            ("memchan_zero_copy", 120.0),
+            (mp::RAW_SERIES, 80.0),
+            (ucx::SERIES, 400.0),
+        ] {
+            set.add(fig::MP_LATENCY, s, vec![v, v + 2.0, v + 4.0]);
+        }
+        set.add(fig::LATENCY, "mpi", vec![200.0, 202.0, 204.0]);
+        let tables = mp_tables(&set);
+        let by = |k: &str| tables.iter().find(|t| t.key == k).expect(k);
+        let vs_mpi = by("mp_latency_8b_ns");
+        assert!(vs_mpi.targets.is_empty(), "no target against Open MPI");
+        let info: Vec<_> = vs_mpi
+            .info_ratios
+            .iter()
+            .map(|(s, r, _)| (*s, *r))
+            .collect();
+        assert_eq!(
+            info,
+            [
+                ("memchan_postal", "mpi"),
+                ("memchan_zero_copy", "mpi"),
+                (mp::RAW_SERIES, "mpi")
+            ]
+        );
+        let postal = vs_mpi.info_ratios[0].2.expect("both measured");
+        assert!((postal - 102.0 / 202.0).abs() < 1e-9, "{postal}");
+        let mut o = String::new();
+        vs_mpi.render(&mut o);
+        assert!(
+            o.contains("memchan_postal / mpi: 0.50 (information, no target)"),
+            "{o}"
+        );
+        for (key, reference, factor) in [
+            ("mp_latency_8b_vs_raw_ns", mp::RAW_SERIES, 1.3),
+            ("mp_latency_8b_vs_ucx_ns", ucx::SERIES, 0.6),
+        ] {
+            let t = by(key);
+            assert_eq!(t.reference, Some(reference));
+            let subjects: Vec<_> = t.targets.iter().map(|g| (g.subject, g.factor)).collect();
+            assert_eq!(
+                subjects,
+                [("memchan_postal", factor), ("memchan_zero_copy", factor)]
+            );
+        }
+        // 102 / 82 = 1.24x the raw write: met; 122 / 82 = 1.49x: not met.
+        let raw = by("mp_latency_8b_vs_raw_ns");
+        assert_eq!(raw.verdict_of(0).map(|v| v.met), Some(true));
+        assert_eq!(raw.verdict_of(1).map(|v| v.met), Some(false));
     }
 
     #[test]

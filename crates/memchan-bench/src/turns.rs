@@ -141,6 +141,37 @@ pub fn drive(
     Ok(())
 }
 
+/// [`drive`] against a peer that cannot wait for a turn (`ucx_perftest`): `other(w)`
+/// runs that peer's window `w` whole, as a short run of its own, while `side` waits
+/// for its next go. `side`'s windows come first in the even ones when `first` is 0.
+///
+/// # Errors
+/// The failed side's index (0: `side`, 1: `other`) and why.
+pub fn drive_with(
+    turns: &Turns,
+    side: &mut dyn Side,
+    other: &mut dyn FnMut(usize) -> Result<()>,
+    first: usize,
+    timeout: Duration,
+) -> std::result::Result<(), (usize, anyhow::Error)> {
+    let deadline = Instant::now() + timeout;
+    turns.collect(side, deadline).map_err(|e| (0, e))?;
+    for w in 0..WINDOWS {
+        let a = if w % 2 == 0 { first } else { 1 - first };
+        for i in [a, 1 - a] {
+            if i == 0 {
+                turns
+                    .go()
+                    .and_then(|()| turns.collect(side, deadline))
+                    .map_err(|e| (0, e))?;
+            } else {
+                other(w).map_err(|e| (1, e))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The result of a side that failed in its turns: its own error (which says more)
 /// in the context of `e`, or `e`.
 pub fn failed_with<T>(own: Result<T>, e: anyhow::Error) -> Result<T> {

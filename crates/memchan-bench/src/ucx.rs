@@ -1,6 +1,9 @@
 //! The UCX peer of the message-passing figures: `ucx_perftest` (Debian's `ucx-utils`)
-//! over shared memory on the same two cores as everything else, once per round next
-//! to the other peers.
+//! over shared memory on the same two cores as everything else. Its latency, which a
+//! target is judged against, takes turns with each message latency pair
+//! ([`super::mp::latency_beside_ucx`]): `ucx_perftest` cannot wait for a turn, so each
+//! of its windows is a short run of its own. Its bandwidth (information) runs once per
+//! round next to the other peers.
 //!
 //! | series (figure)                | what                                                              |
 //! |--------------------------------|-------------------------------------------------------------------|
@@ -13,7 +16,9 @@
 //! large messages) so the data never takes TCP, which only carries the test set-up.
 //! `ucx_perftest` reports a run's percentile and rates, not its samples: each run adds
 //! one value (its median one-way latency, or its rate as the time of one 64 × 1 MiB
-//! window), so the p99 column of a `ucx` row is over runs, not over round trips.
+//! window), so the p99 column of a `ucx` row is over runs, not over round trips. Run
+//! alone (when the turns cannot be set up), its latency is one run of the pairs'
+//! round trips.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -205,24 +210,45 @@ impl Ucx {
         }
     }
 
-    /// One latency and one bandwidth run; their values go to the message-passing
-    /// figures as series `ucx`.
-    pub fn measure(&self, l: &Launcher, cfg: &Config, set: &mut SampleSet) -> Result<()> {
+    /// One `tag_lat` run of 8 bytes, `warmup` and then `iters` round trips: its median
+    /// one-way latency in ns.
+    pub fn latency_ns(
+        &self,
+        l: &Launcher,
+        cpus: (usize, usize),
+        warmup: u64,
+        iters: u64,
+    ) -> Result<f64> {
         let lat = self.run_one(
             l,
-            cfg.cpus,
+            cpus,
             "tag_lat",
             &[
                 "-s".into(),
                 "8".into(),
                 "-n".into(),
-                cfg.iters.to_string(),
+                iters.to_string(),
                 "-w".into(),
-                cfg.warmup.to_string(),
+                warmup.to_string(),
             ],
         )?;
         let (lat_us, _) = parse(&lat).context("tag_lat")?;
-        set.add(fig::MP_LATENCY, SERIES, vec![lat_us * 1e3]);
+        Ok(lat_us * 1e3)
+    }
+
+    /// One bandwidth run and, with `latency` (when it took no turns this round), one
+    /// latency run; their values go to the message-passing figures as series `ucx`.
+    pub fn measure(
+        &self,
+        l: &Launcher,
+        cfg: &Config,
+        set: &mut SampleSet,
+        latency: bool,
+    ) -> Result<()> {
+        if latency {
+            let ns = self.latency_ns(l, cfg.cpus, cfg.warmup, cfg.iters)?;
+            set.add(fig::MP_LATENCY, SERIES, vec![ns]);
+        }
         let msgs = cfg.peer_bw_windows * WINDOW as u64;
         let bw = self.run_one(
             l,

@@ -290,13 +290,22 @@ fn quick_bench_writes_json_tables_and_plots() {
         num(&v, key, "memchan_zero_copy");
     }
     // The raw reference of the message latency, measured by the same pairs; beside
-    // Open MPI too (the floor of the <= 0.5x target).
+    // Open MPI too, whose ratio is printed but no longer judged (issue 34).
     num(&v, "mp_latency_8b_vs_raw_ns", "memchan_raw");
     num(&v, "mp_latency_8b_ns", "memchan_raw");
     let targets = target_triples(&v);
+    assert!(
+        !targets.iter().any(|t| t.0 == "mp_latency_8b_ns"),
+        "the message latency has no target against Open MPI: {targets:?}"
+    );
+    assert_eq!(target(&v, "mp_latency_8b_vs_raw_ns")["target"], "<= 1.3x");
+    if v["figures"]["latency_8b_one_way_ns"].get("mpi").is_some() {
+        for s in ["memchan_postal", "memchan_zero_copy"] {
+            let line = format!("{s} / mpi: ");
+            assert!(stdout.contains(&line), "stdout lacks {line:?}");
+        }
+    }
     for (key, subject, reference) in [
-        ("mp_latency_8b_ns", "memchan_postal", "mpi"),
-        ("mp_latency_8b_ns", "memchan_zero_copy", "mpi"),
         ("mp_latency_8b_vs_raw_ns", "memchan_postal", "memchan_raw"),
         (
             "mp_latency_8b_vs_raw_ns",
