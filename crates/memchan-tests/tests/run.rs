@@ -295,7 +295,7 @@ fn timeout_ends_a_hanging_pe() {
 fn oshrun_is_memchan_run() {
     let dir = TempDir::new("oshrun");
     let link = dir.0.join("oshrun");
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_memchan"), &link).unwrap();
+    std::os::unix::fs::symlink(memchan_tests::memchan_exe(), &link).unwrap();
     let mut cmd = Command::new(&link);
     cmd.args([
         "-np",

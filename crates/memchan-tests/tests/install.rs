@@ -49,7 +49,7 @@ impl Drop for Prefix {
 
 /// Installs this build (the profile directory holding the `memchan` under test).
 fn install() -> Prefix {
-    let exe = Path::new(env!("CARGO_BIN_EXE_memchan"));
+    let exe = Path::new(memchan_tests::memchan_exe());
     let profile_dir = exe.parent().expect("profile dir");
     let target = profile_dir.parent().expect("target dir");
     let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {

@@ -48,7 +48,7 @@ impl Relay {
             N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let _ = std::fs::remove_file(&stats);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_memchan"))
+        let mut child = Command::new(memchan_tests::memchan_exe())
             .args(["relay", "--listen", "127.0.0.1:0", "--to"])
             .arg(hub.local_addr().unwrap().to_string())
             .arg("--stats-file")

@@ -470,7 +470,7 @@ fn the_binary_started_as_oshcc_is_the_wrapper() {
     std::fs::create_dir_all(&dir).unwrap();
     let link = dir.join("oshcc");
     let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_memchan"), &link).unwrap();
+    std::os::unix::fs::symlink(memchan_tests::memchan_exe(), &link).unwrap();
     let out = Command::new(&link)
         .args(["-showme", "a.c"])
         .env_remove("OSHMEM_CC")

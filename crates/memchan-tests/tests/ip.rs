@@ -57,7 +57,7 @@ impl IpProc {
         env: &[(&str, &str)],
         args: &[&str],
     ) -> (IpProc, String) {
-        let bin = env!("CARGO_BIN_EXE_memchan");
+        let bin = memchan_tests::memchan_exe();
         let mut argv = vec!["ip", "--cluster", cluster];
         argv.extend_from_slice(args);
         let mut cmd = topo.command(ns, bin, &argv);
@@ -255,7 +255,7 @@ fn start_hub(topo: &Topology) -> (Child, String) {
     let mut c = topo
         .command(
             &topo.hub_ns,
-            env!("CARGO_BIN_EXE_memchan"),
+            memchan_tests::memchan_exe(),
             &["hub", "--listen", &listen],
         )
         .stdin(Stdio::null())
@@ -674,7 +674,7 @@ fn without_root_memchan_ip_names_the_problem() {
     // As nobody: /dev/net/tun (mode 0600, root's) refuses the open.
     use std::os::unix::process::CommandExt;
     let cluster = unique("noroot");
-    let out = Command::new(env!("CARGO_BIN_EXE_memchan"))
+    let out = Command::new(memchan_tests::memchan_exe())
         .args(["ip", "--cluster", &cluster])
         .env_remove("MEMCHAN_HUB")
         .uid(65534)
@@ -704,7 +704,7 @@ fn ip_status_as_nobody(
     dir: &str,
 ) -> std::collections::BTreeMap<u64, serde_json::Value> {
     use std::os::unix::process::CommandExt;
-    let out = Command::new(env!("CARGO_BIN_EXE_memchan"))
+    let out = Command::new(memchan_tests::memchan_exe())
         .args(["status", "--cluster", cluster, "--json"])
         .env("MEMCHAN_IP_STATUS_DIR", dir)
         .uid(65534)
@@ -793,7 +793,7 @@ fn counters_show_in_memchan_status_after_a_ping() {
         std::thread::sleep(Duration::from_millis(20));
     }
     // The text report shows them too.
-    let out = Command::new(env!("CARGO_BIN_EXE_memchan"))
+    let out = Command::new(memchan_tests::memchan_exe())
         .args(["status", "--cluster", &cluster])
         .env("MEMCHAN_IP_STATUS_DIR", &dir_s)
         .output()

@@ -17,7 +17,7 @@ use memchan::{Cluster, Config};
 pub const WAIT: Duration = Duration::from_secs(20);
 
 pub fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_memchan"));
+    let mut c = Command::new(memchan_tests::memchan_exe());
     // The tests say everything explicitly.
     c.env_remove("MEMCHAN_HUB").env_remove("MEMCHAN_KEY_FILE");
     c

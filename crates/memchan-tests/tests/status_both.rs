@@ -7,7 +7,7 @@ use memchan_core::status::ClusterStatus;
 use std::process::Command;
 
 fn memchan(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memchan"))
+    let out = Command::new(memchan_tests::memchan_exe())
         .env_remove("MEMCHAN_HUB")
         .env_remove("MEMCHAN_KEY_FILE")
         .args(args)
@@ -129,7 +129,7 @@ fn a_one_host_cluster_is_served_as_prometheus_metrics_too() {
     let a = Cluster::join_with(&name, cfg.clone()).unwrap();
     let _b = Cluster::join_with(&name, cfg).unwrap();
     let _seg = a.segment("m", 4096, 0o600).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memchan"))
+    let mut child = Command::new(memchan_tests::memchan_exe())
         .args(["status", "--cluster", &name, "--metrics", "127.0.0.1:0"])
         .stdout(std::process::Stdio::piped())
         .spawn()

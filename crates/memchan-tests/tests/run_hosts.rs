@@ -40,7 +40,7 @@ fn root() -> bool {
 fn launcher(topo: &Topology, args: &[&str]) -> Command {
     let hosts = format!("{}:2,{}:2", topo.hosts[0].ns, topo.hosts[1].ns);
     let mut cmd = Command::new("ip");
-    cmd.args(["netns", "exec", &topo.hub_ns, env!("CARGO_BIN_EXE_memchan")])
+    cmd.args(["netns", "exec", &topo.hub_ns, memchan_tests::memchan_exe()])
         .args(["run", "-n", "4", "--launch-agent", AGENT, "--hosts", &hosts])
         .args(["--timeout", "120"]) // a hang guard, not a speed claim
         .args(args)
@@ -342,7 +342,7 @@ fn a_given_hub_is_joined() {
     let listen = format!("{}:0", topo.hosts[0].hub_addr);
     let mut hub = {
         let mut c = Command::new("ip");
-        c.args(["netns", "exec", &topo.hub_ns, env!("CARGO_BIN_EXE_memchan")])
+        c.args(["netns", "exec", &topo.hub_ns, memchan_tests::memchan_exe()])
             // As tolerant of a busy machine as the hub the launcher starts.
             .args(["hub", "--failure-timeout-ms", "5000", "--listen", &listen])
             .arg("--key-file")
