@@ -9,6 +9,23 @@
 //! alternately in R rounds, runs the MPI/OpenSHMEM peers, pools all samples and
 //! prints one table per figure. The C peers are in `peers/`, the plot script is
 //! `plot.py`, both embedded at build time.
+//!
+//! # Codemap
+//!
+//! No module imports one that imports it back (the modules form no cycle).
+//!
+//! - coordinators: this file (one host), `hosts` (`--hosts`: two network
+//!   namespaces), `scale` (`--scale`); `dispatch` is the worker process's entry.
+//! - measurements: `refs` (the references: cache line, TCP, memcpy, store + fence,
+//!   flops), `memchan_side` (the raw level), `mp` (message passing), `rma`,
+//!   `deposit`, `global_clock`, `ip` (TCP/IP over memchan), `shmem` (the OpenSHMEM
+//!   level), `peers` and `ucx` (the MPI, OpenSHMEM and UCX peers).
+//! - shared by the measurements: `session` (a worker's cluster session), `pingpong`
+//!   (the one ping-pong driver), `turns` (two compared programs taking turns),
+//!   `worker` (spawning and reaping worker processes), `timer` (the TSC).
+//! - results: `model` (flags, run parameters, samples), `stats`, `table` (a figure,
+//!   its targets and verdicts), `report` (text and JSON), `plot` (`--plot`),
+//!   `results` (`--report` and the README's verdict block).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
