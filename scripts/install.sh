@@ -50,7 +50,7 @@ if [ "$build" = 1 ]; then
 fi
 out="$target/$([ "$profile" = dev ] && echo debug || echo "$profile")"
 lib="$out/libmemchan.so"
-# Built only as another package's dependency (`cargo test -p memchan-cli`), the
+# Built only as another package's dependency (`cargo test -p memchan-tests`), the
 # library is in deps/ and the copy beside it, if any, may be older.
 if [ "$out/deps/libmemchan.so" -nt "$lib" ]; then lib="$out/deps/libmemchan.so"; fi
 for f in "$out/memchan" "$lib"; do

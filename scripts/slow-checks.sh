@@ -21,7 +21,7 @@
 #      MEMCHAN_CLUSTER), and less the measurement below;
 #   4. a measurement, not a test: a node pair's p99 write + ack through a real
 #      `memchan hub`, quiet and under 2,000 idle + 50 slow-drip connections
-#      (crates/memchan-cli/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
+#      (crates/memchan-tests/tests/hub_flood.rs); it prints one `hub p99 write+ack:`
 #      line ending in `met` or `NOT MET` (the target: within 2x of quiet);
 #   5. only when OSU_SOURCE_DIR names an unpacked OSU micro-benchmarks release (the
 #      project does not ship it, CI cannot download it): its OpenSHMEM programs built
@@ -56,7 +56,7 @@ cargo test --workspace --release -- --include-ignored --exact --skip worker \
   --skip pe_body --skip hub_p99_under_attack_report
 
 echo "== hub under attack: p99 write+ack, quiet and under 2000 idle + 50 drip connections"
-cargo test -p memchan-cli --release --test hub_flood -- --ignored --exact \
+cargo test -p memchan-tests --release --test hub_flood -- --ignored --exact \
   hub_p99_under_attack_report --nocapture
 
 if [ -n "${OSU_SOURCE_DIR:-}" ]; then

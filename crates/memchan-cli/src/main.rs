@@ -1,8 +1,8 @@
 //! `memchan`: the command-line front end of the memchan cluster interconnect.
 //!
-//! Today it carries the main job, `memchan bench`, which starts an embedded
-//! local cluster of worker processes pinned to cores and prints, side by side
-//! from one run, memchan's figures against the physical limit and the peers.
+//! Its main job is `memchan bench` (the `memchan-bench` crate), which starts an
+//! embedded local cluster of worker processes pinned to cores and prints, side by
+//! side from one run, memchan's figures against the physical limit and the peers.
 //! Started under the name `oshrun` it is the launcher, `memchan run`; under the name
 //! `oshcc`, the C compiler wrapper `memchan oshcc`.
 
@@ -12,7 +12,6 @@ use std::io::IsTerminal;
 use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::EnvFilter;
 
-mod bench;
 mod hub;
 mod ip;
 mod ip_status;
@@ -36,10 +35,10 @@ enum Command {
     /// Measure memchan against the cache-line limit, memcpy, TCP loopback and
     /// the Open MPI / OpenSHMEM peers, interleaved in rounds on the same cores,
     /// and print one table per figure (median, p99, ratio, target, met).
-    Bench(bench::BenchArgs),
+    Bench(memchan_bench::BenchArgs),
     /// Internal: one side of a measurement, spawned by `memchan bench`.
     #[command(hide = true)]
-    BenchWorker(bench::worker::WorkerArgs),
+    BenchWorker(memchan_bench::WorkerArgs),
     /// A fault-injecting relay for testing links: forwards TCP connections to the
     /// hub and, per link frame and direction, drops, corrupts, duplicates, reorders
     /// or delays it with the given probabilities (the handshake always passes).
@@ -109,7 +108,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     init_logging(matches!(cli.command, Command::Run(_)));
     match cli.command {
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => memchan_bench::run(args),
         Command::Relay(args) => relay::run(args),
         Command::Hub(args) => hub::run(args),
         Command::Status(args) => status::run(args),
@@ -118,7 +117,7 @@ fn main() -> Result<()> {
         Command::Oshcc(args) => std::process::exit(oshcc::main("memchan oshcc", args.args)),
         Command::BenchWorker(args) => {
             // One line for the coordinator to quote, without a backtrace.
-            if let Err(e) = bench::dispatch::main(args) {
+            if let Err(e) = memchan_bench::worker_main(args) {
                 eprintln!("{e:#}");
                 std::process::exit(1);
             }

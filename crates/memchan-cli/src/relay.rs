@@ -1,7 +1,7 @@
 //! `memchan relay`: a fault-injecting TCP relay for testing memchan links.
 //!
-//! The relay itself lives in `memchan_testkit::relay` (so test workers can run it inside a
-//! network namespace); this is its command line: flags, the `listening ADDR` line, the
+//! The relay itself is the `memchan-relay` crate (so test workers can run it inside a
+//! network namespace too); this is its command line: flags, the `listening ADDR` line, the
 //! stats file (every 200 ms and at exit) and the summary on stderr. SIGTERM and SIGINT
 //! stop it cleanly.
 
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use memchan_testkit::relay::{check_probability, write_stats_file, Relay, RelayConfig};
+use memchan_relay::{check_probability, write_stats_file, Relay, RelayConfig};
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 /// Stats-file period.
@@ -68,7 +68,7 @@ pub struct RelayArgs {
 
 fn probability(s: &str) -> std::result::Result<f64, String> {
     let p: f64 = s.parse().map_err(|e| format!("{e}"))?;
-    check_probability(p)
+    check_probability(p).map_err(|e| e.to_string())
 }
 
 /// Set by SIGTERM/SIGINT.

@@ -127,9 +127,16 @@ fn quick_bench_writes_json_tables_and_plots() {
     let dir = scratch("quick");
     let json_path = dir.join("bench.json");
     let plot_dir = dir.join("plots");
+    let report_dir = dir.join("results");
+    let readme = dir.join("README.md");
+    std::fs::write(&readme, README_WITH_MARKERS).unwrap();
     let plots = matplotlib_available();
     let mut cmd = memchan();
     cmd.args(["bench", "--quick", "--json"]).arg(&json_path);
+    cmd.arg("--report")
+        .arg(&report_dir)
+        .arg("--readme")
+        .arg(&readme);
     if plots {
         cmd.arg("--plot").arg(&plot_dir);
     } else {
@@ -283,13 +290,22 @@ fn quick_bench_writes_json_tables_and_plots() {
         num(&v, key, "memchan_zero_copy");
     }
     // The raw reference of the message latency, measured by the same pairs; beside
-    // Open MPI too (the floor of the <= 0.5x target).
+    // Open MPI too, whose ratio is printed but no longer judged (issue 34).
     num(&v, "mp_latency_8b_vs_raw_ns", "memchan_raw");
     num(&v, "mp_latency_8b_ns", "memchan_raw");
     let targets = target_triples(&v);
+    assert!(
+        !targets.iter().any(|t| t.0 == "mp_latency_8b_ns"),
+        "the message latency has no target against Open MPI: {targets:?}"
+    );
+    assert_eq!(target(&v, "mp_latency_8b_vs_raw_ns")["target"], "<= 1.3x");
+    if v["figures"]["latency_8b_one_way_ns"].get("mpi").is_some() {
+        for s in ["memchan_postal", "memchan_zero_copy"] {
+            let line = format!("{s} / mpi: ");
+            assert!(stdout.contains(&line), "stdout lacks {line:?}");
+        }
+    }
     for (key, subject, reference) in [
-        ("mp_latency_8b_ns", "memchan_postal", "mpi"),
-        ("mp_latency_8b_ns", "memchan_zero_copy", "mpi"),
         ("mp_latency_8b_vs_raw_ns", "memchan_postal", "memchan_raw"),
         (
             "mp_latency_8b_vs_raw_ns",
@@ -445,7 +461,111 @@ fn quick_bench_writes_json_tables_and_plots() {
             );
         }
     }
+    check_report(&v, &stdout, &report_dir, plots);
+    check_readme(&readme);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A README with the verdict block's markers, as the docs keep it.
+const README_WITH_MARKERS: &str = "# memchan\n\nIntro.\n\n<!-- verdicts:begin -->\nstale verdicts\n<!-- verdicts:end -->\n\nThe rest.\n";
+
+/// `--report DIR`: latest.json parses, carries the run's facts and every target, and
+/// agrees with the `--json` document `v`; latest.md names every target with its
+/// verdict, holds the printed tables and shows the plots copied beside it.
+fn check_report(v: &Value, stdout: &str, dir: &Path, plots: bool) {
+    let latest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("latest.json")).unwrap())
+            .expect("latest.json parses");
+    let r = &latest["report"];
+    for key in ["commit", "date"] {
+        assert!(
+            r[key].as_str().is_some_and(|s| !s.is_empty()),
+            "report.{key}: {r}"
+        );
+    }
+    assert_eq!(r["rounds"], v["machine"]["rounds"], "{r}");
+    for key in ["cpu_model", "kernel"] {
+        assert!(
+            r["machine"][key].as_str().is_some(),
+            "report.machine.{key}: {r}"
+        );
+    }
+    assert!(
+        r["machine"]["logical_cpus"].as_u64().is_some_and(|n| n > 0),
+        "{r}"
+    );
+    // The same document as --json, plus the summary.
+    let mut rest = latest.clone();
+    rest.as_object_mut().unwrap().remove("report");
+    assert_eq!(
+        rest["targets"], v["targets"],
+        "latest.json's targets differ from --json's"
+    );
+    assert_eq!(
+        rest["figures"], v["figures"],
+        "latest.json's figures differ"
+    );
+    let targets = v["targets"].as_array().unwrap();
+    let verdicts = r["verdicts"].as_array().expect("report.verdicts");
+    assert_eq!(verdicts.len(), targets.len());
+    let md = std::fs::read_to_string(dir.join("latest.md")).unwrap();
+    for (t, x) in targets.iter().zip(verdicts) {
+        assert_eq!(x["figure"], t["figure"]);
+        assert_eq!(x["judged_ratio"], t["ratio"], "{x} vs {t}");
+        assert_eq!(x["pooled_ratio"], t["pooled_ratio"], "{x} vs {t}");
+        let word = match t["met"].as_bool() {
+            Some(true) => "met",
+            Some(false) => "NOT MET",
+            None => "not measured",
+        };
+        assert_eq!(x["verdict"], word, "{x} vs {t}");
+        let row = format!(
+            "| `{}` | {} |",
+            t["figure"].as_str().unwrap(),
+            t["subject"].as_str().unwrap()
+        );
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&row))
+            .unwrap_or_else(|| panic!("latest.md has no row {row}:\n{md}"));
+        assert!(line.trim_end().ends_with(&format!("| {word} |")), "{line}");
+    }
+    assert!(
+        md.contains(&format!("| commit | `{}`", r["commit"].as_str().unwrap())),
+        "{md}"
+    );
+    let first_table = stdout.lines().find(|l| l.starts_with("== ")).unwrap();
+    assert!(md.contains(first_table), "latest.md lacks the tables");
+    let listed: Vec<&str> = r["plots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    if plots {
+        assert!(!listed.is_empty(), "{r}");
+    }
+    for p in listed {
+        assert_png(&dir.join(p));
+        assert!(
+            md.contains(&format!("![{p}]({p})")),
+            "latest.md does not show {p}"
+        );
+    }
+}
+
+/// `--readme`: only the lines between the markers changed, into a verdict table.
+fn check_readme(readme: &Path) {
+    let text = std::fs::read_to_string(readme).unwrap();
+    let (head, _) = README_WITH_MARKERS.split_once("stale verdicts\n").unwrap();
+    let tail = "<!-- verdicts:end -->\n\nThe rest.\n";
+    assert!(text.starts_with(head) && text.ends_with(tail), "{text}");
+    assert!(!text.contains("stale verdicts"), "{text}");
+    assert!(text.contains("](results/latest.md)"), "{text}");
+    assert!(
+        text.contains("| figure | target | judged ratio |"),
+        "{text}"
+    );
 }
 
 /// Helper so sweep entries can be checked with `num`: wraps an object as
@@ -538,9 +658,74 @@ fn help_explains_the_flags() {
         "--scale",
         "--nodes",
         "--only",
+        "--report",
+        "--readme",
+        "--readme-only",
     ] {
         assert!(s.contains(flag), "--help lacks {flag}:\n{s}");
     }
+}
+
+#[test]
+fn readme_only_regenerates_the_block_from_the_report_without_measuring() {
+    let dir = scratch("readme-only");
+    let report = dir.join("results");
+    std::fs::create_dir_all(&report).unwrap();
+    let latest = serde_json::json!({
+        "report": {
+            "rounds": 5,
+            "machine": { "cpu_model": "Some CPU" },
+            "verdicts": [{
+                "figure": "ack_ns", "subject": "memchan", "reference": "oshmem",
+                "target": "<= 1x", "judged_ratio": 0.5, "pooled_ratio": 0.6,
+                "rounds": 5, "spread": [0.4, 0.7], "verdict": "met",
+            }],
+        },
+    });
+    std::fs::write(report.join("latest.json"), latest.to_string()).unwrap();
+    let readme = dir.join("README.md");
+    std::fs::write(&readme, README_WITH_MARKERS).unwrap();
+    let run = |file: &Path| {
+        let started = std::time::Instant::now();
+        let out = memchan()
+            .args(["bench", "--readme-only", "--report"])
+            .arg(&report)
+            .arg("--readme")
+            .arg(file)
+            .output()
+            .expect("running memchan");
+        check(&out);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "it measured"
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    run(&readme);
+    let text = std::fs::read_to_string(&readme).unwrap();
+    assert!(
+        text.contains("1 of 1 targets met over 5 round(s) on Some CPU"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| `ack_ns` memchan | <= 1x oshmem | 0.50x | 0.40-0.70x (5 rounds) | met |"),
+        "{text}"
+    );
+    assert!(
+        text.starts_with("# memchan\n\nIntro.\n\n<!-- verdicts:begin -->\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("<!-- verdicts:end -->\n\nThe rest.\n"),
+        "{text}"
+    );
+    // Without the markers: a warning, and the file as it was.
+    let plain = dir.join("PLAIN.md");
+    std::fs::write(&plain, "# no markers\n").unwrap();
+    let err = run(&plain);
+    assert!(err.contains("no verdict block"), "{err}");
+    assert_eq!(std::fs::read_to_string(&plain).unwrap(), "# no markers\n");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -1,10 +1,11 @@
-//! memchan's test tooling: what the conformance suite, the CLI's `memchan relay` and
-//! test workers use, and what no application linking `memchan` should carry.
+//! memchan's test tooling: what the conformance suite and test workers use, and what
+//! no application linking `memchan` should carry.
 //!
 //! - [`check`]: the pure checker of ordering rules 1 and 2 from senders' schedules and
 //!   receivers' read logs;
 //! - [`relay`]: a TCP relay that drops, corrupts, duplicates, reorders and delays link
-//!   frames;
+//!   frames (the `memchan-relay` crate, re-exported: `memchan relay` links it without
+//!   this kit);
 //! - [`harness`]: multi-process tests: [`Worker`](harness::Worker) processes (the test
 //!   binary re-executed), the [`Transport`](harness::Transport) a conformance test runs
 //!   on, and the macros that run a test on every transport ([`every_transport!`],
@@ -17,4 +18,4 @@
 pub mod check;
 pub mod harness;
 pub mod netns;
-pub mod relay;
+pub use memchan_relay as relay;
