@@ -41,7 +41,7 @@ pub use memchan_core::deposit::{Cmp, CondResult, Outcome, Shape, SignalOp};
 /// How memchan waits: the named idle strategies and their tuned numbers, for layers
 /// above the contract (the message layer, the C API) to wait the same way.
 pub use memchan_core::idle;
-pub use memchan_core::rma::{AtomicOp, PeerMemory, Pending};
+pub use memchan_core::rma::AtomicOp;
 pub use memchan_core::transport::{Caps, WAIT_UNTIL_RECHECK};
 pub use memchan_core::validate::{
     CLUSTER_NAME_LEN, EVENT_RING, MAX_SEGMENTS, MAX_SEGMENT_SIZE, NAME_LEN,
@@ -949,7 +949,7 @@ impl Rma {
     /// `OutOfBounds`, `PermissionDenied`, `Isolated`, `HubLost` here; the target's
     /// refusals from `take`.
     pub fn get_nbi(&self, node: NodeId, offset: usize, len: usize) -> Result<Pending> {
-        each!(RmaFlavor, &self.rma, r => RmaOps::get_nbi(r, node, offset, len))
+        each!(RmaFlavor, &self.rma, r => RmaOps::get_nbi(r, node, offset, len)).map(Pending)
     }
     /// Runs `op` on the aligned 8-byte word at `offset` of `node`'s copy, where it
     /// lives; returns the value before.
@@ -981,7 +981,7 @@ impl Rma {
     /// `PermissionDenied` (op `atomic`) without read and write permission;
     /// `UnknownNode`, `NotMapped`, `RemoteReadOff`, `Isolated`.
     pub fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
-        each!(RmaFlavor, &self.rma, r => RmaOps::peer_memory(r, node))
+        each!(RmaFlavor, &self.rma, r => RmaOps::peer_memory(r, node)).map(PeerMemory)
     }
 
     named_atomics!(atomic_u64, u64:
@@ -1042,3 +1042,51 @@ mod guide_rust {}
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/guide/hub.md")]
 mod guide_hub {}
+
+/// A non-blocking get under way (OpenSHMEM's `get_nbi`), from [`Rma::get_nbi`]: the
+/// node's [`Cluster::ack`] returns once it (and every other get under way) has
+/// completed, after which [`take`](Pending::take) returns at once. Dropping it
+/// abandons the bytes. (The transports' constructors stay behind the contract.)
+#[derive(Debug)]
+pub struct Pending(memchan_core::rma::Pending);
+
+impl Pending {
+    /// The bytes read (waiting for them if no `ack()` came between).
+    ///
+    /// # Errors
+    /// As the blocking get: `RemoteReadOff`, `NotMapped`, `UnknownNode` (the target
+    /// failed), `PermissionDenied`, `HubLost`, `Isolated`.
+    pub fn take(self) -> Result<Vec<u8>> {
+        self.0.take()
+    }
+}
+
+/// A node's copy of a whole segment as memory this process loads from and stores to
+/// itself (OpenSHMEM's `shmem_ptr`), from [`Rma::peer_memory`]: offered only where
+/// nodes share memory (one host). It keeps the mapping while it lives, whatever the
+/// node does meanwhile.
+///
+/// The rights and the pages' `remote_read` attribute are checked once, when it is
+/// made. A load or store through it is the caller's own CPU access: none of the
+/// checks memchan makes per operation (the target's later page attributes, receive
+/// enable, notify, remap, liveness), no atomicity beyond the access's own, and the
+/// caller's stores are ordered as its CPU orders them (an `ack` fences them).
+#[derive(Debug)]
+pub struct PeerMemory(memchan_core::rma::PeerMemory);
+
+impl PeerMemory {
+    /// The segment's offset 0 in the node's copy.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.0.as_ptr()
+    }
+
+    /// The segment's size.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Never true: a segment has at least one page.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
