@@ -242,43 +242,54 @@ fn main() {
     o.section(
         "Put with signal: the data, then the signal word (SHMEM_SIGNAL_SET/ADD) on the same PE.",
     );
-    for t in TYPES.iter().filter(|t| t.has & RMA != 0) {
-        let (n, c, r) = (t.name, t.c, t.rust);
-        for nbi in ["", "_nbi"] {
-            o.fun(Fun {
-                c_ret: "void",
-                rs_ret: "",
-                name: format!("shmem_{n}_put_signal{nbi}"),
-                params: vec![
-                    p(format!("{c} *"), format!("*mut {r}"), "dest"),
-                    p(format!("const {c} *"), format!("*const {r}"), "source"),
-                    p("size_t", "usize", "nelems"),
-                    p("uint64_t *", "*mut u64", "sig_addr"),
-                    p("uint64_t", "u64", "signal"),
-                    p("int", "c_int", "sig_op"),
-                    p("int", "c_int", "pe"),
-                ],
-                body: format!(
-                    "rma::put_signal(CALL, dest.cast(), source.cast(), nelems, size_of::<{r}>(), sig_addr, signal, sig_op, pe)"
-                ),
-            });
-        }
-    }
-
-    // The sized and untyped forms (1.5): N bits per element, or bytes (`putmem`).
-    let sized = SIZES
+    // Typed (`shmem_TYPE_put_signal`), then sized and untyped (1.5: N bits per
+    // element, or bytes for `putmem`): (name part, C and Rust element pointer types,
+    // element size as Rust, whether the pointers need a cast to `c_void`).
+    let mut signal: Vec<(String, String, String, String, bool)> = TYPES
         .iter()
-        .map(|bits| (bits.to_string(), bits / 8))
-        .chain([("mem".to_string(), 1)]);
-    for (n, sz) in sized {
+        .filter(|t| t.has & RMA != 0)
+        .map(|t| {
+            let (c, r) = (t.c, t.rust);
+            (
+                format!("{}_put_signal", t.name),
+                format!("{c} *"),
+                format!("*mut {r}"),
+                format!("size_of::<{r}>()"),
+                true,
+            )
+        })
+        .collect();
+    signal.extend(
+        SIZES
+            .iter()
+            .map(|b| (b.to_string(), b / 8))
+            .chain([("mem".to_string(), 1)])
+            .map(|(n, sz)| {
+                (
+                    format!("put{n}_signal"),
+                    "void *".to_string(),
+                    "*mut c_void".to_string(),
+                    sz.to_string(),
+                    false,
+                )
+            }),
+    );
+    for (name, dest_c, dest_r, es, cast) in signal {
+        let src_c = format!("const {}", dest_c);
+        let src_r = dest_r.replacen("*mut", "*const", 1);
+        let (d, s) = if cast {
+            ("dest.cast()", "source.cast()")
+        } else {
+            ("dest", "source")
+        };
         for nbi in ["", "_nbi"] {
             o.fun(Fun {
                 c_ret: "void",
                 rs_ret: "",
-                name: format!("shmem_put{n}_signal{nbi}"),
+                name: format!("shmem_{name}{nbi}"),
                 params: vec![
-                    p("void *", "*mut c_void", "dest"),
-                    p("const void *", "*const c_void", "source"),
+                    p(dest_c.clone(), dest_r.clone(), "dest"),
+                    p(src_c.clone(), src_r.clone(), "source"),
                     p("size_t", "usize", "nelems"),
                     p("uint64_t *", "*mut u64", "sig_addr"),
                     p("uint64_t", "u64", "signal"),
@@ -286,7 +297,7 @@ fn main() {
                     p("int", "c_int", "pe"),
                 ],
                 body: format!(
-                    "rma::put_signal(CALL, dest, source, nelems, {sz}, sig_addr, signal, sig_op, pe)"
+                    "rma::put_signal(CALL, {d}, {s}, nelems, {es}, sig_addr, signal, sig_op, pe)"
                 ),
             });
         }

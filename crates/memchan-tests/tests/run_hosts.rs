@@ -254,20 +254,9 @@ fn the_conformance_set_passes_across_namespaces() {
         return;
     }
     let _one = serial();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../memchan-capi/tests/c/spec");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("read tests/c/spec")
-        .filter_map(|e| {
-            let p = e.ok()?.path();
-            let stem = p.file_stem()?.to_string_lossy().into_owned();
-            (p.extension()? == "c").then_some(stem)
-        })
-        .collect();
-    names.sort();
-    assert!(!names.is_empty(), "no programs in {}", dir.display());
     let topo = Topology::new("rhspec", 2);
     let flags = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread"];
-    for name in names {
+    for name in common::spec_programs() {
         let prog = CProgram::build(&format!("spec/{name}"), flags);
         let out = output(launcher(&topo, &["--tag-output", prog.0.to_str().unwrap()]));
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));

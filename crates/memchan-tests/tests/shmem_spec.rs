@@ -59,16 +59,7 @@ spec_tests!(memory, teams, contexts, collectives, p2p, sync);
 
 #[test]
 fn every_program_of_the_set_has_a_test() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi/tests/c/spec");
-    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-        .expect("read tests/c/spec")
-        .filter_map(|e| {
-            let p = e.ok()?.path();
-            let stem = p.file_stem()?.to_string_lossy().into_owned();
-            (p.extension()? == "c").then_some(stem)
-        })
-        .collect();
-    on_disk.sort();
+    let on_disk = common::spec_programs();
     let mut listed: Vec<String> = PROGRAMS.iter().map(|s| s.to_string()).collect();
     listed.sort();
     assert_eq!(on_disk, listed, "tests/c/spec and PROGRAMS differ");

@@ -203,3 +203,20 @@ impl Drop for CProgram {
         let _ = std::fs::remove_file(&self.0);
     }
 }
+
+/// The OpenSHMEM conformance set: the program names of memchan-capi's `tests/c/spec`,
+/// sorted (each builds with `CProgram::build("spec/NAME", ..)`).
+pub fn spec_programs() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../memchan-capi/tests/c/spec");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let stem = p.file_stem()?.to_string_lossy().into_owned();
+            (p.extension()? == "c").then_some(stem)
+        })
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no programs in {}", dir.display());
+    names
+}
