@@ -23,6 +23,9 @@ pub const STEP: Duration = Duration::from_secs(5);
 /// times: on a lossy network two lost segments in one step (TCP's first
 /// retransmission waits 1 s, the next 2 s) can outlast a step with the hub fine.
 const JOIN_TRIES: u32 = 3;
+/// How a refusal for a cap starts (the hub's gate refuses so): the hub is busy, not
+/// refusing the node itself, and [`connect`] tries again.
+pub const BUSY: &str = "the hub is busy: ";
 /// The handshake's words for a step that outlasted [`STEP`].
 const TIMED_OUT: &str = "handshake timed out";
 
@@ -123,7 +126,7 @@ fn retry_busy<T>(
     deadline: Instant,
     mut attempt: impl FnMut() -> Result<T, String>,
 ) -> Result<T, String> {
-    let busy = format!("refused: {}", crate::hub::BUSY);
+    let busy = format!("refused: {BUSY}");
     let mut cap_ms = 10u64;
     loop {
         match attempt() {

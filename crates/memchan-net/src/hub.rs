@@ -34,7 +34,7 @@ mod mirror;
 mod rma;
 mod standby;
 
-pub use gate::{BUSY, EVICT_AFTER, MAX_JOIN};
+pub use gate::{EVICT_AFTER, MAX_JOIN};
 
 use crate::clock;
 use crate::handshake::{self, read_frame, STEP};
@@ -50,6 +50,7 @@ use memchan_core::{
 };
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -64,8 +65,6 @@ pub const NODE_TABLE_FULL: &str = "the cluster's node table is full";
 /// `{existing}-byte pages, not {requested}`; the node side turns it into
 /// `Error::PageSizeMismatch`, as on one host).
 pub const PAGES_REFUSAL: &str = "the cluster uses ";
-/// The most segments a cluster may have.
-pub const MAX_SEGMENTS: usize = memchan_core::validate::MAX_SEGMENTS;
 /// Up to this many remote links, a spinning `Hub::progress` reads each link instead
 /// of polling them all first.
 const DIRECT_READS: usize = 2;
@@ -1152,7 +1151,7 @@ impl Shared {
                 }
                 let i = match st.segs.iter().position(|s| s.is_none()) {
                     Some(i) => i,
-                    None if st.segs.len() < MAX_SEGMENTS => {
+                    None if st.segs.len() < validate::MAX_SEGMENTS => {
                         st.segs.push(None);
                         st.segs.len() - 1
                     }
@@ -1733,6 +1732,36 @@ pub fn query_status(addr: &str, key: &Key) -> Result<ClusterStatus, String> {
         return Err(format!("expected a status report, got {:?}", h.kind));
     }
     serde_json::from_slice(&p).map_err(|e| format!("bad status report: {e}"))
+}
+
+/// Bytes of a refused connection's input read and dropped before closing it: a close
+/// with unread input resets the connection, and the peer might lose the refusal.
+const DRAIN: usize = 64 * 1024;
+
+/// Sends a Refuse frame (readable without the key) if the socket takes it now, reads
+/// and drops what the peer sent (a close with unread input resets the connection, and
+/// the peer could lose the refusal), and closes.
+fn say_and_close(mut sock: TcpStream, why: &str) {
+    let mut frame = Vec::new();
+    wire::encode(
+        &mut frame,
+        &FrameKey::open(),
+        1,
+        Kind::Refuse,
+        0,
+        0,
+        &[why.as_bytes()],
+    );
+    let _ = sock.write(&frame);
+    let _ = sock.shutdown(std::net::Shutdown::Write);
+    let mut sink = [0u8; 4096];
+    let mut drained = 0;
+    while drained < DRAIN {
+        match sock.read(&mut sink) {
+            Ok(n) if n > 0 => drained += n,
+            _ => break,
+        }
+    }
 }
 
 /// Counts `n`'s barrier arrival `number` of `scope` (its own numbering, from 1 at its

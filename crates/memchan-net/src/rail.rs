@@ -648,7 +648,7 @@ impl Resume {
         let mut g = Get::new(b, "rail resume");
         let (node, inc, first_seq) = (g.u16()?, g.u64()?, g.u64()?);
         let n = g.u32()? as usize;
-        if n > b.len() / 8 || n > crate::hub::MAX_SEGMENTS {
+        if n > b.len() / 8 || n > memchan_core::validate::MAX_SEGMENTS {
             return Err(WireError::Malformed("rail resume").into());
         }
         let mut rx = Vec::with_capacity(n);

@@ -6,7 +6,8 @@
 #[allow(dead_code)]
 mod common;
 use memchan_net::handshake::read_frame;
-use memchan_net::hub::{Hub, HubConfig, BUSY, MAX_JOIN};
+use memchan_net::handshake::BUSY;
+use memchan_net::hub::{Hub, HubConfig, MAX_JOIN};
 use memchan_net::link::LinkError;
 use memchan_net::node::Node;
 use memchan_net::wire::{self, Decoder, Key, Kind};

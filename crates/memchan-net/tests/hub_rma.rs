@@ -10,8 +10,8 @@ use memchan_core::rma::AtomicOp;
 use memchan_core::{NodeId, RxAttrs};
 use memchan_net::link::{Handler, Link, LinkConfig};
 use memchan_net::node::Node;
+use memchan_net::proto::rma::{done_payload, Request, What};
 use memchan_net::proto::{code, get_response, Op, SegInfo};
-use memchan_net::rma::{done_payload, Request, What};
 use memchan_net::wire::{Get, Key, Kind};
 use std::time::{Duration, Instant};
 

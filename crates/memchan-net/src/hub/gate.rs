@@ -23,8 +23,8 @@
 //! (`Shared::enter`), an observer its status report (sent from here, then closed), a
 //! standby its mirror connection (`mirror.rs`).
 
-use super::Shared;
-use crate::handshake::{self, STEP};
+use super::{say_and_close, Shared};
+use crate::handshake::{self, BUSY, STEP};
 use crate::link::LinkError;
 use crate::proto::{Join, ROLE_MIRROR, ROLE_OBSERVER, ROLE_RESUME};
 use crate::wire::{self, Decoder, FrameKey, Kind, WireError};
@@ -39,8 +39,6 @@ use std::time::{Duration, Instant};
 
 /// The largest join payload the gate reads (a join is about 70 bytes and two names).
 pub const MAX_JOIN: usize = 4096;
-/// How a refusal for a cap starts: the hub is busy, not refusing the node itself.
-pub const BUSY: &str = "the hub is busy: ";
 /// How long a pending connection is safe from eviction by a newer one.
 pub const EVICT_AFTER: Duration = Duration::from_secs(1);
 
@@ -48,9 +46,6 @@ pub const EVICT_AFTER: Duration = Duration::from_secs(1);
 const FRAME_CAP: usize = wire::HEADER + MAX_JOIN + wire::MAC;
 /// Connections accepted per wake-up before the gate serves the pending ones again.
 const ACCEPT_BATCH: usize = 256;
-/// Bytes of a refused connection's input read and dropped before closing it: a close
-/// with unread input resets the connection, and the peer might lose the refusal.
-const DRAIN: usize = 64 * 1024;
 /// How long accepting pauses when the process is out of descriptors or memory.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 /// The gate thread's nice value: below the members' threads (nice 0), above idle.
@@ -578,32 +573,6 @@ fn refusal(e: LinkError) -> String {
         ),
         LinkError::Protocol(e) => format!("not a memchan node: {e}"),
         e => e.to_string(),
-    }
-}
-
-/// Sends a Refuse frame (readable without the key) if the socket takes it now, reads
-/// and drops what the peer sent (a close with unread input resets the connection, and
-/// the peer could lose the refusal), and closes.
-pub(super) fn say_and_close(mut sock: TcpStream, why: &str) {
-    let mut frame = Vec::new();
-    wire::encode(
-        &mut frame,
-        &FrameKey::open(),
-        1,
-        Kind::Refuse,
-        0,
-        0,
-        &[why.as_bytes()],
-    );
-    let _ = sock.write(&frame);
-    let _ = sock.shutdown(std::net::Shutdown::Write);
-    let mut sink = [0u8; 4096];
-    let mut drained = 0;
-    while drained < DRAIN {
-        match sock.read(&mut sink) {
-            Ok(n) if n > 0 => drained += n,
-            _ => break,
-        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! The hub's part of remote reads and atomics (`crate::rma`): it checks each request
+//! The hub's part of remote reads and atomics (the node side is `crate::rma`, the
+//! payloads `proto/rma.rs`): it checks each request
 //! (segment and generation, bounds, the origin's rights from the uid and gid it
 //! joined with, a target that is a member and maps the segment rx), forwards it to
 //! the target under a token of its own, and routes the target's answer back as the
@@ -8,7 +9,7 @@
 
 use super::{Port, Shared, Sink, State};
 use crate::proto::code;
-use crate::rma::{Asker, Request, Serve};
+use crate::proto::rma::{get_done, Asker, Request, Serve};
 use crate::wire::{Kind, Put};
 use memchan_core::{Error, NodeId};
 use std::collections::HashMap;
@@ -176,7 +177,7 @@ impl Shared {
 
     /// A `RmaDone` from `n`: the answer to a token sent to `n`, routed to its origin.
     pub(super) fn rma_done(&self, st: &mut State, n: NodeId, payload: &[u8]) {
-        let token = match crate::rma::get_done(payload) {
+        let token = match get_done(payload) {
             Ok((token, ..)) => token,
             Err(e) => {
                 tracing::warn!(node = n.0, error = %e, "malformed remote access answer dropped");
@@ -219,7 +220,7 @@ impl Shared {
         target: NodeId,
         done: Option<&[u8]>,
     ) {
-        match done.map(crate::rma::get_done) {
+        match done.map(get_done) {
             Some(Ok((_, status, body))) => st.respond(origin, req, status, body),
             _ => st.refuse(origin, req, &Error::UnknownNode(target)),
         }

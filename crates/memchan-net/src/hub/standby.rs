@@ -18,7 +18,7 @@
 //! node's barrier arrival or request the old hub handled but did not answer is not
 //! answered again, except an `ack`, which the node sends again after a switch.
 
-use super::{count_arrival, gate, Port, Seg, Shared, Sink, State};
+use super::{count_arrival, say_and_close, Port, Seg, Shared, Sink, State};
 use crate::handshake::{self, read_frame, STEP};
 use crate::link::{Held, Link, LinkConfig};
 use crate::proto::{event_kind, Join, ROLE_MIRROR};
@@ -175,7 +175,7 @@ impl Tables {
             }
             seen.insert(NodeId(m.node));
         }
-        if self.segs.len() > super::MAX_SEGMENTS || self.groups.len() > MAX_GROUPS {
+        if self.segs.len() > validate::MAX_SEGMENTS || self.groups.len() > MAX_GROUPS {
             return Err("more segments or groups than a hub holds".into());
         }
         for s in self.segs.iter().flatten() {
@@ -491,7 +491,7 @@ pub(super) fn resume(
                 .and_then(|r| sh.adopt(&sock, key, dec, &join, r, peer));
             if let Err(why) = r {
                 tracing::warn!(%peer, reason = %why, "rail resume refused");
-                gate::say_and_close(sock, &why);
+                say_and_close(sock, &why);
             }
         });
     if let Err(e) = spawned {
