@@ -281,7 +281,7 @@ fn drop_1_loses_every_frame_but_the_handshake() {
     node.write_all(&up).unwrap();
     let got = read_frames(&mut hub_side, 2);
     assert_eq!(seq_and_payload(&got[0]), (Kind::Hello, 0, vec![1; 16]));
-    assert_eq!(got[1], Received::Refused("the end".into()));
+    assert_eq!(got[1], Received::Refused(b"the end".to_vec()));
     assert_quiet(&mut hub_side);
     let (st, _) = relay.stop();
     assert_eq!(stat(&st, "frames"), 12);

@@ -37,8 +37,9 @@ mod standby;
 pub use gate::{EVICT_AFTER, MAX_JOIN};
 
 use crate::clock;
-use crate::handshake::{self, read_frame, STEP};
+use crate::handshake::{self, read_frame, HandshakeError, STEP};
 use crate::link::{Handler, Link, LinkConfig, LinkError, Readers};
+use crate::proto::reply::{JoinRefusal, Refusal, Table};
 use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
 use crate::rail;
 use crate::wire::{self, Decoder, FrameKey, Key, Kind, Put};
@@ -58,13 +59,6 @@ use std::time::{Duration, Instant};
 
 /// Origin id of packets the hub makes itself (lock slot clearing, rx snapshots).
 pub const HUB_ORIGIN: u16 = u16::MAX;
-/// The reason a join is refused when every node slot is taken (the node side turns it
-/// into `Error::TableFull("node")`, as on one host).
-pub const NODE_TABLE_FULL: &str = "the cluster's node table is full";
-/// How the reason a join is refused for another page size starts (then
-/// `{existing}-byte pages, not {requested}`; the node side turns it into
-/// `Error::PageSizeMismatch`, as on one host).
-pub const PAGES_REFUSAL: &str = "the cluster uses ";
 /// Up to this many remote links, a spinning `Hub::progress` reads each link instead
 /// of polling them all first.
 const DIRECT_READS: usize = 2;
@@ -342,7 +336,14 @@ impl Hub {
     }
 
     /// Attaches a node of this process (the virtual hub's own node).
-    pub fn attach_local(&self, port: Arc<dyn LocalPort>, join: &Join) -> Result<Welcome, String> {
+    ///
+    /// # Errors
+    /// The hub's refusal of the join.
+    pub fn attach_local(
+        &self,
+        port: Arc<dyn LocalPort>,
+        join: &Join,
+    ) -> Result<Welcome, JoinRefusal> {
         self.sh.admit(join, Sink::Local(port), "local".into())
     }
 
@@ -502,7 +503,7 @@ impl Shared {
         dec: Decoder,
         join: &Join,
         peer: SocketAddr,
-    ) -> Result<(), String> {
+    ) -> Result<(), JoinRefusal> {
         let cfg = LinkConfig {
             // Bounded by the senders' replay memories (see the module doc), never waits.
             replay_limit: usize::MAX / 2,
@@ -512,7 +513,7 @@ impl Shared {
         let link = sock
             .try_clone()
             .and_then(|s| Link::new(s, key, dec, cfg))
-            .map_err(|e| format!("cannot set up the link: {e}"))?;
+            .map_err(|e| JoinRefusal::Handshake(format!("cannot set up the link: {e}")))?;
         let link = Arc::new(link);
         let welcome = self.admit(join, Sink::Remote(link.clone()), peer.to_string())?;
         let (node, inc) = (welcome.node, welcome.incarnation);
@@ -758,37 +759,14 @@ impl State {
         self.send(n, Kind::Response, &[&proto::response(req, status, body)]);
     }
 
+    /// Answers a request with refusal `r` (the node rebuilds the error it names).
+    fn refuse_with(&self, n: NodeId, req: u32, r: &Refusal) {
+        self.respond(n, req, r.code(), &r.put());
+    }
+
     /// Answers a request with the typed refusal `e` (the node rebuilds the same error).
     fn refuse(&self, n: NodeId, req: u32, e: &Error) {
-        let (status, body) = match e {
-            Error::Invalid { what, why } => (code::INVALID, Put::new().str(what).str(why).0),
-            Error::UnknownNode(id) => (code::UNKNOWN_NODE, Put::new().u16(id.0).0),
-            Error::UnknownGroup(g) => (code::UNKNOWN_GROUP, g.as_bytes().to_vec()),
-            Error::TableFull(what) => (code::TABLE_FULL, what.as_bytes().to_vec()),
-            Error::PermissionDenied {
-                segment,
-                op,
-                uid,
-                gid,
-                mode,
-                caller_uid,
-            } => (
-                code::PERMISSION_DENIED,
-                Put::new()
-                    .u32(*uid)
-                    .u32(*gid)
-                    .u32(*mode)
-                    .u32(*caller_uid)
-                    .str(op)
-                    .str(segment)
-                    .0,
-            ),
-            other => (
-                code::INVALID,
-                Put::new().str("request").str(&other.to_string()).0,
-            ),
-        };
-        self.respond(n, req, status, &body);
+        self.refuse_with(n, req, &Refusal::of(e));
     }
 
     fn event(&self, node: NodeId, inc: u64, kind: u8) {
@@ -836,34 +814,33 @@ impl Shared {
         }
     }
 
-    fn admit(&self, j: &Join, sink: Sink, addr: String) -> Result<Welcome, String> {
+    fn admit(&self, j: &Join, sink: Sink, addr: String) -> Result<Welcome, JoinRefusal> {
         let mut st = self.lock();
         if st.standby.as_ref().is_some_and(|s| s.refuses_joins()) {
-            return Err("this is a standby hub: nodes join the active hub".into());
+            return Err(JoinRefusal::Standby);
         }
         match &st.cluster {
             Some(c) if *c != j.cluster => {
-                return Err(format!(
-                    "this hub serves cluster `{c}`, not `{}`",
-                    j.cluster
-                ))
+                return Err(JoinRefusal::OtherCluster {
+                    serves: c.clone(),
+                    asked: j.cluster.clone(),
+                })
             }
             Some(_) => {}
             None => st.cluster = Some(j.cluster.clone()),
         }
         let page = match (st.page, PageSize::from_bytes(j.page_size as usize)) {
             (Some(p), Some(want)) if p != want => {
-                return Err(format!(
-                    "{PAGES_REFUSAL}{}-byte pages, not {}",
-                    p.bytes(),
-                    want.bytes()
-                ))
+                return Err(JoinRefusal::PageSize {
+                    existing: p.bytes() as u32,
+                    requested: want.bytes() as u32,
+                })
             }
             (Some(p), _) => p,
             (None, want) => *st.page.insert(want.unwrap_or(PageSize::K4)),
         };
         let Some(id) = st.ports.iter().position(|p| p.is_none()) else {
-            return Err(NODE_TABLE_FULL.into());
+            return Err(JoinRefusal::NodeTableFull);
         };
         let node = NodeId(id as u16);
         st.next_inc += 1;
@@ -1057,7 +1034,7 @@ impl Shared {
                 "#{} generation {}, which the standby hub that took over never learnt",
                 d.seg, d.gen
             );
-            st.respond(n, proto::NO_REQUEST, code::UNKNOWN_SEGMENT, what.as_bytes());
+            st.refuse_with(n, proto::NO_REQUEST, &Refusal::UnknownSegment(what));
             return None;
         }
         let groups = &st.groups;
@@ -1140,14 +1117,18 @@ impl Shared {
                     let s = st.segs[i].as_ref().expect("found");
                     let want = page.round_up(size as usize);
                     if create && size != 0 && want != s.size {
-                        let body = Put::new().u64(s.size as u64).u64(want as u64).str(&name).0;
-                        return st.respond(n, req, code::SIZE_MISMATCH, &body);
+                        let r = Refusal::SizeMismatch {
+                            segment: name,
+                            existing: s.size as u64,
+                            requested: want as u64,
+                        };
+                        return st.refuse_with(n, req, &r);
                     }
                     let info = seg_info(i, s);
                     return st.respond(n, req, code::OK, &info.put());
                 }
                 if !create {
-                    return st.respond(n, req, code::UNKNOWN_SEGMENT, name.as_bytes());
+                    return st.refuse_with(n, req, &Refusal::UnknownSegment(name));
                 }
                 let i = match st.segs.iter().position(|s| s.is_none()) {
                     Some(i) => i,
@@ -1155,7 +1136,7 @@ impl Shared {
                         st.segs.push(None);
                         st.segs.len() - 1
                     }
-                    None => return st.respond(n, req, code::TABLE_FULL, b"segment"),
+                    None => return st.refuse_with(n, req, &Refusal::TableFull(Table::Segment)),
                 };
                 let size = page.round_up(size as usize);
                 let gen = st.next_gen;
@@ -1191,7 +1172,7 @@ impl Shared {
                     self.replicate(st);
                     st.respond(n, req, code::OK, &[]);
                 }
-                _ => st.respond(n, req, code::SEGMENT_FREED, b""),
+                _ => st.refuse_with(n, req, &Refusal::SegmentFreed(String::new())),
             },
             Op::MapRx { seg, gen } => match st.segs.get_mut(seg as usize) {
                 Some(Some(s)) if s.gen == gen => {
@@ -1218,7 +1199,7 @@ impl Shared {
                     self.replicate(st);
                     st.respond(n, req, code::OK, &[]);
                 }
-                _ => st.respond(n, req, code::SEGMENT_FREED, b""),
+                _ => st.refuse_with(n, req, &Refusal::SegmentFreed(String::new())),
             },
             Op::UnmapRx { seg, gen } => {
                 if let Some(Some(s)) = st.segs.get_mut(seg as usize) {
@@ -1238,13 +1219,16 @@ impl Shared {
                 }
                 if let Some(i) = st.groups.iter().position(|g| g.0 == name) {
                     if st.groups[i].1 != members {
-                        let why = format!("group `{name}` exists with other members");
-                        return st.respond(n, req, code::INVALID, why.as_bytes());
+                        let r = Refusal::Invalid {
+                            what: "request".into(),
+                            why: format!("group `{name}` exists with other members"),
+                        };
+                        return st.refuse_with(n, req, &r);
                     }
                     return st.respond(n, req, code::OK, &(i as u16).to_le_bytes());
                 }
                 if st.groups.len() >= MAX_GROUPS {
-                    return st.respond(n, req, code::TABLE_FULL, b"group");
+                    return st.refuse_with(n, req, &Refusal::TableFull(Table::Group));
                 }
                 st.groups.push((name, members));
                 self.replicate(st);
@@ -1256,7 +1240,7 @@ impl Shared {
                     let body = proto::put_set(Put::new().u16(i as u16), &st.groups[i].1).0;
                     st.respond(n, req, code::OK, &body);
                 }
-                None => st.respond(n, req, code::UNKNOWN_GROUP, name.as_bytes()),
+                None => st.refuse_with(n, req, &Refusal::UnknownGroup(name)),
             },
             Op::Ack => {
                 let mut waits = Vec::new();
@@ -1389,19 +1373,16 @@ impl Shared {
                 let set: NodeSet = a.waits.iter().map(|w| w.0).collect();
                 let ms = self.cfg.failure_timeout.as_millis() as u64;
                 tracing::warn!(node = a.origin.0, stalled = ?set, "ack stalled: no release for {ms} ms");
-                let mut body = Put::new().u64(ms);
-                body = proto::put_set(body, &set);
-                st.respond(a.origin, a.req, code::ACK_STALLED, &body.0);
+                let r = Refusal::AckStalled {
+                    waited_ms: ms,
+                    stalled: set,
+                };
+                st.refuse_with(a.origin, a.req, &r);
             } else if a.missing.is_empty() {
                 st.respond(a.origin, a.req, code::OK, &[]);
             } else {
                 let set: NodeSet = a.missing.iter().copied().collect();
-                st.respond(
-                    a.origin,
-                    a.req,
-                    code::ACK_INCOMPLETE,
-                    &proto::put_set(Put::new(), &set).0,
-                );
+                st.refuse_with(a.origin, a.req, &Refusal::AckIncomplete(set));
             }
         }
     }
@@ -1452,8 +1433,11 @@ impl Shared {
             }
             let ms = bound.as_millis() as u64;
             tracing::warn!(node = n.0, missing = ?missing, "barrier stalled: no progress for {ms} ms");
-            let body = proto::put_set(Put::new().u64(ms), &missing);
-            st.respond(n, req, code::BARRIER_STALLED, &body.0);
+            let r = Refusal::BarrierStalled {
+                waited_ms: ms,
+                missing,
+            };
+            st.refuse_with(n, req, &r);
         }
     }
 
@@ -1722,16 +1706,33 @@ fn seg_info(i: usize, s: &Seg) -> SegInfo {
     }
 }
 
+/// Why a status query failed.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// The observer's handshake failed (the hub could not be reached, or refused).
+    #[error(transparent)]
+    Handshake(#[from] HandshakeError),
+    /// The report does not parse.
+    #[error("bad status report: {0}")]
+    Report(#[source] serde_json::Error),
+}
+
 /// Asks the hub at `addr` for its status (what `memchan status` shows).
-pub fn query_status(addr: &str, key: &Key) -> Result<ClusterStatus, String> {
+///
+/// # Errors
+/// The [`QueryError`] that says what went wrong.
+pub fn query_status(addr: &str, key: &Key) -> Result<ClusterStatus, QueryError> {
     let join = Join::service(ROLE_OBSERVER);
     let (mut sock, _key, mut dec) = handshake::connect(addr, key, join)?;
-    let (h, p) =
-        read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(handshake::describe)?;
+    let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP)?;
     if h.kind != Kind::Response {
-        return Err(format!("expected a status report, got {:?}", h.kind));
+        return Err(HandshakeError::Unexpected {
+            want: "a status report",
+            got: h.kind,
+        }
+        .into());
     }
-    serde_json::from_slice(&p).map_err(|e| format!("bad status report: {e}"))
+    serde_json::from_slice(&p).map_err(QueryError::Report)
 }
 
 /// Bytes of a refused connection's input read and dropped before closing it: a close
@@ -1741,7 +1742,7 @@ const DRAIN: usize = 64 * 1024;
 /// Sends a Refuse frame (readable without the key) if the socket takes it now, reads
 /// and drops what the peer sent (a close with unread input resets the connection, and
 /// the peer could lose the refusal), and closes.
-fn say_and_close(mut sock: TcpStream, why: &str) {
+fn say_and_close(mut sock: TcpStream, why: &JoinRefusal) {
     let mut frame = Vec::new();
     wire::encode(
         &mut frame,
@@ -1750,7 +1751,7 @@ fn say_and_close(mut sock: TcpStream, why: &str) {
         Kind::Refuse,
         0,
         0,
-        &[why.as_bytes()],
+        &[&why.put()],
     );
     let _ = sock.write(&frame);
     let _ = sock.shutdown(std::net::Shutdown::Write);

@@ -33,6 +33,7 @@
 //! **Never block on receive.** Receiving queues control frames (acks, NAKs) without
 //! waiting for the socket; the one thread that may wait is a sender in back-pressure.
 
+use crate::proto::reply::{JoinRefusal, ReplyError};
 use crate::wire::{self, Borrowed, Decoder, FrameKey, Kind, WireError};
 use memchan_core::status::LinkCounters;
 use rustix::event::epoll::{self, EventFlags};
@@ -44,7 +45,7 @@ use std::sync::atomic::{
     AtomicBool, AtomicU64,
     Ordering::{Relaxed, SeqCst},
 };
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Tunables of a link.
@@ -87,15 +88,18 @@ pub enum LinkError {
     /// The peer closed the connection.
     #[error("the peer closed the link")]
     Closed,
-    /// A socket error.
+    /// A socket error (shared: a link's error is cloned to every thread that meets it).
     #[error("link I/O error: {0}")]
-    Io(String),
+    Io(#[source] Arc<io::Error>),
     /// The peer sent bytes that are not a frame of ours, or a forged frame.
     #[error("protocol error: {0}")]
     Protocol(#[from] WireError),
     /// The peer refused us, with its reason.
     #[error("refused by the peer: {0}")]
-    Refused(String),
+    Refused(JoinRefusal),
+    /// The peer sent a refusal that does not decode.
+    #[error("the peer's refusal does not decode: {0}")]
+    BadRefusal(#[source] ReplyError),
     /// Replay memory stayed full for the whole back-pressure timeout.
     #[error("replay memory full for {0:?}: the peer is not releasing frames")]
     Stalled(Duration),
@@ -789,7 +793,7 @@ impl Link {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) => return Err(LinkError::Io(e.to_string())),
+                Err(e) => return Err(LinkError::Io(Arc::new(e))),
             }
         }
         drop(rx);
@@ -820,7 +824,12 @@ impl Link {
             };
             add(&self.counters.frames_rx, 1);
             let (hd, payload) = match got {
-                Borrowed::Refused(why) => return Err(LinkError::Refused(why)),
+                Borrowed::Refused(why) => {
+                    return Err(match JoinRefusal::get(why) {
+                        Ok(r) => LinkError::Refused(r),
+                        Err(e) => LinkError::BadRefusal(e),
+                    })
+                }
                 Borrowed::Corrupt => {
                     add(&self.counters.crc_failures, 1);
                     self.nak(rx);

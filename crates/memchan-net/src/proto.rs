@@ -6,6 +6,7 @@ use memchan_core::status::LinkCounters;
 use memchan_core::{Dest, GroupId, NodeId, NodeSet};
 
 pub mod deposit;
+pub mod reply;
 pub mod rma;
 
 type R<T> = Result<T, WireError>;

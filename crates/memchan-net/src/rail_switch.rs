@@ -12,14 +12,31 @@
 //! One switch per node: a failure of the standby is `HubLost`, as with one rail. The
 //! global clock follows the standby's time packets from the switch on.
 
-use crate::handshake;
+use crate::handshake::{self, HandshakeError};
 use crate::link::{Link, LinkConfig};
 use crate::proto::{Join, ROLE_RESUME};
-use crate::rail::{PlanNotice, Resume};
+use crate::rail::{PlanNotice, RailError, Resume};
 use crate::service::{Shared, Up, ALIVE};
 use crate::wire::{Key, Kind};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+
+/// Why a switch to the standby failed (the node then counts the hub as lost).
+#[derive(Debug, thiserror::Error)]
+enum SwitchError {
+    /// The node's hub is in its own process: there is no link to move.
+    #[error("no link to move")]
+    NoLink,
+    /// The node's report does not encode.
+    #[error(transparent)]
+    Report(#[from] RailError),
+    /// The standby could not be joined.
+    #[error(transparent)]
+    Handshake(#[from] HandshakeError),
+    /// The joined socket could not be set up as a link.
+    #[error("cannot set up the link: {0}")]
+    Link(#[source] std::io::Error),
+}
 
 /// Where a node goes when its active hub is lost.
 #[derive(Debug, Clone)]
@@ -69,9 +86,9 @@ impl Shared {
         }
     }
 
-    fn switch(&self, standby: &Standby, old: &Arc<Link>) -> Result<(), String> {
+    fn switch(&self, standby: &Standby, old: &Arc<Link>) -> Result<(), SwitchError> {
         let Up::Link(cell) = &self.up else {
-            return Err("no link to move".into());
+            return Err(SwitchError::NoLink);
         };
         // Held across the move: nothing is applied between the report and the new
         // link (a frame of the old link handled late is dropped, see `rail_deliver`).
@@ -109,12 +126,11 @@ impl Shared {
             locks,
             report,
         }
-        .encode()
-        .map_err(|e| e.to_string())?;
+        .encode()?;
         let mut join = standby.join.clone();
         join.role = ROLE_RESUME;
         let (sock, key, dec) = handshake::connect(&standby.addr, &standby.key, join)?;
-        sock.set_read_timeout(None).map_err(|e| e.to_string())?;
+        sock.set_read_timeout(None).map_err(SwitchError::Link)?;
         let link = Link::resume_announced(
             sock,
             key,
@@ -124,7 +140,7 @@ impl Shared {
             1,
             Some((Kind::RailResume, &resume)),
         )
-        .map_err(|e| format!("cannot set up the link: {e}"))?;
+        .map_err(SwitchError::Link)?;
         *cell.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(link);
         drop(rail);
         Ok(())

@@ -23,12 +23,13 @@
 //! This is the node side (the origin's [`Rma`] and the target's serving); the
 //! payloads are `proto/rma.rs`, the hub's checks and forwarding `hub/rma.rs`.
 
+use crate::proto::reply::{self, Refusal};
 use crate::proto::rma::{done_payload, Asker, Request, Serve, What};
 use crate::proto::{code, SegInfo};
 use crate::recent::Recent;
 use crate::rx::RxMem;
-use crate::service::{Reading, Shared};
-use crate::wire::{Get, Kind, Put};
+use crate::service::{garbled, Reading, Shared};
+use crate::wire::Kind;
 use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
 use memchan_core::{Error, NodeId, Result};
 use std::collections::{HashMap, HashSet};
@@ -64,7 +65,7 @@ pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
         .filter(|m| m.gen == s.gen)
         .cloned();
     let (status, body) = match mem {
-        None => (code::NOT_MAPPED, Put::new().u16(sh.me.0).0),
+        None => refused(&Refusal::NotMapped(sh.me)),
         Some(m) => execute(&m, sh.me, s.offset, s.what),
     };
     let done = done_payload(s.token, status, &body);
@@ -113,17 +114,27 @@ impl Answered {
     }
 }
 
+/// A refusal as a served answer's status and body.
+fn refused(r: &Refusal) -> (u8, Vec<u8>) {
+    (r.code(), r.put())
+}
+
 fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
     if !what.fits(offset, m.size) {
-        let why = Put::new().str("request").str("remote access out of range");
-        return (code::INVALID, why.0);
+        return refused(&Refusal::Invalid {
+            what: "request".into(),
+            why: "remote access out of range".into(),
+        });
     }
     let offset = offset as usize;
     let allowed = rma::pages_allow(m.page, offset, what.bytes(), |p| {
         m.pct[p].load(Ordering::Acquire)
     });
     if let Err(at) = allowed {
-        return (code::REMOTE_READ_OFF, Put::new().u16(me.0).u64(at as u64).0);
+        return refused(&Refusal::RemoteReadOff {
+            node: me,
+            offset: at as u64,
+        });
     }
     match what {
         What::Get(len) => {
@@ -465,37 +476,27 @@ fn finish(sh: &Shared, segment: &str, node: NodeId, id: u32, len: usize) -> Resu
         }
     };
     sh.rma.answered_here(sh, id);
-    let node_of = |b: &[u8]| NodeId(Get::new(b, "node").u16().unwrap_or(node.0));
-    match status {
-        code::OK if body.len() == len => Ok(body),
-        code::OK => Err(Error::Invalid {
+    // The refusals that name the segment get its name, which only the origin knows.
+    match reply::answer(status, body).map_err(garbled)? {
+        Ok(body) if body.len() == len => Ok(body),
+        Ok(body) => Err(Error::Invalid {
             what: "remote access answer",
             why: format!(
                 "{node} answered a remote access with {} bytes, not {len}",
                 body.len()
             ),
         }),
-        code::NOT_MAPPED => Err(Error::NotMapped {
+        Err(Refusal::NotMapped(node)) => Err(Error::NotMapped {
             segment: segment.to_string(),
-            node: node_of(&body),
+            node,
         }),
-        code::REMOTE_READ_OFF => {
-            let mut g = Get::new(&body, "remote read off");
-            let n = NodeId(g.u16().unwrap_or(node.0));
-            Err(rma::remote_read_off(
-                segment,
-                n,
-                g.u64().unwrap_or(0) as usize,
-            ))
+        Err(Refusal::RemoteReadOff { node, offset }) => {
+            Err(rma::remote_read_off(segment, node, offset as usize))
         }
-        code::SEGMENT_FREED => Err(Error::SegmentFreed {
+        Err(Refusal::SegmentFreed(_)) => Err(Error::SegmentFreed {
             segment: segment.to_string(),
         }),
-        code::RMA_STALLED => Err(Error::Timeout(
-            Duration::from_millis(Get::new(&body, "stalled").u64().unwrap_or(0)),
-            "the target to answer a remote access it received",
-        )),
-        s => crate::node::answer(s, body),
+        Err(r) => Err(r.into_error()),
     }
 }
 

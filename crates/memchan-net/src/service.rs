@@ -14,9 +14,10 @@ pub(crate) use deposit::Deposits;
 
 use crate::hub::{Hub, LocalPort};
 use crate::link::{Handler, Link, LinkError, Readers};
+use crate::proto::reply;
 use crate::proto::{self, event_kind, Join};
 use crate::rx::RxMem;
-use crate::wire::{self, Get, Kind};
+use crate::wire::{Get, Kind};
 use memchan_core::{
     validate, Error, EventKind, MembershipEvent, NodeId, NodeSet, PageSize, Result,
 };
@@ -345,10 +346,6 @@ impl Shared {
         let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
     }
 
-    pub(crate) fn garbled(&self, e: wire::WireError) -> Error {
-        Error::HubLost(format!("the hub sent a malformed answer: {e}"))
-    }
-
     /// The service thread of a remote node: reads the link, ticks, heartbeats, watches
     /// the hub's liveness.
     pub(crate) fn service(self: Arc<Self>, heartbeat: Duration, timeout: Duration) {
@@ -576,7 +573,7 @@ impl Shared {
                     // The hub refused a packet of ours (the library checks write
                     // permission before it sends; after a rail switch, a standby
                     // that never learnt the segment): the next `ack` fails with it.
-                    if let Err(e) = crate::node::answer(status, body.to_vec()) {
+                    if let Err(e) = answer(status, body.to_vec()) {
                         tracing::warn!(node = self.me.0, error = %e, "the hub refused a packet");
                         self.lock().refused.get_or_insert((status, body.to_vec()));
                     }
@@ -698,6 +695,18 @@ impl Shared {
             }
         }
     }
+}
+
+/// The hub's answer to a request: its body, or the hub's refusal as an [`Error`].
+pub(crate) fn answer(status: u8, body: Vec<u8>) -> Result<Vec<u8>> {
+    reply::answer(status, body)
+        .map_err(garbled)?
+        .map_err(reply::Refusal::into_error)
+}
+
+/// An answer of the hub's that does not decode (not this build's protocol).
+pub(crate) fn garbled(e: impl std::fmt::Display) -> Error {
+    Error::HubLost(format!("the hub sent a malformed answer: {e}"))
 }
 
 /// Marks an application thread as reading for the duration of a wait.

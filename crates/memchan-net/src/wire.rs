@@ -45,8 +45,9 @@ pub const MAGIC: [u8; 4] = *b"MCHN";
 /// origin and its request; 4: heartbeats carry `reader_wakeups`; 5: `RailResume`
 /// carries the node's lock pages; 6: the MAC is AEGIS's AEAD tag over the frame with
 /// its CRC field zero, AEGIS-128L for short frames; 7: a Deliver carries flags, and a
-/// record (`proto::FLAG_RECORD`) travels as one packet.)
-pub const VERSION: u16 = 7;
+/// record (`proto::FLAG_RECORD`) travels as one packet; 8: a Refuse and a refused
+/// request's answer carry codes (`proto::reply`), not words to parse.)
+pub const VERSION: u16 = 8;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.
@@ -67,8 +68,8 @@ pub enum Kind {
     Hello = 1,
     /// node → hub: who wants to join, MACed with the cluster key.
     Join = 2,
-    /// either way: refused, with the reason (not MAC-checked, so a wrong-key peer can
-    /// still read why).
+    /// either way: refused, with the coded reason (`proto::reply::JoinRefusal`; not
+    /// MAC-checked, so a wrong-key peer can still read why).
     Refuse = 3,
     /// hub → node: the join is accepted.
     Welcome = 4,
@@ -494,8 +495,9 @@ pub fn counter_of(frame: &[u8]) -> u64 {
 pub enum Received {
     /// CRC and MAC verified.
     Frame(Header, Vec<u8>),
-    /// A Refuse frame (reason), read without checking its MAC.
-    Refused(String),
+    /// A Refuse frame's payload (a `proto::reply::JoinRefusal` to decode), read
+    /// without checking its MAC.
+    Refused(Vec<u8>),
     /// The CRC failed: damaged on the way. The header (seq, kind) is not trusted.
     Corrupt,
 }
@@ -505,8 +507,8 @@ pub enum Received {
 pub enum Borrowed<'a> {
     /// CRC and MAC verified.
     Frame(Header, &'a [u8]),
-    /// A Refuse frame (reason).
-    Refused(String),
+    /// A Refuse frame's payload.
+    Refused(&'a [u8]),
     /// The CRC failed.
     Corrupt,
 }
@@ -584,7 +586,7 @@ impl Decoder {
     pub fn next_frame(&mut self) -> Result<Option<Received>, WireError> {
         Ok(self.next_borrowed()?.map(|b| match b {
             Borrowed::Frame(h, p) => Received::Frame(h, p.to_vec()),
-            Borrowed::Refused(why) => Received::Refused(why),
+            Borrowed::Refused(why) => Received::Refused(why.to_vec()),
             Borrowed::Corrupt => Received::Corrupt,
         }))
     }
@@ -604,10 +606,7 @@ impl Decoder {
         self.start += total;
         let want = u32::from_le_bytes(frame[12..16].try_into().expect("4 bytes"));
         if h.kind == Kind::Refuse {
-            let why = &frame[HEADER..HEADER + h.len];
-            return Ok(Some(Borrowed::Refused(
-                String::from_utf8_lossy(why).into_owned(),
-            )));
+            return Ok(Some(Borrowed::Refused(&frame[HEADER..HEADER + h.len])));
         }
         if crc(frame) != want {
             return Ok(Some(Borrowed::Corrupt));

@@ -168,8 +168,8 @@ fn wrong_key_is_refused_and_the_hub_keeps_serving() {
 /// the hub keeps serving.
 #[test]
 fn recorded_or_unkeyed_joins_are_refused() {
-    use memchan_net::handshake::{read_frame, STEP};
-    use memchan_net::link::LinkError;
+    use memchan_net::handshake::{read_frame, HandshakeError, STEP};
+    use memchan_net::proto::reply::JoinRefusal;
     use memchan_net::proto::{Join, ROLE_NODE};
     use memchan_net::wire::{encode, Decoder, Kind};
     use std::io::Write;
@@ -205,7 +205,7 @@ fn recorded_or_unkeyed_joins_are_refused() {
     let refusal = |mut s: std::net::TcpStream, mut d: Decoder, frame: &[u8]| {
         s.write_all(frame).unwrap();
         match read_frame(&mut s, &mut d, Instant::now() + STEP) {
-            Err(LinkError::Refused(why)) => why,
+            Err(HandshakeError::Refused(why)) => why,
             other => panic!("not refused: {other:?}"),
         }
     };
@@ -214,13 +214,12 @@ fn recorded_or_unkeyed_joins_are_refused() {
     let recorded = join_frame(&key.join(&n1), n1);
     let (s, d, n2) = hello();
     assert_ne!(n1, n2, "hub nonces repeat");
-    let why = refusal(s, d, &recorded);
-    assert!(why.contains("wrong cluster key"), "{why}");
+    assert_eq!(refusal(s, d, &recorded), JoinRefusal::WrongKey);
     // The right nonce, without the key.
     for wrong in [Key::open(), Key::from_secret(b"another cluster")] {
         let (s, d, n) = hello();
         let why = refusal(s, d, &join_frame(&wrong.join(&n), n));
-        assert!(why.contains("wrong cluster key"), "{why}");
+        assert_eq!(why, JoinRefusal::WrongKey);
     }
     assert_eq!(h.status().refused, 3);
     assert_eq!(h.status().joins, 0);
@@ -231,6 +230,8 @@ fn recorded_or_unkeyed_joins_are_refused() {
 
 #[test]
 fn garbage_and_another_protocol_version_are_refused_by_name() {
+    use memchan_net::proto::reply::JoinRefusal;
+    use memchan_net::wire::{Decoder, Received};
     use std::io::{Read, Write};
     let key = Key::from_secret(b"hostile");
     let h = hub(&key);
@@ -242,11 +243,20 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
         s.write_all(bytes).unwrap();
         let mut all = Vec::new();
         let _ = s.read_to_end(&mut all);
-        all
+        // The Hello, then the Refuse.
+        let mut d = Decoder::new(None);
+        d.push(&all);
+        let mut why = None;
+        while let Some(r) = d.next_frame().expect("the hub's frames decode") {
+            if let Received::Refused(p) = r {
+                why = Some(JoinRefusal::get(&p).expect("a refusal of this build"));
+            }
+        }
+        why.unwrap_or_else(|| panic!("no refusal in {all:?}"))
     };
     let garbage = reply(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n------------------");
-    let text = String::from_utf8_lossy(&garbage);
-    assert!(text.contains("not a memchan"), "{text}");
+    assert!(matches!(garbage, JoinRefusal::NotANode(_)), "{garbage}");
+    assert!(garbage.to_string().contains("not a memchan"), "{garbage}");
     let mut frame = Vec::new();
     memchan_net::wire::encode(
         &mut frame,
@@ -258,8 +268,12 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
         &[b"x"],
     );
     frame[4] = 99; // protocol version 99
-    let text = String::from_utf8_lossy(&reply(&frame)).into_owned();
-    assert!(text.contains("protocol version 99"), "{text}");
+    let why = reply(&frame);
+    assert!(
+        matches!(why, JoinRefusal::Version { theirs: 99, .. }),
+        "{why}"
+    );
+    assert!(why.to_string().contains("protocol version 99"), "{why}");
     assert_eq!(h.status().refused, 2);
     // The member was never touched and still works.
     member.ack().unwrap();

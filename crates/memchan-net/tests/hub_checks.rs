@@ -8,6 +8,7 @@ use memchan_core::validate::MAX_SEGMENTS;
 use memchan_core::NodeSet;
 use memchan_net::link::Link;
 use memchan_net::node::Node;
+use memchan_net::proto::reply::{Refusal, Table};
 use memchan_net::proto::{code, get_response, Op, SegInfo};
 use memchan_net::wire::{Get, Key, Kind};
 
@@ -117,8 +118,8 @@ fn the_hub_refuses_bad_requests_a_node_did_not_check() {
         let (status, body) = raw.ask(open(&format!("t{made}"), 4096, 0o600, 0));
         if status != code::OK {
             assert_eq!(
-                (status, body.as_slice()),
-                (code::TABLE_FULL, &b"segment"[..])
+                Refusal::get(status, &body),
+                Ok(Refusal::TableFull(Table::Segment))
             );
             break;
         }

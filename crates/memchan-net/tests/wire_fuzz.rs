@@ -571,7 +571,7 @@ fn refuse_is_read_with_any_key_and_any_crc() {
     d.push(&bytes);
     assert_eq!(
         d.next_frame(),
-        Ok(Some(Received::Refused("wrong cluster key".into())))
+        Ok(Some(Received::Refused(b"wrong cluster key".to_vec())))
     );
     assert_eq!(d.next_frame(), Ok(None));
 }

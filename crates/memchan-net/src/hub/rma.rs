@@ -8,9 +8,9 @@
 //! origin never waits on a node that is gone.
 
 use super::{Port, Shared, Sink, State};
-use crate::proto::code;
+use crate::proto::reply::Refusal;
 use crate::proto::rma::{get_done, Asker, Request, Serve};
-use crate::wire::{Kind, Put};
+use crate::wire::Kind;
 use memchan_core::{Error, NodeId};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -70,7 +70,7 @@ impl Shared {
             .get(r.seg as usize)
             .filter(|s| s.as_ref().is_some_and(|s| s.gen == r.gen))
         else {
-            return st.respond(n, r.req, code::SEGMENT_FREED, b"");
+            return st.refuse_with(n, r.req, &Refusal::SegmentFreed(String::new()));
         };
         if !r.what.fits(r.offset, s.size) {
             let e = Error::Invalid {
@@ -94,7 +94,7 @@ impl Shared {
             _ => return st.refuse(n, r.req, &Error::UnknownNode(r.target)),
         };
         if !s.rx.contains(r.target) {
-            return st.respond(n, r.req, code::NOT_MAPPED, &Put::new().u16(r.target.0).0);
+            return st.refuse_with(n, r.req, &Refusal::NotMapped(r.target));
         }
         let token = st.rma.next;
         st.rma.next = st.rma.next.wrapping_add(1);
@@ -169,8 +169,10 @@ impl Shared {
                 "a remote access target received a request and did not answer it"
             );
             if st.alive(e.origin, e.origin_inc) {
-                let body = Put::new().u64(timeout.as_millis() as u64).0;
-                st.respond(e.origin, e.req, code::RMA_STALLED, &body);
+                let r = Refusal::RmaStalled {
+                    waited_ms: timeout.as_millis() as u64,
+                };
+                st.refuse_with(e.origin, e.req, &r);
             }
         }
     }

@@ -30,6 +30,7 @@ use crate::ordering;
 use memchan::{Cluster, Config, Dest, Error, EventKind, MembershipEvent, TxAttrs};
 use memchan_core::status::{ClusterStatus, LinkCounters};
 use memchan_net::hub::{query_status, Hub, HubConfig};
+use memchan_net::proto::reply::JoinRefusal;
 use memchan_net::wire::{self, Decoder, Key, Kind, Received};
 use memchan_testkit::harness::{field, mono_ns, unique_cluster, Worker};
 use memchan_testkit::netns::{in_ns, Topology};
@@ -1242,7 +1243,8 @@ fn refusal(mut sock: std::net::TcpStream) -> String {
     let mut why = None;
     while let Some(r) = d.next_frame().expect("the hub's frames decode") {
         if let Received::Refused(w) = r {
-            why = Some(w);
+            let r = JoinRefusal::get(&w).expect("a refusal of this build");
+            why = Some(r.to_string());
         }
     }
     why.unwrap_or_else(|| panic!("no Refuse frame in the hub's answer ({bytes:?})"))
