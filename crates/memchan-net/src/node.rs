@@ -11,16 +11,18 @@
 //!
 //! The node side's other parts live in their own modules, named as in `memchan-shm`,
 //! and are re-exported here: `segment.rs` ([`Segment`]), `tx.rs` ([`TxMapping`]),
-//! `rx.rs` ([`RxMapping`] and the receive memory the link reader writes), `lock.rs`
-//! ([`Lock`], [`LockGuard`]) and `service.rs` (the state the handles share, the
-//! service thread and the reading of the link).
+//! `rx.rs` ([`RxMapping`]; the receive memory the link reader writes is
+//! `rx/mem.rs`), `lock.rs` ([`Lock`], [`LockGuard`]), `rma.rs` ([`Rma`]),
+//! `state.rs` (the state the handles share) and `service.rs` (the service thread,
+//! the reading of the link and the dispatch of what the hub sends).
 
 use crate::handshake::{self, HandshakeError};
 use crate::hub::{Hub, HubConfig};
 use crate::link::{Link, LinkConfig};
 use crate::proto::reply::JoinRefusal;
 use crate::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
-use crate::service::{answer, garbled, LocalSlot, Reading, Shared, Up, ALIVE};
+use crate::service::LocalSlot;
+use crate::state::{answer, garbled, Reading, Shared, Standby, Up, ALIVE};
 use crate::wire::{Get, Key, Kind};
 use memchan_core::transport::{Caps, Transport};
 use memchan_core::{
@@ -190,7 +192,7 @@ impl Node {
         let link = Link::new(j.sock, j.key, j.dec, link_cfg.clone())
             .map_err(|e| Error::os("set up the hub link", e))?;
         let w = j.welcome;
-        let standby = cfg.standby.clone().map(|addr| crate::rail_switch::Standby {
+        let standby = cfg.standby.clone().map(|addr| Standby {
             addr,
             key: cfg.key.clone(),
             join: join.clone(),

@@ -13,11 +13,11 @@
 //! global clock follows the standby's time packets from the switch on.
 
 use crate::handshake::{self, HandshakeError};
-use crate::link::{Link, LinkConfig};
-use crate::proto::{Join, ROLE_RESUME};
+use crate::link::Link;
+use crate::proto::ROLE_RESUME;
 use crate::rail::{PlanNotice, RailError, Resume};
-use crate::service::{Shared, Up, ALIVE};
-use crate::wire::{Key, Kind};
+use crate::state::{Shared, Standby, Up, ALIVE};
+use crate::wire::Kind;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -36,17 +36,6 @@ enum SwitchError {
     /// The joined socket could not be set up as a link.
     #[error("cannot set up the link: {0}")]
     Link(#[source] std::io::Error),
-}
-
-/// Where a node goes when its active hub is lost.
-#[derive(Debug, Clone)]
-pub(crate) struct Standby {
-    /// The standby hub's address.
-    pub(crate) addr: String,
-    pub(crate) key: Key,
-    /// The node's join (its role is changed to resume).
-    pub(crate) join: Join,
-    pub(crate) link: LinkConfig,
 }
 
 impl Shared {

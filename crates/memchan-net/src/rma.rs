@@ -20,166 +20,24 @@
 //! served at once (`LocalPort::rma`). A target that fails is answered for by the hub
 //! (`UnknownNode`), so an origin waits only while the hub is alive.
 //!
-//! This is the node side (the origin's [`Rma`] and the target's serving); the
-//! payloads are `proto/rma.rs`, the hub's checks and forwarding `hub/rma.rs`.
+//! This is the node side: the origin's [`Rma`] here, the target's serving in
+//! `rma/serve.rs`, their shared bookkeeping in `rma/table.rs`; the payloads are
+//! `proto/rma.rs`, the hub's checks and forwarding `hub/rma.rs`.
+
+pub(crate) mod serve;
+pub(crate) mod table;
 
 use crate::proto::reply::{self, Refusal};
-use crate::proto::rma::{done_payload, Asker, Request, Serve, What};
-use crate::proto::{code, SegInfo};
-use crate::recent::Recent;
-use crate::rx::RxMem;
-use crate::service::{garbled, Reading, Shared};
+use crate::proto::rma::{Request, What};
+use crate::proto::SegInfo;
+use crate::state::{garbled, Reading, Shared};
 use crate::wire::Kind;
 use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
 use memchan_core::{Error, NodeId, Result};
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
-
-/// Serves an `RmaServe` from this node's receive memory; the `RmaDone` payload to
-/// send back. What the hub sent is checked again here: bounds, alignment, that this
-/// node maps the segment (at that generation), that every page allows remote access.
-///
-/// An atomic is applied once per asker: its answer is kept ([`Answered`]) and a
-/// request that comes again gets the kept answer. Gets are served again (a later
-/// read is as good an answer as the lost one).
-pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
-    let s = match Serve::get(payload) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!(node = sh.me.0, error = %e, "malformed remote access dropped");
-            return None;
-        }
-    };
-    let mut answered = matches!(s.what, What::Atomic(..))
-        .then(|| sh.rma.answered.lock().unwrap_or_else(|e| e.into_inner()));
-    if let Some((status, body)) = answered.as_ref().and_then(|a| a.get(s.asker)) {
-        return Some(done_payload(s.token, status, body));
-    }
-    let mem = sh
-        .rx
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&s.seg)
-        .filter(|m| m.gen == s.gen)
-        .cloned();
-    let (status, body) = match mem {
-        None => refused(&Refusal::NotMapped(sh.me)),
-        Some(m) => execute(&m, sh.me, s.offset, s.what),
-    };
-    let done = done_payload(s.token, status, &body);
-    if let Some(a) = answered.as_mut() {
-        a.keep(s.asker, status, body);
-    }
-    Some(done)
-}
-
-/// The answers of the atomics this node applied, the last [`Answered::PER_ASKER`] of
-/// each origin (incarnation), so that one asked twice is applied once. An origin
-/// waits for each atomic before it sends its next one from that thread, so only a
-/// few of its requests can be in flight at once; the bound is far above that.
-#[derive(Default)]
-pub(crate) struct Answered {
-    /// Per origin: its incarnation and its kept answers.
-    by_origin: HashMap<NodeId, (u64, Recent<Kept>)>,
-}
-
-/// A kept answer: (request id, status, body).
-type Kept = (u32, u8, Vec<u8>);
-
-impl Answered {
-    /// Answers kept per origin.
-    const PER_ASKER: usize = 256;
-
-    fn get(&self, a: Asker) -> Option<(u8, &[u8])> {
-        let (inc, kept) = self.by_origin.get(&a.node)?;
-        if *inc != a.inc {
-            return None;
-        }
-        kept.find(|(req, ..)| *req == a.req)
-            .map(|(_, status, body)| (*status, body.as_slice()))
-    }
-
-    fn keep(&mut self, a: Asker, status: u8, body: Vec<u8>) {
-        let e = self
-            .by_origin
-            .entry(a.node)
-            .or_insert_with(|| (a.inc, Recent::new(Self::PER_ASKER)));
-        if e.0 != a.inc {
-            // A new incarnation of the origin: the old one's answers are void.
-            *e = (a.inc, Recent::new(Self::PER_ASKER));
-        }
-        e.1.push((a.req, status, body));
-    }
-}
-
-/// A refusal as a served answer's status and body.
-fn refused(r: &Refusal) -> (u8, Vec<u8>) {
-    (r.code(), r.put())
-}
-
-fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
-    if !what.fits(offset, m.size) {
-        return refused(&Refusal::Invalid {
-            what: "request".into(),
-            why: "remote access out of range".into(),
-        });
-    }
-    let offset = offset as usize;
-    let allowed = rma::pages_allow(m.page, offset, what.bytes(), |p| {
-        m.pct[p].load(Ordering::Acquire)
-    });
-    if let Err(at) = allowed {
-        return refused(&Refusal::RemoteReadOff {
-            node: me,
-            offset: at as u64,
-        });
-    }
-    match what {
-        What::Get(len) => {
-            let mut buf = vec![0; len as usize];
-            // SAFETY: in bounds (`fits`); the link thread stores into it only through
-            // atomics, the owner's CPU atomics are atomics too.
-            unsafe { memchan_core::packet::load(m.base.add(offset), &mut buf) };
-            std::sync::atomic::fence(Ordering::Acquire);
-            (code::OK, buf)
-        }
-        What::Atomic(8, op) => {
-            // SAFETY: in bounds and 8-aligned (`fits`; the base is page-aligned);
-            // everything that touches receive memory does so atomically.
-            let w = unsafe { &*(m.base.add(offset) as *const AtomicU64) };
-            (code::OK, rma::apply_u64(w, op).to_le_bytes().to_vec())
-        }
-        What::Atomic(_, op) => {
-            // SAFETY: as above, 4-aligned.
-            let w = unsafe { &*(m.base.add(offset) as *const AtomicU32) };
-            (
-                code::OK,
-                u64::from(rma::apply_u32(w, op)).to_le_bytes().to_vec(),
-            )
-        }
-    }
-}
-
-/// A node's remote-access state: non-blocking gets under way (an ack waits for
-/// them), and answers served while the link was being read, sent once it is not.
-#[derive(Default)]
-pub(crate) struct RmaState {
-    /// Request ids of gets not yet taken; an id whose `Pending` was dropped is
-    /// `abandoned`: its answer is thrown away when it comes.
-    outstanding: Mutex<(HashSet<u32>, HashSet<u32>)>,
-    replies: Mutex<Vec<Vec<u8>>>,
-    /// Held while an atomic is looked up, applied and kept (two link readers may
-    /// serve the two copies of one request at once).
-    answered: Mutex<Answered>,
-    /// With a standby hub, until the switch: the requests sent and not yet answered
-    /// (id -> payload), asked again at the standby once this node switched (the old
-    /// hub may have taken one and been lost before its answer came back).
-    unanswered: Mutex<HashMap<u32, Vec<u8>>>,
-    /// Set once the unanswered requests were asked again.
-    asked_again: AtomicBool,
-}
+use table::RmaState;
 
 impl RmaState {
     /// Request `id` was sent: kept for a switch, if this node has a standby hub and
@@ -231,34 +89,6 @@ impl RmaState {
         for (id, payload) in all {
             if let Err(e) = sh.send(Kind::RmaRequest, &[&payload]) {
                 tracing::warn!(node = sh.me.0, request = id, error = %e, "could not ask a remote access again at the standby hub");
-            }
-        }
-    }
-
-    /// Queues an answer (called while the link is being read: sending there could
-    /// wait for releases that only the same read brings).
-    pub(crate) fn queue(&self, done: Vec<u8>) {
-        self.replies
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(done);
-    }
-
-    /// Drops the queued answers: at a rail switch they answer the lost hub's tokens,
-    /// which the standby never sent (the origins ask again).
-    pub(crate) fn forget_replies(&self) {
-        self.replies
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-    }
-
-    /// Sends the queued answers up the link.
-    pub(crate) fn flush(&self, sh: &Shared) {
-        let q = std::mem::take(&mut *self.replies.lock().unwrap_or_else(|e| e.into_inner()));
-        for done in q {
-            if let Err(e) = sh.send(Kind::RmaDone, &[&done]) {
-                tracing::warn!(node = sh.me.0, error = %e, "could not answer a remote access");
             }
         }
     }
@@ -570,35 +400,5 @@ impl memchan_core::transport::RmaOps for Rma {
     }
     fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
         Rma::atomic_u32(self, node, offset, op)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_atomic_asked_again_gets_the_kept_answer_and_a_new_incarnation_does_not() {
-        let mut a = Answered::default();
-        let asker = |inc, req| Asker {
-            node: NodeId(2),
-            inc,
-            req,
-        };
-        a.keep(asker(1, 10), code::OK, vec![1]);
-        assert_eq!(a.get(asker(1, 10)), Some((code::OK, &[1u8][..])));
-        assert_eq!(a.get(asker(1, 11)), None);
-        assert_eq!(a.get(asker(2, 10)), None, "another incarnation's request");
-        a.keep(asker(2, 10), code::OK, vec![2]);
-        assert_eq!(
-            a.get(asker(1, 10)),
-            None,
-            "the old incarnation's answers are void"
-        );
-        for req in 0..Answered::PER_ASKER as u32 + 1 {
-            a.keep(asker(2, 100 + req), code::OK, vec![]);
-        }
-        assert_eq!(a.get(asker(2, 100)), None, "the oldest answer made room");
-        assert!(a.get(asker(2, 101)).is_some());
     }
 }

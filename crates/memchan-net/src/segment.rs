@@ -3,8 +3,9 @@
 //! and the mappings made from it; the transport contract's `SegmentOps`.
 
 use crate::proto::{Op, SegInfo};
-use crate::rx::{RxMapping, RxMem};
-use crate::service::Shared;
+use crate::rx::mem::RxMem;
+use crate::rx::RxMapping;
+use crate::state::Shared;
 use crate::tx::TxMapping;
 use memchan_core::transport::SegmentOps;
 use memchan_core::{validate, Dest, Error, Result, RxAttrs, TxAttrs};

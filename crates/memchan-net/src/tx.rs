@@ -6,7 +6,7 @@
 mod deposit;
 
 use crate::proto::{self, SegInfo};
-use crate::service::Shared;
+use crate::state::Shared;
 use crate::wire::{self, Kind};
 use memchan_core::{Dest, Error, Result, TxAttrs};
 use std::sync::Arc;
