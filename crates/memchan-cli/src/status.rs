@@ -12,9 +12,9 @@ use crate::metrics::{exposition, serve_metrics};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use memchan_core::status::{ClusterStatus, LinkCounters};
-use memchan_net::handshake::HandshakeError;
-use memchan_net::hub::{query_status, QueryError};
-use memchan_net::wire::Key;
+use memchan_link::handshake::HandshakeError;
+use memchan_link::wire::Key;
+use memchan_net::{query_status, QueryError};
 
 use crate::hub::{announce, catch_signals, key_file, load_key, wait_for_signal};
 use crate::ip_status;

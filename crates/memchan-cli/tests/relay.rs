@@ -1,6 +1,6 @@
 //! End-to-end tests of `memchan relay`: the real binary between a test "node" and a
 //! test "hub" (plain TCP sockets of this process), fed frames made by
-//! `memchan_net::wire::encode`; the stats file must count what the hub observed.
+//! `memchan_link::wire::encode`; the stats file must count what the hub observed.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use memchan_net::wire::{encode, Decoder, FrameKey, Key, Kind, Received};
+use memchan_link::wire::{encode, Decoder, FrameKey, Key, Kind, Received};
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);

@@ -2,7 +2,7 @@
 //! segments, groups, ack, barrier, lock, leave), its requests to the hub, and the
 //! transport contract's `Transport` impl.
 //!
-//! A write to a tx mapping becomes `Data` packets (at most [`crate::wire::PACKET`] bytes
+//! A write to a tx mapping becomes `Data` packets (at most [`memchan_link::wire::PACKET`] bytes
 //! each) on the link to the hub. The node's service thread reads `Deliver` packets from
 //! the hub and applies each to the rx mapping it names, in the hub's order, then
 //! releases it; readers see the bytes with plain (atomic) loads. A node in the hub's
@@ -16,19 +16,19 @@
 //! `state.rs` (the state the handles share) and `service.rs` (the service thread,
 //! the reading of the link and the dispatch of what the hub sends).
 
-use crate::handshake::{self, HandshakeError};
-use crate::hub::{Hub, HubConfig};
-use crate::link::{Link, LinkConfig};
-use crate::proto::reply::JoinRefusal;
-use crate::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
 use crate::service::LocalSlot;
 use crate::state::{answer, garbled, Reading, Shared, Standby, Up, ALIVE};
-use crate::wire::{Get, Key, Kind};
 use memchan_core::transport::{Caps, Transport};
 use memchan_core::{
     validate, Config, Dest, Error, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result,
     TxAttrs, MAX_NODES,
 };
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::handshake::{self, HandshakeError};
+use memchan_link::link::{Link, LinkConfig};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
+use memchan_link::wire::{Get, Key, Kind};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -270,14 +270,14 @@ impl Node {
         self.hub.as_deref()
     }
 
-    /// What this node would hand a standby hub at a switch of rails (`rail.rs`): what
+    /// What this node would hand a standby hub at a switch of rails (`memchan_link::rail`): what
     /// it applied of a dual-rail hub's numbered order, and the seqs of its own packets
     /// not yet released.
-    pub fn rail_report(&self) -> crate::rail::Report {
+    pub fn rail_report(&self) -> memchan_link::rail::Report {
         let held = self
             .sh
             .link()
-            .map_or_else(Vec::new, |l| l.unreleased(crate::wire::Kind::Data));
+            .map_or_else(Vec::new, |l| l.unreleased(memchan_link::wire::Kind::Data));
         self.sh.rail_lock().report(self.sh.me.0, held)
     }
 

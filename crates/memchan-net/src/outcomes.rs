@@ -4,10 +4,10 @@
 //! outcomes it sent, kept to answer a write ordered again after a switch. A leaf: the
 //! service thread (`service/deposit.rs`) and the writers (`tx/deposit.rs`) use it.
 
-use crate::proto;
 use crate::recent::Recent;
 use memchan_core::deposit::CondResult;
 use memchan_core::NodeId;
+use memchan_link::proto;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;

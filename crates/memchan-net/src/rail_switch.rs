@@ -1,4 +1,4 @@
-//! Dual rail, the node's side of a switch (`rail.rs` has the design, `hub/standby.rs`
+//! Dual rail, the node's side of a switch (`memchan_link::rail` has the design, `memchan-hub`'s `standby.rs`
 //! the standby hub's side). When the link to the active hub fails for good (it
 //! closed, or the hub stayed silent past the failure timeout) and a standby is
 //! configured, the thread that saw it moves the link: it takes the frames the old hub
@@ -7,17 +7,17 @@
 //! same seqs ([`Link::resume_announced`], the `RailResume` first). The application
 //! sees nothing: a write waiting on the old link goes on the new one, a thread
 //! reading goes on reading. The standby's `RailPlan` then renumbers this node's
-//! history ([`crate::rail::Applied::rebase`]) before any packet it orders again.
+//! history ([`memchan_link::rail::Applied::rebase`]) before any packet it orders again.
 //!
 //! One switch per node: a failure of the standby is `HubLost`, as with one rail. The
 //! global clock follows the standby's time packets from the switch on.
 
-use crate::handshake::{self, HandshakeError};
-use crate::link::Link;
-use crate::proto::ROLE_RESUME;
-use crate::rail::{PlanNotice, RailError, Resume};
 use crate::state::{Shared, Standby, Up, ALIVE};
-use crate::wire::Kind;
+use memchan_link::handshake::{self, HandshakeError};
+use memchan_link::link::Link;
+use memchan_link::proto::ROLE_RESUME;
+use memchan_link::rail::{PlanNotice, RailError, Resume};
+use memchan_link::wire::Kind;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 

@@ -22,18 +22,18 @@
 //!
 //! This is the node side: the origin's [`Rma`] here, the target's serving in
 //! `rma/serve.rs`, their shared bookkeeping in `rma/table.rs`; the payloads are
-//! `proto/rma.rs`, the hub's checks and forwarding `hub/rma.rs`.
+//! `memchan_link::proto::rma`, the hub's checks and forwarding `memchan-hub`'s `rma.rs`.
 
 pub(crate) mod serve;
 pub(crate) mod table;
 
-use crate::proto::reply::{self, Refusal};
-use crate::proto::rma::{Request, What};
-use crate::proto::SegInfo;
 use crate::state::{garbled, Reading, Shared};
-use crate::wire::Kind;
 use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
 use memchan_core::{Error, NodeId, Result};
+use memchan_link::proto::reply::{self, Refusal};
+use memchan_link::proto::rma::{Request, What};
+use memchan_link::proto::SegInfo;
+use memchan_link::wire::Kind;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -184,7 +184,7 @@ impl Rma {
     fn start(&self, node: NodeId, offset: usize, what: What) -> Result<u32> {
         let req = loop {
             let id = self.sh.next_req.fetch_add(1, Ordering::Relaxed);
-            if id != crate::proto::NO_REQUEST {
+            if id != memchan_link::proto::NO_REQUEST {
                 break id;
             }
         };

@@ -7,11 +7,11 @@
 pub(crate) mod mem;
 mod word;
 
-use crate::proto::Op;
 use crate::state::{Reading, Shared};
-use crate::wire::Kind;
 use mem::{RxMem, REMAPPED};
 use memchan_core::{Error, Result, RxAttrs};
+use memchan_link::proto::Op;
+use memchan_link::wire::Kind;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -9,13 +9,13 @@
 
 mod deposit;
 
-use crate::clock;
-use crate::hub::LocalPort;
-use crate::link::{Handler, Link, LinkError};
-use crate::proto::{self, event_kind};
 use crate::state::{answer, Shared, Up, ALIVE};
-use crate::wire::{Get, Kind};
 use memchan_core::{validate, Error, EventKind, MembershipEvent, Result};
+use memchan_hub::LocalPort;
+use memchan_link::link::{Handler, Link, LinkError};
+use memchan_link::proto::clock;
+use memchan_link::proto::{self, event_kind};
+use memchan_link::wire::{Get, Kind};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -217,7 +217,7 @@ impl Shared {
     /// (ordered again after a switch of hubs), and recorded. A conditional write
     /// applied before the switch is answered again from its kept outcome.
     fn rail_deliver(&self, link: &Link, kind: Kind, payload: &[u8]) {
-        let Ok((oseq, gseq, deliver)) = crate::rail::get_rail_deliver(payload) else {
+        let Ok((oseq, gseq, deliver)) = memchan_link::rail::get_rail_deliver(payload) else {
             tracing::warn!(node = self.me.0, "malformed rail deliver dropped");
             return;
         };
@@ -237,7 +237,7 @@ impl Shared {
             }
             return;
         }
-        let e = crate::rail::Entry {
+        let e = memchan_link::rail::Entry {
             origin: d.origin,
             oseq,
             gseq,

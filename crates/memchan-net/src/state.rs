@@ -10,16 +10,16 @@
 //! `rma/table.rs`, `outcomes.rs`, `clock.rs`).
 
 use crate::clock::NodeClock;
-use crate::hub::Hub;
-use crate::link::{Link, LinkConfig, Readers};
 use crate::outcomes::Outcomes;
-use crate::proto::reply;
-use crate::proto::{self, Join};
 use crate::recent::Recent;
 use crate::rma::table::RmaState;
 use crate::rx::mem::RxMem;
-use crate::wire::Key;
 use memchan_core::{Error, MembershipEvent, NodeId, NodeSet, PageSize, Result};
+use memchan_hub::Hub;
+use memchan_link::link::{Link, LinkConfig, Readers};
+use memchan_link::proto::reply;
+use memchan_link::proto::{self, Join};
+use memchan_link::wire::Key;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
@@ -126,8 +126,8 @@ pub(crate) struct Shared {
     pub(crate) outcomes: Outcomes,
     /// Remote reads and atomics: gets under way, answers to send (`rma.rs`).
     pub(crate) rma: RmaState,
-    /// What this node applied of a dual-rail hub's numbered order (`rail.rs`).
-    pub(crate) rail: Mutex<crate::rail::Applied>,
+    /// What this node applied of a dual-rail hub's numbered order (`memchan_link::rail`).
+    pub(crate) rail: Mutex<memchan_link::rail::Applied>,
     /// The standby hub to move to when the active one is lost (`rail_switch.rs`), and
     /// whether this node moved already (one switch: a lost standby is `HubLost`).
     pub(crate) standby: Option<Standby>,
@@ -191,7 +191,7 @@ impl Shared {
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
             clock: NodeClock::new(),
             rma: RmaState::default(),
-            rail: Mutex::new(crate::rail::Applied::default()),
+            rail: Mutex::new(memchan_link::rail::Applied::default()),
             standby,
             switched: Mutex::new(false),
             barrier_numbers: Mutex::default(),
@@ -280,7 +280,7 @@ impl Shared {
         let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
     }
 
-    pub(crate) fn rail_lock(&self) -> MutexGuard<'_, crate::rail::Applied> {
+    pub(crate) fn rail_lock(&self) -> MutexGuard<'_, memchan_link::rail::Applied> {
         self.rail.lock().unwrap_or_else(|e| e.into_inner())
     }
 

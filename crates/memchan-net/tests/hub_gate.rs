@@ -5,11 +5,11 @@
 
 #[allow(dead_code)]
 mod common;
-use memchan_net::handshake::{read_frame, HandshakeError};
-use memchan_net::hub::{Hub, HubConfig, MAX_JOIN};
+use memchan_hub::{Hub, HubConfig, MAX_JOIN};
+use memchan_link::handshake::{read_frame, HandshakeError};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::wire::{self, Decoder, Key, Kind};
 use memchan_net::node::Node;
-use memchan_net::proto::reply::JoinRefusal;
-use memchan_net::wire::{self, Decoder, Key, Kind};
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};

@@ -3,13 +3,13 @@
 //! reads the link (or by the hub's own thread for a node in its process); the
 //! `RmaDone` answer goes back under the hub's token. The origin side is `rma.rs`.
 
-use crate::proto::code;
-use crate::proto::reply::Refusal;
-use crate::proto::rma::{done_payload, Serve, What};
 use crate::rx::mem::RxMem;
 use crate::state::Shared;
 use memchan_core::rma;
 use memchan_core::NodeId;
+use memchan_link::proto::code;
+use memchan_link::proto::reply::Refusal;
+use memchan_link::proto::rma::{done_payload, Serve, What};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Serves an `RmaServe` from this node's receive memory; the `RmaDone` payload to

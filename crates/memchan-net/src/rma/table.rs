@@ -3,9 +3,9 @@
 //! switch, and the answers of atomics this node applied ([`Answered`]). A leaf: the
 //! origin side (`rma.rs`) and the serving side (`rma/serve.rs`) work on it.
 
-use crate::proto::rma::Asker;
 use crate::recent::Recent;
 use memchan_core::NodeId;
+use memchan_link::proto::rma::Asker;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -96,7 +96,7 @@ impl Answered {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::code::OK;
+    use memchan_link::proto::code::OK;
 
     #[test]
     fn an_atomic_asked_again_gets_the_kept_answer_and_a_new_incarnation_does_not() {

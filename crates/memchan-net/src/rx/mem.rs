@@ -5,8 +5,8 @@
 //! read by the application (`rx.rs`'s `RxMapping`) with atomic loads. A leaf: it
 //! knows nothing of the node that holds it.
 
-use crate::proto::deposit::Op;
 use memchan_core::{Error, Result, RxAttrs};
+use memchan_link::proto::deposit::Op;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 /// Receive memory: page-aligned, locked if the limit allows, written by the link

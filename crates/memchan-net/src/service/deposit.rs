@@ -3,10 +3,10 @@
 //! access), and answering a conditional write with its `Outcome` before the frame is
 //! released (the outcomes are kept in `outcomes.rs`).
 
-use crate::proto::{self, deposit::Op};
 use crate::state::{Shared, Up};
-use crate::wire::Kind;
 use memchan_core::deposit::Outcome;
+use memchan_link::proto::{self, deposit::Op};
+use memchan_link::wire::Kind;
 
 impl Shared {
     /// A deposit the standby ordered again after a switch that this node applied

@@ -5,11 +5,11 @@
 //! per destination, then a last report.
 
 use super::TxMapping;
-use crate::proto::{self, deposit as wire_op};
 use crate::state::Reading;
-use crate::wire::{self, Kind};
 use memchan_core::deposit::{self, CondResult, Shape, SignalOp};
 use memchan_core::{Error, Result};
+use memchan_link::proto::{self, deposit as wire_op};
+use memchan_link::wire::{self, Kind};
 use std::time::Duration;
 
 /// Bytes of one frame's payload left for a deposit's offsets and elements.

@@ -6,9 +6,9 @@
 //! is one the script asked for; waits poll the link's counters or the peer's socket
 //! and fail only past a hang guard.
 
-use memchan_net::link::LinkError;
-use memchan_net::link::{Handler, Link, LinkConfig};
-use memchan_net::wire::{self, Decoder, Header, Key, Kind, LinkKeys, Put, Received, WireError};
+use memchan_link::link::LinkError;
+use memchan_link::link::{Handler, Link, LinkConfig};
+use memchan_link::wire::{self, Decoder, Header, Key, Kind, LinkKeys, Put, Received, WireError};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;

@@ -27,6 +27,15 @@
 //! timeouts, never the hub lock), one timer (failure detection and periodic work). A
 //! node in the hub's own process (the virtual hub of a two-node cluster) is called
 //! directly, without a link.
+//!
+//! Where it sits: this crate speaks what `memchan-link` defines (frames, codecs,
+//! handshake, link, the dual-rail protocol) and imports nothing of the node side,
+//! `memchan-net`, which depends on it only to host a hub in its own process. Its
+//! modules: `gate.rs` (connections until their join), `deposit.rs` and `rma.rs` (the
+//! hub's part of deposits and remote accesses), `standby.rs` and `mirror.rs` (dual
+//! rail: the standby's takeover, the active's copies of its tables).
+
+#![warn(missing_docs)]
 
 mod deposit;
 mod gate;
@@ -34,21 +43,20 @@ mod mirror;
 mod rma;
 mod standby;
 
-pub use gate::{EVICT_AFTER, MAX_JOIN};
+pub use gate::MAX_JOIN;
 
-use crate::clock;
-use crate::handshake::{self, read_frame, HandshakeError, STEP};
-use crate::link::{Handler, Link, LinkConfig, LinkError, Readers};
-use crate::proto::reply::{JoinRefusal, Refusal, Table};
-use crate::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome, ROLE_OBSERVER};
-use crate::rail;
-use crate::wire::{self, Decoder, FrameKey, Key, Kind, Put};
 use memchan_core::status::{
     ClusterStatus, GroupStatus, LinkCounters, LockStatus, MemberStatus, SegmentStatus,
 };
 use memchan_core::{
     validate, Dest, Error, GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES,
 };
+use memchan_link::link::{Handler, Link, LinkConfig, LinkError, Readers};
+use memchan_link::proto::clock;
+use memchan_link::proto::reply::{JoinRefusal, Refusal, Table};
+use memchan_link::proto::{self, code, event_kind, Join, Op, SegInfo, Welcome};
+use memchan_link::rail;
+use memchan_link::wire::{self, Decoder, FrameKey, Key, Kind, Put};
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
@@ -58,7 +66,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Origin id of packets the hub makes itself (lock slot clearing, rx snapshots).
-pub const HUB_ORIGIN: u16 = u16::MAX;
+const HUB_ORIGIN: u16 = u16::MAX;
 /// Up to this many remote links, a spinning `Hub::progress` reads each link instead
 /// of polling them all first.
 const DIRECT_READS: usize = 2;
@@ -86,16 +94,17 @@ pub struct HubConfig {
     pub max_pending: usize,
     /// Pending connections from one source (IPv4 address, IPv6 /64), at most.
     pub max_pending_per_source: usize,
-    /// How often every member gets a time packet (`clock.rs`); `None`: the hub's
+    /// How often every member gets a time packet (`memchan_link::proto::clock`); `None`: the hub's
     /// clock is off (no time packets, probes unanswered), so no node's global clock
     /// synchronises (a test's "not synchronised" case).
     pub clock_period: Option<Duration>,
     /// Dual rail: number every packet of a remote sender in the hub's order and tell
-    /// the nodes the release mark, so that a standby hub can take over (`rail.rs`).
+    /// the nodes the release mark, so that a standby hub can take over
+    /// (`memchan_link::rail`).
     pub rail: bool,
     /// Dual rail: this hub is the standby of the active hub at this address: it copies
     /// its tables every heartbeat, refuses ordinary joins, and takes over when nodes
-    /// resume their links here (`hub/standby.rs`). Implies `rail`.
+    /// resume their links here (`standby.rs`). Implies `rail`.
     pub standby_of: Option<String>,
 }
 
@@ -228,9 +237,9 @@ struct State {
     joins: u64,
     /// Refused `Data` packets are logged at a bounded rate.
     frame_log: gate::Limiter,
-    /// Conditional writes whose outcomes are still due (`hub/deposit.rs`).
+    /// Conditional writes whose outcomes are still due (`deposit.rs`).
     conds: deposit::Conds,
-    /// Remote reads and atomics under way at their targets (`hub/rma.rs`).
+    /// Remote reads and atomics under way at their targets (`rma.rs`).
     rma: rma::Table,
     /// The last gseq given (dual rail).
     gseq: u64,
@@ -1706,35 +1715,6 @@ fn seg_info(i: usize, s: &Seg) -> SegInfo {
     }
 }
 
-/// Why a status query failed.
-#[derive(Debug, thiserror::Error)]
-pub enum QueryError {
-    /// The observer's handshake failed (the hub could not be reached, or refused).
-    #[error(transparent)]
-    Handshake(#[from] HandshakeError),
-    /// The report does not parse.
-    #[error("bad status report: {0}")]
-    Report(#[source] serde_json::Error),
-}
-
-/// Asks the hub at `addr` for its status (what `memchan status` shows).
-///
-/// # Errors
-/// The [`QueryError`] that says what went wrong.
-pub fn query_status(addr: &str, key: &Key) -> Result<ClusterStatus, QueryError> {
-    let join = Join::service(ROLE_OBSERVER);
-    let (mut sock, _key, mut dec) = handshake::connect(addr, key, join)?;
-    let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP)?;
-    if h.kind != Kind::Response {
-        return Err(HandshakeError::Unexpected {
-            want: "a status report",
-            got: h.kind,
-        }
-        .into());
-    }
-    serde_json::from_slice(&p).map_err(QueryError::Report)
-}
-
 /// Bytes of a refused connection's input read and dropped before closing it: a close
 /// with unread input resets the connection, and the peer might lose the refusal.
 const DRAIN: usize = 64 * 1024;
@@ -1782,53 +1762,15 @@ fn count_arrival(st: &mut State, n: NodeId, scope: u16, number: u64) -> u64 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::node::{HubSpec, NetConfig, Node};
+/// Hooks for the tests of the crates above (not an API).
+#[doc(hidden)]
+pub mod testing {
+    use super::Hub;
+    use std::time::Duration;
 
-    /// Work that holds the hub lock past the failure timeout (a standby's takeover
-    /// orders again every held packet under it) isolates nobody and loses no node:
-    /// the heartbeats never wait for the lock, and a node's frames waiting unread
-    /// in its socket are not silence.
-    #[test]
-    fn the_hub_lock_held_past_the_failure_timeout_silences_no_one() {
-        let (heartbeat, failure) = (Duration::from_millis(50), Duration::from_millis(400));
-        let key = Key::from_secret(b"busy hub");
-        let hub = Hub::start(HubConfig {
-            key: key.clone(),
-            keyed: true,
-            heartbeat,
-            failure_timeout: failure,
-            ..HubConfig::default()
-        })
-        .expect("start the hub");
-        let cfg = NetConfig {
-            hub: HubSpec::Connect(hub.local_addr().to_string()),
-            standby: None,
-            key,
-            keyed: true,
-            page_size: None,
-            heartbeat,
-            failure_timeout: failure,
-            link: LinkConfig::default(),
-        };
-        let a = Node::join("busy", cfg.clone()).expect("a joins");
-        let b = Node::join("busy", cfg).expect("b joins");
-        a.wait_for_members(2, Duration::from_secs(10))
-            .expect("both members");
-        {
-            let _busy = hub.sh.lock();
-            // The stimulus, not a wait for an outcome: the hub busy for three
-            // failure timeouts.
-            std::thread::sleep(failure * 3);
-        }
-        std::thread::scope(|s| {
-            s.spawn(|| a.barrier().expect("a is alive after the busy spell"));
-            b.barrier().expect("b is alive after the busy spell");
-        });
-        a.ack().expect("a's link still carries requests");
-        assert_eq!(hub.status().isolations, 0, "nobody was isolated");
-        assert_eq!(a.members().iter().count(), 2);
+    /// Holds the hub lock for `d`, as a long job under it (a standby's replay) does.
+    pub fn hold_lock(hub: &Hub, d: Duration) {
+        let _busy = hub.sh.lock();
+        std::thread::sleep(d);
     }
 }

@@ -4,7 +4,7 @@
 //! wrong key is `BadMac`, a frame seen before is `Replayed` without losing the frames
 //! after it, and the payload readers survive anything.
 
-use memchan_net::wire::{
+use memchan_link::wire::{
     encode, Decoder, FrameKey, Get, Key, Kind, Put, Received, WireError, HEADER, MAC, MAX_PAYLOAD,
     VERSION,
 };

@@ -1115,7 +1115,7 @@ impl Link {
 
     /// Shuts the link down and takes the reliable frames its peer had not released,
     /// to go on over another connection under the same seqs ([`Link::resume`]; a
-    /// rail switch, see `rail.rs`).
+    /// rail switch, see [`crate::rail`]).
     pub fn take_held(&self) -> Held {
         self.shutdown();
         let mut tx = self.lock_tx();

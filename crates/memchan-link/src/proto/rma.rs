@@ -1,7 +1,8 @@
 //! The payloads of remote reads and atomics through the hub (`Kind::RmaRequest`,
 //! `RmaServe`, `RmaDone`): what an origin asks, what the hub asks the target, and the
-//! target's answer. Both ends speak them: the node side (`rma.rs`) makes requests and
-//! serves them, the hub (`hub/rma.rs`) checks and forwards them. Every decode is
+//! target's answer. Both ends speak them: the node side (`memchan-net`'s `rma.rs`) makes
+//! requests and serves them, the hub (`memchan-hub`'s `rma.rs`) checks and forwards
+//! them. Every decode is
 //! bounds-checked and refuses what no version sends.
 
 use crate::wire::{Get, Put, WireError};

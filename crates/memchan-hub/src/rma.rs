@@ -1,5 +1,5 @@
-//! The hub's part of remote reads and atomics (the node side is `crate::rma`, the
-//! payloads `proto/rma.rs`): it checks each request
+//! The hub's part of remote reads and atomics (the node side is `memchan-net`'s
+//! `rma.rs`, the payloads `memchan_link::proto::rma`): it checks each request
 //! (segment and generation, bounds, the origin's rights from the uid and gid it
 //! joined with, a target that is a member and maps the segment rx), forwards it to
 //! the target under a token of its own, and routes the target's answer back as the
@@ -7,11 +7,11 @@
 //! it, once. A target that leaves or fails is answered for (`UnknownNode`), so an
 //! origin never waits on a node that is gone.
 
-use super::{Port, Shared, Sink, State};
-use crate::proto::reply::Refusal;
-use crate::proto::rma::{get_done, Asker, Request, Serve};
-use crate::wire::Kind;
+use crate::{Port, Shared, Sink, State};
 use memchan_core::{Error, NodeId};
+use memchan_link::proto::reply::Refusal;
+use memchan_link::proto::rma::{get_done, Asker, Request, Serve};
+use memchan_link::wire::Kind;
 use std::collections::HashMap;
 use std::time::Instant;
 

@@ -1,4 +1,4 @@
-//! Dual rail, the standby hub's side (`rail.rs` has the design): it keeps a
+//! Dual rail, the standby hub's side (`memchan_link::rail` has the design): it keeps a
 //! connection in the [`ROLE_MIRROR`] role open to the active hub, which sends it the
 //! tables whenever they change (and every heartbeat) and waits for its receipt before
 //! it answers the node that changed them (`mirror.rs`), and when nodes come to it with their links
@@ -18,15 +18,15 @@
 //! node's barrier arrival or request the old hub handled but did not answer is not
 //! answered again, except an `ack`, which the node sends again after a switch.
 
-use super::{count_arrival, say_and_close, Port, Seg, Shared, Sink, State};
-use crate::handshake::{self, read_frame, HandshakeError, STEP};
-use crate::link::{Held, Link, LinkConfig};
-use crate::proto::reply::JoinRefusal;
-use crate::proto::{event_kind, Join, ROLE_MIRROR};
-use crate::rail::{self, PlanNotice, RailError, Report, Resume};
-use crate::wire::{self, Decoder, FrameKey, Kind};
+use crate::{count_arrival, say_and_close, Port, Seg, Shared, Sink, State};
 use memchan_core::status::{LinkCounters, RailStatus};
 use memchan_core::{validate, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
+use memchan_link::handshake::{self, read_frame, HandshakeError, STEP};
+use memchan_link::link::{Held, Link, LinkConfig};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::proto::{event_kind, Join, ROLE_MIRROR};
+use memchan_link::rail::{self, PlanNotice, RailError, Report, Resume};
+use memchan_link::wire::{self, Decoder, FrameKey, Kind};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -699,7 +699,7 @@ impl Shared {
         let (sh, node, inc) = (self.clone(), NodeId(r.node), r.inc);
         std::thread::Builder::new()
             .name("memchan-hub-link".into())
-            .spawn(move || super::serve(sh, node, inc, link))
+            .spawn(move || crate::serve(sh, node, inc, link))
             .map_err(|source| StandbyError::Io {
                 what: "no thread to read its link",
                 source,

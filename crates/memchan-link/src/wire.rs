@@ -94,7 +94,7 @@ pub enum Kind {
     /// hub → node (control): this node was isolated; the link closes.
     Isolated = 13,
     /// hub → node (reliable, in the hub's order): a time packet, the hub's clock and
-    /// the probe it answers, if any (`clock.rs`).
+    /// the probe it answers, if any (`proto::clock`).
     Time = 26,
     /// node → hub (control): a clock probe, the node's clock; the hub answers with a
     /// `Time` frame.
@@ -109,7 +109,7 @@ pub enum Kind {
     /// is for; hub → node: the destination it came from).
     Outcome = 22,
     /// node → hub (reliable): a remote read or atomic on another node's copy of a
-    /// segment (`rma.rs`); answered by a `Response` to its request id.
+    /// segment (`proto::rma`); answered by a `Response` to its request id.
     RmaRequest = 14,
     /// hub → node (reliable): serve a remote read or atomic from this node's receive
     /// memory, under the hub's token.
@@ -124,13 +124,13 @@ pub enum Kind {
     RailMark = 31,
     /// node → hub (control, the first frame of a link resumed at a standby hub): the
     /// node's id and incarnation, its first resent seq, its rx mappings and its rail
-    /// report (`hub/standby.rs`).
+    /// report (`memchan-hub`'s `standby.rs`).
     RailResume = 32,
     /// hub → node (reliable, the first frame of a standby hub that took over): the
     /// new epoch and members, and the standby's numbering of the node's history.
     RailPlan = 33,
     /// standby → active hub (control, on a mirror connection): the version of the
-    /// tables the standby now holds (`hub/mirror.rs`).
+    /// tables the standby now holds (`memchan-hub`'s `mirror.rs`).
     MirrorReceipt = 34,
     /// hub → node (reliable): a DepositDeliver numbered for a standby hub, as
     /// `RailDeliver` numbers a Deliver.

@@ -1,5 +1,5 @@
 //! Dual rail, the active hub's side of the copy (synchronous replication of the
-//! control plane). A standby keeps its [`ROLE_MIRROR`](crate::proto::ROLE_MIRROR)
+//! control plane). A standby keeps its [`ROLE_MIRROR`](memchan_link::proto::ROLE_MIRROR)
 //! connection open; the active sends it the whole tables (they are small) when it
 //! connects, every heartbeat, and whenever a member, segment, rx set or group changes,
 //! and then waits for the standby's `MirrorReceipt` before it answers the node whose
@@ -15,10 +15,10 @@
 //! writes to segments it does not know (the writer's next `ack` fails) rather than
 //! lose them silently.
 
-use super::standby::Tables;
-use super::{Shared, State};
-use crate::handshake::{read_frame, HandshakeError};
-use crate::wire::{self, Decoder, FrameKey, Kind};
+use crate::standby::Tables;
+use crate::{Shared, State};
+use memchan_link::handshake::{read_frame, HandshakeError};
+use memchan_link::wire::{self, Decoder, FrameKey, Kind};
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::Ordering::Relaxed;

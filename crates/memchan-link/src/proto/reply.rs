@@ -34,7 +34,7 @@ pub enum ReplyError {
 /// reason in words, as the hub logs it and the node reports it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JoinRefusal {
-    /// The hub's gate is at a cap (pending handshakes; see `hub/gate.rs`): not a
+    /// The hub's gate is at a cap (pending handshakes; see `memchan-hub`'s `gate.rs`): not a
     /// refusal of the node itself, which tries again for a while.
     #[error("the hub is busy: {0}")]
     Busy(String),
@@ -447,7 +447,7 @@ impl Refusal {
     }
 
     /// The error the node reports for it. A remote access knows the segment it asked
-    /// about and names it (`rma.rs`); here a name the refusal does not carry is empty,
+    /// about and names it (`memchan-net`'s `rma.rs`); here a name the refusal does not carry is empty,
     /// and a stalled barrier's cluster is the node's to fill in.
     pub fn into_error(self) -> Error {
         match self {

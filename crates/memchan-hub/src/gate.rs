@@ -23,11 +23,11 @@
 //! (`Shared::enter`), an observer its status report (sent from here, then closed), a
 //! standby its mirror connection (`mirror.rs`).
 
-use super::{say_and_close, Shared};
-use crate::handshake::{self, STEP};
-use crate::proto::reply::JoinRefusal;
-use crate::proto::{Join, ROLE_MIRROR, ROLE_OBSERVER, ROLE_RESUME};
-use crate::wire::{self, Decoder, FrameKey, Kind};
+use crate::{say_and_close, Shared};
+use memchan_link::handshake::{self, STEP};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::proto::{Join, ROLE_MIRROR, ROLE_OBSERVER, ROLE_RESUME};
+use memchan_link::wire::{self, Decoder, FrameKey, Kind};
 use rustix::event::epoll;
 use rustix::fd::OwnedFd;
 use std::collections::{HashMap, VecDeque};
@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 /// The largest join payload the gate reads (a join is about 70 bytes and two names).
 pub const MAX_JOIN: usize = 4096;
 /// How long a pending connection is safe from eviction by a newer one.
-pub const EVICT_AFTER: Duration = Duration::from_secs(1);
+pub(crate) const EVICT_AFTER: Duration = Duration::from_secs(1);
 
 /// Frame bytes the gate buffers for one connection, at most.
 const FRAME_CAP: usize = wire::HEADER + MAX_JOIN + wire::MAC;
@@ -547,7 +547,7 @@ impl Gate {
             return;
         }
         let mut up = if join.role == ROLE_RESUME {
-            super::standby::resume_decoder(keys.to_hub)
+            crate::standby::resume_decoder(keys.to_hub)
         } else {
             Decoder::new(Some(keys.to_hub))
         };
@@ -555,7 +555,7 @@ impl Gate {
         let c = self.remove(slot);
         if join.role == ROLE_RESUME {
             // A node moving its link here (dual rail): its `RailResume` follows.
-            return super::standby::resume(self.sh.clone(), c.sock, keys.to_node, up, join, c.peer);
+            return crate::standby::resume(self.sh.clone(), c.sock, keys.to_node, up, join, c.peer);
         }
         if let Err(why) = self.sh.enter(&c.sock, keys.to_node, up, &join, c.peer) {
             self.note(c.peer, &why.to_string());
