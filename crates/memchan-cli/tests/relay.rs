@@ -206,7 +206,7 @@ fn without_faults_bytes_pass_unchanged_both_ways_and_a_close_closes_the_other_si
     // Larger than one read of the relay: frames split across reads.
     up.extend(frame(Kind::Data, 21, &vec![0xa5; 300 * 1024]));
     up.extend(frame(Kind::Heartbeat, 0, b"counters"));
-    up.extend(frame(Kind::Ack, 0, b""));
+    up.extend(frame(Kind::Release, 0, b""));
     // Written in odd-sized pieces so frames straddle segment boundaries.
     for piece in up.chunks(1000) {
         node.write_all(piece).unwrap();

@@ -13,8 +13,8 @@
 //! retransmission of the missing one arrives; a NAK asks for it. A frame seen before
 //! (seq too low) is a duplicate and dropped.
 //!
-//! **Two acknowledgements.** The header's `ack` says "received in order up to here" and
-//! drives retransmission. An `Ack` frame's payload says "released up to here": frames
+//! **Two acknowledgements.** The header's `received` says "received in order up to
+//! here" and drives retransmission. A `Release` frame's payload says "released up to here": frames
 //! the receiver is finished with, which the sender may forget. A node releases a frame
 //! as soon as it applied it; the hub releases a sender's frame only when every
 //! destination has released its copy, so a slow receiver holds back the senders that
@@ -64,7 +64,7 @@ pub struct LinkConfig {
     /// How long a sender waits for replay memory before giving up.
     pub backpressure_timeout: Duration,
     /// The peer is finished with a frame once it received it (a node applies on
-    /// receipt), so the header's ack also releases. The hub's frames to a node: yes;
+    /// receipt), so the header's `received` also releases. The hub's frames to a node: yes;
     /// a node's frames to the hub: no, the hub releases them itself.
     pub peer_releases_on_receive: bool,
 }
@@ -134,7 +134,7 @@ const POOLED_CAPACITY: usize = 80 * 1024;
 /// Buffers an idle link keeps.
 const POOL_IDLE: usize = 4;
 
-/// Releases owed before an `Ack` goes out unasked.
+/// Releases owed before a `Release` goes out unasked.
 const RELEASE_BATCH: u64 = 32;
 
 fn inc(c: &AtomicU64) {
@@ -237,9 +237,9 @@ pub struct Link {
     tx: Mutex<Tx>,
     tx_cv: Condvar,
     rx: Mutex<Rx>,
-    /// Last reliable seq received in order (the header ack we send).
+    /// Last reliable seq received in order (the header's `received` we send).
     received: AtomicU64,
-    /// The highest header ack written into a frame so far, and the bytes of reliable
+    /// The highest header `received` written into a frame so far, and the bytes of reliable
     /// frames accepted since.
     ack_sent: AtomicU64,
     unacked_bytes: AtomicU64,
@@ -410,7 +410,7 @@ impl Link {
         // Load first: a swap is a locked instruction, and this runs per read.
         let asked = self.ack_now.load(Relaxed) && self.ack_now.swap(false, Relaxed);
         // The header ack rides along: the peer's send window moves with it. Once a
-        // quarter window: each Ack wakes a thread at the sender (measured: acks every
+        // quarter window: each Release wakes a thread at the sender (measured: acks every
         // eighth cost a 64 MiB stream about 15% of its rate), and a quarter still
         // leaves three quarters of the window to send into meanwhile.
         let unacked = self
@@ -425,7 +425,7 @@ impl Link {
         // one loaded `r`. The peer ignores a release that does not move.
         if asked || window_due || (r > sent && (force || r - sent >= RELEASE_BATCH)) {
             self.released_sent.fetch_max(r, Relaxed);
-            self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(0).0);
+            self.send_control(Kind::Release, &wire::Put::new().u64(r).u8(0).0);
         }
     }
 
@@ -438,7 +438,7 @@ impl Link {
     /// is waiting for them).
     pub fn request_release(&self) {
         let r = self.released.load(Relaxed);
-        self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(1).0);
+        self.send_control(Kind::Release, &wire::Put::new().u64(r).u8(1).0);
     }
 
     /// Writes pending bytes until the socket would block. Needs the tx lock.
@@ -607,9 +607,9 @@ impl Link {
         self.flush_locked(tx);
     }
 
-    /// A header ack: the peer received everything up to `ack` (and, on a link whose
-    /// peer releases on receive, released it). One tx lock for both.
-    fn on_header_ack(&self, ack: u64) {
+    /// A header's `received`: the peer received everything up to `ack` (and, on a
+    /// link whose peer releases on receive, released it). One tx lock for both.
+    fn on_header_received(&self, ack: u64) {
         let release = self.cfg.peer_releases_on_receive && self.peer_released.load(Relaxed) < ack;
         if ack <= self.peer_received_seen.load(Relaxed) && !release {
             return;
@@ -837,7 +837,7 @@ impl Link {
                 }
                 Borrowed::Frame(hd, p) => (hd, p),
             };
-            self.on_header_ack(hd.ack);
+            self.on_header_received(hd.received);
             if !hd.kind.reliable() {
                 self.control(hd.kind, payload);
                 h.control(self, hd.kind, payload);
@@ -875,7 +875,7 @@ impl Link {
 
     fn control(&self, kind: Kind, payload: &[u8]) {
         match kind {
-            Kind::Ack => {
+            Kind::Release => {
                 let mut g = wire::Get::new(payload, "ack");
                 let (Ok(r), Ok(flags)) = (g.u64(), g.u8()) else {
                     return;

@@ -10,13 +10,18 @@
 //!   8   4  payload length (LE), at most MAX_PAYLOAD
 //!  12   4  CRC32C of every other byte of the frame, MAC included
 //!  16   8  seq: 1, 2, 3… on reliable frames of this direction; 0 on control frames
-//!  24   8  ack: highest reliable seq received in order from the peer
+//!  24   8  received: highest reliable seq received in order from the peer (the
+//!          go-back-N cumulative acknowledgement)
 //!  32   8  counter: strictly increasing over the frames written in this direction
 //!          (retransmissions get a new one); the MAC's nonce
 //!  40   n  payload
 //! 40+n 16  MAC: AEGIS-128X4 under the direction's frame key, nonce = counter, over
 //!          the header but its CRC field, and the payload; zero on an open cluster
 //! ```
+//!
+//! Names: the header's `received` is the go-back-N cumulative acknowledgement (what
+//! arrived in order); a `Release` frame says what the receiver is done with (its
+//! replay memory may drop it). "Ack" is left to `Cluster::ack`.
 //!
 //! CRC first, MAC second, counter third: a frame damaged on the way fails its CRC
 //! (counted, discarded, retransmitted); a frame with a good CRC and a bad MAC was made
@@ -84,8 +89,9 @@ pub enum Kind {
     /// hub → node (reliable): a membership event.
     Event = 9,
     /// control: "released up to the seq in the payload" (u64), then a flags byte
-    /// (1: report your releases at once).
-    Ack = 10,
+    /// (1: report your releases at once). (The header's `received` says what
+    /// arrived; this, what the receiver is done with.)
+    Release = 10,
     /// control: the receiver discarded frames after a bad or missing one; resend from
     /// the seq in the payload (u64).
     Nak = 11,
@@ -150,7 +156,7 @@ impl Kind {
             7 => Request,
             8 => Response,
             9 => Event,
-            10 => Ack,
+            10 => Release,
             11 => Nak,
             12 => Heartbeat,
             13 => Isolated,
@@ -352,8 +358,9 @@ pub struct Header {
     pub len: usize,
     /// Reliable seq, or 0.
     pub seq: u64,
-    /// Piggybacked cumulative ack.
-    pub ack: u64,
+    /// The go-back-N cumulative acknowledgement, piggybacked: the highest reliable
+    /// seq received in order from the peer.
+    pub received: u64,
     /// The frame counter (the MAC's nonce).
     pub counter: u64,
 }
@@ -419,7 +426,7 @@ pub fn parse_header(b: &[u8]) -> Result<Option<Header>, WireError> {
         kind,
         len,
         seq: u64::from_le_bytes(b[16..24].try_into().expect("8 bytes")),
-        ack: u64::from_le_bytes(b[24..32].try_into().expect("8 bytes")),
+        received: u64::from_le_bytes(b[24..32].try_into().expect("8 bytes")),
         counter: u64::from_le_bytes(b[32..40].try_into().expect("8 bytes")),
     }))
 }
@@ -442,17 +449,17 @@ pub fn encode(
     counter: u64,
     kind: Kind,
     seq: u64,
-    ack: u64,
+    received: u64,
     parts: &[&[u8]],
 ) {
     let start = out.len();
-    encode_unstamped(out, kind, seq, ack, parts);
+    encode_unstamped(out, kind, seq, received, parts);
     stamp(&mut out[start..], key, counter);
 }
 
 /// Appends one frame like [`encode`], without its counter, MAC and CRC: a frame a link
 /// keeps to [`stamp`] when it is written (and again for every retransmission).
-pub fn encode_unstamped(out: &mut Vec<u8>, kind: Kind, seq: u64, ack: u64, parts: &[&[u8]]) {
+pub fn encode_unstamped(out: &mut Vec<u8>, kind: Kind, seq: u64, received: u64, parts: &[&[u8]]) {
     let len: usize = parts.iter().map(|p| p.len()).sum();
     assert!(len <= MAX_PAYLOAD, "frame payload {len} over the limit");
     let mut head = [0u8; HEADER];
@@ -461,7 +468,7 @@ pub fn encode_unstamped(out: &mut Vec<u8>, kind: Kind, seq: u64, ack: u64, parts
     head[6] = kind as u8;
     head[8..12].copy_from_slice(&(len as u32).to_le_bytes());
     head[16..24].copy_from_slice(&seq.to_le_bytes());
-    head[24..32].copy_from_slice(&ack.to_le_bytes());
+    head[24..32].copy_from_slice(&received.to_le_bytes());
     out.reserve(HEADER + len + MAC);
     out.extend_from_slice(&head);
     for p in parts {
@@ -798,7 +805,7 @@ mod tests {
             panic!("{r:?}")
         };
         assert_eq!(
-            (h.kind, h.seq, h.ack, h.counter, p.as_slice()),
+            (h.kind, h.seq, h.received, h.counter, p.as_slice()),
             (Kind::Data, 7, 3, 1, &b"hello"[..])
         );
     }
@@ -862,7 +869,7 @@ mod tests {
         // A new frame under a counter already used (a sender that reused one).
         encode(&mut reused, &k, 1, Kind::Data, 2, 0, &[b"other"]);
         let mut lower = Vec::new();
-        encode(&mut lower, &k, 5, Kind::Ack, 0, 0, &[b"x"]);
+        encode(&mut lower, &k, 5, Kind::Release, 0, 0, &[b"x"]);
         let mut d = Decoder::new(Some(k.clone()));
         d.push(&a);
         d.push(&a);

@@ -20,7 +20,7 @@ const CHECKED_KINDS: [Kind; 17] = [
     Kind::Request,
     Kind::Response,
     Kind::Event,
-    Kind::Ack,
+    Kind::Release,
     Kind::Nak,
     Kind::Heartbeat,
     Kind::Isolated,
@@ -292,7 +292,7 @@ proptest! {
             let Received::Frame(h, p) = r else {
                 panic!("{r:?}");
             };
-            prop_assert_eq!((h.kind, h.seq, h.ack, h.len), (f.kind, f.seq, f.ack, f.payload.len()));
+            prop_assert_eq!((h.kind, h.seq, h.received, h.len), (f.kind, f.seq, f.ack, f.payload.len()));
             prop_assert!(h.counter >= 1 && h.counter <= frames.len() as u64);
             prop_assert_eq!(p, &f.payload);
         }
