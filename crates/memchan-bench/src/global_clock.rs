@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use memchan_core::transport::Transport;
 use memchan_core::{Config as NodeConfig, Error, HubSpec};
-use memchan_net::hub::{Hub, HubConfig};
+use memchan_hub::{Hub, HubConfig};
 use serde_json::{json, Map, Value};
 
 use super::model::SampleSet;

@@ -1,4 +1,4 @@
-//! `memchan hub`: runs a cluster's hub (`memchan_net::hub::Hub`) in the foreground.
+//! `memchan hub`: runs a cluster's hub (`memchan_hub::Hub`) in the foreground.
 //!
 //! It prints `listening ADDR` (the bound address, so `--listen HOST:0` works) and, with
 //! `--metrics`, `metrics ADDR` on stdout, then serves until SIGTERM or SIGINT. The hub
@@ -14,8 +14,8 @@ use crate::metrics::{exposition, serve_metrics};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use memchan_core::PageSize;
-use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::wire::Key;
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::wire::Key;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 

@@ -78,7 +78,7 @@ fn init_logging(launcher: bool) {
         .from_env_lossy();
     let filter = match std::env::var_os(LOG_ENV) {
         None if launcher => {
-            filter.add_directive("memchan_net::hub=warn".parse().expect("a valid directive"))
+            filter.add_directive("memchan_hub=warn".parse().expect("a valid directive"))
         }
         _ => filter,
     };

@@ -12,8 +12,9 @@ use crate::metrics::{exposition, serve_metrics};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use memchan_core::status::{ClusterStatus, LinkCounters};
-use memchan_net::hub::query_status;
-use memchan_net::wire::Key;
+use memchan_link::handshake::HandshakeError;
+use memchan_link::wire::Key;
+use memchan_net::{query_status, QueryError};
 
 use crate::hub::{announce, catch_signals, key_file, load_key, wait_for_signal};
 use crate::ip_status;
@@ -217,14 +218,14 @@ fn status(args: StatusArgs) -> Result<()> {
 
 /// Queries the hub, with an error that says which hub and what went wrong.
 fn ask(hub: &str, key: &Key) -> std::result::Result<ClusterStatus, String> {
-    query_status(hub, key).map_err(|e| {
-        if e.starts_with("cannot connect") || e.starts_with("cannot resolve") || e == "no address" {
-            format!("cannot reach hub {hub}: {e}")
-        } else if let Some(why) = e.strip_prefix("refused: ") {
+    query_status(hub, key).map_err(|e| match e {
+        QueryError::Handshake(
+            HandshakeError::Connect(_) | HandshakeError::Resolve(_) | HandshakeError::NoAddress,
+        ) => format!("cannot reach hub {hub}: {e}"),
+        QueryError::Handshake(HandshakeError::Refused(why)) => {
             format!("hub {hub} refused the query: {why}")
-        } else {
-            format!("hub {hub}: {e}")
         }
+        e => format!("hub {hub}: {e}"),
     })
 }
 

@@ -304,7 +304,7 @@ fn random_exchange_between_network_namespaces_under_packet_loss() {
     use memchan_testkit::netns::{in_ns, Topology};
     let topo = Topology::new("mpx", 2);
     let hub = in_ns(&topo.hub_ns, || {
-        memchan_net::hub::Hub::start(memchan_net::hub::HubConfig {
+        memchan_hub::Hub::start(memchan_hub::HubConfig {
             listen: "0.0.0.0:0".into(),
             heartbeat: TIMING.heartbeat,
             failure_timeout: TIMING.failure_timeout,

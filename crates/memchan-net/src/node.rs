@@ -2,7 +2,7 @@
 //! segments, groups, ack, barrier, lock, leave), its requests to the hub, and the
 //! transport contract's `Transport` impl.
 //!
-//! A write to a tx mapping becomes `Data` packets (at most [`crate::wire::PACKET`] bytes
+//! A write to a tx mapping becomes `Data` packets (at most [`memchan_link::wire::PACKET`] bytes
 //! each) on the link to the hub. The node's service thread reads `Deliver` packets from
 //! the hub and applies each to the rx mapping it names, in the hub's order, then
 //! releases it; readers see the bytes with plain (atomic) loads. A node in the hub's
@@ -11,21 +11,24 @@
 //!
 //! The node side's other parts live in their own modules, named as in `memchan-shm`,
 //! and are re-exported here: `segment.rs` ([`Segment`]), `tx.rs` ([`TxMapping`]),
-//! `rx.rs` ([`RxMapping`] and the receive memory the link reader writes), `lock.rs`
-//! ([`Lock`], [`LockGuard`]) and `service.rs` (the state the handles share, the
-//! service thread and the reading of the link).
+//! `rx.rs` ([`RxMapping`]; the receive memory the link reader writes is
+//! `rx/mem.rs`), `lock.rs` ([`Lock`], [`LockGuard`]), `rma.rs` ([`Rma`]),
+//! `state.rs` (the state the handles share) and `service.rs` (the service thread,
+//! the reading of the link and the dispatch of what the hub sends).
 
-use crate::handshake;
-use crate::hub::{Hub, HubConfig};
-use crate::link::{Link, LinkConfig};
-use crate::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
-use crate::service::{LocalSlot, Reading, Shared, Up, ALIVE};
-use crate::wire::{Get, Key, Kind};
+use crate::service::LocalSlot;
+use crate::state::{answer, garbled, Reading, Shared, Standby, Up, ALIVE};
 use memchan_core::transport::{Caps, Transport};
 use memchan_core::{
     validate, Config, Dest, Error, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result,
     TxAttrs, MAX_NODES,
 };
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::handshake::{self, HandshakeError};
+use memchan_link::link::{Link, LinkConfig};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::proto::{self, code, Join, Op, SegInfo, ROLE_NODE};
+use memchan_link::wire::{Get, Key, Kind};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -123,28 +126,24 @@ pub fn read_key(path: Option<&std::path::Path>) -> Result<Option<Vec<u8>>> {
     Ok(Some(bytes.trim_ascii().to_vec()))
 }
 
-/// A hub's refusal of a join as an error: the causes the one-host transport has too
-/// (a full node table, another page size) get its typed errors, the rest
-/// `HubRefused` with the hub's reason.
-fn refusal(addr: &str, cluster: &str, why: &str) -> Error {
-    let reason = why.strip_prefix("refused: ").unwrap_or(why);
-    if reason == crate::hub::NODE_TABLE_FULL {
-        return Error::TableFull("node");
-    }
-    let pages = reason
-        .strip_prefix(crate::hub::PAGES_REFUSAL)
-        .and_then(|r| r.split_once("-byte pages, not "))
-        .and_then(|(e, r)| Some((e.parse().ok()?, r.parse().ok()?)));
-    if let Some((existing, requested)) = pages {
-        return Error::PageSizeMismatch {
-            cluster: cluster.to_string(),
+/// A failed join as an error: the refusals the one-host transport has too (a full
+/// node table, another page size) get its typed errors, the rest `HubRefused` with
+/// the handshake's reason.
+fn join_error(addr: &str, cluster: &str, e: HandshakeError) -> Error {
+    match e {
+        HandshakeError::Refused(JoinRefusal::NodeTableFull) => Error::TableFull("node"),
+        HandshakeError::Refused(JoinRefusal::PageSize {
             existing,
             requested,
-        };
-    }
-    Error::HubRefused {
-        addr: addr.to_string(),
-        why: why.to_string(),
+        }) => Error::PageSizeMismatch {
+            cluster: cluster.to_string(),
+            existing: existing as usize,
+            requested: requested as usize,
+        },
+        e => Error::HubRefused {
+            addr: addr.to_string(),
+            why: e.to_string(),
+        },
     }
 }
 
@@ -184,8 +183,8 @@ impl Node {
     }
 
     fn join_remote(addr: &str, name: &str, cfg: &NetConfig, join: Join) -> Result<Node> {
-        let j = handshake::join(addr, &cfg.key, join.clone())
-            .map_err(|why| refusal(addr, name, &why))?;
+        let j =
+            handshake::join(addr, &cfg.key, join.clone()).map_err(|e| join_error(addr, name, e))?;
         let link_cfg = LinkConfig {
             peer_releases_on_receive: false,
             ..cfg.link.clone()
@@ -193,7 +192,7 @@ impl Node {
         let link = Link::new(j.sock, j.key, j.dec, link_cfg.clone())
             .map_err(|e| Error::os("set up the hub link", e))?;
         let w = j.welcome;
-        let standby = cfg.standby.clone().map(|addr| crate::rail_switch::Standby {
+        let standby = cfg.standby.clone().map(|addr| Standby {
             addr,
             key: cfg.key.clone(),
             join: join.clone(),
@@ -232,7 +231,7 @@ impl Node {
         let port = Arc::new(LocalSlot::default());
         let w = hub
             .attach_local(port.clone(), &join)
-            .map_err(|why| refusal(listen, name, &why))?;
+            .map_err(|r| join_error(listen, name, HandshakeError::Refused(r)))?;
         let sh = Arc::new(Shared::new(name, &join, &w, Up::Local(hub.clone()), None)?);
         port.set(sh.clone());
         Ok(Node {
@@ -271,14 +270,14 @@ impl Node {
         self.hub.as_deref()
     }
 
-    /// What this node would hand a standby hub at a switch of rails (`rail.rs`): what
+    /// What this node would hand a standby hub at a switch of rails (`memchan_link::rail`): what
     /// it applied of a dual-rail hub's numbered order, and the seqs of its own packets
     /// not yet released.
-    pub fn rail_report(&self) -> crate::rail::Report {
+    pub fn rail_report(&self) -> memchan_link::rail::Report {
         let held = self
             .sh
             .link()
-            .map_or_else(Vec::new, |l| l.unreleased(crate::wire::Kind::Data));
+            .map_or_else(Vec::new, |l| l.unreleased(memchan_link::wire::Kind::Data));
         self.sh.rail_lock().report(self.sh.me.0, held)
     }
 
@@ -346,7 +345,7 @@ impl Node {
             name: name.to_string(),
         };
         let body = self.sh.request(op)?;
-        let info = SegInfo::get(&body).map_err(|e| self.sh.garbled(e))?;
+        let info = SegInfo::get(&body).map_err(garbled)?;
         Ok(Segment::new(self.sh.clone(), name.to_string(), info))
     }
 
@@ -362,9 +361,7 @@ impl Node {
             members,
         };
         let body = self.sh.request(op)?;
-        let id = Get::new(&body, "group id")
-            .u16()
-            .map_err(|e| self.sh.garbled(e))?;
+        let id = Get::new(&body, "group id").u16().map_err(garbled)?;
         Ok(GroupId(id))
     }
 
@@ -373,9 +370,7 @@ impl Node {
         let body = self.sh.request(Op::GroupLookup {
             name: name.to_string(),
         })?;
-        let id = Get::new(&body, "group id")
-            .u16()
-            .map_err(|e| self.sh.garbled(e))?;
+        let id = Get::new(&body, "group id").u16().map_err(garbled)?;
         Ok(GroupId(id))
     }
 
@@ -594,87 +589,6 @@ impl Shared {
             return Ok(Vec::new());
         }
         answer(status, body)
-    }
-}
-
-/// The hub's answer to a request: its body, or the hub's refusal as an [`Error`].
-pub(crate) fn answer(status: u8, body: Vec<u8>) -> Result<Vec<u8>> {
-    let text = || String::from_utf8_lossy(&body).into_owned();
-    match status {
-        code::OK => Ok(body),
-        code::UNKNOWN_SEGMENT => Err(Error::UnknownSegment(text())),
-        code::SIZE_MISMATCH => {
-            let mut g = Get::new(&body, "size mismatch");
-            let (existing, requested) = (g.u64().unwrap_or(0), g.u64().unwrap_or(0));
-            Err(Error::SegmentSizeMismatch {
-                segment: g.str().unwrap_or_default(),
-                existing: existing as usize,
-                requested: requested as usize,
-            })
-        }
-        code::UNKNOWN_GROUP => Err(Error::UnknownGroup(text())),
-        code::TABLE_FULL => Err(Error::TableFull(match body.as_slice() {
-            b"group" => "group",
-            _ => "segment",
-        })),
-        code::ACK_INCOMPLETE => {
-            let set = proto::get_set(&mut Get::new(&body, "ack")).unwrap_or(NodeSet::EMPTY);
-            Err(Error::AckIncomplete(set.iter().collect()))
-        }
-        code::ACK_STALLED => {
-            let ms = Get::new(&body, "ack stalled").u64().unwrap_or(0);
-            Err(Error::Timeout(
-                Duration::from_millis(ms),
-                "a destination to release the acknowledged writes (none released any)",
-            ))
-        }
-        code::BARRIER_STALLED => {
-            let mut g = Get::new(&body, "barrier stalled");
-            let ms = g.u64().unwrap_or(0);
-            let set = proto::get_set(&mut g).unwrap_or(NodeSet::EMPTY);
-            Err(Error::Stalled {
-                cluster: String::new(),
-                what: "barrier arrivals",
-                waited: Duration::from_millis(ms),
-                nodes: set.iter().collect(),
-            })
-        }
-        code::SEGMENT_FREED => Err(Error::SegmentFreed { segment: text() }),
-        code::UNKNOWN_NODE => Err(Error::UnknownNode(NodeId(
-            Get::new(&body, "node").u16().unwrap_or(u16::MAX),
-        ))),
-        code::PERMISSION_DENIED => {
-            let mut g = Get::new(&body, "permission");
-            let (uid, gid, mode, caller_uid) = (
-                g.u32().unwrap_or(0),
-                g.u32().unwrap_or(0),
-                g.u32().unwrap_or(0),
-                g.u32().unwrap_or(0),
-            );
-            let op = match g.str().unwrap_or_default().as_str() {
-                "map_rx" => "map_rx",
-                "map_tx" => "map_tx",
-                "get" => "get",
-                "atomic" => "atomic",
-                _ => "free",
-            };
-            Err(Error::PermissionDenied {
-                segment: g.str().unwrap_or_default(),
-                op,
-                uid,
-                gid,
-                mode,
-                caller_uid,
-            })
-        }
-        _ => {
-            let mut g = Get::new(&body, "invalid");
-            let what = validate::what_from(&g.str().unwrap_or_default());
-            Err(Error::Invalid {
-                what,
-                why: g.str().unwrap_or_else(|_| text()),
-            })
-        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! Dual rail, the node's side of a switch (`rail.rs` has the design, `hub/standby.rs`
+//! Dual rail, the node's side of a switch (`memchan_link::rail` has the design, `memchan-hub`'s `standby.rs`
 //! the standby hub's side). When the link to the active hub fails for good (it
 //! closed, or the hub stayed silent past the failure timeout) and a standby is
 //! configured, the thread that saw it moves the link: it takes the frames the old hub
@@ -7,29 +7,35 @@
 //! same seqs ([`Link::resume_announced`], the `RailResume` first). The application
 //! sees nothing: a write waiting on the old link goes on the new one, a thread
 //! reading goes on reading. The standby's `RailPlan` then renumbers this node's
-//! history ([`crate::rail::Applied::rebase`]) before any packet it orders again.
+//! history ([`memchan_link::rail::Applied::rebase`]) before any packet it orders again.
 //!
 //! One switch per node: a failure of the standby is `HubLost`, as with one rail. The
 //! global clock follows the standby's time packets from the switch on.
 
-use crate::handshake;
-use crate::link::{Link, LinkConfig};
-use crate::proto::{Join, ROLE_RESUME};
-use crate::rail::{PlanNotice, Resume};
-use crate::service::{Shared, Up, ALIVE};
-use crate::wire::{Key, Kind};
+use crate::state::{Shared, Standby, Up, ALIVE};
+use memchan_link::handshake::{self, HandshakeError};
+use memchan_link::link::Link;
+use memchan_link::proto::ROLE_RESUME;
+use memchan_link::rail::{PlanNotice, RailError, Resume};
+use memchan_link::wire::Kind;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// Where a node goes when its active hub is lost.
-#[derive(Debug, Clone)]
-pub(crate) struct Standby {
-    /// The standby hub's address.
-    pub(crate) addr: String,
-    pub(crate) key: Key,
-    /// The node's join (its role is changed to resume).
-    pub(crate) join: Join,
-    pub(crate) link: LinkConfig,
+/// Why a switch to the standby failed (the node then counts the hub as lost).
+#[derive(Debug, thiserror::Error)]
+enum SwitchError {
+    /// The node's hub is in its own process: there is no link to move.
+    #[error("no link to move")]
+    NoLink,
+    /// The node's report does not encode.
+    #[error(transparent)]
+    Report(#[from] RailError),
+    /// The standby could not be joined.
+    #[error(transparent)]
+    Handshake(#[from] HandshakeError),
+    /// The joined socket could not be set up as a link.
+    #[error("cannot set up the link: {0}")]
+    Link(#[source] std::io::Error),
 }
 
 impl Shared {
@@ -69,9 +75,9 @@ impl Shared {
         }
     }
 
-    fn switch(&self, standby: &Standby, old: &Arc<Link>) -> Result<(), String> {
+    fn switch(&self, standby: &Standby, old: &Arc<Link>) -> Result<(), SwitchError> {
         let Up::Link(cell) = &self.up else {
-            return Err("no link to move".into());
+            return Err(SwitchError::NoLink);
         };
         // Held across the move: nothing is applied between the report and the new
         // link (a frame of the old link handled late is dropped, see `rail_deliver`).
@@ -109,12 +115,11 @@ impl Shared {
             locks,
             report,
         }
-        .encode()
-        .map_err(|e| e.to_string())?;
+        .encode()?;
         let mut join = standby.join.clone();
         join.role = ROLE_RESUME;
         let (sock, key, dec) = handshake::connect(&standby.addr, &standby.key, join)?;
-        sock.set_read_timeout(None).map_err(|e| e.to_string())?;
+        sock.set_read_timeout(None).map_err(SwitchError::Link)?;
         let link = Link::resume_announced(
             sock,
             key,
@@ -124,7 +129,7 @@ impl Shared {
             1,
             Some((Kind::RailResume, &resume)),
         )
-        .map_err(|e| format!("cannot set up the link: {e}"))?;
+        .map_err(SwitchError::Link)?;
         *cell.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(link);
         drop(rail);
         Ok(())

@@ -19,335 +19,25 @@
 //! receive memory without the application; a target in the hub's own process is
 //! served at once (`LocalPort::rma`). A target that fails is answered for by the hub
 //! (`UnknownNode`), so an origin waits only while the hub is alive.
+//!
+//! This is the node side: the origin's [`Rma`] here, the target's serving in
+//! `rma/serve.rs`, their shared bookkeeping in `rma/table.rs`; the payloads are
+//! `memchan_link::proto::rma`, the hub's checks and forwarding `memchan-hub`'s `rma.rs`.
 
-use crate::proto::{code, SegInfo};
-use crate::recent::Recent;
-use crate::rx::RxMem;
-use crate::service::{Reading, Shared};
-use crate::wire::{Get, Kind, Put, WireError};
+pub(crate) mod serve;
+pub(crate) mod table;
+
+use crate::state::{garbled, Reading, Shared};
 use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
 use memchan_core::{Error, NodeId, Result};
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use memchan_link::proto::reply::{self, Refusal};
+use memchan_link::proto::rma::{Request, What};
+use memchan_link::proto::SegInfo;
+use memchan_link::wire::Kind;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
-
-/// What a request asks of the target's memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum What {
-    /// Read `len` bytes (at most [`GET_CHUNK`]).
-    Get(u32),
-    /// Run an atomic on a word of `width` (4 or 8) bytes.
-    Atomic(u8, AtomicOp),
-}
-
-impl What {
-    fn put(self, p: Put) -> Put {
-        match self {
-            What::Get(len) => p.u8(0).u32(len),
-            What::Atomic(width, op) => {
-                let (c, a, b) = op.encode();
-                p.u8(1).u8(width).u8(c).u64(a).u64(b)
-            }
-        }
-    }
-
-    fn get(g: &mut Get<'_>) -> std::result::Result<What, WireError> {
-        Ok(match g.u8()? {
-            0 => What::Get(g.u32()?),
-            1 => {
-                let width = g.u8()?;
-                let (c, a, b) = (g.u8()?, g.u64()?, g.u64()?);
-                let op = AtomicOp::decode(c, a, b).ok_or(WireError::Malformed("atomic op"))?;
-                What::Atomic(width, op)
-            }
-            _ => return Err(WireError::Malformed("rma kind")),
-        })
-    }
-
-    /// Bytes touched at the target.
-    pub fn bytes(self) -> usize {
-        match self {
-            What::Get(l) => l as usize,
-            What::Atomic(w, _) => usize::from(w),
-        }
-    }
-
-    /// The right it needs (4 read, 6 read and write) and the name of the refusal.
-    pub fn right(self) -> (u32, &'static str) {
-        match self {
-            What::Get(_) => (4, "get"),
-            What::Atomic(..) => (6, "atomic"),
-        }
-    }
-
-    /// Whether its offset and length are a valid access of a `size`-byte segment.
-    pub fn fits(self, offset: u64, size: usize) -> bool {
-        let ok_len = match self {
-            What::Get(l) => l as usize <= GET_CHUNK,
-            What::Atomic(w, _) => w == 4 || w == 8,
-        };
-        let atomic = matches!(self, What::Atomic(..));
-        ok_len
-            && usize::try_from(offset)
-                .is_ok_and(|o| rma::check("", size, o, self.bytes(), atomic).is_ok())
-    }
-}
-
-/// A request as the origin sends it (`Kind::RmaRequest`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Request {
-    /// The origin's request id (its `Response` carries it).
-    pub req: u32,
-    /// Segment index and generation.
-    pub seg: u32,
-    /// Segment generation.
-    pub gen: u32,
-    /// The target node.
-    pub target: NodeId,
-    /// Offset in the segment.
-    pub offset: u64,
-    /// What to do there.
-    pub what: What,
-}
-
-impl Request {
-    /// Encodes.
-    pub fn put(&self) -> Vec<u8> {
-        let p = Put::new()
-            .u32(self.req)
-            .u32(self.seg)
-            .u32(self.gen)
-            .u16(self.target.0)
-            .u64(self.offset);
-        self.what.put(p).0
-    }
-
-    /// Decodes.
-    ///
-    /// # Errors
-    /// `Malformed` for anything no version sends.
-    pub fn get(b: &[u8]) -> std::result::Result<Request, WireError> {
-        let mut g = Get::new(b, "rma request");
-        Ok(Request {
-            req: g.u32()?,
-            seg: g.u32()?,
-            gen: g.u32()?,
-            target: NodeId(g.u16()?),
-            offset: g.u64()?,
-            what: What::get(&mut g)?,
-        })
-    }
-}
-
-/// Who asked: the origin node, its incarnation and its request id. The target keys
-/// the answers of atomics by it, so that a request that reaches it twice (resent at a
-/// dual rail switch) is applied once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Asker {
-    /// The origin node.
-    pub node: NodeId,
-    /// Its incarnation.
-    pub inc: u64,
-    /// Its request id.
-    pub req: u32,
-}
-
-/// What the hub asks the target (`Kind::RmaServe`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Serve {
-    /// The hub's token for the answer.
-    pub token: u64,
-    /// Whose request it is.
-    pub asker: Asker,
-    /// Segment index.
-    pub seg: u32,
-    /// Segment generation.
-    pub gen: u32,
-    /// Offset in the segment.
-    pub offset: u64,
-    /// What to do there.
-    pub what: What,
-}
-
-impl Serve {
-    /// Encodes.
-    pub fn put(&self) -> Vec<u8> {
-        let p = Put::new()
-            .u64(self.token)
-            .u16(self.asker.node.0)
-            .u64(self.asker.inc)
-            .u32(self.asker.req)
-            .u32(self.seg)
-            .u32(self.gen)
-            .u64(self.offset);
-        self.what.put(p).0
-    }
-
-    fn get(b: &[u8]) -> std::result::Result<Serve, WireError> {
-        let mut g = Get::new(b, "rma serve");
-        Ok(Serve {
-            token: g.u64()?,
-            asker: Asker {
-                node: NodeId(g.u16()?),
-                inc: g.u64()?,
-                req: g.u32()?,
-            },
-            seg: g.u32()?,
-            gen: g.u32()?,
-            offset: g.u64()?,
-            what: What::get(&mut g)?,
-        })
-    }
-}
-
-/// The target's answer (`Kind::RmaDone`): (token, status, body).
-pub fn done_payload(token: u64, status: u8, body: &[u8]) -> Vec<u8> {
-    Put::new().u64(token).u8(status).bytes(body).0
-}
-
-/// Decodes an `RmaDone`.
-///
-/// # Errors
-/// `Malformed`.
-pub fn get_done(b: &[u8]) -> std::result::Result<(u64, u8, &[u8]), WireError> {
-    let mut g = Get::new(b, "rma done");
-    Ok((g.u64()?, g.u8()?, g.rest()))
-}
-
-/// Serves an `RmaServe` from this node's receive memory; the `RmaDone` payload to
-/// send back. What the hub sent is checked again here: bounds, alignment, that this
-/// node maps the segment (at that generation), that every page allows remote access.
-///
-/// An atomic is applied once per asker: its answer is kept ([`Answered`]) and a
-/// request that comes again gets the kept answer. Gets are served again (a later
-/// read is as good an answer as the lost one).
-pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
-    let s = match Serve::get(payload) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!(node = sh.me.0, error = %e, "malformed remote access dropped");
-            return None;
-        }
-    };
-    let mut answered = matches!(s.what, What::Atomic(..))
-        .then(|| sh.rma.answered.lock().unwrap_or_else(|e| e.into_inner()));
-    if let Some((status, body)) = answered.as_ref().and_then(|a| a.get(s.asker)) {
-        return Some(done_payload(s.token, status, body));
-    }
-    let mem = sh
-        .rx
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&s.seg)
-        .filter(|m| m.gen == s.gen)
-        .cloned();
-    let (status, body) = match mem {
-        None => (code::NOT_MAPPED, Put::new().u16(sh.me.0).0),
-        Some(m) => execute(&m, sh.me, s.offset, s.what),
-    };
-    let done = done_payload(s.token, status, &body);
-    if let Some(a) = answered.as_mut() {
-        a.keep(s.asker, status, body);
-    }
-    Some(done)
-}
-
-/// The answers of the atomics this node applied, the last [`Answered::PER_ASKER`] of
-/// each origin (incarnation), so that one asked twice is applied once. An origin
-/// waits for each atomic before it sends its next one from that thread, so only a
-/// few of its requests can be in flight at once; the bound is far above that.
-#[derive(Default)]
-pub(crate) struct Answered {
-    /// Per origin: its incarnation and its kept answers.
-    by_origin: HashMap<NodeId, (u64, Recent<Kept>)>,
-}
-
-/// A kept answer: (request id, status, body).
-type Kept = (u32, u8, Vec<u8>);
-
-impl Answered {
-    /// Answers kept per origin.
-    const PER_ASKER: usize = 256;
-
-    fn get(&self, a: Asker) -> Option<(u8, &[u8])> {
-        let (inc, kept) = self.by_origin.get(&a.node)?;
-        if *inc != a.inc {
-            return None;
-        }
-        kept.find(|(req, ..)| *req == a.req)
-            .map(|(_, status, body)| (*status, body.as_slice()))
-    }
-
-    fn keep(&mut self, a: Asker, status: u8, body: Vec<u8>) {
-        let e = self
-            .by_origin
-            .entry(a.node)
-            .or_insert_with(|| (a.inc, Recent::new(Self::PER_ASKER)));
-        if e.0 != a.inc {
-            // A new incarnation of the origin: the old one's answers are void.
-            *e = (a.inc, Recent::new(Self::PER_ASKER));
-        }
-        e.1.push((a.req, status, body));
-    }
-}
-
-fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
-    if !what.fits(offset, m.size) {
-        let why = Put::new().str("request").str("remote access out of range");
-        return (code::INVALID, why.0);
-    }
-    let offset = offset as usize;
-    let allowed = rma::pages_allow(m.page, offset, what.bytes(), |p| {
-        m.pct[p].load(Ordering::Acquire)
-    });
-    if let Err(at) = allowed {
-        return (code::REMOTE_READ_OFF, Put::new().u16(me.0).u64(at as u64).0);
-    }
-    match what {
-        What::Get(len) => {
-            let mut buf = vec![0; len as usize];
-            // SAFETY: in bounds (`fits`); the link thread stores into it only through
-            // atomics, the owner's CPU atomics are atomics too.
-            unsafe { memchan_core::packet::load(m.base.add(offset), &mut buf) };
-            std::sync::atomic::fence(Ordering::Acquire);
-            (code::OK, buf)
-        }
-        What::Atomic(8, op) => {
-            // SAFETY: in bounds and 8-aligned (`fits`; the base is page-aligned);
-            // everything that touches receive memory does so atomically.
-            let w = unsafe { &*(m.base.add(offset) as *const AtomicU64) };
-            (code::OK, rma::apply_u64(w, op).to_le_bytes().to_vec())
-        }
-        What::Atomic(_, op) => {
-            // SAFETY: as above, 4-aligned.
-            let w = unsafe { &*(m.base.add(offset) as *const AtomicU32) };
-            (
-                code::OK,
-                u64::from(rma::apply_u32(w, op)).to_le_bytes().to_vec(),
-            )
-        }
-    }
-}
-
-/// A node's remote-access state: non-blocking gets under way (an ack waits for
-/// them), and answers served while the link was being read, sent once it is not.
-#[derive(Default)]
-pub(crate) struct RmaState {
-    /// Request ids of gets not yet taken; an id whose `Pending` was dropped is
-    /// `abandoned`: its answer is thrown away when it comes.
-    outstanding: Mutex<(HashSet<u32>, HashSet<u32>)>,
-    replies: Mutex<Vec<Vec<u8>>>,
-    /// Held while an atomic is looked up, applied and kept (two link readers may
-    /// serve the two copies of one request at once).
-    answered: Mutex<Answered>,
-    /// With a standby hub, until the switch: the requests sent and not yet answered
-    /// (id -> payload), asked again at the standby once this node switched (the old
-    /// hub may have taken one and been lost before its answer came back).
-    unanswered: Mutex<HashMap<u32, Vec<u8>>>,
-    /// Set once the unanswered requests were asked again.
-    asked_again: AtomicBool,
-}
+use table::RmaState;
 
 impl RmaState {
     /// Request `id` was sent: kept for a switch, if this node has a standby hub and
@@ -399,34 +89,6 @@ impl RmaState {
         for (id, payload) in all {
             if let Err(e) = sh.send(Kind::RmaRequest, &[&payload]) {
                 tracing::warn!(node = sh.me.0, request = id, error = %e, "could not ask a remote access again at the standby hub");
-            }
-        }
-    }
-
-    /// Queues an answer (called while the link is being read: sending there could
-    /// wait for releases that only the same read brings).
-    pub(crate) fn queue(&self, done: Vec<u8>) {
-        self.replies
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(done);
-    }
-
-    /// Drops the queued answers: at a rail switch they answer the lost hub's tokens,
-    /// which the standby never sent (the origins ask again).
-    pub(crate) fn forget_replies(&self) {
-        self.replies
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-    }
-
-    /// Sends the queued answers up the link.
-    pub(crate) fn flush(&self, sh: &Shared) {
-        let q = std::mem::take(&mut *self.replies.lock().unwrap_or_else(|e| e.into_inner()));
-        for done in q {
-            if let Err(e) = sh.send(Kind::RmaDone, &[&done]) {
-                tracing::warn!(node = sh.me.0, error = %e, "could not answer a remote access");
             }
         }
     }
@@ -522,7 +184,7 @@ impl Rma {
     fn start(&self, node: NodeId, offset: usize, what: What) -> Result<u32> {
         let req = loop {
             let id = self.sh.next_req.fetch_add(1, Ordering::Relaxed);
-            if id != crate::proto::NO_REQUEST {
+            if id != memchan_link::proto::NO_REQUEST {
                 break id;
             }
         };
@@ -644,37 +306,27 @@ fn finish(sh: &Shared, segment: &str, node: NodeId, id: u32, len: usize) -> Resu
         }
     };
     sh.rma.answered_here(sh, id);
-    let node_of = |b: &[u8]| NodeId(Get::new(b, "node").u16().unwrap_or(node.0));
-    match status {
-        code::OK if body.len() == len => Ok(body),
-        code::OK => Err(Error::Invalid {
+    // The refusals that name the segment get its name, which only the origin knows.
+    match reply::answer(status, body).map_err(garbled)? {
+        Ok(body) if body.len() == len => Ok(body),
+        Ok(body) => Err(Error::Invalid {
             what: "remote access answer",
             why: format!(
                 "{node} answered a remote access with {} bytes, not {len}",
                 body.len()
             ),
         }),
-        code::NOT_MAPPED => Err(Error::NotMapped {
+        Err(Refusal::NotMapped(node)) => Err(Error::NotMapped {
             segment: segment.to_string(),
-            node: node_of(&body),
+            node,
         }),
-        code::REMOTE_READ_OFF => {
-            let mut g = Get::new(&body, "remote read off");
-            let n = NodeId(g.u16().unwrap_or(node.0));
-            Err(rma::remote_read_off(
-                segment,
-                n,
-                g.u64().unwrap_or(0) as usize,
-            ))
+        Err(Refusal::RemoteReadOff { node, offset }) => {
+            Err(rma::remote_read_off(segment, node, offset as usize))
         }
-        code::SEGMENT_FREED => Err(Error::SegmentFreed {
+        Err(Refusal::SegmentFreed(_)) => Err(Error::SegmentFreed {
             segment: segment.to_string(),
         }),
-        code::RMA_STALLED => Err(Error::Timeout(
-            Duration::from_millis(Get::new(&body, "stalled").u64().unwrap_or(0)),
-            "the target to answer a remote access it received",
-        )),
-        s => crate::node::answer(s, body),
+        Err(r) => Err(r.into_error()),
     }
 }
 
@@ -748,87 +400,5 @@ impl memchan_core::transport::RmaOps for Rma {
     }
     fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
         Rma::atomic_u32(self, node, offset, op)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn requests_round_trip_and_refuse_garbage() {
-        let r = Request {
-            req: 7,
-            seg: 3,
-            gen: 9,
-            target: NodeId(4),
-            offset: 4096,
-            what: What::Atomic(
-                8,
-                AtomicOp::CompareSwap {
-                    expected: 1,
-                    new: 2,
-                },
-            ),
-        };
-        assert_eq!(Request::get(&r.put()).unwrap(), r);
-        let g = Request {
-            what: What::Get(100),
-            ..r
-        };
-        assert_eq!(Request::get(&g.put()).unwrap(), g);
-        let mut bad = r.put();
-        bad[22] = 9; // neither get nor atomic
-        assert!(Request::get(&bad).is_err());
-        assert!(Request::get(&r.put()[..10]).is_err());
-        let asker = Asker {
-            node: NodeId(3),
-            inc: 77,
-            req: 9,
-        };
-        let s = Serve {
-            token: 5,
-            asker,
-            seg: 1,
-            gen: 2,
-            offset: 8,
-            what: What::Get(8),
-        };
-        assert_eq!(Serve::get(&s.put()).unwrap(), s);
-    }
-
-    #[test]
-    fn an_atomic_asked_again_gets_the_kept_answer_and_a_new_incarnation_does_not() {
-        let mut a = Answered::default();
-        let asker = |inc, req| Asker {
-            node: NodeId(2),
-            inc,
-            req,
-        };
-        a.keep(asker(1, 10), code::OK, vec![1]);
-        assert_eq!(a.get(asker(1, 10)), Some((code::OK, &[1u8][..])));
-        assert_eq!(a.get(asker(1, 11)), None);
-        assert_eq!(a.get(asker(2, 10)), None, "another incarnation's request");
-        a.keep(asker(2, 10), code::OK, vec![2]);
-        assert_eq!(
-            a.get(asker(1, 10)),
-            None,
-            "the old incarnation's answers are void"
-        );
-        for req in 0..Answered::PER_ASKER as u32 + 1 {
-            a.keep(asker(2, 100 + req), code::OK, vec![]);
-        }
-        assert_eq!(a.get(asker(2, 100)), None, "the oldest answer made room");
-        assert!(a.get(asker(2, 101)).is_some());
-    }
-
-    #[test]
-    fn fits_refuses_what_no_library_sends() {
-        assert!(What::Get(8).fits(4088, 4096));
-        assert!(!What::Get(8).fits(4092, 4096));
-        assert!(!What::Get(GET_CHUNK as u32 + 1).fits(0, 1 << 20));
-        assert!(!What::Atomic(8, AtomicOp::Fetch).fits(4, 4096));
-        assert!(!What::Atomic(2, AtomicOp::Fetch).fits(0, 4096));
-        assert!(!What::Get(8).fits(u64::MAX, 4096));
     }
 }

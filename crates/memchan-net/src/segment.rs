@@ -2,12 +2,13 @@
 //! generation, size, owner and mode), the permission check of `map_rx` / `map_tx`,
 //! and the mappings made from it; the transport contract's `SegmentOps`.
 
-use crate::proto::{Op, SegInfo};
-use crate::rx::{RxMapping, RxMem};
-use crate::service::Shared;
+use crate::rx::mem::RxMem;
+use crate::rx::RxMapping;
+use crate::state::Shared;
 use crate::tx::TxMapping;
 use memchan_core::transport::SegmentOps;
 use memchan_core::{validate, Dest, Error, Result, RxAttrs, TxAttrs};
+use memchan_link::proto::{Op, SegInfo};
 use std::sync::Arc;
 
 /// A segment of a hub cluster.

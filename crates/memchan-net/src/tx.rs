@@ -5,10 +5,10 @@
 
 mod deposit;
 
-use crate::proto::{self, SegInfo};
-use crate::service::Shared;
-use crate::wire::{self, Kind};
+use crate::state::Shared;
 use memchan_core::{Dest, Error, Result, TxAttrs};
+use memchan_link::proto::{self, SegInfo};
+use memchan_link::wire::{self, Kind};
 use std::sync::Arc;
 
 /// A transmit window onto a segment of a hub cluster.

@@ -11,11 +11,11 @@
 #[allow(dead_code)]
 mod common;
 use memchan_core::{Dest, Error, NodeId, TxAttrs};
-use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::link::{Handler, Link, LinkConfig};
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::link::{Handler, Link, LinkConfig};
+use memchan_link::proto::{Op, SegInfo};
+use memchan_link::wire::{Key, Kind};
 use memchan_net::node::Node;
-use memchan_net::proto::{Op, SegInfo};
-use memchan_net::wire::{Key, Kind};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{mpsc, Arc};
@@ -100,7 +100,7 @@ fn cluster(slow: bool) -> (Hub, Node, Receiver) {
             b.receive(&mut seqs).unwrap();
             b.send_control(Kind::Heartbeat, &[]);
         }
-        let (_, status, body) = memchan_net::proto::get_response(&seqs.1[0]).unwrap();
+        let (_, status, body) = memchan_link::proto::get_response(&seqs.1[0]).unwrap();
         assert_eq!(status, 0);
         body.to_vec()
     };

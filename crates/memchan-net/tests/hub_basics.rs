@@ -2,10 +2,10 @@
 //! lock, barrier, membership events, and the handshake's refusals.
 
 use memchan_core::{Dest, EventKind, RxAttrs, TxAttrs};
-use memchan_net::hub::Hub;
-use memchan_net::link::LinkConfig;
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::link::LinkConfig;
+use memchan_link::wire::Key;
 use memchan_net::node::{HubSpec, NetConfig, Node};
-use memchan_net::wire::Key;
 use std::time::Duration;
 
 #[allow(dead_code)]
@@ -168,10 +168,10 @@ fn wrong_key_is_refused_and_the_hub_keeps_serving() {
 /// the hub keeps serving.
 #[test]
 fn recorded_or_unkeyed_joins_are_refused() {
-    use memchan_net::handshake::{read_frame, STEP};
-    use memchan_net::link::LinkError;
-    use memchan_net::proto::{Join, ROLE_NODE};
-    use memchan_net::wire::{encode, Decoder, Kind};
+    use memchan_link::handshake::{read_frame, HandshakeError, STEP};
+    use memchan_link::proto::reply::JoinRefusal;
+    use memchan_link::proto::{Join, ROLE_NODE};
+    use memchan_link::wire::{encode, Decoder, Kind};
     use std::io::Write;
     use std::time::Instant;
     let key = Key::from_secret(b"recorded");
@@ -186,7 +186,7 @@ fn recorded_or_unkeyed_joins_are_refused() {
         let nonce: [u8; 16] = p[..16].try_into().unwrap();
         (s, d, nonce)
     };
-    let join_frame = |under: &memchan_net::wire::FrameKey, hub_nonce: [u8; 16]| {
+    let join_frame = |under: &memchan_link::wire::FrameKey, hub_nonce: [u8; 16]| {
         let join = Join {
             hub_nonce,
             node_nonce: [7; 16],
@@ -205,7 +205,7 @@ fn recorded_or_unkeyed_joins_are_refused() {
     let refusal = |mut s: std::net::TcpStream, mut d: Decoder, frame: &[u8]| {
         s.write_all(frame).unwrap();
         match read_frame(&mut s, &mut d, Instant::now() + STEP) {
-            Err(LinkError::Refused(why)) => why,
+            Err(HandshakeError::Refused(why)) => why,
             other => panic!("not refused: {other:?}"),
         }
     };
@@ -214,13 +214,12 @@ fn recorded_or_unkeyed_joins_are_refused() {
     let recorded = join_frame(&key.join(&n1), n1);
     let (s, d, n2) = hello();
     assert_ne!(n1, n2, "hub nonces repeat");
-    let why = refusal(s, d, &recorded);
-    assert!(why.contains("wrong cluster key"), "{why}");
+    assert_eq!(refusal(s, d, &recorded), JoinRefusal::WrongKey);
     // The right nonce, without the key.
     for wrong in [Key::open(), Key::from_secret(b"another cluster")] {
         let (s, d, n) = hello();
         let why = refusal(s, d, &join_frame(&wrong.join(&n), n));
-        assert!(why.contains("wrong cluster key"), "{why}");
+        assert_eq!(why, JoinRefusal::WrongKey);
     }
     assert_eq!(h.status().refused, 3);
     assert_eq!(h.status().joins, 0);
@@ -231,6 +230,8 @@ fn recorded_or_unkeyed_joins_are_refused() {
 
 #[test]
 fn garbage_and_another_protocol_version_are_refused_by_name() {
+    use memchan_link::proto::reply::JoinRefusal;
+    use memchan_link::wire::{Decoder, Received};
     use std::io::{Read, Write};
     let key = Key::from_secret(b"hostile");
     let h = hub(&key);
@@ -242,24 +243,37 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
         s.write_all(bytes).unwrap();
         let mut all = Vec::new();
         let _ = s.read_to_end(&mut all);
-        all
+        // The Hello, then the Refuse.
+        let mut d = Decoder::new(None);
+        d.push(&all);
+        let mut why = None;
+        while let Some(r) = d.next_frame().expect("the hub's frames decode") {
+            if let Received::Refused(p) = r {
+                why = Some(JoinRefusal::get(&p).expect("a refusal of this build"));
+            }
+        }
+        why.unwrap_or_else(|| panic!("no refusal in {all:?}"))
     };
     let garbage = reply(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n------------------");
-    let text = String::from_utf8_lossy(&garbage);
-    assert!(text.contains("not a memchan"), "{text}");
+    assert!(matches!(garbage, JoinRefusal::NotANode(_)), "{garbage}");
+    assert!(garbage.to_string().contains("not a memchan"), "{garbage}");
     let mut frame = Vec::new();
-    memchan_net::wire::encode(
+    memchan_link::wire::encode(
         &mut frame,
         &key.join(&[0; 16]),
         1,
-        memchan_net::wire::Kind::Join,
+        memchan_link::wire::Kind::Join,
         0,
         0,
         &[b"x"],
     );
     frame[4] = 99; // protocol version 99
-    let text = String::from_utf8_lossy(&reply(&frame)).into_owned();
-    assert!(text.contains("protocol version 99"), "{text}");
+    let why = reply(&frame);
+    assert!(
+        matches!(why, JoinRefusal::Version { theirs: 99, .. }),
+        "{why}"
+    );
+    assert!(why.to_string().contains("protocol version 99"), "{why}");
     assert_eq!(h.status().refused, 2);
     // The member was never touched and still works.
     member.ack().unwrap();
@@ -268,7 +282,7 @@ fn garbage_and_another_protocol_version_are_refused_by_name() {
 
 #[test]
 fn a_stuck_receiver_holds_the_sender_back_within_its_replay_memory() {
-    use memchan_net::wire::Kind;
+    use memchan_link::wire::Kind;
     let key = Key::from_secret(b"bp");
     let (h, addr) = common::keyed_hub(&key, |c| {
         c.heartbeat = Duration::from_millis(50);
@@ -667,4 +681,48 @@ fn an_ack_under_way_while_a_destination_leaves_does_not_name_it() {
             );
         });
     }
+}
+
+/// Work that holds the hub lock past the failure timeout (a standby's takeover
+/// orders again every held packet under it) isolates nobody and loses no node:
+/// the heartbeats never wait for the lock, and a node's frames waiting unread
+/// in its socket are not silence.
+#[test]
+fn the_hub_lock_held_past_the_failure_timeout_silences_no_one() {
+    let (heartbeat, failure) = (Duration::from_millis(50), Duration::from_millis(400));
+    let key = Key::from_secret(b"busy hub");
+    let hub = Hub::start(HubConfig {
+        key: key.clone(),
+        keyed: true,
+        heartbeat,
+        failure_timeout: failure,
+        ..HubConfig::default()
+    })
+    .expect("start the hub");
+    let cfg = NetConfig {
+        hub: HubSpec::Connect(hub.local_addr().to_string()),
+        standby: None,
+        key,
+        keyed: true,
+        page_size: None,
+        heartbeat,
+        failure_timeout: failure,
+        link: LinkConfig::default(),
+    };
+    let a = Node::join("busy", cfg.clone()).expect("a joins");
+    let b = Node::join("busy", cfg).expect("b joins");
+    a.wait_for_members(2, Duration::from_secs(10))
+        .expect("both members");
+    {
+        // The stimulus, not a wait for an outcome: the hub busy for three
+        // failure timeouts.
+        memchan_hub::testing::hold_lock(&hub, failure * 3);
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| a.barrier().expect("a is alive after the busy spell"));
+        b.barrier().expect("b is alive after the busy spell");
+    });
+    a.ack().expect("a's link still carries requests");
+    assert_eq!(hub.status().isolations, 0, "nobody was isolated");
+    assert_eq!(a.members().iter().count(), 2);
 }

@@ -6,10 +6,11 @@
 mod common;
 use memchan_core::validate::MAX_SEGMENTS;
 use memchan_core::NodeSet;
-use memchan_net::link::Link;
+use memchan_link::link::Link;
+use memchan_link::proto::reply::{Refusal, Table};
+use memchan_link::proto::{code, get_response, Op, SegInfo};
+use memchan_link::wire::{Get, Key, Kind};
 use memchan_net::node::Node;
-use memchan_net::proto::{code, get_response, Op, SegInfo};
-use memchan_net::wire::{Get, Key, Kind};
 
 /// A raw node: a link to the hub, no library checks.
 struct Raw(Link);
@@ -117,8 +118,8 @@ fn the_hub_refuses_bad_requests_a_node_did_not_check() {
         let (status, body) = raw.ask(open(&format!("t{made}"), 4096, 0o600, 0));
         if status != code::OK {
             assert_eq!(
-                (status, body.as_slice()),
-                (code::TABLE_FULL, &b"segment"[..])
+                Refusal::get(status, &body),
+                Ok(Refusal::TableFull(Table::Segment))
             );
             break;
         }
@@ -133,7 +134,7 @@ fn the_hub_refuses_bad_requests_a_node_did_not_check() {
 #[test]
 fn the_hub_delivers_no_packet_its_sender_may_not_write() {
     use memchan_core::Dest;
-    use memchan_net::proto::{self, NO_REQUEST};
+    use memchan_link::proto::{self, NO_REQUEST};
     let key = Key::from_secret(b"writes");
     let (hub, addr) = common::keyed_hub(&key, |_| ());
     // The receiver (uid 0) maps a private segment and one anyone may write.
@@ -207,7 +208,7 @@ fn the_hub_delivers_no_packet_its_sender_may_not_write() {
 #[test]
 fn a_record_packet_lands_whole_and_a_malformed_one_is_dropped() {
     use memchan_core::Dest;
-    use memchan_net::proto;
+    use memchan_link::proto;
     let key = Key::from_secret(b"records");
     let (hub, addr) = common::keyed_hub(&key, |_| ());
     let owner = Node::join("checks", common::node_cfg_std(&addr, &key)).unwrap();

@@ -8,12 +8,12 @@ mod common;
 use common::{read_until, seg_info, Frames};
 use memchan_core::deposit::Outcome;
 use memchan_core::{Dest, NodeId};
-use memchan_net::hub::Hub;
-use memchan_net::link::Link;
+use memchan_hub::Hub;
+use memchan_link::link::Link;
+use memchan_link::proto::deposit::{self as dep, Op as DepOp};
+use memchan_link::proto::{self, code, get_response, Op, SegInfo};
+use memchan_link::wire::{Key, Kind};
 use memchan_net::node::Node;
-use memchan_net::proto::deposit::{self as dep, Op as DepOp};
-use memchan_net::proto::{self, code, get_response, Op, SegInfo};
-use memchan_net::wire::{Key, Kind};
 use std::time::{Duration, Instant};
 
 fn setup(tag: &str) -> (Hub, Key, String, Node) {

@@ -5,11 +5,11 @@
 
 #[allow(dead_code)]
 mod common;
-use memchan_net::handshake::read_frame;
-use memchan_net::hub::{Hub, HubConfig, BUSY, MAX_JOIN};
-use memchan_net::link::LinkError;
+use memchan_hub::{Hub, HubConfig, MAX_JOIN};
+use memchan_link::handshake::{read_frame, HandshakeError};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::wire::{self, Decoder, Key, Kind};
 use memchan_net::node::Node;
-use memchan_net::wire::{self, Decoder, Key, Kind};
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -32,11 +32,11 @@ impl Stranger {
     }
 
     /// The hub's next frame: `Ok` for its hello, `Err(reason)` for a refusal.
-    fn next(&mut self) -> Result<(), String> {
+    fn next(&mut self) -> Result<(), JoinRefusal> {
         match read_frame(&mut self.sock, &mut self.dec, Instant::now() + WAIT) {
             Ok((h, _)) if h.kind == Kind::Hello => Ok(()),
             Ok((h, _)) => panic!("the hub sent a {:?} to a stranger", h.kind),
-            Err(LinkError::Refused(why)) => Err(why),
+            Err(HandshakeError::Refused(why)) => Err(why),
             Err(e) => panic!("no hello and no refusal: {e}"),
         }
     }
@@ -71,7 +71,8 @@ fn the_gate_caps_pending_connections_and_a_node_still_joins() {
         held.push(s);
     }
     let why = Stranger::open(src(1), addr).next().unwrap_err();
-    assert_eq!(why, format!("{BUSY}3 handshakes pending from 127.0.1.1"));
+    let busy = |why: &str| JoinRefusal::Busy(why.into());
+    assert_eq!(why, busy("3 handshakes pending from 127.0.1.1"));
 
     // In all: six pending fill the gate.
     for _ in 0..3 {
@@ -88,16 +89,13 @@ fn the_gate_caps_pending_connections_and_a_node_still_joins() {
         let mut s = Stranger::open(src(10 + (tries % 200) as u8), addr);
         match s.next() {
             Ok(()) => break s,
-            Err(why) => assert_eq!(why, format!("{BUSY}6 handshakes pending")),
+            Err(why) => assert_eq!(why, busy("6 handshakes pending")),
         }
         assert!(Instant::now() < deadline, "no newcomer ever got in");
         std::thread::sleep(Duration::from_millis(20));
     };
     let why = held[0].next().unwrap_err();
-    assert_eq!(
-        why,
-        format!("{BUSY}evicted, the oldest of 6 pending handshakes")
-    );
+    assert_eq!(why, busy("evicted, the oldest of 6 pending handshakes"));
     held.remove(0);
     held.push(newcomer);
 
@@ -140,10 +138,10 @@ fn a_join_frame_over_the_limit_is_refused_from_its_header() {
     let why = s.next().unwrap_err();
     assert_eq!(
         why,
-        format!(
+        JoinRefusal::Handshake(format!(
             "a handshake frame of {} bytes exceeds the {MAX_JOIN}-byte limit",
             MAX_JOIN + 1
-        )
+        ))
     );
     assert_eq!(h.status().refused, 1);
 }

@@ -6,9 +6,9 @@
 //! by a hang guard only.
 
 use memchan_core::{Dest, TxAttrs};
+use memchan_link::rail::{plan, Report};
+use memchan_link::wire::Key;
 use memchan_net::node::Node;
-use memchan_net::rail::{plan, Report};
-use memchan_net::wire::Key;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
@@ -17,7 +17,7 @@ mod common;
 const HANG_GUARD: Duration = Duration::from_secs(30);
 const WRITES: u64 = 300;
 
-fn nodes(rail: bool, tag: &[u8]) -> (memchan_net::hub::Hub, Vec<Node>) {
+fn nodes(rail: bool, tag: &[u8]) -> (memchan_hub::Hub, Vec<Node>) {
     let key = Key::from_secret(tag);
     let (hub, addr) = common::keyed_hub(&key, |c| {
         c.heartbeat = Duration::from_millis(50);

@@ -8,11 +8,11 @@
 mod common;
 use memchan_core::rma::AtomicOp;
 use memchan_core::{NodeId, RxAttrs};
-use memchan_net::link::{Handler, Link, LinkConfig};
+use memchan_link::link::{Handler, Link, LinkConfig};
+use memchan_link::proto::rma::{done_payload, Request, What};
+use memchan_link::proto::{code, get_response, Op, SegInfo};
+use memchan_link::wire::{Get, Key, Kind};
 use memchan_net::node::Node;
-use memchan_net::proto::{code, get_response, Op, SegInfo};
-use memchan_net::rma::{done_payload, Request, What};
-use memchan_net::wire::{Get, Key, Kind};
 use std::time::{Duration, Instant};
 
 struct Frames(Vec<(Kind, Vec<u8>)>);

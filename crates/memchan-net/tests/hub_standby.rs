@@ -8,9 +8,9 @@
 //! processes, a killed hub and a downed link, under the randomized ordering check.
 
 use memchan_core::{Dest, TxAttrs};
-use memchan_net::hub::{Hub, HubConfig};
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::wire::Key;
 use memchan_net::node::{NetConfig, Node};
-use memchan_net::wire::Key;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 

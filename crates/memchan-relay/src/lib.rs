@@ -33,7 +33,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use memchan_net::wire::{self, Kind};
+use memchan_link::wire::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

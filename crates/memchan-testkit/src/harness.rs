@@ -56,7 +56,7 @@ pub enum Transport {
     Shm,
     /// Through a hub (run by the test process; the nodes are separate processes
     /// joined over TCP, workers find it through `MEMCHAN_HUB`).
-    Hub(memchan_net::hub::Hub),
+    Hub(memchan_hub::Hub),
 }
 
 /// The liveness timing a test's cluster runs with (the hub's, for a hub).
@@ -124,7 +124,7 @@ macro_rules! instantiate_per_transport {
 impl Transport {
     /// A fresh hub with the given heartbeat and failure timeout.
     pub fn hub_timed(t: Timing) -> Transport {
-        let hub = memchan_net::hub::Hub::start(memchan_net::hub::HubConfig {
+        let hub = memchan_hub::Hub::start(memchan_hub::HubConfig {
             heartbeat: t.heartbeat,
             failure_timeout: t.failure_timeout,
             ..Default::default()

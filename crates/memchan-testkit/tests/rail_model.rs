@@ -1,4 +1,4 @@
-//! The dual-rail switch plan (`memchan_net::rail`) under the randomized ordering check:
+//! The dual-rail switch plan (`memchan_link::rail`) under the randomized ordering check:
 //! a model of the active hub orders every sender's schedule and its destinations apply
 //! at random speeds, the hub dies at a random step (whatever it had queued is lost),
 //! and the standby orders the held packets by `rail::plan` while each node skips what
@@ -10,7 +10,7 @@
 //! not skip, and nodes that keep the old numbering into a second switch.
 
 use memchan_core::NodeId;
-use memchan_net::rail::{self, Applied, Entry, RailError, HISTORY};
+use memchan_link::rail::{self, Applied, Entry, RailError, HISTORY};
 use memchan_testkit::check::{
     check, Layout, ReadRecorder, Report, Schedule, ScheduleConfig, SplitMix64,
 };

@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use memchan::{Cluster, Dest, TxAttrs};
-use memchan_net::wire::{self, Key, Kind};
+use memchan_link::wire::{self, Key, Kind};
 
 /// Idle connections per round, and slow drips, as the target names them.
 const IDLE: usize = 2000;
@@ -258,7 +258,7 @@ impl Pair {
 
 /// The hub's `refused` counter, asked through its port.
 fn refused(addr: &str, key: &Key) -> u64 {
-    memchan_net::hub::query_status(addr, key)
+    memchan_net::query_status(addr, key)
         .expect("status")
         .refused
 }

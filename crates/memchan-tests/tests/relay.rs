@@ -1,6 +1,6 @@
 //! End-to-end tests of `memchan relay`: the real binary between a test "node" and a
 //! test "hub" (plain TCP sockets of this process), fed frames made by
-//! `memchan_net::wire::encode`; the stats file must count what the hub observed.
+//! `memchan_link::wire::encode`; the stats file must count what the hub observed.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use memchan_net::wire::{encode, Decoder, FrameKey, Key, Kind, Received};
+use memchan_link::wire::{encode, Decoder, FrameKey, Key, Kind, Received};
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -206,7 +206,7 @@ fn without_faults_bytes_pass_unchanged_both_ways_and_a_close_closes_the_other_si
     // Larger than one read of the relay: frames split across reads.
     up.extend(frame(Kind::Data, 21, &vec![0xa5; 300 * 1024]));
     up.extend(frame(Kind::Heartbeat, 0, b"counters"));
-    up.extend(frame(Kind::Ack, 0, b""));
+    up.extend(frame(Kind::Release, 0, b""));
     // Written in odd-sized pieces so frames straddle segment boundaries.
     for piece in up.chunks(1000) {
         node.write_all(piece).unwrap();
@@ -281,7 +281,7 @@ fn drop_1_loses_every_frame_but_the_handshake() {
     node.write_all(&up).unwrap();
     let got = read_frames(&mut hub_side, 2);
     assert_eq!(seq_and_payload(&got[0]), (Kind::Hello, 0, vec![1; 16]));
-    assert_eq!(got[1], Received::Refused("the end".into()));
+    assert_eq!(got[1], Received::Refused(b"the end".to_vec()));
     assert_quiet(&mut hub_side);
     let (st, _) = relay.stop();
     assert_eq!(stat(&st, "frames"), 12);

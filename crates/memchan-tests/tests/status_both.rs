@@ -91,7 +91,7 @@ fn status_reads_the_same_on_one_host_and_through_a_hub() {
     check(&st, &text, "shm", &name);
     assert!(text.contains("links: none"), "{text}");
 
-    let hub = memchan_net::hub::Hub::start(Default::default()).unwrap();
+    let hub = memchan_hub::Hub::start(Default::default()).unwrap();
     let addr = hub.local_addr().to_string();
     let via_hub = Config {
         hub: Some(HubSpec::Connect(addr.clone())),

@@ -106,7 +106,7 @@ fn write_key_file(dir: &Path) -> Result<PathBuf> {
     let path = dir.join("cluster.key");
     let mut secret = String::new();
     for _ in 0..2 {
-        let n = ::memchan_net::handshake::nonce().context("random bytes for the bench's key")?;
+        let n = ::memchan_link::handshake::nonce().context("random bytes for the bench's key")?;
         for b in n {
             secret.push_str(&format!("{b:02x}"));
         }

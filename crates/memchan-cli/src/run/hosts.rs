@@ -173,7 +173,7 @@ struct RunHub {
     addr: String,
     key: Option<Vec<u8>>,
     cluster: String,
-    _hub: Option<memchan_net::hub::Hub>,
+    _hub: Option<memchan_hub::Hub>,
 }
 
 fn hub_for(a: &RunArgs) -> Result<RunHub> {
@@ -196,13 +196,13 @@ fn hub_for(a: &RunArgs) -> Result<RunHub> {
     let cluster = cluster_name();
     let secret = fresh_key()?;
     let listen = a.hub_listen.clone().unwrap_or_else(|| "0.0.0.0:0".into());
-    let hub = memchan_net::hub::Hub::start(memchan_net::hub::HubConfig {
+    let hub = memchan_hub::Hub::start(memchan_hub::HubConfig {
         listen: listen.clone(),
         cluster: Some(cluster.clone()),
-        key: memchan_net::wire::Key::from_secret(&secret),
+        key: memchan_link::wire::Key::from_secret(&secret),
         keyed: true,
         failure_timeout: RUN_HUB_FAILURE_TIMEOUT,
-        ..memchan_net::hub::HubConfig::default()
+        ..memchan_hub::HubConfig::default()
     })
     .with_context(|| format!("starting the run's hub on {listen}"))?;
     let bound = hub.local_addr();

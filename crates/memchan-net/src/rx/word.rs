@@ -1,70 +1,14 @@
-//! Deposit operations on receive memory across hosts (elements, signal updates,
-//! conditional writes, applied by the thread that reads the link) and `wait_until`.
+//! `wait_until` on a word of a receive mapping: the waiting thread reads the link
+//! itself. (The deposit operations that change such words are applied to the
+//! receive memory, `rx/mem.rs`.)
 
-use super::{RxMapping, RxMem};
-use crate::proto::deposit::Op;
-use crate::service::Reading;
+use super::RxMapping;
+use crate::state::Reading;
 use memchan_core::deposit::{self, Cmp};
 use memchan_core::transport::wait_until_slice;
 use memchan_core::Result;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
-
-impl RxMem {
-    /// Applies a delivered deposit operation at `base`: whether a waiter may need a
-    /// wake-up, and a word operation's word before (`None`: not applied, receive
-    /// disabled or out of range). Elements go one by one in order, each as a packet;
-    /// a word operation is one atomic access and always counts as a notify (it exists
-    /// to be waited on).
-    pub(crate) fn apply_op(&self, op: &Op<'_>, base: u64) -> (bool, Option<u64>) {
-        if !op.check(base, self.size) {
-            return (false, None);
-        }
-        let (old, notify) = match *op {
-            Op::Strided { .. } | Op::Indexed { .. } => {
-                let mut notify = false;
-                for (o, d) in op.elements(base) {
-                    notify |= self.apply(o, d);
-                }
-                return (notify, None);
-            }
-            Op::Signal { add, value } => (
-                self.word(base as usize, |w| {
-                    if add {
-                        w.fetch_add(value, Ordering::AcqRel)
-                    } else {
-                        w.swap(value, Ordering::AcqRel)
-                    }
-                }),
-                true,
-            ),
-            Op::Cond { expected, new, .. } => (
-                self.word(base as usize, |w| {
-                    match w.compare_exchange(expected, new, Ordering::AcqRel, Ordering::Acquire) {
-                        Ok(v) | Err(v) => v,
-                    }
-                }),
-                true,
-            ),
-        };
-        if old.is_some() && notify {
-            // SeqCst: half of the Dekker pair with a waiter (see `Shared::deliver`).
-            self.notify.fetch_add(1, Ordering::SeqCst);
-        }
-        (old.is_some(), old)
-    }
-
-    /// `f` on the word at `offset` (checked: 8-aligned, inside), unless its page's
-    /// receive enable is off.
-    fn word(&self, offset: usize, f: impl FnOnce(&AtomicU64) -> u64) -> Option<u64> {
-        if self.pct[offset / self.page].load(Ordering::Acquire) & 1 == 0 {
-            return None;
-        }
-        // SAFETY: 8-aligned and inside the segment (`Op::check`), so inside the
-        // mapping, whose base is page-aligned; reached only through atomics.
-        Some(f(unsafe { &*(self.base.add(offset) as *const AtomicU64) }))
-    }
-}
 
 impl RxMapping {
     /// Waits until the word at `offset` satisfies `word <cmp> value`: see

@@ -5,11 +5,11 @@
 //! per destination, then a last report.
 
 use super::TxMapping;
-use crate::proto::{self, deposit as wire_op};
-use crate::service::Reading;
-use crate::wire::{self, Kind};
+use crate::state::Reading;
 use memchan_core::deposit::{self, CondResult, Shape, SignalOp};
 use memchan_core::{Error, Result};
+use memchan_link::proto::{self, deposit as wire_op};
+use memchan_link::wire::{self, Kind};
 use std::time::Duration;
 
 /// Bytes of one frame's payload left for a deposit's offsets and elements.
@@ -95,18 +95,18 @@ impl TxMapping {
     pub fn write_if_u64(&self, offset: usize, expected: u64, new: u64) -> Result<Vec<CondResult>> {
         deposit::check_word(&self.name, self.len(), offset, 8)?;
         self.check_tx()?;
-        let token = self.sh.deposits.open();
+        let token = self.sh.outcomes.open();
         let sent = self.deposit(offset as u64, &[&wire_op::cond(token, expected, new)]);
         let _reading = Reading::new(&self.sh);
         let waited = sent.and_then(|()| loop {
-            if let Some(r) = self.sh.deposits.take_if_done(token) {
+            if let Some(r) = self.sh.outcomes.take_if_done(token) {
                 return Ok(r);
             }
             self.sh.check()?;
             self.sh.progress(Duration::from_millis(100));
         });
         if waited.is_err() {
-            self.sh.deposits.close(token);
+            self.sh.outcomes.close(token);
         }
         waited
     }

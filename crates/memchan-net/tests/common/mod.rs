@@ -5,11 +5,11 @@
 //! Each test file uses only some of these, hence `allow(dead_code)` on the module.
 
 use memchan_core::NodeId;
-use memchan_net::hub::{Hub, HubConfig};
-use memchan_net::link::{Handler, Link, LinkConfig};
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::link::{Handler, Link, LinkConfig};
+use memchan_link::proto::{code, get_response, Join, Op, SegInfo, ROLE_NODE};
+use memchan_link::wire::{Key, Kind};
 use memchan_net::node::{HubSpec, NetConfig};
-use memchan_net::proto::{code, get_response, Join, Op, SegInfo, ROLE_NODE};
-use memchan_net::wire::{Key, Kind};
 use std::time::{Duration, Instant};
 
 /// Starts a keyed hub on loopback with `key`, after `tune` set its other settings;
@@ -71,7 +71,7 @@ pub fn raw_join(
         cluster: cluster.into(),
         host: host.into(),
     };
-    let j = memchan_net::handshake::join(addr, key, join).expect("raw join");
+    let j = memchan_link::handshake::join(addr, key, join).expect("raw join");
     let id = j.welcome.node;
     (Link::new(j.sock, j.key, j.dec, link).expect("raw link"), id)
 }

@@ -15,7 +15,7 @@
 //! direction breaks one side. Nothing here bounds wall-clock time or a speed.
 
 use memchan::{Cluster, Config, Dest, Error, GlobalTime, HubSpec, RxAttrs, TxAttrs};
-use memchan_net::hub::{Hub, HubConfig};
+use memchan_hub::{Hub, HubConfig};
 use memchan_testkit::harness::{field, mono_ns, unique_cluster, Transport, Worker};
 use memchan_testkit::on_every_transport;
 use std::time::{Duration, Instant};

@@ -29,8 +29,10 @@
 use crate::ordering;
 use memchan::{Cluster, Config, Dest, Error, EventKind, MembershipEvent, TxAttrs};
 use memchan_core::status::{ClusterStatus, LinkCounters};
-use memchan_net::hub::{query_status, Hub, HubConfig};
-use memchan_net::wire::{self, Decoder, Key, Kind, Received};
+use memchan_hub::{Hub, HubConfig};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::wire::{self, Decoder, Key, Kind, Received};
+use memchan_net::query_status;
 use memchan_testkit::harness::{field, mono_ns, unique_cluster, Worker};
 use memchan_testkit::netns::{in_ns, Topology};
 use memchan_testkit::relay::{Relay, RelayConfig, RelayCounters};
@@ -1242,7 +1244,8 @@ fn refusal(mut sock: std::net::TcpStream) -> String {
     let mut why = None;
     while let Some(r) = d.next_frame().expect("the hub's frames decode") {
         if let Received::Refused(w) = r {
-            why = Some(w);
+            let r = JoinRefusal::get(&w).expect("a refusal of this build");
+            why = Some(r.to_string());
         }
     }
     why.unwrap_or_else(|| panic!("no Refuse frame in the hub's answer ({bytes:?})"))
@@ -1348,10 +1351,10 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
     let mut sock = topo
         .connect(&topo.hosts[2].ns, hub_sa, Duration::from_secs(5))
         .expect("connect from host 2");
-    let join = memchan_net::proto::Join {
+    let join = memchan_link::proto::Join {
         hub_nonce: [0; 16],
         node_nonce: [1; 16],
-        role: memchan_net::proto::ROLE_NODE,
+        role: memchan_link::proto::ROLE_NODE,
         page_size: 0,
         pid: std::process::id(),
         uid: 0,

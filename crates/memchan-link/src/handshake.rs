@@ -1,17 +1,19 @@
 //! Joining: the hub says Hello (its nonce, no MAC), the node answers Join (echoing the
 //! nonce, with its own, MACed under [`Key::join`]: the cluster key bound to this
 //! connection's hub nonce), the hub answers Welcome (the first frame of the link's
-//! hub-to-node direction, under its [`Key::link`] key) or Refuse (the reason, readable
-//! without the key). After that the socket belongs to a [`Link`](crate::link::Link).
+//! hub-to-node direction, under its [`Key::link`] key) or Refuse (a coded
+//! [`JoinRefusal`], readable without the key). After that the socket belongs to a
+//! [`Link`](crate::link::Link). A failure is a [`HandshakeError`], in the words of the
+//! side that joins.
 //!
 //! Proof of the key: only a holder of the cluster key can make a Join that verifies
 //! under a fresh hub nonce, and only one can make the Welcome that verifies under the
 //! link key. A peer without it learns the hub's nonce and the refusal's reason, nothing
 //! that helps it make either.
 
-use crate::link::LinkError;
+use crate::proto::reply::{JoinRefusal, ReplyError};
 use crate::proto::{Join, Welcome, ROLE_NODE};
-use crate::wire::{self, Decoder, FrameKey, Key, Kind, Received};
+use crate::wire::{self, Decoder, FrameKey, Key, Kind, Received, WireError};
 use memchan_core::Error;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -23,33 +25,108 @@ pub const STEP: Duration = Duration::from_secs(5);
 /// times: on a lossy network two lost segments in one step (TCP's first
 /// retransmission waits 1 s, the next 2 s) can outlast a step with the hub fine.
 const JOIN_TRIES: u32 = 3;
-/// The handshake's words for a step that outlasted [`STEP`].
-const TIMED_OUT: &str = "handshake timed out";
+
+/// Why a handshake failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HandshakeError {
+    /// The hub's address does not resolve.
+    #[error("cannot resolve: {0}")]
+    Resolve(#[source] std::io::Error),
+    /// It resolves to no address.
+    #[error("no address")]
+    NoAddress,
+    /// The connection could not be made.
+    #[error("cannot connect: {0}")]
+    Connect(#[source] std::io::Error),
+    /// The join could not be sent.
+    #[error("cannot send join: {0}")]
+    Send(#[source] std::io::Error),
+    /// A socket call failed.
+    #[error("link I/O error: {0}")]
+    Io(#[source] std::io::Error),
+    /// No random nonce (see [`nonce`]).
+    #[error(transparent)]
+    Nonce(Error),
+    /// A step outlasted [`STEP`].
+    #[error("handshake timed out")]
+    TimedOut,
+    /// A frame failed its CRC.
+    #[error("handshake frame failed its CRC")]
+    Corrupt,
+    /// The peer closed the connection.
+    #[error("the hub closed the connection during the handshake")]
+    Closed,
+    /// The hub refused, for this reason.
+    #[error("refused: {0}")]
+    Refused(JoinRefusal),
+    /// A refusal whose payload does not decode.
+    #[error("the hub's refusal does not decode: {0}")]
+    BadRefusal(#[source] ReplyError),
+    /// The hub's frame does not verify under the link key derived from ours.
+    #[error("the hub's reply does not verify with our cluster key (wrong key?)")]
+    WrongKey,
+    /// The peer speaks another protocol version.
+    #[error(
+        "the hub speaks protocol version {theirs}, this build speaks {}",
+        wire::VERSION
+    )]
+    Version {
+        /// The peer's version.
+        theirs: u16,
+    },
+    /// The peer's bytes are not memchan frames.
+    #[error("the peer is not a memchan hub: {0}")]
+    NotAHub(#[source] WireError),
+    /// A frame of another kind than the step expects.
+    #[error("expected {want}, got {got:?}")]
+    Unexpected {
+        /// What the step waits for.
+        want: &'static str,
+        /// What came.
+        got: Kind,
+    },
+    /// A frame of the right kind that does not decode.
+    #[error(transparent)]
+    Malformed(WireError),
+}
+
+impl From<WireError> for HandshakeError {
+    fn from(e: WireError) -> HandshakeError {
+        match e {
+            WireError::BadMac => HandshakeError::WrongKey,
+            WireError::Version { theirs } => HandshakeError::Version { theirs },
+            e => HandshakeError::NotAHub(e),
+        }
+    }
+}
 
 /// Reads one frame from a blocking socket before `deadline`.
 pub fn read_frame(
     sock: &mut TcpStream,
     dec: &mut Decoder,
     deadline: Instant,
-) -> Result<(wire::Header, Vec<u8>), LinkError> {
+) -> Result<(wire::Header, Vec<u8>), HandshakeError> {
     loop {
         match dec.next_frame()? {
             Some(Received::Frame(h, p)) => return Ok((h, p)),
-            Some(Received::Refused(why)) => return Err(LinkError::Refused(why)),
-            Some(Received::Corrupt) => {
-                return Err(LinkError::Io("handshake frame failed its CRC".into()))
+            Some(Received::Refused(why)) => {
+                return Err(match JoinRefusal::get(&why) {
+                    Ok(r) => HandshakeError::Refused(r),
+                    Err(e) => HandshakeError::BadRefusal(e),
+                })
             }
+            Some(Received::Corrupt) => return Err(HandshakeError::Corrupt),
             None => {}
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(LinkError::Io(TIMED_OUT.into()));
+            return Err(HandshakeError::TimedOut);
         }
         sock.set_read_timeout(Some(left))
-            .map_err(|e| LinkError::Io(e.to_string()))?;
+            .map_err(HandshakeError::Io)?;
         let buf = dec.spare(4096);
         match sock.read(buf) {
-            Ok(0) => return Err(LinkError::Closed),
+            Ok(0) => return Err(HandshakeError::Closed),
             Ok(n) => dec.filled(n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e)
@@ -58,9 +135,9 @@ pub fn read_frame(
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                return Err(LinkError::Io(TIMED_OUT.into()))
+                return Err(HandshakeError::TimedOut)
             }
-            Err(e) => return Err(LinkError::Io(e.to_string())),
+            Err(e) => return Err(HandshakeError::Io(e)),
         }
     }
 }
@@ -110,7 +187,7 @@ pub fn connect(
     addr: &str,
     cluster_key: &Key,
     join: Join,
-) -> Result<(TcpStream, FrameKey, Decoder), String> {
+) -> Result<(TcpStream, FrameKey, Decoder), HandshakeError> {
     let deadline = Instant::now() + STEP;
     retry_busy(deadline, || {
         connect_once(addr, cluster_key, join.clone(), deadline)
@@ -121,13 +198,12 @@ pub fn connect(
 /// is busy and the deadline allows.
 fn retry_busy<T>(
     deadline: Instant,
-    mut attempt: impl FnMut() -> Result<T, String>,
-) -> Result<T, String> {
-    let busy = format!("refused: {}", crate::hub::BUSY);
+    mut attempt: impl FnMut() -> Result<T, HandshakeError>,
+) -> Result<T, HandshakeError> {
     let mut cap_ms = 10u64;
     loop {
         match attempt() {
-            Err(why) if why.starts_with(&busy) => {
+            Err(why @ HandshakeError::Refused(JoinRefusal::Busy(_))) => {
                 let mut r = [0u8; 8];
                 let jitter = getrandom::fill(&mut r).map_or(cap_ms / 2, |()| u64::from_le_bytes(r));
                 let pause = Duration::from_millis(cap_ms / 2 + jitter % (cap_ms / 2 + 1));
@@ -147,30 +223,31 @@ fn connect_once(
     cluster_key: &Key,
     mut join: Join,
     deadline: Instant,
-) -> Result<(TcpStream, FrameKey, Decoder), String> {
+) -> Result<(TcpStream, FrameKey, Decoder), HandshakeError> {
     let sa = addr
         .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve: {e}"))?
+        .map_err(HandshakeError::Resolve)?
         .next()
-        .ok_or_else(|| "no address".to_string())?;
+        .ok_or(HandshakeError::NoAddress)?;
     let left = deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_millis(1));
-    let mut sock =
-        TcpStream::connect_timeout(&sa, left).map_err(|e| format!("cannot connect: {e}"))?;
-    sock.set_nodelay(true).map_err(|e| e.to_string())?;
+    let mut sock = TcpStream::connect_timeout(&sa, left).map_err(HandshakeError::Connect)?;
+    sock.set_nodelay(true).map_err(HandshakeError::Io)?;
     // The Hello is not checked here: with a wrong key we still send our Join, so the
     // hub can refuse it by name (and log it). The hub proves the key in its Welcome.
     let mut dec = Decoder::new(None);
-    let (h, p) = read_frame(&mut sock, &mut dec, deadline).map_err(describe)?;
+    let (h, p) = read_frame(&mut sock, &mut dec, deadline)?;
     if h.kind != Kind::Hello || p.len() < 16 {
-        return Err(format!("expected the hub's hello, got {:?}", h.kind));
+        return Err(HandshakeError::Unexpected {
+            want: "the hub's hello",
+            got: h.kind,
+        });
     }
     join.hub_nonce.copy_from_slice(&p[..16]);
-    join.node_nonce = nonce().map_err(|e| e.to_string())?;
+    join.node_nonce = nonce().map_err(HandshakeError::Nonce)?;
     let join_key = cluster_key.join(&join.hub_nonce);
-    write_frame(&mut sock, &join_key, Kind::Join, &join.put())
-        .map_err(|e| format!("cannot send join: {e}"))?;
+    write_frame(&mut sock, &join_key, Kind::Join, &join.put()).map_err(HandshakeError::Send)?;
     let keys = cluster_key.link(&join.hub_nonce, &join.node_nonce);
     let mut next = Decoder::new(Some(keys.to_node));
     next.push(&dec.take_pending());
@@ -179,12 +256,12 @@ fn connect_once(
 
 /// Node side: a full join of a node (not an observer); a busy hub is tried again as
 /// by [`connect`].
-pub fn join(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String> {
+pub fn join(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, HandshakeError> {
     debug_assert_eq!(join.role, ROLE_NODE);
     let mut tries = 1;
     loop {
         match join_once(addr, cluster_key, join.clone()) {
-            Err(why) if why.ends_with(TIMED_OUT) && tries < JOIN_TRIES => {
+            Err(HandshakeError::TimedOut) if tries < JOIN_TRIES => {
                 tries += 1;
                 tracing::warn!(
                     hub = addr,
@@ -197,16 +274,19 @@ pub fn join(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String>
     }
 }
 
-fn join_once(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String> {
+fn join_once(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, HandshakeError> {
     let deadline = Instant::now() + STEP;
     retry_busy(deadline, || {
         let (mut sock, key, mut dec) = connect_once(addr, cluster_key, join.clone(), deadline)?;
-        let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP).map_err(describe)?;
+        let (h, p) = read_frame(&mut sock, &mut dec, Instant::now() + STEP)?;
         if h.kind != Kind::Welcome {
-            return Err(format!("expected a welcome, got {:?}", h.kind));
+            return Err(HandshakeError::Unexpected {
+                want: "a welcome",
+                got: h.kind,
+            });
         }
-        let welcome = Welcome::get(&p).map_err(|e| e.to_string())?;
-        sock.set_read_timeout(None).map_err(|e| e.to_string())?;
+        let welcome = Welcome::get(&p).map_err(HandshakeError::Malformed)?;
+        sock.set_read_timeout(None).map_err(HandshakeError::Io)?;
         Ok(Joined {
             sock,
             key,
@@ -214,23 +294,6 @@ fn join_once(addr: &str, cluster_key: &Key, join: Join) -> Result<Joined, String
             welcome,
         })
     })
-}
-
-/// A handshake failure in words for the user.
-pub fn describe(e: LinkError) -> String {
-    match e {
-        LinkError::Refused(why) => format!("refused: {why}"),
-        LinkError::Protocol(wire::WireError::BadMac) => {
-            "the hub's reply does not verify with our cluster key (wrong key?)".into()
-        }
-        LinkError::Protocol(wire::WireError::Version { theirs }) => format!(
-            "the hub speaks protocol version {theirs}, this build speaks {}",
-            wire::VERSION
-        ),
-        LinkError::Protocol(e) => format!("the peer is not a memchan hub: {e}"),
-        LinkError::Closed => "the hub closed the connection during the handshake".into(),
-        e => e.to_string(),
-    }
 }
 
 #[cfg(test)]
@@ -258,7 +321,7 @@ mod tests {
         join.cluster = "silent".into();
         let r = super::join(&addr, &Key::open(), join);
         match r {
-            Err(why) => assert!(why.ends_with(TIMED_OUT), "{why}"),
+            Err(e) => assert!(matches!(e, HandshakeError::TimedOut), "{e}"),
             Ok(_) => panic!("joined a hub that never answered"),
         }
         assert_eq!(

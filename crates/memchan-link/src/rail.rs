@@ -33,7 +33,8 @@
 //! single rail), and time packets in flight at the switch. The other packets the hub
 //! makes itself are made again: an rx snapshot by the map asked again at the standby,
 //! a lock slot's clearing by the standby at the end of its takeover
-//! (`hub/standby.rs`, which also rebuilds lock pages from the nodes' copies).
+//! (`memchan-hub`'s `standby.rs`, which also rebuilds lock pages from the nodes'
+//! copies). The node's side of a switch is `memchan-net`'s `rail_switch.rs`.
 
 use crate::wire::{Get, Put, WireError, MAX_PAYLOAD};
 use memchan_core::MAX_NODES;
@@ -603,7 +604,7 @@ pub struct Resume {
     /// Its copy of each cluster lock page it maps rx: (segment id, generation, the
     /// bid bytes). The standby's own copy of a lock page is a heartbeat old; it takes
     /// the copy of the node that applied the most of the old order instead (see
-    /// `hub/standby.rs`).
+    /// `memchan-hub`'s `standby.rs`).
     pub locks: Vec<(u32, u32, Vec<u8>)>,
     /// Its account of the old order.
     pub report: Report,
@@ -648,7 +649,7 @@ impl Resume {
         let mut g = Get::new(b, "rail resume");
         let (node, inc, first_seq) = (g.u16()?, g.u64()?, g.u64()?);
         let n = g.u32()? as usize;
-        if n > b.len() / 8 || n > crate::hub::MAX_SEGMENTS {
+        if n > b.len() / 8 || n > memchan_core::validate::MAX_SEGMENTS {
             return Err(WireError::Malformed("rail resume").into());
         }
         let mut rx = Vec::with_capacity(n);

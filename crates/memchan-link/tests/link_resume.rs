@@ -5,8 +5,8 @@
 //! unreleased frames, under their seqs and in order, then the node's next frame, all
 //! under the new connection's keys. Waits poll the links, bounded by a hang guard only.
 
-use memchan_net::link::{Handler, Held, Link, LinkConfig};
-use memchan_net::wire::{Decoder, Key, Kind, LinkKeys};
+use memchan_link::link::{Handler, Held, Link, LinkConfig};
+use memchan_link::wire::{Decoder, Key, Kind, LinkKeys};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 

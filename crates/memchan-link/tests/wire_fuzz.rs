@@ -4,7 +4,7 @@
 //! wrong key is `BadMac`, a frame seen before is `Replayed` without losing the frames
 //! after it, and the payload readers survive anything.
 
-use memchan_net::wire::{
+use memchan_link::wire::{
     encode, Decoder, FrameKey, Get, Key, Kind, Put, Received, WireError, HEADER, MAC, MAX_PAYLOAD,
     VERSION,
 };
@@ -20,7 +20,7 @@ const CHECKED_KINDS: [Kind; 17] = [
     Kind::Request,
     Kind::Response,
     Kind::Event,
-    Kind::Ack,
+    Kind::Release,
     Kind::Nak,
     Kind::Heartbeat,
     Kind::Isolated,
@@ -292,7 +292,7 @@ proptest! {
             let Received::Frame(h, p) = r else {
                 panic!("{r:?}");
             };
-            prop_assert_eq!((h.kind, h.seq, h.ack, h.len), (f.kind, f.seq, f.ack, f.payload.len()));
+            prop_assert_eq!((h.kind, h.seq, h.received, h.len), (f.kind, f.seq, f.ack, f.payload.len()));
             prop_assert!(h.counter >= 1 && h.counter <= frames.len() as u64);
             prop_assert_eq!(p, &f.payload);
         }
@@ -571,7 +571,7 @@ fn refuse_is_read_with_any_key_and_any_crc() {
     d.push(&bytes);
     assert_eq!(
         d.next_frame(),
-        Ok(Some(Received::Refused("wrong cluster key".into())))
+        Ok(Some(Received::Refused(b"wrong cluster key".to_vec())))
     );
     assert_eq!(d.next_frame(), Ok(None));
 }

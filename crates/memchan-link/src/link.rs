@@ -13,8 +13,8 @@
 //! retransmission of the missing one arrives; a NAK asks for it. A frame seen before
 //! (seq too low) is a duplicate and dropped.
 //!
-//! **Two acknowledgements.** The header's `ack` says "received in order up to here" and
-//! drives retransmission. An `Ack` frame's payload says "released up to here": frames
+//! **Two acknowledgements.** The header's `received` says "received in order up to
+//! here" and drives retransmission. A `Release` frame's payload says "released up to here": frames
 //! the receiver is finished with, which the sender may forget. A node releases a frame
 //! as soon as it applied it; the hub releases a sender's frame only when every
 //! destination has released its copy, so a slow receiver holds back the senders that
@@ -33,6 +33,7 @@
 //! **Never block on receive.** Receiving queues control frames (acks, NAKs) without
 //! waiting for the socket; the one thread that may wait is a sender in back-pressure.
 
+use crate::proto::reply::{JoinRefusal, ReplyError};
 use crate::wire::{self, Borrowed, Decoder, FrameKey, Kind, WireError};
 use memchan_core::status::LinkCounters;
 use rustix::event::epoll::{self, EventFlags};
@@ -44,7 +45,7 @@ use std::sync::atomic::{
     AtomicBool, AtomicU64,
     Ordering::{Relaxed, SeqCst},
 };
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Tunables of a link.
@@ -63,7 +64,7 @@ pub struct LinkConfig {
     /// How long a sender waits for replay memory before giving up.
     pub backpressure_timeout: Duration,
     /// The peer is finished with a frame once it received it (a node applies on
-    /// receipt), so the header's ack also releases. The hub's frames to a node: yes;
+    /// receipt), so the header's `received` also releases. The hub's frames to a node: yes;
     /// a node's frames to the hub: no, the hub releases them itself.
     pub peer_releases_on_receive: bool,
 }
@@ -87,15 +88,18 @@ pub enum LinkError {
     /// The peer closed the connection.
     #[error("the peer closed the link")]
     Closed,
-    /// A socket error.
+    /// A socket error (shared: a link's error is cloned to every thread that meets it).
     #[error("link I/O error: {0}")]
-    Io(String),
+    Io(#[source] Arc<io::Error>),
     /// The peer sent bytes that are not a frame of ours, or a forged frame.
     #[error("protocol error: {0}")]
     Protocol(#[from] WireError),
     /// The peer refused us, with its reason.
     #[error("refused by the peer: {0}")]
-    Refused(String),
+    Refused(JoinRefusal),
+    /// The peer sent a refusal that does not decode.
+    #[error("the peer's refusal does not decode: {0}")]
+    BadRefusal(#[source] ReplyError),
     /// Replay memory stayed full for the whole back-pressure timeout.
     #[error("replay memory full for {0:?}: the peer is not releasing frames")]
     Stalled(Duration),
@@ -130,7 +134,7 @@ const POOLED_CAPACITY: usize = 80 * 1024;
 /// Buffers an idle link keeps.
 const POOL_IDLE: usize = 4;
 
-/// Releases owed before an `Ack` goes out unasked.
+/// Releases owed before a `Release` goes out unasked.
 const RELEASE_BATCH: u64 = 32;
 
 fn inc(c: &AtomicU64) {
@@ -233,9 +237,9 @@ pub struct Link {
     tx: Mutex<Tx>,
     tx_cv: Condvar,
     rx: Mutex<Rx>,
-    /// Last reliable seq received in order (the header ack we send).
+    /// Last reliable seq received in order (the header's `received` we send).
     received: AtomicU64,
-    /// The highest header ack written into a frame so far, and the bytes of reliable
+    /// The highest header `received` written into a frame so far, and the bytes of reliable
     /// frames accepted since.
     ack_sent: AtomicU64,
     unacked_bytes: AtomicU64,
@@ -406,7 +410,7 @@ impl Link {
         // Load first: a swap is a locked instruction, and this runs per read.
         let asked = self.ack_now.load(Relaxed) && self.ack_now.swap(false, Relaxed);
         // The header ack rides along: the peer's send window moves with it. Once a
-        // quarter window: each Ack wakes a thread at the sender (measured: acks every
+        // quarter window: each Release wakes a thread at the sender (measured: acks every
         // eighth cost a 64 MiB stream about 15% of its rate), and a quarter still
         // leaves three quarters of the window to send into meanwhile.
         let unacked = self
@@ -421,7 +425,7 @@ impl Link {
         // one loaded `r`. The peer ignores a release that does not move.
         if asked || window_due || (r > sent && (force || r - sent >= RELEASE_BATCH)) {
             self.released_sent.fetch_max(r, Relaxed);
-            self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(0).0);
+            self.send_control(Kind::Release, &wire::Put::new().u64(r).u8(0).0);
         }
     }
 
@@ -434,7 +438,7 @@ impl Link {
     /// is waiting for them).
     pub fn request_release(&self) {
         let r = self.released.load(Relaxed);
-        self.send_control(Kind::Ack, &wire::Put::new().u64(r).u8(1).0);
+        self.send_control(Kind::Release, &wire::Put::new().u64(r).u8(1).0);
     }
 
     /// Writes pending bytes until the socket would block. Needs the tx lock.
@@ -603,9 +607,9 @@ impl Link {
         self.flush_locked(tx);
     }
 
-    /// A header ack: the peer received everything up to `ack` (and, on a link whose
-    /// peer releases on receive, released it). One tx lock for both.
-    fn on_header_ack(&self, ack: u64) {
+    /// A header's `received`: the peer received everything up to `ack` (and, on a
+    /// link whose peer releases on receive, released it). One tx lock for both.
+    fn on_header_received(&self, ack: u64) {
         let release = self.cfg.peer_releases_on_receive && self.peer_released.load(Relaxed) < ack;
         if ack <= self.peer_received_seen.load(Relaxed) && !release {
             return;
@@ -789,7 +793,7 @@ impl Link {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) => return Err(LinkError::Io(e.to_string())),
+                Err(e) => return Err(LinkError::Io(Arc::new(e))),
             }
         }
         drop(rx);
@@ -820,7 +824,12 @@ impl Link {
             };
             add(&self.counters.frames_rx, 1);
             let (hd, payload) = match got {
-                Borrowed::Refused(why) => return Err(LinkError::Refused(why)),
+                Borrowed::Refused(why) => {
+                    return Err(match JoinRefusal::get(why) {
+                        Ok(r) => LinkError::Refused(r),
+                        Err(e) => LinkError::BadRefusal(e),
+                    })
+                }
                 Borrowed::Corrupt => {
                     add(&self.counters.crc_failures, 1);
                     self.nak(rx);
@@ -828,7 +837,7 @@ impl Link {
                 }
                 Borrowed::Frame(hd, p) => (hd, p),
             };
-            self.on_header_ack(hd.ack);
+            self.on_header_received(hd.received);
             if !hd.kind.reliable() {
                 self.control(hd.kind, payload);
                 h.control(self, hd.kind, payload);
@@ -866,7 +875,7 @@ impl Link {
 
     fn control(&self, kind: Kind, payload: &[u8]) {
         match kind {
-            Kind::Ack => {
+            Kind::Release => {
                 let mut g = wire::Get::new(payload, "ack");
                 let (Ok(r), Ok(flags)) = (g.u64(), g.u8()) else {
                     return;
@@ -1106,7 +1115,7 @@ impl Link {
 
     /// Shuts the link down and takes the reliable frames its peer had not released,
     /// to go on over another connection under the same seqs ([`Link::resume`]; a
-    /// rail switch, see `rail.rs`).
+    /// rail switch, see [`crate::rail`]).
     pub fn take_held(&self) -> Held {
         self.shutdown();
         let mut tx = self.lock_tx();

@@ -6,11 +6,11 @@
 //! an `Outcome` is forwarded to its origin only from a node that really had that
 //! conditional write to answer: no member can forge another's outcome.
 
-use super::{Shared, Sink, State};
-use crate::proto::{self, deposit as wire_op, deposit::Op};
-use crate::wire::Kind;
+use crate::{Shared, Sink, State};
 use memchan_core::deposit::Outcome;
 use memchan_core::{NodeId, NodeSet};
+use memchan_link::proto::{self, deposit as wire_op, deposit::Op};
+use memchan_link::wire::Kind;
 use std::collections::VecDeque;
 use std::time::Instant;
 

@@ -6,9 +6,9 @@
 //! is one the script asked for; waits poll the link's counters or the peer's socket
 //! and fail only past a hang guard.
 
-use memchan_net::link::LinkError;
-use memchan_net::link::{Handler, Link, LinkConfig};
-use memchan_net::wire::{self, Decoder, Header, Key, Kind, LinkKeys, Put, Received, WireError};
+use memchan_link::link::LinkError;
+use memchan_link::link::{Handler, Link, LinkConfig};
+use memchan_link::wire::{self, Decoder, Header, Key, Kind, LinkKeys, Put, Received, WireError};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
@@ -184,11 +184,11 @@ impl Peer {
         out
     }
 
-    /// An `Ack` control frame: received in order up to `received` (header), released
+    /// A `Release` control frame: received in order up to `received` (header), released
     /// up to `released` (payload).
     fn ack(&mut self, received: u64, released: u64) {
         let p = Put::new().u64(released).u8(0).0;
-        let f = self.encode(Kind::Ack, 0, received, &p);
+        let f = self.encode(Kind::Release, 0, received, &p);
         self.send_bytes(&f);
     }
 
@@ -321,12 +321,12 @@ fn a_full_replay_memory_blocks_the_sender_until_a_release_frees_exactly_what_it_
     std::thread::scope(|s| {
         let fourth = s.spawn(|| link.send(Kind::Data, &[&payload(4, LEN)]));
         // The fourth frame does not fit: the sender waits, counted, and asks the peer
-        // to report its releases (an Ack with flag 1 after the three frames).
+        // to report its releases (a Release with flag 1 after the three frames).
         poll_until("a back-pressure wait", || {
             link.counters().backpressure_waits == 1
         });
         assert_eq!(peer.seqs(3, LEN), [1, 2, 3]);
-        let (_, req) = peer.control(Kind::Ack);
+        let (_, req) = peer.control(Kind::Release);
         assert_eq!(req, Put::new().u64(0).u8(1).0, "a release request");
         // Nothing released yet, so the sender cannot have gone on: no seq was given
         // to the fourth frame, and nothing more was written.
@@ -458,8 +458,8 @@ fn the_receiver_accepts_only_the_next_seq_naks_a_gap_or_damage_and_drops_duplica
 
     // The header ack the link sends says "received in order up to 6".
     link.send_release(true);
-    let (h, _) = peer.control(Kind::Ack);
-    assert_eq!(h.ack, 6);
+    let (h, _) = peer.control(Kind::Release);
+    assert_eq!(h.received, 6);
 }
 
 #[test]
@@ -577,7 +577,7 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
     for _ in 1..=5 {
         let (h, p) = up.frame();
         if h.seq != 3 {
-            let f = down.encode(h.kind, h.seq, h.ack, &p);
+            let f = down.encode(h.kind, h.seq, h.received, &p);
             down.send_bytes(&f);
         }
     }
@@ -589,7 +589,7 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
     // The receiver's NAK goes back to the sender unchanged.
     let (h, nak) = down.control(Kind::Nak);
     assert_eq!(nak, 3u64.to_le_bytes());
-    let f = up.encode(h.kind, h.seq, h.ack, &nak);
+    let f = up.encode(h.kind, h.seq, h.received, &nak);
     up.send_bytes(&f);
     let mut none = Rec::default();
     pump_until(&sender, &mut none, "the NAK read", |l, _| {
@@ -598,7 +598,7 @@ fn a_lost_frame_between_two_links_is_replayed_and_delivered_once_in_order() {
     // The replay, forwarded whole this time.
     for _ in 3..=5 {
         let (h, p) = up.frame();
-        let f = down.encode(h.kind, h.seq, h.ack, &p);
+        let f = down.encode(h.kind, h.seq, h.received, &p);
         down.send_bytes(&f);
     }
     pump_until(&receiver, &mut got, "the replay accepted", |_, r| {
@@ -708,7 +708,7 @@ fn retransmissions_and_control_frames_carry_strictly_growing_counters() {
     });
     link.request_release();
     link.send(Kind::Data, &[&payload(4, LEN)]).unwrap();
-    // 1, 2, 3 again, the Ack, then 4.
+    // 1, 2, 3 again, the Release, then 4.
     let mut kinds = Vec::new();
     while kinds.len() < 5 {
         let (h, _) = peer.frame();
@@ -721,7 +721,7 @@ fn retransmissions_and_control_frames_carry_strictly_growing_counters() {
             (Kind::Data, 1),
             (Kind::Data, 2),
             (Kind::Data, 3),
-            (Kind::Ack, 0),
+            (Kind::Release, 0),
             (Kind::Data, 4)
         ]
     );
@@ -772,7 +772,7 @@ fn a_waiting_frame_overtaken_by_a_control_frame_is_stamped_again() {
             shape,
             [
                 (Kind::Data, 1, BIG),
-                (Kind::Ack, 0, 9),
+                (Kind::Release, 0, 9),
                 (Kind::Data, 2, 100)
             ]
         );

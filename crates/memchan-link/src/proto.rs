@@ -1,11 +1,15 @@
 //! Payloads of the frames the hub and its nodes exchange (little-endian, every read
-//! bounds-checked by [`Get`]).
+//! bounds-checked by [`Get`]); the hub's coded answers are [`reply`], remote
+//! accesses' payloads [`rma`], deposits' [`deposit`], the clock's [`clock`].
 
 use crate::wire::{Get, Put, WireError};
 use memchan_core::status::LinkCounters;
 use memchan_core::{Dest, GroupId, NodeId, NodeSet};
 
+pub mod clock;
 pub mod deposit;
+pub mod reply;
+pub mod rma;
 
 type R<T> = Result<T, WireError>;
 

@@ -3,7 +3,7 @@
 //! allocate for counts the bytes do not back; a report it accepts must be what a node
 //! could have made (it re-encodes to the same bytes, and `plan` takes it).
 
-use memchan_net::rail::{plan, Applied, Entry, PlanNotice, RailError, Report, Resume};
+use memchan_link::rail::{plan, Applied, Entry, PlanNotice, RailError, Report, Resume};
 use proptest::prelude::*;
 
 fn config(cases: u32) -> ProptestConfig {

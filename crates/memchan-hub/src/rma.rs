@@ -1,4 +1,5 @@
-//! The hub's part of remote reads and atomics (`crate::rma`): it checks each request
+//! The hub's part of remote reads and atomics (the node side is `memchan-net`'s
+//! `rma.rs`, the payloads `memchan_link::proto::rma`): it checks each request
 //! (segment and generation, bounds, the origin's rights from the uid and gid it
 //! joined with, a target that is a member and maps the segment rx), forwards it to
 //! the target under a token of its own, and routes the target's answer back as the
@@ -6,11 +7,11 @@
 //! it, once. A target that leaves or fails is answered for (`UnknownNode`), so an
 //! origin never waits on a node that is gone.
 
-use super::{Port, Shared, Sink, State};
-use crate::proto::code;
-use crate::rma::{Asker, Request, Serve};
-use crate::wire::{Kind, Put};
+use crate::{Port, Shared, Sink, State};
 use memchan_core::{Error, NodeId};
+use memchan_link::proto::reply::Refusal;
+use memchan_link::proto::rma::{get_done, Asker, Request, Serve};
+use memchan_link::wire::Kind;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -69,7 +70,7 @@ impl Shared {
             .get(r.seg as usize)
             .filter(|s| s.as_ref().is_some_and(|s| s.gen == r.gen))
         else {
-            return st.respond(n, r.req, code::SEGMENT_FREED, b"");
+            return st.refuse_with(n, r.req, &Refusal::SegmentFreed(String::new()));
         };
         if !r.what.fits(r.offset, s.size) {
             let e = Error::Invalid {
@@ -93,7 +94,7 @@ impl Shared {
             _ => return st.refuse(n, r.req, &Error::UnknownNode(r.target)),
         };
         if !s.rx.contains(r.target) {
-            return st.respond(n, r.req, code::NOT_MAPPED, &Put::new().u16(r.target.0).0);
+            return st.refuse_with(n, r.req, &Refusal::NotMapped(r.target));
         }
         let token = st.rma.next;
         st.rma.next = st.rma.next.wrapping_add(1);
@@ -168,15 +169,17 @@ impl Shared {
                 "a remote access target received a request and did not answer it"
             );
             if st.alive(e.origin, e.origin_inc) {
-                let body = Put::new().u64(timeout.as_millis() as u64).0;
-                st.respond(e.origin, e.req, code::RMA_STALLED, &body);
+                let r = Refusal::RmaStalled {
+                    waited_ms: timeout.as_millis() as u64,
+                };
+                st.refuse_with(e.origin, e.req, &r);
             }
         }
     }
 
     /// A `RmaDone` from `n`: the answer to a token sent to `n`, routed to its origin.
     pub(super) fn rma_done(&self, st: &mut State, n: NodeId, payload: &[u8]) {
-        let token = match crate::rma::get_done(payload) {
+        let token = match get_done(payload) {
             Ok((token, ..)) => token,
             Err(e) => {
                 tracing::warn!(node = n.0, error = %e, "malformed remote access answer dropped");
@@ -219,7 +222,7 @@ impl Shared {
         target: NodeId,
         done: Option<&[u8]>,
     ) {
-        match done.map(crate::rma::get_done) {
+        match done.map(get_done) {
             Some(Ok((_, status, body))) => st.respond(origin, req, status, body),
             _ => st.refuse(origin, req, &Error::UnknownNode(target)),
         }

@@ -10,13 +10,18 @@
 //!   8   4  payload length (LE), at most MAX_PAYLOAD
 //!  12   4  CRC32C of every other byte of the frame, MAC included
 //!  16   8  seq: 1, 2, 3… on reliable frames of this direction; 0 on control frames
-//!  24   8  ack: highest reliable seq received in order from the peer
+//!  24   8  received: highest reliable seq received in order from the peer (the
+//!          go-back-N cumulative acknowledgement)
 //!  32   8  counter: strictly increasing over the frames written in this direction
 //!          (retransmissions get a new one); the MAC's nonce
 //!  40   n  payload
 //! 40+n 16  MAC: AEGIS-128X4 under the direction's frame key, nonce = counter, over
 //!          the header but its CRC field, and the payload; zero on an open cluster
 //! ```
+//!
+//! Names: the header's `received` is the go-back-N cumulative acknowledgement (what
+//! arrived in order); a `Release` frame says what the receiver is done with (its
+//! replay memory may drop it). "Ack" is left to `Cluster::ack`.
 //!
 //! CRC first, MAC second, counter third: a frame damaged on the way fails its CRC
 //! (counted, discarded, retransmitted); a frame with a good CRC and a bad MAC was made
@@ -45,8 +50,9 @@ pub const MAGIC: [u8; 4] = *b"MCHN";
 /// origin and its request; 4: heartbeats carry `reader_wakeups`; 5: `RailResume`
 /// carries the node's lock pages; 6: the MAC is AEGIS's AEAD tag over the frame with
 /// its CRC field zero, AEGIS-128L for short frames; 7: a Deliver carries flags, and a
-/// record (`proto::FLAG_RECORD`) travels as one packet.)
-pub const VERSION: u16 = 7;
+/// record (`proto::FLAG_RECORD`) travels as one packet; 8: a Refuse and a refused
+/// request's answer carry codes (`proto::reply`), not words to parse.)
+pub const VERSION: u16 = 8;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.
@@ -67,8 +73,8 @@ pub enum Kind {
     Hello = 1,
     /// node → hub: who wants to join, MACed with the cluster key.
     Join = 2,
-    /// either way: refused, with the reason (not MAC-checked, so a wrong-key peer can
-    /// still read why).
+    /// either way: refused, with the coded reason (`proto::reply::JoinRefusal`; not
+    /// MAC-checked, so a wrong-key peer can still read why).
     Refuse = 3,
     /// hub → node: the join is accepted.
     Welcome = 4,
@@ -83,8 +89,9 @@ pub enum Kind {
     /// hub → node (reliable): a membership event.
     Event = 9,
     /// control: "released up to the seq in the payload" (u64), then a flags byte
-    /// (1: report your releases at once).
-    Ack = 10,
+    /// (1: report your releases at once). (The header's `received` says what
+    /// arrived; this, what the receiver is done with.)
+    Release = 10,
     /// control: the receiver discarded frames after a bad or missing one; resend from
     /// the seq in the payload (u64).
     Nak = 11,
@@ -93,7 +100,7 @@ pub enum Kind {
     /// hub → node (control): this node was isolated; the link closes.
     Isolated = 13,
     /// hub → node (reliable, in the hub's order): a time packet, the hub's clock and
-    /// the probe it answers, if any (`clock.rs`).
+    /// the probe it answers, if any (`proto::clock`).
     Time = 26,
     /// node → hub (control): a clock probe, the node's clock; the hub answers with a
     /// `Time` frame.
@@ -108,7 +115,7 @@ pub enum Kind {
     /// is for; hub → node: the destination it came from).
     Outcome = 22,
     /// node → hub (reliable): a remote read or atomic on another node's copy of a
-    /// segment (`rma.rs`); answered by a `Response` to its request id.
+    /// segment (`proto::rma`); answered by a `Response` to its request id.
     RmaRequest = 14,
     /// hub → node (reliable): serve a remote read or atomic from this node's receive
     /// memory, under the hub's token.
@@ -123,13 +130,13 @@ pub enum Kind {
     RailMark = 31,
     /// node → hub (control, the first frame of a link resumed at a standby hub): the
     /// node's id and incarnation, its first resent seq, its rx mappings and its rail
-    /// report (`hub/standby.rs`).
+    /// report (`memchan-hub`'s `standby.rs`).
     RailResume = 32,
     /// hub → node (reliable, the first frame of a standby hub that took over): the
     /// new epoch and members, and the standby's numbering of the node's history.
     RailPlan = 33,
     /// standby → active hub (control, on a mirror connection): the version of the
-    /// tables the standby now holds (`hub/mirror.rs`).
+    /// tables the standby now holds (`memchan-hub`'s `mirror.rs`).
     MirrorReceipt = 34,
     /// hub → node (reliable): a DepositDeliver numbered for a standby hub, as
     /// `RailDeliver` numbers a Deliver.
@@ -149,7 +156,7 @@ impl Kind {
             7 => Request,
             8 => Response,
             9 => Event,
-            10 => Ack,
+            10 => Release,
             11 => Nak,
             12 => Heartbeat,
             13 => Isolated,
@@ -351,8 +358,9 @@ pub struct Header {
     pub len: usize,
     /// Reliable seq, or 0.
     pub seq: u64,
-    /// Piggybacked cumulative ack.
-    pub ack: u64,
+    /// The go-back-N cumulative acknowledgement, piggybacked: the highest reliable
+    /// seq received in order from the peer.
+    pub received: u64,
     /// The frame counter (the MAC's nonce).
     pub counter: u64,
 }
@@ -418,7 +426,7 @@ pub fn parse_header(b: &[u8]) -> Result<Option<Header>, WireError> {
         kind,
         len,
         seq: u64::from_le_bytes(b[16..24].try_into().expect("8 bytes")),
-        ack: u64::from_le_bytes(b[24..32].try_into().expect("8 bytes")),
+        received: u64::from_le_bytes(b[24..32].try_into().expect("8 bytes")),
         counter: u64::from_le_bytes(b[32..40].try_into().expect("8 bytes")),
     }))
 }
@@ -441,17 +449,17 @@ pub fn encode(
     counter: u64,
     kind: Kind,
     seq: u64,
-    ack: u64,
+    received: u64,
     parts: &[&[u8]],
 ) {
     let start = out.len();
-    encode_unstamped(out, kind, seq, ack, parts);
+    encode_unstamped(out, kind, seq, received, parts);
     stamp(&mut out[start..], key, counter);
 }
 
 /// Appends one frame like [`encode`], without its counter, MAC and CRC: a frame a link
 /// keeps to [`stamp`] when it is written (and again for every retransmission).
-pub fn encode_unstamped(out: &mut Vec<u8>, kind: Kind, seq: u64, ack: u64, parts: &[&[u8]]) {
+pub fn encode_unstamped(out: &mut Vec<u8>, kind: Kind, seq: u64, received: u64, parts: &[&[u8]]) {
     let len: usize = parts.iter().map(|p| p.len()).sum();
     assert!(len <= MAX_PAYLOAD, "frame payload {len} over the limit");
     let mut head = [0u8; HEADER];
@@ -460,7 +468,7 @@ pub fn encode_unstamped(out: &mut Vec<u8>, kind: Kind, seq: u64, ack: u64, parts
     head[6] = kind as u8;
     head[8..12].copy_from_slice(&(len as u32).to_le_bytes());
     head[16..24].copy_from_slice(&seq.to_le_bytes());
-    head[24..32].copy_from_slice(&ack.to_le_bytes());
+    head[24..32].copy_from_slice(&received.to_le_bytes());
     out.reserve(HEADER + len + MAC);
     out.extend_from_slice(&head);
     for p in parts {
@@ -494,8 +502,9 @@ pub fn counter_of(frame: &[u8]) -> u64 {
 pub enum Received {
     /// CRC and MAC verified.
     Frame(Header, Vec<u8>),
-    /// A Refuse frame (reason), read without checking its MAC.
-    Refused(String),
+    /// A Refuse frame's payload (a `proto::reply::JoinRefusal` to decode), read
+    /// without checking its MAC.
+    Refused(Vec<u8>),
     /// The CRC failed: damaged on the way. The header (seq, kind) is not trusted.
     Corrupt,
 }
@@ -505,8 +514,8 @@ pub enum Received {
 pub enum Borrowed<'a> {
     /// CRC and MAC verified.
     Frame(Header, &'a [u8]),
-    /// A Refuse frame (reason).
-    Refused(String),
+    /// A Refuse frame's payload.
+    Refused(&'a [u8]),
     /// The CRC failed.
     Corrupt,
 }
@@ -584,7 +593,7 @@ impl Decoder {
     pub fn next_frame(&mut self) -> Result<Option<Received>, WireError> {
         Ok(self.next_borrowed()?.map(|b| match b {
             Borrowed::Frame(h, p) => Received::Frame(h, p.to_vec()),
-            Borrowed::Refused(why) => Received::Refused(why),
+            Borrowed::Refused(why) => Received::Refused(why.to_vec()),
             Borrowed::Corrupt => Received::Corrupt,
         }))
     }
@@ -604,10 +613,7 @@ impl Decoder {
         self.start += total;
         let want = u32::from_le_bytes(frame[12..16].try_into().expect("4 bytes"));
         if h.kind == Kind::Refuse {
-            let why = &frame[HEADER..HEADER + h.len];
-            return Ok(Some(Borrowed::Refused(
-                String::from_utf8_lossy(why).into_owned(),
-            )));
+            return Ok(Some(Borrowed::Refused(&frame[HEADER..HEADER + h.len])));
         }
         if crc(frame) != want {
             return Ok(Some(Borrowed::Corrupt));
@@ -799,7 +805,7 @@ mod tests {
             panic!("{r:?}")
         };
         assert_eq!(
-            (h.kind, h.seq, h.ack, h.counter, p.as_slice()),
+            (h.kind, h.seq, h.received, h.counter, p.as_slice()),
             (Kind::Data, 7, 3, 1, &b"hello"[..])
         );
     }
@@ -863,7 +869,7 @@ mod tests {
         // A new frame under a counter already used (a sender that reused one).
         encode(&mut reused, &k, 1, Kind::Data, 2, 0, &[b"other"]);
         let mut lower = Vec::new();
-        encode(&mut lower, &k, 5, Kind::Ack, 0, 0, &[b"x"]);
+        encode(&mut lower, &k, 5, Kind::Release, 0, 0, &[b"x"]);
         let mut d = Decoder::new(Some(k.clone()));
         d.push(&a);
         d.push(&a);

@@ -1,4 +1,4 @@
-//! Dual rail, the standby hub's side (`rail.rs` has the design): it keeps a
+//! Dual rail, the standby hub's side (`memchan_link::rail` has the design): it keeps a
 //! connection in the [`ROLE_MIRROR`] role open to the active hub, which sends it the
 //! tables whenever they change (and every heartbeat) and waits for its receipt before
 //! it answers the node that changed them (`mirror.rs`), and when nodes come to it with their links
@@ -18,14 +18,15 @@
 //! node's barrier arrival or request the old hub handled but did not answer is not
 //! answered again, except an `ack`, which the node sends again after a switch.
 
-use super::{count_arrival, gate, Port, Seg, Shared, Sink, State};
-use crate::handshake::{self, read_frame, STEP};
-use crate::link::{Held, Link, LinkConfig};
-use crate::proto::{event_kind, Join, ROLE_MIRROR};
-use crate::rail::{self, PlanNotice, Report, Resume};
-use crate::wire::{self, Decoder, FrameKey, Kind};
+use crate::{count_arrival, say_and_close, Port, Seg, Shared, Sink, State};
 use memchan_core::status::{LinkCounters, RailStatus};
 use memchan_core::{validate, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
+use memchan_link::handshake::{self, read_frame, HandshakeError, STEP};
+use memchan_link::link::{Held, Link, LinkConfig};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::proto::{event_kind, Join, ROLE_MIRROR};
+use memchan_link::rail::{self, PlanNotice, RailError, Report, Resume};
+use memchan_link::wire::{self, Decoder, FrameKey, Kind};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -33,6 +34,73 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Why a standby's copy of the tables, or a node's resume at it, failed.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StandbyError {
+    /// The active hub's handshake, or reading the node's resume, failed.
+    #[error(transparent)]
+    Handshake(#[from] HandshakeError),
+    /// A frame of another kind than expected.
+    #[error("expected {want}, got {got:?}")]
+    Unexpected {
+        /// What was expected.
+        want: &'static str,
+        /// What came.
+        got: Kind,
+    },
+    /// A socket call failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The tables do not parse.
+    #[error("bad tables: {0}")]
+    Tables(#[source] serde_json::Error),
+    /// The tables parse but are not ones a hub could hold.
+    #[error("{0}")]
+    BadCopy(String),
+    /// The node's `RailResume` does not decode.
+    #[error(transparent)]
+    Resume(#[from] RailError),
+    /// The active hub still answers: the node lost only its own link to it.
+    #[error(
+        "the active hub {0} still answers this standby: this node lost only its own link to it"
+    )]
+    ActiveAnswers(String),
+    /// A resume at a hub that is not a standby.
+    #[error("this hub is not a standby")]
+    NotStandby,
+    /// A resume after the takeover.
+    #[error("this standby already took over without this node")]
+    TookOver,
+    /// A resume before any copy of the members came.
+    #[error("this standby has no copy of the active hub's members")]
+    NoCopy,
+    /// A resume into another cluster.
+    #[error("this standby serves cluster `{serves}`, not `{asked}`")]
+    OtherCluster {
+        /// The copy's cluster.
+        serves: String,
+        /// The node's.
+        asked: String,
+    },
+    /// A resuming node the copy does not hold.
+    #[error("node {node} incarnation {inc} is not a member of the copied tables")]
+    NotMember {
+        /// Its id.
+        node: u16,
+        /// Its incarnation.
+        inc: u64,
+    },
+    /// A node resuming twice.
+    #[error("node {0} resumed already")]
+    Resumed(u16),
+}
 
 /// How far above the copy's next generation a standby that took over starts.
 const GEN_GAP: u32 = 1 << 24;
@@ -155,34 +223,39 @@ impl Tables {
 
     /// Whether a copy that came over the wire is one a hub could hold (it comes from
     /// a holder of the cluster key, and is checked all the same before use).
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), StandbyError> {
+        let bad = |why: String| Err(StandbyError::BadCopy(why));
         if !self.numbered {
-            return Err("the active hub does not number its order (run it with --rail)".into());
+            return bad("the active hub does not number its order (run it with --rail)".into());
         }
         if self.members.is_empty() {
             // No node joined the active hub yet: nothing to take over.
             return Ok(());
         }
-        validate::cluster_name(&self.cluster).map_err(|e| e.to_string())?;
+        if let Err(e) = validate::cluster_name(&self.cluster) {
+            return bad(e.to_string());
+        }
         if PageSize::from_bytes(self.page_size as usize).is_none() {
-            return Err(format!("page size {}", self.page_size));
+            return bad(format!("page size {}", self.page_size));
         }
         let node_ok = |n: u16| usize::from(n) < MAX_NODES;
         let mut seen = NodeSet::EMPTY;
         for m in &self.members {
             if !node_ok(m.node) || seen.contains(NodeId(m.node)) {
-                return Err(format!("member {} out of range or twice", m.node));
+                return bad(format!("member {} out of range or twice", m.node));
             }
             seen.insert(NodeId(m.node));
         }
-        if self.segs.len() > super::MAX_SEGMENTS || self.groups.len() > MAX_GROUPS {
-            return Err("more segments or groups than a hub holds".into());
+        if self.segs.len() > validate::MAX_SEGMENTS || self.groups.len() > MAX_GROUPS {
+            return bad("more segments or groups than a hub holds".into());
         }
         for s in self.segs.iter().flatten() {
-            validate::segment_size(s.size).map_err(|e| e.to_string())?;
+            if let Err(e) = validate::segment_size(s.size) {
+                return bad(e.to_string());
+            }
             let shadow_ok = s.shadow.as_ref().is_none_or(|b| b.len() as u64 == s.size);
             if !shadow_ok || !s.rx.iter().all(|&n| node_ok(n)) {
-                return Err(format!("segment `{}` inconsistent", s.name));
+                return bad(format!("segment `{}` inconsistent", s.name));
             }
         }
         let groups_ok = self
@@ -195,7 +268,7 @@ impl Tables {
             .chain(&self.barrier_seen)
             .all(|(_, c)| c.len() == MAX_NODES);
         if !groups_ok || !barriers_ok {
-            return Err("a group or barrier count out of range".into());
+            return bad("a group or barrier count out of range".into());
         }
         Ok(())
     }
@@ -341,6 +414,7 @@ pub(super) fn mirror_loop(sh: Arc<Shared>) {
         let Some(why) = follow(&sh, &active) else {
             return;
         };
+        let why = why.to_string();
         let mut st = sh.lock();
         let Some(sb) = st.standby.as_mut() else {
             return;
@@ -398,11 +472,11 @@ pub(super) fn replay_loop(sh: Arc<Shared>) {
 /// One mirror connection: each copy of the tables is checked and kept, then
 /// confirmed (the active answers the node that changed them only after that).
 /// `None` once this standby no longer mirrors, else why the connection ended.
-fn follow(sh: &Shared, active: &str) -> Option<String> {
+fn follow(sh: &Shared, active: &str) -> Option<StandbyError> {
     let join = Join::service(ROLE_MIRROR);
     let (mut sock, key, mut dec) = match handshake::connect(active, &sh.cfg.key, join) {
         Ok(c) => c,
-        Err(why) => return Some(why),
+        Err(e) => return Some(e.into()),
     };
     let mut counter = 1;
     loop {
@@ -411,13 +485,16 @@ fn follow(sh: &Shared, active: &str) -> Option<String> {
         let deadline = Instant::now() + sh.cfg.failure_timeout;
         let (h, p) = match read_frame(&mut sock, &mut dec, deadline) {
             Ok(f) => f,
-            Err(e) => return Some(handshake::describe(e)),
+            Err(e) => return Some(e.into()),
         };
         if h.kind != Kind::Response {
-            return Some(format!("expected the tables, got {:?}", h.kind));
+            return Some(StandbyError::Unexpected {
+                want: "the tables",
+                got: h.kind,
+            });
         }
         let copy = serde_json::from_slice::<Tables>(&p)
-            .map_err(|e| format!("bad tables: {e}"))
+            .map_err(StandbyError::Tables)
             .and_then(|t| t.check().map(|()| t));
         let version = {
             let mut st = sh.lock();
@@ -448,8 +525,11 @@ fn follow(sh: &Shared, active: &str) -> Option<String> {
             &[&receipt],
         );
         counter += 1;
-        if let Err(e) = sock.write_all(&out) {
-            return Some(format!("cannot confirm the copy: {e}"));
+        if let Err(source) = sock.write_all(&out) {
+            return Some(StandbyError::Io {
+                what: "cannot confirm the copy",
+                source,
+            });
         }
     }
 }
@@ -477,21 +557,24 @@ pub(super) fn resume(
             let mut dec = dec;
             let got = sock
                 .set_nonblocking(false)
-                .map_err(|e| e.to_string())
-                .and_then(|()| {
-                    read_frame(&mut sock, &mut dec, Instant::now() + STEP)
-                        .map_err(handshake::describe)
+                .map_err(|source| StandbyError::Io {
+                    what: "cannot read the resume",
+                    source,
                 })
+                .and_then(|()| Ok(read_frame(&mut sock, &mut dec, Instant::now() + STEP)?))
                 .and_then(|(h, p)| match h.kind {
-                    Kind::RailResume => Resume::decode(&p).map_err(|e| e.to_string()),
-                    k => Err(format!("expected a rail resume, got {k:?}")),
+                    Kind::RailResume => Ok(Resume::decode(&p)?),
+                    got => Err(StandbyError::Unexpected {
+                        want: "a rail resume",
+                        got,
+                    }),
                 });
             let r = got
                 .and_then(|r| sh.active_gone().map(|()| r))
                 .and_then(|r| sh.adopt(&sock, key, dec, &join, r, peer));
             if let Err(why) = r {
                 tracing::warn!(%peer, reason = %why, "rail resume refused");
-                gate::say_and_close(sock, &why);
+                say_and_close(sock, &JoinRefusal::Resume(why.to_string()));
             }
         });
     if let Err(e) = spawned {
@@ -504,7 +587,7 @@ impl Shared {
     /// node that lost only its own link to it must not split the cluster; the active
     /// isolates it, as with one rail). Answering is sending its Hello within half the
     /// failure timeout.
-    fn active_gone(&self) -> Result<(), String> {
+    fn active_gone(&self) -> Result<(), StandbyError> {
         let mirroring = self
             .lock()
             .standby
@@ -523,9 +606,7 @@ impl Shared {
             (h.kind == Kind::Hello).then_some(())
         })();
         match answers {
-            Some(()) => Err(format!(
-                "the active hub {active} still answers this standby: this node lost only its own link to it"
-            )),
+            Some(()) => Err(StandbyError::ActiveAnswers(active.to_string())),
             None => Ok(()),
         }
     }
@@ -539,35 +620,35 @@ impl Shared {
         join: &Join,
         r: Resume,
         peer: SocketAddr,
-    ) -> Result<(), String> {
+    ) -> Result<(), StandbyError> {
         let mut st = self.lock();
         let st = &mut *st;
         let Some(sb) = st.standby.as_mut() else {
-            return Err("this hub is not a standby".into());
+            return Err(StandbyError::NotStandby);
         };
         if !matches!(sb.phase, Phase::Mirroring | Phase::Gathering(_)) {
-            return Err("this standby already took over without this node".into());
+            return Err(StandbyError::TookOver);
         }
         let Some(t) = sb.tables.as_ref().filter(|t| !t.members.is_empty()) else {
-            return Err("this standby has no copy of the active hub's members".into());
+            return Err(StandbyError::NoCopy);
         };
         if t.cluster != join.cluster {
-            return Err(format!(
-                "this standby serves cluster `{}`, not `{}`",
-                t.cluster, join.cluster
-            ));
+            return Err(StandbyError::OtherCluster {
+                serves: t.cluster.clone(),
+                asked: join.cluster.clone(),
+            });
         }
         let m = match t.member(r.node) {
             Some(m) if m.inc == r.inc => m.clone(),
             _ => {
-                return Err(format!(
-                    "node {} incarnation {} is not a member of the copied tables",
-                    r.node, r.inc
-                ))
+                return Err(StandbyError::NotMember {
+                    node: r.node,
+                    inc: r.inc,
+                })
             }
         };
         if sb.resumed.contains_key(&r.node) || st.ports[usize::from(r.node)].is_some() {
-            return Err(format!("node {} resumed already", r.node));
+            return Err(StandbyError::Resumed(r.node));
         }
         let cfg = LinkConfig {
             replay_limit: usize::MAX / 2,
@@ -577,7 +658,10 @@ impl Shared {
         let link = sock
             .try_clone()
             .and_then(|s| Link::resume(s, key, dec, cfg, Held::default(), r.first_seq))
-            .map_err(|e| format!("cannot set up the link: {e}"))?;
+            .map_err(|source| StandbyError::Io {
+                what: "cannot set up the link",
+                source,
+            })?;
         let link = Arc::new(link);
         tracing::info!(node = r.node, incarnation = r.inc, %peer, held = r.report.unreleased.len(), "node resumed its link");
         if sb.phase == Phase::Mirroring {
@@ -615,8 +699,11 @@ impl Shared {
         let (sh, node, inc) = (self.clone(), NodeId(r.node), r.inc);
         std::thread::Builder::new()
             .name("memchan-hub-link".into())
-            .spawn(move || super::serve(sh, node, inc, link))
-            .map_err(|e| format!("no thread to read its link: {e}"))?;
+            .spawn(move || crate::serve(sh, node, inc, link))
+            .map_err(|source| StandbyError::Io {
+                what: "no thread to read its link",
+                source,
+            })?;
         self.check_takeover(st);
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! Dual rail, the active hub's side of the copy (synchronous replication of the
-//! control plane). A standby keeps its [`ROLE_MIRROR`](crate::proto::ROLE_MIRROR)
+//! control plane). A standby keeps its [`ROLE_MIRROR`](memchan_link::proto::ROLE_MIRROR)
 //! connection open; the active sends it the whole tables (they are small) when it
 //! connects, every heartbeat, and whenever a member, segment, rx set or group changes,
 //! and then waits for the standby's `MirrorReceipt` before it answers the node whose
@@ -15,15 +15,29 @@
 //! writes to segments it does not know (the writer's next `ack` fails) rather than
 //! lose them silently.
 
-use super::standby::Tables;
-use super::{Shared, State};
-use crate::handshake::read_frame;
-use crate::wire::{self, Decoder, FrameKey, Kind};
+use crate::standby::Tables;
+use crate::{Shared, State};
+use memchan_link::handshake::{read_frame, HandshakeError};
+use memchan_link::wire::{self, Decoder, FrameKey, Kind};
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Why a standby left the mirror set.
+#[derive(Debug, thiserror::Error)]
+enum MirrorError {
+    /// The tables could not be sent.
+    #[error("cannot send the tables: {0}")]
+    Send(#[source] std::io::Error),
+    /// No receipt came.
+    #[error("no receipt: {0}")]
+    Receipt(#[source] HandshakeError),
+    /// Something else than a receipt came.
+    #[error("expected a receipt, got {0:?}")]
+    Unexpected(Kind),
+}
 
 /// One standby's open mirror connection.
 pub(super) struct Mirror {
@@ -44,7 +58,7 @@ pub(super) struct Mirrors {
 }
 
 impl Mirror {
-    fn send(&mut self, json: &[u8], deadline: Instant) -> Result<(), String> {
+    fn send(&mut self, json: &[u8], deadline: Instant) -> Result<(), MirrorError> {
         let mut out = Vec::new();
         wire::encode(
             &mut out,
@@ -60,17 +74,17 @@ impl Mirror {
         self.sock
             .set_write_timeout(Some(left.max(std::time::Duration::from_millis(1))))
             .and_then(|()| self.sock.write_all(&out))
-            .map_err(|e| format!("cannot send the tables: {e}"))
+            .map_err(MirrorError::Send)
     }
 
     /// Reads the standby's receipts until one confirms `version`.
-    fn receipt(&mut self, version: u64, deadline: Instant) -> Result<(), String> {
+    fn receipt(&mut self, version: u64, deadline: Instant) -> Result<(), MirrorError> {
         loop {
             let (h, p) = read_frame(&mut self.sock, &mut self.dec, deadline)
-                .map_err(|e| format!("no receipt: {e}"))?;
+                .map_err(MirrorError::Receipt)?;
             let got = match (h.kind, p.as_slice().try_into()) {
                 (Kind::MirrorReceipt, Ok(b)) => u64::from_le_bytes(b),
-                (k, _) => return Err(format!("expected a receipt, got {k:?}")),
+                (k, _) => return Err(MirrorError::Unexpected(k)),
             };
             if got >= version {
                 return Ok(());
@@ -152,7 +166,7 @@ impl Shared {
     }
 }
 
-fn drop_mirror(m: &Mirror, why: &str) {
+fn drop_mirror(m: &Mirror, why: &MirrorError) {
     tracing::warn!(
         standby = %m.peer,
         reason = %why,

@@ -11,8 +11,8 @@
 //!   per-source cap a new connection is refused at once; over the global cap it takes
 //!   the place of the oldest pending one if that has waited [`EVICT_AFTER`] (a slow or
 //!   idle holder, where a real node answers the hello within a round trip), else it is
-//!   refused at once. Refusals for a cap start with [`BUSY`], which a joining node
-//!   retries for a while (see `handshake::connect`);
+//!   refused at once. Refusals for a cap are [`JoinRefusal::Busy`], which a joining
+//!   node retries for a while (see `handshake::connect`);
 //! - every connection has the handshake deadline ([`STEP`]) from its accept.
 //!
 //! Every connection that ends here without a join is counted in the hub's `refused`
@@ -23,11 +23,11 @@
 //! (`Shared::enter`), an observer its status report (sent from here, then closed), a
 //! standby its mirror connection (`mirror.rs`).
 
-use super::Shared;
-use crate::handshake::{self, STEP};
-use crate::link::LinkError;
-use crate::proto::{Join, ROLE_MIRROR, ROLE_OBSERVER, ROLE_RESUME};
-use crate::wire::{self, Decoder, FrameKey, Kind, WireError};
+use crate::{say_and_close, Shared};
+use memchan_link::handshake::{self, STEP};
+use memchan_link::proto::reply::JoinRefusal;
+use memchan_link::proto::{Join, ROLE_MIRROR, ROLE_OBSERVER, ROLE_RESUME};
+use memchan_link::wire::{self, Decoder, FrameKey, Kind};
 use rustix::event::epoll;
 use rustix::fd::OwnedFd;
 use std::collections::{HashMap, VecDeque};
@@ -39,18 +39,13 @@ use std::time::{Duration, Instant};
 
 /// The largest join payload the gate reads (a join is about 70 bytes and two names).
 pub const MAX_JOIN: usize = 4096;
-/// How a refusal for a cap starts: the hub is busy, not refusing the node itself.
-pub const BUSY: &str = "the hub is busy: ";
 /// How long a pending connection is safe from eviction by a newer one.
-pub const EVICT_AFTER: Duration = Duration::from_secs(1);
+pub(crate) const EVICT_AFTER: Duration = Duration::from_secs(1);
 
 /// Frame bytes the gate buffers for one connection, at most.
 const FRAME_CAP: usize = wire::HEADER + MAX_JOIN + wire::MAC;
 /// Connections accepted per wake-up before the gate serves the pending ones again.
 const ACCEPT_BATCH: usize = 256;
-/// Bytes of a refused connection's input read and dropped before closing it: a close
-/// with unread input resets the connection, and the peer might lose the refusal.
-const DRAIN: usize = 64 * 1024;
 /// How long accepting pauses when the process is out of descriptors or memory.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 /// The gate thread's nice value: below the members' threads (nice 0), above idle.
@@ -301,12 +296,12 @@ impl Gate {
         let (max, per_source) = (cfg.max_pending, cfg.max_pending_per_source);
         let from_source = self.by_source.get(&source).copied().unwrap_or(0);
         if from_source >= per_source {
-            let why = format!("{BUSY}{from_source} handshakes pending from {source}");
-            return self.turn_away(sock, peer, &why);
+            let why = format!("{from_source} handshakes pending from {source}");
+            return self.turn_away(sock, peer, JoinRefusal::Busy(why));
         }
         if self.pending >= max && !self.evict_oldest(now) {
-            let why = format!("{BUSY}{max} handshakes pending");
-            return self.turn_away(sock, peer, &why);
+            let why = format!("{max} handshakes pending");
+            return self.turn_away(sock, peer, JoinRefusal::Busy(why));
         }
         let nonce = match handshake::nonce() {
             Ok(n) => n,
@@ -384,11 +379,8 @@ impl Gate {
                 return false;
             }
             self.queue.pop_front();
-            let why = format!(
-                "{BUSY}evicted, the oldest of {} pending handshakes",
-                self.pending
-            );
-            self.refuse(slot, &why);
+            let why = format!("evicted, the oldest of {} pending handshakes", self.pending);
+            self.refuse(slot, JoinRefusal::Busy(why));
             return true;
         }
         false
@@ -405,7 +397,7 @@ impl Gate {
                 if now.saturating_duration_since(since) < STEP {
                     return;
                 }
-                self.refuse(slot, "handshake timed out");
+                self.refuse(slot, JoinRefusal::Handshake("handshake timed out".into()));
             }
             self.queue.pop_front();
         }
@@ -435,17 +427,17 @@ impl Gate {
     }
 
     /// Refuses a connection not taken in: says why, then closes it.
-    fn turn_away(&mut self, sock: TcpStream, peer: SocketAddr, why: &str) {
+    fn turn_away(&mut self, sock: TcpStream, peer: SocketAddr, why: JoinRefusal) {
         let _ = sock.set_nonblocking(true);
-        self.note(peer, why);
-        say_and_close(sock, why);
+        self.note(peer, &why.to_string());
+        say_and_close(sock, &why);
     }
 
     /// Refuses a pending connection: says why, then closes it.
-    fn refuse(&mut self, slot: usize, why: &str) {
+    fn refuse(&mut self, slot: usize, why: JoinRefusal) {
         let c = self.remove(slot);
-        self.note(c.peer, why);
-        say_and_close(c.sock, why);
+        self.note(c.peer, &why.to_string());
+        say_and_close(c.sock, &why);
     }
 
     /// Something happened on a pending connection.
@@ -491,14 +483,14 @@ impl Gate {
         let header = match wire::parse_header(&c.buf) {
             Ok(Some(h)) => h,
             Ok(None) => return,
-            Err(e) => return self.refuse(slot, &refusal(LinkError::Protocol(e))),
+            Err(e) => return self.refuse(slot, JoinRefusal::of_wire(&e)),
         };
         if header.len > MAX_JOIN {
             let why = format!(
                 "a handshake frame of {} bytes exceeds the {MAX_JOIN}-byte limit",
                 header.len
             );
-            return self.refuse(slot, &why);
+            return self.refuse(slot, JoinRefusal::Handshake(why));
         }
         let total = wire::HEADER + header.len + wire::MAC;
         if c.buf.len() < total {
@@ -508,20 +500,26 @@ impl Gate {
         dec.push(&c.buf[..total]);
         let (h, payload) = match dec.next_frame() {
             Ok(Some(wire::Received::Frame(h, p))) => (h, p),
-            Ok(Some(wire::Received::Refused(why))) => {
-                return self.refuse(slot, &refusal(LinkError::Refused(why)))
+            Ok(Some(wire::Received::Refused(_))) => {
+                let why = "the peer sent a refusal, not a join".into();
+                return self.refuse(slot, JoinRefusal::Handshake(why));
             }
             Ok(Some(wire::Received::Corrupt)) => {
-                return self.refuse(slot, "handshake frame failed its CRC")
+                let why = "handshake frame failed its CRC".into();
+                return self.refuse(slot, JoinRefusal::Handshake(why));
             }
             Ok(None) => return,
-            Err(e) => return self.refuse(slot, &refusal(LinkError::Protocol(e))),
+            Err(e) => return self.refuse(slot, JoinRefusal::of_wire(&e)),
         };
-        let join = match (h.kind, Join::get(&payload)) {
-            (Kind::Join, Ok(j)) if j.hub_nonce == c.nonce => j,
-            (Kind::Join, Ok(_)) => return self.refuse(slot, "stale join (nonce does not match)"),
-            (Kind::Join, Err(e)) => return self.refuse(slot, &e.to_string()),
-            (k, _) => return self.refuse(slot, &format!("expected a join, got {k:?}")),
+        let why = match (h.kind, Join::get(&payload)) {
+            (Kind::Join, Ok(j)) if j.hub_nonce == c.nonce => Ok(j),
+            (Kind::Join, Ok(_)) => Err("stale join (nonce does not match)".to_string()),
+            (Kind::Join, Err(e)) => Err(e.to_string()),
+            (k, _) => Err(format!("expected a join, got {k:?}")),
+        };
+        let join = match why {
+            Ok(j) => j,
+            Err(why) => return self.refuse(slot, JoinRefusal::Handshake(why)),
         };
         let keys = self.sh.cfg.key.link(&c.nonce, &join.node_nonce);
         if join.role == ROLE_MIRROR {
@@ -549,7 +547,7 @@ impl Gate {
             return;
         }
         let mut up = if join.role == ROLE_RESUME {
-            super::standby::resume_decoder(keys.to_hub)
+            crate::standby::resume_decoder(keys.to_hub)
         } else {
             Decoder::new(Some(keys.to_hub))
         };
@@ -557,52 +555,11 @@ impl Gate {
         let c = self.remove(slot);
         if join.role == ROLE_RESUME {
             // A node moving its link here (dual rail): its `RailResume` follows.
-            return super::standby::resume(self.sh.clone(), c.sock, keys.to_node, up, join, c.peer);
+            return crate::standby::resume(self.sh.clone(), c.sock, keys.to_node, up, join, c.peer);
         }
         if let Err(why) = self.sh.enter(&c.sock, keys.to_node, up, &join, c.peer) {
-            self.note(c.peer, &why);
+            self.note(c.peer, &why.to_string());
             say_and_close(c.sock, &why);
-        }
-    }
-}
-
-/// A refusal's reason, as the hub has always named it.
-fn refusal(e: LinkError) -> String {
-    match e {
-        LinkError::Protocol(WireError::BadMac) => {
-            "wrong cluster key (the join's MAC does not verify)".into()
-        }
-        LinkError::Protocol(WireError::Version { theirs }) => format!(
-            "protocol version {theirs} is not this hub's {}",
-            wire::VERSION
-        ),
-        LinkError::Protocol(e) => format!("not a memchan node: {e}"),
-        e => e.to_string(),
-    }
-}
-
-/// Sends a Refuse frame (readable without the key) if the socket takes it now, reads
-/// and drops what the peer sent (a close with unread input resets the connection, and
-/// the peer could lose the refusal), and closes.
-pub(super) fn say_and_close(mut sock: TcpStream, why: &str) {
-    let mut frame = Vec::new();
-    wire::encode(
-        &mut frame,
-        &FrameKey::open(),
-        1,
-        Kind::Refuse,
-        0,
-        0,
-        &[why.as_bytes()],
-    );
-    let _ = sock.write(&frame);
-    let _ = sock.shutdown(std::net::Shutdown::Write);
-    let mut sink = [0u8; 4096];
-    let mut drained = 0;
-    while drained < DRAIN {
-        match sock.read(&mut sink) {
-            Ok(n) if n > 0 => drained += n,
-            _ => break,
         }
     }
 }

@@ -1,0 +1,99 @@
+//! Serving remote reads and atomics at the target: an `RmaServe` the hub forwarded
+//! is checked again and executed on this node's receive memory by the thread that
+//! reads the link (or by the hub's own thread for a node in its process); the
+//! `RmaDone` answer goes back under the hub's token. The origin side is `rma.rs`.
+
+use crate::rx::mem::RxMem;
+use crate::state::Shared;
+use memchan_core::rma;
+use memchan_core::NodeId;
+use memchan_link::proto::code;
+use memchan_link::proto::reply::Refusal;
+use memchan_link::proto::rma::{done_payload, Serve, What};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Serves an `RmaServe` from this node's receive memory; the `RmaDone` payload to
+/// send back. What the hub sent is checked again here: bounds, alignment, that this
+/// node maps the segment (at that generation), that every page allows remote access.
+///
+/// An atomic is applied once per asker: its answer is kept ([`Answered`]) and a
+/// request that comes again gets the kept answer. Gets are served again (a later
+/// read is as good an answer as the lost one).
+pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
+    let s = match Serve::get(payload) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(node = sh.me.0, error = %e, "malformed remote access dropped");
+            return None;
+        }
+    };
+    let mut answered = matches!(s.what, What::Atomic(..))
+        .then(|| sh.rma.answered.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some((status, body)) = answered.as_ref().and_then(|a| a.get(s.asker)) {
+        return Some(done_payload(s.token, status, body));
+    }
+    let mem = sh
+        .rx
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&s.seg)
+        .filter(|m| m.gen == s.gen)
+        .cloned();
+    let (status, body) = match mem {
+        None => refused(&Refusal::NotMapped(sh.me)),
+        Some(m) => execute(&m, sh.me, s.offset, s.what),
+    };
+    let done = done_payload(s.token, status, &body);
+    if let Some(a) = answered.as_mut() {
+        a.keep(s.asker, status, body);
+    }
+    Some(done)
+}
+
+/// A refusal as a served answer's status and body.
+fn refused(r: &Refusal) -> (u8, Vec<u8>) {
+    (r.code(), r.put())
+}
+
+fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
+    if !what.fits(offset, m.size) {
+        return refused(&Refusal::Invalid {
+            what: "request".into(),
+            why: "remote access out of range".into(),
+        });
+    }
+    let offset = offset as usize;
+    let allowed = rma::pages_allow(m.page, offset, what.bytes(), |p| {
+        m.pct[p].load(Ordering::Acquire)
+    });
+    if let Err(at) = allowed {
+        return refused(&Refusal::RemoteReadOff {
+            node: me,
+            offset: at as u64,
+        });
+    }
+    match what {
+        What::Get(len) => {
+            let mut buf = vec![0; len as usize];
+            // SAFETY: in bounds (`fits`); the link thread stores into it only through
+            // atomics, the owner's CPU atomics are atomics too.
+            unsafe { memchan_core::packet::load(m.base.add(offset), &mut buf) };
+            std::sync::atomic::fence(Ordering::Acquire);
+            (code::OK, buf)
+        }
+        What::Atomic(8, op) => {
+            // SAFETY: in bounds and 8-aligned (`fits`; the base is page-aligned);
+            // everything that touches receive memory does so atomically.
+            let w = unsafe { &*(m.base.add(offset) as *const AtomicU64) };
+            (code::OK, rma::apply_u64(w, op).to_le_bytes().to_vec())
+        }
+        What::Atomic(_, op) => {
+            // SAFETY: as above, 4-aligned.
+            let w = unsafe { &*(m.base.add(offset) as *const AtomicU32) };
+            (
+                code::OK,
+                u64::from(rma::apply_u32(w, op)).to_le_bytes().to_vec(),
+            )
+        }
+    }
+}
