@@ -18,7 +18,8 @@
 //! node's barrier arrival or request the old hub handled but did not answer is not
 //! answered again, except an `ack`, which the node sends again after a switch.
 
-use crate::{count_arrival, say_and_close, Port, Seg, Shared, Sink, State};
+use crate::sync::count_arrival;
+use crate::{say_and_close, Port, Seg, Shared, Sink, State};
 use memchan_core::status::{LinkCounters, RailStatus};
 use memchan_core::{validate, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
 use memchan_link::handshake::{self, read_frame, HandshakeError, STEP};
