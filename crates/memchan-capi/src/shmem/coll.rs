@@ -85,8 +85,11 @@ impl Set {
     }
 
     /// The members `start + i * stride` (`i < size`) of this set, as world ranks, if
-    /// every one of them is a member.
+    /// every one of them is a member and no two coincide (a stride of 0 only for one).
     pub fn sub(&self, start: usize, stride: isize, size: usize) -> Option<Set> {
+        if stride == 0 && size > 1 {
+            return None;
+        }
         let last =
             (start as isize).checked_add(stride.checked_mul(size.checked_sub(1)? as isize)?)?;
         let last = usize::try_from(last).ok()?;

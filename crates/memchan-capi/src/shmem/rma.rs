@@ -138,7 +138,7 @@ pub unsafe fn iput(
     }
     with_pe(call, |p| {
         let target = p.check_pe(call, pe);
-        let off = p.span_offset(call, dest, dspan);
+        let off = p.offset(call, dest, dspan);
         // SAFETY: the caller promises `src` is readable for its span (non-null, checked).
         let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), sspan) };
         let shape = Shape {
@@ -179,7 +179,7 @@ pub unsafe fn iget(
     }
     with_pe(call, |p| {
         let target = p.check_pe(call, pe);
-        let off = p.span_offset(call, src, sspan);
+        let off = p.offset(call, src, sspan);
         // SAFETY: the caller promises `dest` is writable for its span (non-null, checked).
         let out = unsafe { std::slice::from_raw_parts_mut(dest.cast::<u8>(), dspan) };
         for i in 0..n {
