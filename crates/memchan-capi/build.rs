@@ -97,6 +97,16 @@ impl Out {
             f.name,
             body
         );
+        let args: Vec<&str> = f.params.iter().map(|(_, _, n)| *n).collect();
+        let _ = writeln!(
+            self.rs,
+            "/// `p{name}`, the profiling interface's entry to [`{name}`].\n///\n/// # Safety\n/// As `{name}`.\n\
+             #[no_mangle]\npub unsafe extern \"C\" fn p{name}({params}){ret} {{\n    \
+             // SAFETY: the caller's contract is `{name}`'s.\n    unsafe {{ {name}({args}) }}\n}}\n",
+            name = f.name,
+            params = rparams.join(", "),
+            args = args.join(", "),
+        );
     }
 }
 
@@ -107,6 +117,10 @@ fn p(c: impl Into<String>, r: impl Into<String>, n: &str) -> (String, String, &s
 fn main() {
     println!("cargo::rerun-if-changed=src/shmem/table.rs");
     println!("cargo::rerun-if-changed=build.rs");
+    // libmemchan's calls to its own routines (pshmem_X to shmem_X, shmem_init_thread
+    // to shmem_init) bind to its own definitions: a profiling library's shmem_X,
+    // which interposes for the program's calls, is never re-entered from inside.
+    println!("cargo::rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
     // Every RMA family has ctx forms; so do the 1.5 atomics (switched off after).
     let mut o = Out {
         ctx_on: true,
@@ -574,6 +588,110 @@ fn main() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out.join("shmem_gen.rs"), o.rs).expect("write shmem_gen.rs");
     std::fs::write(out.join("shmem_gen.h"), o.h).expect("write shmem_gen.h");
+
+    // pshmem.h from the header as it stands (a test keeps both current).
+    println!("cargo::rerun-if-changed=include/shmem.h");
+    let header = std::fs::read_to_string("include/shmem.h").expect("read include/shmem.h");
+    std::fs::write(out.join("pshmem.h"), pshmem_h(&header)).expect("write pshmem.h");
+}
+
+/// The types whose names begin with `shmem_`: the profiling names leave them alone.
+const SHMEM_TYPES: [&str; 3] = ["shmem_ctx_t", "shmem_team_t", "shmem_team_config_t"];
+
+/// `text` with every routine name `shmem_X` renamed `pshmem_X`.
+fn shift(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    while let Some(at) = rest.find("shmem_") {
+        let before = rest[..at].chars().next_back();
+        let ident_start = !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        let word: String = rest[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        out.push_str(&rest[..at]);
+        if ident_start && !SHMEM_TYPES.contains(&word.as_str()) {
+            out.push('p');
+        }
+        out.push_str(&word);
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The name a declaration or definition gives its function, if it is a `shmem_` one.
+fn routine(statement: &str) -> Option<&str> {
+    let head = &statement[..statement.find('(')?];
+    let name = head
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()?;
+    name.starts_with("shmem_").then_some(name)
+}
+
+/// The profiling header: every routine of `shmem_h` (its prototypes and its inline
+/// forms, which call the profiling names in turn) under its `pshmem_` name.
+fn pshmem_h(shmem_h: &str) -> String {
+    // Comments, preprocessor lines and the C++ linkage braces out; what is left is
+    // declarations (to `;`) and inline definitions (to their closing brace).
+    let mut code = String::new();
+    let mut rest = shmem_h;
+    while let Some(at) = rest.find("/*") {
+        code.push_str(&rest[..at]);
+        let end = rest[at..].find("*/").expect("closed comment");
+        rest = &rest[at + end + 2..];
+    }
+    code.push_str(rest);
+    let mut kept = String::new();
+    let mut continued = false;
+    for line in code.lines() {
+        let t = line.trim();
+        let directive = continued || t.starts_with('#');
+        continued = directive && t.ends_with('\\');
+        if !directive && t != "extern \"C\" {" && t != "}" {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    let mut items = Vec::new();
+    let (mut start, mut depth) = (0, 0usize);
+    for (i, c) in kept.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    let item = kept[start..=i].trim();
+                    if item.starts_with("static inline") {
+                        items.push(item);
+                    }
+                    start = i + 1;
+                }
+            }
+            ';' if depth == 0 => {
+                items.push(kept[start..=i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let mut h = String::from(
+        "/* pshmem.h: OpenSHMEM's profiling interface. Every routine of shmem.h under\n \
+         * its name-shifted pshmem_ name: a profiling library defines shmem_X, does its\n \
+         * measuring and calls pshmem_X, which is libmemchan's shmem_X. Generated by\n \
+         * build.rs from shmem.h (a test keeps it current): do not edit.\n */\n\
+         #ifndef MEMCHAN_PSHMEM_H\n#define MEMCHAN_PSHMEM_H\n\n#include <shmem.h>\n\n\
+         #ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+    );
+    for item in items {
+        if routine(item).is_some() {
+            let one_line: Vec<&str> = item.split_whitespace().collect();
+            h.push_str(&shift(&one_line.join(" ")));
+            h.push('\n');
+        }
+    }
+    h.push_str("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+    h
 }
 
 /// The reduction `op` over Rust type `r`, as a `fn(T, T) -> T` path.

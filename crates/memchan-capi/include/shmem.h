@@ -170,16 +170,17 @@ static inline void shmem_ctx_fence(shmem_ctx_t ctx) { (void)ctx; shmem_fence(); 
 static inline void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_putmem(dest, source, nelems, pe); }
 static inline void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { (void)ctx; shmem_getmem(dest, source, nelems, pe); }
 
-/* Profiling control (1.5): memchan has no profiling levels; accepted and ignored. */
-static inline void shmem_pcontrol(const int level, ...) { (void)level; }
+/* Profiling control (1.5): memchan has no profiling levels; accepted and ignored.
+ * Every routine also has its pshmem_ name (pshmem.h) for profiling libraries. */
+void shmem_pcontrol(const int level, ...);
 
 /* Cache management (deprecated since 1.3; memchan's memory is coherent): no-ops. */
-static inline void shmem_clear_cache_inv(void) { }
-static inline void shmem_set_cache_inv(void) { }
-static inline void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
-static inline void shmem_set_cache_line_inv(void *dest) { (void)dest; }
-static inline void shmem_udcflush(void) { }
-static inline void shmem_udcflush_line(void *dest) { (void)dest; }
+void shmem_clear_cache_inv(void);
+void shmem_set_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
 
 /* OpenSHMEM 1.0 spellings of the above. */
 void start_pes(int npes);

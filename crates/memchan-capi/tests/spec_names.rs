@@ -518,14 +518,14 @@ fn c_source(routines: &[String]) -> String {
     c
 }
 
-#[test]
-fn shmem_h_has_every_name_of_the_1_5_specification() {
+/// Compiles `source` as C11 against `include/` and returns the names the compiler
+/// found missing (every one, not just its first complaint) with its messages.
+fn missing_names(tag: &str, source: &str) -> (bool, Vec<String>, String) {
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
-    let routines = typed_routines();
-    let dir = std::env::temp_dir().join(format!("memchan-spec-names-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("memchan-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let src = dir.join("names.c");
-    std::fs::write(&src, c_source(&routines)).expect("write names.c");
+    std::fs::write(&src, source).expect("write names.c");
     let out = Command::new("cc")
         .args([
             "-std=c11",
@@ -540,9 +540,8 @@ fn shmem_h_has_every_name_of_the_1_5_specification() {
         .output()
         .expect("run cc");
     let _ = std::fs::remove_dir_all(&dir);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // Name every missing identifier, not just the compiler's first complaint.
-    let mut missing: Vec<&str> = stderr
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut missing: Vec<String> = stderr
         .lines()
         .filter_map(|l| {
             l.split_once("missing: ")
@@ -553,11 +552,19 @@ fn shmem_h_has_every_name_of_the_1_5_specification() {
                         .map(|(n, _)| n)
                 })
         })
+        .map(str::to_string)
         .collect();
     missing.sort();
     missing.dedup();
+    (out.status.success(), missing, stderr)
+}
+
+#[test]
+fn shmem_h_has_every_name_of_the_1_5_specification() {
+    let routines = typed_routines();
+    let (ok, missing, stderr) = missing_names("spec-names", &c_source(&routines));
     assert!(
-        out.status.success(),
+        ok,
         "shmem.h lacks {} of the {} names: {missing:?}\n{stderr}",
         missing.len(),
         routines.len() + ROUTINES.len() + GENERICS.len() + CONSTANTS.len()
@@ -566,5 +573,31 @@ fn shmem_h_has_every_name_of_the_1_5_specification() {
         routines.len() > 1500,
         "the list itself is short: {}",
         routines.len()
+    );
+}
+
+/// The profiling interface (section 10): `pshmem.h` names every routine of the
+/// specification under its `pshmem_` name.
+#[test]
+fn pshmem_h_has_the_profiling_name_of_every_routine() {
+    let all: Vec<String> = ROUTINES
+        .iter()
+        .map(|s| s.to_string())
+        .chain(typed_routines())
+        .filter(|r| r.starts_with("shmem_"))
+        .collect();
+    let mut c = String::from(
+        "#include <pshmem.h>\nvoid memchan_names(void);\nvoid memchan_names(void) {\n",
+    );
+    for r in &all {
+        let _ = writeln!(c, "    (void)(p{r});");
+    }
+    c.push_str("}\n");
+    let (ok, missing, stderr) = missing_names("pshmem-names", &c);
+    assert!(
+        ok,
+        "pshmem.h lacks {} of the {} names: {missing:?}\n{stderr}",
+        missing.len(),
+        all.len()
     );
 }

@@ -463,6 +463,60 @@ fn threads_of_a_pe_put_and_get_at_once_and_calls_after_finalize_are_refused() {
     );
 }
 
+/// The profiling interface: a library linked in front of libmemchan defines
+/// `shmem_X`, counts and calls `pshmem_X`. The data moves as without it, each PE's
+/// profile counts exactly the program's own calls (libmemchan's internal barriers
+/// and quiets do not come back through the library), and `shmem_pcontrol`'s level
+/// reaches it.
+#[test]
+fn a_profiling_library_sees_every_call_and_reaches_libmemchan_through_pshmem() {
+    const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
+    let dir = std::env::temp_dir().join(format!("memchan-prof-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shim = dir.join("libmemchanprof.so");
+    let built = bin()
+        .args(["oshcc", "-shared", "-fPIC", "-Wall", "-Werror"])
+        .arg(format!("{CAPI}/tests/c/profiler.c"))
+        .arg("-o")
+        .arg(&shim)
+        .env_remove("OSHMEM_CC")
+        .env_remove("SHMEM_CC")
+        .output()
+        .expect("run memchan oshcc");
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let exe = dir.join("profiled");
+    let built = bin()
+        .args(["oshcc", "-Wall", "-Werror", "-I"])
+        .arg(format!("{CAPI}/tests/c"))
+        .arg(format!("{CAPI}/tests/c/profiled.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", dir.display()))
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .args(["-Wl,--no-as-needed", "-lmemchanprof"])
+        .env_remove("OSHMEM_CC")
+        .env_remove("SHMEM_CC")
+        .output()
+        .expect("run memchan oshcc");
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let prog = CProgram(exe);
+    let out = run(&["-n", "2", "--oversubscribe"], &prog, &[]);
+    let _ = std::fs::remove_file(&shim);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{:?}\n{stdout}\n{stderr}", out.status);
+    for pe in 0..2 {
+        assert!(
+            stdout.contains(&format!("PE {pe} of 2: profiled ok")),
+            "{stdout}"
+        );
+        let want =
+            format!("PE {pe} profile: putmem 3 quiet 1 barrier_all 2 fadd 1 pcontrol 1 level 2");
+        assert!(stdout.contains(&want), "want {want:?}:\n{stdout}");
+    }
+    drop(prog);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `memchan oshcc -showme ARGS` with `env`: the command it would run.
 fn showme(args: &[&str], env: &[(&str, &str)]) -> String {
     let out = bin()

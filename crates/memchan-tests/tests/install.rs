@@ -98,6 +98,7 @@ fn installed_oshcc_pkg_config_and_oshrun_build_and_run_a_program() {
         "bin/oshrun",
         "lib/libmemchan.so",
         "include/shmem.h",
+        "include/pshmem.h",
         "include/memchan.h",
         "lib/pkgconfig/memchan.pc",
     ] {

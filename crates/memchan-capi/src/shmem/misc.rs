@@ -214,3 +214,35 @@ pub extern "C" fn shmem_swap(target: *mut c_long, value: c_long, pe: c_int) -> c
         memchan::AtomicOp::Swap(value.bits()),
     )
 }
+
+/// `shmem_pcontrol(level, ...)`: memchan has no profiling levels, so it does nothing;
+/// it is an exported function (not an inline one) so that a profiling library can
+/// define its own and see every call.
+///
+/// The C prototype is variadic and this definition reads only `level`: Rust cannot
+/// define a C-variadic function, and on the System V x86-64 and AAPCS64 calling
+/// conventions the named argument sits where a non-variadic function reads it.
+#[no_mangle]
+pub extern "C" fn shmem_pcontrol(level: c_int) {
+    let _ = level;
+}
+
+/// Cache management (deprecated since 1.3): memchan's memory is coherent, so each
+/// routine does nothing; exported so that old programs link and profilers see them.
+macro_rules! cache_no_ops {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: a no-op (coherent memory).")]
+        #[no_mangle]
+        pub extern "C" fn $name($($arg: $ty),*) {
+            $(let _ = $arg;)*
+        }
+    )*};
+}
+cache_no_ops! {
+    shmem_clear_cache_inv();
+    shmem_set_cache_inv();
+    shmem_clear_cache_line_inv(dest: *mut c_void);
+    shmem_set_cache_line_inv(dest: *mut c_void);
+    shmem_udcflush();
+    shmem_udcflush_line(dest: *mut c_void);
+}

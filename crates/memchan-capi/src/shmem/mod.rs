@@ -10,6 +10,7 @@
 pub mod atomic;
 pub mod coll;
 mod misc;
+mod profiling;
 pub mod rma;
 pub mod statics;
 pub mod sync;
@@ -57,6 +58,40 @@ mod tests {
             return;
         }
         panic!("include/shmem.h's generated block is stale: run `MEMCHAN_BLESS=1 cargo test -p memchan-capi header` and review the diff");
+    }
+
+    /// include/pshmem.h must be what `build.rs` derives from include/shmem.h (with
+    /// `MEMCHAN_BLESS=1` the test rewrites it instead).
+    #[test]
+    fn pshmem_h_matches_shmem_h() {
+        const DERIVED: &str = include_str!(concat!(env!("OUT_DIR"), "/pshmem.h"));
+        const PSHMEM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/include/pshmem.h");
+        if std::fs::read_to_string(PSHMEM).is_ok_and(|text| text == DERIVED) {
+            return;
+        }
+        if std::env::var_os("MEMCHAN_BLESS").is_some() {
+            std::fs::write(PSHMEM, DERIVED).expect("write include/pshmem.h");
+            return;
+        }
+        panic!("include/pshmem.h is stale: run `MEMCHAN_BLESS=1 cargo test -p memchan-capi pshmem` and review the diff");
+    }
+
+    #[test]
+    fn the_profiling_header_renames_routines_and_keeps_types() {
+        const DERIVED: &str = include_str!(concat!(env!("OUT_DIR"), "/pshmem.h"));
+        for line in [
+            "void pshmem_putmem(void *dest, const void *source, size_t nelems, int pe);",
+            "int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size, const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);",
+            "static inline void pshmem_ctx_quiet(shmem_ctx_t ctx) { (void)ctx; pshmem_quiet(); }",
+            "void pshmem_pcontrol(const int level, ...);",
+            "long pshmem_long_atomic_fetch_add(long *dest, long value, int pe);",
+        ] {
+            assert!(DERIVED.contains(line), "missing: {line}");
+        }
+        // Only declarations and inline forms: no macro, no type, no other prefix.
+        assert!(!DERIVED.contains("#define shmem") && !DERIVED.contains("#define pshmem"));
+        assert!(!DERIVED.contains("typedef"));
+        assert!(!DERIVED.contains(" shmem_putmem("));
     }
 
     #[test]
