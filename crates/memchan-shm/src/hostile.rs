@@ -4,8 +4,8 @@
 //! `Ok` or typed errors: no panic, no crash, no hang. Each test fails on the code
 //! before these bounds (4c63486's attacks b1, b2, b3, b4, b5, c1 of the probe).
 //!
-//! The worker processes are this test binary run again ([`worker`], role in
-//! `MEMCHAN_HOSTILE_ROLE`). A worker aborts on any panic, a service thread's
+//! The worker processes are this test binary run again ([`worker`], through
+//! `memchan_worker`). A worker aborts on any panic, a service thread's
 //! included, so a panic shows as a signal. Every wait of the tests on a worker or a
 //! call has a hang guard; none asserts a speed.
 
@@ -16,15 +16,12 @@ use crate::Node;
 use memchan_core::sync::{AtomicU64, Ordering};
 use memchan_core::transport::{SegmentOps, Transport};
 use memchan_core::{Config, Dest, Error, NodeId, RxAttrs, TxAttrs, MAX_NODES};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use memchan_worker::{Spawn, Worker};
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::channel;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const ROLE: &str = "MEMCHAN_HOSTILE_ROLE";
-const ARGS: &str = "MEMCHAN_HOSTILE_ARGS";
 /// How long a test waits for a worker's next line, or a call, before it calls it a
 /// hang (a guard, not a bound under test).
 const GUARD: Duration = Duration::from_secs(180);
@@ -103,129 +100,25 @@ fn until(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-/// A worker process: this test binary, running [`worker`] in `role`. Killed and
-/// reaped when dropped.
-struct Worker {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+/// The worker `role` with `args`: this test binary, running [`worker`].
+fn spawn(role: &str, args: &[&str]) -> Worker {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    Spawn::new(role, &args).entry("hostile::worker").spawn()
 }
 
-impl Worker {
-    fn spawn(role: &str, args: &[&str]) -> Worker {
-        let mut child = Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                "hostile::worker",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(ROLE, role)
-            .env(ARGS, args.join(" "))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn worker");
-        let out = BufReader::new(child.stdout.take().expect("stdout"));
-        let (tx, lines) = channel();
-        let tag = format!("{role} {}", child.id());
-        std::thread::spawn(move || {
-            for line in out.lines().map_while(|l| l.ok()) {
-                // Shown with the test's output when it fails (or with --nocapture).
-                eprintln!("[{tag}] {line}");
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Worker {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-        }
-    }
-
-    /// The rest of the worker's next line that holds `word` (the test harness may
-    /// have begun the line with the test's name).
-    fn expect(&mut self, word: &str) -> String {
-        let prefix = word;
-        let deadline = Instant::now() + GUARD;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    if let Some(at) = l
-                        .find(&format!("{word} "))
-                        .or_else(|| l.ends_with(word).then(|| l.len() - word.len()))
-                    {
-                        return l[at + word.len()..].trim().to_string();
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => panic!("no `{prefix}` from the worker"),
-                Err(RecvTimeoutError::Disconnected) => panic!(
-                    "the worker ended before `{prefix}`: {:?}",
-                    self.child.wait()
-                ),
-            }
-        }
-    }
-
-    fn say(&mut self, line: &str) {
-        if let Some(i) = self.stdin.as_mut() {
-            let _ = writeln!(i, "{line}");
-        }
-    }
-
-    /// Closes its stdin (the signal to end) and waits for it to exit.
-    fn finish(mut self) -> ExitStatus {
-        self.stdin = None;
-        // Its stdout closes when it exits.
-        loop {
-            match self.lines.recv_timeout(GUARD) {
-                Ok(_) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => panic!("the worker did not exit"),
-            }
-        }
-        self.child.wait().expect("wait for worker")
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Worker entry: the tests run this binary again with `MEMCHAN_HOSTILE_ROLE` set.
+/// Worker entry: the tests run this binary again in a role (`memchan_worker`).
 /// Ignored so it never runs as a test of its own.
 #[test]
 #[ignore = "entry point for the worker processes of the hostile-member tests"]
 fn worker() {
-    let role = std::env::var(ROLE).expect("MEMCHAN_HOSTILE_ROLE (run by the hostile tests)");
-    let args: Vec<String> = std::env::var(ARGS)
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(String::from)
-        .collect();
+    let (role, args) = (memchan_worker::role(), memchan_worker::args());
     // A panic anywhere, a service thread's included, must end the process visibly.
-    std::panic::set_hook(Box::new(|info| {
-        println!("PANIC {info}");
-        std::process::abort();
-    }));
+    memchan_worker::abort_on_panic();
     match role.as_str() {
         "attacker" => attacker(&args),
         "node" => node_worker(&args),
         other => panic!("unknown role {other}"),
     }
-}
-
-/// Waits until the test closes this worker's stdin (or says a line).
-fn wait_for_stdin() {
-    let mut line = String::new();
-    let _ = std::io::stdin().read_line(&mut line);
 }
 
 // ---- the attacker ------------------------------------------------------------------
@@ -273,7 +166,7 @@ fn attacker(a: &[String]) {
         "member" => {
             let n = Node::join(name, &shared(20, 200)).expect("join as uid 65534");
             println!("JOINED {}", n.node_id().0);
-            wait_for_stdin();
+            memchan_worker::wait_for_stdin();
             n.leave();
         }
         // b2: the order word, set to "held by live node <slot>" until stdin closes,
@@ -294,7 +187,7 @@ fn attacker(a: &[String]) {
                 std::thread::yield_now();
             };
             println!("WRITTEN");
-            wait_for_stdin();
+            memchan_worker::wait_for_stdin();
             word.store(free, Ordering::Release);
             println!("RELEASED");
         }
@@ -303,7 +196,7 @@ fn attacker(a: &[String]) {
             let fd = ShmMap::open_fd(&ctl_name(name), &Open::ReadOnly).expect("open read-only");
             rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive).expect("flock");
             println!("LOCKED");
-            wait_for_stdin();
+            memchan_worker::wait_for_stdin();
         }
         // b4: the cluster's failure timeout word.
         "timing" => {
@@ -504,7 +397,7 @@ fn node_worker(a: &[String]) {
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
     std::thread::spawn(move || {
-        wait_for_stdin();
+        memchan_worker::wait_for_stdin();
         s.store(true, Ordering::Release);
     });
     let dog = Watchdog::start(cfg.failure_timeout * 500);
@@ -584,8 +477,8 @@ fn start_nodes(name: &str, nodes: usize, seed: u64) -> (Vec<Worker>, Vec<String>
     let mut ws = Vec::new();
     let mut pids = Vec::new();
     for i in 0..nodes {
-        let mut w = Worker::spawn("node", &[name, &(seed + i as u64).to_string()]);
-        let ready = w.expect("READY");
+        let mut w = spawn("node", &[name, &(seed + i as u64).to_string()]);
+        let ready = w.expect_line("READY", GUARD);
         pids.push(ready.split_whitespace().nth(1).expect("pid").to_string());
         ws.push(w);
     }
@@ -601,8 +494,8 @@ fn stop_nodes(ws: Vec<Worker>) -> Vec<u64> {
     }
     ws.into_iter()
         .map(|mut w| {
-            let done = w.expect("DONE");
-            let status = w.finish();
+            let done = w.expect_line("DONE", GUARD);
+            let status = w.exit_status(GUARD);
             assert!(
                 status.success(),
                 "node worker ended with {status:?} ({done})"
@@ -625,9 +518,9 @@ fn fuzz_run(tag: &str, nodes: usize, seed: u64, writes: u32) {
     let (seed_s, writes_s) = (seed.to_string(), writes.to_string());
     args.extend([seed_s.as_str(), writes_s.as_str()]);
     args.extend(pids.iter().map(String::as_str));
-    let mut att = Worker::spawn("attacker", &args);
-    att.expect("WRITTEN");
-    assert!(att.finish().success());
+    let mut att = spawn("attacker", &args);
+    att.expect_line("WRITTEN", GUARD);
+    assert!(att.exit_status(GUARD).success());
     stop_nodes(ws);
 }
 
@@ -651,9 +544,9 @@ fn a_phantom_member_holds_up_no_barrier_and_is_reaped() {
     let b = Arc::new(Node::join(&name, &cfg).unwrap());
     let c = a.inner.local.ctl();
     let f = free_slot(c);
-    let mut att = Worker::spawn("attacker", &[&name, "phantom", &f.to_string()]);
-    att.expect("WRITTEN");
-    assert!(att.finish().success());
+    let mut att = spawn("attacker", &[&name, "phantom", &f.to_string()]);
+    att.expect_line("WRITTEN", GUARD);
+    assert!(att.exit_status(GUARD).success());
     // Both nodes pass barriers: the phantom either never counted or was reaped.
     for _ in 0..3 {
         let bb = b.clone();
@@ -688,8 +581,8 @@ fn a_member_that_never_arrives_fails_the_barrier_with_stalled_naming_it() {
     let name = cluster("noshow");
     let _files = Cleanup(name.clone());
     let a = Arc::new(Node::join(&name, &shared(20, 200)).unwrap());
-    let mut m = Worker::spawn("attacker", &[&name, "member"]);
-    let id: u16 = m.expect("JOINED").parse().unwrap();
+    let mut m = spawn("attacker", &[&name, "member"]);
+    let id: u16 = m.expect_line("JOINED", GUARD).parse().unwrap();
     let a2 = a.clone();
     match guarded("barrier with a member that never arrives", move || {
         a2.barrier()
@@ -709,7 +602,7 @@ fn a_member_that_never_arrives_fails_the_barrier_with_stalled_naming_it() {
     }
     // The member is still one: the barrier said who held it up, nobody was isolated.
     assert!(a.members().contains(NodeId(id)));
-    assert!(m.finish().success());
+    assert!(m.exit_status(GUARD).success());
 }
 
 /// The word a node leaves on the 2-node barrier's shared line (`DuoLine`) is not the
@@ -761,8 +654,8 @@ fn a_held_flock_gives_joins_and_segment_calls_stalled_naming_the_cluster() {
     let _files = Cleanup(name.clone());
     let cfg = shared(5, 10); // a stall bound of 1 s
     let a = Arc::new(Node::join(&name, &cfg).unwrap());
-    let mut att = Worker::spawn("attacker", &[&name, "flock"]);
-    att.expect("LOCKED");
+    let mut att = spawn("attacker", &[&name, "flock"]);
+    att.expect_line("LOCKED", GUARD);
     let stalled = |r: Result<(), Error>, call: &str| match r {
         Err(Error::Stalled { what, cluster, .. }) => {
             assert_eq!(what, "the control block's lock (flock)", "{call}");
@@ -784,7 +677,7 @@ fn a_held_flock_gives_joins_and_segment_calls_stalled_naming_the_cluster() {
         }),
         "join",
     );
-    assert!(att.finish().success());
+    assert!(att.exit_status(GUARD).success());
     // Released: both go through.
     a.segment("s", 4096, 0o600).unwrap();
     let b = guarded("join after the flock", move || Node::join(&name, &cfg)).unwrap();
@@ -809,8 +702,8 @@ fn an_order_word_held_by_a_member_gives_writers_stalled_naming_the_holder() {
     // b2 of the probe: the word says live node a holds the point (on 4c63486 b's
     // write waited as long as the attacker kept it).
     let holder = a.node_id();
-    let mut att = Worker::spawn("attacker", &[&name, "order", &holder.0.to_string()]);
-    att.expect("WRITTEN");
+    let mut att = spawn("attacker", &[&name, "order", &holder.0.to_string()]);
+    att.expect_line("WRITTEN", GUARD);
     let (r, tx) = guarded("an ordered write under a held order word", move || {
         (tx.write_u64(0, 1), tx)
     });
@@ -823,8 +716,8 @@ fn an_order_word_held_by_a_member_gives_writers_stalled_naming_the_holder() {
     }
     // Released, the writes go on.
     att.say("GO");
-    att.expect("RELEASED");
-    assert!(att.finish().success());
+    att.expect_line("RELEASED", GUARD);
+    assert!(att.exit_status(GUARD).success());
     tx.write_u64(0, 2).unwrap();
     assert_eq!(rx.load_u64(0).unwrap(), 2);
 }
@@ -837,9 +730,9 @@ fn a_zeroed_failure_timeout_word_isolates_nobody() {
     let cfg = shared(20, 200);
     let a = Node::join(&name, &cfg).unwrap();
     let b = Node::join(&name, &cfg).unwrap();
-    let mut att = Worker::spawn("attacker", &[&name, "timing"]);
-    att.expect("WRITTEN");
-    assert!(att.finish().success());
+    let mut att = spawn("attacker", &[&name, "timing"]);
+    att.expect_line("WRITTEN", GUARD);
+    assert!(att.exit_status(GUARD).success());
     let c = a.inner.local.ctl();
     assert_eq!(c.header.failure_timeout_ns.load(Ordering::Acquire), 0);
     // Each node keeps the timing it read when it joined.
@@ -893,9 +786,9 @@ fn zeroed_incarnations_leave_healthy_nodes_working() {
         .map_rx_with(RxAttrs::default())
         .unwrap();
     let tx = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
-    let mut att = Worker::spawn("attacker", &[&name, "zero-incarnations"]);
-    att.expect("WRITTEN");
-    assert!(att.finish().success());
+    let mut att = spawn("attacker", &[&name, "zero-incarnations"]);
+    att.expect_line("WRITTEN", GUARD);
+    assert!(att.exit_status(GUARD).success());
     // Not isolated: each node puts its own word back (a at once, on this write).
     tx.write_u64(0, 42).unwrap();
     until("b's word is back", || b.inner.local.check_alive().is_ok());
@@ -933,9 +826,9 @@ fn a_block_overwritten_with_random_bytes_gives_typed_errors_and_leave_returns() 
     let name = cluster("random");
     let _files = Cleanup(name.clone());
     let (ws, _) = start_nodes(&name, 2, 11);
-    let mut att = Worker::spawn("attacker", &[&name, "random", "7"]);
-    att.expect("WRITTEN");
-    assert!(att.finish().success());
+    let mut att = spawn("attacker", &[&name, "random", "7"]);
+    att.expect_line("WRITTEN", GUARD);
+    assert!(att.exit_status(GUARD).success());
     // Every node noticed (its own slot is garbage now) with typed errors, and left.
     let last = stop_nodes(ws);
     assert!(

@@ -14,9 +14,8 @@ use memchan_core::journal;
 use memchan_core::sync::{AtomicU32, Ordering};
 use memchan_core::transport::{SegmentOps, Transport};
 use memchan_core::{Config, Dest, Error, NodeId, NodeSet, RxAttrs, TxAttrs};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use memchan_worker::{Spawn, Worker};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The attacker's uid and gid.
@@ -84,87 +83,13 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-/// A worker process: this test binary re-executed into [`worker`] with a role. Killed
-/// and reaped on drop; every wait on it is bounded by [`HANG_GUARD`].
-struct Worker {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Worker {
-    fn spawn(role: &str, cluster: &str, args: &str) -> Worker {
-        let mut child = Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                "member_attacks::worker",
-                "--ignored",
-                "--nocapture",
-            ])
-            .args(["--test-threads=1", "-q"])
-            .env("MEMCHAN_ATTACK_ROLE", role)
-            .env("MEMCHAN_ATTACK_CLUSTER", cluster)
-            .env("MEMCHAN_ATTACK_ARGS", args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn a worker");
-        let stdin = child.stdin.take().expect("stdin");
-        let out = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(|l| l.ok()) {
-                if tx.send(l).is_err() {
-                    return;
-                }
-            }
-        });
-        Worker {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    /// The rest of the next line that starts with `tag `.
-    fn expect(&self, tag: &str) -> String {
-        let deadline = Instant::now() + HANG_GUARD;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    if let Some(rest) = l.strip_prefix(tag).and_then(|r| r.strip_prefix(' ')) {
-                        return rest.to_string();
-                    }
-                }
-                Err(e) => panic!("worker: no `{tag}` line ({e:?})"),
-            }
-        }
-    }
-
-    fn say(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("tell the worker");
-    }
-
-    /// Waits for the worker to exit on its own (after its last line); its node leaves.
-    fn finish(mut self) {
-        let start = Instant::now();
-        loop {
-            if let Some(st) = self.child.try_wait().unwrap() {
-                assert!(st.success(), "worker failed: {st}");
-                return;
-            }
-            assert!(start.elapsed() < HANG_GUARD, "worker never exited");
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The worker `role` in `cluster` with `args` (one word): this test binary, running
+/// [`worker`].
+fn spawn(role: &str, cluster: &str, args: &str) -> Worker {
+    let args = [cluster.to_string(), args.to_string()];
+    Spawn::new(role, &args)
+        .entry("member_attacks::worker")
+        .spawn()
 }
 
 /// The worker's side: waits for `line` on stdin.
@@ -198,11 +123,10 @@ fn drop_root() {
 #[test]
 #[ignore = "entry point of the worker processes of the member attack tests"]
 fn worker() {
-    let Ok(role) = std::env::var("MEMCHAN_ATTACK_ROLE") else {
-        return;
-    };
-    let name = std::env::var("MEMCHAN_ATTACK_CLUSTER").unwrap();
-    let args = std::env::var("MEMCHAN_ATTACK_ARGS").unwrap_or_default();
+    let role = memchan_worker::role();
+    let mut a = memchan_worker::args().into_iter();
+    let name = a.next().expect("cluster");
+    let args = a.next().unwrap_or_default();
     if role != "victim" {
         drop_root();
     }
@@ -559,12 +483,12 @@ fn a_member_that_forges_the_segment_table_cannot_map_or_receive_a_0600_segment()
     let seg = a.segment("secret", 4096, 0o600).unwrap();
     let rx = seg.map_rx_with(RxAttrs::default()).unwrap();
     let tx = seg.map_tx(Dest::Broadcast, bcast()).unwrap();
-    let mut w = Worker::spawn("forge-perm", &name, "");
-    let map = w.expect("MAP");
+    let mut w = spawn("forge-perm", &name, "");
+    let map = w.expect_line("MAP", HANG_GUARD);
     assert_eq!(field(&map, "rx_denied"), 1, "{map}");
     assert_eq!(field(&map, "tx_denied"), 1, "{map}");
     assert_eq!(field(&map, "chmod_denied"), 1, "{map}");
-    w.expect("READY");
+    w.expect_line("READY", HANG_GUARD);
     for i in 0..16u32 {
         tx.write(0, format!("TOPSECRET-{i:04}").as_bytes()).unwrap();
     }
@@ -572,9 +496,9 @@ fn a_member_that_forges_the_segment_table_cannot_map_or_receive_a_0600_segment()
     rx.read(0, &mut back).unwrap();
     assert_eq!(&back, b"TOPSECRET-0015", "root's own copy");
     w.say("CHECK");
-    let leak = w.expect("LEAK");
+    let leak = w.expect_line("LEAK", HANG_GUARD);
     assert_eq!(field(&leak, "found"), 0, "{leak}");
-    w.finish();
+    w.finish(HANG_GUARD);
     drop((tx, rx, seg));
     leaves_no_file(&name, a);
 }
@@ -608,14 +532,14 @@ fn a_member_finds_no_payload_of_a_finished_packet_in_any_file_it_can_read() {
     let ctl = std::fs::read(format!("/dev/shm/memchan.{name}.ctl")).unwrap();
     assert!(!contains(&ctl, SECRET), "payload in the control block");
 
-    let w = Worker::spawn("scan", &name, "");
-    let scan = w.expect("SCAN");
+    let mut w = spawn("scan", &name, "");
+    let scan = w.expect_line("SCAN", HANG_GUARD);
     assert_eq!(field(&scan, "found"), 0, "{scan}");
     assert!(
         field(&scan, "opened") >= 1,
         "the attacker read no file: {scan}"
     );
-    w.finish();
+    w.finish(HANG_GUARD);
 }
 
 #[test]
@@ -632,7 +556,7 @@ fn a_journal_record_forged_by_a_member_is_not_applied_where_it_may_not_write() {
             .load(std::sync::atomic::Ordering::Relaxed)
     };
     let before = discarded();
-    let mut w = Worker::spawn("forge-journal", &name, "secret");
+    let mut w = spawn("forge-journal", &name, "secret");
     let reaped = |f: usize| {
         let c = a.inner.local.ctl();
         c.nodes[f].state.load(Ordering::Acquire) == node_state::FREE
@@ -645,9 +569,12 @@ fn a_journal_record_forged_by_a_member_is_not_applied_where_it_may_not_write() {
     // root's alone failed under load).
     let both = |w: &mut Worker| {
         w.say("COUNT");
-        discarded() + w.expect("DISCARDED").parse::<u64>().unwrap()
+        discarded()
+            + w.expect_line("DISCARDED", HANG_GUARD)
+                .parse::<u64>()
+                .unwrap()
     };
-    let f: usize = w.expect("FORGED").parse().unwrap();
+    let f: usize = w.expect_line("FORGED", HANG_GUARD).parse().unwrap();
     // A survivor finds the fake node dead, takes the order point over and finds a
     // record whose writer (uid 65534) may not write `secret`.
     wait_until("the fake holder reaped", || reaped(f));
@@ -656,7 +583,7 @@ fn a_journal_record_forged_by_a_member_is_not_applied_where_it_may_not_write() {
     // The same forgery on a segment uid 65534 may write is finished (so it is the
     // writer's right, not the forgery, that decides).
     w.say("NEXT open");
-    let f: usize = w.expect("FORGED").parse().unwrap();
+    let f: usize = w.expect_line("FORGED", HANG_GUARD).parse().unwrap();
     wait_until("the second fake holder reaped", || reaped(f));
     assert_eq!(both(&mut w), before + 1);
     assert_eq!(
@@ -664,7 +591,7 @@ fn a_journal_record_forged_by_a_member_is_not_applied_where_it_may_not_write() {
         u64::from_ne_bytes(*b"INJECTED")
     );
     w.say("END");
-    w.finish();
+    w.finish(HANG_GUARD);
     // Root's ordered writes go on.
     let tx = secret.map_tx(Dest::Broadcast, bcast()).unwrap();
     tx.write_u64(0, 7).unwrap();
@@ -680,9 +607,9 @@ fn a_destination_whose_receive_memory_may_not_read_gets_nothing() {
     let public = a.segment("public", 4096, 0o644).unwrap();
     let _rx_secret = secret.map_rx_with(RxAttrs::default()).unwrap();
     let _rx_public = public.map_rx_with(RxAttrs::default()).unwrap();
-    let mut w = Worker::spawn("forge-rx", &name, "secret,public");
-    let them = NodeId(w.expect("JOINED").parse().unwrap());
-    w.expect("READY");
+    let mut w = spawn("forge-rx", &name, "secret,public");
+    let them = NodeId(w.expect_line("JOINED", HANG_GUARD).parse().unwrap());
+    w.expect_line("READY", HANG_GUARD);
     let denied = || {
         a.inner
             .local
@@ -702,10 +629,10 @@ fn a_destination_whose_receive_memory_may_not_read_gets_nothing() {
     // One refusal for the one destination (cached for every later mapping).
     assert_eq!(denied(), 1);
     w.say("CHECK");
-    let got = w.expect("GOT");
+    let got = w.expect_line("GOT", HANG_GUARD);
     assert_eq!(field(&got, "secret"), 0, "{got}");
     assert_eq!(field(&got, "public"), 1, "{got}");
-    w.finish();
+    w.finish(HANG_GUARD);
     let mut members = NodeSet::EMPTY;
     members.insert(a.node_id());
     wait_until("the attacker gone", || a.members() == members);
@@ -718,8 +645,8 @@ fn a_segment_made_again_under_a_forged_generation_is_not_sent_to_the_old_ones_re
     let (name, a) = root_cluster("regen");
     let public = a.segment("public", 4096, 0o644).unwrap();
     let _rx_public = public.map_rx_with(RxAttrs::default()).unwrap();
-    let mut w = Worker::spawn("regen", &name, "");
-    let mapped = w.expect("MAPPED");
+    let mut w = spawn("regen", &name, "");
+    let mapped = w.expect_line("MAPPED", HANG_GUARD);
     // Root sends to `public`, so this process holds a view of the attacker's receive
     // memory, admitted (0o644: it may read).
     let tx = public.map_tx(Dest::Broadcast, bcast()).unwrap();
@@ -727,7 +654,7 @@ fn a_segment_made_again_under_a_forged_generation_is_not_sent_to_the_old_ones_re
     drop((tx, _rx_public));
     public.free().unwrap();
     w.say("FREED");
-    w.expect("ROLLED");
+    w.expect_line("ROLLED", HANG_GUARD);
     let secret = a.segment("secret", 4096, 0o600).unwrap();
     let _rx_secret = secret.map_rx_with(RxAttrs::default()).unwrap();
     let (i, gen) = find_seg(&a, "secret");
@@ -737,23 +664,23 @@ fn a_segment_made_again_under_a_forged_generation_is_not_sent_to_the_old_ones_re
         "the attack did not reuse the index and generation"
     );
     w.say("CREATED");
-    w.expect("READY");
+    w.expect_line("READY", HANG_GUARD);
     secret
         .map_tx(Dest::Broadcast, bcast())
         .unwrap()
         .write(0, SECRET)
         .unwrap();
     w.say("CHECK");
-    let leak = w.expect("LEAK");
+    let leak = w.expect_line("LEAK", HANG_GUARD);
     assert_eq!(field(&leak, "found"), 0, "{leak}");
-    w.finish();
+    w.finish(HANG_GUARD);
 }
 
 #[test]
 fn a_dead_nodes_files_are_reaped_by_the_next_joiner_and_the_last_leaves_none() {
     let name = cluster("reap");
-    let w = Worker::spawn("victim", &name, "");
-    w.expect("READY");
+    let mut w = spawn("victim", &name, "");
+    w.expect_line("READY", HANG_GUARD);
     let journal = journal_name(&name, NodeId(0), 1);
     assert!(
         left_in_shm(&name).contains(&journal)
@@ -772,9 +699,9 @@ fn a_lock_byte_forged_by_a_member_ends_acquire_stalled_and_goes_with_it() {
     let (name, a) = root_cluster("lock");
     let lock = a.lock("L").unwrap();
     lock.acquire().unwrap().release().unwrap();
-    let w = Worker::spawn("forge-lock", &name, "");
-    let them = NodeId(w.expect("JOINED").parse().unwrap());
-    let free: usize = w.expect("FORGED").parse().unwrap();
+    let mut w = spawn("forge-lock", &name, "");
+    let them = NodeId(w.expect_line("JOINED", HANG_GUARD).parse().unwrap());
+    let free: usize = w.expect_line("FORGED", HANG_GUARD).parse().unwrap();
     // On 4c63486 this waited forever. The byte in the FREE slot counts for nobody;
     // the one in the attacker's slot holds the lock up until the stall bound.
     match lock.acquire() {
@@ -810,8 +737,8 @@ fn a_member_that_rewrites_a_nodes_pid_and_heartbeat_words_does_not_get_it_isolat
     let (name, a) = root_cluster("slot");
     let b = Node::join(&name, &shared()).unwrap();
     let (bi, binc) = (b.node_id().index(), b.inner.local.incarnation);
-    let mut w = Worker::spawn("forge-slot", &name, &bi.to_string());
-    let dead: u32 = w.expect("FORGING").parse().unwrap();
+    let mut w = spawn("forge-slot", &name, &bi.to_string());
+    let dead: u32 = w.expect_line("FORGING", HANG_GUARD).parse().unwrap();
     // a looks again at what stands behind b (as after a change of the members it
     // watches), now that b's pid word leads nowhere.
     a.inner.pidfds.lock().remove(&(bi, binc));
@@ -856,8 +783,8 @@ fn a_member_that_rewrites_a_nodes_pid_and_heartbeat_words_does_not_get_it_isolat
     );
     assert!(a.members().contains(b.node_id()));
     w.say("STOP");
-    w.expect("STOPPED");
-    w.finish();
+    w.expect_line("STOPPED", HANG_GUARD);
+    w.finish(HANG_GUARD);
     drop(b);
     leaves_no_file(&name, a);
 }
@@ -870,8 +797,8 @@ fn a_member_cannot_make_root_signal_a_process_through_a_forged_slot() {
     let tx = seg.map_tx(Dest::Broadcast, bcast()).unwrap();
     // A root process that is no member (on 4c63486 root's node SIGKILLed it).
     let mut victim = Command::new("sleep").arg("300").spawn().unwrap();
-    let mut w = Worker::spawn("forge-kill", &name, &victim.id().to_string());
-    let f: usize = w.expect("FORGED").parse().unwrap();
+    let mut w = spawn("forge-kill", &name, &victim.id().to_string());
+    let f: usize = w.expect_line("FORGED", HANG_GUARD).parse().unwrap();
     // No node stands behind the slot (no presence lock): root's service thread reaps
     // it and frees the point, signalling nothing.
     wait_until("the fake holder reaped", || {
@@ -885,7 +812,7 @@ fn a_member_cannot_make_root_signal_a_process_through_a_forged_slot() {
     tx.write_u64(0, 3).unwrap();
     assert_eq!(rx.load_u64(0).unwrap(), 3);
     w.say("END");
-    w.finish();
+    w.finish(HANG_GUARD);
     victim.kill().unwrap();
     victim.wait().unwrap();
     drop((tx, rx, seg));

@@ -8,12 +8,11 @@
 use crate::Node;
 use memchan_core::transport::Transport;
 use memchan_core::{Config, EventKind, NodeId};
+use memchan_worker::{Spawn, Worker};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
-const ARGS: &str = "MEMCHAN_WATCHERS_ARGS";
 const GUARD: Duration = Duration::from_secs(120);
 
 fn cfg() -> Config {
@@ -45,79 +44,26 @@ fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-/// A process holding `k` nodes of a cluster, until its stdin closes.
-struct Holder {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    /// Read to its end at `finish` (the worker's harness writes to it as it exits).
-    out: BufReader<ChildStdout>,
-    ids: Vec<u16>,
-}
-
-impl Holder {
-    fn spawn(cluster: &str, k: usize) -> Holder {
-        let mut child = Command::new(std::env::current_exe().expect("test binary"))
-            .args([
-                "--exact",
-                "watchers::worker",
-                "--ignored",
-                "--test-threads=1",
-            ])
-            .args(["--nocapture"])
-            .env(ARGS, format!("{cluster} {k}"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn worker");
-        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        let ids = loop {
-            line.clear();
-            assert!(
-                out.read_line(&mut line).expect("worker output") > 0,
-                "worker ended"
-            );
-            if let Some(at) = line.find("JOINED ") {
-                break line[at + 7..]
-                    .split_whitespace()
-                    .map(|i| i.parse().expect("node id"))
-                    .collect();
-            }
-        };
-        Holder {
-            stdin: child.stdin.take(),
-            child,
-            out,
-            ids,
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Closes its stdin: its nodes leave and it exits.
-    fn finish(mut self) {
-        self.stdin = None;
-        let mut rest = String::new();
-        let _ = std::io::Read::read_to_string(&mut self.out, &mut rest);
-        assert!(self.child.wait().expect("wait").success());
-    }
-}
-
-impl Drop for Holder {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A worker holding `k` nodes of `cluster` until told to leave (this test binary,
+/// running [`worker`]), and their ids.
+fn spawn(cluster: &str, k: usize) -> (Worker, Vec<u16>) {
+    let args = [cluster.to_string(), k.to_string()];
+    let mut w = Spawn::new("holder", &args)
+        .entry("watchers::worker")
+        .spawn();
+    let ids = w
+        .expect_line("JOINED", GUARD)
+        .split_whitespace()
+        .map(|i| i.parse().expect("node id"))
+        .collect();
+    (w, ids)
 }
 
 #[test]
 #[ignore = "entry point of the worker processes of the watcher tests"]
 fn worker() {
-    let args = std::env::var(ARGS).expect("run by the watcher tests");
-    let mut a = args.split_whitespace();
-    let (cluster, k) = (a.next().expect("cluster"), a.next().expect("k"));
+    let a = memchan_worker::args();
+    let (cluster, k) = (&a[0], &a[1]);
     let nodes: Vec<Node> = (0..k.parse::<usize>().expect("k"))
         .map(|_| Node::join(cluster, &cfg()).expect("join"))
         .collect();
@@ -135,11 +81,11 @@ fn worker() {
 fn a_member_holds_pidfds_of_its_watched_members_only_and_a_chain_of_kills_is_seen() {
     let cluster = format!("watchers-chain-{}", std::process::id());
     let me = Node::join(&cluster, &cfg()).expect("join");
-    let mut workers: Vec<Holder> = (0..11).map(|_| Holder::spawn(&cluster, 1)).collect();
+    let mut workers: Vec<(Worker, Vec<u16>)> = (0..11).map(|_| spawn(&cluster, 1)).collect();
     me.wait_for_members(12, GUARD).expect("12 members");
     // Each worker's node watches two members, in two other processes: two pidfds,
     // never one per member (11).
-    for w in &workers {
+    for (w, _) in &workers {
         wait_until("a worker's pidfds of its watched members", || {
             let n = pidfds(w.pid());
             assert!(n <= 2, "a worker holds {n} pidfds in a 12-node cluster");
@@ -149,12 +95,11 @@ fn a_member_holds_pidfds_of_its_watched_members_only_and_a_chain_of_kills_is_see
     // Three members consecutive in slot order: the last one's two watchers die with
     // it, so only a watcher that moves on past them sees it.
     let mut by_id: Vec<usize> = (0..workers.len()).collect();
-    by_id.sort_by_key(|&i| workers[i].ids[0]);
+    by_id.sort_by_key(|&i| workers[i].1[0]);
     let victims: Vec<usize> = by_id[3..6].to_vec();
-    let mut dead: BTreeSet<NodeId> = victims.iter().map(|&i| NodeId(workers[i].ids[0])).collect();
+    let mut dead: BTreeSet<NodeId> = victims.iter().map(|&i| NodeId(workers[i].1[0])).collect();
     for &i in &victims {
-        let _ = workers[i].child.kill();
-        let _ = workers[i].child.wait();
+        workers[i].0.kill9();
     }
     let start = Instant::now();
     while !dead.is_empty() {
@@ -171,8 +116,8 @@ fn a_member_holds_pidfds_of_its_watched_members_only_and_a_chain_of_kills_is_see
     for i in victims {
         drop(workers.remove(i));
     }
-    for w in workers {
-        w.finish();
+    for (mut w, _) in workers {
+        w.finish(GUARD);
     }
     me.leave();
 }
@@ -180,8 +125,8 @@ fn a_member_holds_pidfds_of_its_watched_members_only_and_a_chain_of_kills_is_see
 #[test]
 fn k_nodes_in_one_process_share_one_pidfd_per_watched_process() {
     let cluster = format!("watchers-share-{}", std::process::id());
-    let a = Holder::spawn(&cluster, 6);
-    let b = Holder::spawn(&cluster, 6);
+    let (mut a, _) = spawn(&cluster, 6);
+    let (mut b, _) = spawn(&cluster, 6);
     // A's nodes watch nodes of A and of B, B's of B and of A: one pidfd per process,
     // shared by the six nodes (each node alone would hold two, one per member
     // watched).
@@ -192,6 +137,6 @@ fn k_nodes_in_one_process_share_one_pidfd_per_watched_process() {
             n == 2
         });
     }
-    a.finish();
-    b.finish();
+    a.finish(GUARD);
+    b.finish(GUARD);
 }
