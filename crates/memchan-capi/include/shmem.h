@@ -2,7 +2,9 @@
  *
  * Link with -lmemchan (`memchan oshcc` adds it); start the program with
  * `memchan run -n N ./prog` (or oshrun).
- * The symmetric heap holds SHMEM_SYMMETRIC_SIZE bytes (K/M/G suffixes, default 256M).
+ * The symmetric heap holds SHMEM_SYMMETRIC_SIZE bytes (K/M/G/T suffixes, 1.5G
+ * allowed; default 256M). SHMEM_VERSION and SHMEM_INFO print on PE 0 at start-up;
+ * SHMEM_DEBUG logs the library's debug messages (MEMCHAN_LOG filters them).
  * A failing call prints "memchan shmem: CALL: PROBLEM" and exits the PE with status 1.
  * Symmetric addresses: the heap (shmem_malloc and friends), and the program's
  * static and global variables (.data/.bss), on one host and through a hub.

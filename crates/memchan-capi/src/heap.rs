@@ -67,18 +67,33 @@ impl Heap {
     }
 }
 
-/// Parses `SHMEM_SYMMETRIC_SIZE`: a byte count with an optional `K`, `M` or `G`
-/// suffix (powers of 1024, either case).
+/// Parses `SHMEM_SYMMETRIC_SIZE` as the standard gives it: a non-negative integer or
+/// floating-point number with an optional `K`, `M`, `G` or `T` suffix (powers of 1024,
+/// either case), `1.5G` included; rounded down to a byte. Zero is refused (a heap
+/// must hold something), as is anything that does not fit.
 pub fn parse_size(s: &str) -> Option<usize> {
     let s = s.trim();
-    let (digits, shift) = match s.as_bytes().last()? {
+    let (number, shift) = match s.as_bytes().last()? {
         b'k' | b'K' => (&s[..s.len() - 1], 10),
         b'm' | b'M' => (&s[..s.len() - 1], 20),
         b'g' | b'G' => (&s[..s.len() - 1], 30),
+        b't' | b'T' => (&s[..s.len() - 1], 40),
         _ => (s, 0),
     };
-    let n: usize = digits.parse().ok()?;
-    n.checked_mul(1usize << shift).filter(|&v| v > 0)
+    let bytes = if let Ok(n) = number.parse::<usize>() {
+        n.checked_mul(1usize << shift)?
+    } else {
+        // Digits and one point only: `f64::from_str` would take "inf" and "1e3".
+        if !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+            return None;
+        }
+        let v = number.parse::<f64>().ok()? * (1u64 << shift) as f64;
+        if v >= usize::MAX as f64 {
+            return None;
+        }
+        v as usize
+    };
+    Some(bytes).filter(|&v| v > 0)
 }
 
 #[cfg(test)]
@@ -91,6 +106,16 @@ mod tests {
         assert_eq!(parse_size("64K"), Some(64 << 10));
         assert_eq!(parse_size("2m"), Some(2 << 20));
         assert_eq!(parse_size("1G"), Some(1 << 30));
+        assert_eq!(parse_size("1.5G"), Some(3 << 29));
+        assert_eq!(parse_size("0.5k"), Some(512));
+        assert_eq!(parse_size("2T"), Some(2 << 40));
+        assert_eq!(parse_size("1.5"), Some(1));
+        assert_eq!(parse_size("0.1"), None);
+        assert_eq!(parse_size("inf"), None);
+        assert_eq!(parse_size("1e3"), None);
+        assert_eq!(parse_size("-1M"), None);
+        assert_eq!(parse_size("1.2.3M"), None);
+        assert_eq!(parse_size("99999999999T"), None);
         assert_eq!(parse_size("0"), None);
         assert_eq!(parse_size("12Q"), None);
         assert_eq!(parse_size("M"), None);

@@ -11,7 +11,7 @@
 //! `pes[r]` from then on.
 //!
 //! **Symmetric heap.** One segment, `shmem.heap`, of `SHMEM_SYMMETRIC_SIZE` bytes
-//! (K/M/G suffixes; default 256 MiB), mapped rx by every PE with `remote_read` on, and
+//! (K/M/G/T suffixes, fractions allowed; default 256 MiB), mapped rx by every PE with `remote_read` on, and
 //! mapped a second time at a 1 GiB-aligned address ([`view`]), where `shmem_malloc`
 //! returns pointers (the program loads and stores there directly); every PE runs the
 //! same first-fit ([`heap::Heap`]) so the same calls give the same offsets, and the
@@ -34,6 +34,7 @@
 //! `memchan run` turns into the job's exit code, ending the other PEs). What the
 //! library reports on its own goes through `tracing` to stderr ([`log`]).
 
+mod env;
 mod heap;
 mod log;
 /// The native API, `include/memchan.h`.
@@ -41,6 +42,7 @@ mod native;
 mod shmem;
 mod view;
 
+use env::SIZE_VAR;
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 use std::cell::RefCell;
 use std::ffi::{c_int, c_long, c_void};
@@ -54,7 +56,6 @@ const _: () = assert!(size_of::<c_long>() == 8);
 /// How long `shmem_init` waits for every PE of the job to join.
 const JOIN_TIMEOUT: Duration = Duration::from_secs(120);
 /// The heap-size variable (OpenSHMEM's name).
-const SIZE_VAR: &str = "SHMEM_SYMMETRIC_SIZE";
 
 /// One initialised PE: what all its threads share.
 struct Pe {
@@ -217,11 +218,12 @@ fn init() -> Pe {
         Ok(v) => heap::parse_size(&v).unwrap_or_else(|| {
             die(
                 CALL,
-                format!("{SIZE_VAR}={v:?} is not a size (bytes, or a number with K, M or G)"),
+                format!("{SIZE_VAR}={v:?} is not a size (bytes, or a number with K, M, G or T)"),
             )
         }),
         Err(_) => heap::DEFAULT_SIZE,
     };
+    env::announce(rank.rank);
     let (me, n) = (rank.rank as usize, rank.size as usize);
     let fail = |what: &str, e: memchan::Error| -> ! { die(CALL, format!("{what}: {e}")) };
     let cluster =

@@ -5,8 +5,9 @@
 //!
 //! The first `shmem_init` / `start_pes` or `memchan_join` installs one: lines to stderr,
 //! as `memchan hub` writes them, filtered by `MEMCHAN_LOG` (the same variable and
-//! syntax as the `memchan` binary: `debug`, `warn,memchan_shm=debug`, ...); warnings and
-//! errors only when it is unset, so a healthy job prints nothing. `memchan run
+//! syntax as the `memchan` binary: `debug`, `warn,memchan_shm=debug`, ...); when it is
+//! unset, warnings and errors only (so a healthy job prints nothing), or everything
+//! from debug up with OpenSHMEM's `SHMEM_DEBUG` set. `memchan run
 //! --tag-output` prefixes each line with its rank.
 
 use std::io::IsTerminal;
@@ -22,8 +23,13 @@ pub(crate) const LOG_ENV: &str = "MEMCHAN_LOG";
 pub(crate) fn init() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        let quiet = if crate::env::set(crate::env::DEBUG_VAR) {
+            LevelFilter::DEBUG
+        } else {
+            LevelFilter::WARN
+        };
         let filter = EnvFilter::builder()
-            .with_default_directive(LevelFilter::WARN.into())
+            .with_default_directive(quiet.into())
             .with_env_var(LOG_ENV)
             .from_env_lossy();
         let _ = tracing_subscriber::fmt()

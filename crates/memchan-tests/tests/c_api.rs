@@ -207,6 +207,63 @@ fn default_heap_is_256_mib() {
     );
 }
 
+/// The standard's environment variables: `SHMEM_VERSION` and `SHMEM_INFO` print on
+/// PE 0 only, `SHMEM_DEBUG` shows the library's debug messages, and
+/// `SHMEM_SYMMETRIC_SIZE` takes a fraction with a suffix.
+#[test]
+fn the_standard_s_environment_variables_take_effect() {
+    let hello = CProgram::build("hello_shmem", FLAGS);
+    let out = run(
+        &["-n", "2", "--oversubscribe"],
+        &hello,
+        &[("SHMEM_VERSION", "1"), ("SHMEM_DEBUG", "1")],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let version = format!(
+        "memchan {} (libmemchan): OpenSHMEM 1.5",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(stdout.matches(&version).count(), 1, "{stdout}");
+    assert!(
+        stderr.contains(" DEBUG "),
+        "SHMEM_DEBUG showed nothing:\n{stderr}"
+    );
+
+    let out = run(
+        &["-n", "2", "--oversubscribe"],
+        &hello,
+        &[("SHMEM_INFO", "")],
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(
+        stdout.matches("SHMEM_SYMMETRIC_SIZE ").count(),
+        1,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[\"32M\"]"),
+        "the heap size's value:\n{stdout}"
+    );
+
+    let bad = CProgram::build("bad_calls", FLAGS);
+    let out = bin()
+        .args(["run", "-n", "1", "--timeout", "120"])
+        .arg(&bad.0)
+        .arg("overrun-default")
+        .env("SHMEM_SYMMETRIC_SIZE", "0.03125G")
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn memchan run");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("do not fit in the symmetric heap of 33554432 bytes"),
+        "{stderr}"
+    );
+}
+
 /// `shmem_global_exit(7)` on one PE ends the job, the others stuck in a barrier,
 /// with exit code 7.
 #[test]

@@ -4,8 +4,7 @@
 use crate::{die, with_pe};
 use std::ffi::{c_char, c_int, c_long, c_void};
 
-/// The version the header's SHMEM_MAJOR/MINOR_VERSION give.
-const VERSION: (c_int, c_int) = (1, 5);
+use super::VERSION;
 /// `SHMEM_VENDOR_STRING`, NUL-terminated.
 const NAME: &[u8] = b"memchan\0";
 

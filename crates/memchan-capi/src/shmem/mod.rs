@@ -19,6 +19,9 @@ pub mod team;
 
 use std::ffi::c_void;
 
+/// The version of the standard the header's SHMEM_MAJOR/MINOR_VERSION give.
+pub(crate) const VERSION: (std::ffi::c_int, std::ffi::c_int) = (1, 5);
+
 /// `shmem_team_t`: an opaque pointer in C, a small number here ([`team`]).
 pub type Team = *const c_void;
 
