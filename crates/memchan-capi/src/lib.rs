@@ -55,8 +55,6 @@ const _: () = assert!(size_of::<c_long>() == 8);
 
 /// How long `shmem_init` waits for every PE of the job to join.
 const JOIN_TIMEOUT: Duration = Duration::from_secs(120);
-/// The heap-size variable (OpenSHMEM's name).
-
 /// One initialised PE: what all its threads share.
 struct Pe {
     cluster: Cluster,
