@@ -99,15 +99,15 @@ pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
     let hub = format!("{}:{port}", a.hosts.addr(0)?);
     let deadline = Instant::now() + JOIN_RETRY;
     let c = loop {
-        let cfg = NodeConfig {
-            hub: Some(if ping {
-                Hub::Host(hub.clone())
-            } else {
-                Hub::Connect(hub.clone())
-            }),
-            // Set either way: an open measurement stays open under MEMCHAN_KEY_FILE.
-            key_file: a.hosts.key_file.clone(),
-            ..NodeConfig::default()
+        let cfg = NodeConfig::default().with_hub(if ping {
+            Hub::Host(hub.clone())
+        } else {
+            Hub::connect(hub.as_str())
+        });
+        // Set either way: an open measurement stays open under MEMCHAN_KEY_FILE.
+        let cfg = match &a.hosts.key_file {
+            Some(path) => cfg.with_key_file(path),
+            None => cfg.without_key_file(),
         };
         match Cluster::join_with(name, cfg) {
             Ok(c) => break c,

@@ -47,8 +47,8 @@ pub use memchan_core::validate::{
     CLUSTER_NAME_LEN, EVENT_RING, MAX_SEGMENTS, MAX_SEGMENT_SIZE, NAME_LEN,
 };
 pub use memchan_core::{
-    Config, Dest, Error, EventKind, GlobalTime, GroupId, HubSpec, MembershipEvent, NodeId, NodeSet,
-    PageSize, Result, RxAttrs, SegOwner, TxAttrs, MAX_GROUPS, MAX_NODES,
+    Config, Dest, Error, EventKind, GlobalTime, GroupId, HubListError, HubSpec, MembershipEvent,
+    NodeId, NodeSet, PageSize, Result, RxAttrs, SegOwner, TxAttrs, MAX_GROUPS, MAX_NODES,
 };
 
 use memchan_core::transport::{GuardOps, LockOps, RmaOps, RxOps, SegmentOps, Transport, TxOps};
@@ -157,7 +157,7 @@ impl Cluster {
     ///
     /// ```
     /// use memchan::{Cluster, Config, PageSize};
-    /// let cfg = Config { page_size: Some(PageSize::K8), hub: None, ..Config::default() };
+    /// let cfg = Config::default().without_hub().with_page_size(PageSize::K8);
     /// let c = Cluster::join_with(&format!("doc8k-{}", std::process::id()), cfg)?;
     /// assert_eq!(c.page_size(), 8192);
     /// # Ok::<(), memchan::Error>(())
@@ -877,7 +877,7 @@ impl LockGuard<'_> {
 /// ```
 /// use memchan::{Cluster, Config, RxAttrs};
 /// let name = format!("doc-rma-{}", std::process::id());
-/// let cfg = Config { hub: None, ..Config::default() };
+/// let cfg = Config::default().without_hub();
 /// let a = Cluster::join_with(&name, cfg.clone())?;
 /// let b = Cluster::join_with(&name, cfg)?;
 /// let open = RxAttrs { remote_read: true, ..RxAttrs::default() };

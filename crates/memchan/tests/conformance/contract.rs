@@ -50,15 +50,9 @@ fn bad_input_from_the_findings_gets_one_typed_error(t: &Transport) {
     for bad in ["c".repeat(49), "a/b".into(), String::new()] {
         assert!(is_invalid(t.join(&bad), "cluster name"), "{bad}");
     }
-    let zero_hb = Config {
-        heartbeat: Duration::ZERO,
-        ..Config::default()
-    };
+    let zero_hb = Config::default().with_heartbeat(Duration::ZERO);
     assert!(is_invalid(t.join_with(&name, zero_hb), "heartbeat"));
-    let zero_to = Config {
-        failure_timeout: Duration::ZERO,
-        ..Config::default()
-    };
+    let zero_to = Config::default().with_failure_timeout(Duration::ZERO);
     assert!(is_invalid(t.join_with(&name, zero_to), "failure timeout"));
 
     // Offsets and alignment.
@@ -124,10 +118,7 @@ fn bad_input_from_the_findings_gets_one_typed_error(t: &Transport) {
     assert!(matches!(a.hosted_hub_addr(), Err(Error::Unsupported(_))));
 
     // Another page size than the cluster's: the same typed error on every transport.
-    let eight = Config {
-        page_size: Some(memchan::PageSize::K8),
-        ..Config::default()
-    };
+    let eight = Config::default().with_page_size(memchan::PageSize::K8);
     assert!(
         matches!(
             t.join_with(&name, eight),
