@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use memchan::{
-    Cluster, Config as NodeConfig, Dest, HubSpec as Hub, NodeId, RxAttrs, RxMapping, TxAttrs,
-    TxMapping,
+    Cluster, Config as NodeConfig, Dest, HubSpec as Hub, NodeId, RxAttrs, RxMapping, TransportKind,
+    TxAttrs, TxMapping,
 };
 
 use super::refs::PEER_TIMEOUT;
@@ -119,7 +119,7 @@ pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
         }
     };
     ensure!(
-        c.transport() == "hub",
+        c.transport() == TransportKind::Hub,
         "joined cluster {name} over shared memory, not through the hub"
     );
     Ok(c)

@@ -18,7 +18,7 @@
 
 use crate::service::LocalSlot;
 use crate::state::{answer, garbled, Reading, Shared, Standby, Up, ALIVE};
-use memchan_core::transport::{Caps, Transport};
+use memchan_core::transport::{Caps, HubOps, Transport};
 use memchan_core::{
     validate, Config, Dest, Error, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result,
     TxAttrs, MAX_NODES,
@@ -648,6 +648,12 @@ impl Transport for Node {
     fn global_time(&self) -> Result<memchan_core::GlobalTime> {
         self.global_time()
     }
+    fn leave(self) {
+        self.leave()
+    }
+}
+
+impl HubOps for Node {
     fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr> {
         self.hub
             .as_ref()
@@ -655,9 +661,6 @@ impl Transport for Node {
             .ok_or(Error::Unsupported(
                 "a hosted hub (this node connects to one)",
             ))
-    }
-    fn leave(self) {
-        self.leave()
     }
 }
 

@@ -136,7 +136,7 @@ impl Cluster {
     /// `"shm"` (one host, shared memory) or `"hub"`.
     #[getter]
     fn transport(&self) -> PyResult<&'static str> {
-        Ok(self.get()?.transport())
+        Ok(self.get()?.transport().name())
     }
 
     /// The membership epoch: it grows with every join, leave and failure.
@@ -289,7 +289,7 @@ impl Cluster {
                 "Cluster(name={:?}, node_id={}, transport={:?})",
                 c.name(),
                 c.node_id().0,
-                c.transport()
+                c.transport().name()
             ),
             Err(_) => "Cluster(left)".to_string(),
         }

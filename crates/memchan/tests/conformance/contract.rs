@@ -4,7 +4,7 @@
 //! joins during a barrier is not part of it, and overlapping multi-page broadcasts end
 //! the same at every destination.
 
-use memchan::{Config, Dest, Error, GroupId, NodeId, RxAttrs, TxAttrs, EVENT_RING};
+use memchan::{Config, Dest, Error, GroupId, NodeId, RxAttrs, TransportKind, TxAttrs, EVENT_RING};
 use memchan_testkit::harness::{thread_cpu, unique_cluster, Transport};
 use memchan_testkit::on_every_transport;
 use std::time::{Duration, Instant};
@@ -116,6 +116,15 @@ fn bad_input_from_the_findings_gets_one_typed_error(t: &Transport) {
     let only_b = a.create_group("only-b", &[b.node_id()]).unwrap();
     assert!(is_invalid(a.barrier_group(only_b), "group barrier"));
     assert!(matches!(a.hosted_hub_addr(), Err(Error::Unsupported(_))));
+    // The transport joined is the one asked for, named as before the enum.
+    let (kind, shown) = match t {
+        Transport::Shm => (TransportKind::SharedMemory, "shm"),
+        Transport::Hub(_) => (TransportKind::Hub, "hub"),
+    };
+    assert_eq!(
+        (a.transport(), a.transport().to_string()),
+        (kind, shown.into())
+    );
 
     // Another page size than the cluster's: the same typed error on every transport.
     let eight = Config::default().with_page_size(memchan::PageSize::K8);
