@@ -104,10 +104,7 @@ pub fn measure_hosts(
 
 /// Joins `name` through the hub at `addr`, waits for its clock, samples its bound.
 fn sample_hub(name: &str, addr: &str, what: &str) -> Result<(Vec<f64>, String)> {
-    let cfg = NodeConfig {
-        hub: Some(HubSpec::Connect(addr.to_string())),
-        ..NodeConfig::default()
-    };
+    let cfg = NodeConfig::default().with_hub(HubSpec::connect(addr.to_string()));
     let node = <memchan_net::node::Node as Transport>::join(name, &cfg)
         .with_context(|| format!("joining through the hub at {addr}"))?;
     let start = Instant::now();

@@ -377,10 +377,7 @@ fn overhead(a: &WorkerArgs, clock: &Clock, tx: TxMapping) -> Result<WorkerOutput
     // after every store (the compiler cannot tell the stores do not reach it).
     use memchan_core::transport::{SegmentOps, Transport, TxOps};
     let name = a.cluster.as_deref().context("--cluster is required")?;
-    let cfg = memchan::Config {
-        hub: None,
-        ..memchan::Config::default()
-    };
+    let cfg = memchan::Config::default().without_hub();
     // A second node of this process, joined through memchan-shm itself.
     let direct = memchan_shm::Node::join(name, &cfg).context("joining through memchan-shm")?;
     let dtx = direct

@@ -78,10 +78,7 @@ fn monotonic_ns() -> u64 {
 pub fn worker(a: &WorkerArgs) -> Result<WorkerOutput> {
     let started_ns = monotonic_ns();
     let name = a.cluster.as_deref().context("--cluster is required")?;
-    let cfg = memchan::Config {
-        hub: None,
-        ..memchan::Config::default()
-    };
+    let cfg = memchan::Config::default().without_hub();
     let c = memchan::Cluster::join_with(name, cfg)
         .with_context(|| format!("joining cluster {name}"))?;
     let joined_ns = monotonic_ns();

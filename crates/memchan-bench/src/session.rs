@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use memchan::{
-    Cluster, Config as NodeConfig, Dest, HubSpec as Hub, NodeId, RxAttrs, RxMapping, TxAttrs,
-    TxMapping,
+    Cluster, Config as NodeConfig, Dest, HubSpec as Hub, NodeId, RxAttrs, RxMapping, TransportKind,
+    TxAttrs, TxMapping,
 };
 
 use super::refs::PEER_TIMEOUT;
@@ -99,15 +99,15 @@ pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
     let hub = format!("{}:{port}", a.hosts.addr(0)?);
     let deadline = Instant::now() + JOIN_RETRY;
     let c = loop {
-        let cfg = NodeConfig {
-            hub: Some(if ping {
-                Hub::Host(hub.clone())
-            } else {
-                Hub::Connect(hub.clone())
-            }),
-            // Set either way: an open measurement stays open under MEMCHAN_KEY_FILE.
-            key_file: a.hosts.key_file.clone(),
-            ..NodeConfig::default()
+        let cfg = NodeConfig::default().with_hub(if ping {
+            Hub::Host(hub.clone())
+        } else {
+            Hub::connect(hub.as_str())
+        });
+        // Set either way: an open measurement stays open under MEMCHAN_KEY_FILE.
+        let cfg = match &a.hosts.key_file {
+            Some(path) => cfg.with_key_file(path),
+            None => cfg.without_key_file(),
         };
         match Cluster::join_with(name, cfg) {
             Ok(c) => break c,
@@ -119,7 +119,7 @@ pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
         }
     };
     ensure!(
-        c.transport() == "hub",
+        c.transport() == TransportKind::Hub,
         "joined cluster {name} over shared memory, not through the hub"
     );
     Ok(c)

@@ -322,7 +322,7 @@ fn init() -> Pe {
         heap: Mutex::new(heap::Heap::new(want)),
         sys,
         statics,
-        shared: cluster.transport() == "shm",
+        shared: cluster.transport() == memchan::TransportKind::SharedMemory,
         peers: Mutex::new((0..n).map(|_| None).collect()),
         coll: Mutex::new(()),
         teams: Mutex::default(),

@@ -12,6 +12,7 @@ use crate::metrics::{exposition, serve_metrics};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use memchan_core::status::{ClusterStatus, LinkCounters};
+use memchan_core::HubSpec;
 use memchan_link::handshake::HandshakeError;
 use memchan_link::wire::Key;
 use memchan_net::{query_status, QueryError};
@@ -59,7 +60,12 @@ pub fn run(args: StatusArgs) -> Result<()> {
 /// Where the report comes from.
 #[derive(Clone)]
 enum Source {
-    Hub(String, Key),
+    /// The hubs as typed (`HOST:PORT` or `ACTIVE,STANDBY`), and each rail's hub.
+    Hub {
+        typed: String,
+        rails: Vec<String>,
+        key: Key,
+    },
     Local(String),
 }
 
@@ -75,7 +81,10 @@ struct Rail {
 
 /// Asks every hub of `hubs` (the rails, active first): each rail's row, and the report
 /// of the one serving the cluster (a standby that took over, else the active).
-fn ask_rails(hubs: &[&str], key: &Key) -> (std::result::Result<ClusterStatus, String>, Vec<Rail>) {
+fn ask_rails(
+    hubs: &[String],
+    key: &Key,
+) -> (std::result::Result<ClusterStatus, String>, Vec<Rail>) {
     let mut rails = Vec::new();
     let mut serving: Option<(u8, ClusterStatus)> = None;
     let mut first_err = None;
@@ -138,10 +147,8 @@ fn ask_rails(hubs: &[&str], key: &Key) -> (std::result::Result<ClusterStatus, St
 impl Source {
     fn ask(&self) -> std::result::Result<ClusterStatus, String> {
         match self {
-            Source::Hub(hub, key) if hub.contains(',') => {
-                ask_rails(&hub.split(',').map(str::trim).collect::<Vec<_>>(), key).0
-            }
-            Source::Hub(hub, key) => ask(hub, key),
+            Source::Hub { rails, key, .. } if rails.len() > 1 => ask_rails(rails, key).0,
+            Source::Hub { rails, key, .. } => ask(&rails[0], key),
             Source::Local(c) => memchan_shm::status::query(c).map_err(|e| match e {
                 memchan_core::Error::Os { .. } => {
                     format!("no cluster `{c}` on this host ({e})")
@@ -153,7 +160,7 @@ impl Source {
 
     fn name(&self) -> &str {
         match self {
-            Source::Hub(h, _) | Source::Local(h) => h,
+            Source::Hub { typed: h, .. } | Source::Local(h) => h,
         }
     }
 }
@@ -164,9 +171,14 @@ fn status(args: StatusArgs) -> Result<()> {
         .or_else(|| std::env::var("MEMCHAN_HUB").ok().filter(|v| !v.is_empty()));
     let source = match (args.cluster, hub) {
         (Some(c), _) => Source::Local(c),
-        (None, Some(hub)) => {
+        (None, Some(typed)) => {
+            let rails = HubSpec::parse_rails(&typed)
+                .context("--hub (or MEMCHAN_HUB)")?
+                .addrs()
+                .map(String::from)
+                .collect();
             let (key, _) = load_key(key_file(args.key_file).as_deref())?;
-            Source::Hub(hub, key)
+            Source::Hub { typed, rails, key }
         }
         (None, None) => {
             return Err(anyhow!(
@@ -185,9 +197,7 @@ fn status(args: StatusArgs) -> Result<()> {
         return Ok(());
     }
     let (st, rails) = match &source {
-        Source::Hub(hub, key) if hub.contains(',') => {
-            ask_rails(&hub.split(',').map(str::trim).collect::<Vec<_>>(), key)
-        }
+        Source::Hub { rails, key, .. } if rails.len() > 1 => ask_rails(rails, key),
         _ => (source.ask(), Vec::new()),
     };
     if !args.json && !rails.is_empty() {
@@ -196,7 +206,7 @@ fn status(args: StatusArgs) -> Result<()> {
     let st = st.map_err(anyhow::Error::msg)?;
     let cluster = match &source {
         Source::Local(c) => c.as_str(),
-        Source::Hub(..) => st.cluster.as_str(),
+        Source::Hub { .. } => st.cluster.as_str(),
     };
     let ip = ip_status::read(&ip_status::dir(), cluster);
     if args.json {

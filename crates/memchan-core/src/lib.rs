@@ -38,7 +38,7 @@ pub mod validate;
 
 pub use attr::{Dest, RxAttrs, TxAttrs};
 pub use clock::GlobalTime;
-pub use config::{Config, HubSpec};
+pub use config::{Config, HubListError, HubSpec};
 pub use error::{Error, Result};
 pub use event::{EventKind, MembershipEvent};
 pub use names::{GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};

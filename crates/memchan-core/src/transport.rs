@@ -32,7 +32,7 @@ use std::time::Duration;
 /// assert_eq!(c.names(), vec!["ordered", "notify"]);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Caps(pub u32);
+pub struct Caps(u32);
 
 impl Caps {
     /// A point-to-point write is a store into the destination's memory (no system
@@ -52,8 +52,9 @@ impl Caps {
     /// Remote atomics on 4- and 8-byte words (`RmaOps::atomic_u64`), executed where
     /// the word lives.
     pub const ATOMICS: Caps = Caps(1 << 9);
-    /// Two rails with fail-over. The hub transport runs dual rail when joined with
-    /// `ACTIVE,STANDBY` (docs/guide/hub.md), but no transport reports this bit yet.
+    /// Two rails with fail-over. The hub transport runs dual rail when joined with a
+    /// standby hub (`HubSpec::Connect`'s `standby`, docs/guide/hub.md), but no
+    /// transport reports this bit yet.
     pub const RAILS: Caps = Caps(1 << 10);
 
     const NAMES: [(Caps, &'static str); 8] = [
@@ -192,15 +193,19 @@ pub trait Transport: Sized + Send + Sync + 'static {
     /// `ClockNotSynchronised` before this node's clock is synchronised (through a
     /// hub, until its first time packets and an echoed probe arrived).
     fn global_time(&self) -> Result<GlobalTime>;
+    /// Leaves the cluster now (dropping the node does too).
+    fn leave(self);
+}
+
+/// What only a node of the hub transport offers, outside the generic contract:
+/// generic code never sees it, and the facade reaches it only on a node that joined
+/// through a hub (libfabric's provider-specific ops, in the same spirit).
+pub trait HubOps: Transport {
     /// The address of the hub this node hosts in its process (virtual hub).
     ///
     /// # Errors
-    /// `Unsupported` where the node hosts none.
-    fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr> {
-        Err(Error::Unsupported("a hosted hub"))
-    }
-    /// Leaves the cluster now (dropping the node does too).
-    fn leave(self);
+    /// `Unsupported` where the node joined a hub elsewhere.
+    fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr>;
 }
 
 /// A named segment.

@@ -185,7 +185,7 @@ impl IpNode {
         })?;
         let ifname = tun.name().to_string();
         let bseq = random_seq();
-        let hub = cluster.transport() == "hub";
+        let hub = cluster.transport() == memchan::TransportKind::Hub;
         let sh = Arc::new(Shared {
             my_inc: cluster.incarnation().max(1),
             cluster,

@@ -68,8 +68,8 @@ impl<'c> Comm<'c> {
             completed: 0,
             turn: 0,
             told: Vec::new(),
-            hub: cluster.transport() == "hub",
-            fast_polls: if cluster.transport() == "hub" {
+            hub: cluster.transport() == memchan::TransportKind::Hub,
+            fast_polls: if cluster.transport() == memchan::TransportKind::Hub {
                 1
             } else {
                 FAST_POLLS

@@ -99,11 +99,12 @@ fn exchange_worker(a: &[String]) {
     let (name, seed) = (&a[0], a[1].parse::<u64>().unwrap());
     // A third argument: the hub (or relay) to join through, with the tests' failure
     // timeout (a link recovering lost segments must not get a busy node isolated).
-    let cfg = memchan::Config {
-        hub: a.get(2).map(|h| memchan::HubSpec::Connect(h.clone())),
-        heartbeat: TIMING.heartbeat,
-        failure_timeout: TIMING.failure_timeout,
-        ..memchan::Config::default()
+    let cfg = memchan::Config::default()
+        .with_heartbeat(TIMING.heartbeat)
+        .with_failure_timeout(TIMING.failure_timeout);
+    let cfg = match a.get(2) {
+        Some(hub) => cfg.with_hub(memchan::HubSpec::connect(hub.as_str())),
+        None => cfg.without_hub(),
     };
     let c = Cluster::join_with(name, cfg).unwrap();
     c.wait_for_members(NODES, Duration::from_secs(30)).unwrap();

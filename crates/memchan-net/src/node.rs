@@ -18,7 +18,7 @@
 
 use crate::service::LocalSlot;
 use crate::state::{answer, garbled, Reading, Shared, Standby, Up, ALIVE};
-use memchan_core::transport::{Caps, Transport};
+use memchan_core::transport::{Caps, HubOps, Transport};
 use memchan_core::{
     validate, Config, Dest, Error, GroupId, MembershipEvent, NodeId, NodeSet, PageSize, Result,
     TxAttrs, MAX_NODES,
@@ -44,10 +44,8 @@ pub use memchan_core::HubSpec;
 /// tunables resolved ([`NetConfig::from_config`]).
 #[derive(Debug, Clone)]
 pub struct NetConfig {
-    /// The hub.
+    /// The hub: one to connect to (with dual rail, its standby too), or one to host.
     pub hub: HubSpec,
-    /// Dual rail: the standby hub to move to when the active one (`hub`) is lost.
-    pub standby: Option<String>,
     /// Cluster key.
     pub key: Key,
     /// Whether the key came from a secret.
@@ -73,29 +71,8 @@ impl NetConfig {
             why: "the hub transport needs a hub address".into(),
         })?;
         let secret = read_key(cfg.key_file.as_deref())?;
-        // `ACTIVE,STANDBY`: two rails.
-        let (hub, standby) = match hub {
-            HubSpec::Connect(a) => match a.split_once(',') {
-                Some((active, standby)) => (
-                    HubSpec::Connect(active.trim().to_string()),
-                    Some(standby.trim().to_string()),
-                ),
-                None => (HubSpec::Connect(a), None),
-            },
-            h => (h, None),
-        };
-        if standby
-            .as_deref()
-            .is_some_and(|s| s.is_empty() || s.contains(','))
-        {
-            return Err(Error::Invalid {
-                what: "request",
-                why: "a dual-rail hub address is ACTIVE,STANDBY".into(),
-            });
-        }
         Ok(NetConfig {
             hub,
-            standby,
             key: secret.as_deref().map_or_else(Key::open, Key::from_secret),
             keyed: secret.is_some(),
             page_size: cfg.page_size,
@@ -177,12 +154,20 @@ impl Node {
             host: host_name(),
         };
         match &cfg.hub {
-            HubSpec::Connect(addr) => Self::join_remote(addr, name, &cfg, join),
+            HubSpec::Connect { active, standby } => {
+                Self::join_remote(active, standby.as_deref(), name, &cfg, join)
+            }
             HubSpec::Host(listen) => Self::join_local(listen, name, &cfg, join),
         }
     }
 
-    fn join_remote(addr: &str, name: &str, cfg: &NetConfig, join: Join) -> Result<Node> {
+    fn join_remote(
+        addr: &str,
+        standby: Option<&str>,
+        name: &str,
+        cfg: &NetConfig,
+        join: Join,
+    ) -> Result<Node> {
         let j =
             handshake::join(addr, &cfg.key, join.clone()).map_err(|e| join_error(addr, name, e))?;
         let link_cfg = LinkConfig {
@@ -192,8 +177,8 @@ impl Node {
         let link = Link::new(j.sock, j.key, j.dec, link_cfg.clone())
             .map_err(|e| Error::os("set up the hub link", e))?;
         let w = j.welcome;
-        let standby = cfg.standby.clone().map(|addr| Standby {
-            addr,
+        let standby = standby.map(|addr| Standby {
+            addr: addr.to_string(),
             key: cfg.key.clone(),
             join: join.clone(),
             link: link_cfg.clone(),
@@ -663,6 +648,12 @@ impl Transport for Node {
     fn global_time(&self) -> Result<memchan_core::GlobalTime> {
         self.global_time()
     }
+    fn leave(self) {
+        self.leave()
+    }
+}
+
+impl HubOps for Node {
     fn hosted_hub_addr(&self) -> Result<std::net::SocketAddr> {
         self.hub
             .as_ref()
@@ -670,9 +661,6 @@ impl Transport for Node {
             .ok_or(Error::Unsupported(
                 "a hosted hub (this node connects to one)",
             ))
-    }
-    fn leave(self) {
-        self.leave()
     }
 }
 

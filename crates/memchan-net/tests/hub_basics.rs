@@ -700,8 +700,7 @@ fn the_hub_lock_held_past_the_failure_timeout_silences_no_one() {
     })
     .expect("start the hub");
     let cfg = NetConfig {
-        hub: HubSpec::Connect(hub.local_addr().to_string()),
-        standby: None,
+        hub: HubSpec::connect(hub.local_addr().to_string()),
         key,
         keyed: true,
         page_size: None,

@@ -10,7 +10,7 @@
 use memchan_core::{Dest, TxAttrs};
 use memchan_hub::{Hub, HubConfig};
 use memchan_link::wire::Key;
-use memchan_net::node::{NetConfig, Node};
+use memchan_net::node::{HubSpec, NetConfig, Node};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -54,7 +54,7 @@ fn rails_beating(secret: &[u8], heartbeat: Duration) -> (Hub, Hub, NetConfig) {
         Duration::from_millis(50),
         Duration::from_secs(5),
     );
-    cfg.standby = Some(standby_addr);
+    cfg.hub = HubSpec::dual_rail(active_addr.as_str(), standby_addr);
     (active, standby, cfg)
 }
 
@@ -263,7 +263,7 @@ fn a_lock_held_by_a_node_that_does_not_resume_is_released_at_the_takeover() {
     let c = Node::join(
         "lostlock",
         NetConfig {
-            standby: None,
+            hub: HubSpec::connect(active.local_addr().to_string()),
             ..cfg
         },
     )

@@ -40,7 +40,8 @@ impl Cluster {
     /// Joins (or creates) the cluster `name`. Keywords override the defaults, which
     /// come from the environment (`MEMCHAN_HUB`, `MEMCHAN_HUB_HOST`, `MEMCHAN_KEY_FILE`,
     /// `MEMCHAN_SHM_MODE`): `page_size` 4096 or 8192, `heartbeat` and
-    /// `failure_timeout` in seconds, `hub="HOST:PORT"` (join through that hub),
+    /// `failure_timeout` in seconds, `hub="HOST:PORT"` (join through that hub;
+    /// `"ACTIVE,STANDBY"` for two rails),
     /// `host_hub="HOST:PORT"` (host the hub in this process), `key_file` (the
     /// cluster key), `shm_mode` (the control block's permission bits, one host).
     ///
@@ -65,7 +66,7 @@ impl Cluster {
     ) -> PyResult<Cluster> {
         let mut cfg = memchan::Config::default();
         if let Some(p) = page_size {
-            cfg.page_size = Some(memchan::PageSize::from_bytes(p).ok_or_else(|| {
+            cfg = cfg.with_page_size(memchan::PageSize::from_bytes(p).ok_or_else(|| {
                 invalid(
                     "page size",
                     format!("{p} bytes; memchan pages are 4096 or 8192"),
@@ -73,10 +74,10 @@ impl Cluster {
             })?);
         }
         if let Some(t) = args::timeout(heartbeat)? {
-            cfg.heartbeat = t;
+            cfg = cfg.with_heartbeat(t);
         }
         if let Some(t) = args::timeout(failure_timeout)? {
-            cfg.failure_timeout = t;
+            cfg = cfg.with_failure_timeout(t);
         }
         match (hub, host_hub) {
             (Some(_), Some(_)) => {
@@ -85,15 +86,20 @@ impl Cluster {
                     "give `hub` (join) or `host_hub` (host), not both",
                 ))
             }
-            (Some(a), None) => cfg.hub = Some(memchan::HubSpec::Connect(a)),
-            (None, Some(a)) => cfg.hub = Some(memchan::HubSpec::Host(a)),
+            // `ACTIVE,STANDBY` names two rails, as `MEMCHAN_HUB` does.
+            (Some(list), None) => {
+                let hub = memchan::HubSpec::parse_rails(&list)
+                    .map_err(|e| invalid("hub address", e.to_string()))?;
+                cfg = cfg.with_hub(hub);
+            }
+            (None, Some(listen)) => cfg = cfg.with_hub(memchan::HubSpec::Host(listen)),
             (None, None) => {}
         }
-        if key_file.is_some() {
-            cfg.key_file = key_file;
+        if let Some(path) = key_file {
+            cfg = cfg.with_key_file(path);
         }
         if let Some(m) = shm_mode {
-            cfg.shm_mode = m;
+            cfg = cfg.with_shm_mode(m);
         }
         let node = py
             .detach(|| memchan::Cluster::join_with(name, cfg))
@@ -130,7 +136,7 @@ impl Cluster {
     /// `"shm"` (one host, shared memory) or `"hub"`.
     #[getter]
     fn transport(&self) -> PyResult<&'static str> {
-        Ok(self.get()?.transport())
+        Ok(self.get()?.transport().name())
     }
 
     /// The membership epoch: it grows with every join, leave and failure.
@@ -283,7 +289,7 @@ impl Cluster {
                 "Cluster(name={:?}, node_id={}, transport={:?})",
                 c.name(),
                 c.node_id().0,
-                c.transport()
+                c.transport().name()
             ),
             Err(_) => "Cluster(left)".to_string(),
         }

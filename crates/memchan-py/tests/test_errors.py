@@ -119,6 +119,10 @@ def test_bad_arguments_the_binding_refuses(pair, cluster_name):
             lock.acquire()
     with raised(memchan.UnsupportedError, 19, "not offered"):
         a.hosted_hub_addr()
+    with raised(memchan.InvalidError, 11, "hub address", "at most two rails"):
+        memchan.Cluster.join(cluster_name, hub="a:1,b:1,c:1")
+    with raised(memchan.InvalidError, 11, "hub address", "a rail without an address"):
+        memchan.Cluster.join(cluster_name, hub="a:1,")
 
 
 def test_message_passing_errors(pair):

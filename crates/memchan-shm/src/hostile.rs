@@ -32,13 +32,11 @@ fn cluster(tag: &str) -> String {
 
 /// A cluster shared with every uid, with this heartbeat and failure timeout.
 fn shared(heartbeat_ms: u64, failure_ms: u64) -> Config {
-    Config {
-        heartbeat: Duration::from_millis(heartbeat_ms),
-        failure_timeout: Duration::from_millis(failure_ms),
-        shm_mode: 0o666,
-        hub: None,
-        ..Config::default()
-    }
+    Config::default()
+        .without_hub()
+        .with_heartbeat(Duration::from_millis(heartbeat_ms))
+        .with_failure_timeout(Duration::from_millis(failure_ms))
+        .with_shm_mode(0o666)
 }
 
 /// The fuzzed nodes' timing: short, so that every stall bound is the 1 s minimum

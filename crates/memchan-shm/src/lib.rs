@@ -14,7 +14,7 @@
 //! use memchan_core::transport::{SegmentOps, Transport, TxOps, RxOps};
 //! use memchan_core::{Config, Dest, RxAttrs, TxAttrs};
 //! let name = format!("doc-shm-{}", std::process::id());
-//! let cfg = Config { hub: None, ..Config::default() };
+//! let cfg = Config::default().without_hub();
 //! let a = Node::join(&name, &cfg)?;
 //! let b = Node::join(&name, &cfg)?;
 //! let seg = b.segment("data", 4096, 0o600)?;

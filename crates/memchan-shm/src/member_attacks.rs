@@ -31,12 +31,10 @@ fn cluster(tag: &str) -> String {
 
 /// A cluster every local user may join, with a fast failure detector.
 fn shared() -> Config {
-    Config {
-        shm_mode: 0o666,
-        heartbeat: Duration::from_millis(20),
-        failure_timeout: Duration::from_millis(200),
-        ..Config::default()
-    }
+    Config::default()
+        .with_shm_mode(0o666)
+        .with_heartbeat(Duration::from_millis(20))
+        .with_failure_timeout(Duration::from_millis(200))
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {

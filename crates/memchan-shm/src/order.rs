@@ -971,11 +971,9 @@ mod tests {
 
     /// Failure detection in tens of milliseconds, for the forged-holder tests.
     fn fast() -> Config {
-        Config {
-            heartbeat: std::time::Duration::from_millis(20),
-            failure_timeout: std::time::Duration::from_millis(200),
-            ..Config::default()
-        }
+        Config::default()
+            .with_heartbeat(std::time::Duration::from_millis(20))
+            .with_failure_timeout(std::time::Duration::from_millis(200))
     }
 
     fn cluster(tag: &str) -> String {

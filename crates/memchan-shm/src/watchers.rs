@@ -16,12 +16,10 @@ use std::time::{Duration, Instant};
 const GUARD: Duration = Duration::from_secs(120);
 
 fn cfg() -> Config {
-    Config {
-        heartbeat: Duration::from_millis(20),
-        failure_timeout: Duration::from_millis(200),
-        hub: None,
-        ..Config::default()
-    }
+    Config::default()
+        .without_hub()
+        .with_heartbeat(Duration::from_millis(20))
+        .with_failure_timeout(Duration::from_millis(200))
 }
 
 /// The pidfds process `pid` holds.

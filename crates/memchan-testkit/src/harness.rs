@@ -111,9 +111,11 @@ impl Transport {
     }
 
     /// `cfg` pointed at this transport.
-    pub fn config(&self, mut cfg: memchan::Config) -> memchan::Config {
-        cfg.hub = self.hub_addr().map(memchan::HubSpec::Connect);
-        cfg
+    pub fn config(&self, cfg: memchan::Config) -> memchan::Config {
+        match self.hub_addr() {
+            Some(addr) => cfg.with_hub(memchan::HubSpec::connect(addr)),
+            None => cfg.without_hub(),
+        }
     }
 
     /// Joins `name` in this process.

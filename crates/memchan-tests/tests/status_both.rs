@@ -83,20 +83,14 @@ fn check(st: &ClusterStatus, text: &str, transport: &str, name: &str) {
 #[test]
 fn status_reads_the_same_on_one_host_and_through_a_hub() {
     let name = format!("status-both-{}", std::process::id());
-    let local = Config {
-        hub: None,
-        ..Config::default()
-    };
+    let local = Config::default().without_hub();
     let (st, text) = scenario(&name, local, &["--cluster", &name]);
     check(&st, &text, "shm", &name);
     assert!(text.contains("links: none"), "{text}");
 
     let hub = memchan_hub::Hub::start(Default::default()).unwrap();
     let addr = hub.local_addr().to_string();
-    let via_hub = Config {
-        hub: Some(HubSpec::Connect(addr.clone())),
-        ..Config::default()
-    };
+    let via_hub = Config::default().with_hub(HubSpec::connect(addr.clone()));
     let (st, text) = scenario(&name, via_hub, &["--hub", &addr]);
     check(&st, &text, "hub", &name);
     assert!(text.contains("links (hub side"), "{text}");
@@ -122,10 +116,7 @@ fn status_of_a_cluster_that_is_not_here_says_so() {
 fn a_one_host_cluster_is_served_as_prometheus_metrics_too() {
     use std::io::{BufRead, BufReader, Read, Write};
     let name = format!("status-metrics-{}", std::process::id());
-    let cfg = Config {
-        hub: None,
-        ..Config::default()
-    };
+    let cfg = Config::default().without_hub();
     let a = Cluster::join_with(&name, cfg.clone()).unwrap();
     let _b = Cluster::join_with(&name, cfg).unwrap();
     let _seg = a.segment("m", 4096, 0o600).unwrap();

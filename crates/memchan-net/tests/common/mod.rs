@@ -39,8 +39,7 @@ pub fn node_cfg_std(addr: &str, key: &Key) -> NetConfig {
 /// A node of a keyed cluster joining the hub at `addr`, with the given liveness timing.
 pub fn node_cfg(addr: &str, key: &Key, heartbeat: Duration, failure: Duration) -> NetConfig {
     NetConfig {
-        hub: HubSpec::Connect(addr.to_string()),
-        standby: None,
+        hub: HubSpec::connect(addr),
         key: key.clone(),
         keyed: true,
         page_size: None,

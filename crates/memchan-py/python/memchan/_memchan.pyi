@@ -107,8 +107,9 @@ class Cluster:
         key_file: Optional[str] = None,
         shm_mode: Optional[int] = None,
     ) -> Cluster:
-        """Joins (or creates) the cluster `name`; `hub="HOST:PORT"` joins through a hub,
-        `host_hub="HOST:PORT"` hosts one in this process."""
+        """Joins (or creates) the cluster `name`; `hub="HOST:PORT"` joins through a hub
+        (`"ACTIVE,STANDBY"`: two rails), `host_hub="HOST:PORT"` hosts one in this
+        process."""
     @property
     def node_id(self) -> int: ...
     @property

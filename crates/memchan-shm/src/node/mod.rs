@@ -262,11 +262,12 @@ impl Inner {
                 });
             }
         }
-        let timing = Config {
-            heartbeat: Duration::from_nanos(h.heartbeat_ns.load(Ordering::Acquire)),
-            failure_timeout: Duration::from_nanos(h.failure_timeout_ns.load(Ordering::Acquire)),
-            ..cfg.clone()
-        };
+        let timing = cfg
+            .clone()
+            .with_heartbeat(Duration::from_nanos(h.heartbeat_ns.load(Ordering::Acquire)))
+            .with_failure_timeout(Duration::from_nanos(
+                h.failure_timeout_ns.load(Ordering::Acquire),
+            ));
         timing.validate().map_err(|e| {
             refused(
                 name,

@@ -124,10 +124,7 @@ fn a_control_block_squatted_by_another_uid_is_refused() {
 #[test]
 fn a_control_block_wider_than_agreed_is_refused() {
     let name = cluster("wide");
-    let shared = Config {
-        shm_mode: 0o666,
-        ..Config::default()
-    };
+    let shared = Config::default().with_shm_mode(0o666);
     let a = Node::join(&name, &shared).unwrap();
     let mode = std::fs::metadata(ctl_path(&name)).unwrap().mode() & 0o7777;
     assert_eq!(mode, 0o666);

@@ -152,16 +152,11 @@ impl Drop for Proc {
     }
 }
 
-pub fn join(cluster: &str, hub: &str, key: &Path) -> Cluster {
-    Cluster::join_with(
-        cluster,
-        Config {
-            hub: Some(memchan::HubSpec::Connect(hub.to_string())),
-            key_file: Some(key.to_path_buf()),
-            ..Default::default()
-        },
-    )
-    .expect("join through the hub")
+/// Joins `cluster` through `hubs` (`HOST:PORT`, or `ACTIVE,STANDBY` for two rails).
+pub fn join(cluster: &str, hubs: &str, key: &Path) -> Cluster {
+    let hub = memchan::HubSpec::parse_rails(hubs).expect("one or two hubs");
+    Cluster::join_with(cluster, Config::default().with_hub(hub).with_key_file(key))
+        .expect("join through the hub")
 }
 
 /// `memchan-capi`'s `tests/c/NAME.c` compiled by `memchan oshcc` (the system compiler,

@@ -217,10 +217,7 @@ fn global_clock_not_synchronised_is_a_typed_error() {
         ..HubConfig::default()
     })
     .unwrap();
-    let cfg = Config {
-        hub: Some(HubSpec::Connect(off.local_addr().to_string())),
-        ..Config::default()
-    };
+    let cfg = Config::default().with_hub(HubSpec::connect(off.local_addr().to_string()));
     let c = Cluster::join_with(&unique_cluster("clockoff"), cfg).unwrap();
     for _ in 0..3 {
         match c.global_time() {

@@ -4,7 +4,7 @@
 //! joins during a barrier is not part of it, and overlapping multi-page broadcasts end
 //! the same at every destination.
 
-use memchan::{Config, Dest, Error, GroupId, NodeId, RxAttrs, TxAttrs, EVENT_RING};
+use memchan::{Config, Dest, Error, GroupId, NodeId, RxAttrs, TransportKind, TxAttrs, EVENT_RING};
 use memchan_testkit::harness::{thread_cpu, unique_cluster, Transport};
 use memchan_testkit::on_every_transport;
 use std::time::{Duration, Instant};
@@ -50,15 +50,9 @@ fn bad_input_from_the_findings_gets_one_typed_error(t: &Transport) {
     for bad in ["c".repeat(49), "a/b".into(), String::new()] {
         assert!(is_invalid(t.join(&bad), "cluster name"), "{bad}");
     }
-    let zero_hb = Config {
-        heartbeat: Duration::ZERO,
-        ..Config::default()
-    };
+    let zero_hb = Config::default().with_heartbeat(Duration::ZERO);
     assert!(is_invalid(t.join_with(&name, zero_hb), "heartbeat"));
-    let zero_to = Config {
-        failure_timeout: Duration::ZERO,
-        ..Config::default()
-    };
+    let zero_to = Config::default().with_failure_timeout(Duration::ZERO);
     assert!(is_invalid(t.join_with(&name, zero_to), "failure timeout"));
 
     // Offsets and alignment.
@@ -122,12 +116,18 @@ fn bad_input_from_the_findings_gets_one_typed_error(t: &Transport) {
     let only_b = a.create_group("only-b", &[b.node_id()]).unwrap();
     assert!(is_invalid(a.barrier_group(only_b), "group barrier"));
     assert!(matches!(a.hosted_hub_addr(), Err(Error::Unsupported(_))));
+    // The transport joined is the one asked for, named as before the enum.
+    let (kind, shown) = match t {
+        Transport::Shm => (TransportKind::SharedMemory, "shm"),
+        Transport::Hub(_) => (TransportKind::Hub, "hub"),
+    };
+    assert_eq!(
+        (a.transport(), a.transport().to_string()),
+        (kind, shown.into())
+    );
 
     // Another page size than the cluster's: the same typed error on every transport.
-    let eight = Config {
-        page_size: Some(memchan::PageSize::K8),
-        ..Config::default()
-    };
+    let eight = Config::default().with_page_size(memchan::PageSize::K8);
     assert!(
         matches!(
             t.join_with(&name, eight),

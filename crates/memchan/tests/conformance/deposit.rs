@@ -471,10 +471,7 @@ on_every_transport!(bad_deposits_are_refused_with_typed_errors_and_send_nothing)
 
 fn deposits_work_on_8_kib_pages(t: &Transport) {
     let name = unique_cluster("dep-8k");
-    let eight = Config {
-        page_size: Some(PageSize::K8),
-        ..Config::default()
-    };
+    let eight = Config::default().with_page_size(PageSize::K8);
     let a = t.join_with(&name, eight.clone()).unwrap();
     let b = t.join_with(&name, eight).unwrap();
     assert_eq!(a.page_size(), 8192);
@@ -550,11 +547,9 @@ pub fn idle_worker(a: &[String]) {
 /// isolated, there is no destination left).
 fn a_conditional_write_to_a_hung_destination_ends(t: &Transport) {
     let name = unique_cluster("cond-lost");
-    let cfg = Config {
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_millis(300),
-        ..Config::default()
-    };
+    let cfg = Config::default()
+        .with_heartbeat(Duration::from_millis(50))
+        .with_failure_timeout(Duration::from_millis(300));
     let a = t.join_with(&name, cfg).unwrap();
     let mut victim = t.spawn("dep-idle", std::slice::from_ref(&name));
     let v = NodeId(field(&victim.expect_line("READY", WAIT), "node") as u16);

@@ -160,11 +160,9 @@ fn hung_node_is_isolated_by_heartbeat_timeout(t: &Transport) {
     // and its next write gets `Isolated`. Through a hub nothing it writes after that
     // lands; on one host one write in flight across the stop still can (below).
     let name = unique_cluster("hung");
-    let cfg = Config {
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_millis(300),
-        ..Config::default()
-    };
+    let cfg = Config::default()
+        .with_heartbeat(Duration::from_millis(50))
+        .with_failure_timeout(Duration::from_millis(300));
     let a = t.join_with(&name, cfg).unwrap();
     let rx = a.segment("h", 4096, 0o600).unwrap().map_rx().unwrap();
     let mut victim = t.spawn("member", &[name.clone(), "2".into(), "writer".into()]);
@@ -230,11 +228,9 @@ fn node_hung_while_holding_the_order_point_does_not_stall_the_cluster() {
     // through after the failure bound, and the victim is either killed (it held the
     // point: its packet was finished for it) or refused on resume (it did not).
     let name = unique_cluster("hungholder");
-    let cfg = Config {
-        heartbeat: Duration::from_millis(50),
-        failure_timeout: Duration::from_millis(300),
-        ..Config::default()
-    };
+    let cfg = Config::default()
+        .with_heartbeat(Duration::from_millis(50))
+        .with_failure_timeout(Duration::from_millis(300));
     let a = Cluster::join_with(&name, cfg).unwrap();
     let mut victim = Worker::spawn("member", &[name.clone(), "2".into(), "broadcaster".into()]);
     victim.expect_line("BROADCASTING", Duration::from_secs(30));
@@ -300,11 +296,9 @@ fn a_joiner_reaps_a_dead_lock_holder_and_frees_its_lock() {
     // new node joins: the joiner finds the dead process and must release its lock in
     // every copy of the lock page, or the lock stays held forever.
     let name = unique_cluster("reap");
-    let slow = Config {
-        heartbeat: Duration::from_secs(10),
-        failure_timeout: Duration::from_secs(20),
-        ..Config::default()
-    };
+    let slow = Config::default()
+        .with_heartbeat(Duration::from_secs(10))
+        .with_failure_timeout(Duration::from_secs(20));
     let a = Cluster::join_with(&name, slow).unwrap();
     let lock = a.lock("L").unwrap();
     let mut holder = Worker::spawn("member", &[name.clone(), "2".into(), "lockholder".into()]);

@@ -1287,11 +1287,9 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
     pinger.expect_line("JOINED", Duration::from_secs(30));
     let (cname, addr, kf) = (name.clone(), hub_addr(&topo, 1, port), good.clone());
     let me = in_ns(&topo.hosts[1].ns, move || {
-        let cfg = Config {
-            hub: Some(memchan::HubSpec::Connect(addr)),
-            key_file: Some(kf),
-            ..Config::default()
-        };
+        let cfg = Config::default()
+            .with_hub(memchan::HubSpec::connect(addr))
+            .with_key_file(kf);
         Cluster::join_with(&cname, cfg)
     })
     .expect("this process joins from host 1");

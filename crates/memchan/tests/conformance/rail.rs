@@ -251,12 +251,10 @@ fn rail_standby_refuses_a_node_that_lost_only_its_own_link() {
         let hubs = rails.hubs(h);
         let name = name.clone();
         in_ns(&rails.topo.hosts[h].ns, move || {
-            let cfg = Config {
-                hub: Some(memchan::HubSpec::Connect(hubs)),
-                failure_timeout: Duration::from_millis(FT_MS),
-                heartbeat: Duration::from_millis(HB_MS),
-                ..Config::default()
-            };
+            let cfg = Config::default()
+                .with_hub(memchan::HubSpec::parse_rails(&hubs).expect("two rails"))
+                .with_failure_timeout(Duration::from_millis(FT_MS))
+                .with_heartbeat(Duration::from_millis(HB_MS));
             Cluster::join_with(&name, cfg)
         })
         .expect("join")
@@ -334,10 +332,7 @@ pub fn count_worker(a: &[String]) {
         a[2].parse::<u64>().unwrap(),
         std::path::Path::new(&a[3]),
     );
-    let cfg = Config {
-        failure_timeout: Duration::from_millis(a[4].parse().unwrap()),
-        ..Config::default()
-    };
+    let cfg = Config::default().with_failure_timeout(Duration::from_millis(a[4].parse().unwrap()));
     let mode = a[5].as_str();
     let c = Cluster::join_with(name, cfg).unwrap();
     c.wait_for_members(nodes, Duration::from_secs(30)).unwrap();

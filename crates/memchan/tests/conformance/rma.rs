@@ -215,10 +215,7 @@ pub fn hammer_worker(a: &[String]) {
 fn atomics_from_many_processes_and_the_owner_lose_nothing(t: &Transport) {
     // 8 KiB pages: the words sit on page 1; page 0 stays closed to remote access.
     let name = unique_cluster("rma-atomic");
-    let cfg = Config {
-        page_size: Some(PageSize::K8),
-        ..Config::default()
-    };
+    let cfg = Config::default().with_page_size(PageSize::K8);
     let owner = t.join_with(&name, cfg).unwrap();
     assert_eq!(owner.page_size(), 8192);
     let seg = owner.segment("words", 2 * 8192, 0o600).unwrap();
@@ -327,10 +324,7 @@ pub fn uid_worker(a: &[String]) {
 
 /// A one-host cluster other uids may join (see `sync_ops::shared`).
 fn shared() -> Config {
-    Config {
-        shm_mode: 0o666,
-        ..Config::default()
-    }
+    Config::default().with_shm_mode(0o666)
 }
 
 fn remote_access_needs_the_segments_permissions(t: &Transport) {
@@ -468,20 +462,10 @@ fn multihost_atomics_run_where_the_word_lives() {
 fn a_virtual_hubs_own_node_serves_and_asks() {
     use memchan::HubSpec;
     let name = unique_cluster("rma-vhub");
-    let host = Config {
-        hub: Some(HubSpec::Host("127.0.0.1:0".into())),
-        ..Config::default()
-    };
+    let host = Config::default().with_hub(HubSpec::Host("127.0.0.1:0".into()));
     let a = Cluster::join_with(&name, host).unwrap();
     let addr = a.hosted_hub_addr().unwrap().to_string();
-    let b = Cluster::join_with(
-        &name,
-        Config {
-            hub: Some(HubSpec::Connect(addr)),
-            ..Config::default()
-        },
-    )
-    .unwrap();
+    let b = Cluster::join_with(&name, Config::default().with_hub(HubSpec::connect(addr))).unwrap();
     let seg_a = a.segment("w", 4096, 0o600).unwrap();
     let seg_b = b.open_segment("w").unwrap();
     let rx_a = seg_a.map_rx_with(open()).unwrap();

@@ -14,10 +14,7 @@ use std::time::Duration;
 const PAGES: usize = 4;
 
 fn cfg(page: usize) -> Config {
-    Config {
-        page_size: PageSize::from_bytes(page),
-        ..Config::default()
-    }
+    Config::default().with_page_size(PageSize::from_bytes(page).expect("4 or 8 KiB"))
 }
 
 /// The multi-page write's bytes.

@@ -307,13 +307,7 @@ fn ack_and_large_writes_arrive_whole_and_in_order(t: &Transport) {
     let name = unique_cluster("ack");
     let a = t.join(&name).unwrap();
     let b = t
-        .join_with(
-            &name,
-            Config {
-                page_size: Some(PageSize::K4),
-                ..Config::default()
-            },
-        )
+        .join_with(&name, Config::default().with_page_size(PageSize::K4))
         .unwrap();
     let size = 1 << 20;
     let rx = b.segment("big", size, 0o600).unwrap().map_rx().unwrap();
@@ -337,19 +331,13 @@ on_every_transport!(ack_and_large_writes_arrive_whole_and_in_order);
 #[test]
 fn eight_kib_pages_are_selectable_and_enforced() {
     let name = unique_cluster("page8k");
-    let eight = Config {
-        page_size: Some(PageSize::K8),
-        ..Config::default()
-    };
+    let eight = Config::default().with_page_size(PageSize::K8);
     let a = Cluster::join_with(&name, eight).unwrap();
     assert_eq!(a.page_size(), 8192);
     assert_eq!(a.segment("s", 100, 0o600).unwrap().size(), 8192);
     // Joining without a page size adopts the cluster's; asking for 4 KiB is refused.
     assert_eq!(Cluster::join(&name).unwrap().page_size(), 8192);
-    let four = Config {
-        page_size: Some(PageSize::K4),
-        ..Config::default()
-    };
+    let four = Config::default().with_page_size(PageSize::K4);
     match Cluster::join_with(&name, four) {
         Err(e @ Error::PageSizeMismatch { .. }) => assert!(e.to_string().contains("8192")),
         other => panic!("expected PageSizeMismatch, got {:?}", other.map(|_| ())),
@@ -406,10 +394,7 @@ pub fn uid_worker(a: &[String]) {
 /// local user (`Config::shm_mode`), which both the creator and the joiner must agree
 /// to (the default, 0o600, admits only the owner's uid and root).
 fn shared() -> Config {
-    Config {
-        shm_mode: 0o666,
-        ..Config::default()
-    }
+    Config::default().with_shm_mode(0o666)
 }
 
 fn segment_permissions_are_enforced_for_other_users(t: &Transport) {
@@ -705,11 +690,9 @@ fn a_barrier_waits_for_a_busy_member_and_names_an_idle_one(t: &Transport) {
     let failure = Duration::from_millis(200);
     let bound = failure * 25; // the stall bound: 25 failure timeouts, at least 1 s
     let name = unique_cluster("late");
-    let cfg = memchan::Config {
-        heartbeat: Duration::from_millis(40),
-        failure_timeout: failure,
-        ..memchan::Config::default()
-    };
+    let cfg = memchan::Config::default()
+        .with_heartbeat(Duration::from_millis(40))
+        .with_failure_timeout(failure);
     let a = t.join_with(&name, cfg).unwrap();
     let busy_ms = (bound * 2).as_millis().to_string();
     let mut busy = t.spawn("barrier-late", &[name.clone(), "busy".into(), busy_ms]);
