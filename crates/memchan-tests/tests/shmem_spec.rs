@@ -1,6 +1,7 @@
 //! The OpenSHMEM 1.5 conformance set: one C program per interface family of the
 //! specification (memchan-capi's `tests/c/spec/`: memory, teams, contexts with the
-//! C11 generics, collectives, point-to-point synchronization, sync), each checking
+//! C11 generics, collectives, point-to-point synchronization, sync, the profiling
+//! interface), each checking
 //! results, built as C11 by `memchan oshcc` and run at 2 and 4 PEs by `memchan run`.
 //! `run_hosts.rs` runs the same programs between network namespaces through a hub.
 
@@ -55,7 +56,7 @@ macro_rules! spec_tests {
     };
 }
 
-spec_tests!(memory, teams, contexts, collectives, p2p, sync);
+spec_tests!(memory, teams, contexts, collectives, p2p, sync, profiling);
 
 #[test]
 fn every_program_of_the_set_has_a_test() {
