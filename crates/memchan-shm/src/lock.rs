@@ -13,8 +13,8 @@
 
 use crate::control::node_state;
 use crate::local::STALL_CAP;
+use crate::mapping::RxMapping;
 use crate::node::Inner;
-use crate::rxmap::RxMapping;
 use crate::tx::TxMapping;
 use memchan_core::bidlock::{self, BidPage};
 use memchan_core::sync::{AtomicU64, Ordering};
