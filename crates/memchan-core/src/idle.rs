@@ -8,9 +8,9 @@
 //!
 //! | strategy | what it does | used by |
 //! |---|---|---|
-//! | [`SpinThenYield`] | spins `spins` rounds, then yields each round | OpenSHMEM waits and collectives ([`SHMEM_WAIT`]) |
+//! | [`SpinThenYield`] | spins `spins` rounds, then yields each round | OpenSHMEM waits and collectives ([`SHMEM_WAIT`]), a one-host lock bid ([`LOCK_BID`]), the one-host clock's measurement ([`CLOCK_PAIR`]) |
 //! | [`SpinThenPark`] | spins, yields, then sleeps a short while each round | the one-host order point ([`ORDER_POINT`]) |
-//! | [`Backoff`] | random pauses | cluster-lock bidders (both transports) |
+//! | [`Backoff`] | random pauses, after [`LOCK_HOLD_OFF_SPINS`] spins | cluster-lock bidders (both transports) |
 //! | [`Crowd`] | spins, yields while arrivals keep coming, sleeps; stops yielding for a while when a yield meets a task that does not yield | the one-host barrier ([`BARRIER`]) |
 //! | [`Polls`] | counted progress rounds before a blocked call spins on its link or sleeps | the message layer ([`MESSAGE`]) |
 //!
@@ -200,6 +200,18 @@ pub const BARRIER: Crowd = Crowd {
     hog_pause: Duration::from_secs(10),
     sleep: Duration::from_millis(50),
 };
+
+/// A one-host lock bid waiting for its own copy: back within a store on one host, so
+/// a long spin; a bidder whose copy is late (a descheduled order-point holder) yields.
+pub const LOCK_BID: SpinThenYield = SpinThenYield { spins: 1 << 16 };
+
+/// A cluster-lock bidder that lost: it spins this many rounds (the holder's clear is
+/// usually near) before it backs off at random ([`Backoff`]).
+pub const LOCK_HOLD_OFF_SPINS: u32 = 100;
+
+/// The one-host clock's cross-core measurement: two threads on two cores answer
+/// each other; on a busy machine the other one may need this core.
+pub const CLOCK_PAIR: SpinThenYield = SpinThenYield { spins: 2000 };
 
 /// The message layer (`memchan-msg`).
 pub const MESSAGE: Polls = Polls {

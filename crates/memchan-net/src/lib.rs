@@ -14,7 +14,7 @@
 //!
 //! Codemap: [`node`] (the joined [`node::Node`] and its requests) over `state.rs`
 //! (what its handles share), `service.rs` (the service thread and the dispatch of
-//! what the hub sends), `segment.rs`, `tx.rs`, `rx.rs` (the mapping; `rx/mem.rs` the
+//! what the hub sends), `segment.rs`, `tx.rs`, `mapping.rs` (the rx mapping; `rx.rs` the
 //! memory), `lock.rs`, `rma.rs` (`rma/serve.rs` the target's side), `rail_switch.rs`,
 //! `clock.rs`, `outcomes.rs`; [`query_status`] asks a hub for its status.
 
@@ -22,6 +22,7 @@
 
 mod clock;
 mod lock;
+mod mapping;
 pub mod node;
 mod outcomes;
 mod query;

@@ -3,7 +3,7 @@
 //! every node with local copy, one byte per node. The hub is the point of global order:
 //! a bid counts once the node's own write has come back in that order.
 
-use crate::rx::RxMapping;
+use crate::mapping::RxMapping;
 use crate::tx::TxMapping;
 use memchan_core::bidlock::{self, BidPage};
 use memchan_core::{Result, MAX_NODES};

@@ -11,8 +11,8 @@
 //!
 //! The node side's other parts live in their own modules, named as in `memchan-shm`,
 //! and are re-exported here: `segment.rs` ([`Segment`]), `tx.rs` ([`TxMapping`]),
-//! `rx.rs` ([`RxMapping`]; the receive memory the link reader writes is
-//! `rx/mem.rs`), `lock.rs` ([`Lock`], [`LockGuard`]), `rma.rs` ([`Rma`]),
+//! `mapping.rs` ([`RxMapping`]; the receive memory the link reader writes is
+//! `rx.rs`), `lock.rs` ([`Lock`], [`LockGuard`]), `rma.rs` ([`Rma`]),
 //! `state.rs` (the state the handles share) and `service.rs` (the service thread,
 //! the reading of the link and the dispatch of what the hub sends).
 
@@ -34,8 +34,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::lock::{Lock, LockGuard};
+pub use crate::mapping::RxMapping;
 pub use crate::rma::Rma;
-pub use crate::rx::RxMapping;
 pub use crate::segment::Segment;
 pub use crate::tx::TxMapping;
 pub use memchan_core::HubSpec;

@@ -1,217 +1,193 @@
-//! The application's view of this node's receive memory for a segment of a hub
-//! cluster ([`RxMapping`]): atomic loads, `read`, the pages' attributes,
-//! receive-side remap (`remap_page`: a page's packets land on another page, as on one
-//! host) and `wait` for a write to a notify page. The memory itself, which the thread
-//! reading the link writes, is `rx/mem.rs`.
+//! This node's receive memory for a segment of a hub cluster: process-private memory
+//! (an anonymous mapping, locked if the limit allows) with a page control byte per
+//! page, written by the thread that reads the link ([`RxMem::apply`], deposit
+//! operations with [`RxMem::apply_op`]) in the hub's order with atomic stores, and
+//! read by the application (`mapping.rs`'s `RxMapping`) with atomic loads. A leaf: it
+//! knows nothing of the node that holds it.
 
-pub(crate) mod mem;
-mod word;
-
-use crate::state::{Reading, Shared};
-use mem::{RxMem, REMAPPED};
 use memchan_core::{Error, Result, RxAttrs};
-use memchan_link::proto::Op;
-use memchan_link::wire::Kind;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use memchan_link::proto::deposit::Op;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
-/// This node's receive memory for a segment of a hub cluster.
-pub struct RxMapping {
-    pub(crate) sh: Arc<Shared>,
-    name: String,
-    seg: u32,
-    mem: Arc<RxMem>,
-    seen: std::cell::Cell<u32>,
+/// Receive memory: page-aligned, locked if the limit allows, written by the link
+/// thread with atomic stores and read by the application with atomic loads.
+pub(crate) struct RxMem {
+    pub(crate) gen: u32,
+    pub(crate) size: usize,
+    pub(crate) page: usize,
+    pub(crate) base: *mut u8,
+    pub(super) map_len: usize,
+    pub(crate) pct: Vec<AtomicU8>,
+    /// Receive-side remap: the page each page's packets land on while its page
+    /// control byte has `REMAPPED`.
+    pub(super) remap: Vec<AtomicU32>,
+    /// Count of packets landed on notify pages; waiters compare it (see `deliver`).
+    pub(crate) notify: AtomicU32,
+    /// A cluster lock's page: its bids go to a standby hub at a rail switch.
+    pub(crate) lock_page: bool,
 }
 
-impl Drop for RxMapping {
+// SAFETY: the mapping is only accessed through atomics; `base` stays valid until drop.
+unsafe impl Send for RxMem {}
+// SAFETY: as above: concurrent access goes through atomic loads and stores only.
+unsafe impl Sync for RxMem {}
+
+impl RxMem {
+    pub(crate) fn new(gen: u32, size: usize, page: usize, attrs: RxAttrs) -> Result<RxMem> {
+        use rustix::mm::{mmap_anonymous, MapFlags, ProtFlags};
+        let map_len = size.div_ceil(page) * page;
+        // Shared, though no other process maps it: a shared mapping's pages can be
+        // mapped a second time in this process (`mremap` with old size 0), which is how
+        // libmemchan makes a C program's static data symmetric.
+        // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+        let base = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                map_len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED,
+            )
+        }
+        .map_err(|e| Error::os("map rx memory", e))?
+        .cast::<u8>();
+        // Resident if the memlock limit allows; the mapping works either way.
+        // SAFETY: `base..base+map_len` is the mapping just made.
+        let _ = unsafe { rustix::mm::mlock(base.cast(), map_len) };
+        Ok(RxMem {
+            gen,
+            size,
+            page,
+            base,
+            map_len,
+            pct: (0..map_len / page)
+                .map(|_| AtomicU8::new(attrs.bits()))
+                .collect(),
+            remap: (0..map_len / page)
+                .map(|p| AtomicU32::new(p as u32))
+                .collect(),
+            notify: AtomicU32::new(0),
+            lock_page: false,
+        })
+    }
+
+    /// The bid bytes of a lock page (one per node, from offset 0), as applied here.
+    pub(crate) fn bids(&self) -> Vec<u8> {
+        (0..self.size.min(memchan_core::MAX_NODES))
+            .map(|i| self.byte(i).load(Ordering::Acquire))
+            .collect()
+    }
+
+    pub(super) fn byte(&self, i: usize) -> &AtomicU8 {
+        debug_assert!(i < self.map_len);
+        // SAFETY: `i` is inside the mapping (callers check bounds).
+        unsafe { &*(self.base.add(i) as *const AtomicU8) }
+    }
+
+    /// Applies one delivered packet (dropped if it reaches past the segment); whether
+    /// it landed on a notify page.
+    pub(crate) fn apply(&self, offset: usize, data: &[u8]) -> bool {
+        if offset.checked_add(data.len()).is_none_or(|e| e > self.size) || data.is_empty() {
+            return false;
+        }
+        let (first, last) = (offset / self.page, (offset + data.len() - 1) / self.page);
+        let mut notify = false;
+        for page in first..=last {
+            let bits = self.pct[page].load(Ordering::Acquire);
+            if bits & 1 == 0 {
+                continue;
+            }
+            notify |= bits & 2 != 0;
+            let lo = (page * self.page).max(offset);
+            let hi = ((page + 1) * self.page).min(offset + data.len());
+            // Where the page's bytes land: the same place in the page it is remapped
+            // to (every entry is a page of this memory: `remap_page` checks).
+            let at = if bits & REMAPPED != 0 {
+                let to = self.remap[page].load(Ordering::Acquire) as usize;
+                to * self.page + (lo - page * self.page)
+            } else {
+                lo
+            };
+            // Whatever was applied before this packet is visible to a reader that sees
+            // any of its bytes with Acquire (the packet store's accesses are Relaxed).
+            std::sync::atomic::fence(Ordering::Release);
+            // SAFETY: `lo..hi` is inside one page of the segment (checked above), and
+            // so is `at..at + (hi - lo)` (the same span of another page of it), so
+            // inside the mapping; the application reads it only through atomics.
+            unsafe {
+                memchan_core::packet::store(self.base.add(at), &data[lo - offset..hi - offset])
+            };
+        }
+        if notify {
+            // SeqCst: half of the Dekker pair with a waiter (see `Shared::deliver`).
+            self.notify.fetch_add(1, Ordering::SeqCst);
+        }
+        notify
+    }
+}
+
+/// A page control byte's remapped bit: not an attribute of `RxAttrs` (set by
+/// `remap_page` only, kept by `set_attrs`), as on one host.
+pub(super) const REMAPPED: u8 = 1 << 7;
+
+impl Drop for RxMem {
     fn drop(&mut self) {
-        self.sh
-            .rx
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.seg);
-        if self.sh.check().is_ok() {
-            let op = Op::UnmapRx {
-                seg: self.seg,
-                gen: self.mem.gen,
-            };
-            let _ = self.sh.send(Kind::Request, &[&op.put(0)]);
-        }
+        // SAFETY: the mapping made in `new`; nothing refers to it any more (last Arc).
+        let _ = unsafe { rustix::mm::munmap(self.base.cast(), self.map_len) };
     }
 }
 
-impl RxMapping {
-    /// The mapping of `mem`, registered for segment `seg` in `sh`.
-    pub(crate) fn new(sh: Arc<Shared>, name: String, seg: u32, mem: Arc<RxMem>) -> RxMapping {
-        let seen = mem.notify.load(Ordering::Acquire);
-        RxMapping {
-            sh,
-            name,
-            seg,
-            mem,
-            seen: std::cell::Cell::new(seen),
+impl RxMem {
+    /// Applies a delivered deposit operation at `base`: whether a waiter may need a
+    /// wake-up, and a word operation's word before (`None`: not applied, receive
+    /// disabled or out of range). Elements go one by one in order, each as a packet;
+    /// a word operation is one atomic access and always counts as a notify (it exists
+    /// to be waited on).
+    pub(crate) fn apply_op(&self, op: &Op<'_>, base: u64) -> (bool, Option<u64>) {
+        if !op.check(base, self.size) {
+            return (false, None);
         }
-    }
-
-    /// Size in bytes.
-    pub fn len(&self) -> usize {
-        self.mem.size
-    }
-    /// Never empty.
-    pub fn is_empty(&self) -> bool {
-        self.mem.size == 0
-    }
-    /// Segment name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-    /// Start of the receive memory (read through atomics only).
-    pub fn as_ptr(&self) -> *const u8 {
-        self.mem.base
-    }
-
-    fn check(&self, offset: usize, len: usize, atomic: bool) -> Result<()> {
-        if offset.checked_add(len).is_none_or(|e| e > self.mem.size) {
-            return Err(Error::OutOfBounds {
-                segment: self.name.clone(),
-                offset,
-                len,
-                size: self.mem.size,
-            });
-        }
-        if atomic && !offset.is_multiple_of(len) {
-            return Err(Error::Unaligned {
-                segment: self.name.clone(),
-                offset,
-                size: len,
-            });
-        }
-        Ok(())
-    }
-
-    /// Atomic 8-byte load.
-    pub fn load_u64(&self, offset: usize) -> Result<u64> {
-        self.check(offset, 8, true)?;
-        // SAFETY: in bounds and 8-aligned (checked; the base is page-aligned).
-        Ok(unsafe { &*(self.mem.base.add(offset) as *const AtomicU64) }.load(Ordering::Acquire))
-    }
-    /// Atomic 4-byte load.
-    pub fn load_u32(&self, offset: usize) -> Result<u32> {
-        self.check(offset, 4, true)?;
-        // SAFETY: in bounds and 4-aligned (checked).
-        Ok(unsafe { &*(self.mem.base.add(offset) as *const AtomicU32) }.load(Ordering::Acquire))
-    }
-    /// Atomic 2-byte load.
-    pub fn load_u16(&self, offset: usize) -> Result<u16> {
-        self.check(offset, 2, true)?;
-        // SAFETY: in bounds and 2-aligned (checked).
-        Ok(
-            unsafe { &*(self.mem.base.add(offset) as *const std::sync::atomic::AtomicU16) }
-                .load(Ordering::Acquire),
-        )
-    }
-    /// 1-byte load.
-    pub fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.check(offset, 1, true)?;
-        Ok(self.mem.byte(offset).load(Ordering::Acquire))
-    }
-    /// Copies `buf.len()` bytes from `offset` (an Acquire read, as on one host).
-    pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.check(offset, buf.len(), false)?;
-        // SAFETY: in bounds (checked); the link thread stores into it only through
-        // atomics (`RxMem::apply`).
-        unsafe { memchan_core::packet::load(self.mem.base.add(offset), buf) };
-        std::sync::atomic::fence(Ordering::Acquire);
-        Ok(())
-    }
-    /// Sets the rx attributes of the pages covering `offset..offset+len`.
-    pub fn set_attrs(&self, offset: usize, len: usize, attrs: RxAttrs) -> Result<()> {
-        self.check(offset, len, false)?;
-        let p = self.mem.page;
-        for page in offset / p..(offset + len).div_ceil(p) {
-            let _ = self.mem.pct[page].fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
-                Some(attrs.bits() | (b & REMAPPED))
-            });
-        }
-        Ok(())
-    }
-
-    /// Receive-side remap: the packets addressed to page `page` of this mapping land on
-    /// page `to` of it from now on (`to == page` undoes it), without the senders
-    /// knowing.
-    ///
-    /// # Errors
-    /// `OutOfBounds` for a page past the segment.
-    pub fn remap_page(&self, page: usize, to: usize) -> Result<()> {
-        let ps = self.mem.page;
-        for p in [page, to] {
-            self.check(p.saturating_mul(ps), ps, false)?;
-        }
-        self.mem.remap[page].store(to as u32, Ordering::Release);
-        let _ = self.mem.pct[page].fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
-            Some(if to == page {
-                b & !REMAPPED
-            } else {
-                b | REMAPPED
-            })
-        });
-        Ok(())
-    }
-    /// The attributes of the page holding `offset`.
-    pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
-        self.check(offset, 1, false)?;
-        let b = self.mem.pct[offset / self.mem.page].load(Ordering::Acquire);
-        Ok(RxAttrs::from_bits(b))
-    }
-
-    /// Blocks until a write lands on a notify page of this mapping (`Ok(true)`), or
-    /// `timeout` passes (`Ok(false)`). The waiting thread reads the link itself, so
-    /// the frame it waits for wakes it directly (as a blocking `recv` would).
-    pub fn wait(&self, timeout: Option<Duration>) -> Result<bool> {
-        self.wait_with(timeout, false)
-    }
-
-    /// Like [`wait`](Self::wait), but busy-polls the link in the calling thread.
-    pub fn wait_spin(&self, timeout: Option<Duration>) -> Result<bool> {
-        self.wait_with(timeout, true)
-    }
-
-    fn wait_with(&self, timeout: Option<Duration>, spin: bool) -> Result<bool> {
-        let deadline = timeout.map(|t| Instant::now() + t);
-        let _reading = if spin {
-            Reading::spinning(&self.sh)
-        } else {
-            Reading::new(&self.sh)
-        };
-        let mut spins = 0u32;
-        loop {
-            let v = self.mem.notify.load(Ordering::SeqCst);
-            if v != self.seen.get() {
-                self.seen.set(v);
-                self.sh.check()?;
-                return Ok(true);
-            }
-            spins = spins.wrapping_add(1);
-            if !spin || spins.is_multiple_of(256) {
-                self.sh.check()?;
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Ok(false);
+        let (old, notify) = match *op {
+            Op::Strided { .. } | Op::Indexed { .. } => {
+                let mut notify = false;
+                for (o, d) in op.elements(base) {
+                    notify |= self.apply(o, d);
                 }
+                return (notify, None);
             }
-            let slice = if spin {
-                Duration::ZERO
-            } else {
-                let left = deadline.map_or(Duration::from_millis(100), |d| {
-                    d.saturating_duration_since(Instant::now())
-                });
-                left.min(Duration::from_millis(100))
-            };
-            self.sh.progress(slice);
-            if spin {
-                std::hint::spin_loop();
-            }
+            Op::Signal { add, value } => (
+                self.word(base as usize, |w| {
+                    if add {
+                        w.fetch_add(value, Ordering::AcqRel)
+                    } else {
+                        w.swap(value, Ordering::AcqRel)
+                    }
+                }),
+                true,
+            ),
+            Op::Cond { expected, new, .. } => (
+                self.word(base as usize, |w| {
+                    match w.compare_exchange(expected, new, Ordering::AcqRel, Ordering::Acquire) {
+                        Ok(v) | Err(v) => v,
+                    }
+                }),
+                true,
+            ),
+        };
+        if old.is_some() && notify {
+            // SeqCst: half of the Dekker pair with a waiter (see `Shared::deliver`).
+            self.notify.fetch_add(1, Ordering::SeqCst);
         }
+        (old.is_some(), old)
+    }
+
+    /// `f` on the word at `offset` (checked: 8-aligned, inside), unless its page's
+    /// receive enable is off.
+    fn word(&self, offset: usize, f: impl FnOnce(&AtomicU64) -> u64) -> Option<u64> {
+        if self.pct[offset / self.page].load(Ordering::Acquire) & 1 == 0 {
+            return None;
+        }
+        // SAFETY: 8-aligned and inside the segment (`Op::check`), so inside the
+        // mapping, whose base is page-aligned; reached only through atomics.
+        Some(f(unsafe { &*(self.base.add(offset) as *const AtomicU64) }))
     }
 }

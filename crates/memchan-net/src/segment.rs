@@ -2,8 +2,8 @@
 //! generation, size, owner and mode), the permission check of `map_rx` / `map_tx`,
 //! and the mappings made from it; the transport contract's `SegmentOps`.
 
-use crate::rx::mem::RxMem;
-use crate::rx::RxMapping;
+use crate::mapping::RxMapping;
+use crate::rx::RxMem;
 use crate::state::Shared;
 use crate::tx::TxMapping;
 use memchan_core::transport::SegmentOps;

@@ -6,14 +6,14 @@
 //!
 //! The modules above it act on it: `service.rs` (the service thread and the dispatch
 //! of what the hub sends), `rail_switch.rs`, `rma.rs`, `rx.rs`, `tx.rs`, `node.rs`.
-//! It imports none of them: what it holds by value lives in leaves (`rx/mem.rs`,
+//! It imports none of them: what it holds by value lives in leaves (`rx.rs`,
 //! `rma/table.rs`, `outcomes.rs`, `clock.rs`).
 
 use crate::clock::NodeClock;
 use crate::outcomes::Outcomes;
 use crate::recent::Recent;
 use crate::rma::table::RmaState;
-use crate::rx::mem::RxMem;
+use crate::rx::RxMem;
 use memchan_core::{Error, MembershipEvent, NodeId, NodeSet, PageSize, Result};
 use memchan_hub::Hub;
 use memchan_link::link::{Link, LinkConfig, Readers};

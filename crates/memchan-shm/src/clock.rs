@@ -16,6 +16,7 @@
 //!   cannot see below that) is the cross-core part. The read cost is the median of
 //!   back-to-back reads (`memchan_core::clock::read_cost_ns`).
 
+use memchan_core::idle::CLOCK_PAIR;
 use memchan_core::clock::{read_cost_ns, GlobalTime};
 use memchan_core::{Error, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -135,7 +136,7 @@ fn warp(a: usize, b: usize) -> Result<u64> {
             let mut k = 0u64;
             loop {
                 let want = 2 * k + 1;
-                let mut spins = 0u32;
+                let mut idle = CLOCK_PAIR.waiter();
                 loop {
                     let t = turn.load(Ordering::Acquire);
                     if t == want {
@@ -144,7 +145,7 @@ fn warp(a: usize, b: usize) -> Result<u64> {
                     if stop.load(Ordering::Acquire) <= k {
                         return;
                     }
-                    spin(&mut spins);
+                    idle.idle();
                 }
                 far_stamp.store(host_ns(), Ordering::Relaxed);
                 turn.store(want + 1, Ordering::Release);
@@ -158,14 +159,14 @@ fn warp(a: usize, b: usize) -> Result<u64> {
         while k < ROUNDS && (k < 16 || start.elapsed() < PAIR_BUDGET) {
             let t1 = host_ns();
             turn.store(2 * k + 1, Ordering::Release);
-            let mut spins = 0u32;
+            let mut idle = CLOCK_PAIR.waiter();
             let mut gave_up = false;
             while turn.load(Ordering::Acquire) != 2 * k + 2 {
                 if start.elapsed() > PAIR_DEADLINE {
                     gave_up = true;
                     break;
                 }
-                spin(&mut spins);
+                idle.idle();
             }
             if gave_up {
                 break;
@@ -188,16 +189,6 @@ fn warp(a: usize, b: usize) -> Result<u64> {
     }
     // Empty intersection (the clocks moved during the measurement): the widest view.
     Ok(lo.unsigned_abs().max(hi.unsigned_abs()))
-}
-
-/// Spins, then yields: on a busy machine the other thread may need this CPU.
-fn spin(spins: &mut u32) {
-    *spins += 1;
-    if *spins < 2000 {
-        std::hint::spin_loop();
-    } else {
-        std::thread::yield_now();
-    }
 }
 
 /// Pins the calling thread to `cpu` (best effort: unpinned, the measure still holds for

@@ -33,6 +33,7 @@ mod futex;
 mod hostile;
 mod local;
 mod lock;
+mod mapping;
 #[cfg(test)]
 mod member_attacks;
 mod node;
@@ -42,7 +43,6 @@ mod presence;
 mod record;
 mod rma;
 mod rx;
-mod rxmap;
 mod service;
 mod shm;
 pub mod status;
@@ -51,9 +51,9 @@ mod tx;
 mod watchers;
 
 pub use lock::{Lock, LockGuard};
+pub use mapping::RxMapping;
 pub use node::{EventKind, MembershipEvent};
 pub use rma::Rma;
-pub use rxmap::RxMapping;
 pub use tx::TxMapping;
 
 pub use clock::{calibration as clock_calibration, Calibration as ClockCalibration};

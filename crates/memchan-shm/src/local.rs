@@ -6,7 +6,7 @@
 //! how long to wait for another party), and this node's own journal object.
 //!
 //! A leaf: the control plane (`node.rs`), the point of global order (`order.rs`) and
-//! the data path (`tx.rs`, `rxmap.rs`) all read it, and it calls none of them (only
+//! the data path (`tx.rs`, `mapping.rs`) all read it, and it calls none of them (only
 //! the leaves `perm.rs` and `record.rs`, whose objects it holds).
 
 use crate::control::{load_name, node_state, seg_state, Control};

@@ -13,8 +13,8 @@
 
 use crate::control::node_state;
 use crate::local::STALL_CAP;
+use crate::mapping::RxMapping;
 use crate::node::Inner;
-use crate::rxmap::RxMapping;
 use crate::tx::TxMapping;
 use memchan_core::bidlock::{self, BidPage};
 use memchan_core::sync::{AtomicU64, Ordering};
@@ -227,6 +227,7 @@ impl BidPage for Page<'_> {
         // isolated node never gets it, and neither does one whose rx set bit another
         // member cleared: that wait ends with `Error::Stalled` after the stall bound.
         let mut spins = 0u32;
+        let mut idle = memchan_core::idle::LOCK_BID.waiter();
         // The clock is read only if the copy is late (this wait is on every bid).
         let mut since: Option<std::time::Instant> = None;
         while l.rx.load_u8(l.slot)? != v {
@@ -242,17 +243,13 @@ impl BidPage for Page<'_> {
                     ));
                 }
             }
-            if spins < 1 << 16 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
+            idle.idle();
         }
         Ok(())
     }
 
     fn hold_off(&self, waits: u32, attempt: u32) -> Result<()> {
-        if waits < 100 {
+        if waits < memchan_core::idle::LOCK_HOLD_OFF_SPINS {
             std::hint::spin_loop();
         } else {
             if waits.is_multiple_of(64) {

@@ -3,7 +3,7 @@
 //! reads the link (or by the hub's own thread for a node in its process); the
 //! `RmaDone` answer goes back under the hub's token. The origin side is `rma.rs`.
 
-use crate::rx::mem::RxMem;
+use crate::rx::RxMem;
 use crate::state::Shared;
 use memchan_core::rma;
 use memchan_core::NodeId;

@@ -1,6 +1,6 @@
 //! `wait_until` on a word of a receive mapping: the waiting thread reads the link
 //! itself. (The deposit operations that change such words are applied to the
-//! receive memory, `rx/mem.rs`.)
+//! receive memory, `rx.rs`.)
 
 use super::RxMapping;
 use crate::state::Reading;
