@@ -16,8 +16,8 @@
 //!   cannot see below that) is the cross-core part. The read cost is the median of
 //!   back-to-back reads (`memchan_core::clock::read_cost_ns`).
 
-use memchan_core::idle::CLOCK_PAIR;
 use memchan_core::clock::{read_cost_ns, GlobalTime};
+use memchan_core::idle::CLOCK_PAIR;
 use memchan_core::{Error, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
