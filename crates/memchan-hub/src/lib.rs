@@ -886,9 +886,10 @@ impl Shared {
             members: st.members(),
         };
         // Level with the live members before the standby's copy is taken.
-        let live = st.members();
+        let mut live = st.members();
+        live.remove(node);
         for counts in st.barrier_counts.values_mut() {
-            counts[id] = live.iter().map(|m| counts[m.index()]).max().unwrap_or(0);
+            counts[id] = memchan_core::barrier::level(live.iter().map(|m| counts[m.index()]));
         }
         // Its own numbering of arrivals starts at its join.
         for seen in st.barrier_seen.values_mut() {

@@ -14,7 +14,7 @@
 //! without progress.
 
 use crate::control::{
-    bar, duo, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
+    duo, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
     BARRIER_SCOPES, MAGIC, MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
@@ -23,6 +23,7 @@ use crate::order::{Order, Pidfds, Targets, Views};
 use crate::perm::SegPerm;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
+use memchan_core::barrier as bar;
 use memchan_core::event::SlotMiss;
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::sync::Ordering;
@@ -54,7 +55,7 @@ pub(crate) struct Inner {
     /// Set once the node has left: tells the service threads to stop.
     pub stop: AtomicBool,
     /// The arrival word of the last barrier this node arrived at, per scope (see
-    /// [`bar`]; rounds 0 after a join or a barrier without rounds, else 1): kept here
+    /// [`bar::word`]; rounds 0 after a join or a barrier without rounds, else 1): kept here
     /// rather than read back from its barrier word, because a load of the line a
     /// peer spins on, just before the store to it, costs a second cache-line
     /// transfer on the barrier's critical path. Its tag goes out with the next
@@ -384,13 +385,11 @@ impl Inner {
             // under way (its peers fall back to the all-arrived check, which it meets).
             let members = inner.members();
             for scope in 0..s.barrier.len() {
-                let top = members
-                    .iter()
-                    .map(|o| bar::number(c.nodes[o.index()].barrier[scope].load(Ordering::Acquire)))
-                    .max()
-                    .unwrap_or(0);
-                s.barrier[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
-                inner.bar_last[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
+                let top = bar::level(members.iter().map(|o| {
+                    bar::word::number(c.nodes[o.index()].barrier[scope].load(Ordering::Acquire))
+                }));
+                s.barrier[scope].store(bar::word::joiner(top), Ordering::Relaxed);
+                inner.bar_last[scope].store(bar::word::joiner(top), Ordering::Relaxed);
             }
             // A word a node of this id left behind would show this node's arrival.
             for w in c.duos.iter().flat_map(|d| &d.0) {
