@@ -25,6 +25,7 @@ use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
 use memchan_core::barrier as bar;
 use memchan_core::event::SlotMiss;
+use memchan_core::membership::{depart, Cause, Departed};
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::sync::Ordering;
 use memchan_core::{
@@ -460,16 +461,21 @@ impl Inner {
             && s.incarnation.load(Ordering::Acquire) == inc
             && s.state.load(Ordering::Acquire) == node_state::ALIVE
         {
+            // Its own release, while the order point still takes its writes: the
+            // departure's step that clears a failed node's locks skips a leaver.
             self.release_locks_of(me);
             if g.is_some() {
-                self.drop_rx_everywhere(me, inc);
+                let gone = Departed {
+                    node: me,
+                    incarnation: inc,
+                    cause: Cause::Left,
+                };
+                depart(&mut membership::Cleanup(self), &gone);
             } else {
+                // Without the plane only by the words it alone writes: the rx sets, the
+                // members bitmap and the event ring may be a joiner's under the flock.
                 self.unlink_rx_of(me, inc);
-            }
-            s.incarnation.store(0, Ordering::Release);
-            if g.is_some() {
-                self.set_member(me, false);
-                self.push_event(me, inc, EventKind::Left);
+                s.incarnation.store(0, Ordering::Release);
             }
             s.state.store(node_state::FREE, Ordering::Release);
         }
