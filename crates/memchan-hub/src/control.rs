@@ -3,8 +3,8 @@
 //! arrivals. Each is checked against the asker's rights and answered at once, or,
 //! for an ack or a barrier, once `sync.rs` finds it complete.
 
+use crate::state::{seg_info, BarrierWait, PendingAck, Port, Seg, Shared, Sink, State, HUB_ORIGIN};
 use crate::sync::count_arrival;
-use crate::{seg_info, BarrierWait, PendingAck, Port, Seg, Shared, Sink, State, HUB_ORIGIN};
 use memchan_core::membership::Cause;
 use memchan_core::{validate, Error, GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS};
 use memchan_link::proto::reply::{Refusal, Table};

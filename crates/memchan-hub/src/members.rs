@@ -4,7 +4,7 @@
 //! `memchan_core::membership` placed on the hub's tables and frames ([`Removal`]),
 //! with its deliveries and requests forgotten.
 
-use crate::{Port, Shared, Sink, State, HUB_ORIGIN};
+use crate::state::{Port, Shared, Sink, State, HUB_ORIGIN};
 use memchan_core::membership::{depart, Cause, Departed, Departure};
 use memchan_core::NodeId;
 use memchan_link::proto::event_kind;

@@ -5,7 +5,7 @@
 //! places the barrier (`memchan_core::barrier`) on a table of counts: a node's
 //! barrier number per scope, moved by its arrival requests.
 
-use crate::{Port, Shared, Sink, State};
+use crate::state::{Port, Shared, Sink, State};
 use memchan_core::barrier as bar;
 use memchan_core::{NodeId, NodeSet, MAX_NODES};
 use memchan_link::proto::code;
