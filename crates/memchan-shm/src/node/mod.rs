@@ -31,17 +31,13 @@ use memchan_core::sync::Ordering;
 use memchan_core::{
     validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
 };
-use rustix::fd::AsFd;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use memchan_core::{EventKind, MembershipEvent};
 
-use plane::{lock_plane, plane_notify, unlock_plane, PlaneMutex};
-
-/// What [`Error::Stalled`] names when the control file's `flock` is not released.
-const PLANE: &str = "the control block's lock (flock)";
+use plane::{lock_plane, plane_notify, unlock_plane, PlaneGuard, PlaneMutex, PLANE};
 
 /// A joined node, shared by its segments and mappings.
 pub(crate) struct Inner {
@@ -423,6 +419,12 @@ impl Inner {
         }
         unlock_plane(inner.local.ctl_map().fd(), Some(plane_notify(c)));
         Ok(inner)
+    }
+
+    /// Takes the control plane, waiting at most [`Local::stall_bound`] for it
+    /// (`Error::Stalled` naming the cluster otherwise).
+    pub(crate) fn plane(&self) -> Result<PlaneGuard<'_>> {
+        plane::take(&self.local, &self.plane)
     }
 
     /// This node's side of the point of global order.
