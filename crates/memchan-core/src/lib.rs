@@ -1,7 +1,8 @@
 //! memchan's address space and ordering core: the names, attributes and errors every
 //! layer shares, and the lock-free algorithms (order point and its journal, notify
 //! handshake, the cluster lock's protocol) written once over a [`sync`] facade so that
-//! loom can model them. No I/O lives here.
+//! loom can model them, beside the services' other protocols written once (the
+//! [`barrier`], a node's departure in [`membership`]). No I/O lives here.
 //!
 //! The transports (`memchan-shm` for one host, the hub transport across hosts) place
 //! these algorithms on their memory or frames; the public crate `memchan` exposes them
@@ -17,6 +18,7 @@
 //! ```
 
 pub mod attr;
+pub mod barrier;
 pub mod bidlock;
 pub mod clock;
 pub mod config;
@@ -25,6 +27,7 @@ pub mod error;
 pub mod event;
 pub mod idle;
 pub mod journal;
+pub mod membership;
 pub mod names;
 pub mod notify;
 pub mod order;

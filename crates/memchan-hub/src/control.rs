@@ -3,11 +3,12 @@
 //! arrivals. Each is checked against the asker's rights and answered at once, or,
 //! for an ack or a barrier, once `sync.rs` finds it complete.
 
+use crate::state::{seg_info, BarrierWait, PendingAck, Port, Seg, Shared, Sink, State, HUB_ORIGIN};
 use crate::sync::count_arrival;
-use crate::{seg_info, BarrierWait, PendingAck, Port, Seg, Shared, Sink, State, HUB_ORIGIN};
+use memchan_core::membership::Cause;
 use memchan_core::{validate, Error, GroupId, NodeId, NodeSet, PageSize, MAX_GROUPS};
 use memchan_link::proto::reply::{Refusal, Table};
-use memchan_link::proto::{self, code, event_kind, Op};
+use memchan_link::proto::{self, code, Op};
 use memchan_link::wire::{Kind, Put};
 use std::time::Instant;
 
@@ -248,7 +249,7 @@ impl Shared {
                 for a in &mut st.acks {
                     a.waits.retain(|&(d, i, _)| (d, i) != (n, inc));
                 }
-                self.remove(st, n, inc, event_kind::LEFT, "left");
+                self.remove(st, n, inc, Cause::Left, "left");
             }
         }
     }

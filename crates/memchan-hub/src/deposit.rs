@@ -6,84 +6,19 @@
 //! an `Outcome` is forwarded to its origin only from a node that really had that
 //! conditional write to answer: no member can forge another's outcome.
 
-use crate::{Shared, Sink, State};
+pub(crate) mod conds;
+
+use crate::state::{Shared, Sink, State};
 use memchan_core::deposit::Outcome;
 use memchan_core::{NodeId, NodeSet};
 use memchan_link::proto::{self, deposit as wire_op, deposit::Op};
 use memchan_link::wire::Kind;
-use std::collections::VecDeque;
 use std::time::Instant;
-
-/// Most conditional writes awaiting outcomes the hub remembers; past it the oldest is
-/// given up (its missing outcomes reported lost), so a destination that never answers
-/// costs bounded memory.
-const MAX_DUE: usize = 4096;
 
 /// How many failure timeouts a destination may take to answer a conditional write
 /// before the hub reports it lost (whether it applied is then unknown, which is what
 /// `Outcome::Lost` says): a destination that never answers holds no sender for ever.
 const DUE_TIMEOUTS: u32 = 4;
-
-/// Conditional writes whose outcomes are due: (origin, token, destinations yet to
-/// answer, when it was routed), oldest first.
-#[derive(Default)]
-pub(super) struct Conds {
-    due: VecDeque<(u16, u64, NodeSet, Instant)>,
-}
-
-impl Conds {
-    /// Remembers a conditional write; the one given up to make room, if any.
-    fn open(&mut self, origin: u16, token: u64, to: NodeSet) -> Option<(u16, u64, NodeSet)> {
-        let evicted = if self.due.len() >= MAX_DUE {
-            self.due.pop_front().map(|(o, t, s, _)| (o, t, s))
-        } else {
-            None
-        };
-        self.due.push_back((origin, token, to, Instant::now()));
-        evicted
-    }
-
-    /// The conditional writes routed before `before`, given up.
-    fn expire(&mut self, before: Instant) -> Vec<(u16, u64, NodeSet)> {
-        let mut out = Vec::new();
-        while self.due.front().is_some_and(|e| e.3 < before) {
-            if let Some((o, t, s, _)) = self.due.pop_front() {
-                out.push((o, t, s));
-            }
-        }
-        out
-    }
-
-    /// `from` answered (origin, token): `None` if it owed no such answer, else
-    /// whether every destination has answered now (the entry is then gone).
-    fn settle(&mut self, origin: u16, token: u64, from: NodeId) -> Option<bool> {
-        let i = self
-            .due
-            .iter()
-            .position(|(o, t, s, _)| *o == origin && *t == token && s.contains(from))?;
-        self.due[i].2.remove(from);
-        let complete = self.due[i].2.is_empty();
-        if complete {
-            self.due.remove(i);
-        }
-        Some(complete)
-    }
-
-    /// Node `n` is gone: its own conditional writes are forgotten, and those it owed
-    /// an answer are returned as (origin, token, complete now).
-    fn gone(&mut self, n: NodeId) -> Vec<(u16, u64, bool)> {
-        self.due.retain(|(o, _, _, _)| *o != n.0);
-        let mut owed = Vec::new();
-        for (o, t, s, _) in &mut self.due {
-            if s.contains(n) {
-                s.remove(n);
-                owed.push((*o, *t, s.is_empty()));
-            }
-        }
-        self.due.retain(|(_, _, s, _)| !s.is_empty());
-        owed
-    }
-}
 
 /// Applies `op` at `base` to a lock segment's copy, as every destination applies it.
 fn shadow(sh: &mut [u8], op: &Op<'_>, base: u64) {

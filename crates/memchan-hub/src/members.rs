@@ -1,9 +1,11 @@
 //! Membership at the hub: releases credited back to their senders as destinations
 //! release (`settle`, `credit`), and a node's removal (it left, or was isolated: its
-//! link closed, failed a MAC or stayed silent), with its lock slots cleared, its
-//! deliveries and requests forgotten and the survivors told (`remove`).
+//! link closed, failed a MAC or stayed silent): the departure of
+//! `memchan_core::membership` placed on the hub's tables and frames ([`Removal`]),
+//! with its deliveries and requests forgotten.
 
-use crate::{Port, Shared, Sink, State, HUB_ORIGIN};
+use crate::state::{Port, Shared, Sink, State, HUB_ORIGIN};
+use memchan_core::membership::{depart, Cause, Departed, Departure};
 use memchan_core::NodeId;
 use memchan_link::proto::event_kind;
 use memchan_link::wire::{Kind, Put};
@@ -65,33 +67,52 @@ impl Shared {
         }
         st.isolations += 1;
         tracing::warn!(node = n.0, incarnation = inc, reason = %why, "isolated");
-        self.remove(st, n, inc, event_kind::FAILED, why);
+        self.remove(st, n, inc, Cause::Failed, why);
     }
 
-    pub(crate) fn remove(&self, st: &mut State, n: NodeId, inc: u64, kind: u8, why: &str) {
+    /// Removes `n` (incarnation `inc`), which left or failed (`why`), if it is a
+    /// member, and copies the tables to the standbys.
+    pub(crate) fn remove(&self, st: &mut State, n: NodeId, inc: u64, cause: Cause, why: &str) {
+        if st.ports[n.index()].is_none() {
+            return;
+        }
+        let gone = Departed {
+            node: n,
+            incarnation: inc,
+            cause,
+        };
+        depart(
+            &mut Removal {
+                sh: self,
+                st,
+                port: None,
+                why,
+            },
+            &gone,
+        );
+        self.replicate(st);
+    }
+}
+
+/// A departure's steps on the hub's tables, under the hub lock.
+struct Removal<'a> {
+    sh: &'a Shared,
+    st: &'a mut State,
+    /// The departed node's port, once expelled: its link is closed last.
+    port: Option<Port>,
+    why: &'a str,
+}
+
+impl Departure for Removal<'_> {
+    fn expel(&mut self, d: &Departed) {
+        let (sh, st, n) = (self.sh, &mut *self.st, d.node);
         let Some(p) = st.ports[n.index()].take() else {
             return;
         };
         if let Some(sb) = st.standby.as_mut() {
             sb.forget(n);
         }
-        self.refresh_links(st);
-        st.epoch += 1;
-        let epoch = st.epoch;
-        match &p.sink {
-            Sink::Remote(l) => {
-                if kind == event_kind::FAILED {
-                    let body = Put::new().u64(epoch).str(why).0;
-                    l.send_control(Kind::Isolated, &body);
-                }
-                l.shutdown();
-            }
-            Sink::Local(lp) => {
-                if kind == event_kind::FAILED {
-                    lp.isolated(epoch, why);
-                }
-            }
-        }
+        sh.refresh_links(st);
         // Deliveries it will never release no longer hold their senders back.
         let credited: Vec<_> = p
             .owed
@@ -99,25 +120,61 @@ impl Shared {
             .filter(|e| e.1 != HUB_ORIGIN)
             .map(|e| (e.1, e.2))
             .collect();
-        self.credit(st, &credited);
-        self.conds_gone(st, n);
-        let mut clear = Vec::new();
-        for (i, s) in st.segs.iter_mut().enumerate() {
-            if let Some(s) = s {
-                s.rx.remove(n);
-                if s.shadow
-                    .as_ref()
-                    .is_some_and(|sh| sh.get(n.index()) == Some(&1))
-                {
-                    clear.push(i);
+        sh.credit(st, &credited);
+        sh.conds_gone(st, n);
+        self.port = Some(p);
+    }
+
+    fn drop_rx(&mut self, d: &Departed) {
+        for s in self.st.segs.iter_mut().flatten() {
+            s.rx.remove(d.node);
+        }
+    }
+
+    fn clear_locks(&mut self, d: &Departed) {
+        let i = d.node.index();
+        let held: Vec<usize> = (self.st.segs.iter().enumerate())
+            .filter(|(_, s)| {
+                s.as_ref()
+                    .and_then(|s| s.shadow.as_ref())
+                    .is_some_and(|sh| sh.get(i) == Some(&1))
+            })
+            .map(|(seg, _)| seg)
+            .collect();
+        // Packets the hub orders itself, to every node that maps the lock page.
+        for seg in held {
+            self.st.hub_write(seg, i, &[0]);
+        }
+    }
+
+    fn announce(&mut self, d: &Departed) -> u64 {
+        let kind = match d.cause {
+            Cause::Left => event_kind::LEFT,
+            Cause::Failed => event_kind::FAILED,
+        };
+        self.st.epoch += 1;
+        self.st.event(d.node, d.incarnation, kind);
+        self.st.epoch
+    }
+
+    fn dismiss(&mut self, d: &Departed, epoch: u64) {
+        let failed = d.cause == Cause::Failed;
+        match self.port.as_ref().map(|p| &p.sink) {
+            Some(Sink::Remote(l)) => {
+                if failed {
+                    let body = Put::new().u64(epoch).str(self.why).0;
+                    l.send_control(Kind::Isolated, &body);
                 }
+                l.shutdown();
             }
+            Some(Sink::Local(lp)) if failed => lp.isolated(epoch, self.why),
+            _ => {}
         }
-        for seg in clear {
-            st.hub_write(seg, n.index(), &[0]);
-        }
-        st.event(n, inc, kind);
-        self.rma_forget(st, n);
+    }
+
+    fn release_waiters(&mut self, d: &Departed) {
+        let (sh, st, n) = (self.sh, &mut *self.st, d.node);
+        sh.rma_forget(st, n);
         st.barrier_waits.retain(|w| w.node != n);
         for counts in st
             .barrier_counts
@@ -126,9 +183,8 @@ impl Shared {
         {
             counts[n.index()] = 0;
         }
-        self.check_barriers(st);
-        self.check_acks(st);
-        self.replicate(st);
+        sh.check_barriers(st);
+        sh.check_acks(st);
     }
 }
 

@@ -15,83 +15,16 @@
 //! writes to segments it does not know (the writer's next `ack` fails) rather than
 //! lose them silently.
 
-use crate::standby::Tables;
-use crate::{Shared, State};
-use memchan_link::handshake::{read_frame, HandshakeError};
-use memchan_link::wire::{self, Decoder, FrameKey, Kind};
-use std::io::Write;
+pub(crate) mod set;
+
+use crate::standby::copy::{MemberCopy, SegCopy, Tables};
+use crate::state::{Shared, State};
+use memchan_link::wire::{self, Decoder, FrameKey};
+use set::{Mirror, MirrorError};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Why a standby left the mirror set.
-#[derive(Debug, thiserror::Error)]
-enum MirrorError {
-    /// The tables could not be sent.
-    #[error("cannot send the tables: {0}")]
-    Send(#[source] std::io::Error),
-    /// No receipt came.
-    #[error("no receipt: {0}")]
-    Receipt(#[source] HandshakeError),
-    /// Something else than a receipt came.
-    #[error("expected a receipt, got {0:?}")]
-    Unexpected(Kind),
-}
-
-/// One standby's open mirror connection.
-pub(super) struct Mirror {
-    sock: TcpStream,
-    peer: SocketAddr,
-    key: FrameKey,
-    dec: Decoder,
-    /// The counter of the next frame sent to it.
-    counter: u64,
-}
-
-/// The standbys the tables go to (in the hub's `State`).
-#[derive(Default)]
-pub(super) struct Mirrors {
-    list: Vec<Mirror>,
-    /// The version of the last tables sent (a standby confirms a version).
-    version: u64,
-}
-
-impl Mirror {
-    fn send(&mut self, json: &[u8], deadline: Instant) -> Result<(), MirrorError> {
-        let mut out = Vec::new();
-        wire::encode(
-            &mut out,
-            &self.key,
-            self.counter,
-            Kind::Response,
-            0,
-            0,
-            &[json],
-        );
-        self.counter += 1;
-        let left = deadline.saturating_duration_since(Instant::now());
-        self.sock
-            .set_write_timeout(Some(left.max(std::time::Duration::from_millis(1))))
-            .and_then(|()| self.sock.write_all(&out))
-            .map_err(MirrorError::Send)
-    }
-
-    /// Reads the standby's receipts until one confirms `version`.
-    fn receipt(&mut self, version: u64, deadline: Instant) -> Result<(), MirrorError> {
-        loop {
-            let (h, p) = read_frame(&mut self.sock, &mut self.dec, deadline)
-                .map_err(MirrorError::Receipt)?;
-            let got = match (h.kind, p.as_slice().try_into()) {
-                (Kind::MirrorReceipt, Ok(b)) => u64::from_le_bytes(b),
-                (k, _) => return Err(MirrorError::Unexpected(k)),
-            };
-            if got >= version {
-                return Ok(());
-            }
-        }
-    }
-}
 
 impl Shared {
     /// A standby's mirror connection whose join the gate verified: it joins the
@@ -173,4 +106,67 @@ fn drop_mirror(m: &Mirror, why: &MirrorError) {
         "standby dropped from the mirror set: its copy of the tables is stale until it connects again"
     );
     let _ = m.sock.shutdown(std::net::Shutdown::Both);
+}
+
+impl Tables {
+    /// The active hub's tables now (what a standby's mirror connection is answered).
+    pub(super) fn of(st: &State, numbered: bool) -> Tables {
+        Tables {
+            numbered,
+            version: 0,
+            cluster: st.cluster.clone().unwrap_or_default(),
+            page_size: st.page.map_or(0, |p| p.bytes() as u32),
+            epoch: st.epoch,
+            next_inc: st.next_inc,
+            next_gen: st.next_gen,
+            members: st
+                .ports
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    let p = p.as_ref()?;
+                    Some(MemberCopy {
+                        node: i as u16,
+                        inc: p.inc,
+                        host: p.host.clone(),
+                        pid: p.pid,
+                        uid: p.uid,
+                        gid: p.gid,
+                        joined_epoch: p.joined_epoch,
+                    })
+                })
+                .collect(),
+            segs: st
+                .segs
+                .iter()
+                .map(|s| {
+                    s.as_ref().map(|s| SegCopy {
+                        name: s.name.clone(),
+                        gen: s.gen,
+                        size: s.size as u64,
+                        uid: s.uid,
+                        gid: s.gid,
+                        mode: s.mode,
+                        rx: s.rx.iter().map(|n| n.0).collect(),
+                        shadow: s.shadow.clone(),
+                    })
+                })
+                .collect(),
+            groups: st
+                .groups
+                .iter()
+                .map(|(n, m)| (n.clone(), m.iter().map(|n| n.0).collect()))
+                .collect(),
+            barriers: st
+                .barrier_counts
+                .iter()
+                .map(|(&scope, c)| (scope, c.to_vec()))
+                .collect(),
+            barrier_seen: st
+                .barrier_seen
+                .iter()
+                .map(|(&scope, c)| (scope, c.to_vec()))
+                .collect(),
+        }
+    }
 }

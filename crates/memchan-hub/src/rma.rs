@@ -7,49 +7,15 @@
 //! it, once. A target that leaves or fails is answered for (`UnknownNode`), so an
 //! origin never waits on a node that is gone.
 
-use crate::{Port, Shared, Sink, State};
+pub(crate) mod table;
+
+use crate::state::{Port, Shared, Sink, State};
 use memchan_core::{Error, NodeId};
 use memchan_link::proto::reply::Refusal;
 use memchan_link::proto::rma::{get_done, Asker, Request, Serve};
 use memchan_link::wire::Kind;
-use std::collections::HashMap;
 use std::time::Instant;
-
-/// A request forwarded to its target and not yet answered.
-struct Entry {
-    target: NodeId,
-    target_inc: u64,
-    origin: NodeId,
-    origin_inc: u64,
-    req: u32,
-    /// The down seq of its `RmaServe` on the target's link.
-    seq: u64,
-    /// When the target released (received) that frame: its link side answers right
-    /// after, so a target that then stays silent on it past the failure timeout, while
-    /// its link lives, is not answering.
-    received: Option<Instant>,
-}
-
-/// The requests under way, by token.
-pub(super) struct Table {
-    next: u64,
-    open: HashMap<u64, Entry>,
-}
-
-impl Default for Table {
-    /// Tokens start at a random number: a target that served a request of a lost
-    /// active hub may send its answer to the standby after a rail switch, and that
-    /// token must not name one of the standby's own requests (it would answer the
-    /// wrong origin). The standby drops it as never sent.
-    fn default() -> Table {
-        let mut b = [0u8; 8];
-        let next = getrandom::fill(&mut b).map_or(0, |()| u64::from_le_bytes(b) >> 1);
-        Table {
-            next,
-            open: HashMap::new(),
-        }
-    }
-}
+use table::Entry;
 
 impl Shared {
     /// A `RmaRequest` from `n`.

@@ -6,7 +6,7 @@
 //! a dual rail (`rail_place`).
 
 use crate::members::release_done;
-use crate::{Shared, State};
+use crate::state::{Shared, State};
 use memchan_core::{Dest, NodeId, NodeSet};
 use memchan_link::proto;
 use memchan_link::proto::reply::Refusal;

@@ -18,17 +18,21 @@
 //! node's barrier arrival or request the old hub handled but did not answer is not
 //! answered again, except an `ack`, which the node sends again after a switch.
 
+pub(crate) mod copy;
+
+use crate::reader::serve;
+use crate::refuse::say_and_close;
+use crate::state::{Port, Seg, Shared, Sink, State};
 use crate::sync::count_arrival;
-use crate::{say_and_close, Port, Seg, Shared, Sink, State};
+use copy::{set_of, Phase, Replay, Resumed, Standby, Tables};
 use memchan_core::status::{LinkCounters, RailStatus};
-use memchan_core::{validate, NodeId, NodeSet, PageSize, MAX_GROUPS, MAX_NODES};
+use memchan_core::{NodeId, NodeSet, PageSize, MAX_NODES};
 use memchan_link::handshake::{self, read_frame, HandshakeError, STEP};
 use memchan_link::link::{Held, Link, LinkConfig};
 use memchan_link::proto::reply::JoinRefusal;
 use memchan_link::proto::{event_kind, Join, ROLE_MIRROR};
 use memchan_link::rail::{self, PlanNotice, RailError, Report, Resume};
 use memchan_link::wire::{self, Decoder, FrameKey, Kind};
-use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
@@ -108,301 +112,6 @@ const GEN_GAP: u32 = 1 << 24;
 
 /// How long the replaying thread holds the hub lock at a time.
 const REPLAY_SLICE: std::time::Duration = std::time::Duration::from_millis(2);
-
-/// The tables a standby copies from the active hub.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(super) struct Tables {
-    /// Whether the active hub numbers its order (`HubConfig::rail`): without it the
-    /// nodes' reports say nothing of what they applied, and a takeover would apply
-    /// packets twice.
-    #[serde(default)]
-    numbered: bool,
-    /// Counts the copies the active sent; the standby confirms it (`mirror.rs`).
-    #[serde(default)]
-    pub(super) version: u64,
-    cluster: String,
-    page_size: u32,
-    epoch: u64,
-    next_inc: u64,
-    next_gen: u32,
-    members: Vec<MemberCopy>,
-    /// By segment id (`None`: a free slot).
-    segs: Vec<Option<SegCopy>>,
-    groups: Vec<(String, Vec<u16>)>,
-    /// Barrier arrivals per scope: (scope, counts by node id).
-    barriers: Vec<(u16, Vec<u64>)>,
-    /// Per scope, the number of each node's last arrival counted (taken with the
-    /// counts, so the two agree).
-    #[serde(default)]
-    barrier_seen: Vec<(u16, Vec<u64>)>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct MemberCopy {
-    node: u16,
-    inc: u64,
-    host: String,
-    pid: u32,
-    uid: u32,
-    gid: u32,
-    joined_epoch: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct SegCopy {
-    name: String,
-    gen: u32,
-    size: u64,
-    uid: u32,
-    gid: u32,
-    mode: u32,
-    rx: Vec<u16>,
-    shadow: Option<Vec<u8>>,
-}
-
-impl Tables {
-    /// The active hub's tables now (what a standby's mirror connection is answered).
-    pub(super) fn of(st: &State, numbered: bool) -> Tables {
-        Tables {
-            numbered,
-            version: 0,
-            cluster: st.cluster.clone().unwrap_or_default(),
-            page_size: st.page.map_or(0, |p| p.bytes() as u32),
-            epoch: st.epoch,
-            next_inc: st.next_inc,
-            next_gen: st.next_gen,
-            members: st
-                .ports
-                .iter()
-                .enumerate()
-                .filter_map(|(i, p)| {
-                    let p = p.as_ref()?;
-                    Some(MemberCopy {
-                        node: i as u16,
-                        inc: p.inc,
-                        host: p.host.clone(),
-                        pid: p.pid,
-                        uid: p.uid,
-                        gid: p.gid,
-                        joined_epoch: p.joined_epoch,
-                    })
-                })
-                .collect(),
-            segs: st
-                .segs
-                .iter()
-                .map(|s| {
-                    s.as_ref().map(|s| SegCopy {
-                        name: s.name.clone(),
-                        gen: s.gen,
-                        size: s.size as u64,
-                        uid: s.uid,
-                        gid: s.gid,
-                        mode: s.mode,
-                        rx: s.rx.iter().map(|n| n.0).collect(),
-                        shadow: s.shadow.clone(),
-                    })
-                })
-                .collect(),
-            groups: st
-                .groups
-                .iter()
-                .map(|(n, m)| (n.clone(), m.iter().map(|n| n.0).collect()))
-                .collect(),
-            barriers: st
-                .barrier_counts
-                .iter()
-                .map(|(&scope, c)| (scope, c.to_vec()))
-                .collect(),
-            barrier_seen: st
-                .barrier_seen
-                .iter()
-                .map(|(&scope, c)| (scope, c.to_vec()))
-                .collect(),
-        }
-    }
-
-    /// Whether a copy that came over the wire is one a hub could hold (it comes from
-    /// a holder of the cluster key, and is checked all the same before use).
-    fn check(&self) -> Result<(), StandbyError> {
-        let bad = |why: String| Err(StandbyError::BadCopy(why));
-        if !self.numbered {
-            return bad("the active hub does not number its order (run it with --rail)".into());
-        }
-        if self.members.is_empty() {
-            // No node joined the active hub yet: nothing to take over.
-            return Ok(());
-        }
-        if let Err(e) = validate::cluster_name(&self.cluster) {
-            return bad(e.to_string());
-        }
-        if PageSize::from_bytes(self.page_size as usize).is_none() {
-            return bad(format!("page size {}", self.page_size));
-        }
-        let node_ok = |n: u16| usize::from(n) < MAX_NODES;
-        let mut seen = NodeSet::EMPTY;
-        for m in &self.members {
-            if !node_ok(m.node) || seen.contains(NodeId(m.node)) {
-                return bad(format!("member {} out of range or twice", m.node));
-            }
-            seen.insert(NodeId(m.node));
-        }
-        if self.segs.len() > validate::MAX_SEGMENTS || self.groups.len() > MAX_GROUPS {
-            return bad("more segments or groups than a hub holds".into());
-        }
-        for s in self.segs.iter().flatten() {
-            if let Err(e) = validate::segment_size(s.size) {
-                return bad(e.to_string());
-            }
-            let shadow_ok = s.shadow.as_ref().is_none_or(|b| b.len() as u64 == s.size);
-            if !shadow_ok || !s.rx.iter().all(|&n| node_ok(n)) {
-                return bad(format!("segment `{}` inconsistent", s.name));
-            }
-        }
-        let groups_ok = self
-            .groups
-            .iter()
-            .all(|(_, m)| m.iter().all(|&n| node_ok(n)));
-        let barriers_ok = self
-            .barriers
-            .iter()
-            .chain(&self.barrier_seen)
-            .all(|(_, c)| c.len() == MAX_NODES);
-        if !groups_ok || !barriers_ok {
-            return bad("a group or barrier count out of range".into());
-        }
-        Ok(())
-    }
-
-    fn member(&self, node: u16) -> Option<&MemberCopy> {
-        self.members.iter().find(|m| m.node == node)
-    }
-}
-
-fn set_of(ids: &[u16]) -> NodeSet {
-    ids.iter().map(|&n| NodeId(n)).collect()
-}
-
-/// Where a standby is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Phase {
-    /// Copying the active's tables.
-    Mirroring,
-    /// Nodes are resuming; the first came at this instant.
-    Gathering(Instant),
-    /// The plan is made and told; the held frames are being handled in its order, a
-    /// slice at a time (`Standby::replay`), frames that arrive meanwhile held too.
-    Replaying,
-    /// The cluster's hub now.
-    TookOver,
-    /// The reports could not be planned; every resumed node was isolated.
-    Failed(String),
-}
-
-/// A node that resumed its link here, until the takeover.
-struct Resumed {
-    report: Report,
-    rx: Vec<(u32, u32)>,
-    /// Its barrier arrivals per scope (`Resume::barriers`).
-    barriers: Vec<(u16, u64)>,
-    /// Its copies of the lock pages it maps rx (`Resume::locks`).
-    locks: Vec<(u32, u32, Vec<u8>)>,
-    /// The last held seq its link must resend before the plan can run (0: none).
-    need: u64,
-    /// Reliable frames its link delivered meanwhile, in seq order.
-    held: VecDeque<(u64, Kind, Vec<u8>)>,
-    /// The last seq received.
-    got: u64,
-}
-
-/// A standby hub's state (in the hub's `State`).
-pub(super) struct Standby {
-    active: String,
-    tables: Option<Tables>,
-    mirrored_at: Option<Instant>,
-    mirror_error: String,
-    phase: Phase,
-    resumed: HashMap<u16, Resumed>,
-    replanned: u64,
-    /// The takeover's order, while `Phase::Replaying`.
-    replay: Option<Replay>,
-    /// The thread that handles the held frames (`replay_loop`), woken at the takeover.
-    replayer: Option<std::thread::Thread>,
-}
-
-/// A takeover's replay: the plan's order of held packets and how far it got.
-struct Replay {
-    order: Vec<(u16, u64)>,
-    next_gseq: u64,
-    /// The next place in `order`.
-    at: usize,
-    /// The copy taken over (its members that did not resume are failed at the end).
-    tables: Tables,
-    nodes: Vec<u16>,
-    /// Per lock page, the bid slots some resumed node's copy showed taken: those of
-    /// nodes that are not members after the takeover are cleared at its end.
-    bids: Vec<(usize, NodeSet)>,
-    started: Instant,
-}
-
-impl Standby {
-    pub(super) fn new(active: String) -> Standby {
-        Standby {
-            active,
-            tables: None,
-            mirrored_at: None,
-            mirror_error: String::new(),
-            phase: Phase::Mirroring,
-            resumed: HashMap::new(),
-            replanned: 0,
-            replay: None,
-            replayer: None,
-        }
-    }
-
-    /// Whether reliable frames are held for the plan rather than handled.
-    pub(super) fn holding(&self) -> bool {
-        matches!(self.phase, Phase::Gathering(_) | Phase::Replaying)
-    }
-
-    /// Whether ordinary joins are refused (a standby serves nodes once it took over).
-    pub(super) fn refuses_joins(&self) -> bool {
-        self.phase != Phase::TookOver
-    }
-
-    /// Holds a frame a resumed node sent during the gathering.
-    pub(super) fn hold(&mut self, n: NodeId, seq: u64, kind: Kind, payload: &[u8]) {
-        if let Some(r) = self.resumed.get_mut(&n.0) {
-            r.got = r.got.max(seq);
-            r.held.push_back((seq, kind, payload.to_vec()));
-        }
-    }
-
-    /// A resumed node left (isolated before the takeover): it takes no part.
-    pub(super) fn forget(&mut self, n: NodeId) {
-        self.resumed.remove(&n.0);
-    }
-
-    pub(super) fn status(&self, gseq: u64) -> RailStatus {
-        let mut resumed: Vec<u16> = self.resumed.keys().copied().collect();
-        resumed.sort_unstable();
-        RailStatus {
-            role: match &self.phase {
-                Phase::Mirroring => "standby".into(),
-                Phase::Gathering(_) => "gathering".into(),
-                Phase::Replaying => "replaying".into(),
-                Phase::TookOver => "took over".into(),
-                Phase::Failed(why) => format!("failed: {why}"),
-            },
-            active: self.active.clone(),
-            mirrored_ms_ago: self.mirrored_at.map(|t| t.elapsed().as_millis() as u64),
-            mirror_error: self.mirror_error.clone(),
-            gseq,
-            resumed,
-            replanned: self.replanned,
-        }
-    }
-}
 
 /// The standby's copying thread: follows the active's tables over a mirror
 /// connection, connecting again every heartbeat while it cannot, until nodes start
@@ -496,7 +205,7 @@ fn follow(sh: &Shared, active: &str) -> Option<StandbyError> {
         }
         let copy = serde_json::from_slice::<Tables>(&p)
             .map_err(StandbyError::Tables)
-            .and_then(|t| t.check().map(|()| t));
+            .and_then(|t| t.check().map(|()| t).map_err(StandbyError::BadCopy));
         let version = {
             let mut st = sh.lock();
             let sb = st.standby.as_mut()?;
@@ -700,7 +409,7 @@ impl Shared {
         let (sh, node, inc) = (self.clone(), NodeId(r.node), r.inc);
         std::thread::Builder::new()
             .name("memchan-hub-link".into())
-            .spawn(move || crate::serve(sh, node, inc, link))
+            .spawn(move || serve(sh, node, inc, link))
             .map_err(|source| StandbyError::Io {
                 what: "no thread to read its link",
                 source,
@@ -1034,73 +743,5 @@ fn clear_bids(st: &mut State, bids: &[(usize, NodeSet)], members: &NodeSet) {
     }
     for (seg, slot) in clear {
         st.hub_write(seg, slot.index(), &[0]);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn copy() -> Tables {
-        Tables {
-            numbered: true,
-            version: 1,
-            cluster: "c".into(),
-            page_size: 4096,
-            epoch: 3,
-            next_inc: 10,
-            next_gen: 2,
-            members: vec![MemberCopy {
-                node: 1,
-                inc: 9,
-                host: "h".into(),
-                pid: 1,
-                uid: 0,
-                gid: 0,
-                joined_epoch: 2,
-            }],
-            segs: vec![Some(SegCopy {
-                name: "_lock.l".into(),
-                gen: 1,
-                size: 4096,
-                uid: 0,
-                gid: 0,
-                mode: 0o666,
-                rx: vec![1],
-                shadow: Some(vec![0; 4096]),
-            })],
-            groups: vec![("g".into(), vec![1])],
-            barriers: vec![(u16::MAX, vec![0; MAX_NODES])],
-            barrier_seen: vec![(u16::MAX, vec![0; MAX_NODES])],
-        }
-    }
-
-    #[test]
-    fn a_copy_of_the_tables_is_checked_before_use() {
-        assert!(copy().check().is_ok());
-        let bad: [fn(&mut Tables); 7] = [
-            |t| t.members[0].node = MAX_NODES as u16,
-            |t| t.members.push(t.members[0].clone()),
-            |t| t.segs[0].as_mut().unwrap().shadow = Some(vec![0; 10]),
-            |t| t.segs[0].as_mut().unwrap().rx = vec![u16::MAX],
-            |t| t.groups[0].1 = vec![999],
-            |t| t.barriers[0].1.truncate(3),
-            |t| t.barrier_seen[0].1.truncate(3),
-        ];
-        for (i, spoil) in bad.iter().enumerate() {
-            let mut t = copy();
-            spoil(&mut t);
-            assert!(t.check().is_err(), "spoiled copy {i} accepted");
-        }
-        // Nothing joined yet: nothing to check, nothing to take over.
-        let empty = Tables {
-            numbered: true,
-            ..Tables::default()
-        };
-        assert!(empty.check().is_ok());
-        assert!(
-            Tables::default().check().is_err(),
-            "an active hub without --rail"
-        );
     }
 }

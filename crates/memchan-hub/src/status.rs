@@ -1,7 +1,7 @@
 //! The hub's report for `memchan status` (and the observer role of its gate):
 //! members with their links' counters, segments, groups, locks, the dual rail.
 
-use crate::{Shared, Sink};
+use crate::state::{Shared, Sink};
 use memchan_core::status::{
     ClusterStatus, GroupStatus, LinkCounters, LockStatus, MemberStatus, SegmentStatus,
 };

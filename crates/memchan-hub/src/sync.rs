@@ -1,9 +1,12 @@
 //! The hub's synchronisation answers: an ack (every earlier write of the asker
 //! released at every destination, or the destinations that left or stalled named)
 //! and a barrier (every live member of its scope arrived, or the stalled ones named).
-//! Both are checked again whenever releases, arrivals or members change.
+//! Both are checked again whenever releases, arrivals or members change. The hub
+//! places the barrier (`memchan_core::barrier`) on a table of counts: a node's
+//! barrier number per scope, moved by its arrival requests.
 
-use crate::{Port, Shared, Sink, State};
+use crate::state::{Port, Shared, Sink, State};
+use memchan_core::barrier as bar;
 use memchan_core::{NodeId, NodeSet, MAX_NODES};
 use memchan_link::proto::code;
 use memchan_link::proto::reply::Refusal;
@@ -96,17 +99,9 @@ impl Shared {
             ..
         } = st;
         barrier_waits.retain_mut(|w| {
-            let want = match w.scope {
-                u16::MAX => members,
-                g => groups
-                    .get(usize::from(g))
-                    .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
-            };
+            let want = waited(groups, members, w.scope);
             let counts = &barrier_counts[&w.scope];
-            let missing: NodeSet = want
-                .iter()
-                .filter(|m| counts[m.index()] < w.target)
-                .collect();
+            let missing = bar::missing(&want, w.target, |m| counts[m.index()]);
             let handled = missing
                 .iter()
                 .filter_map(|m| ports[m.index()].as_ref().map(|p| p.handled))
@@ -140,24 +135,15 @@ impl Shared {
         // The lowest count among each waited scope's live members, once per scope: a
         // waiter passes when it reaches the waiter's target (the waiter's own count
         // does, it arrived), so a call costs O(members + waiters), not their product.
-        let mut lowest: HashMap<u16, u64> = HashMap::new();
+        let mut lowest: HashMap<u16, Option<u64>> = HashMap::new();
         let mut done = Vec::new();
         st.barrier_waits.retain(|w| {
             let low = *lowest.entry(w.scope).or_insert_with(|| {
-                let want = match w.scope {
-                    u16::MAX => members,
-                    g => st
-                        .groups
-                        .get(usize::from(g))
-                        .map_or(NodeSet::EMPTY, |(_, m)| m.intersect(&members)),
-                };
                 let counts = &st.barrier_counts[&w.scope];
-                want.iter()
-                    .map(|m| counts[m.index()])
-                    .min()
-                    .unwrap_or(u64::MAX)
+                let want = waited(&st.groups, members, w.scope);
+                bar::lowest(want.iter().map(|m| counts[m.index()]))
             });
-            let passed = low >= w.target;
+            let passed = low.is_none_or(|l| bar::reached(l, w.target));
             if passed {
                 done.push((w.node, w.inc, w.req));
             }
@@ -171,19 +157,26 @@ impl Shared {
     }
 }
 
+/// The members a barrier of `scope` (a group id, `u16::MAX` the cluster) waits for;
+/// none for a group that does not exist.
+fn waited(groups: &[(String, NodeSet)], members: NodeSet, scope: u16) -> NodeSet {
+    let group = match scope {
+        u16::MAX => None,
+        g => Some(
+            groups
+                .get(usize::from(g))
+                .map_or(NodeSet::EMPTY, |(_, m)| *m),
+        ),
+    };
+    bar::scope(members, group)
+}
+
 /// Counts `n`'s barrier arrival `number` of `scope` (its own numbering, from 1 at its
-/// join) and returns the count it waits for. An arrival not counted yet counts,
-/// together with any earlier ones this hub missed (a standby's copy is a heartbeat
-/// old); one counted already (asked again after a rail switch) is not counted again.
+/// join, asked again after a rail switch: `bar::count_arrival`) and returns the
+/// barrier number it waits for.
 pub(crate) fn count_arrival(st: &mut State, n: NodeId, scope: u16, number: u64) -> u64 {
     let counts = st.barrier_counts.entry(scope).or_insert([0; MAX_NODES]);
     let seen = st.barrier_seen.entry(scope).or_insert([0; MAX_NODES]);
     let i = n.index();
-    if number > seen[i] {
-        counts[i] = counts[i].saturating_add(number - seen[i]);
-        seen[i] = number;
-        counts[i]
-    } else {
-        counts[i].saturating_sub(seen[i] - number)
-    }
+    bar::count_arrival(&mut counts[i], &mut seen[i], number)
 }

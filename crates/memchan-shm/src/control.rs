@@ -125,9 +125,9 @@ pub(crate) struct NodeSlot {
     /// a peer sleeps on (`node::Inner::barrier`).
     pub bar_seq: AtomicU32,
     pub bar_waiters: AtomicU32,
-    /// Barrier word per scope (see [`bar`]), from a cache line of their own: peers
-    /// spin on them, and the heartbeat and the slot's other words must not move
-    /// that line away from its writer between barriers.
+    /// Barrier word per scope (`memchan_core::barrier::word`), from a cache line of
+    /// their own: peers spin on them, and the heartbeat and the slot's other words
+    /// must not move that line away from its writer between barriers.
     pub barrier: BarrierWords,
 }
 
@@ -139,50 +139,6 @@ impl std::ops::Deref for BarrierWords {
     type Target = [AtomicU64; BARRIER_SCOPES];
     fn deref(&self) -> &Self::Target {
         &self.0
-    }
-}
-
-/// A node's barrier word: `number << 20 | tag << 4 | rounds`. `number` is the last
-/// barrier the node arrived at (44 bits, wrapping), `tag` a hash of the rank set it
-/// took at arrival (16 bits) and `rounds` how far it got in that barrier's
-/// dissemination (1 = arrived, k + 2 = its round-k wait succeeded, 0 = a joiner,
-/// not part of barrier `number`, [`bar::FLAT`] = arrived, waiting for all arrivals
-/// without rounds). Only the node itself writes its word.
-pub(crate) mod bar {
-    /// `rounds` of a node that arrived on a crowded host: it takes no rounds, so a
-    /// peer waiting for one of its rounds falls back to the all-arrived check (the
-    /// most rounds are 8, for 256 nodes: word 9).
-    pub const FLAT: u64 = 0xf;
-    const NUMBER_SHIFT: u32 = 20;
-    const NUMBER_MASK: u64 = (1 << 44) - 1;
-
-    pub fn pack(number: u64, tag: u64, rounds: u64) -> u64 {
-        (number & NUMBER_MASK) << NUMBER_SHIFT | (tag & 0xffff) << 4 | (rounds & 0xf)
-    }
-    pub fn number(w: u64) -> u64 {
-        w >> NUMBER_SHIFT
-    }
-    pub fn tag(w: u64) -> u64 {
-        (w >> 4) & 0xffff
-    }
-    pub fn rounds(w: u64) -> u64 {
-        w & 0xf
-    }
-    pub fn next(number: u64) -> u64 {
-        number.wrapping_add(1) & NUMBER_MASK
-    }
-    /// `a` is at or past `b` (numbers wrap: "past" is less than half the range ahead).
-    pub fn reached(a: u64, b: u64) -> bool {
-        a.wrapping_sub(b) & NUMBER_MASK < 1 << 43
-    }
-    /// The rank set's tag: nodes that took different sets see different tags (but for
-    /// a 2^-16 collision) and fall back to the all-arrived check.
-    pub fn tag_of(set: &memchan_core::NodeSet) -> u64 {
-        let mut h = 0u64;
-        for w in set.0 {
-            h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
-        }
-        h >> 48
     }
 }
 
@@ -201,7 +157,7 @@ pub(crate) struct DuoLine(pub [AtomicU64; 2]);
 
 /// A [`DuoLine`] word: `1 << 63 | number << 24 | id << 16 | tag`, with the low 39
 /// bits of the barrier number, the writer's node id and the rank set's tag (as
-/// [`bar`]); 0 is no word.
+/// `memchan_core::barrier::word`); 0 is no word.
 pub(crate) mod duo {
     const NUMBER_MASK: u64 = (1 << 39) - 1;
     const VALID: u64 = 1 << 63;

@@ -610,7 +610,8 @@ fn a_member_that_never_arrives_fails_the_barrier_with_stalled_naming_it() {
 /// passed its next barrier at once, without the new node.
 #[test]
 fn a_word_left_on_the_duo_line_is_not_a_new_nodes_arrival() {
-    use crate::control::{bar, duo};
+    use crate::control::duo;
+    use memchan_core::barrier as bar;
     let name = cluster("duo-left");
     let _files = Cleanup(name.clone());
     let cfg = shared(20, 200);
@@ -625,7 +626,7 @@ fn a_word_left_on_the_duo_line_is_not_a_new_nodes_arrival() {
     }
     let (me, gone) = (a.inner.local.me, b.inner.local.me);
     let c = a.inner.local.ctl();
-    let t = bar::next(bar::number(
+    let t = bar::next(bar::word::number(
         c.nodes[me.index()].barrier[0].load(Ordering::Acquire),
     ));
     let tag = bar::tag_of(&a.members());

@@ -56,7 +56,7 @@ pub fn query(cluster: &str) -> Result<ClusterStatus> {
                 uid: s.uid.load(Ordering::Relaxed),
                 addr: "local".into(),
                 joined_epoch: s.joined_epoch.load(Ordering::Relaxed),
-                barriers: crate::control::bar::number(s.barrier[0].load(Ordering::Acquire)),
+                barriers: memchan_core::barrier::word::number(s.barrier[0].load(Ordering::Acquire)),
                 last_heard_ms: now.saturating_sub(s.heartbeat_ns.load(Ordering::Relaxed))
                     / 1_000_000,
                 ..MemberStatus::default()

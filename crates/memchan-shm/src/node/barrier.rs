@@ -1,29 +1,24 @@
-//! The barrier over the cluster or a group: the round plan (a dissemination over the
-//! members' ranks), the duo line for two nodes, and how a waiter spins, yields or
-//! sleeps on its notify pair (crowded hosts, hogged cores), bounded by the stall
-//! guard.
+//! The barrier over the cluster or a group, placed on the control block: each node's
+//! word per scope (`NodeSlot::barrier`), the duo line for two nodes, the thread's
+//! cached round plan, and how a waiter spins, yields or sleeps on its notify pair
+//! (crowded hosts, hogged cores), bounded by the stall guard. What the words mean,
+//! who waits for whom and the round plan are `memchan_core::barrier`'s.
 
 use super::*;
+use memchan_core::barrier::Round;
 use memchan_core::idle::BARRIER;
 
 impl Inner {
     /// Barrier over the live members of `scope` (0 = cluster, 1 + g = group g).
     ///
-    /// A dissemination barrier: O(log n) rounds in which each node writes only its own
-    /// word (`control::bar`) and waits on one peer's. The ranks are the scope's members
-    /// in the members bitmap when the node arrives, sorted by id; in round k rank r
-    /// waits for rank (r - 2^k) mod n to have done round k - 1. After round k a node
-    /// knows that the 2^(k+1) - 1 ranks before it arrived, so after ceil(log2 n)
-    /// rounds it knows all did. That knowledge passes only between nodes that took the
-    /// same rank set (same tag): a peer whose word shows another set, a joiner's word
-    /// (rounds 0: it is not part of this barrier), a peer already in a later barrier
-    /// (it finished this one, or is a joiner that moved on) in a round after the
-    /// first (the first needs only its arrival, which a later number shows), a peer
-    /// no longer alive, a members bitmap that changed, or a wait that went to sleep,
-    /// all fall back to the check that is always sufficient and never depends on the
-    /// ranks: every current member of the scope has arrived (its number has reached
-    /// ours). So membership changes cost speed, never correctness, and a failed node
-    /// cannot hang it.
+    /// A dissemination barrier (`memchan_core::barrier`): O(log n) rounds in which
+    /// each node writes only its own word and waits on one peer's. The ranks are the
+    /// scope's members in the members bitmap when the node arrives. What a round
+    /// cannot trust (`bar::round`), a peer no longer alive, a members bitmap that
+    /// changed, or a wait that went to sleep, all fall back to the check that is
+    /// always sufficient: every current member of the scope has arrived. So
+    /// membership changes cost speed, never correctness, and a failed node cannot
+    /// hang it.
     ///
     /// Bounded: members that neither arrive nor fail (a live process that never calls
     /// the barrier, or a slot no process stands behind that no service thread could
@@ -38,7 +33,7 @@ impl Inner {
         let c = self.local.ctl();
         let me = self.local.me;
         let last = self.bar_last[scope].load(Ordering::Relaxed);
-        let t = bar::next(bar::number(last));
+        let t = bar::next(bar::word::number(last));
         // Wakes owed to peers asleep on our words, settled before any wait of ours
         // sleeps and when this barrier ends, on every path (`Drop`).
         let mut owed = Owed::new(&c.nodes[me.index()]);
@@ -50,21 +45,23 @@ impl Inner {
         // falls back, and the word goes out again below if the plan's tag differs.
         // Release: every earlier write of this node is visible to whoever sees the
         // arrival (on one host each write is applied when it returns).
-        let early = bar::rounds(last) == 1;
+        let early = bar::word::rounds(last) == 1;
         let duo_last = self.duo_last[scope].load(Ordering::Relaxed);
         if early {
             if let Some(peer) = duo_last.checked_sub(1) {
-                duo_publish(c, scope, me, peer as usize, t, bar::tag(last));
+                duo_publish(c, scope, me, peer as usize, t, bar::word::tag(last));
             }
-            owed.publish(scope, bar::pack(t, bar::tag(last), 1));
+            owed.publish(scope, bar::word::arrival(t, bar::word::tag(last)));
         }
         let bitmap = load_set(&c.header.members);
+        // `bar::scope`, written out: its by-value set costs a copy through the stack
+        // here, before the plan's lookup.
         let mut ranks = match group {
             Some(g) => bitmap.intersect(&g),
             None => bitmap,
         };
         ranks.insert(me);
-        let plan = Plan::head(me, &bitmap, &ranks);
+        let plan = Cached::head(me, &bitmap, &ranks);
         let tag = u64::from(plan.tag);
         let mut stall = Stall::new();
         if plan.crowd && yield_ok() {
@@ -73,18 +70,18 @@ impl Inner {
             // tells a peer that took the dissemination that none of its rounds will
             // follow). Beside a task that does not yield (`HOGGED`) the dissemination's
             // sleeps do better than one sleep per missing member.
-            self.bar_last[scope].store(bar::pack(t, tag, 0), Ordering::Relaxed);
-            owed.publish(scope, bar::pack(t, tag, bar::FLAT));
+            self.bar_last[scope].store(bar::word::pack(t, tag, 0), Ordering::Relaxed);
+            owed.publish(scope, bar::word::pack(t, tag, bar::word::FLAT));
             return self.wait_all_arrived(scope, group, t, &mut stall, &mut owed);
         }
-        let arrival = bar::pack(t, tag, 1);
+        let arrival = bar::word::arrival(t, tag);
         self.bar_last[scope].store(arrival, Ordering::Relaxed);
         let rounds = u32::from(plan.rounds);
         // Two nodes: their arrivals meet on one line as well (`DuoLine`).
-        let duo = if rounds == 1 { Plan::src(0) } else { None };
+        let duo = if rounds == 1 { Cached::src(0) } else { None };
         let duo_now = duo.map_or(0, |p| p.index() as u32 + 1);
         self.duo_last[scope].store(duo_now, Ordering::Relaxed);
-        if !early || bar::tag(last) != tag || duo_last != duo_now {
+        if !early || bar::word::tag(last) != tag || duo_last != duo_now {
             if let Some(peer) = duo {
                 duo_publish(c, scope, me, peer.index(), t, tag);
             }
@@ -92,7 +89,7 @@ impl Inner {
         }
         for k in 0..rounds {
             // Always there: `head` just cached this thread's plan.
-            let Some(src) = Plan::src(k) else {
+            let Some(src) = Cached::src(k) else {
                 self.wait_all_arrived(scope, group, t, &mut stall, &mut owed)?;
                 break;
             };
@@ -109,7 +106,7 @@ impl Inner {
                 Round::Done => {
                     // The last round's word is waited on by nobody.
                     if k + 1 < rounds {
-                        owed.publish(scope, bar::pack(t, tag, u64::from(k) + 2));
+                        owed.publish(scope, bar::word::after_round(t, tag, k));
                     }
                 }
                 Round::AllArrived => break,
@@ -134,32 +131,7 @@ impl Inner {
         let s = &c.nodes[want.src.index()];
         let word = &s.barrier[want.scope];
         // Some(done) once the source's word decides the round, None while it is behind.
-        let look = || {
-            let w = word.load(Ordering::Acquire);
-            let num = bar::number(w);
-            if num == want.t {
-                let rounds = bar::rounds(w);
-                if bar::tag(w) != want.tag || rounds == 0 || rounds == bar::FLAT {
-                    return Some(Round::Fallback);
-                }
-                if rounds >= want.need {
-                    return Some(Round::Done);
-                }
-                None
-            } else if bar::reached(num, want.t) {
-                // Past `t`: it arrived at `t`, all round 0 needs (the all-arrived
-                // check counts it so too). Common in a 2-node loop, where the peer
-                // passes one transfer after our arrival and may arrive at the next
-                // barrier before this look sees the word of `t`.
-                Some(if want.need == 1 {
-                    Round::Done
-                } else {
-                    Round::Fallback
-                })
-            } else {
-                None
-            }
-        };
+        let look = || bar::round(word.load(Ordering::Acquire), want.t, want.tag, want.need);
         // The peer is gone or being declared failed, or the membership changed.
         let changed = || {
             s.state.load(Ordering::Acquire) != node_state::ALIVE
@@ -261,7 +233,7 @@ impl Inner {
             for n in before.iter() {
                 let s = &c.nodes[n.index()];
                 let w = s.barrier[scope].load(Ordering::Acquire);
-                if bar::reached(bar::number(w), t)
+                if bar::reached(bar::word::number(w), t)
                     || s.state.load(Ordering::Acquire) != node_state::ALIVE
                     || !bitmap.contains(n)
                 {
@@ -303,7 +275,8 @@ impl Inner {
             let seen = s.bar_seq.load(Ordering::SeqCst);
             s.bar_waiters.fetch_add(1, Ordering::SeqCst);
             crate::asym::heavy();
-            if !bar::reached(bar::number(s.barrier[scope].load(Ordering::SeqCst)), t) {
+            let w = s.barrier[scope].load(Ordering::SeqCst);
+            if !bar::reached(bar::word::number(w), t) {
                 SharedFutex.wait(&s.bar_seq, seen, Some(SLEEP));
             }
             s.bar_waiters.fetch_sub(1, Ordering::SeqCst);
@@ -328,19 +301,11 @@ impl Inner {
     /// barrier under way when it joined.
     pub(super) fn missing(&self, scope: usize, group: Option<NodeSet>, t: u64) -> NodeSet {
         let c = self.local.ctl();
-        let mut set = self.members();
-        if let Some(g) = group {
-            set = set.intersect(&g);
-        }
-        set.remove(self.local.me);
-        let mut missing = NodeSet::EMPTY;
-        for n in set.iter() {
-            let w = c.nodes[n.index()].barrier[scope].load(Ordering::Acquire);
-            if !bar::reached(bar::number(w), t) {
-                missing.insert(n);
-            }
-        }
-        missing
+        let mut waited = bar::scope(self.members(), group);
+        waited.remove(self.local.me);
+        bar::missing(&waited, t, |n| {
+            bar::word::number(c.nodes[n.index()].barrier[scope].load(Ordering::Acquire))
+        })
     }
 }
 
@@ -457,16 +422,6 @@ impl Drop for Owed<'_> {
     }
 }
 
-/// How a dissemination round ended.
-pub(super) enum Round {
-    /// The source did the round before: go on.
-    Done,
-    /// Every member has arrived: the barrier is over.
-    AllArrived,
-    /// The ranks cannot be trusted: wait for every member to arrive.
-    Fallback,
-}
-
 /// What one round waits for.
 pub(super) struct RoundWait<'a> {
     src: NodeId,
@@ -551,26 +506,25 @@ impl Stall {
     }
 }
 
-/// What a barrier derives from its rank set: the tag, the dissemination's rounds
-/// and each round's source, and whether the host is crowded. Kept per thread for
-/// the last (node, members, ranks) seen, since it changes only with membership and
-/// costs more than the rest of a barrier's own work (bit counts without `popcnt`
-/// in the baseline x86-64 target, the tag's hash). It stays in the thread's cache:
-/// a barrier takes its [`Head`] (two registers) and the round sources one at a
-/// time: copying the whole plan out through memory stalled on store forwarding
-/// (a 2-node barrier loop alone in one process: 25 -> 10 ns with the own-word
-/// change of `Inner::bar_last`).
-pub(super) struct Plan {
+/// What a barrier derives from its rank set: the round plan (`bar::Plan`) and
+/// whether the host is crowded. Kept per thread for the last (node, members, ranks)
+/// seen, since it changes only with membership and costs more than the rest of a
+/// barrier's own work (bit counts without `popcnt` in the baseline x86-64 target,
+/// the tag's hash). It stays in the thread's cache: a barrier takes its [`Head`]
+/// (two registers) and the round sources one at a time: copying the whole plan out
+/// through memory stalled on store forwarding (a 2-node barrier loop alone in one
+/// process: 25 -> 10 ns with the own-word change of `Inner::bar_last`).
+pub(super) struct Cached {
     me: NodeId,
     bitmap: NodeSet,
     ranks: NodeSet,
     head: Head,
-    /// The source of round k (ranks r - 2^k mod n), for the rounds there are.
-    src: [NodeId; 8],
+    /// The source of round k, for the rounds there are (`bar::Plan::src`).
+    src: [NodeId; bar::MAX_ROUNDS],
 }
 
-/// The part of a [`Plan`] a barrier needs at once: small enough to come back from
-/// the thread-local cache in a register.
+/// The part of a [`Cached`] plan a barrier needs at once: small enough to come back
+/// from the thread-local cache in a register.
 #[derive(Clone, Copy)]
 pub(super) struct Head {
     tag: u16,
@@ -579,10 +533,10 @@ pub(super) struct Head {
 }
 
 thread_local! {
-    static PLAN: std::cell::RefCell<Option<Plan>> = const { std::cell::RefCell::new(None) };
+    static PLAN: std::cell::RefCell<Option<Cached>> = const { std::cell::RefCell::new(None) };
 }
 
-impl Plan {
+impl Cached {
     /// The head of the plan of `me` with the cluster's `bitmap` and rank set `ranks`
     /// (which holds `me`), computing and caching the plan when the key changed.
     #[inline(always)]
@@ -617,51 +571,21 @@ impl Plan {
     #[cold]
     #[inline(never)]
     fn compute(me: NodeId, bitmap: &NodeSet, ranks: &NodeSet) -> Head {
-        let n = ranks.len();
-        let r = rank_of(ranks, me);
-        let rounds = usize::BITS - (n - 1).leading_zeros();
-        let mut src = [me; 8];
-        for (k, s) in src.iter_mut().enumerate().take(rounds as usize) {
-            *s = nth(ranks, (r + n - (1usize << k) % n) % n);
-        }
+        let plan = bar::Plan::new(me, ranks);
         let head = Head {
-            // 16 bits by construction; at most 8 rounds (256 nodes).
-            tag: bar::tag_of(ranks) as u16,
-            rounds: rounds as u8,
+            tag: plan.tag,
+            rounds: plan.rounds,
             crowd: crowded(bitmap.len()),
         };
         PLAN.with_borrow_mut(|c| {
-            *c = Some(Plan {
+            *c = Some(Cached {
                 me,
                 bitmap: *bitmap,
                 ranks: *ranks,
                 head,
-                src,
+                src: plan.src,
             })
         });
         head
     }
-}
-
-/// The rank of `n` in `set` (members below it).
-pub(super) fn rank_of(set: &NodeSet, n: NodeId) -> usize {
-    let (w, b) = (n.index() / 64, n.index() % 64);
-    let below: usize = set.0[..w].iter().map(|x| x.count_ones() as usize).sum();
-    below + (set.0[w] & ((1u64 << b) - 1)).count_ones() as usize
-}
-
-/// The member of `set` at rank `i` (`i < set.len()`).
-pub(super) fn nth(set: &NodeSet, mut i: usize) -> NodeId {
-    for (w, &bits) in set.0.iter().enumerate() {
-        let c = bits.count_ones() as usize;
-        if i < c {
-            let mut rest = bits;
-            for _ in 0..i {
-                rest &= rest - 1;
-            }
-            return NodeId((w * 64) as u16 + rest.trailing_zeros() as u16);
-        }
-        i -= c;
-    }
-    unreachable!("rank below the set's size")
 }

@@ -1,8 +1,9 @@
 //! Membership: the members bitmap, the event ring (join, leave, fail, with epochs),
-//! declaring a node failed and cleaning up after it (its rx memory, its locks, the
-//! barrier waiters), and waiting for a number of members.
+//! declaring a node failed, its departure's steps (`memchan_core::membership`) placed
+//! on the control block ([`Cleanup`]), and waiting for a number of members.
 
 use super::*;
+use memchan_core::membership::Departure;
 
 impl Inner {
     /// Live members: the header's members bitmap, less any node whose slot is not
@@ -189,25 +190,16 @@ impl Inner {
             .is_ok()
     }
 
-    /// Isolates a failed node completely, then tells everyone: a survivor that sees
-    /// the event can rely on nothing more of the node landing.
+    /// Isolates a failed node completely, then tells everyone (the departure of
+    /// `memchan_core::membership`), and frees its slot (under the plane).
     pub(super) fn cleanup_failed(&self, node: NodeId, inc: u64) {
-        let c = self.local.ctl();
-        // From here the node's own data path refuses to send (see `check_alive`), and
-        // the rx_gen move in drop_rx_everywhere makes its direct deposits re-check.
-        c.nodes[node.index()]
-            .incarnation
-            .store(0, Ordering::Release);
-        self.set_member(node, false);
-        self.drop_rx_everywhere(node, inc);
-        self.release_locks_of(node);
-        c.header.isolations.fetch_add(1, Ordering::Relaxed);
-        let epoch = self.push_event(node, inc, EventKind::Failed);
-        c.nodes[node.index()]
-            .isolated_epoch
-            .store(epoch, Ordering::Release);
-        self.release_barrier_waiters();
-        c.nodes[node.index()]
+        let gone = Departed {
+            node,
+            incarnation: inc,
+            cause: Cause::Failed,
+        };
+        depart(&mut Cleanup(self), &gone);
+        self.local.ctl().nodes[node.index()]
             .state
             .store(node_state::FREE, Ordering::Release);
     }
@@ -304,8 +296,6 @@ impl Inner {
         }
     }
 
-    // ---- segments ------------------------------------------------------------------
-
     /// Adds or removes `n` in the members bitmap (under the flock).
     pub(super) fn set_member(&self, n: NodeId, member: bool) {
         let words = &self.local.ctl().header.members;
@@ -317,8 +307,6 @@ impl Inner {
         }
         store_set(words, &set);
     }
-
-    // ---- leaving -------------------------------------------------------------------
 
     /// Waits until at least `n` nodes are members, asleep between membership events
     /// (every join, leave and failure posts the event notify pair; each sleep is cut to
@@ -344,5 +332,57 @@ impl Inner {
     /// Header fields for status and tests.
     pub(crate) fn epoch(&self) -> u64 {
         self.local.ctl().header.epoch.load(Ordering::Acquire)
+    }
+}
+
+/// A departure's steps on the control block, run by a survivor for a failed node or by
+/// a leaver for itself, holding the plane (`memchan_core::membership`).
+pub(super) struct Cleanup<'a>(pub(super) &'a Inner);
+
+impl Departure for Cleanup<'_> {
+    fn expel(&mut self, d: &Departed) {
+        // From here the node's own data path refuses to send (see `check_alive`), and
+        // the rx_gen move of `drop_rx` makes its direct deposits re-check.
+        self.0.local.ctl().nodes[d.node.index()]
+            .incarnation
+            .store(0, Ordering::Release);
+        self.0.set_member(d.node, false);
+    }
+
+    fn drop_rx(&mut self, d: &Departed) {
+        self.0.drop_rx_everywhere(d.node, d.incarnation);
+    }
+
+    fn clear_locks(&mut self, d: &Departed) {
+        // A leaver released its own before it was expelled (`Inner::leave`): the order
+        // point takes no ordered write of a node no longer alive.
+        if d.cause == Cause::Failed {
+            self.0.release_locks_of(d.node);
+        }
+    }
+
+    fn announce(&mut self, d: &Departed) -> u64 {
+        if d.cause == Cause::Failed {
+            self.0
+                .local
+                .ctl()
+                .header
+                .isolations
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        self.0.push_event(d.node, d.incarnation, d.cause.event())
+    }
+
+    fn dismiss(&mut self, d: &Departed, epoch: u64) {
+        // What the isolated node's `Error::Isolated` names (a leaver is not isolated).
+        if d.cause == Cause::Failed {
+            self.0.local.ctl().nodes[d.node.index()]
+                .isolated_epoch
+                .store(epoch, Ordering::Release);
+        }
+    }
+
+    fn release_waiters(&mut self, _: &Departed) {
+        self.0.release_barrier_waiters();
     }
 }

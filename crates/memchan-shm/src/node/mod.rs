@@ -14,7 +14,7 @@
 //! without progress.
 
 use crate::control::{
-    bar, duo, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
+    duo, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
     BARRIER_SCOPES, MAGIC, MAX_SEGMENTS, VERSION,
 };
 use crate::futex::SharedFutex;
@@ -23,23 +23,21 @@ use crate::order::{Order, Pidfds, Targets, Views};
 use crate::perm::SegPerm;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};
+use memchan_core::barrier as bar;
 use memchan_core::event::SlotMiss;
+use memchan_core::membership::{depart, Cause, Departed};
 use memchan_core::notify::{Futex, Notify};
 use memchan_core::sync::Ordering;
 use memchan_core::{
     validate, Config, Error, GroupId, NodeId, NodeSet, PageSize, Result, MAX_NODES,
 };
-use rustix::fd::AsFd;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use memchan_core::{EventKind, MembershipEvent};
 
-use plane::{lock_plane, plane_notify, unlock_plane, PlaneMutex};
-
-/// What [`Error::Stalled`] names when the control file's `flock` is not released.
-const PLANE: &str = "the control block's lock (flock)";
+use plane::{lock_plane, plane_notify, unlock_plane, PlaneGuard, PlaneMutex, PLANE};
 
 /// A joined node, shared by its segments and mappings.
 pub(crate) struct Inner {
@@ -54,7 +52,7 @@ pub(crate) struct Inner {
     /// Set once the node has left: tells the service threads to stop.
     pub stop: AtomicBool,
     /// The arrival word of the last barrier this node arrived at, per scope (see
-    /// [`bar`]; rounds 0 after a join or a barrier without rounds, else 1): kept here
+    /// [`bar::word`]; rounds 0 after a join or a barrier without rounds, else 1): kept here
     /// rather than read back from its barrier word, because a load of the line a
     /// peer spins on, just before the store to it, costs a second cache-line
     /// transfer on the barrier's critical path. Its tag goes out with the next
@@ -385,13 +383,11 @@ impl Inner {
             // under way (its peers fall back to the all-arrived check, which it meets).
             let members = inner.members();
             for scope in 0..s.barrier.len() {
-                let top = members
-                    .iter()
-                    .map(|o| bar::number(c.nodes[o.index()].barrier[scope].load(Ordering::Acquire)))
-                    .max()
-                    .unwrap_or(0);
-                s.barrier[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
-                inner.bar_last[scope].store(bar::pack(top, 0, 0), Ordering::Relaxed);
+                let top = bar::level(members.iter().map(|o| {
+                    bar::word::number(c.nodes[o.index()].barrier[scope].load(Ordering::Acquire))
+                }));
+                s.barrier[scope].store(bar::word::joiner(top), Ordering::Relaxed);
+                inner.bar_last[scope].store(bar::word::joiner(top), Ordering::Relaxed);
             }
             // A word a node of this id left behind would show this node's arrival.
             for w in c.duos.iter().flat_map(|d| &d.0) {
@@ -424,6 +420,12 @@ impl Inner {
         }
         unlock_plane(inner.local.ctl_map().fd(), Some(plane_notify(c)));
         Ok(inner)
+    }
+
+    /// Takes the control plane, waiting at most [`Local::stall_bound`] for it
+    /// (`Error::Stalled` naming the cluster otherwise).
+    pub(crate) fn plane(&self) -> Result<PlaneGuard<'_>> {
+        plane::take(&self.local, &self.plane)
     }
 
     /// This node's side of the point of global order.
@@ -462,16 +464,21 @@ impl Inner {
             && s.incarnation.load(Ordering::Acquire) == inc
             && s.state.load(Ordering::Acquire) == node_state::ALIVE
         {
+            // Its own release, while the order point still takes its writes: the
+            // departure's step that clears a failed node's locks skips a leaver.
             self.release_locks_of(me);
             if g.is_some() {
-                self.drop_rx_everywhere(me, inc);
+                let gone = Departed {
+                    node: me,
+                    incarnation: inc,
+                    cause: Cause::Left,
+                };
+                depart(&mut membership::Cleanup(self), &gone);
             } else {
+                // Without the plane only by the words it alone writes: the rx sets, the
+                // members bitmap and the event ring may be a joiner's under the flock.
                 self.unlink_rx_of(me, inc);
-            }
-            s.incarnation.store(0, Ordering::Release);
-            if g.is_some() {
-                self.set_member(me, false);
-                self.push_event(me, inc, EventKind::Left);
+                s.incarnation.store(0, Ordering::Release);
             }
             s.state.store(node_state::FREE, Ordering::Release);
         }

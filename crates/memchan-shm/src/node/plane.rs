@@ -1,8 +1,19 @@
 //! The control-plane lock: the control block's `flock` and, since `flock` does not
 //! exclude threads sharing one open file, an in-process flag and condvar beside it.
-//! Both are bounded waits ([`Error::Stalled`]).
+//! Both are bounded waits ([`Error::Stalled`]). A leaf of `node`: it knows the
+//! node only as its [`Local`].
 
-use super::*;
+use crate::control::Control;
+use crate::futex::SharedFutex;
+use crate::local::Local;
+use memchan_core::notify::Notify;
+use memchan_core::{Error, Result};
+use rustix::fd::AsFd;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// What [`Error::Stalled`] names when the control file's `flock` is not released.
+pub(super) const PLANE: &str = "the control block's lock (flock)";
 
 /// The in-process half of the control-plane lock: `flock` does not exclude threads
 /// that share one open file. A flag and a condvar rather than a `Mutex<()>`, so that
@@ -46,14 +57,15 @@ impl PlaneMutex {
 
 /// Holds the control plane: the in-process lock plus the control file's flock.
 pub(crate) struct PlaneGuard<'a> {
-    inner: &'a Inner,
+    local: &'a Local,
+    mutex: &'a PlaneMutex,
 }
 
 impl Drop for PlaneGuard<'_> {
     fn drop(&mut self) {
-        let local = &self.inner.local;
+        let local = self.local;
         unlock_plane(local.ctl_map().fd(), Some(plane_notify(local.ctl())));
-        self.inner.plane.unlock();
+        self.mutex.unlock();
     }
 }
 
@@ -109,31 +121,30 @@ pub(super) fn unlock_plane(fd: impl AsFd, notify: Option<Notify<'_>>) {
     }
 }
 
-impl Inner {
-    /// Takes the control plane, waiting at most [`Local::stall_bound`] for it
-    /// (`Error::Stalled` naming the cluster otherwise).
-    pub(crate) fn plane(&self) -> Result<PlaneGuard<'_>> {
-        let bound = self.local.stall_bound();
-        let deadline = Instant::now() + bound;
-        if !self.plane.lock(deadline) {
-            return Err(self.local.stalled(PLANE, bound, Vec::new()));
+/// Takes the control plane of `local`'s cluster (`mutex` its in-process half),
+/// waiting at most [`Local::stall_bound`] for it (`Error::Stalled` naming the cluster
+/// otherwise).
+pub(super) fn take<'a>(local: &'a Local, mutex: &'a PlaneMutex) -> Result<PlaneGuard<'a>> {
+    let bound = local.stall_bound();
+    let deadline = Instant::now() + bound;
+    if !mutex.lock(deadline) {
+        return Err(local.stalled(PLANE, bound, Vec::new()));
+    }
+    let notify = plane_notify(local.ctl());
+    match lock_plane(
+        local.ctl_map().fd(),
+        Some(notify),
+        local.heartbeat,
+        deadline,
+    ) {
+        Ok(true) => Ok(PlaneGuard { local, mutex }),
+        Ok(false) => {
+            mutex.unlock();
+            Err(local.stalled(PLANE, bound, Vec::new()))
         }
-        let notify = plane_notify(self.local.ctl());
-        match lock_plane(
-            self.local.ctl_map().fd(),
-            Some(notify),
-            self.local.heartbeat,
-            deadline,
-        ) {
-            Ok(true) => Ok(PlaneGuard { inner: self }),
-            Ok(false) => {
-                self.plane.unlock();
-                Err(self.local.stalled(PLANE, bound, Vec::new()))
-            }
-            Err(e) => {
-                self.plane.unlock();
-                Err(e)
-            }
+        Err(e) => {
+            mutex.unlock();
+            Err(e)
         }
     }
 }
