@@ -216,6 +216,7 @@ impl ClockSync {
             return Err(Error::ClockNotSynchronised {
                 time_packets: self.down.len(),
                 probes: self.up.len(),
+                needed: SYNC_DOWN,
             });
         }
         let (lo, hi) = self.bounds_at(now, self.drift, self.drift_err);
@@ -387,7 +388,8 @@ mod tests {
             s.estimate(10),
             Err(Error::ClockNotSynchronised {
                 time_packets: SYNC_DOWN,
-                probes: 0
+                probes: 0,
+                needed: SYNC_DOWN,
             })
         ));
         s.up(9, 9);

@@ -205,14 +205,15 @@ pub enum Error {
     /// arrived (`memchan_core::clock`).
     #[error(
         "the global clock is not synchronised yet ({time_packets} time packets and {probes} \
-         echoed probes received; it needs {} and 1)",
-        crate::clock::SYNC_DOWN
+         echoed probes received; it needs {needed} and 1)"
     )]
     ClockNotSynchronised {
         /// The hub's time packets this node holds.
         time_packets: usize,
         /// Its probes the hub echoed.
         probes: usize,
+        /// The time packets it needs (with one echoed probe).
+        needed: usize,
     },
 }
 

@@ -224,6 +224,7 @@ fn global_clock_not_synchronised_is_a_typed_error() {
             Err(Error::ClockNotSynchronised {
                 time_packets: 0,
                 probes: 0,
+                ..
             }) => {}
             other => panic!("expected ClockNotSynchronised, got {other:?}"),
         }
