@@ -41,6 +41,12 @@ const PAIR_BUDGET: Duration = Duration::from_millis(20);
 /// A pair that completes no round in this long (its CPU never runs the thread) fails.
 const PAIR_DEADLINE: Duration = Duration::from_secs(5);
 
+/// CLOCK_MONOTONIC in ns: shared by every process on the host, so heartbeats compare.
+pub(crate) fn now_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
 /// The host's monotonic clock in nanoseconds, this process's time-namespace offset
 /// taken out.
 pub(crate) fn host_ns() -> u64 {

@@ -250,7 +250,7 @@ fn fuzz(map: &ShmMap, seed: u64, writes: u32, pids: &[u32]) {
             1 => u64::MAX,
             2 => rng.u64(..4),
             3 => rng.u64(..MAX_NODES as u64 + 2),
-            4 => crate::node::now_ns() + rng.u64(..1 << 40),
+            4 => crate::clock::now_ns() + rng.u64(..1 << 40),
             _ => rng.u64(..),
         };
         if !pids.is_empty() && rng.u8(..8) == 0 {

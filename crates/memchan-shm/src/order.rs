@@ -1242,7 +1242,7 @@ mod tests {
         s.pid.store(dead_pid(), Ordering::Relaxed);
         s.incarnation.store(7_000_002, Ordering::Relaxed);
         s.heartbeat_ns
-            .store(crate::node::now_ns(), Ordering::Relaxed);
+            .store(crate::clock::now_ns(), Ordering::Relaxed);
         let jo = JournalObject::create(&crate::local::journal_name(
             &name,
             NodeId(f as u16),

@@ -23,8 +23,9 @@
 //! isolating that node, or killing it as a hung order-point holder, would hurt a
 //! healthy process.
 
+use crate::clock::now_ns;
 use crate::control::node_state;
-use crate::node::{now_ns, pid_of, Inner};
+use crate::node::{pid_of, Inner};
 use crate::order::{exited, process_cpu, pulse, Behind};
 use memchan_core::sync::Ordering;
 use memchan_core::{NodeId, MAX_NODES};

@@ -1,9 +1,9 @@
 //! `memchan status` on one host: a cluster's control block read without joining it
 //! (mapped read-only), reported in the same [`ClusterStatus`] a hub gives.
 
+use crate::clock::now_ns;
 use crate::control::{load_name, load_set, node_state, seg_state, Control, MAGIC, VERSION};
 use crate::local::{ctl_name, perm_name, rx_name};
-use crate::node::now_ns;
 use crate::perm::stat_owner;
 use crate::rx::RxObject;
 use crate::shm::{Open, ShmMap};

@@ -13,6 +13,7 @@
 //! [`stall_bound`](crate::local::stall_bound) (25 failure timeouts, at least 1 s)
 //! without progress.
 
+use crate::clock::now_ns;
 use crate::control::{
     duo, load_name, load_set, node_state, seg_state, store_name, store_set, Control, NodeSlot,
     BARRIER_SCOPES, MAGIC, MAX_SEGMENTS, VERSION,
@@ -61,12 +62,6 @@ pub(crate) struct Inner {
     /// The peer of the last barrier per scope if it had two nodes (id + 1; 0 = it
     /// had not): that barrier's early arrival goes to their [`DuoLine`] too.
     duo_last: [AtomicU32; BARRIER_SCOPES],
-}
-
-/// CLOCK_MONOTONIC in ns: shared by every process on the host, so heartbeats compare.
-pub(crate) fn now_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// A pid word read from the control block as a process id: `None` for 0 and for
