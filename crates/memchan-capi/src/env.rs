@@ -1,8 +1,9 @@
 //! The environment variables OpenSHMEM 1.5 defines (section 8), read at
 //! `shmem_init`: `SHMEM_VERSION` and `SHMEM_INFO` print on PE 0, `SHMEM_DEBUG` turns
-//! the library's debug messages on (the log module reads it), `SHMEM_SYMMETRIC_SIZE`
-//! sizes the heap (`heap::parse_size`). The standard's variables take effect when
-//! set, to any value.
+//! the library's debug messages on (the log module reads it, and memchan's own
+//! `MEMCHAN_LOG`, named here too), `SHMEM_SYMMETRIC_SIZE` sizes the heap
+//! (`heap::parse_size`). The standard's variables take effect when set, to any
+//! value. A leaf beside `crate::shmem::VERSION`.
 
 use std::io::Write;
 
@@ -14,6 +15,8 @@ const VERSION_VAR: &str = "SHMEM_VERSION";
 const INFO_VAR: &str = "SHMEM_INFO";
 /// Log the library's debug messages.
 pub(crate) const DEBUG_VAR: &str = "SHMEM_DEBUG";
+/// memchan's own log filter (the `memchan` binary's variable and syntax).
+pub(crate) const LOG_ENV: &str = "MEMCHAN_LOG";
 
 /// Whether `var` is set (to anything, empty included: the standard asks only that).
 pub(crate) fn set(var: &str) -> bool {
@@ -47,7 +50,7 @@ fn info() -> String {
         ),
         (DEBUG_VAR, "log the library's debug messages to stderr (as MEMCHAN_LOG=debug)"),
         (
-            crate::log::LOG_ENV,
+            LOG_ENV,
             "memchan's log filter (debug, warn,memchan_shm=debug, ...); default warn",
         ),
     ] {

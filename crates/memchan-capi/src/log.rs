@@ -15,9 +15,6 @@ use std::sync::Once;
 use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::EnvFilter;
 
-/// The variable holding the log filter.
-pub(crate) const LOG_ENV: &str = "MEMCHAN_LOG";
-
 /// Installs the subscriber, once per process. A program that already installed one
 /// (a Rust host linking the library) keeps its own.
 pub(crate) fn init() {
@@ -30,7 +27,7 @@ pub(crate) fn init() {
         };
         let filter = EnvFilter::builder()
             .with_default_directive(quiet.into())
-            .with_env_var(LOG_ENV)
+            .with_env_var(crate::env::LOG_ENV)
             .from_env_lossy();
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)

@@ -21,7 +21,7 @@
 //! (`shmem_team_ptr` NULL) and do nothing else. A value no handle can have (a stray
 //! pointer) ends the PE naming the call, as other bad arguments do.
 
-use super::coll::{barrier, deposit, Set};
+use super::set::{barrier, deposit, Set};
 use super::{atomic, sys, Team};
 use crate::{die, with_pe, Handles, Pe};
 use std::ffi::{c_int, c_long, c_void};
