@@ -6,7 +6,7 @@
 use std::net::Ipv4Addr;
 use std::str::FromStr;
 
-use crate::IpError;
+use crate::error::IpError;
 
 /// An IPv4 subnet, `network/prefix`, with at least two host addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

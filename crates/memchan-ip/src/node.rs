@@ -13,11 +13,13 @@ use std::time::{Duration, Instant};
 use memchan::{Cluster, Dest, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
 
 use crate::addr::Route;
+use crate::config::IpConfig;
+use crate::counters::{CounterSnapshot, Counters};
+use crate::error::IpError;
 use crate::mcast::{self, ListRead, McLayout, McNext, McReader, McWriter};
 use crate::ring::{self, credit_pos, credit_word, rec_len, Layout, Next, Reader, Writer};
 use crate::spin::{self, SpinShare, SpinWindow};
 use crate::tun::{vnet_hdr_ok, Tun, VNET_HDR};
-use crate::{CounterSnapshot, Counters, IpConfig, IpError};
 
 /// How long a sender waits for a full unicast ring's credits before dropping.
 const FULL_WAIT: Duration = Duration::from_millis(200);
@@ -80,7 +82,7 @@ struct Shared {
     interactive_spin: Duration,
     /// The last packet read from the TUN device, its length.
     tx_last_len: AtomicUsize,
-    subnet: crate::Subnet,
+    subnet: crate::addr::Subnet,
     txs: Mutex<TxState>,
     /// The multicast segments' layout, and the main segment's name (theirs start with it).
     mcl: McLayout,
@@ -162,7 +164,7 @@ impl IpNode {
                 return Err(IpError::NodeOutOfRange {
                     id: me.0,
                     slots: lay.slots,
-                    subnet: cfg.subnet,
+                    subnet: cfg.subnet.to_string(),
                 })
             }
         };
@@ -211,7 +213,7 @@ impl IpNode {
             interactive_spin: cfg.interactive_spin.unwrap_or(if hub {
                 Duration::ZERO
             } else {
-                crate::INTERACTIVE_SPIN
+                crate::config::INTERACTIVE_SPIN
             }),
             tx_last_len: AtomicUsize::new(0),
             subnet: cfg.subnet,

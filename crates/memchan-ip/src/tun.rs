@@ -14,7 +14,7 @@ use std::io;
 use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-use crate::IpError;
+use crate::error::IpError;
 
 /// Bytes of the `virtio_net_hdr` before every packet read or written.
 pub const VNET_HDR: usize = 10;

@@ -22,7 +22,7 @@
 //! ack word in a line of its own, 32 slots on, in an interleaved ping-pong: zero-copy
 //! 8-byte latency rose from postal + 5-8 ns to postal + 20-25 ns.)
 
-use crate::CommConfig;
+use crate::config::CommConfig;
 
 /// One slot: one cache line.
 pub(crate) const SLOT: usize = 64;

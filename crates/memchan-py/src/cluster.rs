@@ -1,9 +1,10 @@
 //! `memchan.Cluster` (a node's membership: segments, groups, ack, barrier, locks,
-//! membership events, the global clock), `Group`, `Event`, `GlobalTime` and `Lock`.
+//! membership events, the global clock), `Event`, `GlobalTime` and `Lock`.
 //! Every call that waits releases the GIL.
 
 use crate::args;
 use crate::errors::{self, invalid};
+use crate::group::Group;
 use crate::mapping::Segment;
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -293,23 +294,6 @@ impl Cluster {
             ),
             Err(_) => "Cluster(left)".to_string(),
         }
-    }
-}
-
-/// A multicast group (`Cluster.create_group`), usable as a tx destination and in
-/// `Cluster.barrier(group=...)`.
-#[pyclass(module = "memchan", frozen, eq, hash)]
-#[derive(PartialEq, Eq, Hash)]
-pub struct Group {
-    /// The group's id.
-    #[pyo3(get)]
-    pub id: u16,
-}
-
-#[pymethods]
-impl Group {
-    fn __repr__(&self) -> String {
-        format!("Group({})", self.id)
     }
 }
 

@@ -11,6 +11,7 @@
 mod args;
 mod cluster;
 mod errors;
+mod group;
 mod mapping;
 mod msg;
 
@@ -20,7 +21,7 @@ use pyo3::prelude::*;
 fn _memchan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<cluster::Cluster>()?;
-    m.add_class::<cluster::Group>()?;
+    m.add_class::<group::Group>()?;
     m.add_class::<cluster::Event>()?;
     m.add_class::<cluster::GlobalTime>()?;
     m.add_class::<cluster::Lock>()?;

@@ -2,8 +2,8 @@
 //! without a copy), `Rma` (remote get and atomics) and `Pending`.
 
 use crate::args::{self, Buf};
-use crate::cluster::Group;
 use crate::errors::{self, invalid};
+use crate::group::Group;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
