@@ -57,7 +57,7 @@ pub fn write(dir: &Path, bench: &Value, text: &str, plots: &[PathBuf]) -> Result
             let _ = std::fs::remove_file(dir.join(stale));
         }
     }
-    let (commit, dirty) = commit();
+    let (commit, dirty) = commit(dir);
     let m = &bench["machine"];
     let report = json!({
         "commit": commit,
@@ -128,8 +128,9 @@ fn replace_file(path: &Path, text: &str) -> Result<()> {
 }
 
 /// The commit checked out where the bench runs (`git rev-parse HEAD`), "unknown"
-/// outside a git work tree, and whether tracked files differ from it.
-fn commit() -> (String, bool) {
+/// outside a git work tree, and whether tracked files differ from it, the report's
+/// own directory `dir` left out (the plots were copied into it just before).
+fn commit(dir: &Path) -> (String, bool) {
     let git = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -140,8 +141,16 @@ fn commit() -> (String, bool) {
     };
     match git(&["rev-parse", "HEAD"]) {
         Some(c) if !c.is_empty() => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            let not_report = format!(":(exclude){}", dir.display());
+            let dirty = git(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ":/",
+                &not_report,
+            ])
+            .is_some_and(|s| !s.is_empty());
             (c, dirty)
         }
         _ => ("unknown".into(), false),
