@@ -203,7 +203,12 @@ pub fn parse(args: Vec<OsString>, env: impl Fn(&str) -> Option<String>) -> Resul
                 }
                 launch_agent = Some(v);
             }
-            "hub" => hub = Some(value("HOST:PORT")?),
+            "hub" => {
+                // Checked here, where the user typed it, rather than at every PE's join.
+                let v = value("HOST:PORT")?;
+                memchan::HubSpec::parse_rails(&v).map_err(|e| anyhow!("`{name}`: {e}"))?;
+                hub = Some(v);
+            }
             "hub-listen" => hub_listen = Some(value("HOST:PORT")?),
             "oversubscribe" => oversubscribe = true,
             "report-bindings" => report_bindings = true,
@@ -299,6 +304,25 @@ mod tests {
             Parsed::Run(r) => Ok(r),
             Parsed::Help => bail!("help"),
             Parsed::HostJob => bail!("host job"),
+        }
+    }
+
+    #[test]
+    fn a_hub_list_is_checked_where_it_is_typed() {
+        let r = p("-n 2 --hub 10.0.0.1:7000,10.0.0.2:7000 prog").expect("two rails");
+        assert_eq!(r.hub.as_deref(), Some("10.0.0.1:7000,10.0.0.2:7000"));
+        for (bad, says) in [
+            ("a:1,b:2,c:3", "3 hub addresses"),
+            ("a:1,", "without an address"),
+            (",", "without an address"),
+        ] {
+            let e = p(&format!("-n 2 --hub {bad} prog"))
+                .expect_err(bad)
+                .to_string();
+            assert!(
+                e.contains("--hub") && e.contains(bad) && e.contains(says),
+                "{bad}: {e}"
+            );
         }
     }
 
