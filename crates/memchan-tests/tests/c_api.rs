@@ -530,32 +530,40 @@ fn a_profiling_library_sees_every_call_and_reaches_libmemchan_through_pshmem() {
     const CAPI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../memchan-capi");
     let dir = std::env::temp_dir().join(format!("memchan-prof-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // `memchan oshcc ARGS` with the system compiler; fails the test if it fails.
+    let oshcc = |args: Vec<String>| {
+        let built = bin()
+            .arg("oshcc")
+            .args(args)
+            .env_remove("OSHMEM_CC")
+            .env_remove("SHMEM_CC")
+            .output()
+            .expect("run memchan oshcc");
+        assert!(built.status.success(), "{}", text(&built.stderr));
+    };
     let shim = dir.join("libmemchanprof.so");
-    let built = bin()
-        .args(["oshcc", "-shared", "-fPIC", "-Wall", "-Werror"])
-        .arg(format!("{CAPI}/tests/c/profiler.c"))
-        .arg("-o")
-        .arg(&shim)
-        .env_remove("OSHMEM_CC")
-        .env_remove("SHMEM_CC")
-        .output()
-        .expect("run memchan oshcc");
-    assert!(built.status.success(), "{}", text(&built.stderr));
+    oshcc(vec![
+        "-shared".into(),
+        "-fPIC".into(),
+        "-Wall".into(),
+        "-Werror".into(),
+        format!("{CAPI}/tests/c/profiler.c"),
+        "-o".into(),
+        shim.display().to_string(),
+    ]);
     let exe = dir.join("profiled");
-    let built = bin()
-        .args(["oshcc", "-Wall", "-Werror", "-I"])
-        .arg(format!("{CAPI}/tests/c"))
-        .arg(format!("{CAPI}/tests/c/profiled.c"))
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-L{}", dir.display()))
-        .arg(format!("-Wl,-rpath,{}", dir.display()))
-        .args(["-Wl,--no-as-needed", "-lmemchanprof"])
-        .env_remove("OSHMEM_CC")
-        .env_remove("SHMEM_CC")
-        .output()
-        .expect("run memchan oshcc");
-    assert!(built.status.success(), "{}", text(&built.stderr));
+    oshcc(vec![
+        "-Wall".into(),
+        "-Werror".into(),
+        format!("-I{CAPI}/tests/c"),
+        format!("{CAPI}/tests/c/profiled.c"),
+        "-o".into(),
+        exe.display().to_string(),
+        format!("-L{}", dir.display()),
+        format!("-Wl,-rpath,{}", dir.display()),
+        "-Wl,--no-as-needed".into(),
+        "-lmemchanprof".into(),
+    ]);
     let prog = CProgram(exe);
     let out = run(&["-n", "2", "--oversubscribe"], &prog, &[]);
     let _ = std::fs::remove_file(&shim);
