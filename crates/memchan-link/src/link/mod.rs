@@ -32,19 +32,31 @@
 //!
 //! **Never block on receive.** Receiving queues control frames (acks, NAKs) without
 //! waiting for the socket; the one thread that may wait is a sender in back-pressure.
+//!
+//! **Layout.** The rules above are a state machine without I/O (`gbn`: the send side's
+//! replay memory, window, cursor and stamps, the receive side's acceptance), tested by
+//! property over random events. This module drives it: the socket and its epoll set,
+//! the locks, the clocks, the counters other threads read. `tcp` holds the write and
+//! `TCP_INFO`, [`Held`] what a link leaves for a rail switch, [`Readers`] which
+//! threads read the links inside their own waits.
+
+mod gbn;
+mod held;
+mod readers;
+mod tcp;
+
+pub use held::Held;
+pub use readers::Readers;
 
 use crate::proto::reply::{JoinRefusal, ReplyError};
 use crate::wire::{self, Borrowed, Decoder, FrameKey, Kind, WireError};
+use gbn::{Accept, Rx, Tx, Window};
 use memchan_core::status::LinkCounters;
 use rustix::event::epoll::{self, EventFlags};
-use std::collections::VecDeque;
-use std::io::{self, IoSlice, Read, Write};
+use std::io::{self, Read};
 use std::net::TcpStream;
 use std::os::fd::AsFd;
-use std::sync::atomic::{
-    AtomicBool, AtomicU64,
-    Ordering::{Relaxed, SeqCst},
-};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -126,14 +138,6 @@ struct Counters {
     reader_wakeups: AtomicU64,
 }
 
-/// Frame buffers kept for reuse, and the largest capacity kept (a full packet's
-/// frame): freeing 64 KiB frames lets the allocator return the memory to the kernel,
-/// and every new frame then page-faults.
-const POOL_FRAMES: usize = 64;
-const POOLED_CAPACITY: usize = 80 * 1024;
-/// Buffers an idle link keeps.
-const POOL_IDLE: usize = 4;
-
 /// Releases owed before a `Release` goes out unasked.
 const RELEASE_BATCH: u64 = 32;
 
@@ -154,69 +158,10 @@ fn coarse_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
-struct Frame {
-    seq: u64,
-    /// The counter `bytes` carry (0: not stamped yet).
-    stamp: u64,
-    bytes: Vec<u8>,
-    /// Bytes of reliable frames sent on this link up to and including this one.
-    end: u64,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Partial {
-    None,
-    Ctl,
-    Replay,
-}
-
-struct Tx {
-    next_seq: u64,
-    /// The last frame counter given out (every frame, control or reliable, takes the
-    /// next one).
-    counter: u64,
-    /// The highest counter written or queued to be written (in `ctl` or a half
-    /// written frame): a replay frame may go out under its stamp only above it.
-    floor: u64,
-    /// Unreleased reliable frames, in seq order.
-    replay: VecDeque<Frame>,
-    replay_bytes: usize,
-    /// Index in `replay` of the next frame to write.
-    send_idx: usize,
-    /// Bytes of `replay[send_idx]` (Partial::Replay) or of `ctl` (Partial::Ctl) written.
-    off: usize,
-    partial: Partial,
-    /// Control frames waiting to be written.
-    ctl: Vec<u8>,
-    /// A rewind asked for while a frame was half written.
-    rewind: Option<u64>,
-    last_rewind: Option<(u64, Instant)>,
-    /// Highest seq the peer received in order, and when that last grew.
-    peer_received: u64,
-    progress_at: u64,
-    /// Current retransmit timeout (backs off while the peer makes no progress).
-    rto: Duration,
-    /// `end` of the last frame pushed, and of the last one released.
-    pushed_end: u64,
-    popped_end: u64,
-    closed: bool,
-    /// Buffers of released frames, reused for new ones (saves an allocation and a
-    /// free per frame); trimmed when a tick finds the link idle.
-    pool: Vec<Vec<u8>>,
-    /// `next_seq` at the last tick.
-    pool_mark: u64,
-    /// Threads waiting on `tx_cv` for replay memory. Releases notify only when there
-    /// are some: a condvar notify is a system call, and the hub releases on every
-    /// frame its peer receives.
-    waiters: usize,
-}
-
-struct Rx {
+/// The receive side: the peer's frames as read, and the order they are accepted in.
+struct Receiving {
     dec: Decoder,
-    /// Next reliable seq to accept.
-    expected: u64,
-    /// When we last asked for `expected` again.
-    nak_at: Option<Instant>,
+    order: Rx,
 }
 
 /// What the receive side hands its owner.
@@ -236,7 +181,7 @@ pub struct Link {
     cfg: LinkConfig,
     tx: Mutex<Tx>,
     tx_cv: Condvar,
-    rx: Mutex<Rx>,
+    rx: Mutex<Receiving>,
     /// Last reliable seq received in order (the header's `received` we send).
     received: AtomicU64,
     /// The highest header `received` written into a frame so far, and the bytes of reliable
@@ -279,40 +224,17 @@ impl Link {
             .peer_addr()
             .map(|a| a.to_string())
             .unwrap_or_else(|_| "?".into());
-        let rto = cfg.retransmit_timeout;
         let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
         epoll::add(&epoll, &sock, epoll::EventData::new_u64(0), EventFlags::IN)?;
         Ok(Link {
             sock,
             key,
+            tx: Mutex::new(Tx::new(cfg.retransmit_timeout, coarse_ns())),
             cfg,
-            tx: Mutex::new(Tx {
-                next_seq: 1,
-                counter: 0,
-                floor: 0,
-                replay: VecDeque::new(),
-                replay_bytes: 0,
-                send_idx: 0,
-                off: 0,
-                partial: Partial::None,
-                ctl: Vec::new(),
-                rewind: None,
-                last_rewind: None,
-                peer_received: 0,
-                progress_at: coarse_ns(),
-                rto,
-                pushed_end: 0,
-                popped_end: 0,
-                closed: false,
-                waiters: 0,
-                pool: Vec::new(),
-                pool_mark: 1,
-            }),
             tx_cv: Condvar::new(),
-            rx: Mutex::new(Rx {
+            rx: Mutex::new(Receiving {
                 dec,
-                expected: 1,
-                nak_at: None,
+                order: Rx::new(1),
             }),
             received: AtomicU64::new(0),
             ack_sent: AtomicU64::new(0),
@@ -341,41 +263,29 @@ impl Link {
     pub fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<u64, LinkError> {
         debug_assert!(kind.reliable());
         let size = wire::HEADER + parts.iter().map(|p| p.len()).sum::<usize>() + wire::MAC;
+        let limit = self.cfg.replay_limit;
         let mut tx = self.lock_tx();
-        if tx.replay_bytes + size > self.cfg.replay_limit && !tx.replay.is_empty() {
+        if !tx.fits(size, limit) {
             inc(&self.counters.backpressure_waits);
             drop(tx);
             self.request_release();
             tx = self.lock_tx();
             let deadline = Instant::now() + self.cfg.backpressure_timeout;
-            let fits =
-                |tx: &Tx| tx.replay_bytes + size <= self.cfg.replay_limit || tx.replay.is_empty();
-            tx = self.wait_tx(tx, deadline, fits);
-            if !fits(&tx) && !tx.closed {
+            tx = self.wait_tx(tx, deadline, |tx| tx.fits(size, limit));
+            if !tx.fits(size, limit) && !tx.closed {
                 return Err(LinkError::Stalled(self.cfg.backpressure_timeout));
             }
         }
         if tx.closed || self.down.load(Relaxed) {
             return Err(LinkError::Shutdown);
         }
-        let seq = tx.next_seq;
-        tx.next_seq += 1;
-        let mut bytes = tx.pool.pop().unwrap_or_default();
-        bytes.reserve(size);
+        let (seq, mut bytes) = tx.next_frame();
         let ack = self.received.load(Relaxed);
         self.ack_sent.fetch_max(ack, Relaxed);
         self.unacked_bytes.store(0, Relaxed);
-        // Stamped (counter, MAC, CRC) when it is written: see `flush_locked`.
+        // Stamped (counter, MAC, CRC) when it is written: see `Tx::gather`.
         wire::encode_unstamped(&mut bytes, kind, seq, ack, parts);
-        tx.replay_bytes += bytes.len();
-        tx.pushed_end += bytes.len() as u64;
-        let end = tx.pushed_end;
-        tx.replay.push_back(Frame {
-            seq,
-            stamp: 0,
-            bytes,
-            end,
-        });
+        tx.push(bytes);
         self.flush_locked(&mut tx);
         Ok(seq)
     }
@@ -390,15 +300,7 @@ impl Link {
         let ack = self.received.load(Relaxed);
         self.ack_sent.fetch_max(ack, Relaxed);
         self.unacked_bytes.store(0, Relaxed);
-        // Queued frames go out in order, before any replay frame not yet begun: this
-        // one's counter is above all of theirs, and those must be above it.
-        tx.counter += 1;
-        tx.floor = tx.counter;
-        let mut ctl = std::mem::take(&mut tx.ctl);
-        wire::encode(&mut ctl, &self.key, tx.counter, kind, 0, ack, &[payload]);
-        tx.ctl = ctl;
-        // Counted when queued: a control frame is never sent twice.
-        add(&self.counters.frames_tx, 1);
+        tx.queue_control(&self.key, kind, ack, payload);
         self.flush_locked(&mut tx);
     }
 
@@ -441,170 +343,43 @@ impl Link {
         self.send_control(Kind::Release, &wire::Put::new().u64(r).u8(1).0);
     }
 
-    /// Writes pending bytes until the socket would block. Needs the tx lock.
-    ///
-    /// Byte order on the wire: the rest of a half-written frame, then the queued
-    /// control frames, then the replay frames from the send cursor on. Frames are never
-    /// interleaved, so a rewind waits for the frame boundary.
+    fn window(&self) -> Window {
+        Window {
+            bytes: self.cfg.window_bytes as u64,
+            frames: self.cfg.window_frames,
+        }
+    }
+
+    /// Writes what the send side has ready until the socket would block, then
+    /// publishes the send side's counters. Needs the tx lock.
     fn flush_locked(&self, tx: &mut Tx) {
+        let window = self.window();
         loop {
-            if tx.partial == Partial::None {
-                if let Some(seq) = tx.rewind.take() {
-                    self.rewind_locked(tx, seq);
-                }
-            }
-            // The replay frames after the half-written one (if any) that the window
-            // lets go now.
-            let from =
-                (tx.send_idx + usize::from(tx.partial == Partial::Replay)).min(tx.replay.len());
-            let (base_end, base_seq) = self.window_base(tx);
-            let mut count = 0;
-            for f in tx.replay.range(from..).take(14) {
-                let in_flight = f.seq > base_seq + 1;
-                if in_flight
-                    && (f.end - base_end > self.cfg.window_bytes as u64
-                        || f.seq - base_seq > self.cfg.window_frames)
-                {
-                    break;
-                }
-                count += 1;
-            }
-            // Counters in wire order: a frame keeps its stamp only if it is above
-            // everything written or queued before it, else it is stamped anew (a MAC
-            // per retransmission; rarely one more when control frames went first).
-            let mut prev = tx.floor;
-            let Tx {
-                replay, counter, ..
-            } = &mut *tx;
-            for f in replay.range_mut(from..from + count) {
-                if f.stamp <= prev {
-                    *counter += 1;
-                    f.stamp = *counter;
-                    wire::stamp(&mut f.bytes, &self.key, f.stamp);
-                }
-                prev = f.stamp;
-            }
-            let mut slices = Slices::default();
-            match tx.partial {
-                Partial::Replay => {
-                    slices.push(&tx.replay[tx.send_idx].bytes[tx.off..]);
-                    slices.push(&tx.ctl);
-                }
-                Partial::Ctl => slices.push(&tx.ctl[tx.off..]),
-                Partial::None => slices.push(&tx.ctl),
-            }
-            for f in tx.replay.range(from..from + count) {
-                slices.push(&f.bytes);
-            }
+            let slices = tx.gather(&self.key, window);
             let total = slices.total;
             if total == 0 {
-                return;
+                break;
             }
-            let n = match slices.write(&self.sock) {
+            let n = match tcp::write(&self.sock, &slices) {
                 Ok(n) if n > 0 => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 _ => {
                     tx.closed = true;
                     self.tx_cv.notify_all();
-                    return;
+                    break;
                 }
             };
             add(&self.counters.bytes_tx, n as u64);
             self.last_sent.store(coarse_ns(), Relaxed);
-            self.advance(tx, n);
+            tx.advance(n);
             if n < total {
-                return;
+                break;
             }
         }
-    }
-
-    /// Where the send window starts: the `end` and seq of the last frame the peer
-    /// confirmed receiving (the first frame after it may always be sent).
-    fn window_base(&self, tx: &Tx) -> (u64, u64) {
-        let seq = tx.peer_received;
-        match tx.replay.front() {
-            Some(f) if seq >= f.seq => {
-                let i = (seq - f.seq) as usize;
-                (tx.replay.get(i).map_or(tx.pushed_end, |f| f.end), seq)
-            }
-            _ => (tx.popped_end, seq),
-        }
-    }
-
-    /// Moves the write cursors over `n` written bytes, in `flush_locked`'s order.
-    fn advance(&self, tx: &mut Tx, mut n: usize) {
-        if tx.partial == Partial::Replay {
-            let left = tx.replay[tx.send_idx].bytes.len() - tx.off;
-            if n < left {
-                tx.off += n;
-                return;
-            }
-            n -= left;
-            tx.send_idx += 1;
-            tx.off = 0;
-            tx.partial = Partial::None;
-            add(&self.counters.frames_tx, 1);
-        }
-        let from = if tx.partial == Partial::Ctl {
-            tx.off
-        } else {
-            0
-        };
-        let left = tx.ctl.len() - from;
-        if left > 0 {
-            if n < left {
-                tx.off = from + n;
-                tx.partial = Partial::Ctl;
-                return;
-            }
-            n -= left;
-            tx.ctl.clear();
-            tx.off = 0;
-            tx.partial = Partial::None;
-        }
-        while n > 0 {
-            let len = tx.replay[tx.send_idx].bytes.len();
-            // Begun on the wire: its counter is spent.
-            tx.floor = tx.floor.max(tx.replay[tx.send_idx].stamp);
-            if n < len {
-                tx.off = n;
-                tx.partial = Partial::Replay;
-                return;
-            }
-            n -= len;
-            tx.send_idx += 1;
-            add(&self.counters.frames_tx, 1);
-        }
-    }
-
-    fn rewind_locked(&self, tx: &mut Tx, seq: u64) {
-        let Some(front) = tx.replay.front().map(|f| f.seq) else {
-            return;
-        };
-        let idx = seq.saturating_sub(front) as usize;
-        if idx < tx.send_idx {
-            let again = (tx.send_idx - idx) as u64;
-            add(&self.counters.retransmits, again);
-            tx.send_idx = idx;
-            tx.last_rewind = Some((seq, Instant::now()));
-        }
-    }
-
-    /// Rewinds the sender to `seq` (a NAK, or a timeout), at the next frame boundary.
-    fn go_back(&self, tx: &mut Tx, seq: u64) {
-        if let Some((s, at)) = tx.last_rewind {
-            // One NAK per gap is enough; repeats within a few ms are the same request.
-            if s == seq && at.elapsed() < Duration::from_millis(5) {
-                return;
-            }
-        }
-        if tx.partial == Partial::Replay {
-            tx.rewind = Some(seq);
-        } else {
-            self.rewind_locked(tx, seq);
-        }
-        self.flush_locked(tx);
+        let c = &self.counters;
+        c.frames_tx.store(tx.frames_sent, Relaxed);
+        c.retransmits.store(tx.retransmits, Relaxed);
     }
 
     /// A header's `received`: the peer received everything up to `ack` (and, on a
@@ -615,17 +390,14 @@ impl Link {
             return;
         }
         let mut tx = self.lock_tx();
-        if ack > tx.peer_received {
-            tx.peer_received = ack;
+        if tx.on_received(ack, coarse_ns(), self.cfg.retransmit_timeout) {
             self.peer_received_seen.store(ack, Relaxed);
-            tx.progress_at = coarse_ns();
-            tx.rto = self.cfg.retransmit_timeout;
         }
         if release {
             self.release_locked(&mut tx, ack);
         }
         // The window moved: frames held back by it may go now.
-        if tx.send_idx < tx.replay.len() {
+        if tx.unsent() {
             self.flush_locked(&mut tx);
         }
     }
@@ -638,34 +410,12 @@ impl Link {
         self.release_locked(&mut tx, upto);
     }
 
-    /// Drops the frames up to `upto` from the replay memory.
+    /// Drops the frames up to `upto` from the replay memory, waking waiting senders.
     fn release_locked(&self, tx: &mut Tx, upto: u64) {
         if self.peer_released.fetch_max(upto, Relaxed) >= upto {
             return;
         }
-        let mut freed = false;
-        while let Some(f) = tx.replay.front() {
-            if f.seq > upto || (tx.send_idx == 0 && tx.partial == Partial::Replay) {
-                break;
-            }
-            let mut f = tx.replay.pop_front().expect("front");
-            tx.replay_bytes -= f.bytes.len();
-            if f.bytes.capacity() <= POOLED_CAPACITY && tx.pool.len() < POOL_FRAMES {
-                f.bytes.clear();
-                tx.pool.push(std::mem::take(&mut f.bytes));
-            }
-            tx.popped_end = f.end;
-            if tx.send_idx > 0 {
-                tx.send_idx -= 1;
-            }
-            freed = true;
-        }
-        if let Some(r) = tx.rewind {
-            if r <= upto {
-                tx.rewind = None;
-            }
-        }
-        if freed && tx.waiters > 0 {
+        if tx.release(upto) && tx.waiters > 0 {
             self.tx_cv.notify_all();
         }
     }
@@ -675,28 +425,12 @@ impl Link {
     pub fn tick(&self) {
         {
             let mut tx = self.lock_tx();
-            // The first frame sent but not confirmed received, if any.
-            let unreceived = tx.replay.front().and_then(|f| {
-                let i = (tx.peer_received + 1).saturating_sub(f.seq) as usize;
-                (i < tx.send_idx).then_some(i)
-            });
-            if let Some(i) = unreceived {
-                if coarse_ns().saturating_sub(tx.progress_at) > tx.rto.as_nanos() as u64 {
-                    let seq = tx.replay[i].seq;
-                    tx.progress_at = coarse_ns();
-                    tx.rto = (tx.rto * 2).min(self.cfg.retransmit_timeout * 16);
-                    tx.last_rewind = None;
-                    self.go_back(&mut tx, seq);
-                }
-            }
+            tx.on_timer(coarse_ns(), self.cfg.retransmit_timeout * 16);
             self.flush_locked(&mut tx);
-            if tx.next_seq == tx.pool_mark {
-                tx.pool.truncate(POOL_IDLE);
-            }
-            tx.pool_mark = tx.next_seq;
+            tx.trim_if_idle();
         }
         self.send_release(true);
-        if let Some(r) = tcp_total_retrans(&self.sock) {
+        if let Some(r) = tcp::total_retrans(&self.sock) {
             self.counters.tcp_retransmits.store(r, Relaxed);
         }
         // Not waited for: a reader holds it while its handler works (a hub's handler
@@ -707,41 +441,28 @@ impl Link {
             Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
             Err(std::sync::TryLockError::WouldBlock) => return,
         };
-        if let Some(at) = rx.nak_at {
-            if at.elapsed() > self.cfg.retransmit_timeout {
-                rx.nak_at = Some(Instant::now());
-                let expected = rx.expected;
-                drop(rx);
-                inc(&self.counters.naks);
-                self.send_control(Kind::Nak, &expected.to_le_bytes());
-            }
+        if let Some(expected) = rx.order.nak_again(self.cfg.retransmit_timeout) {
+            drop(rx);
+            inc(&self.counters.naks);
+            self.send_control(Kind::Nak, &expected.to_le_bytes());
         }
     }
 
     /// Whether bytes wait to be written (poll for writability).
     pub fn wants_write(&self) -> bool {
-        let tx = self.lock_tx();
-        !tx.closed && (!tx.ctl.is_empty() || tx.partial != Partial::None || self.window_open(&tx))
+        self.lock_tx().wants_write(self.window())
     }
 
     /// Whether frames wait for the peer to confirm earlier ones (the send window is
     /// full): a sender then reads the link itself to see the acks sooner.
     pub fn window_full(&self) -> bool {
-        let tx = self.lock_tx();
-        !tx.closed
-            && tx.partial == Partial::None
-            && tx.send_idx < tx.replay.len()
-            && !self.window_open(&tx)
+        self.lock_tx().window_full(self.window())
     }
 
     /// (window full, more than `limit` bytes unreleased), under one lock.
     pub fn pressure(&self, limit: usize) -> (bool, bool) {
         let tx = self.lock_tx();
-        let full = !tx.closed
-            && tx.partial == Partial::None
-            && tx.send_idx < tx.replay.len()
-            && !self.window_open(&tx);
-        (full, tx.replay_bytes > limit)
+        (tx.window_full(self.window()), tx.replay_bytes() > limit)
     }
 
     /// Whether the peer's release point moved since the last call (the hub then
@@ -752,17 +473,6 @@ impl Link {
             return false;
         }
         self.release_seen.swap(now, Relaxed) != now
-    }
-
-    /// Whether the frame at the send cursor exists and fits the send window.
-    fn window_open(&self, tx: &Tx) -> bool {
-        let Some(f) = tx.replay.get(tx.send_idx) else {
-            return false;
-        };
-        let (base_end, base_seq) = self.window_base(tx);
-        f.seq <= base_seq + 1
-            || (f.end - base_end <= self.cfg.window_bytes as u64
-                && f.seq - base_seq <= self.cfg.window_frames)
     }
 
     /// Reads what the socket has and hands accepted frames to `h`. `Ok(true)` if
@@ -803,7 +513,7 @@ impl Link {
         Ok(any)
     }
 
-    fn process(&self, rx: &mut Rx, h: &mut dyn Handler) -> Result<(), LinkError> {
+    fn process(&self, rx: &mut Receiving, h: &mut dyn Handler) -> Result<(), LinkError> {
         loop {
             let got = match rx.dec.next_borrowed() {
                 Ok(Some(r)) => r,
@@ -832,7 +542,7 @@ impl Link {
                 }
                 Borrowed::Corrupt => {
                     add(&self.counters.crc_failures, 1);
-                    self.nak(rx);
+                    self.nak(&mut rx.order);
                     continue;
                 }
                 Borrowed::Frame(hd, p) => (hd, p),
@@ -843,17 +553,18 @@ impl Link {
                 h.control(self, hd.kind, payload);
                 continue;
             }
-            if hd.seq < rx.expected {
-                add(&self.counters.duplicates, 1);
-                continue;
+            match rx.order.accept(hd.seq) {
+                Accept::Duplicate => {
+                    add(&self.counters.duplicates, 1);
+                    continue;
+                }
+                Accept::Gap => {
+                    add(&self.counters.discards, 1);
+                    self.nak(&mut rx.order);
+                    continue;
+                }
+                Accept::InOrder => {}
             }
-            if hd.seq > rx.expected {
-                add(&self.counters.discards, 1);
-                self.nak(rx);
-                continue;
-            }
-            rx.expected += 1;
-            rx.nak_at = None;
             self.received.store(hd.seq, Relaxed);
             // Not locked against the sender's reset: a lost update only moves when
             // the next window ack goes out.
@@ -866,10 +577,9 @@ impl Link {
     }
 
     fn nak(&self, rx: &mut Rx) {
-        if rx.nak_at.is_none() {
-            rx.nak_at = Some(Instant::now());
+        if let Some(expected) = rx.nak() {
             inc(&self.counters.naks);
-            self.send_control(Kind::Nak, &rx.expected.to_le_bytes());
+            self.send_control(Kind::Nak, &expected.to_le_bytes());
         }
     }
 
@@ -888,7 +598,8 @@ impl Link {
             Kind::Nak => {
                 if let Ok(seq) = wire::Get::new(payload, "nak").u64() {
                     let mut tx = self.lock_tx();
-                    self.go_back(&mut tx, seq);
+                    tx.go_back(seq);
+                    self.flush_locked(&mut tx);
                 }
             }
             _ => {}
@@ -929,7 +640,7 @@ impl Link {
 
     /// Seq of the last reliable frame queued.
     pub fn last_sent(&self) -> u64 {
-        self.lock_tx().next_seq - 1
+        self.lock_tx().last_seq()
     }
 
     /// Polls the socket for reading (and `extra`, e.g. a wake-up eventfd) for up to
@@ -1063,13 +774,13 @@ impl Link {
     /// `false` if `timeout` passed first.
     pub fn wait_replay_below(&self, limit: usize, timeout: Duration) -> bool {
         let tx = self.lock_tx();
-        if tx.replay_bytes <= limit || tx.closed {
+        if tx.replay_bytes() <= limit || tx.closed {
             return true;
         }
         inc(&self.counters.backpressure_waits);
         drop(tx);
         self.request_release();
-        let below = |tx: &Tx| tx.replay_bytes <= limit;
+        let below = |tx: &Tx| tx.replay_bytes() <= limit;
         let tx = self.wait_tx(self.lock_tx(), Instant::now() + timeout, below);
         below(&tx) || tx.closed
     }
@@ -1100,17 +811,12 @@ impl Link {
 
     /// Bytes held in the replay memory.
     pub fn replay_bytes(&self) -> usize {
-        self.lock_tx().replay_bytes
+        self.lock_tx().replay_bytes()
     }
 
     /// The seqs of the unreleased reliable frames of `kind`, ascending.
     pub fn unreleased(&self, kind: Kind) -> Vec<u64> {
-        self.lock_tx()
-            .replay
-            .iter()
-            .filter(|f| f.bytes[6] == kind as u8)
-            .map(|f| f.seq)
-            .collect()
+        self.lock_tx().unreleased(kind)
     }
 
     /// Shuts the link down and takes the reliable frames its peer had not released,
@@ -1118,17 +824,7 @@ impl Link {
     /// rail switch, see [`crate::rail`]).
     pub fn take_held(&self) -> Held {
         self.shutdown();
-        let mut tx = self.lock_tx();
-        let frames = tx.replay.drain(..).map(|f| f.bytes).collect();
-        tx.replay_bytes = 0;
-        tx.send_idx = 0;
-        tx.off = 0;
-        tx.partial = Partial::None;
-        tx.rewind = None;
-        Held {
-            frames,
-            next_seq: tx.next_seq,
-        }
+        self.lock_tx().take_held()
     }
 
     /// A link over a new, handshaken connection that goes on where another left off:
@@ -1163,7 +859,11 @@ impl Link {
             link.send_control(kind, payload);
         }
         let expect = expect.max(1);
-        link.rx.lock().unwrap_or_else(|e| e.into_inner()).expected = expect;
+        link.rx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .order
+            .expect_from(expect);
         for a in [
             &link.received,
             &link.ack_sent,
@@ -1181,188 +881,9 @@ impl Link {
             a.store(before, Relaxed);
         }
         let mut tx = link.lock_tx();
-        tx.next_seq = held.next_seq;
-        tx.pool_mark = held.next_seq;
-        tx.peer_received = before;
-        for mut bytes in held.frames {
-            // The old connection's header ack says nothing about this one's frames.
-            bytes[24..32].fill(0);
-            let seq = seq_of(&bytes);
-            tx.replay_bytes += bytes.len();
-            tx.pushed_end += bytes.len() as u64;
-            let end = tx.pushed_end;
-            tx.replay.push_back(Frame {
-                seq,
-                stamp: 0,
-                bytes,
-                end,
-            });
-        }
+        tx.resume(held);
         link.flush_locked(&mut tx);
         drop(tx);
         Ok(link)
-    }
-}
-
-/// The seq in an encoded frame's header.
-fn seq_of(frame: &[u8]) -> u64 {
-    u64::from_le_bytes(frame[16..24].try_into().expect("8 bytes"))
-}
-
-/// Reliable frames a link held unreleased when it went down ([`Link::take_held`]).
-#[derive(Debug)]
-pub struct Held {
-    /// Encoded frames in seq order (their stamps are replaced when sent again).
-    frames: Vec<Vec<u8>>,
-    next_seq: u64,
-}
-
-impl Default for Held {
-    /// Nothing held; the next seq is 1.
-    fn default() -> Self {
-        Held {
-            frames: Vec::new(),
-            next_seq: 1,
-        }
-    }
-}
-
-impl Held {
-    /// The seqs held, ascending.
-    pub fn seqs(&self) -> Vec<u64> {
-        self.frames.iter().map(|b| seq_of(b)).collect()
-    }
-
-    /// The first seq held (`next_seq` if none).
-    pub fn first(&self) -> u64 {
-        self.frames.first().map_or(self.next_seq, |b| seq_of(b))
-    }
-
-    /// The seq the next new frame gets.
-    pub fn next_seq(&self) -> u64 {
-        self.next_seq
-    }
-
-    /// The seqs held of frames of `kind`, ascending.
-    pub fn seqs_of(&self, kind: Kind) -> Vec<u64> {
-        self.frames
-            .iter()
-            .filter(|b| b[6] == kind as u8)
-            .map(|b| seq_of(b))
-            .collect()
-    }
-}
-
-/// Up to 16 non-empty byte slices for one write, gathered without allocating.
-struct Slices<'a> {
-    s: [IoSlice<'a>; 16],
-    n: usize,
-    total: usize,
-}
-
-impl Default for Slices<'_> {
-    fn default() -> Self {
-        Slices {
-            s: [IoSlice::new(&[]); 16],
-            n: 0,
-            total: 0,
-        }
-    }
-}
-
-impl<'a> Slices<'a> {
-    fn push(&mut self, b: &'a [u8]) {
-        if !b.is_empty() && self.n < self.s.len() {
-            self.s[self.n] = IoSlice::new(b);
-            self.n += 1;
-            self.total += b.len();
-        }
-    }
-
-    /// One `send` for a single slice (measured ~0.2 µs cheaper than `writev` per
-    /// small frame on this kernel), `writev` for several.
-    fn write(&self, mut sock: &TcpStream) -> io::Result<usize> {
-        match self.n {
-            1 => sock.write(&self.s[0]),
-            _ => sock.write_vectored(&self.s[..self.n]),
-        }
-    }
-}
-
-/// TCP's retransmitted-segment count for this socket.
-fn tcp_total_retrans(sock: &TcpStream) -> Option<u64> {
-    use std::os::fd::AsRawFd;
-    let mut info = std::mem::MaybeUninit::<libc::tcp_info>::zeroed();
-    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
-    // SAFETY: `info` is a writable, zeroed `tcp_info` of `len` bytes; the kernel writes at
-    // most `len` bytes and updates `len`.
-    let r = unsafe {
-        libc::getsockopt(
-            sock.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_INFO,
-            info.as_mut_ptr().cast(),
-            &mut len,
-        )
-    };
-    if r != 0 {
-        return None;
-    }
-    // SAFETY: zero-initialised and (partly) filled by the kernel: every field is plain data.
-    let info = unsafe { info.assume_init() };
-    Some(u64::from(info.tcpi_total_retrans))
-}
-
-/// The application threads that read links themselves (inside a wait), for the
-/// threads that otherwise read them (a node's service thread, a hub's link readers),
-/// which stay deaf to frames while any does ([`Link::listen`]). The first reader
-/// makes them deaf; the last makes them listen again, at once, or, after a spinning
-/// wait, lazily: [`settle`](Self::settle) is called after the node's next send and
-/// at those threads' next turn, and the next first reader finds them still deaf (no
-/// system call). That takes an `epoll_ctl` off the path from a frame's arrival to a
-/// spinning thread's reply.
-#[derive(Debug, Default)]
-pub struct Readers {
-    count: std::sync::atomic::AtomicU32,
-    /// The last reader was a spinning wait and left the links deaf.
-    owed: AtomicBool,
-}
-
-impl Readers {
-    /// How many threads read now (SeqCst: see the callers' Dekker pairs).
-    pub fn count(&self) -> u32 {
-        self.count.load(SeqCst)
-    }
-
-    /// Whether any thread reads now: the links' own readers stay deaf.
-    pub fn away(&self) -> bool {
-        self.count() != 0
-    }
-
-    /// A thread starts reading; the first calls `listen` (which makes them deaf).
-    pub fn enter(&self, listen: impl FnOnce()) {
-        if self.count.fetch_add(1, SeqCst) == 0 {
-            self.owed.store(false, SeqCst);
-            listen();
-        }
-    }
-
-    /// A thread stops reading; the last calls `listen` (which makes them listen), or,
-    /// after a spinning wait, leaves it owed.
-    pub fn leave(&self, spinning: bool, listen: impl FnOnce()) {
-        if self.count.fetch_sub(1, SeqCst) == 1 {
-            if spinning {
-                self.owed.store(true, SeqCst);
-            } else {
-                listen();
-            }
-        }
-    }
-
-    /// Calls `listen` if a spinning wait left it owed.
-    pub fn settle(&self, listen: impl FnOnce()) {
-        if self.owed.load(Relaxed) && self.owed.swap(false, SeqCst) {
-            listen();
-        }
     }
 }
