@@ -8,7 +8,7 @@ use crate::state::{Port, Shared, Sink};
 use memchan_core::barrier;
 use memchan_core::status::LinkCounters;
 use memchan_core::{NodeId, PageSize};
-use memchan_link::link::{Link, LinkConfig};
+use memchan_link::link::Link;
 use memchan_link::proto::reply::JoinRefusal;
 use memchan_link::proto::{event_kind, Join, Welcome};
 use memchan_link::wire::{Decoder, FrameKey, Kind};
@@ -29,12 +29,7 @@ impl Shared {
         join: &Join,
         peer: SocketAddr,
     ) -> Result<(), JoinRefusal> {
-        let cfg = LinkConfig {
-            // Bounded by the senders' replay memories (see the module doc), never waits.
-            replay_limit: usize::MAX / 2,
-            peer_releases_on_receive: true,
-            ..self.cfg.link.clone()
-        };
+        let cfg = self.cfg.node_link();
         let link = sock
             .try_clone()
             .and_then(|s| Link::new(s, key, dec, cfg))

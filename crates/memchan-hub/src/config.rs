@@ -22,7 +22,8 @@ pub struct HubConfig {
     pub heartbeat: Duration,
     /// A node silent this long is isolated.
     pub failure_timeout: Duration,
-    /// Link tunables.
+    /// Tunables of the links to nodes (by default, deliveries go in batches of up to
+    /// 32 KiB).
     pub link: LinkConfig,
     /// Connections that may be between accept and join at once (see `gate.rs`).
     pub max_pending: usize,
@@ -42,6 +43,23 @@ pub struct HubConfig {
     pub standby_of: Option<String>,
 }
 
+/// Payload bytes of one batch on a link to a node: a burst of deliveries to one node
+/// goes as batches of up to this much, one MAC and one write each.
+const NODE_BATCH: usize = 32 * 1024;
+
+impl HubConfig {
+    /// The tunables of a link to a node: `link`, with a replay memory bounded by the
+    /// senders' (see `admit.rs`), so it never waits for room, and the node finished
+    /// with a frame once it received it.
+    pub(crate) fn node_link(&self) -> LinkConfig {
+        LinkConfig {
+            replay_limit: usize::MAX / 2,
+            peer_releases_on_receive: true,
+            ..self.link.clone()
+        }
+    }
+}
+
 impl Default for HubConfig {
     fn default() -> Self {
         HubConfig {
@@ -52,7 +70,10 @@ impl Default for HubConfig {
             page_size: None,
             heartbeat: Duration::from_millis(100),
             failure_timeout: Duration::from_millis(800),
-            link: LinkConfig::default(),
+            link: LinkConfig {
+                batch_bytes: NODE_BATCH,
+                ..LinkConfig::default()
+            },
             max_pending: 256,
             max_pending_per_source: 32,
             clock_period: Some(Duration::from_millis(50)),

@@ -126,6 +126,8 @@ impl Hub {
                 gseq: 0,
                 standby: cfg.standby_of.clone().map(Standby::new),
                 mirrors: Mirrors::default(),
+                corked: std::cell::Cell::new(false),
+                dirty: std::cell::RefCell::new(Vec::new()),
             }),
             cfg,
             addr,

@@ -37,23 +37,28 @@ impl Shared {
             node,
             inc,
         };
-        match link.receive(&mut handler) {
-            Ok(_) => {
-                if link.release_moved() {
-                    self.settle(&mut self.lock(), node);
+        let read = link.receive(&mut handler);
+        let dirty = {
+            let mut st = self.lock();
+            match &read {
+                Ok(_) if link.release_moved() => self.settle(&mut st, node),
+                Ok(_) => {}
+                Err(e) => {
+                    let why = match e {
+                        LinkError::Closed => "its link closed".to_string(),
+                        LinkError::Protocol(w) => format!("protocol violation: {w}"),
+                        e => e.to_string(),
+                    };
+                    self.isolate(&mut st, node, inc, &why);
                 }
-                true
             }
-            Err(e) => {
-                let why = match e {
-                    LinkError::Closed => "its link closed".to_string(),
-                    LinkError::Protocol(w) => format!("protocol violation: {w}"),
-                    e => e.to_string(),
-                };
-                self.isolate(&mut self.lock(), node, inc, &why);
-                false
-            }
+            st.dirty.take()
+        };
+        // Outside the hub lock: the writes of what the frames just read queued.
+        for l in dirty {
+            l.flush();
         }
+        read.is_ok()
     }
 }
 
@@ -67,7 +72,9 @@ impl Handler for HubHandler<'_> {
     fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
         let mut st = self.sh.lock();
         if st.alive(self.node, self.inc) {
+            st.corked.set(true);
             self.sh.frame(&mut st, self.node, seq, kind, payload);
+            st.corked.set(false);
             // `frame` settled this node: the releases its header ack moved (this
             // thread's `receive`, before this call) need no second settle in `pump`.
             link.release_moved();

@@ -28,7 +28,7 @@ use copy::{set_of, Phase, Replay, Resumed, Standby, Tables};
 use memchan_core::status::{LinkCounters, RailStatus};
 use memchan_core::{NodeId, NodeSet, PageSize, MAX_NODES};
 use memchan_link::handshake::{self, read_frame, HandshakeError, STEP};
-use memchan_link::link::{Held, Link, LinkConfig};
+use memchan_link::link::{Held, Link};
 use memchan_link::proto::reply::JoinRefusal;
 use memchan_link::proto::{event_kind, Join, ROLE_MIRROR};
 use memchan_link::rail::{self, PlanNotice, RailError, Report, Resume};
@@ -360,11 +360,7 @@ impl Shared {
         if sb.resumed.contains_key(&r.node) || st.ports[usize::from(r.node)].is_some() {
             return Err(StandbyError::Resumed(r.node));
         }
-        let cfg = LinkConfig {
-            replay_limit: usize::MAX / 2,
-            peer_releases_on_receive: true,
-            ..self.cfg.link.clone()
-        };
+        let cfg = self.cfg.node_link();
         let link = sock
             .try_clone()
             .and_then(|s| Link::resume(s, key, dec, cfg, Held::default(), r.first_seq))

@@ -21,6 +21,7 @@ use memchan_link::proto::reply::Refusal;
 use memchan_link::proto::{self, SegInfo};
 use memchan_link::wire::Kind;
 use parking_lot::{Mutex, MutexGuard};
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -154,6 +155,11 @@ pub(crate) struct State {
     pub(crate) standby: Option<Standby>,
     /// The standbys the tables are copied to before a change is answered (dual rail).
     pub(crate) mirrors: Mirrors,
+    /// Frames go to remote links without a write (`Link::queue`): set while a link's
+    /// reader acts on its frames, which flushes the links in `dirty` once it has read
+    /// what there was, so a burst costs one write per destination, not one per frame.
+    pub(crate) corked: Cell<bool>,
+    pub(crate) dirty: RefCell<Vec<Arc<Link>>>,
 }
 
 /// What the hub's threads share: the configuration, the lock and its [`State`], and
@@ -209,6 +215,13 @@ impl State {
     /// Sends a reliable frame to `n`; the down seq if it went over a link.
     pub(crate) fn send(&self, n: NodeId, kind: Kind, parts: &[&[u8]]) -> Option<u64> {
         match &self.ports[n.index()].as_ref()?.sink {
+            Sink::Remote(l) if self.corked.get() => {
+                let (seq, first) = l.queue(kind, parts).ok()?;
+                if first {
+                    self.dirty.borrow_mut().push(l.clone());
+                }
+                Some(seq)
+            }
             Sink::Remote(l) => l.send(kind, parts).ok(),
             Sink::Local(p) => {
                 p.frame(kind, parts);

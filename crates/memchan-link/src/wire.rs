@@ -52,7 +52,7 @@ pub const MAGIC: [u8; 4] = *b"MCHN";
 /// its CRC field zero, AEGIS-128L for short frames; 7: a Deliver carries flags, and a
 /// record (`proto::FLAG_RECORD`) travels as one packet; 8: a Refuse and a refused
 /// request's answer carry codes (`proto::reply`), not words to parse.)
-pub const VERSION: u16 = 8;
+pub const VERSION: u16 = 9;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.
@@ -141,6 +141,11 @@ pub enum Kind {
     /// hub → node (reliable): a DepositDeliver numbered for a standby hub, as
     /// `RailDeliver` numbers a Deliver.
     RailDeposit = 35,
+    /// reliable: several reliable frames under one seq and one MAC, each as a record
+    /// (its kind, its length, its payload: [`append_record`], [`records`]). A link
+    /// writes what it has for its peer as batches ([`crate::link::LinkConfig::batch_bytes`]),
+    /// so a burst costs one MAC and one write, not one per frame.
+    Batch = 36,
 }
 
 impl Kind {
@@ -174,6 +179,7 @@ impl Kind {
             33 => RailPlan,
             34 => MirrorReceipt,
             35 => RailDeposit,
+            36 => Batch,
             _ => return None,
         })
     }
@@ -197,6 +203,7 @@ impl Kind {
                 | Kind::RailDeliver
                 | Kind::RailDeposit
                 | Kind::RailPlan
+                | Kind::Batch
         )
     }
 }
@@ -495,6 +502,84 @@ pub fn stamp(frame: &mut [u8], key: &FrameKey, counter: u64) {
 /// The counter an encoded frame carries.
 pub fn counter_of(frame: &[u8]) -> u64 {
     u64::from_le_bytes(frame[32..40].try_into().expect("8 bytes"))
+}
+
+/// Bytes before a batch record's payload: its kind and its length (u32).
+pub const RECORD_HEAD: usize = 5;
+
+/// Appends a record of `kind` with the payload `parts` to `frame`, one unstamped
+/// [`Kind::Batch`] frame as [`encode_unstamped`] made it: the payload grows, the
+/// header's length with it, and the MAC's place moves to the end.
+pub fn append_record(frame: &mut Vec<u8>, kind: Kind, parts: &[&[u8]]) {
+    debug_assert_eq!(frame[6], Kind::Batch as u8);
+    debug_assert!(kind.reliable() && kind != Kind::Batch);
+    let add: usize = parts.iter().map(|p| p.len()).sum();
+    let len = frame.len() - HEADER - MAC + RECORD_HEAD + add;
+    assert!(len <= MAX_PAYLOAD, "batch payload {len} over the limit");
+    frame.truncate(frame.len() - MAC);
+    frame.reserve(RECORD_HEAD + add + MAC);
+    frame.push(kind as u8);
+    frame.extend_from_slice(&(add as u32).to_le_bytes());
+    for p in parts {
+        frame.extend_from_slice(p);
+    }
+    frame.extend_from_slice(&[0; MAC]);
+    frame[8..12].copy_from_slice(&(len as u32).to_le_bytes());
+}
+
+/// The records of a batch's payload, all checked before the first is returned: each
+/// of a reliable kind other than a batch, each length inside the payload, nothing
+/// left over. A batch that fails is refused whole, so none of it is acted on.
+///
+/// # Errors
+///
+/// [`WireError::Malformed`] naming what is wrong.
+pub fn records(payload: &[u8]) -> Result<Records<'_>, WireError> {
+    let mut rest = payload;
+    while !rest.is_empty() {
+        if rest.len() < RECORD_HEAD {
+            return Err(WireError::Malformed(
+                "batch: a record cut short in its head",
+            ));
+        }
+        match Kind::from_u8(rest[0]) {
+            Some(k) if k.reliable() && k != Kind::Batch => {}
+            _ => {
+                return Err(WireError::Malformed(
+                    "batch: a record of a kind a batch cannot carry",
+                ))
+            }
+        }
+        let len = u32::from_le_bytes(rest[1..5].try_into().expect("4 bytes")) as usize;
+        if len > rest.len() - RECORD_HEAD {
+            return Err(WireError::Malformed(
+                "batch: a record longer than the batch",
+            ));
+        }
+        rest = &rest[RECORD_HEAD + len..];
+    }
+    Ok(Records { rest: payload })
+}
+
+/// The checked records of a batch ([`records`]).
+#[derive(Debug)]
+pub struct Records<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = (Kind, &'a [u8]);
+
+    fn next(&mut self) -> Option<(Kind, &'a [u8])> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let kind = Kind::from_u8(self.rest[0]).expect("checked by `records`");
+        let len = u32::from_le_bytes(self.rest[1..5].try_into().expect("4 bytes")) as usize;
+        let payload = &self.rest[RECORD_HEAD..RECORD_HEAD + len];
+        self.rest = &self.rest[RECORD_HEAD + len..];
+        Some((kind, payload))
+    }
 }
 
 /// One received frame, checked.
@@ -994,9 +1079,14 @@ mod tests {
         let mut d = Decoder::new(None);
         d.push(b"GET / HTTP/1.1\r\n");
         assert!(matches!(d.next_frame(), Err(WireError::Garbage(_))));
-        out[4] = 9;
+        out[4..6].copy_from_slice(&(VERSION + 1).to_le_bytes());
         let mut d = Decoder::new(None);
         d.push(&out);
-        assert_eq!(d.next_frame(), Err(WireError::Version { theirs: 9 }));
+        assert_eq!(
+            d.next_frame(),
+            Err(WireError::Version {
+                theirs: VERSION + 1
+            })
+        );
     }
 }

@@ -779,3 +779,126 @@ fn a_waiting_frame_overtaken_by_a_control_frame_is_stamped_again() {
         assert!(got[0].3 < got[1].3 && got[1].3 < got[2].3, "{got:?}");
     });
 }
+
+/// A batch payload of records (kind, payload), as `wire::append_record` lays them out.
+fn batch(records: &[(u8, &[u8])]) -> Vec<u8> {
+    let mut p = Vec::new();
+    for (kind, r) in records {
+        p.push(*kind);
+        p.extend_from_slice(&(r.len() as u32).to_le_bytes());
+        p.extend_from_slice(r);
+    }
+    p
+}
+
+#[test]
+fn queued_frames_go_as_one_batch_under_one_seq_and_one_counter() {
+    let (link, mut peer) = pair(
+        LinkConfig {
+            batch_bytes: 4096,
+            ..cfg()
+        },
+        false,
+    );
+    let mut queued = Vec::new();
+    for i in 0..50 {
+        queued.push(link.queue(Kind::Data, &[&payload(i, 40)]).unwrap());
+    }
+    assert!(queued[0].1, "the first frame queued is owed a flush");
+    assert!(
+        queued.iter().all(|&(seq, _)| seq == 1) && queued[1..].iter().all(|&(_, first)| !first),
+        "every record joined the one open batch: {queued:?}"
+    );
+    assert_eq!(link.counters().bytes_tx, 0, "queue writes nothing");
+    link.flush();
+    let (h, p) = peer.frame();
+    assert_eq!((h.kind, h.seq), (Kind::Batch, 1));
+    let records: Vec<_> = wire::records(&p).unwrap().collect();
+    assert_eq!(records.len(), 50);
+    for (i, (kind, r)) in records.into_iter().enumerate() {
+        assert_eq!(kind, Kind::Data);
+        assert_eq!(r, payload(i as u64, 40), "record {i} in order");
+    }
+    // Written, the batch is closed: the next frame opens another.
+    assert_eq!(link.send(Kind::Data, &[b"next"]).unwrap(), 2);
+    let (h, p) = peer.frame();
+    assert_eq!((h.kind, h.seq), (Kind::Batch, 2));
+    assert_eq!(wire::records(&p).unwrap().count(), 1);
+}
+
+#[test]
+fn a_batch_reaches_the_handler_as_its_records_in_order_under_its_seq() {
+    let (link, mut peer) = pair(cfg(), false);
+    let p = batch(&[
+        (Kind::Data as u8, b"one"),
+        (Kind::Data as u8, b""),
+        (Kind::Data as u8, b"three"),
+    ]);
+    let f = peer.encode(Kind::Batch, 1, 0, &p);
+    peer.send_bytes(&f);
+    let mut rec = Rec::default();
+    pump_until(&link, &mut rec, "the batch's records", |_, r| {
+        r.0.len() == 3
+    });
+    assert_eq!(
+        rec.0,
+        vec![
+            (1, b"one".to_vec()),
+            (1, Vec::new()),
+            (1, b"three".to_vec())
+        ]
+    );
+}
+
+#[test]
+fn a_malformed_batch_is_refused_whole_and_none_of_it_is_acted_on() {
+    let overrun = {
+        let mut p = batch(&[(Kind::Data as u8, b"fine")]);
+        p.push(Kind::Data as u8);
+        p.extend_from_slice(&100u32.to_le_bytes());
+        p.extend_from_slice(b"short");
+        p
+    };
+    let cases: [(&str, Vec<u8>); 4] = [
+        ("a record longer than the batch", overrun),
+        (
+            "a control frame inside",
+            batch(&[(Kind::Data as u8, b"fine"), (Kind::Release as u8, b"x")]),
+        ),
+        (
+            "a batch inside",
+            batch(&[(Kind::Data as u8, b"fine"), (Kind::Batch as u8, b"")]),
+        ),
+        ("a head cut short", {
+            let mut p = batch(&[(Kind::Data as u8, b"fine")]);
+            p.extend_from_slice(&[Kind::Data as u8, 1]);
+            p
+        }),
+    ];
+    for (what, p) in cases {
+        let (link, mut peer) = pair(cfg(), false);
+        let f = peer.encode(Kind::Batch, 1, 0, &p);
+        peer.send_bytes(&f);
+        let mut rec = Rec::default();
+        let deadline = Instant::now() + HANG_GUARD;
+        let err = loop {
+            assert!(
+                Instant::now() < deadline,
+                "hang guard: {what} never refused"
+            );
+            link.wait(None, Duration::from_millis(10));
+            match link.receive(&mut rec) {
+                Ok(_) => {}
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            matches!(err, LinkError::Protocol(WireError::Malformed(_))),
+            "{what}: {err:?}"
+        );
+        assert!(
+            rec.0.is_empty(),
+            "{what}: a record of a refused batch reached the handler"
+        );
+    }
+}

@@ -586,3 +586,36 @@ fn over_long_length_is_refused_from_the_header() {
     d.push(&bytes[..HEADER]);
     assert_eq!(d.next_frame(), Err(WireError::TooLong(MAX_PAYLOAD + 1)));
 }
+
+proptest! {
+    #![proptest_config(config(4096))]
+
+    /// (g) A batch's payload is checked whole: arbitrary bytes never panic the check,
+    /// and what it accepts splits into records that cover the payload exactly, each of
+    /// a kind a batch may carry.
+    #[test]
+    fn arbitrary_batch_payloads_never_panic_and_accepted_ones_cover_the_payload(
+        bytes in prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..512),
+            prop::collection::vec((0u8..40, prop::collection::vec(any::<u8>(), 0..64)), 0..8)
+                .prop_map(|records| {
+                    let mut p = Vec::new();
+                    for (kind, r) in records {
+                        p.push(kind);
+                        p.extend_from_slice(&(r.len() as u32).to_le_bytes());
+                        p.extend_from_slice(&r);
+                    }
+                    p
+                }),
+        ]
+    ) {
+        if let Ok(records) = memchan_link::wire::records(&bytes) {
+            let mut covered = 0;
+            for (kind, r) in records {
+                prop_assert!(kind.reliable() && kind != Kind::Batch);
+                covered += memchan_link::wire::RECORD_HEAD + r.len();
+            }
+            prop_assert_eq!(covered, bytes.len());
+        }
+    }
+}

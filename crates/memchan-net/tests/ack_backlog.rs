@@ -66,10 +66,12 @@ fn cluster(slow: bool) -> (Hub, Node, Receiver) {
         keyed: true,
         heartbeat: Duration::from_millis(50),
         failure_timeout: FAILURE,
-        // A window of two frames: the slow receiver gets at most a few deliveries per
-        // read, so the backlog drains in many small steps.
+        // A window of two frames, one delivery each (no batches): the slow receiver
+        // gets at most a few deliveries per read, so the backlog drains in many small
+        // steps.
         link: LinkConfig {
             window_frames: 2,
+            batch_bytes: 0,
             ..LinkConfig::default()
         },
         ..HubConfig::default()

@@ -39,6 +39,9 @@ struct Frame {
     bytes: Vec<u8>,
     /// Bytes of reliable frames sent on this link up to and including this one.
     end: u64,
+    /// Records may still be added ([`Tx::append`]): no byte of it was ever gathered
+    /// for writing, on this connection or on one it resumes.
+    open: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +92,8 @@ pub(super) struct Tx {
     pub retransmits: u64,
     /// The socket failed or the link was shut down: nothing more is written.
     pub closed: bool,
+    /// Frames were queued without a write since the last one (`Link::queue`).
+    pub unflushed: bool,
     /// Threads waiting for replay memory (the link notifies only when there are some:
     /// a condvar notify is a system call, and the hub releases per frame received).
     pub waiters: usize,
@@ -120,6 +125,7 @@ impl Tx {
             frames_sent: 0,
             retransmits: 0,
             closed: false,
+            unflushed: false,
             waiters: 0,
         }
     }
@@ -149,6 +155,10 @@ impl Tx {
     /// Appends a reliable frame (encoded unstamped, seq from [`next_frame`](Self::next_frame))
     /// to the replay memory.
     pub fn push(&mut self, bytes: Vec<u8>) {
+        self.push_frame(bytes, true);
+    }
+
+    fn push_frame(&mut self, bytes: Vec<u8>, open: bool) {
         let seq = seq_of(&bytes);
         debug_assert!(self.replay.back().is_none_or(|f| f.seq + 1 == seq));
         self.replay_bytes += bytes.len();
@@ -158,7 +168,25 @@ impl Tx {
             stamp: 0,
             bytes,
             end: self.pushed_end,
+            open,
         });
+    }
+
+    /// Adds a record to the last reliable frame if that is a batch never stamped
+    /// (so no byte of it was ever written: a frame the peer may have seen keeps its
+    /// bytes) with room for it under `cap` payload bytes. Its seq if it did.
+    pub fn append(&mut self, kind: Kind, parts: &[&[u8]], cap: usize) -> Option<u64> {
+        let add = wire::RECORD_HEAD + parts.iter().map(|p| p.len()).sum::<usize>();
+        let f = self.replay.back_mut()?;
+        let payload = f.bytes.len() - wire::HEADER - wire::MAC;
+        if !f.open || kind_of(&f.bytes) != Kind::Batch as u8 || payload + add > cap {
+            return None;
+        }
+        wire::append_record(&mut f.bytes, kind, parts);
+        f.end += add as u64;
+        self.pushed_end += add as u64;
+        self.replay_bytes += add;
+        Some(f.seq)
     }
 
     /// Queues a control frame, stamped now: it goes out in order, before any replay
@@ -204,6 +232,7 @@ impl Tx {
         // more when control frames went first).
         let mut prev = self.floor;
         for f in self.replay.range_mut(from..from + count) {
+            f.open = false;
             if f.stamp <= prev {
                 self.counter += 1;
                 f.stamp = self.counter;
@@ -437,7 +466,8 @@ impl Tx {
         for mut bytes in held.frames {
             // The old connection's header ack says nothing about this one's frames.
             bytes[24..32].fill(0);
-            self.push(bytes);
+            // The peer may have seen it on the old connection: its bytes stay as sent.
+            self.push_frame(bytes, false);
         }
     }
 }
@@ -559,6 +589,8 @@ mod tests {
         frames: 6,
     };
     const RTO: Duration = Duration::from_millis(100);
+    /// Payload bytes of a batch.
+    const BATCH: usize = 4000;
 
     #[derive(Debug, Clone, Copy)]
     enum Fault {
@@ -571,6 +603,8 @@ mod tests {
     enum Op {
         /// A reliable frame with this many payload bytes, if the replay memory has room.
         Push(usize),
+        /// A record of this many bytes, added to the open batch or in a new one.
+        Record(usize),
         Control,
         /// The socket takes this many bytes of what is ready.
         Write(usize),
@@ -588,7 +622,8 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            4 => (0usize..3000).prop_map(Op::Push),
+            2 => (0usize..3000).prop_map(Op::Push),
+            3 => (0usize..1200).prop_map(Op::Record),
             1 => Just(Op::Control),
             4 => (1usize..9000).prop_map(Op::Write),
             2 => Just(Op::Ack),
@@ -657,6 +692,10 @@ mod tests {
                     Ok(Some(Borrowed::Frame(hd, payload))) => {
                         if hd.kind.reliable() {
                             match self.rx.accept(hd.seq) {
+                                Accept::InOrder if hd.kind == Kind::Batch => {
+                                    let records = wire::records(payload).expect("a good batch");
+                                    self.got.extend(records.map(|(_, r)| r.to_vec()));
+                                }
                                 Accept::InOrder => self.got.push(payload.to_vec()),
                                 Accept::Gap => self.nak_owed = true,
                                 Accept::Duplicate => {}
@@ -714,6 +753,19 @@ mod tests {
                         self.sent.push(payload);
                     }
                 }
+                Op::Record(len) => {
+                    let payload: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
+                    let size = HEADER + wire::RECORD_HEAD + len + MAC;
+                    if self.tx.append(Kind::Deliver, &[&payload], BATCH).is_some() {
+                        self.sent.push(payload);
+                    } else if self.tx.fits(size, LIMIT) {
+                        let (seq, mut bytes) = self.tx.next_frame();
+                        wire::encode_unstamped(&mut bytes, Kind::Batch, seq, 0, &[]);
+                        wire::append_record(&mut bytes, Kind::Deliver, &[&payload]);
+                        self.tx.push(bytes);
+                        self.sent.push(payload);
+                    }
+                }
                 Op::Control => {
                     let r = self.peer.received();
                     self.tx
@@ -760,7 +812,7 @@ mod tests {
         fn check(&self) {
             let tx = &self.tx;
             assert!(
-                tx.replay_bytes <= LIMIT + HEADER + 3000 + MAC,
+                tx.replay_bytes <= LIMIT + HEADER + BATCH + MAC,
                 "replay memory {} past its limit",
                 tx.replay_bytes
             );

@@ -79,6 +79,11 @@ pub struct LinkConfig {
     /// receipt), so the header's `received` also releases. The hub's frames to a node: yes;
     /// a node's frames to the hub: no, the hub releases them itself.
     pub peer_releases_on_receive: bool,
+    /// Payload bytes of a batch ([`Kind::Batch`]), 0 for none: with batches on, every
+    /// reliable frame is a record, and one sent while the last batch waits unwritten
+    /// (a full window or socket, or [`Link::queue`] before [`Link::flush`]) joins it,
+    /// so a burst costs one MAC and one write.
+    pub batch_bytes: usize,
 }
 
 impl Default for LinkConfig {
@@ -90,6 +95,7 @@ impl Default for LinkConfig {
             window_frames: 256,
             backpressure_timeout: Duration::from_secs(60),
             peer_releases_on_receive: false,
+            batch_bytes: 0,
         }
     }
 }
@@ -259,10 +265,32 @@ impl Link {
         self.tx.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sends a reliable frame; waits while the replay memory is full. Returns its seq.
+    /// Sends a reliable frame; waits while the replay memory is full. Returns the seq
+    /// of the frame that carries it (a batch's, with batches on).
     pub fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<u64, LinkError> {
-        debug_assert!(kind.reliable());
-        let size = wire::HEADER + parts.iter().map(|p| p.len()).sum::<usize>() + wire::MAC;
+        self.put(kind, parts, true).map(|(seq, _)| seq)
+    }
+
+    /// [`send`](Self::send) without the write: the frame waits in the replay memory
+    /// (joining the open batch, with batches on) until [`flush`](Self::flush), the
+    /// next send or the tick. Also returns whether the link had nothing queued so
+    /// (the caller owes it a flush).
+    pub fn queue(&self, kind: Kind, parts: &[&[u8]]) -> Result<(u64, bool), LinkError> {
+        self.put(kind, parts, false)
+    }
+
+    /// Writes what waits, as far as the socket takes it now.
+    pub fn flush(&self) {
+        let mut tx = self.lock_tx();
+        self.flush_locked(&mut tx);
+    }
+
+    fn put(&self, kind: Kind, parts: &[&[u8]], write: bool) -> Result<(u64, bool), LinkError> {
+        debug_assert!(kind.reliable() && kind != Kind::Batch);
+        let batch = self.cfg.batch_bytes;
+        let payload: usize = parts.iter().map(|p| p.len()).sum();
+        let size =
+            wire::HEADER + payload + wire::MAC + if batch > 0 { wire::RECORD_HEAD } else { 0 };
         let limit = self.cfg.replay_limit;
         let mut tx = self.lock_tx();
         if !tx.fits(size, limit) {
@@ -279,15 +307,29 @@ impl Link {
         if tx.closed || self.down.load(Relaxed) {
             return Err(LinkError::Shutdown);
         }
-        let (seq, mut bytes) = tx.next_frame();
-        let ack = self.received.load(Relaxed);
-        self.ack_sent.fetch_max(ack, Relaxed);
-        self.unacked_bytes.store(0, Relaxed);
-        // Stamped (counter, MAC, CRC) when it is written: see `Tx::gather`.
-        wire::encode_unstamped(&mut bytes, kind, seq, ack, parts);
-        tx.push(bytes);
-        self.flush_locked(&mut tx);
-        Ok(seq)
+        let first = !std::mem::replace(&mut tx.unflushed, true);
+        let seq = match (batch > 0).then(|| tx.append(kind, parts, batch)).flatten() {
+            Some(seq) => seq,
+            None => {
+                let (seq, mut bytes) = tx.next_frame();
+                let ack = self.received.load(Relaxed);
+                self.ack_sent.fetch_max(ack, Relaxed);
+                self.unacked_bytes.store(0, Relaxed);
+                // Stamped (counter, MAC, CRC) when it is written: see `Tx::gather`.
+                if batch > 0 {
+                    wire::encode_unstamped(&mut bytes, Kind::Batch, seq, ack, &[]);
+                    wire::append_record(&mut bytes, kind, parts);
+                } else {
+                    wire::encode_unstamped(&mut bytes, kind, seq, ack, parts);
+                }
+                tx.push(bytes);
+                seq
+            }
+        };
+        if write {
+            self.flush_locked(&mut tx);
+        }
+        Ok((seq, first))
     }
 
     /// Queues a control frame and writes what the socket takes now; never waits.
@@ -353,6 +395,7 @@ impl Link {
     /// Writes what the send side has ready until the socket would block, then
     /// publishes the send side's counters. Needs the tx lock.
     fn flush_locked(&self, tx: &mut Tx) {
+        tx.unflushed = false;
         let window = self.window();
         loop {
             let slices = tx.gather(&self.key, window);
@@ -572,7 +615,13 @@ impl Link {
                 &self.unacked_bytes,
                 (wire::HEADER + hd.len + wire::MAC) as u64,
             );
-            h.frame(self, hd.seq, hd.kind, payload);
+            if hd.kind == Kind::Batch {
+                for (kind, record) in wire::records(payload)? {
+                    h.frame(self, hd.seq, kind, record);
+                }
+            } else {
+                h.frame(self, hd.seq, hd.kind, payload);
+            }
         }
     }
 
@@ -864,21 +913,24 @@ impl Link {
             .unwrap_or_else(|e| e.into_inner())
             .order
             .expect_from(expect);
-        for a in [
+        // Both directions go on from where the old connection left them: ours from
+        // the last frame accepted, the peer's from the first frame held.
+        let before = held.first() - 1;
+        let ours = [
             &link.received,
             &link.ack_sent,
             &link.released,
             &link.released_sent,
-        ] {
-            a.store(expect - 1, Relaxed);
-        }
-        let before = held.first() - 1;
-        for a in [
+        ];
+        let theirs = [
             &link.peer_received_seen,
             &link.peer_released,
             &link.release_seen,
-        ] {
-            a.store(before, Relaxed);
+        ];
+        for (counters, at) in [(&ours[..], expect - 1), (&theirs[..], before)] {
+            for c in counters {
+                c.store(at, Relaxed);
+            }
         }
         let mut tx = link.lock_tx();
         tx.resume(held);
