@@ -51,6 +51,8 @@ pub enum Kind {
     HostMemchanBw,
     /// Remote read and fetch-add through the hub, one round trip each (`rma.rs`).
     HostMemchanRma,
+    /// `--hosts`: one node of the ordering point's flood (`hosts/flood.rs`).
+    HostFlood,
     /// `--scale`: one idle node of an N-node cluster.
     ScaleNode,
 }

@@ -1098,6 +1098,28 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         "clock_bound_ns.hub = {bound:?}"
     );
     assert!(stdout.contains("[clock_bound_ns]"), "{stdout}");
+    // The ordering point's flood: deliveries per second, open and keyed, and the
+    // --quick size it ran at.
+    let flood = &v["figures"]["net_ordering_deliveries_per_s"];
+    for s in ["memchan", "memchan_keyed"] {
+        let x = flood
+            .get(s)
+            .unwrap_or_else(|| panic!("flood series {s} missing: {flood}"));
+        assert!(
+            x.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
+            "net_ordering_deliveries_per_s.{s} = {x}"
+        );
+    }
+    assert_eq!(
+        v["net_ordering"]["nodes"].as_u64(),
+        Some(8),
+        "{}",
+        v["net_ordering"]
+    );
+    assert!(
+        stdout.contains("[net_ordering_deliveries_per_s]"),
+        "{stdout}"
+    );
     bw["tcp_raw_64k"]
         .as_f64()
         .expect("tcp_raw_64k bandwidth measured");
@@ -1216,7 +1238,8 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
             .lines()
             .filter(|l| l.trim_start().starts_with(&format!("{s} ")) && !l.contains(" / "))
             .count();
-        let want = if s == "memchan_keyed" { 2 } else { 1 };
+        // memchan_keyed: the blocking latency, the bandwidth and the flood tables.
+        let want = if s == "memchan_keyed" { 3 } else { 1 };
         assert_eq!(rows, want, "{s} table rows:\n{stdout}");
         let target = stdout
             .lines()

@@ -28,7 +28,8 @@
 //!
 //! Then the twins of the message-passing and IP levels ([`levels`]:
 //! `net_mp_latency_8b_us`, `net_mp_bandwidth_1mib_gbps`, `net_ip_latency_8b_us`,
-//! `net_ip_bandwidth_gbps`).
+//! `net_ip_bandwidth_gbps`), and the ordering point's throughput with many nodes
+//! broadcasting ([`flood`]: `net_ordering_deliveries_per_s`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +43,7 @@ use super::report;
 use super::timer::Clock;
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
+pub mod flood;
 pub mod levels;
 pub mod memchan_net;
 pub mod model;
@@ -65,6 +67,7 @@ pub fn is_host_kind(k: Kind) -> bool {
             | Kind::HostMemchanSpin
             | Kind::HostMemchanBw
             | Kind::HostMemchanRma
+            | Kind::HostFlood
     )
 }
 
@@ -156,6 +159,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
         Kind::HostMemchan | Kind::HostMemchanSpin | Kind::HostMemchanBw | Kind::HostMemchanRma => {
             memchan_side_hosts(kind, a, clock, ping)
         }
+        Kind::HostFlood => flood::worker(a, ping),
         k => bail!("{k:?} is not a host measurement"),
     }
 }
@@ -276,7 +280,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         p.rounds
     };
     let per_round: usize =
-        groups.iter().map(|g| g.len()).sum::<usize>() + levels::mp_items(mpi.is_some());
+        groups.iter().map(|g| g.len()).sum::<usize>() + levels::mp_items(mpi.is_some()) + 2;
     let pb = ProgressBar::new((per_round * p.rounds + mpi_rounds) as u64);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -359,6 +363,43 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             &pb,
         );
     }
+    // The ordering point's flood, open and keyed, the order flipping every round.
+    let (nodes, writes) = flood::size(&p);
+    let mut flood_figures = flood::Figures {
+        nodes,
+        writes,
+        ..flood::Figures::default()
+    };
+    for round in 0..p.rounds {
+        let order = if round % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for keyed in order {
+            let name = if keyed { "memchan_keyed" } else { "memchan" };
+            pb.set_message(format!(
+                "round {}/{}: {name} flood ({nodes} nodes)",
+                round + 1,
+                p.rounds
+            ));
+            port = port.wrapping_add(1).max(20_000);
+            let key = keyed.then_some(key_file.as_path());
+            match flood::measure(&mut launcher, &ns, &p, port, key) {
+                Ok(v) if keyed => flood_figures.keyed.push(v),
+                Ok(v) => flood_figures.open.push(v),
+                Err(e) => {
+                    let note = format!(
+                        "memchan measurement {name} flood failed in round {}: {e:#}",
+                        round + 1
+                    );
+                    pb.println(&note);
+                    failures.push(note);
+                }
+            }
+            pb.inc(1);
+        }
+    }
     port = port.wrapping_add(1).max(20_000);
     let ip_figures = levels::ip_twins(&ns, &cfg, &clock, port, &pb);
     if let Err(why) = &ip_figures {
@@ -387,6 +428,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut rep = tables::HostReport::build(&p, &set, &info);
     rep.tables.extend(levels::mp_tables(&set, &info));
     print!("{}", rep.render_text());
+    print!("{}", flood_figures.render());
     match &ip_figures {
         Ok(f) => {
             print!("{}", f.render());
@@ -398,6 +440,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         let mut j = rep.to_json();
         levels::mp_units(&mut j);
         levels::ip_json(&mut j, &ip_figures);
+        flood_figures.merge_json(&mut j);
         write_json(path, &j)?;
     }
     check_failures(&failures)
