@@ -4,13 +4,12 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{bin, join, Proc, TempFile, WAIT};
+use common::{bin, join, text, Proc, TempFile, WAIT};
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Output};
 
 use memchan::{Dest, TxAttrs};
 use memchan_core::status::{ClusterStatus, LinkCounters};
@@ -23,30 +22,8 @@ fn run(args: &[&str]) -> Output {
 }
 
 /// Runs `cmd` to completion, killing it if it outlives WAIT.
-fn run_cmd(mut cmd: Command) -> Output {
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn memchan");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel::<()>();
-    // A watchdog: the child is killed if it outlives WAIT.
-    let dog = std::thread::spawn(move || {
-        if rx.recv_timeout(WAIT).is_err() {
-            // SAFETY: kill(2) on our own child's pid (not yet reaped: we hold `child`).
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-        }
-    });
-    let out = child.wait_with_output().expect("wait for memchan");
-    let _ = tx.send(());
-    let _ = dog.join();
-    out
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+fn run_cmd(cmd: Command) -> Output {
+    common::output(cmd, WAIT)
 }
 
 /// `GET /metrics` with a plain socket: (status code, body).

@@ -5,121 +5,26 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{bin, WAIT};
+use common::{assert_gone, bin, output, text, wait_bounded, Launch, WAIT};
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
-use std::time::Instant;
 
 /// `memchan run ARGS`, run to completion (killed if it outlives WAIT).
 fn run(args: &[&str]) -> Output {
     let mut cmd = bin();
     cmd.arg("run").args(args);
-    output(cmd)
+    output(cmd, WAIT)
 }
 
-fn output(mut cmd: Command) -> Output {
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn memchan run");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel::<()>();
-    let dog = std::thread::spawn(move || {
-        if rx.recv_timeout(WAIT).is_err() {
-            // SAFETY: kill(2) on our own child's pid (not yet reaped: we hold `child`).
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-        }
-    });
-    let out = child.wait_with_output().expect("wait for memchan run");
-    let _ = tx.send(());
-    let _ = dog.join();
-    out
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// A launcher left running: its stdout lines on a channel.
-struct Running {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Running {
-    fn start(args: &[&str]) -> Running {
-        let mut child = bin()
-            .arg("run")
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn memchan run");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        Running { child, lines }
-    }
-
-    /// The pids of `n` PEs, from their `pid RANK PID` lines.
-    fn pids(&self, n: usize) -> BTreeMap<u32, i32> {
-        let mut pids = BTreeMap::new();
-        while pids.len() < n {
-            let l = self.lines.recv_timeout(WAIT).expect("a PE's pid line");
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if let ["pid", rank, pid] = w[..] {
-                pids.insert(rank.parse().unwrap(), pid.parse().unwrap());
-            }
-        }
-        pids
-    }
-
-    fn wait(&mut self) -> (ExitStatus, String) {
-        let status = wait_bounded(&mut self.child);
-        let mut err = String::new();
-        std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err).unwrap();
-        (status, err)
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_bounded(child: &mut Child) -> ExitStatus {
-    let t0 = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        assert!(t0.elapsed() < WAIT, "the launcher did not end");
-        std::thread::yield_now();
-    }
-}
-
-/// Polls until no process `pid` exists (the launcher reaps its PEs).
-fn assert_gone(pid: i32) {
-    let t0 = Instant::now();
-    while Path::new(&format!("/proc/{pid}")).exists() {
-        assert!(t0.elapsed() < WAIT, "PE {pid} still exists");
-        std::thread::yield_now();
-    }
+/// `memchan run ARGS`, left running.
+fn launch(args: &[&str]) -> Launch {
+    let mut cmd = bin();
+    cmd.arg("run").args(args);
+    Launch::start(cmd)
 }
 
 /// A PE that prints its pid and hangs (exec: the pid is the hanging process's).
@@ -181,7 +86,7 @@ fn first_failure_code_and_the_others_killed() {
         "if [ $MEMCHAN_RANK = 1 ]; then read x < {}; exit 3; fi; {HANG}",
         fifo.display()
     );
-    let mut r = Running::start(&["-n", "3", "--oversubscribe", "sh", "-c", &script]);
+    let mut r = launch(&["-n", "3", "--oversubscribe", "sh", "-c", &script]);
     let pids = r.pids(2);
     assert_eq!(pids.keys().copied().collect::<Vec<_>>(), [0, 2]);
     std::fs::OpenOptions::new()
@@ -216,7 +121,7 @@ fn a_signalled_pe_gives_128_plus_the_signal() {
 
 #[test]
 fn sigterm_is_forwarded_to_every_pe() {
-    let mut r = Running::start(&["-n", "2", "--oversubscribe", "sh", "-c", HANG]);
+    let mut r = launch(&["-n", "2", "--oversubscribe", "sh", "-c", HANG]);
     let pids = r.pids(2);
     // SAFETY: kill(2) on our own child, not yet reaped (held by `r`).
     assert_eq!(unsafe { libc::kill(r.child.id() as i32, libc::SIGTERM) }, 0);
@@ -264,7 +169,7 @@ fn tag_output_prefixes_every_line() {
 
 #[test]
 fn timeout_ends_a_hanging_pe() {
-    let mut r = Running::start(&[
+    let mut r = launch(&[
         "-n",
         "2",
         "--oversubscribe",
@@ -305,17 +210,20 @@ fn oshrun_is_memchan_run() {
         "-c",
         "echo $PMI_RANK of $PMI_SIZE",
     ]);
-    let out = output(cmd);
+    let out = output(cmd, WAIT);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
     lines.sort();
     assert_eq!(lines, ["0 of 2", "1 of 2"]);
     // Its errors carry its name.
-    let out = output({
-        let mut c = Command::new(&link);
-        c.args(["-np", "2", "--mca", "btl", "self", "true"]);
-        c
-    });
+    let out = output(
+        {
+            let mut c = Command::new(&link);
+            c.args(["-np", "2", "--mca", "btl", "self", "true"]);
+            c
+        },
+        WAIT,
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
@@ -339,7 +247,7 @@ fn x_passes_variables() {
         "-c",
         "echo $MEMCHAN_RUN_TEST_SET $MEMCHAN_RUN_TEST_OWN",
     ]);
-    let out = output(cmd);
+    let out = output(cmd, WAIT);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "given mine\n");
 }
@@ -520,7 +428,7 @@ fn pes_join_one_cluster() {
         } else {
             cmd.env_remove("MEMCHAN_RUN_TEST_ABORT");
         }
-        let out = output(cmd);
+        let out = output(cmd, WAIT);
         let joined: Vec<Vec<String>> = text(&out.stdout)
             .lines()
             // The PEs' test harnesses write `test pe_body ... ` without a newline, so

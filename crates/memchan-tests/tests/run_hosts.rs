@@ -7,18 +7,22 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{CProgram, Proc, TempFile, WAIT};
+use common::{assert_gone, output, text, CProgram, Launch, Proc, TempFile, WAIT};
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
-use std::time::Instant;
 
 use memchan_testkit::netns::Topology;
 
 const AGENT: &str = "ip netns exec {host}";
+
+/// Runs `cmd` to its end, SIGKILLed if it outlives WAIT several times over (a job of
+/// 4 PEs across namespaces on a shared 2-core machine).
+fn output_guarded(cmd: Command) -> Output {
+    output(cmd, WAIT * 8)
+}
 
 /// One job at a time: each is 4 PEs and their launchers on a shared 2-core machine.
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -57,97 +61,6 @@ fn launcher(topo: &Topology, args: &[&str]) -> Command {
     cmd
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Runs `cmd` to its end (SIGKILLed if it outlives WAIT several times over).
-fn output(mut cmd: Command) -> Output {
-    let child = cmd.spawn().expect("spawn memchan run");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel::<()>();
-    let dog = std::thread::spawn(move || {
-        if rx.recv_timeout(WAIT * 8).is_err() {
-            // SAFETY: kill(2) on our own child's pid (not yet reaped: we hold `child`).
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-        }
-    });
-    let out = child.wait_with_output().expect("wait for memchan run");
-    let _ = tx.send(());
-    let _ = dog.join();
-    out
-}
-
-/// A launcher left running: its stdout lines on a channel.
-struct Running {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Running {
-    fn start(mut cmd: Command) -> Running {
-        let mut child = cmd.spawn().expect("spawn memchan run");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        Running { child, lines }
-    }
-
-    /// The pids of `n` PEs, from their `pid RANK PID` lines.
-    fn pids(&self, n: usize) -> BTreeMap<u32, i32> {
-        let mut pids = BTreeMap::new();
-        while pids.len() < n {
-            let l = self.lines.recv_timeout(WAIT).expect("a PE's pid line");
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if let ["pid", rank, pid] = w[..] {
-                pids.insert(rank.parse().unwrap(), pid.parse().unwrap());
-            }
-        }
-        pids
-    }
-
-    fn wait(&mut self) -> (ExitStatus, String) {
-        let t0 = Instant::now();
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            assert!(t0.elapsed() < WAIT, "the launcher did not end");
-            std::thread::yield_now();
-        };
-        let mut err = String::new();
-        std::io::Read::read_to_string(self.child.stderr.as_mut().unwrap(), &mut err).unwrap();
-        (status, err)
-    }
-
-    fn signal(&self, sig: i32) {
-        // SAFETY: kill(2) on our own child, not yet reaped (held by `self`).
-        assert_eq!(unsafe { libc::kill(self.child.id() as i32, sig) }, 0);
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Polls until no process `pid` exists.
-fn assert_gone(pid: i32) {
-    let t0 = Instant::now();
-    while Path::new(&format!("/proc/{pid}")).exists() {
-        assert!(t0.elapsed() < WAIT, "PE {pid} still exists");
-        std::thread::yield_now();
-    }
-}
-
 /// A PE that prints its pid and hangs (exec: the pid is the hanging process's).
 const HANG: &str = "echo pid $MEMCHAN_RANK $$; exec sleep 1000";
 
@@ -167,7 +80,7 @@ fn ranks_run_in_blocks_on_each_host_with_the_hub_and_key() {
                   $MEMCHAN_KEY_FILE $(readlink $MEMCHAN_KEY_FILE | cut -d' ' -f1) \
                   $(wc -c < $MEMCHAN_KEY_FILE) $(cksum < $MEMCHAN_KEY_FILE | cut -d' ' -f1) \
                   $RUN_HOSTS_X";
-    let out = output(launcher(
+    let out = output_guarded(launcher(
         &topo,
         &["-x", "RUN_HOSTS_X=sent", "sh", "-c", script],
     ));
@@ -210,7 +123,7 @@ fn ranks_run_in_blocks_on_each_host_with_the_hub_and_key() {
 /// `memchan run -n N` over the two namespaces under `--tag-output`: every PE exits 0
 /// and prints `PE r of 4: WHAT ok` tagged with its own rank `[r]`.
 fn c_program_ok(topo: &Topology, prog: &CProgram, what: &str) {
-    let out = output(launcher(topo, &["--tag-output", prog.0.to_str().unwrap()]));
+    let out = output_guarded(launcher(topo, &["--tag-output", prog.0.to_str().unwrap()]));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
         out.status.success(),
@@ -258,7 +171,7 @@ fn the_conformance_set_passes_across_namespaces() {
     let flags = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread"];
     for name in common::spec_programs() {
         let prog = CProgram::build(&format!("spec/{name}"), flags);
-        let out = output(launcher(&topo, &["--tag-output", prog.0.to_str().unwrap()]));
+        let out = output_guarded(launcher(&topo, &["--tag-output", prog.0.to_str().unwrap()]));
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
         assert!(
             out.status.success(),
@@ -296,7 +209,7 @@ fn a_failing_rank_ends_every_host_with_its_code() {
         "if [ $MEMCHAN_RANK = 3 ]; then read x < {}; exit 3; fi; {HANG}",
         fifo.display()
     );
-    let mut r = Running::start(launcher(&topo, &["sh", "-c", &script]));
+    let mut r = Launch::start(launcher(&topo, &["sh", "-c", &script]));
     let pids = r.pids(3);
     assert_eq!(pids.keys().copied().collect::<Vec<_>>(), [0, 1, 2]);
     std::fs::OpenOptions::new()
@@ -331,7 +244,7 @@ fn signals_and_the_timeout_reach_every_pe_on_every_host() {
     let _one = serial();
     let topo = Topology::new("rhsig", 2);
     for (sig, code) in [(libc::SIGTERM, Some(143)), (libc::SIGKILL, None)] {
-        let mut r = Running::start(launcher(&topo, &["sh", "-c", HANG]));
+        let mut r = Launch::start(launcher(&topo, &["sh", "-c", HANG]));
         let pids = r.pids(4);
         r.signal(sig);
         let (status, err) = r.wait();
@@ -342,7 +255,7 @@ fn signals_and_the_timeout_reach_every_pe_on_every_host() {
     }
     // The later --timeout wins over the hang guard's. The PEs that started by then
     // (all, unless the host is very slow) are gone: their output's end is reached.
-    let mut r = Running::start(launcher(&topo, &["--timeout", "1", "sh", "-c", HANG]));
+    let mut r = Launch::start(launcher(&topo, &["--timeout", "1", "sh", "-c", HANG]));
     let (status, err) = r.wait();
     assert_eq!(status.code(), Some(124), "{err}");
     loop {
@@ -383,7 +296,7 @@ fn a_given_hub_is_joined() {
     let prog = CProgram::build("hello_shmem", &["-Wall", "-Werror"]);
     let mut cmd = launcher(&topo, &["--hub", &addr, "--tag-output"]);
     cmd.arg(&prog.0).env("MEMCHAN_KEY_FILE", &key.0);
-    let out = output(cmd);
+    let out = output_guarded(cmd);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stdout}\n{stderr}");
     for r in 0..4 {

@@ -44,7 +44,7 @@ impl Drop for TempFile {
 /// is collected. Killed (and reaped) on drop, whatever happened.
 pub struct Proc {
     pub child: Child,
-    lines: Receiver<String>,
+    pub lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
     /// The thread collecting stderr; it ends at the pipe's end of file.
     stderr_reader: Option<std::thread::JoinHandle<()>>,
@@ -214,4 +214,121 @@ pub fn spec_programs() -> Vec<String> {
     names.sort();
     assert!(!names.is_empty(), "no programs in {}", dir.display());
     names
+}
+
+/// Bytes a child printed, as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs `cmd` to its end with stdin closed and stdout and stderr captured; SIGKILLed if
+/// it outlives `guard` (a hang guard, not a speed claim).
+pub fn output(mut cmd: Command, guard: Duration) -> std::process::Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn memchan run");
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel::<()>();
+    let dog = std::thread::spawn(move || {
+        if rx.recv_timeout(guard).is_err() {
+            // SAFETY: kill(2) on our own child's pid (not yet reaped: we hold `child`).
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+    });
+    let out = child.wait_with_output().expect("wait for memchan run");
+    let _ = tx.send(());
+    let _ = dog.join();
+    out
+}
+
+/// A launcher (`memchan run`) left running, its stdout lines on a channel; killed and
+/// reaped on drop.
+pub struct Launch {
+    pub child: Child,
+    pub lines: Receiver<String>,
+}
+
+impl Launch {
+    /// Starts `cmd` with stdin closed and stdout and stderr captured.
+    pub fn start(mut cmd: Command) -> Launch {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn memchan run");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Launch { child, lines }
+    }
+
+    /// The pids of `n` PEs, from their `pid RANK PID` lines.
+    pub fn pids(&self, n: usize) -> std::collections::BTreeMap<u32, i32> {
+        let mut pids = std::collections::BTreeMap::new();
+        while pids.len() < n {
+            let l = self.lines.recv_timeout(WAIT).expect("a PE's pid line");
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if let ["pid", rank, pid] = w[..] {
+                pids.insert(rank.parse().unwrap(), pid.parse().unwrap());
+            }
+        }
+        pids
+    }
+
+    /// Waits (under the hang guard) for the launcher's end: its status and stderr.
+    pub fn wait(&mut self) -> (std::process::ExitStatus, String) {
+        let status = wait_bounded(&mut self.child);
+        let mut err = String::new();
+        self.child
+            .stderr
+            .as_mut()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        (status, err)
+    }
+
+    /// Sends `sig` to the launcher.
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill(2) on our own child, not yet reaped (held by `self`).
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, sig) }, 0);
+    }
+}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits for `child` to end, failing past the hang guard.
+pub fn wait_bounded(child: &mut Child) -> std::process::ExitStatus {
+    let t0 = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(t0.elapsed() < WAIT, "the launcher did not end");
+        std::thread::yield_now();
+    }
+}
+
+/// Polls until no process `pid` exists (the launcher reaps its PEs).
+pub fn assert_gone(pid: i32) {
+    let t0 = Instant::now();
+    while Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(t0.elapsed() < WAIT, "PE {pid} still exists");
+        std::thread::yield_now();
+    }
 }
