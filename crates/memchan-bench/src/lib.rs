@@ -51,6 +51,7 @@ mod rma;
 mod scale;
 mod session;
 mod shmem;
+mod state;
 mod stats;
 mod table;
 mod timer;

@@ -486,6 +486,7 @@ impl Report {
                     "quick": cfg.quick,
                     "only": only,
                     "latency_round_trips_per_round": cfg.iters,
+                    "state": super::state::of(set),
                     "tcp_round_trips_per_round": cfg.tcp_iters,
                     "peer_versions": info.peer_versions,
                     "elapsed_s": info.elapsed_s,
@@ -513,6 +514,7 @@ impl Report {
             m["timer_read_ns"].as_f64().unwrap_or(0.0),
             self.peers
         );
+        let _ = writeln!(o, "machine state: {}", super::state::describe(&m["state"]));
         if let Err(why) = &self.memchan_status {
             let _ = writeln!(o, "memchan: not measured — {why}");
         }

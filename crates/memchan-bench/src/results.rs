@@ -70,6 +70,7 @@ pub fn write(dir: &Path, bench: &Value, text: &str, plots: &[PathBuf]) -> Result
             "cores_used": m["cores_used"],
             "kernel": m["kernel"],
             "arch": m["arch"],
+            "state": m["state"],
         },
         "verdicts": verdicts(bench),
         "plots": names,
@@ -252,6 +253,11 @@ fn markdown(latest: &Value, text: &str) -> String {
     let _ = writeln!(o, "| commit | `{}`{dirty} |", str_of(r, "commit"));
     let _ = writeln!(o, "| machine | {} |", machine_text(&r["machine"]));
     let _ = writeln!(o, "| rounds | {} |", r["rounds"]);
+    let _ = writeln!(
+        o,
+        "| machine state | {} |",
+        super::state::describe(&r["machine"]["state"])
+    );
     if let Some(l) = latest["machine"]["loadavg_at_start"].as_array() {
         let l: Vec<&str> = l.iter().filter_map(Value::as_str).collect();
         let _ = writeln!(o, "| load average at start | {} |", l.join(" "));
@@ -261,7 +267,10 @@ fn markdown(latest: &Value, text: &str) -> String {
         o,
         "Each target is judged on the median of the rounds' ratios (each round's two \
          medians, measured side by side) when two rounds or more have both, else on the \
-         ratio of the pooled medians; the spread is the rounds' lowest and highest ratio.\n"
+         ratio of the pooled medians; the spread is the rounds' lowest and highest ratio. \
+         They were judged in the machine state above: a fast state has a cache-line \
+         ping-pong below {:.0} ns, a slow one above.\n",
+        super::state::FAST_BELOW_NS
     );
     let _ = writeln!(
         o,
@@ -318,10 +327,11 @@ fn readme_block(latest: &Value, link: &str) -> String {
     let _ = writeln!(
         o,
         "{met} of {} targets met over {} round(s) on {} ([the full report]({link}): \
-         machine, commit, figures and plots).\n",
+         machine, commit, figures and plots). Machine state {}.\n",
         all.len(),
         r["rounds"],
         str_of(&r["machine"], "cpu_model"),
+        super::state::describe(&r["machine"]["state"]),
     );
     let _ = writeln!(
         o,

@@ -494,6 +494,23 @@ fn check_report(v: &Value, stdout: &str, dir: &Path, plots: bool) {
         r["machine"]["logical_cpus"].as_u64().is_some_and(|n| n > 0),
         "{r}"
     );
+    // The machine's state, from the cache-line ping-pong and memcpy this run measured.
+    let state = &r["machine"]["state"];
+    assert!(
+        matches!(state["state"].as_str(), Some("fast" | "slow" | "mixed")),
+        "report.machine.state: {state}"
+    );
+    assert_eq!(
+        state, &v["machine"]["state"],
+        "the report's state is the run's"
+    );
+    for key in ["cacheline_limit_ns", "memcpy_gbps"] {
+        assert!(
+            state[key]["median"].as_f64().is_some_and(|x| x > 0.0),
+            "report.machine.state.{key}: {state}"
+        );
+    }
+    assert!(stdout.contains("machine state: "), "{stdout}");
     // The same document as --json, plus the summary.
     let mut rest = latest.clone();
     rest.as_object_mut().unwrap().remove("report");
@@ -534,6 +551,7 @@ fn check_report(v: &Value, stdout: &str, dir: &Path, plots: bool) {
         md.contains(&format!("| commit | `{}`", r["commit"].as_str().unwrap())),
         "{md}"
     );
+    assert!(md.contains("| machine state | "), "{md}");
     let first_table = stdout.lines().find(|l| l.starts_with("== ")).unwrap();
     assert!(md.contains(first_table), "latest.md lacks the tables");
     let listed: Vec<&str> = r["plots"]
@@ -566,6 +584,7 @@ fn check_readme(readme: &Path) {
         text.contains("| figure | target | judged ratio |"),
         "{text}"
     );
+    assert!(text.contains("Machine state "), "{text}");
 }
 
 /// Helper so sweep entries can be checked with `num`: wraps an object as
