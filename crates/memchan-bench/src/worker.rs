@@ -376,15 +376,26 @@ impl Group {
         cpus: (usize, usize),
         extra: &[String],
     ) -> Result<Group> {
+        Group::start_each(l, kind, n, cpus, |_| extra.to_vec())
+    }
+
+    /// [`start`](Self::start), with node `i`'s arguments `extra(i)`.
+    pub fn start_each(
+        l: &mut Launcher,
+        kind: Kind,
+        n: usize,
+        cpus: (usize, usize),
+        extra: impl Fn(usize) -> Vec<String>,
+    ) -> Result<Group> {
         if n < 2 {
             bail!("a group needs at least 2 workers, got {n}");
         }
-        let mut extra = extra.to_vec();
-        extra.extend(["--nodes".to_string(), n.to_string()]);
         // Node 0 is spawned last.
         let mut nodes: Vec<Option<Running>> = (0..n).map(|_| None).collect();
         for i in (0..n).rev() {
             let role = if i == 0 { Role::Ping } else { Role::Pong };
+            let mut extra = extra(i);
+            extra.extend(["--nodes".to_string(), n.to_string()]);
             match l.spawn(kind, role, group_cpu(i, cpus), &extra) {
                 Ok(r) => nodes[i] = Some(r),
                 Err(e) => {
@@ -402,6 +413,12 @@ impl Group {
 
     /// Waits for the workers and returns node 0's samples.
     pub fn finish(self) -> Result<WorkerOutput> {
+        Ok(self.finish_all()?.swap_remove(0))
+    }
+
+    /// Waits for the workers and returns every node's samples, node 0 first; the
+    /// first failure if any failed (the others are then killed).
+    pub fn finish_all(self) -> Result<Vec<WorkerOutput>> {
         let Group {
             kind, mut nodes, ..
         } = self;
@@ -436,14 +453,12 @@ impl Group {
         let mut results: Vec<Result<WorkerOutput>> =
             nodes.into_iter().map(Running::finish).collect();
         if let Some(i) = first_failed {
-            return results.swap_remove(i);
+            // The failure that ended the group, before any the kills caused.
+            results.swap_remove(i)?;
         }
-        // Node 0's output, unless a later node failed (it exited with success, but
-        // its output is missing or cannot be read).
-        match results.iter().position(|r| r.is_err()) {
-            Some(i) => results.swap_remove(i),
-            None => results.swap_remove(0),
-        }
+        // Every output, unless a node that exited with success has its output
+        // missing or unreadable.
+        results.into_iter().collect()
     }
 }
 

@@ -36,29 +36,30 @@ impl Shared {
             sh: self,
             node,
             inc,
+            dirty: Vec::new(),
         };
         let read = link.receive(&mut handler);
-        let dirty = {
-            let mut st = self.lock();
-            match &read {
-                Ok(_) if link.release_moved() => self.settle(&mut st, node),
-                Ok(_) => {}
-                Err(e) => {
-                    let why = match e {
-                        LinkError::Closed => "its link closed".to_string(),
-                        LinkError::Protocol(w) => format!("protocol violation: {w}"),
-                        e => e.to_string(),
-                    };
-                    self.isolate(&mut st, node, inc, &why);
-                }
-            }
-            st.dirty.take()
-        };
         // Outside the hub lock: the writes of what the frames just read queued.
-        for l in dirty {
+        for l in handler.dirty.drain(..) {
             l.flush();
         }
-        read.is_ok()
+        match read {
+            Ok(_) => {
+                if link.release_moved() {
+                    self.settle(&mut self.lock(), node);
+                }
+                true
+            }
+            Err(e) => {
+                let why = match e {
+                    LinkError::Closed => "its link closed".to_string(),
+                    LinkError::Protocol(w) => format!("protocol violation: {w}"),
+                    e => e.to_string(),
+                };
+                self.isolate(&mut self.lock(), node, inc, &why);
+                false
+            }
+        }
     }
 }
 
@@ -66,6 +67,9 @@ struct HubHandler<'a> {
     sh: &'a Shared,
     node: NodeId,
     inc: u64,
+    /// The links the frames acted on queued to, taken from the state under the lock
+    /// each frame already holds, written once the read is done.
+    dirty: Vec<Arc<Link>>,
 }
 
 impl Handler for HubHandler<'_> {
@@ -75,6 +79,7 @@ impl Handler for HubHandler<'_> {
             st.corked.set(true);
             self.sh.frame(&mut st, self.node, seq, kind, payload);
             st.corked.set(false);
+            self.dirty.append(&mut st.dirty.borrow_mut());
             // `frame` settled this node: the releases its header ack moved (this
             // thread's `receive`, before this call) need no second settle in `pump`.
             link.release_moved();

@@ -156,8 +156,9 @@ pub(crate) struct State {
     /// The standbys the tables are copied to before a change is answered (dual rail).
     pub(crate) mirrors: Mirrors,
     /// Frames go to remote links without a write (`Link::queue`): set while a link's
-    /// reader acts on its frames, which flushes the links in `dirty` once it has read
-    /// what there was, so a burst costs one write per destination, not one per frame.
+    /// reader acts on a frame; the links queued to are noted in `dirty`, which the
+    /// reader takes and writes once it has read what there was, so a burst costs one
+    /// write per destination, not one per frame.
     pub(crate) corked: Cell<bool>,
     pub(crate) dirty: RefCell<Vec<Arc<Link>>>,
 }

@@ -5,7 +5,7 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{assert_gone, bin, output, text, wait_bounded, Launch, WAIT};
+use common::{assert_gone, bin, output, text, wait_bounded, Proc, WAIT};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -21,10 +21,10 @@ fn run(args: &[&str]) -> Output {
 }
 
 /// `memchan run ARGS`, left running.
-fn launch(args: &[&str]) -> Launch {
+fn launch(args: &[&str]) -> Proc {
     let mut cmd = bin();
     cmd.arg("run").args(args);
-    Launch::start(cmd)
+    Proc::spawn_command(cmd)
 }
 
 /// A PE that prints its pid and hangs (exec: the pid is the hanging process's).

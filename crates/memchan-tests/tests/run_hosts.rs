@@ -7,7 +7,7 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{assert_gone, output, text, CProgram, Launch, Proc, TempFile, WAIT};
+use common::{assert_gone, output, text, CProgram, Proc, TempFile, WAIT};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -209,7 +209,7 @@ fn a_failing_rank_ends_every_host_with_its_code() {
         "if [ $MEMCHAN_RANK = 3 ]; then read x < {}; exit 3; fi; {HANG}",
         fifo.display()
     );
-    let mut r = Launch::start(launcher(&topo, &["sh", "-c", &script]));
+    let mut r = Proc::spawn_command(launcher(&topo, &["sh", "-c", &script]));
     let pids = r.pids(3);
     assert_eq!(pids.keys().copied().collect::<Vec<_>>(), [0, 1, 2]);
     std::fs::OpenOptions::new()
@@ -244,7 +244,7 @@ fn signals_and_the_timeout_reach_every_pe_on_every_host() {
     let _one = serial();
     let topo = Topology::new("rhsig", 2);
     for (sig, code) in [(libc::SIGTERM, Some(143)), (libc::SIGKILL, None)] {
-        let mut r = Launch::start(launcher(&topo, &["sh", "-c", HANG]));
+        let mut r = Proc::spawn_command(launcher(&topo, &["sh", "-c", HANG]));
         let pids = r.pids(4);
         r.signal(sig);
         let (status, err) = r.wait();
@@ -255,7 +255,7 @@ fn signals_and_the_timeout_reach_every_pe_on_every_host() {
     }
     // The later --timeout wins over the hang guard's. The PEs that started by then
     // (all, unless the host is very slow) are gone: their output's end is reached.
-    let mut r = Launch::start(launcher(&topo, &["--timeout", "1", "sh", "-c", HANG]));
+    let mut r = Proc::spawn_command(launcher(&topo, &["--timeout", "1", "sh", "-c", HANG]));
     let (status, err) = r.wait();
     assert_eq!(status.code(), Some(124), "{err}");
     loop {

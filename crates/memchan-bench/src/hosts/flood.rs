@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use super::super::refs::PEER_TIMEOUT;
 use super::super::session::{join_cluster, leave};
 use super::super::stats;
-use super::super::worker::{group_cpu, Kind, Launcher, Role, Running, WorkerArgs, WorkerOutput};
+use super::super::worker::{Group, Kind, Launcher, WorkerArgs, WorkerOutput};
 use super::model::Params;
 use super::netns::{self, Namespaces};
 
@@ -107,8 +107,6 @@ pub fn measure(
     let mut base: Vec<String> = vec![
         "--iters".into(),
         writes.to_string(),
-        "--nodes".into(),
-        nodes.to_string(),
         "--port".into(),
         port.to_string(),
         "--addrs".into(),
@@ -120,41 +118,23 @@ pub fn measure(
         base.extend(["--key-file".to_string(), k.display().to_string()]);
     }
     let before = ns.veth_bytes()?;
-    let mut running: Vec<Running> = Vec::with_capacity(nodes);
-    for i in 0..nodes {
-        // A worker enters the namespace its role names; a node of A that is not
-        // node 0 is a "pong" side told that both sides are A.
-        let role = if i == 0 { Role::Ping } else { Role::Pong };
+    // A worker enters the namespace its role names (node 0, the ping side, hosts the
+    // hub in A); a node of A that is not node 0 is a pong side told both sides are A.
+    let outs = Group::start_each(l, Kind::HostFlood, nodes, p.cpus, |i| {
         let home = if i % 2 == 0 { &ns.a } else { &ns.b };
         let mut extra = base.clone();
         extra.extend(["--netns".to_string(), format!("{home},{home}")]);
-        match l.spawn(Kind::HostFlood, role, group_cpu(i, p.cpus), &extra) {
-            Ok(r) => running.push(r),
-            Err(e) => {
-                running.into_iter().for_each(Running::abort);
-                return Err(e);
-            }
-        }
-    }
+        extra
+    })?
+    .finish_all()?;
     let mut t0 = f64::INFINITY;
     let mut t1 = 0f64;
-    let mut first_err = None;
-    for r in running {
-        match r.finish() {
-            Ok(out) => {
-                let get = |k: &str| out.series.get(k).and_then(|v| v.first().copied());
-                if let (Some(a), Some(b)) = (get("t0_ns"), get("t1_ns")) {
-                    t0 = t0.min(a);
-                    t1 = t1.max(b);
-                }
-            }
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
+    for out in outs {
+        let get = |k: &str| out.series.get(k).and_then(|v| v.first().copied());
+        if let (Some(a), Some(b)) = (get("t0_ns"), get("t1_ns")) {
+            t0 = t0.min(a);
+            t1 = t1.max(b);
         }
-    }
-    if let Some(e) = first_err {
-        return Err(e);
     }
     let crossed = ns.veth_bytes()?.saturating_sub(before);
     let need = (nodes / 2) as u64 * writes * 8;

@@ -102,6 +102,35 @@ impl Proc {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The pids of `n` PEs of a launcher, from their `pid RANK PID` lines.
+    pub fn pids(&self, n: usize) -> std::collections::BTreeMap<u32, i32> {
+        let mut pids = std::collections::BTreeMap::new();
+        while pids.len() < n {
+            let l = self.lines.recv_timeout(WAIT).expect("a PE's pid line");
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if let ["pid", rank, pid] = w[..] {
+                pids.insert(rank.parse().unwrap(), pid.parse().unwrap());
+            }
+        }
+        pids
+    }
+
+    /// Waits (under the hang guard) for the child's end: its status and its whole
+    /// stderr.
+    pub fn wait(&mut self) -> (std::process::ExitStatus, String) {
+        let status = wait_bounded(&mut self.child);
+        if let Some(r) = self.stderr_reader.take() {
+            r.join().expect("stderr reader");
+        }
+        (status, self.stderr())
+    }
+
+    /// Sends `sig` to the child.
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill(2) on our own child, not yet reaped (held by `self`).
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, sig) }, 0);
+    }
+
     /// The next stdout line, which must start with `prefix `; returns the rest.
     pub fn expect_line(&mut self, prefix: &str) -> String {
         let line = match self.lines.recv_timeout(WAIT) {
@@ -242,74 +271,6 @@ pub fn output(mut cmd: Command, guard: Duration) -> std::process::Output {
     let _ = tx.send(());
     let _ = dog.join();
     out
-}
-
-/// A launcher (`memchan run`) left running, its stdout lines on a channel; killed and
-/// reaped on drop.
-pub struct Launch {
-    pub child: Child,
-    pub lines: Receiver<String>,
-}
-
-impl Launch {
-    /// Starts `cmd` with stdin closed and stdout and stderr captured.
-    pub fn start(mut cmd: Command) -> Launch {
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn memchan run");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        Launch { child, lines }
-    }
-
-    /// The pids of `n` PEs, from their `pid RANK PID` lines.
-    pub fn pids(&self, n: usize) -> std::collections::BTreeMap<u32, i32> {
-        let mut pids = std::collections::BTreeMap::new();
-        while pids.len() < n {
-            let l = self.lines.recv_timeout(WAIT).expect("a PE's pid line");
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if let ["pid", rank, pid] = w[..] {
-                pids.insert(rank.parse().unwrap(), pid.parse().unwrap());
-            }
-        }
-        pids
-    }
-
-    /// Waits (under the hang guard) for the launcher's end: its status and stderr.
-    pub fn wait(&mut self) -> (std::process::ExitStatus, String) {
-        let status = wait_bounded(&mut self.child);
-        let mut err = String::new();
-        self.child
-            .stderr
-            .as_mut()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        (status, err)
-    }
-
-    /// Sends `sig` to the launcher.
-    pub fn signal(&self, sig: i32) {
-        // SAFETY: kill(2) on our own child, not yet reaped (held by `self`).
-        assert_eq!(unsafe { libc::kill(self.child.id() as i32, sig) }, 0);
-    }
-}
-
-impl Drop for Launch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Waits for `child` to end, failing past the hang guard.
