@@ -122,7 +122,7 @@ pub const MAX_TIMING: Duration = Duration::from_secs(3600);
 pub const MIN_REPLAY_LIMIT: usize = 64 << 10;
 
 /// How a node joins. [`Config::default`] reads `MEMCHAN_HUB`, `MEMCHAN_HUB_HOST`,
-/// `MEMCHAN_KEY_FILE` and `MEMCHAN_SHM_MODE` from the environment; everything else has
+/// `MEMCHAN_KEY_FILE`, `MEMCHAN_SHM_MODE` and `MEMCHAN_DOMAIN` from the environment; everything else has
 /// a fixed default. Each `with_*` method changes one setting:
 ///
 /// ```
@@ -165,6 +165,14 @@ pub struct Config {
     /// `0o666` on every node: any uid that can open the control block can rewrite
     /// the whole cluster state, so segment modes protect only within that circle.
     pub shm_mode: u32,
+    /// Hub transport: the host domain this node is in, `Some` (the default, named
+    /// `""`): the cluster's nodes on this host that name the same domain share
+    /// memory, so that a point-to-point write between them is a store into the
+    /// destination's receive memory and never enters the network. `None` (or
+    /// `MEMCHAN_DOMAIN=off`): every write goes through the hub. A name (`MEMCHAN_DOMAIN`,
+    /// at most 64 letters, digits, `-` or `_`) splits one host into several domains,
+    /// as tests of many hosts on one machine do.
+    pub host_domain: Option<String>,
     /// Why `MEMCHAN_HUB` did not parse, kept for `validate` to report while no hub
     /// was set since: a typo must not turn a join across hosts into a one-host one.
     env_hub: Option<HubListError>,
@@ -199,6 +207,11 @@ impl Default for Config {
             shm_mode: env("MEMCHAN_SHM_MODE").map_or(0o600, |m| {
                 u32::from_str_radix(m.trim_start_matches("0o"), 8).unwrap_or(BAD_SHM_MODE)
             }),
+            host_domain: match env("MEMCHAN_DOMAIN") {
+                Some(d) if d == "off" => None,
+                Some(d) => Some(d),
+                None => Some(String::new()),
+            },
             env_hub,
         }
     }
@@ -274,6 +287,21 @@ impl Config {
         self
     }
 
+    /// This config with the host domain `name` (`""`: the host's; see
+    /// [`Config::host_domain`]).
+    #[must_use]
+    pub fn with_host_domain(mut self, name: impl Into<String>) -> Config {
+        self.host_domain = Some(name.into());
+        self
+    }
+
+    /// This config outside any host domain: every write through the hub.
+    #[must_use]
+    pub fn without_host_domain(mut self) -> Config {
+        self.host_domain = None;
+        self
+    }
+
     /// Checks every value; the transports call it before they join.
     ///
     /// # Errors
@@ -340,6 +368,17 @@ impl Config {
                 }
             }
             _ => {}
+        }
+        if let Some(d) = &self.host_domain {
+            let ok = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+            if d.len() > 64 || !d.chars().all(ok) {
+                return bad(
+                    "host domain",
+                    format!(
+                        "`{d}` (MEMCHAN_DOMAIN): at most 64 letters, digits, `-` or `_`, or `off`"
+                    ),
+                );
+            }
         }
         Ok(())
     }

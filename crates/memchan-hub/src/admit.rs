@@ -113,6 +113,7 @@ impl Shared {
             heartbeat_ms: self.cfg.heartbeat.as_millis() as u32,
             timeout_ms: self.cfg.failure_timeout.as_millis() as u32,
             members: st.members(),
+            instance: st.instance,
         };
         // Level with the live members before the standby's copy is taken.
         let mut live = st.members();

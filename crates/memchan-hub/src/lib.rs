@@ -109,6 +109,11 @@ impl Hub {
                 page: cfg.page_size,
                 epoch: 1,
                 next_inc: first_inc,
+                instance: {
+                    let mut b = [0u8; 8];
+                    getrandom::fill(&mut b)?;
+                    u64::from_le_bytes(b)
+                },
                 ports: (0..MAX_NODES).map(|_| None).collect(),
                 segs: Vec::new(),
                 next_gen: 1,

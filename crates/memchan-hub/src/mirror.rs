@@ -118,6 +118,7 @@ impl Tables {
             page_size: st.page.map_or(0, |p| p.bytes() as u32),
             epoch: st.epoch,
             next_inc: st.next_inc,
+            instance: st.instance,
             next_gen: st.next_gen,
             members: st
                 .ports

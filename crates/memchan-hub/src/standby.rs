@@ -464,6 +464,7 @@ impl Shared {
         st.cluster = Some(t.cluster.clone());
         st.page = PageSize::from_bytes(t.page_size as usize);
         st.next_inc = st.next_inc.max(t.next_inc);
+        st.instance = t.instance;
         // Generations from far above the copy's: a segment the active made after
         // this standby's copy (a stale one, dropped from the mirror set) and made
         // again here by a resent request never takes its old generation, so the old

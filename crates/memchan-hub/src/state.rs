@@ -126,6 +126,9 @@ pub(crate) struct State {
     pub(crate) page: Option<PageSize>,
     pub(crate) epoch: u64,
     pub(crate) next_inc: u64,
+    /// The cluster's instance (`Welcome::instance`): drawn at start, a standby's
+    /// replaced by the active's with the tables.
+    pub(crate) instance: u64,
     pub(crate) ports: Vec<Option<Port>>,
     pub(crate) segs: Vec<Option<Seg>>,
     pub(crate) next_gen: u32,

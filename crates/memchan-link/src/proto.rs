@@ -111,6 +111,10 @@ pub struct Welcome {
     pub timeout_ms: u32,
     /// Members after the join.
     pub members: NodeSet,
+    /// The cluster's instance: a random number its hub drew (kept by a standby that
+    /// takes over), which names the receive memory of its host domains so that no two
+    /// clusters of one name on a host ever share an object.
+    pub instance: u64,
 }
 
 /// Encodes a node set as 32 bytes.
@@ -144,7 +148,7 @@ impl Welcome {
             .u32(self.page_size)
             .u32(self.heartbeat_ms)
             .u32(self.timeout_ms);
-        put_set(p, &self.members).0
+        put_set(p, &self.members).u64(self.instance).0
     }
     /// Decodes.
     pub fn get(b: &[u8]) -> R<Welcome> {
@@ -157,6 +161,7 @@ impl Welcome {
             heartbeat_ms: g.u32()?,
             timeout_ms: g.u32()?,
             members: get_set(&mut g)?,
+            instance: g.u64()?,
         })
     }
 }

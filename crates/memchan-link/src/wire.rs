@@ -52,7 +52,7 @@ pub const MAGIC: [u8; 4] = *b"MCHN";
 /// its CRC field zero, AEGIS-128L for short frames; 7: a Deliver carries flags, and a
 /// record (`proto::FLAG_RECORD`) travels as one packet; 8: a Refuse and a refused
 /// request's answer carry codes (`proto::reply`), not words to parse.)
-pub const VERSION: u16 = 9;
+pub const VERSION: u16 = 10;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.

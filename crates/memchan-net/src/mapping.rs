@@ -6,7 +6,7 @@
 
 mod wait_until;
 
-use crate::rx::{RxMem, REMAPPED};
+use crate::rx::RxMem;
 use crate::state::{Reading, Shared};
 use memchan_core::{Error, Result, RxAttrs};
 use memchan_link::proto::Op;
@@ -44,7 +44,7 @@ impl Drop for RxMapping {
 impl RxMapping {
     /// The mapping of `mem`, registered for segment `seg` in `sh`.
     pub(crate) fn new(sh: Arc<Shared>, name: String, seg: u32, mem: Arc<RxMem>) -> RxMapping {
-        let seen = mem.notify.load(Ordering::Acquire);
+        let seen = mem.notify().0.load(Ordering::Acquire);
         RxMapping {
             sh,
             name,
@@ -130,9 +130,7 @@ impl RxMapping {
         self.check(offset, len, false)?;
         let p = self.mem.page;
         for page in offset / p..(offset + len).div_ceil(p) {
-            let _ = self.mem.pct[page].fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
-                Some(attrs.bits() | (b & REMAPPED))
-            });
+            self.mem.set_page_attrs(page, attrs);
         }
         Ok(())
     }
@@ -148,20 +146,13 @@ impl RxMapping {
         for p in [page, to] {
             self.check(p.saturating_mul(ps), ps, false)?;
         }
-        self.mem.remap[page].store(to as u32, Ordering::Release);
-        let _ = self.mem.pct[page].fetch_update(Ordering::Release, Ordering::Relaxed, |b| {
-            Some(if to == page {
-                b & !REMAPPED
-            } else {
-                b | REMAPPED
-            })
-        });
+        self.mem.remap_page(page, to);
         Ok(())
     }
     /// The attributes of the page holding `offset`.
     pub fn attrs(&self, offset: usize) -> Result<RxAttrs> {
         self.check(offset, 1, false)?;
-        let b = self.mem.pct[offset / self.mem.page].load(Ordering::Acquire);
+        let b = self.mem.pct(offset / self.mem.page).load(Ordering::Acquire);
         Ok(RxAttrs::from_bits(b))
     }
 
@@ -184,9 +175,11 @@ impl RxMapping {
         } else {
             Reading::new(&self.sh)
         };
+        // A blocked waiter tells the host's other nodes to wake it (`domain.rs`).
+        let _announced = (!spin).then(|| Announced::new(self.mem.notify().1));
         let mut spins = 0u32;
         loop {
-            let v = self.mem.notify.load(Ordering::SeqCst);
+            let v = self.mem.notify().0.load(Ordering::SeqCst);
             if v != self.seen.get() {
                 self.seen.set(v);
                 self.sh.check()?;
@@ -212,5 +205,23 @@ impl RxMapping {
                 std::hint::spin_loop();
             }
         }
+    }
+}
+
+/// A blocked waiter counted in its receive memory's header for the time it waits.
+struct Announced<'a>(&'a AtomicU32);
+
+impl<'a> Announced<'a> {
+    fn new(waiters: &'a AtomicU32) -> Announced<'a> {
+        // SeqCst, before the waiter's check of the notify count: Dekker's pair with a
+        // sender's bump-then-look (`domain::Peer::post`).
+        waiters.fetch_add(1, Ordering::SeqCst);
+        Announced(waiters)
+    }
+}
+
+impl Drop for Announced<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }

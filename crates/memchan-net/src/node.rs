@@ -58,6 +58,8 @@ pub struct NetConfig {
     pub failure_timeout: Duration,
     /// Link tunables (replay memory, retransmit timeout).
     pub link: LinkConfig,
+    /// The host domain (`Config::host_domain`; `None`: every write through the hub).
+    pub host_domain: Option<String>,
 }
 
 impl NetConfig {
@@ -82,6 +84,7 @@ impl NetConfig {
                 replay_limit: cfg.replay_limit,
                 ..LinkConfig::default()
             },
+            host_domain: cfg.host_domain.clone(),
         })
     }
 }
@@ -184,7 +187,8 @@ impl Node {
             link: link_cfg.clone(),
         });
         let up = Up::Link(std::sync::RwLock::new(Arc::new(link)));
-        let sh = Arc::new(Shared::new(name, &join, &w, up, standby)?);
+        let domain = cfg.host_domain.as_deref();
+        let sh = Arc::new(Shared::new(name, &join, &w, up, standby, domain)?);
         let s = sh.clone();
         let (hb, timeout) = (cfg.heartbeat, cfg.failure_timeout);
         let service = std::thread::Builder::new()
@@ -217,7 +221,15 @@ impl Node {
         let w = hub
             .attach_local(port.clone(), &join)
             .map_err(|r| join_error(listen, name, HandshakeError::Refused(r)))?;
-        let sh = Arc::new(Shared::new(name, &join, &w, Up::Local(hub.clone()), None)?);
+        let domain = cfg.host_domain.as_deref();
+        let sh = Arc::new(Shared::new(
+            name,
+            &join,
+            &w,
+            Up::Local(hub.clone()),
+            None,
+            domain,
+        )?);
         port.set(sh.clone());
         Ok(Node {
             sh,

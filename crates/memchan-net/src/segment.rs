@@ -51,7 +51,11 @@ impl Segment {
     /// Maps the segment rx; every page gets `attrs`.
     pub fn map_rx_with(&self, attrs: RxAttrs) -> Result<RxMapping> {
         self.check_perm(4, "map_rx")?;
-        let mut mem = RxMem::new(self.info.gen, self.size(), self.sh.page.bytes(), attrs)?;
+        let shared = self.sh.domain.as_ref().map(|d| {
+            let name = d.rx_name(self.info.seg, self.info.gen, self.sh.me);
+            (name, self.info.mode, self.info.gid)
+        });
+        let mut mem = RxMem::new(self.info.gen, self.size(), self.sh.page, attrs, shared)?;
         mem.lock_page = self.name.starts_with(memchan_core::validate::LOCK_PREFIX);
         let mem = Arc::new(mem);
         {

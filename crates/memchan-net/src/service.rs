@@ -10,7 +10,7 @@
 mod deposit;
 
 use crate::state::{answer, Shared, Up, ALIVE};
-use memchan_core::{validate, Error, EventKind, MembershipEvent, Result};
+use memchan_core::{validate, Error, EventKind, MembershipEvent, NodeId, Result};
 use memchan_hub::LocalPort;
 use memchan_link::link::{Handler, Link, LinkError};
 use memchan_link::proto::clock;
@@ -179,8 +179,10 @@ impl Shared {
         // blocked one's poll looked (it then slept on to the end of its slice).
         // Drain first, then clear: a wake skipped in between is covered by this
         // thread's own re-check, and the flag never stays set over an empty eventfd.
-        if !slice.is_zero() && self.wake_pending.load(Ordering::SeqCst) {
-            let mut buf = [0u8; 8];
+        // In a host domain the descriptor is a FIFO the host's other nodes write to
+        // as well, without the flag: drained whenever a blocked thread woke.
+        if !slice.is_zero() && (self.wake_pending.load(Ordering::SeqCst) || self.domain.is_some()) {
+            let mut buf = [0u8; 64];
             if rustix::io::read(&self.wake, &mut buf).is_ok() {
                 self.wake_pending.store(false, Ordering::SeqCst);
             }
@@ -321,6 +323,7 @@ impl Shared {
                     }
                     let mut st = self.lock();
                     st.members = members;
+                    self.view.fetch_add(1, Ordering::Release);
                     st.epoch = st.epoch.max(epoch);
                     if node == self.me && inc == self.inc {
                         // Our own join: events are reported from the join on.
@@ -354,11 +357,23 @@ impl Shared {
     }
 
     pub(crate) fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<()> {
+        self.send_to(None, kind, parts)
+    }
+
+    /// [`send`](Self::send) of a frame that reaches node `to` alone (`None`: any
+    /// node), for the sticky rule (`Shared::hazard_any`).
+    pub(crate) fn send_to(&self, to: Option<NodeId>, kind: Kind, parts: &[&[u8]]) -> Result<()> {
         self.check()?;
         if kind != Kind::Request {
             // Counted before it is queued: an ack that reads the count after this
             // frame was queued may cover it, one that reads it before does not skip.
-            self.sent.fetch_add(1, Ordering::SeqCst);
+            let n = self.sent.fetch_add(1, Ordering::SeqCst) + 1;
+            if self.domain.is_some() {
+                match to {
+                    Some(to) => self.hazard_to[to.index()].fetch_max(n, Ordering::SeqCst),
+                    None => self.hazard_any.fetch_max(n, Ordering::SeqCst),
+                };
+            }
         }
         match &self.up {
             Up::Link(_) => loop {

@@ -10,6 +10,7 @@
 //! `rma/table.rs`, `outcomes.rs`, `clock.rs`).
 
 use crate::clock::NodeClock;
+use crate::domain::Domain;
 use crate::outcomes::Outcomes;
 use crate::recent::Recent;
 use crate::rma::table::RmaState;
@@ -110,6 +111,17 @@ pub(crate) struct Shared {
     /// trip, not two).
     pub(crate) sent: AtomicU64,
     pub(crate) acked: AtomicU64,
+    /// This node's host domain (`domain.rs`; `None`: every write through the hub).
+    pub(crate) domain: Option<Domain>,
+    /// Counts changes of the members this node knows: a sender's view of a
+    /// destination on its host is checked again when it moved.
+    pub(crate) view: AtomicU64,
+    /// The sticky rule (`tx.rs`): the value of `sent` at this node's last frame
+    /// through the hub that may reach any node (`hazard_any`), or node `n` point to
+    /// point (`hazard_to[n]`). A store into a node on this host waits for an ack that
+    /// covers both, so it never overtakes an earlier write still on its way there.
+    pub(crate) hazard_any: AtomicU64,
+    pub(crate) hazard_to: Box<[AtomicU64]>,
     pub(crate) stop: AtomicBool,
     /// Application threads inside a wait, reading the link (or the hosted hub's links)
     /// themselves.
@@ -159,11 +171,29 @@ impl Shared {
         w: &proto::Welcome,
         up: Up,
         standby: Option<Standby>,
+        host_domain: Option<&str>,
     ) -> Result<Shared> {
         let page = PageSize::from_bytes(w.page_size as usize).ok_or_else(|| Error::Invalid {
             what: "page size from the hub",
             why: format!("{} bytes", w.page_size),
         })?;
+        let mut domain = host_domain.map(|label| Domain::new(name, w.instance, label));
+        let wake = match domain.as_ref().map(|d| d.make_wake(w.node)) {
+            Some(Ok(fifo)) => fifo,
+            other => {
+                if let Some(Err(e)) = other {
+                    // No /dev/shm to share (a container without one): the node
+                    // works, its writes all go through the hub.
+                    tracing::warn!(error = %e, "no host domain: every write goes through the hub");
+                    domain = None;
+                }
+                rustix::event::eventfd(
+                    0,
+                    rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
+                )
+                .map_err(|e| Error::os("create the wake-up eventfd", e))?
+            }
+        };
         Ok(Shared {
             cluster: name.to_string(),
             me: w.node,
@@ -179,13 +209,15 @@ impl Shared {
             next_req: AtomicU32::new(1),
             sent: AtomicU64::new(0),
             acked: AtomicU64::new(0),
+            domain,
+            view: AtomicU64::new(0),
+            hazard_any: AtomicU64::new(0),
+            hazard_to: (0..memchan_core::MAX_NODES)
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             stop: AtomicBool::new(false),
             app_reading: Readers::default(),
-            wake: rustix::event::eventfd(
-                0,
-                rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC,
-            )
-            .map_err(|e| Error::os("create the wake-up eventfd", e))?,
+            wake,
             wake_pending: AtomicBool::new(false),
             outcomes: Outcomes::default(),
             heartbeat: Duration::from_millis(u64::from(w.heartbeat_ms.max(1))),
@@ -266,6 +298,7 @@ impl Shared {
     pub(crate) fn adopt_members(&self, epoch: u64, members: NodeSet) {
         let mut st = self.lock();
         st.members = members;
+        self.view.fetch_add(1, Ordering::Release);
         st.epoch = st.epoch.max(epoch);
         drop(st);
         self.cv.notify_all();
@@ -274,7 +307,7 @@ impl Shared {
     /// Wakes threads waiting in `RxMapping::wait`: they find the node no longer alive.
     fn wake_readers(&self) {
         for m in self.rx.read().unwrap_or_else(|e| e.into_inner()).values() {
-            m.notify.fetch_add(1, Ordering::SeqCst);
+            m.notify().0.fetch_add(1, Ordering::SeqCst);
         }
         self.wake_pending.store(true, Ordering::SeqCst);
         let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
@@ -313,6 +346,14 @@ impl Shared {
         self.app_reading.settle(|| self.service_listens());
         if let Up::Local(h) = &self.up {
             h.settle_listen();
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(d) = &self.domain {
+            d.remove_wake(self.me);
         }
     }
 }

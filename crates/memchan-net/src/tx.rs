@@ -2,16 +2,38 @@
 //! alignment, transmit enable) and goes up to the hub as `Data` packets of at most
 //! [`wire::PACKET`] bytes, each naming the segment, its generation, the offset and the
 //! destination. The hub orders them and delivers them (see `rx.rs`).
+//!
+//! **A destination on this host** (`domain.rs`): a point-to-point write without local
+//! copy to a node of this node's host domain is a store into that node's receive
+//! memory, as on one host; nothing enters the network. Why the ordering rules still
+//! hold: rule 2 constrains only writes that reach several nodes, and those all go
+//! through the hub's one order. Rule 1 (a sender's writes in order at each
+//! destination) holds on each path by itself (stores in program order; the hub's
+//! FIFO per sender), and across the two by the **sticky rule**: a store into node `n`
+//! first waits for an ack covering every earlier frame through the hub that may reach
+//! `n` (`Shared::hazard_any`, `hazard_to`), so it never overtakes one; a frame
+//! through the hub after a store cannot overtake it, the store being in `n`'s memory
+//! already. A sender pays the wait only when it turns from the hub's path to a store.
 
 mod deposit;
 
+use crate::domain::Peer;
 use crate::state::Shared;
-use memchan_core::{Dest, Error, Result, TxAttrs};
-use memchan_link::proto::{self, SegInfo};
+use memchan_core::{Dest, Error, NodeId, Result, TxAttrs};
+use memchan_link::proto::{self, Op, SegInfo};
 use memchan_link::wire::{self, Kind};
+use std::cell::{Cell, Ref, RefCell};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a sender that found no receive memory of its destination on this host
+/// goes through the hub before it looks again (the destination may map it later).
+const LOOK_AGAIN: Duration = Duration::from_millis(1);
 
 /// A transmit window onto a segment of a hub cluster.
+///
+/// Not `Sync`: a tx mapping belongs to one thread at a time; make one per thread.
 pub struct TxMapping {
     sh: Arc<Shared>,
     name: String,
@@ -19,6 +41,17 @@ pub struct TxMapping {
     dest: Dest,
     attrs: TxAttrs,
     flags: u8,
+    /// A point-to-point destination, when this node is in a host domain.
+    local: Option<Local>,
+}
+
+/// A sender's way to a point-to-point destination that may be on its host.
+struct Local {
+    node: NodeId,
+    /// Its receive memory, while it is mapped and the membership view unchanged.
+    peer: RefCell<Option<Peer>>,
+    /// No receive memory was found: through the hub until then.
+    look_again: Cell<Option<Instant>>,
 }
 
 impl TxMapping {
@@ -34,6 +67,16 @@ impl TxMapping {
         if attrs.local_copy {
             flags |= proto::FLAG_LOCAL_COPY;
         }
+        let local = match dest {
+            Dest::Node(n) if n != sh.me && !attrs.local_copy && sh.domain.is_some() => {
+                Some(Local {
+                    node: n,
+                    peer: RefCell::new(None),
+                    look_again: Cell::new(None),
+                })
+            }
+            _ => None,
+        };
         TxMapping {
             sh,
             name,
@@ -41,7 +84,89 @@ impl TxMapping {
             dest,
             attrs,
             flags,
+            local,
         }
+    }
+
+    /// The destination's receive memory if it is on this host, resolved again when
+    /// its owner retired it or the membership view moved, looked for again at most
+    /// every [`LOOK_AGAIN`] while it is not found.
+    fn peer(&self) -> Option<(NodeId, Ref<'_, Peer>)> {
+        let l = self.local.as_ref()?;
+        let view = self.sh.view.load(Ordering::Acquire);
+        let p = l.peer.borrow();
+        if p.as_ref()
+            .is_some_and(|p| p.view == view && !p.mem.retired())
+        {
+            return Some((l.node, Ref::map(p, |p| p.as_ref().expect("checked"))));
+        }
+        drop(p);
+        Some((l.node, self.resolve(l, view)?))
+    }
+
+    #[cold]
+    fn resolve<'a>(&self, l: &'a Local, view: u64) -> Option<Ref<'a, Peer>> {
+        *l.peer.borrow_mut() = None;
+        let now = Instant::now();
+        if l.look_again.get().is_some_and(|t| now < t) {
+            return None;
+        }
+        let d = self.sh.domain.as_ref()?;
+        let member = self.sh.lock().members.contains(l.node);
+        let found = member
+            .then(|| {
+                d.peer(
+                    l.node,
+                    self.info.seg,
+                    self.info.gen,
+                    self.sh.page,
+                    self.len(),
+                    view,
+                )
+            })
+            .flatten();
+        let Some(p) = found else {
+            l.look_again.set(Some(now + LOOK_AGAIN));
+            return None;
+        };
+        l.look_again.set(None);
+        *l.peer.borrow_mut() = Some(p);
+        Some(Ref::map(l.peer.borrow(), |p| p.as_ref().expect("just set")))
+    }
+
+    /// The sticky rule (module doc): before a store into `n`, an ack covering every
+    /// earlier frame through the hub that may reach it. A destination that left
+    /// meanwhile is no reason to fail (`AckIncomplete`): the store is for `n`.
+    fn settle(&self, n: NodeId) -> Result<()> {
+        let sh = &self.sh;
+        let need = sh
+            .hazard_any
+            .load(Ordering::SeqCst)
+            .max(sh.hazard_to[n.index()].load(Ordering::SeqCst));
+        if need <= sh.acked.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let sent = sh.sent.load(Ordering::SeqCst);
+        match sh.request(Op::Ack) {
+            Ok(_) | Err(Error::AckIncomplete(_)) => {
+                sh.acked.fetch_max(sent, Ordering::SeqCst);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Stores `data` at `offset` into the destination on this host, if it is one
+    /// (`false`: the caller sends it through the hub).
+    fn store(&self, offset: usize, data: &[u8]) -> Result<bool> {
+        let Some((n, p)) = self.peer() else {
+            return Ok(false);
+        };
+        self.settle(n)?;
+        if p.mem.apply(offset, data) {
+            p.post();
+        }
+        Ok(true)
     }
 
     /// Size in bytes.
@@ -90,6 +215,13 @@ impl TxMapping {
     }
 
     fn packet(&self, offset: usize, data: &[u8]) -> Result<()> {
+        if self.store(offset, data)? {
+            return Ok(());
+        }
+        self.send_packet(offset, data)
+    }
+
+    fn send_packet(&self, offset: usize, data: &[u8]) -> Result<()> {
         let head = proto::data_head(
             self.info.seg,
             self.info.gen,
@@ -97,7 +229,15 @@ impl TxMapping {
             self.dest,
             self.flags,
         );
-        self.sh.send(Kind::Data, &[&head, data])
+        self.sh.send_to(self.point(), Kind::Data, &[&head, data])
+    }
+
+    /// The one node this mapping's packets reach, if it is point to point.
+    fn point(&self) -> Option<NodeId> {
+        match self.dest {
+            Dest::Node(n) if !self.attrs.local_copy => Some(n),
+            _ => None,
+        }
     }
 
     /// Atomic 8-byte write.
@@ -123,8 +263,11 @@ impl TxMapping {
     /// Writes `data` at `offset`, in packets of at most [`wire::PACKET`] bytes.
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.check(offset, data.len(), false)?;
+        if data.is_empty() || self.store(offset, data)? {
+            return Ok(());
+        }
         for (i, chunk) in data.chunks(wire::PACKET).enumerate() {
-            self.packet(offset + i * wire::PACKET, chunk)?;
+            self.send_packet(offset + i * wire::PACKET, chunk)?;
         }
         Ok(())
     }
@@ -145,6 +288,13 @@ impl TxMapping {
     ) -> Result<()> {
         self.check(offset, body.len(), false)?;
         self.check(publish, 8, true)?;
+        if let Some((n, p)) = self.peer() {
+            self.settle(n)?;
+            if p.mem.apply_record(offset, body, publish, word) == Some(true) {
+                p.post();
+            }
+            return Ok(());
+        }
         if publish + 8 == offset && !body.is_empty() && 8 + body.len() <= wire::PACKET {
             // The word just before the body (the message layer's slot, the IP
             // level's record): one frame, which the receiver applies body first.
@@ -155,9 +305,11 @@ impl TxMapping {
                 self.dest,
                 self.flags | proto::FLAG_RECORD,
             );
-            return self
-                .sh
-                .send(Kind::Data, &[&head, &word.to_le_bytes(), body]);
+            return self.sh.send_to(
+                self.point(),
+                Kind::Data,
+                &[&head, &word.to_le_bytes(), body],
+            );
         }
         self.write(offset, body)?;
         self.packet(publish, &word.to_le_bytes())

@@ -459,7 +459,9 @@ fn a_waiter_wakes_when_another_waiting_thread_reads_its_write() {
                 rx_x.wait_spin(Some(Duration::from_millis(5))).unwrap();
             }
         });
-        s.spawn(|| {
+        // A tx mapping belongs to one thread: this one's.
+        let (tx_y, seen) = (tx_y, &seen);
+        s.spawn(move || {
             for i in 1..=9u64 {
                 let t0 = Instant::now();
                 while seen.load(Ordering::Acquire) < i - 1 {
@@ -707,6 +709,7 @@ fn the_hub_lock_held_past_the_failure_timeout_silences_no_one() {
         heartbeat,
         failure_timeout: failure,
         link: LinkConfig::default(),
+        host_domain: None,
     };
     let a = Node::join("busy", cfg.clone()).expect("a joins");
     let b = Node::join("busy", cfg).expect("b joins");

@@ -101,7 +101,7 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
     let them = the_raw_node(&hub, &owner);
     let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
     std::thread::scope(|s| {
-        let asked = s.spawn(|| tx.write_if_u64(8, 0, 1));
+        let asked = s.spawn(move || tx.write_if_u64(8, 0, 1));
         let mut f = Frames(Vec::new());
         read_until(&raw, &mut f, |f| {
             f.0.iter().any(|(k, _)| *k == Kind::DepositDeliver)
@@ -129,8 +129,9 @@ fn outcomes_reach_their_origin_only_from_a_destination_that_owed_them() {
         assert_eq!(got, vec![(them, Outcome::Held(5))]);
     });
     // The origin is told of a destination that leaves before it reports: lost.
+    let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
     let next = std::thread::scope(|s| {
-        let asked = s.spawn(|| tx.write_if_u64(8, 0, 2));
+        let asked = s.spawn(move || tx.write_if_u64(8, 0, 2));
         let mut f = Frames(Vec::new());
         read_until(&raw, &mut f, |f| {
             f.0.iter().any(|(k, _)| *k == Kind::DepositDeliver)
@@ -167,7 +168,7 @@ fn a_destination_that_never_answers_is_given_up_as_lost() {
     let them = the_raw_node(&hub, &owner);
     let tx = seg.map_tx(Dest::Node(them), Default::default()).unwrap();
     let got = std::thread::scope(|s| {
-        let asked = s.spawn(|| tx.write_if_u64(0, 0, 1));
+        let asked = s.spawn(move || tx.write_if_u64(0, 0, 1));
         // The raw node stays alive (it reads and heartbeats) but never answers.
         let mut f = Frames(Vec::new());
         let deadline = Instant::now() + Duration::from_secs(60);

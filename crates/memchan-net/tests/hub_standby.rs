@@ -91,7 +91,7 @@ fn nodes_move_to_the_standby_when_the_active_hub_stops_and_lose_nothing() {
     let stop_reading = AtomicBool::new(false);
     let mut active = Some(active);
     let rxs = std::thread::scope(|s| {
-        for (k, tx) in txs.iter().enumerate() {
+        for (k, tx) in txs.into_iter().enumerate() {
             let written = &written;
             s.spawn(move || {
                 for i in 1..=WRITES {

@@ -28,6 +28,7 @@
 mod asym;
 mod clock;
 mod control;
+pub mod domain;
 mod futex;
 #[cfg(test)]
 mod hostile;

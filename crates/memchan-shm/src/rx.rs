@@ -94,6 +94,24 @@ impl RxObject {
         // The kernel allows it only to a member of that group (or root); otherwise the
         // file keeps this process's group, and the right it shows is the uid's alone.
         let _ = rustix::fs::fchown(map.fd(), None, Some(rustix::fs::Gid::from_raw(gid)));
+        Ok(Self::init(map, data_off, page, size, attrs))
+    }
+
+    /// Receive memory for a `size`-byte segment, every page with `attrs`, that no
+    /// other process can open: a memfd (what a node outside any host domain receives
+    /// into, `domain.rs`).
+    pub(crate) fn create_private(page: PageSize, size: usize, attrs: RxAttrs) -> Result<RxObject> {
+        let data_off = Self::header_len(page, size);
+        let map = ShmMap::memfd_sized(
+            "memchan-rx",
+            data_off + size,
+            rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+        )?;
+        Ok(Self::init(map, data_off, page, size, attrs))
+    }
+
+    /// A new object's header, page control and remap tables, then its magic.
+    fn init(map: ShmMap, data_off: usize, page: PageSize, size: usize, attrs: RxAttrs) -> RxObject {
         let rx = RxObject {
             map,
             data_off,
@@ -107,7 +125,7 @@ impl RxObject {
             rx.remap(p).store(p as u32, Ordering::Relaxed);
         }
         h.magic.store(RX_MAGIC, Ordering::Release);
-        Ok(rx)
+        rx
     }
 
     /// Maps another node's receive memory.
@@ -545,6 +563,24 @@ impl Target {
     /// # Safety
     /// `offset` 8-aligned and `offset + 8` within the segment; the mapping held.
     pub(crate) unsafe fn word_op(self, page_shift: u32, offset: usize, op: WordOp) -> Option<u64> {
+        // SAFETY: the caller's contract is this one's.
+        let old = unsafe { self.word_op_quiet(page_shift, offset, op) };
+        if old.is_some() {
+            self.post();
+        }
+        old
+    }
+
+    /// [`word_op`](Self::word_op) without the notify (the caller posts it).
+    ///
+    /// # Safety
+    /// As [`word_op`](Self::word_op).
+    pub(crate) unsafe fn word_op_quiet(
+        self,
+        page_shift: u32,
+        offset: usize,
+        op: WordOp,
+    ) -> Option<u64> {
         // SAFETY: the page index is within the page control table (caller's bound).
         let bits = unsafe { (*self.pct.add(offset >> page_shift)).load(Ordering::Relaxed) };
         if bits & RX_ENABLE == 0 {
@@ -568,7 +604,6 @@ impl Target {
                 }
             }
         };
-        self.post();
         Some(old)
     }
 }

@@ -94,12 +94,17 @@ impl ShmMap {
     /// of a chosen name, so other nodes read it as this process's claim to be that
     /// node. Gone with the mapping; nothing in `/dev/shm` to clean up.
     pub(crate) fn memfd(name: &str) -> Result<ShmMap> {
+        Self::memfd_sized(name, memchan_core::PageSize::K4.bytes(), ProtFlags::READ)
+    }
+
+    /// `len` bytes of anonymous shared memory (`memfd_create`) named `name`, mapped
+    /// here with `prot`: memory no other process can open by a name.
+    pub(crate) fn memfd_sized(name: &str, len: usize, prot: ProtFlags) -> Result<ShmMap> {
         let fd = rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC)
             .map_err(|e| Error::os(format!("memfd_create {name}"), e))?;
-        let len = memchan_core::PageSize::K4.bytes();
         rustix::fs::ftruncate(&fd, len as u64)
             .map_err(|e| Error::os(format!("ftruncate memfd {name}"), e))?;
-        Self::map(fd, len, ProtFlags::READ, name)
+        Self::map(fd, len, prot, name)
     }
 
     fn map(fd: OwnedFd, len: usize, prot: ProtFlags, what: &str) -> Result<ShmMap> {

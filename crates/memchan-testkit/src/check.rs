@@ -28,9 +28,10 @@
 //! [`check`] then verifies integrity (each value seen is a write made to that word for
 //! that receiver), rule 1 (no read returns a value once a later write of the same sender
 //! to that word is proven applied, and no word goes backward), rule 2 (the order facts
-//! from all receivers, the senders' program order and the final values admit one global
-//! order — found by a topological sort over write ids), and that no write is lost (each
-//! final value is the last write to that word destined to the receiver).
+//! from all receivers, each sender's program order towards each destination and the
+//! final values admit one global order — found by a topological sort over write ids),
+//! and that no write is lost (each final value is the last write to that word destined
+//! to the receiver).
 //!
 //! ```
 //! use memchan_testkit::check::{check, Layout, ReadRecorder, Schedule, ScheduleConfig};
@@ -62,9 +63,17 @@
 //! assert!(!check(&layout, &sent, &logs).is_ok());
 //! ```
 //!
-//! The rule-2 check assumes what MEMORY CHANNEL's hub provides and the lock relies on: one
-//! global order of all packets, consistent with each sender's program order, in which
-//! every destination (local copies included) applies the packets it receives. Reads that
+//! The rule-2 check is the rule as docs/spec.md states it: one order of the packets that
+//! reach several destinations, the same at all of them (local copies included: what the
+//! lock relies on), within which every destination applies each sender's packets to
+//! it in program order. Such a run always admits one global order of all packets
+//! consistent with every destination's facts and each sender's order towards each
+//! destination: a cycle through a point-to-point packet can be shortened past it, as
+//! both its neighbours were ordered at its one destination, until only packets that
+//! several destinations share remain, and those have one order. Two point-to-point
+//! packets of one sender to two different nodes are not ordered against each other
+//! (MEMORY CHANNEL's one hub ordered them; a host domain's store and a write through
+//! the hub need not, and neither do one host's direct deposit and order point). Reads that
 //! return the same value in a row are checked together (the last one of the run is the
 //! strictest); `reads_replayed` counts them all.
 
@@ -1005,9 +1014,19 @@ pub fn check(
     };
     report.writes_checked = u64::from(ctx.write_nodes);
     let mut graph = Graph::new(ctx.write_nodes);
+    // Rule 1 is per destination: each sender's writes to one node, in order. (Writes
+    // of one sender with no destination in common are not ordered against each other:
+    // a store to a node of the sender's host may land before an earlier write through
+    // the hub reaches another node.)
     for (si, ws) in ctx.writes.iter().enumerate() {
-        for q in 1..ws.len() as u64 {
-            graph.edge(ctx.id(si, q), ctx.id(si, q + 1));
+        let mut last = [None::<u32>; MAX_NODES];
+        for w in ws.iter() {
+            let id = ctx.id(si, w.seq);
+            for d in w.dests.iter() {
+                if let Some(prev) = last[d.index()].replace(id) {
+                    graph.edge(prev, id);
+                }
+            }
         }
     }
     let mut seen = vec![false; MAX_NODES];

@@ -25,8 +25,14 @@ pub enum Transport {
     /// One host, shared memory.
     Shm,
     /// Through a hub (run by the test process; the nodes are separate processes
-    /// joined over TCP, workers find it through `MEMCHAN_HUB`).
+    /// joined over TCP, workers find it through `MEMCHAN_HUB`), every node outside
+    /// any host domain: every write crosses the network.
     Hub(memchan_hub::Hub),
+    /// Through a hub, the nodes split between two host domains of this host
+    /// (`MEMCHAN_DOMAIN` `a` and `b`, in turn as they join): a point-to-point write
+    /// within a domain is a store, the rest goes through the hub, so a test sees
+    /// both paths and their mix.
+    Domains(memchan_hub::Hub, std::sync::atomic::AtomicUsize),
 }
 
 /// The liveness timing a test's cluster runs with (the hub's, for a hub).
@@ -58,6 +64,7 @@ macro_rules! every_transport {
         $($then)::+!($($args)*;
             shm => |_t: $crate::harness::Timing| $crate::harness::Transport::Shm,
             hub => $crate::harness::Transport::hub_timed,
+            domains => $crate::harness::Transport::domains_timed,
         );
     };
 }
@@ -103,17 +110,46 @@ impl Transport {
         Transport::Hub(hub)
     }
 
-    fn hub_addr(&self) -> Option<String> {
-        match self {
-            Transport::Shm => None,
-            Transport::Hub(h) => Some(h.local_addr().to_string()),
+    /// A fresh hub with the given timing, its nodes in two host domains in turn.
+    pub fn domains_timed(t: Timing) -> Transport {
+        match Self::hub_timed(t) {
+            Transport::Hub(h) => Transport::Domains(h, Default::default()),
+            _ => unreachable!("hub_timed starts a hub"),
         }
     }
 
-    /// `cfg` pointed at this transport.
+    /// The hub, if this transport has one.
+    pub fn hub(&self) -> Option<&memchan_hub::Hub> {
+        match self {
+            Transport::Shm => None,
+            Transport::Hub(h) | Transport::Domains(h, _) => Some(h),
+        }
+    }
+
+    fn hub_addr(&self) -> Option<String> {
+        self.hub().map(|h| h.local_addr().to_string())
+    }
+
+    /// The host domain of the next node to join (`None`: none; hub transports only).
+    fn next_domain(&self) -> Option<&'static str> {
+        match self {
+            Transport::Domains(_, next) => {
+                Some(["a", "b"][next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2])
+            }
+            _ => None,
+        }
+    }
+
+    /// `cfg` pointed at this transport (for a node that joins: its host domain too).
     pub fn config(&self, cfg: memchan::Config) -> memchan::Config {
         match self.hub_addr() {
-            Some(addr) => cfg.with_hub(memchan::HubSpec::connect(addr)),
+            Some(addr) => {
+                let cfg = cfg.with_hub(memchan::HubSpec::connect(addr));
+                match self.next_domain() {
+                    Some(d) => cfg.with_host_domain(d),
+                    None => cfg.without_host_domain(),
+                }
+            }
             None => cfg.without_hub(),
         }
     }
@@ -134,15 +170,17 @@ impl Transport {
             .env_remove("MEMCHAN_HUB")
             .env_remove("MEMCHAN_HUB_HOST");
         match self.hub_addr() {
-            Some(a) => s.env("MEMCHAN_HUB", a),
+            Some(a) => s
+                .env("MEMCHAN_HUB", a)
+                .env("MEMCHAN_DOMAIN", self.next_domain().unwrap_or("off")),
             None => s,
         }
         .spawn()
     }
 
-    /// Whether this is the hub transport.
+    /// Whether this is a hub transport (with or without host domains).
     pub fn is_hub(&self) -> bool {
-        matches!(self, Transport::Hub(_))
+        self.hub().is_some()
     }
 
     /// The status report of `cluster` on this transport, as `memchan status` shows it
@@ -153,7 +191,7 @@ impl Transport {
     pub fn status(&self, cluster: &str) -> memchan_core::status::ClusterStatus {
         match self {
             Transport::Shm => memchan_shm::status::query(cluster).expect("one-host status"),
-            Transport::Hub(h) => h.status(),
+            Transport::Hub(h) | Transport::Domains(h, _) => h.status(),
         }
     }
 }

@@ -134,6 +134,12 @@ impl Spawn {
     /// # Panics
     /// If the process cannot be started (a test failure).
     pub fn spawn(mut self) -> Worker {
+        // A worker of a hub cluster sends every write through the hub unless its test
+        // put it in a host domain (`MEMCHAN_DOMAIN`): a test of the network must not
+        // find its point-to-point writes turned into stores.
+        if !self.cmd.get_envs().any(|(k, _)| k == "MEMCHAN_DOMAIN") {
+            self.cmd.env("MEMCHAN_DOMAIN", "off");
+        }
         let mut child = self
             .cmd
             .args([
@@ -249,7 +255,10 @@ impl Worker {
     fn in_netns(ns: &str, role: &str, args: &[String], env: &[(&str, String)]) -> Spawn {
         let mut ip = Command::new("ip");
         ip.args(["netns", "exec", ns]);
-        with_env(Spawn::new(role, args).wrapped(ip), env)
+        // The namespaces of one machine share its /dev/shm: each is made a host
+        // domain of its own, as a host is (`env` may name another).
+        let domain = Spawn::new(role, args).wrapped(ip).env("MEMCHAN_DOMAIN", ns);
+        with_env(domain, env)
     }
 
     /// Reads captured stderr lines until one contains `needle`; returns that line.

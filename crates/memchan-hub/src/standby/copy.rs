@@ -25,6 +25,9 @@ pub(crate) struct Tables {
     pub(crate) page_size: u32,
     pub(crate) epoch: u64,
     pub(crate) next_inc: u64,
+    /// The active's instance, which this hub takes over with the tables.
+    #[serde(default)]
+    pub(crate) instance: u64,
     pub(crate) next_gen: u32,
     pub(crate) members: Vec<MemberCopy>,
     /// By segment id (`None`: a free slot).
@@ -257,6 +260,7 @@ mod tests {
             page_size: 4096,
             epoch: 3,
             next_inc: 10,
+            instance: 1,
             next_gen: 2,
             members: vec![MemberCopy {
                 node: 1,

@@ -64,7 +64,7 @@ fn execute(m: &RxMem, me: NodeId, offset: u64, what: What) -> (u8, Vec<u8>) {
     }
     let offset = offset as usize;
     let allowed = rma::pages_allow(m.page, offset, what.bytes(), |p| {
-        m.pct[p].load(Ordering::Acquire)
+        m.pct(p).load(Ordering::Acquire)
     });
     if let Err(at) = allowed {
         return refused(&Refusal::RemoteReadOff {

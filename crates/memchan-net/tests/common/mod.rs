@@ -46,6 +46,8 @@ pub fn node_cfg(addr: &str, key: &Key, heartbeat: Duration, failure: Duration) -
         heartbeat,
         failure_timeout: failure,
         link: LinkConfig::default(),
+        // Every write through the hub: these tests are of the network path.
+        host_domain: None,
     }
 }
 

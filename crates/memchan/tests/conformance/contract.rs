@@ -119,7 +119,7 @@ fn bad_input_from_the_findings_gets_one_typed_error(t: &Transport) {
     // The transport joined is the one asked for, named as before the enum.
     let (kind, shown) = match t {
         Transport::Shm => (TransportKind::SharedMemory, "shm"),
-        Transport::Hub(_) => (TransportKind::Hub, "hub"),
+        Transport::Hub(_) | Transport::Domains(..) => (TransportKind::Hub, "hub"),
     };
     assert_eq!(
         (a.transport(), a.transport().to_string()),

@@ -1,0 +1,144 @@
+//! This node's **host domain**: the nodes of its cluster that name the same domain
+//! (`Config::host_domain`) on a host whose `/dev/shm` they share. Each keeps its
+//! receive memory as a named object there (`memchan_shm::domain::RxMemory`, the
+//! one-host transport's layout), so a point-to-point write from one of them to
+//! another is a store into it, never a frame (`tx.rs`); what reaches other hosts or
+//! several nodes goes through the hub as before. A leaf: names, the wake-up
+//! descriptor, and a sender's view of one destination.
+//!
+//! Names: `memchan.<cluster>.h<instance>[.<domain>]` then `.s<seg>.g<gen>.n<node>` for
+//! receive memory and `.n<node>.wake` for the wake-up FIFO. The instance is the hub's
+//! random number (`Welcome::instance`), so two clusters of one name on one host never
+//! meet, and only a member (or root) knows the names to squat them. A sender finds a
+//! destination on its host by opening its object: none there means another host (or
+//! not mapped yet), and the write goes through the hub.
+//!
+//! **Wake-ups.** A node's blocked waiter polls the link and the wake-up descriptor
+//! (`service.rs`'s `progress`). In a domain that descriptor is a FIFO the host's other
+//! nodes may write to (mode `0622`: a stray writer can only cause a spurious wake-up);
+//! a sender whose store landed on a notify page bumps the destination's notify count
+//! and, if a waiter announced itself in the object's header (`mapping.rs`), writes one
+//! word to the FIFO: the same lost-wakeup-free handshake as one host's futex
+//! (`memchan_core::notify`), with the FIFO for the futex.
+
+use memchan_core::{Error, NodeId, PageSize, Result};
+use memchan_shm::domain::RxMemory;
+use rustix::fd::OwnedFd;
+use rustix::fs::{FileType, Mode, OFlags, CWD};
+use std::sync::atomic::{fence, Ordering};
+use std::sync::OnceLock;
+
+/// The names of this node's domain.
+#[derive(Debug, Clone)]
+pub(crate) struct Domain {
+    prefix: String,
+}
+
+impl Domain {
+    /// The domain `label` (`""`: the host's) of cluster `cluster`, instance `instance`.
+    pub(crate) fn new(cluster: &str, instance: u64, label: &str) -> Domain {
+        let mut prefix = format!("memchan.{cluster}.h{instance:016x}");
+        if !label.is_empty() {
+            prefix.push('.');
+            prefix.push_str(label);
+        }
+        Domain { prefix }
+    }
+
+    /// The name of `node`'s receive memory for segment `seg`, generation `gen`.
+    pub(crate) fn rx_name(&self, seg: u32, gen: u32, node: NodeId) -> String {
+        format!("{}.s{seg}.g{gen}.n{}", self.prefix, node.0)
+    }
+
+    /// The name of `node`'s wake-up FIFO.
+    fn wake_name(&self, node: NodeId) -> String {
+        format!("{}.n{}.wake", self.prefix, node.0)
+    }
+
+    /// `node`'s wake-up descriptor: its FIFO, made anew (a leftover of a node that had
+    /// the id before is replaced) and opened to read and write, so that it never
+    /// reads end-of-file and opening it never blocks.
+    pub(crate) fn make_wake(&self, node: NodeId) -> Result<OwnedFd> {
+        let path = format!("/dev/shm/{}", self.wake_name(node));
+        let _ = rustix::fs::unlink(path.as_str());
+        rustix::fs::mknodat(
+            CWD,
+            path.as_str(),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .map_err(|e| Error::os(format!("mkfifo {path}"), e))?;
+        let fd = rustix::fs::open(
+            path.as_str(),
+            OFlags::RDWR | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )
+        .map_err(|e| Error::os(format!("open {path}"), e))?;
+        // mknod applies the umask.
+        rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o622))
+            .map_err(|e| Error::os(format!("fchmod {path}"), e))?;
+        Ok(fd)
+    }
+
+    /// Removes `node`'s wake-up FIFO (it leaves).
+    pub(crate) fn remove_wake(&self, node: NodeId) {
+        let _ = rustix::fs::unlink(format!("/dev/shm/{}", self.wake_name(node)).as_str());
+    }
+
+    /// Maps `node`'s receive memory of a segment to store into it, if it is on this
+    /// host and this process may write it (`None`: through the hub).
+    pub(crate) fn peer(
+        &self,
+        node: NodeId,
+        seg: u32,
+        gen: u32,
+        page: PageSize,
+        size: usize,
+        view: u64,
+    ) -> Option<Peer> {
+        let mem = RxMemory::open(&self.rx_name(seg, gen, node), page, size).ok()?;
+        Some(Peer {
+            mem,
+            wake_name: format!("/dev/shm/{}", self.wake_name(node)),
+            wake: OnceLock::new(),
+            view,
+        })
+    }
+}
+
+/// A sender's view of one destination on its host, for one segment.
+pub(crate) struct Peer {
+    pub(crate) mem: RxMemory,
+    wake_name: String,
+    /// The destination's FIFO, opened at the first wake-up it needs.
+    wake: OnceLock<Option<OwnedFd>>,
+    /// The membership view it was resolved in (`Shared::view`).
+    pub(crate) view: u64,
+}
+
+impl Peer {
+    /// Posts a write that landed on a notify page: the destination's notify count,
+    /// then, if a waiter announced itself, a word on its FIFO (SeqCst both sides:
+    /// Dekker's pair, as `memchan_core::notify`).
+    pub(crate) fn post(&self) {
+        let (seq, waiters) = self.mem.notify_words();
+        seq.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if waiters.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let fd = self.wake.get_or_init(|| {
+            rustix::fs::open(
+                self.wake_name.as_str(),
+                OFlags::WRONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+                Mode::empty(),
+            )
+            .ok()
+        });
+        if let Some(fd) = fd {
+            // A full FIFO already holds a wake-up the waiter has not read.
+            let _ = rustix::io::write(fd, &1u64.to_ne_bytes());
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Host domains: nodes of a hub cluster that share this host's memory (and name the
+//! same domain) store point-to-point writes into each other's receive memory; what
+//! reaches another domain or several nodes goes through the hub, and the ordering
+//! rules hold across the two paths.
+
+use memchan_core::{Dest, NodeId, RxAttrs, TxAttrs};
+use memchan_hub::Hub;
+use memchan_link::wire::Key;
+use memchan_net::node::{NetConfig, Node};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[allow(dead_code)]
+mod common;
+
+const SEG: usize = 1 << 16;
+
+fn hub(key: &Key) -> Hub {
+    common::keyed_hub(key, |c| {
+        c.heartbeat = Duration::from_millis(50);
+        c.failure_timeout = Duration::from_millis(2000);
+    })
+    .0
+}
+
+/// A node of `cluster` at `hub` in host domain `domain`.
+fn node(hub: &Hub, key: &Key, cluster: &str, domain: &str) -> Node {
+    let cfg = NetConfig {
+        host_domain: Some(domain.to_string()),
+        ..common::node_cfg(
+            &hub.local_addr().to_string(),
+            key,
+            Duration::from_millis(50),
+            Duration::from_millis(2000),
+        )
+    };
+    Node::join(cluster, cfg).expect("join")
+}
+
+/// Frames the hub received from node `n` so far.
+fn frames_from(hub: &Hub, n: NodeId) -> u64 {
+    let st = hub.status();
+    let m = st.members.iter().find(|m| m.node == n.0).expect("a member");
+    m.hub_side.frames_rx
+}
+
+#[test]
+fn a_write_within_a_domain_is_a_store_and_one_to_another_domain_a_frame() {
+    let key = Key::from_secret(b"domains");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-store", "x");
+    let b = node(&h, &key, "dom-store", "x");
+    let c = node(&h, &key, "dom-store", "y");
+    c.wait_for_members(3, Duration::from_secs(10)).unwrap();
+    let rb = b.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
+    let rc = c.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
+    let seg = a.segment("s", SEG, 0o600).unwrap();
+    let to_b = seg.map_tx(Dest::Node(b.id()), TxAttrs::default()).unwrap();
+    let to_c = seg.map_tx(Dest::Node(c.id()), TxAttrs::default()).unwrap();
+    const N: u64 = 500;
+
+    let before = frames_from(&h, a.id());
+    for i in 1..=N {
+        to_b.write_u64(64, i).unwrap();
+    }
+    a.ack().unwrap();
+    // Visible at once: it is in b's memory, with no frame to wait for.
+    assert_eq!(rb.load_u64(64).unwrap(), N);
+    let same = frames_from(&h, a.id()) - before;
+    // Heartbeats only (a frame per write would be at least N).
+    assert!(same < N / 2, "{same} frames reached the hub for {N} stores");
+
+    let before = frames_from(&h, a.id());
+    for i in 1..=N {
+        to_c.write_u64(64, i).unwrap();
+    }
+    a.ack().unwrap();
+    assert_eq!(rc.load_u64(64).unwrap(), N);
+    let other = frames_from(&h, a.id()) - before;
+    assert!(
+        other >= N,
+        "only {other} frames for {N} writes to another domain"
+    );
+}
+
+#[test]
+fn a_store_never_overtakes_an_earlier_write_through_the_hub() {
+    // Rule 1 across the two paths: a broadcast (through the hub) and then a store
+    // into a node of the sender's domain reach that node in that order.
+    let key = Key::from_secret(b"sticky");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-sticky", "x");
+    let b = node(&h, &key, "dom-sticky", "x");
+    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let rb = b.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
+    let seg = a.segment("s", SEG, 0o600).unwrap();
+    let all = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
+    let to_b = seg.map_tx(Dest::Node(b.id()), TxAttrs::default()).unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut checked = 0u64;
+            while !done.load(Ordering::Acquire) {
+                let stored = rb.load_u64(8).unwrap();
+                let broadcast = rb.load_u64(0).unwrap();
+                assert!(
+                    broadcast >= stored,
+                    "store {stored} visible before broadcast {stored} (the broadcast word held {broadcast})"
+                );
+                checked += 1;
+            }
+            (checked, rb.load_u64(0).unwrap(), rb.load_u64(8).unwrap())
+        })
+    };
+    const N: u64 = 2000;
+    for i in 1..=N {
+        all.write_u64(0, i).unwrap();
+        to_b.write_u64(8, i).unwrap();
+    }
+    a.ack().unwrap();
+    done.store(true, Ordering::Release);
+    let (checked, w, v) = reader.join().expect("the reader found the order kept");
+    assert!(checked > 0);
+    assert_eq!((w, v), (N, N));
+    drop(b);
+}
+
+#[test]
+fn a_blocked_waiter_wakes_for_a_store_into_its_notify_page() {
+    let key = Key::from_secret(b"wake");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-wake", "x");
+    let b = node(&h, &key, "dom-wake", "x");
+    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let rb = b
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_rx_with(RxAttrs {
+            notify: true,
+            ..RxAttrs::default()
+        })
+        .unwrap();
+    let to_b = a
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.id()), TxAttrs::default())
+        .unwrap();
+    let writer = std::thread::spawn(move || {
+        for i in 1..=20u64 {
+            to_b.write_u64(0, i).unwrap();
+            std::thread::yield_now();
+        }
+        a
+    });
+    let mut last = 0;
+    while last < 20 {
+        assert!(
+            rb.wait(Some(Duration::from_secs(20))).unwrap(),
+            "no wake-up"
+        );
+        last = rb.load_u64(0).unwrap();
+    }
+    drop(writer.join().unwrap());
+}
+
+#[test]
+fn a_destination_that_maps_its_memory_again_receives_the_stores() {
+    let key = Key::from_secret(b"remap");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-again", "x");
+    let b = node(&h, &key, "dom-again", "x");
+    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let sb = b.segment("s", SEG, 0o600).unwrap();
+    let to_b = a
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.id()), TxAttrs::default())
+        .unwrap();
+    let first = sb.map_rx().unwrap();
+    to_b.write_u64(0, 1).unwrap();
+    assert_eq!(first.load_u64(0).unwrap(), 1);
+    drop(first);
+    let second = sb.map_rx().unwrap();
+    to_b.write_u64(0, 2).unwrap();
+    a.ack().unwrap();
+    // The sender's view of the first mapping was retired: the store lands in the new
+    // one (or went through the hub while it looked again).
+    assert_eq!(second.load_u64(0).unwrap(), 2);
+}
+
+#[test]
+fn two_clusters_of_one_name_on_one_host_never_share_memory() {
+    let key = Key::from_secret(b"twins");
+    let (h1, h2) = (hub(&key), hub(&key));
+    let a1 = node(&h1, &key, "dom-twins", "x");
+    let b1 = node(&h1, &key, "dom-twins", "x");
+    let a2 = node(&h2, &key, "dom-twins", "x");
+    let b2 = node(&h2, &key, "dom-twins", "x");
+    // The same ids in both clusters, the same segment: only the hubs differ.
+    assert_eq!((a1.id(), b1.id()), (a2.id(), b2.id()));
+    let r1 = b1.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
+    let r2 = b2.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
+    let t1 = a1
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b1.id()), TxAttrs::default())
+        .unwrap();
+    t1.write_u64(0, 7).unwrap();
+    a1.ack().unwrap();
+    assert_eq!(r1.load_u64(0).unwrap(), 7);
+    assert_eq!(
+        r2.load_u64(0).unwrap(),
+        0,
+        "a write crossed into the other cluster"
+    );
+    drop((a2, b2));
+}
