@@ -115,7 +115,9 @@ impl IpProc {
             .args(["ip", "--cluster", cluster])
             .env_remove("MEMCHAN_HUB")
             .env_remove("MEMCHAN_HUB_HOST")
-            .env_remove("MEMCHAN_KEY_FILE");
+            .env_remove("MEMCHAN_KEY_FILE")
+            // Its namespace is its host (they share this machine's /dev/shm).
+            .env("MEMCHAN_DOMAIN", which);
         if let Some((var, addr)) = hub {
             cmd.env(var, addr);
         }

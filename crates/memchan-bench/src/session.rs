@@ -104,6 +104,12 @@ pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
         } else {
             Hub::connect(hub.as_str())
         });
+        // Its namespace is its host: the two sides share this machine's /dev/shm,
+        // and would otherwise store into each other's memory past the veth.
+        let cfg = match a.hosts.netns.get(usize::from(!ping)) {
+            Some(ns) => cfg.with_host_domain(ns.as_str()),
+            None => cfg.without_host_domain(),
+        };
         // Set either way: an open measurement stays open under MEMCHAN_KEY_FILE.
         let cfg = match &a.hosts.key_file {
             Some(path) => cfg.with_key_file(path),

@@ -53,6 +53,8 @@ pub enum Kind {
     HostMemchanRma,
     /// `--hosts`: one node of the ordering point's flood (`hosts/flood.rs`).
     HostFlood,
+    /// `--hosts`: one node of a same-host pair inside two hosts (`hosts/domain.rs`).
+    HostDomain,
     /// `--scale`: one idle node of an N-node cluster.
     ScaleNode,
 }

@@ -1223,6 +1223,17 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
         want_targets += 1;
     }
+    // Two nodes of one host inside the cluster of two hosts, beside one host's raw
+    // write (issue 35): both measured, the target named.
+    num(&v, "net_domain_latency_8b_one_way_ns", "memchan_domain");
+    num(&v, "net_domain_latency_8b_one_way_ns", "memchan_shm");
+    let want = (
+        "net_domain_latency_8b_one_way_ns".into(),
+        "memchan_domain".into(),
+        "memchan_shm".into(),
+    );
+    assert!(targets.contains(&want), "no target {want:?} in {targets:?}");
+    want_targets += 1;
     for s in [
         "mp_memchan_postal",
         "mp_memchan_zero_copy",

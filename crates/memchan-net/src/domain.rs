@@ -118,6 +118,12 @@ pub(crate) struct Peer {
 }
 
 impl Peer {
+    /// Whether the destination fenced `me` off (it knows this node failed or left):
+    /// then the write goes through the hub, which refuses an isolated node's.
+    pub(crate) fn fenced(&self, me: NodeId) -> bool {
+        self.mem.fenced(me)
+    }
+
     /// Posts a write that landed on a notify page: the destination's notify count,
     /// then, if a waiter announced itself, a word on its FIFO (SeqCst both sides:
     /// Dekker's pair, as `memchan_core::notify`).

@@ -84,6 +84,13 @@ impl RxMem {
         self.mem.notify_words()
     }
 
+    /// Fences sender `node` off this memory (`on`: it failed or left; off: its id
+    /// joined anew): a node of this host that finds itself fenced stores no more and
+    /// goes through the hub, which refuses what an isolated node sends.
+    pub(crate) fn set_fenced(&self, node: memchan_core::NodeId, on: bool) {
+        self.mem.set_fenced(node, on);
+    }
+
     /// The bid bytes of a lock page (one per node, from offset 0), as applied here.
     pub(crate) fn bids(&self) -> Vec<u8> {
         (0..self.size.min(memchan_core::MAX_NODES))

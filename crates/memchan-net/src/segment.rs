@@ -59,6 +59,17 @@ impl Segment {
         mem.lock_page = self.name.starts_with(memchan_core::validate::LOCK_PREFIX);
         let mem = Arc::new(mem);
         {
+            // Every id that is not a member now is fenced off until it joins, under
+            // the state lock that the membership events take to move the fences.
+            let st = self.sh.lock();
+            if self.sh.domain.is_some() {
+                for i in 0..memchan_core::MAX_NODES {
+                    let n = memchan_core::NodeId(i as u16);
+                    if !st.members.contains(n) && n != self.sh.me {
+                        mem.set_fenced(n, true);
+                    }
+                }
+            }
             let mut map = self.sh.rx.write().unwrap_or_else(|e| e.into_inner());
             if map.contains_key(&self.info.seg) {
                 return Err(Error::Invalid {

@@ -324,6 +324,13 @@ impl Shared {
                     let mut st = self.lock();
                     st.members = members;
                     self.view.fetch_add(1, Ordering::Release);
+                    // Under the state lock, as `map_rx` sets a new mapping's fences.
+                    if self.domain.is_some() && node != self.me {
+                        let fence = kind != EventKind::Joined;
+                        for m in self.rx.read().unwrap_or_else(|e| e.into_inner()).values() {
+                            m.set_fenced(node, fence);
+                        }
+                    }
                     st.epoch = st.epoch.max(epoch);
                     if node == self.me && inc == self.inc {
                         // Our own join: events are reported from the join on.

@@ -162,6 +162,10 @@ impl TxMapping {
         let Some((n, p)) = self.peer() else {
             return Ok(false);
         };
+        if p.fenced(self.sh.me) {
+            return Ok(false);
+        }
+        self.sh.check()?;
         self.settle(n)?;
         if p.mem.apply(offset, data) {
             p.post();
@@ -288,7 +292,8 @@ impl TxMapping {
     ) -> Result<()> {
         self.check(offset, body.len(), false)?;
         self.check(publish, 8, true)?;
-        if let Some((n, p)) = self.peer() {
+        if let Some((n, p)) = self.peer().filter(|(_, p)| !p.fenced(self.sh.me)) {
+            self.sh.check()?;
             self.settle(n)?;
             if p.mem.apply_record(offset, body, publish, word) == Some(true) {
                 p.post();

@@ -217,3 +217,99 @@ fn two_clusters_of_one_name_on_one_host_never_share_memory() {
     );
     drop((a2, b2));
 }
+
+/// A TCP proxy that forwards both ways until [`Proxy::cut`], then swallows everything
+/// and keeps the connections open: the node behind it does not learn that the hub
+/// isolated it.
+struct Proxy {
+    addr: String,
+    cut: Arc<AtomicBool>,
+}
+
+impl Proxy {
+    fn to(target: String) -> Proxy {
+        use std::io::{Read, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let cut = Arc::new(AtomicBool::new(false));
+        let c = cut.clone();
+        std::thread::spawn(move || {
+            for down in l.incoming().flatten() {
+                let up = std::net::TcpStream::connect(&target).unwrap();
+                for (mut from, mut to) in [
+                    (down.try_clone().unwrap(), up.try_clone().unwrap()),
+                    (up, down.try_clone().unwrap()),
+                ] {
+                    let c = c.clone();
+                    std::thread::spawn(move || {
+                        let mut buf = [0u8; 65536];
+                        while let Ok(n) = from.read(&mut buf) {
+                            if n == 0 {
+                                break;
+                            }
+                            if !c.load(Ordering::Acquire) && to.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+            }
+        });
+        Proxy { addr, cut }
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, Ordering::Release);
+    }
+}
+
+#[test]
+fn a_node_failed_by_the_hub_stores_nothing_more_into_its_hosts_nodes() {
+    // The sender's link is cut without its knowing: the hub isolates it after its
+    // failure timeout, while the sender's own (long) one has not run out. The node it
+    // stores into hears of the failure and fences it off its receive memory: the
+    // sender's later writes take the hub's path, which refuses them.
+    let key = Key::from_secret(b"fence");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-fence", "x");
+    let proxy = Proxy::to(h.local_addr().to_string());
+    let v = Node::join(
+        "dom-fence",
+        NetConfig {
+            host_domain: Some("x".into()),
+            ..common::node_cfg(
+                &proxy.addr,
+                &key,
+                Duration::from_millis(50),
+                Duration::from_secs(60),
+            )
+        },
+    )
+    .expect("the victim joins through the proxy");
+    a.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let rx = a.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
+    let tx = v
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(a.id()), TxAttrs::default())
+        .unwrap();
+    tx.write_u64(0, 1).unwrap();
+    assert_eq!(rx.load_u64(0).unwrap(), 1, "a store");
+    proxy.cut();
+    let failed = loop {
+        let e = a
+            .next_event(Some(Duration::from_secs(60)))
+            .expect("the hub fails the silent victim");
+        if e.kind == memchan_core::EventKind::Failed {
+            break e;
+        }
+    };
+    assert_eq!(failed.node, v.id());
+    // The victim has not heard: its writes still return, and none lands.
+    for i in 2..100u64 {
+        let _ = tx.write_u64(0, i);
+    }
+    assert_eq!(rx.load_u64(0).unwrap(), 1, "a failed node's store landed");
+    drop(tx);
+    drop(v);
+}

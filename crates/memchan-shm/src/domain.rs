@@ -23,7 +23,7 @@
 use crate::rx::{RxObject, Target, WordOp as RxWordOp};
 use crate::shm::ShmMap;
 use memchan_core::sync::{AtomicU32, AtomicU64, AtomicU8, Ordering};
-use memchan_core::{PageSize, Result, RxAttrs};
+use memchan_core::{NodeId, PageSize, Result, RxAttrs};
 
 /// One node's receive memory for one segment, mapped in this process: its owner's
 /// ([`create`](Self::create), [`private`](Self::private)) or a sender's
@@ -181,6 +181,26 @@ impl RxMemory {
     /// Whether its owner retired it.
     pub fn retired(&self) -> bool {
         self.obj.retired()
+    }
+
+    /// The owner's fence against sender `node` (`on`: a node it knows failed or gone,
+    /// which must store into it no more; off again when the id joins anew). A word
+    /// every process that maps the memory can write: a sender that finds itself
+    /// fenced only takes the longer path.
+    pub fn set_fenced(&self, node: NodeId, on: bool) {
+        let (w, bit) = (node.index() / 64, 1u64 << (node.index() % 64));
+        let word = &self.obj.header().fenced[w];
+        if on {
+            word.fetch_or(bit, Ordering::SeqCst);
+        } else {
+            word.fetch_and(!bit, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether the owner fenced sender `node` ([`set_fenced`](Self::set_fenced)).
+    pub fn fenced(&self, node: NodeId) -> bool {
+        let (w, bit) = (node.index() / 64, 1u64 << (node.index() % 64));
+        self.obj.header().fenced[w].load(Ordering::SeqCst) & bit != 0
     }
 
     /// The 8-byte word at `offset` (`None`: unaligned or past the segment).

@@ -9,11 +9,11 @@
 //! # Layout
 //!
 //! ```text
-//!  0        8         12        16       24        28        64             R               H
+//!  0        8         12        16       24        32        64             R               H
 //!  +--------+---------+---------+--------+---------+---------+--------------+---------------+------------+
-//!  | magic  | notify  | notify  | pages  | retired | reserved| page control | remap table:  | data pages |
-//!  |        | seq u32 | waiters |  u64   |   u32   |         | table, 1 byte| u32 per page  |  (segment  |
-//!  |        |         |   u32   |        |         |         | per page     | (target page) |   size)    |
+//!  | magic  | notify  | notify  | pages  | retired | fenced: | page control | remap table:  | data pages |
+//!  |        | seq u32 | waiters |  u64   |   u32   | 256 bits| table, 1 byte| u32 per page  |  (segment  |
+//!  |        |         |   u32   |        | (+ pad) | by node | per page     | (target page) |   size)    |
 //!  +--------+---------+---------+--------+---------+---------+--------------+---------------+------------+
 //!  R = 64 + pages rounded up to 4; H = R + 4 x pages rounded up to a page, so data is
 //!  page-aligned.
@@ -22,6 +22,8 @@
 //!  (the page's packets land at the page its remap entry names: receive-side remap).
 //!  retired: 1 once its owner unmapped it (the name may then be taken by a new
 //!  object of the same segment, node and incarnation, see `Order::lookup`).
+//!  fenced: a host domain's (`domain.rs`): the senders this owner knows failed or
+//!  gone, which must not store into it any more (zero on one host).
 //! ```
 //!
 //! **Receive-side remap** (seed 000's MEMORY CHANNEL 2): the owner redirects the
@@ -48,6 +50,7 @@ pub(crate) struct RxHeader {
     pub notify_waiters: AtomicU32,
     pub pages: AtomicU64,
     pub retired: AtomicU32,
+    pub fenced: [AtomicU64; 4],
 }
 
 /// One node's receive memory for one segment, mapped in this process.
@@ -180,7 +183,7 @@ impl RxObject {
     }
 
     pub(crate) fn header(&self) -> &RxHeader {
-        // SAFETY: the mapping starts with an `RxHeader` (page-aligned, 28 bytes of
+        // SAFETY: the mapping starts with an `RxHeader` (page-aligned, 64 bytes of
         // atomics), lives as long as `self`, and is only accessed through atomics.
         unsafe { &*(self.map.ptr() as *const RxHeader) }
     }

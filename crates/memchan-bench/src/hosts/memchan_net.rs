@@ -88,7 +88,7 @@ impl Side {
 /// its state into the peer's word `off` until it has seen the peer's:
 /// state 1 = my rx exists; 2 = I have seen the peer's 1 (so the peer's rx
 /// exists and my 2 lands). A side is done once it has sent 2 and seen 2.
-fn handshake(rx: &RxMapping, tx: &TxMapping, off: usize) -> Result<()> {
+pub(super) fn handshake(rx: &RxMapping, tx: &TxMapping, off: usize) -> Result<()> {
     let deadline = Instant::now() + PEER_TIMEOUT;
     let mut state = 1u64;
     loop {

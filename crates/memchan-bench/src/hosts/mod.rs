@@ -43,6 +43,7 @@ use super::report;
 use super::timer::Clock;
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
+pub mod domain;
 pub mod flood;
 pub mod levels;
 pub mod memchan_net;
@@ -68,6 +69,7 @@ pub fn is_host_kind(k: Kind) -> bool {
             | Kind::HostMemchanBw
             | Kind::HostMemchanRma
             | Kind::HostFlood
+            | Kind::HostDomain
     )
 }
 
@@ -140,6 +142,10 @@ fn is_memchan(k: Kind) -> bool {
 
 /// Worker side: enter this side's namespace, then measure.
 pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
+    if kind == Kind::HostDomain {
+        // Three nodes, two namespaces: it enters its own.
+        return domain::worker(a, clock);
+    }
     let ping = match a.role {
         Role::Ping => true,
         Role::Pong => false,
@@ -280,7 +286,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         p.rounds
     };
     let per_round: usize =
-        groups.iter().map(|g| g.len()).sum::<usize>() + levels::mp_items(mpi.is_some()) + 2;
+        groups.iter().map(|g| g.len()).sum::<usize>() + levels::mp_items(mpi.is_some()) + 3;
     let pb = ProgressBar::new((per_round * p.rounds + mpi_rounds) as u64);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -400,6 +406,25 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             pb.inc(1);
         }
     }
+    // Two nodes of one host inside the cluster of two, beside one host's raw write.
+    for round in 0..p.rounds {
+        pb.set_message(format!(
+            "round {}/{}: a same-host pair inside two hosts",
+            round + 1,
+            p.rounds
+        ));
+        port = port.wrapping_add(1).max(20_000);
+        if let Err(e) = domain::measure(&mut launcher, &ns, &p, port, round % 2 == 0, &mut set) {
+            let note = format!(
+                "memchan measurement {} failed in round {}: {e:#}",
+                domain::FIG,
+                round + 1
+            );
+            pb.println(&note);
+            failures.push(note);
+        }
+        pb.inc(1);
+    }
     port = port.wrapping_add(1).max(20_000);
     let ip_figures = levels::ip_twins(&ns, &cfg, &clock, port, &pb);
     if let Err(why) = &ip_figures {
@@ -427,6 +452,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 
     let mut rep = tables::HostReport::build(&p, &set, &info);
     rep.tables.extend(levels::mp_tables(&set, &info));
+    rep.tables.push(domain::table(&set, &p));
     print!("{}", rep.render_text());
     print!("{}", flood_figures.render());
     match &ip_figures {
