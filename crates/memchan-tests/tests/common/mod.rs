@@ -184,8 +184,13 @@ impl Drop for Proc {
 /// Joins `cluster` through `hubs` (`HOST:PORT`, or `ACTIVE,STANDBY` for two rails).
 pub fn join(cluster: &str, hubs: &str, key: &Path) -> Cluster {
     let hub = memchan::HubSpec::parse_rails(hubs).expect("one or two hubs");
-    Cluster::join_with(cluster, Config::default().with_hub(hub).with_key_file(key))
-        .expect("join through the hub")
+    // Outside any host domain: these tests are of the hubs, so every write goes
+    // through one.
+    let cfg = Config::default()
+        .with_hub(hub)
+        .with_key_file(key)
+        .without_host_domain();
+    Cluster::join_with(cluster, cfg).expect("join through the hub")
 }
 
 /// `memchan-capi`'s `tests/c/NAME.c` compiled by `memchan oshcc` (the system compiler,
