@@ -22,9 +22,9 @@ use memchan::{RxAttrs, TxMapping};
 
 use super::model::{fig, Config, SampleSet, Step, BARRIER_NODES};
 use super::peers::{PeerRun, Peers, Program, RUN_TIMEOUT};
-use super::pingpong::{self, Fns};
+use super::pingpong::Fns;
 use super::refs::{self, OVERHEAD_BATCH, PEER_TIMEOUT, WINDOW};
-use super::session::{spin_for, Session};
+use super::session::{raw_pingpong, spin_for, Session};
 use super::timer::{ticks, Clock};
 use super::turns::{self, Turns, Window};
 use super::worker::{self, take, Group, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
@@ -226,16 +226,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
     let out = match kind {
         Kind::MemchanLatency => {
             let (rx, tx) = s.channel("pingpong", 4096, RxAttrs::default())?;
-            let mut ep = Fns(
-                |seq| tx.write_u64(0, seq).context("write_u64"),
-                |seq| spin_for(&rx, 0, seq, "the memchan peer"),
-            );
-            if ping {
-                worker::ping_output(&mut ep, a, clock)?
-            } else {
-                pingpong::pong(&mut ep, a.warmup, a.iters)?;
-                WorkerOutput::default()
-            }
+            raw_pingpong(&rx, &tx, a, clock, ping)?
         }
         Kind::MemchanNotify => {
             let attrs = RxAttrs {
@@ -255,12 +246,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
                     Ok(())
                 },
             );
-            if ping {
-                worker::ping_output(&mut ep, a, clock)?
-            } else {
-                pingpong::pong(&mut ep, a.warmup, a.iters)?;
-                WorkerOutput::default()
-            }
+            worker::ping_or_pong(&mut ep, a, clock, ping)?
         }
         Kind::MemchanBandwidth => bandwidth(&s, a, clock, ping)?,
         Kind::MemchanOverhead => {

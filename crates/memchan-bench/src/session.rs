@@ -90,6 +90,22 @@ pub fn spin_for(rx: &RxMapping, off: usize, v: u64, what: &str) -> Result<()> {
     )
 }
 
+/// One side of the raw write's ping-pong over `rx` / `tx`: `write_u64` of the
+/// sequence at offset 0, busy-polling loads until the peer's answer lands.
+pub fn raw_pingpong(
+    rx: &RxMapping,
+    tx: &TxMapping,
+    a: &WorkerArgs,
+    clock: &super::timer::Clock,
+    ping: bool,
+) -> Result<super::worker::WorkerOutput> {
+    let mut ep = super::pingpong::Fns(
+        |seq| tx.write_u64(0, seq).context("write_u64"),
+        |seq| spin_for(rx, 0, seq, "the memchan peer"),
+    );
+    super::worker::ping_or_pong(&mut ep, a, clock, ping)
+}
+
 /// Joins `--cluster` through the hub side A hosts (`ping`) or connects to (side B);
 /// the `--hosts` raw figures' join (`hosts/memchan_net.rs`) and the message-passing
 /// twins' (`mp.rs`).

@@ -181,6 +181,21 @@ pub fn ping_output(ep: &mut impl Endpoint, a: &WorkerArgs, clock: &Clock) -> Res
     Ok(WorkerOutput::one("one_way", v))
 }
 
+/// One side of a ping-pong over `ep`: the ping side's [`ping_output`], or the pong
+/// side's answers (no samples).
+pub fn ping_or_pong(
+    ep: &mut impl Endpoint,
+    a: &WorkerArgs,
+    clock: &Clock,
+    ping: bool,
+) -> Result<WorkerOutput> {
+    if ping {
+        return ping_output(ep, a, clock);
+    }
+    pingpong::pong(ep, a.warmup, a.iters)?;
+    Ok(WorkerOutput::default())
+}
+
 /// Starts and collects worker processes for the coordinator.
 pub struct Launcher {
     exe: PathBuf,

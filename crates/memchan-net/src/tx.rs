@@ -156,17 +156,24 @@ impl TxMapping {
         }
     }
 
+    /// The destination's receive memory to store into now, if it is on this host and
+    /// has not fenced this node off, once this node may send and the sticky rule is
+    /// kept (`None`: the write goes through the hub).
+    fn local_target(&self) -> Result<Option<Ref<'_, Peer>>> {
+        let Some((n, p)) = self.peer().filter(|(_, p)| !p.fenced(self.sh.me)) else {
+            return Ok(None);
+        };
+        self.sh.check()?;
+        self.settle(n)?;
+        Ok(Some(p))
+    }
+
     /// Stores `data` at `offset` into the destination on this host, if it is one
     /// (`false`: the caller sends it through the hub).
     fn store(&self, offset: usize, data: &[u8]) -> Result<bool> {
-        let Some((n, p)) = self.peer() else {
+        let Some(p) = self.local_target()? else {
             return Ok(false);
         };
-        if p.fenced(self.sh.me) {
-            return Ok(false);
-        }
-        self.sh.check()?;
-        self.settle(n)?;
         if p.mem.apply(offset, data) {
             p.post();
         }
@@ -292,9 +299,7 @@ impl TxMapping {
     ) -> Result<()> {
         self.check(offset, body.len(), false)?;
         self.check(publish, 8, true)?;
-        if let Some((n, p)) = self.peer().filter(|(_, p)| !p.fenced(self.sh.me)) {
-            self.sh.check()?;
-            self.settle(n)?;
+        if let Some(p) = self.local_target()? {
             if p.mem.apply_record(offset, body, publish, word) == Some(true) {
                 p.post();
             }

@@ -101,21 +101,12 @@ macro_rules! instantiate_per_transport {
 impl Transport {
     /// A fresh hub with the given heartbeat and failure timeout.
     pub fn hub_timed(t: Timing) -> Transport {
-        let hub = memchan_hub::Hub::start(memchan_hub::HubConfig {
-            heartbeat: t.heartbeat,
-            failure_timeout: t.failure_timeout,
-            ..Default::default()
-        })
-        .expect("start a hub");
-        Transport::Hub(hub)
+        Transport::Hub(start_hub(t))
     }
 
     /// A fresh hub with the given timing, its nodes in two host domains in turn.
     pub fn domains_timed(t: Timing) -> Transport {
-        match Self::hub_timed(t) {
-            Transport::Hub(h) => Transport::Domains(h, Default::default()),
-            _ => unreachable!("hub_timed starts a hub"),
-        }
+        Transport::Domains(start_hub(t), Default::default())
     }
 
     /// The hub, if this transport has one.
@@ -194,6 +185,16 @@ impl Transport {
             Transport::Hub(h) | Transport::Domains(h, _) => h.status(),
         }
     }
+}
+
+/// A hub on loopback with the given heartbeat and failure timeout.
+fn start_hub(t: Timing) -> memchan_hub::Hub {
+    memchan_hub::Hub::start(memchan_hub::HubConfig {
+        heartbeat: t.heartbeat,
+        failure_timeout: t.failure_timeout,
+        ..Default::default()
+    })
+    .expect("start a hub")
 }
 
 /// `key=value` pairs of a result line.

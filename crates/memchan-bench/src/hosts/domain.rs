@@ -14,9 +14,8 @@ use anyhow::{ensure, Context, Result};
 use memchan::{Cluster, Config as NodeConfig, Dest, HubSpec, NodeId, RxAttrs, TxAttrs};
 
 use super::super::model::SampleSet;
-use super::super::pingpong::{self, Fns};
 use super::super::refs::PEER_TIMEOUT;
-use super::super::session::spin_for;
+use super::super::session::raw_pingpong;
 use super::super::stats;
 use super::super::table::{round_ratios, Cmp, Table, Target};
 use super::super::timer::Clock;
@@ -97,16 +96,7 @@ pub fn worker(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
             .context("map_tx pp")?;
         // Both rx mappings exist before the first timed write.
         super::memchan_net::handshake(&rx, &tx, 64)?;
-        let mut ep = Fns(
-            |seq| tx.write_u64(0, seq).context("write_u64"),
-            |seq| spin_for(&rx, 0, seq, "the memchan peer"),
-        );
-        if ping {
-            worker::ping_output(&mut ep, a, clock)?
-        } else {
-            pingpong::pong(&mut ep, a.warmup, a.iters)?;
-            WorkerOutput::default()
-        }
+        raw_pingpong(&rx, &tx, a, clock, ping)?
     };
     c.barrier().context("closing barrier")?;
     Ok(out)

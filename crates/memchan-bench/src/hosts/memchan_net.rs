@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use memchan::{Cluster, Dest, NodeId, RxAttrs, RxMapping, TxAttrs, TxMapping};
 
-use super::super::pingpong::{self, Fns};
+use super::super::pingpong::Fns;
 use super::super::refs::{PageBuf, PEER_TIMEOUT};
 use super::super::session::{join_cluster, leave, other_node};
 use super::super::timer::{ticks, Clock};
@@ -141,12 +141,7 @@ pub fn memchan_side_hosts(
                 |seq| tx.write_u64(PP_SEQ, seq).context("write_u64"),
                 |seq| wait_for(&rx, PP_SEQ, seq, spin, "the memchan peer"),
             );
-            if ping {
-                worker::ping_output(&mut ep, a, clock)?
-            } else {
-                pingpong::pong(&mut ep, a.warmup, a.iters)?;
-                WorkerOutput::default()
-            }
+            worker::ping_or_pong(&mut ep, a, clock, ping)?
         }
         Kind::HostMemchanBw => bandwidth(&s, a, clock)?,
         Kind::HostMemchanRma => rma(&s, a, clock)?,
