@@ -3,7 +3,7 @@
 //! receive memory as a named object there (`memchan_shm::domain::RxMemory`, the
 //! one-host transport's layout), so a point-to-point write from one of them to
 //! another is a store into it, never a frame (`tx.rs`); what reaches other hosts or
-//! several nodes goes through the hub as before. A leaf: names, the wake-up
+//! several nodes goes through the hub as before. Here: names, the wake-up
 //! descriptor, and a sender's view of one destination.
 //!
 //! Names: `memchan.<cluster>.h<instance>[.<domain>]` then `.s<seg>.g<gen>.n<node>` for
@@ -20,13 +20,25 @@
 //! and, if a waiter announced itself in the object's header (`mapping.rs`), writes one
 //! word to the FIFO: the same lost-wakeup-free handshake as one host's futex
 //! (`memchan_core::notify`), with the FIFO for the futex.
+//!
+//! [`Near`] is a sender's cached way to one node that may be on its host: what a tx
+//! mapping stores into (`tx.rs`) and a remote read or atomic loads from (`rma.rs`),
+//! once the sticky rule (`Shared::settle`) is kept.
 
+use crate::state::Shared;
 use memchan_core::{Error, NodeId, PageSize, Result};
+use memchan_link::proto::SegInfo;
 use memchan_shm::domain::RxMemory;
 use rustix::fd::OwnedFd;
 use rustix::fs::{FileType, Mode, OFlags, CWD};
+use std::cell::{Cell, Ref, RefCell};
 use std::sync::atomic::{fence, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a sender that found no receive memory of a node on this host takes the
+/// hub's path before it looks again (the node may map it later).
+const LOOK_AGAIN: Duration = Duration::from_millis(1);
 
 /// The names of this node's domain.
 #[derive(Debug, Clone)]
@@ -97,7 +109,7 @@ impl Domain {
         size: usize,
         view: u64,
     ) -> Option<Peer> {
-        let mem = RxMemory::open(&self.rx_name(seg, gen, node), page, size).ok()?;
+        let mem = Arc::new(RxMemory::open(&self.rx_name(seg, gen, node), page, size).ok()?);
         Some(Peer {
             mem,
             wake_name: format!("/dev/shm/{}", self.wake_name(node)),
@@ -109,7 +121,8 @@ impl Domain {
 
 /// A sender's view of one destination on its host, for one segment.
 pub(crate) struct Peer {
-    pub(crate) mem: RxMemory,
+    /// Shared with the load/store handles made of it (`rma.rs`'s `peer_memory`).
+    pub(crate) mem: Arc<RxMemory>,
     wake_name: String,
     /// The destination's FIFO, opened at the first wake-up it needs.
     wake: OnceLock<Option<OwnedFd>>,
@@ -146,5 +159,87 @@ impl Peer {
             // A full FIFO already holds a wake-up the waiter has not read.
             let _ = rustix::io::write(fd, &1u64.to_ne_bytes());
         }
+    }
+}
+
+/// A sender's way to node `node`'s receive memory of one segment, if it is on this
+/// host: cached while its owner keeps it and the membership view stands (one thread
+/// at a time: not `Sync`).
+pub(crate) struct Near {
+    node: NodeId,
+    peer: RefCell<Option<Peer>>,
+    /// No receive memory was found: the hub's path until then.
+    look_again: Cell<Option<Instant>>,
+}
+
+impl Near {
+    pub(crate) fn new(node: NodeId) -> Near {
+        Near {
+            node,
+            peer: RefCell::new(None),
+            look_again: Cell::new(None),
+        }
+    }
+
+    /// The node's receive memory of segment `info` to reach now, if it is on this
+    /// host and has not fenced this node off, once this node may send and the sticky
+    /// rule is kept (`None`: through the hub).
+    ///
+    /// # Errors
+    /// As `Shared::check` (this node isolated, the hub lost) and `Shared::settle`.
+    pub(crate) fn target(&self, sh: &Shared, info: &SegInfo) -> Result<Option<Ref<'_, Peer>>> {
+        let Some(p) = self.peer(sh, info).filter(|p| !p.fenced(sh.me)) else {
+            return Ok(None);
+        };
+        sh.check()?;
+        sh.settle(self.node)?;
+        Ok(Some(p))
+    }
+
+    /// The receive memory, resolved again when its owner retired it or the
+    /// membership view moved, looked for again at most every [`LOOK_AGAIN`] while it
+    /// is not found.
+    fn peer(&self, sh: &Shared, info: &SegInfo) -> Option<Ref<'_, Peer>> {
+        let view = sh.view.load(Ordering::Acquire);
+        let p = self.peer.borrow();
+        if p.as_ref()
+            .is_some_and(|p| p.view == view && !p.mem.retired())
+        {
+            return Some(Ref::map(p, |p| p.as_ref().expect("checked")));
+        }
+        drop(p);
+        self.resolve(sh, info, view)
+    }
+
+    #[cold]
+    fn resolve(&self, sh: &Shared, info: &SegInfo, view: u64) -> Option<Ref<'_, Peer>> {
+        *self.peer.borrow_mut() = None;
+        let now = Instant::now();
+        if self.look_again.get().is_some_and(|t| now < t) {
+            return None;
+        }
+        let d = sh.domain.as_ref()?;
+        let member = sh.lock().members.contains(self.node);
+        let found = member
+            .then(|| {
+                d.peer(
+                    self.node,
+                    info.seg,
+                    info.gen,
+                    sh.page,
+                    info.size as usize,
+                    view,
+                )
+            })
+            .flatten();
+        let Some(p) = found else {
+            self.look_again.set(Some(now + LOOK_AGAIN));
+            return None;
+        };
+        self.look_again.set(None);
+        *self.peer.borrow_mut() = Some(p);
+        Some(Ref::map(self.peer.borrow(), |p| {
+            p.as_ref().expect("just set")
+        }))
     }
 }

@@ -20,6 +20,13 @@
 //! served at once (`LocalPort::rma`). A target that fails is answered for by the hub
 //! (`UnknownNode`), so an origin waits only while the hub is alive.
 //!
+//! **A target on this host** (`domain.rs`): the origin reads or runs the atomic on
+//! the target's receive memory itself, as on one host (`memchan-shm`'s `rma.rs`),
+//! once the sticky rule has its earlier writes to the target applied
+//! (`Near::target`), with the pages' `remote_read` bits read on every operation and
+//! the kernel's rights as the opening of the memory to write. An origin that may
+//! only read the segment cannot open it so, and asks through the hub.
+//!
 //! This is the node side: the origin's [`Rma`] here, the target's serving in
 //! `rma/serve.rs`, their shared bookkeeping in `rma/table.rs`; the payloads are
 //! `memchan_link::proto::rma`, the hub's checks and forwarding `memchan-hub`'s `rma.rs`.
@@ -27,13 +34,15 @@
 pub(crate) mod serve;
 pub(crate) mod table;
 
+use crate::domain::{Near, Peer};
 use crate::state::{garbled, Reading, Shared};
-use memchan_core::rma::{self, AtomicOp, Completion, Pending, GET_CHUNK};
-use memchan_core::{Error, NodeId, Result};
+use memchan_core::rma::{self, AtomicOp, Completion, PeerMemory, Pending, GET_CHUNK};
+use memchan_core::{Error, NodeId, Result, MAX_NODES};
 use memchan_link::proto::reply::{self, Refusal};
 use memchan_link::proto::rma::{Request, What};
 use memchan_link::proto::SegInfo;
 use memchan_link::wire::Kind;
+use std::cell::Ref;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -132,12 +141,17 @@ pub(crate) fn quiet(sh: &Shared) -> Result<()> {
 }
 
 /// Remote reads and atomics on every node's copy of one segment of a hub cluster.
+///
+/// Not `Sync`: one thread at a time, like a tx mapping (its ways to the nodes of its
+/// host are a private cache).
 pub struct Rma {
     sh: Arc<Shared>,
     name: String,
     info: SegInfo,
     may_read: bool,
     may_write: bool,
+    /// Each node that may be on this host, when this node is in a host domain.
+    near: Option<Box<[Near]>>,
 }
 
 impl Rma {
@@ -146,13 +160,43 @@ impl Rma {
         let rights = (info.uid, info.gid, info.mode);
         let may_read = memchan_core::perm::allows((sh.uid, sh.gid), rights, 4);
         let may_write = memchan_core::perm::allows((sh.uid, sh.gid), rights, 6);
+        let near = sh.domain.is_some().then(|| {
+            (0..MAX_NODES)
+                .map(|i| Near::new(NodeId(i as u16)))
+                .collect()
+        });
         Ok(Rma {
             sh,
             name,
             info,
             may_read,
             may_write,
+            near,
         })
+    }
+
+    /// `node`'s receive memory if it is on this host (`Near::target`; `None`:
+    /// through the hub, as for this node itself).
+    fn near(&self, node: NodeId) -> Result<Option<Ref<'_, Peer>>> {
+        match self.near.as_ref().and_then(|n| n.get(node.index())) {
+            Some(n) if node != self.sh.me => n.target(&self.sh, &self.info),
+            _ => Ok(None),
+        }
+    }
+
+    /// The refusal of `offset..offset + len` of a target on this host unless every
+    /// page of it allows remote access.
+    fn open_to_me(&self, p: &Peer, node: NodeId, offset: usize, len: usize) -> Result<()> {
+        p.mem
+            .remote_access(offset, len)
+            .map_err(|at| rma::remote_read_off(&self.name, node, at))
+    }
+
+    /// A get of `buf.len()` bytes (at least one) from a target on this host.
+    fn load_near(&self, p: &Peer, node: NodeId, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.open_to_me(p, node, offset, buf.len())?;
+        p.mem.load(offset, buf);
+        Ok(())
     }
 
     fn size(&self) -> usize {
@@ -212,6 +256,11 @@ impl Rma {
     pub fn get(&self, node: NodeId, offset: usize, buf: &mut [u8]) -> Result<()> {
         rma::check(&self.name, self.size(), offset, buf.len(), false)?;
         self.allowed(What::Get(0))?;
+        if !buf.is_empty() {
+            if let Some(p) = self.near(node)? {
+                return self.load_near(&p, node, offset, buf);
+            }
+        }
         let mut ids = Vec::new();
         for (i, chunk) in buf.chunks(GET_CHUNK).enumerate() {
             let what = What::Get(chunk.len() as u32);
@@ -249,6 +298,13 @@ impl Rma {
     pub fn get_nbi(&self, node: NodeId, offset: usize, len: usize) -> Result<Pending> {
         rma::check(&self.name, self.size(), offset, len, false)?;
         self.allowed(What::Get(0))?;
+        if len > 0 {
+            if let Some(p) = self.near(node)? {
+                let mut buf = vec![0; len];
+                let r = self.load_near(&p, node, offset, &mut buf);
+                return Ok(Pending::ready(r.map(|()| buf)));
+            }
+        }
         let mut parts = Vec::new();
         for start in (0..len).step_by(GET_CHUNK) {
             let n = (len - start).min(GET_CHUNK);
@@ -275,6 +331,15 @@ impl Rma {
         rma::check(&self.name, self.size(), offset, usize::from(width), true)?;
         let what = What::Atomic(width, op);
         self.allowed(what)?;
+        if let Some(p) = self.near(node)? {
+            self.open_to_me(&p, node, offset, usize::from(width))?;
+            // In bounds and aligned (`rma::check` against the size `p` was opened with).
+            return Ok(if width == 8 {
+                rma::apply_u64(p.mem.word_u64(offset).expect("checked"), op)
+            } else {
+                u64::from(rma::apply_u32(p.mem.word_u32(offset).expect("checked"), op))
+            });
+        }
         let id = self.start(node, offset, what)?;
         let b = self.finish(node, id, 8)?;
         Ok(u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
@@ -288,6 +353,28 @@ impl Rma {
     /// As [`atomic_u64`](Self::atomic_u64) on a 4-byte word.
     pub fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
         self.atomic(node, offset, 4, op).map(|v| v as u32)
+    }
+
+    /// `node`'s copy of the whole segment for this process's own loads and stores,
+    /// when `node` is on this host (OpenSHMEM's `shmem_ptr`): the rights of an atomic
+    /// and `remote_read` on every page, checked now.
+    ///
+    /// # Errors
+    /// `Unsupported` for a node this process cannot reach in memory (on another host,
+    /// this node itself, or not mapping the segment); `PermissionDenied` (op
+    /// `atomic`), `RemoteReadOff`, `Isolated`.
+    pub fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
+        self.allowed(What::Atomic(8, AtomicOp::Add(0)))?;
+        let Some(p) = self.near(node)? else {
+            return Err(Error::Unsupported(
+                "load/store access to a node outside this host's domain",
+            ));
+        };
+        self.open_to_me(&p, node, 0, self.size())?;
+        let keep = p.mem.clone();
+        // SAFETY: the data of a `size`-byte segment's receive memory, mapped
+        // read-write by the object `keep` holds.
+        Ok(unsafe { PeerMemory::new(keep.data(), self.size(), keep) })
     }
 }
 
@@ -400,5 +487,8 @@ impl memchan_core::transport::RmaOps for Rma {
     }
     fn atomic_u32(&self, node: NodeId, offset: usize, op: AtomicOp) -> Result<u32> {
         Rma::atomic_u32(self, node, offset, op)
+    }
+    fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
+        Rma::peer_memory(self, node)
     }
 }

@@ -363,6 +363,28 @@ impl Shared {
         }
     }
 
+    /// The sticky rule (`tx.rs`): before a store into (or a load from) node `n`'s
+    /// memory on this host, an ack covering every earlier frame of this node through
+    /// the hub that may reach `n`. A node that left meanwhile is no reason to fail
+    /// (`AckIncomplete`): the access is for `n` alone.
+    pub(crate) fn settle(&self, n: NodeId) -> Result<()> {
+        let need = self
+            .hazard_any
+            .load(Ordering::SeqCst)
+            .max(self.hazard_to[n.index()].load(Ordering::SeqCst));
+        if need <= self.acked.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let sent = self.sent.load(Ordering::SeqCst);
+        match self.request(proto::Op::Ack) {
+            Ok(_) | Err(Error::AckIncomplete(_)) => {
+                self.acked.fetch_max(sent, Ordering::SeqCst);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     pub(crate) fn send(&self, kind: Kind, parts: &[&[u8]]) -> Result<()> {
         self.send_to(None, kind, parts)
     }

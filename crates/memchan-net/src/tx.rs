@@ -17,19 +17,13 @@
 
 mod deposit;
 
-use crate::domain::Peer;
+use crate::domain::{Near, Peer};
 use crate::state::Shared;
 use memchan_core::{Dest, Error, NodeId, Result, TxAttrs};
-use memchan_link::proto::{self, Op, SegInfo};
+use memchan_link::proto::{self, SegInfo};
 use memchan_link::wire::{self, Kind};
-use std::cell::{Cell, Ref, RefCell};
-use std::sync::atomic::Ordering;
+use std::cell::Ref;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// How long a sender that found no receive memory of its destination on this host
-/// goes through the hub before it looks again (the destination may map it later).
-const LOOK_AGAIN: Duration = Duration::from_millis(1);
 
 /// A transmit window onto a segment of a hub cluster.
 ///
@@ -42,16 +36,7 @@ pub struct TxMapping {
     attrs: TxAttrs,
     flags: u8,
     /// A point-to-point destination, when this node is in a host domain.
-    local: Option<Local>,
-}
-
-/// A sender's way to a point-to-point destination that may be on its host.
-struct Local {
-    node: NodeId,
-    /// Its receive memory, while it is mapped and the membership view unchanged.
-    peer: RefCell<Option<Peer>>,
-    /// No receive memory was found: through the hub until then.
-    look_again: Cell<Option<Instant>>,
+    local: Option<Near>,
 }
 
 impl TxMapping {
@@ -69,11 +54,7 @@ impl TxMapping {
         }
         let local = match dest {
             Dest::Node(n) if n != sh.me && !attrs.local_copy && sh.domain.is_some() => {
-                Some(Local {
-                    node: n,
-                    peer: RefCell::new(None),
-                    look_again: Cell::new(None),
-                })
+                Some(Near::new(n))
             }
             _ => None,
         };
@@ -88,84 +69,13 @@ impl TxMapping {
         }
     }
 
-    /// The destination's receive memory if it is on this host, resolved again when
-    /// its owner retired it or the membership view moved, looked for again at most
-    /// every [`LOOK_AGAIN`] while it is not found.
-    fn peer(&self) -> Option<(NodeId, Ref<'_, Peer>)> {
-        let l = self.local.as_ref()?;
-        let view = self.sh.view.load(Ordering::Acquire);
-        let p = l.peer.borrow();
-        if p.as_ref()
-            .is_some_and(|p| p.view == view && !p.mem.retired())
-        {
-            return Some((l.node, Ref::map(p, |p| p.as_ref().expect("checked"))));
-        }
-        drop(p);
-        Some((l.node, self.resolve(l, view)?))
-    }
-
-    #[cold]
-    fn resolve<'a>(&self, l: &'a Local, view: u64) -> Option<Ref<'a, Peer>> {
-        *l.peer.borrow_mut() = None;
-        let now = Instant::now();
-        if l.look_again.get().is_some_and(|t| now < t) {
-            return None;
-        }
-        let d = self.sh.domain.as_ref()?;
-        let member = self.sh.lock().members.contains(l.node);
-        let found = member
-            .then(|| {
-                d.peer(
-                    l.node,
-                    self.info.seg,
-                    self.info.gen,
-                    self.sh.page,
-                    self.len(),
-                    view,
-                )
-            })
-            .flatten();
-        let Some(p) = found else {
-            l.look_again.set(Some(now + LOOK_AGAIN));
-            return None;
-        };
-        l.look_again.set(None);
-        *l.peer.borrow_mut() = Some(p);
-        Some(Ref::map(l.peer.borrow(), |p| p.as_ref().expect("just set")))
-    }
-
-    /// The sticky rule (module doc): before a store into `n`, an ack covering every
-    /// earlier frame through the hub that may reach it. A destination that left
-    /// meanwhile is no reason to fail (`AckIncomplete`): the store is for `n`.
-    fn settle(&self, n: NodeId) -> Result<()> {
-        let sh = &self.sh;
-        let need = sh
-            .hazard_any
-            .load(Ordering::SeqCst)
-            .max(sh.hazard_to[n.index()].load(Ordering::SeqCst));
-        if need <= sh.acked.load(Ordering::SeqCst) {
-            return Ok(());
-        }
-        let sent = sh.sent.load(Ordering::SeqCst);
-        match sh.request(Op::Ack) {
-            Ok(_) | Err(Error::AckIncomplete(_)) => {
-                sh.acked.fetch_max(sent, Ordering::SeqCst);
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The destination's receive memory to store into now, if it is on this host and
-    /// has not fenced this node off, once this node may send and the sticky rule is
-    /// kept (`None`: the write goes through the hub).
+    /// The destination's receive memory to store into now, if it is on this host
+    /// (`Near::target`; `None`: the write goes through the hub).
     fn local_target(&self) -> Result<Option<Ref<'_, Peer>>> {
-        let Some((n, p)) = self.peer().filter(|(_, p)| !p.fenced(self.sh.me)) else {
-            return Ok(None);
-        };
-        self.sh.check()?;
-        self.settle(n)?;
-        Ok(Some(p))
+        match &self.local {
+            Some(l) => l.target(&self.sh, &self.info),
+            None => Ok(None),
+        }
     }
 
     /// Stores `data` at `offset` into the destination on this host, if it is one

@@ -3,6 +3,7 @@
 //! reaches another domain or several nodes goes through the hub, and the ordering
 //! rules hold across the two paths.
 
+use memchan_core::rma::AtomicOp;
 use memchan_core::{Dest, NodeId, RxAttrs, TxAttrs};
 use memchan_hub::Hub;
 use memchan_link::wire::Key;
@@ -125,6 +126,136 @@ fn a_store_never_overtakes_an_earlier_write_through_the_hub() {
     assert!(checked > 0);
     assert_eq!((w, v), (N, N));
     drop(b);
+}
+
+/// Page attributes open to remote reads and atomics.
+fn open() -> RxAttrs {
+    RxAttrs {
+        remote_read: true,
+        ..RxAttrs::default()
+    }
+}
+
+#[test]
+fn remote_reads_and_atomics_within_a_domain_are_loads_and_atomics() {
+    let key = Key::from_secret(b"rma");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-rma", "x");
+    let b = node(&h, &key, "dom-rma", "x");
+    let c = node(&h, &key, "dom-rma", "y");
+    c.wait_for_members(3, Duration::from_secs(10)).unwrap();
+    let rb = b
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_rx_with(open())
+        .unwrap();
+    let rc = c
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_rx_with(open())
+        .unwrap();
+    let rma = a.segment("s", SEG, 0o600).unwrap().rma().unwrap();
+    const N: u64 = 300;
+
+    for (target, rx, far) in [(b.id(), &rb, false), (c.id(), &rc, true)] {
+        let before = frames_from(&h, a.id());
+        for i in 0..N {
+            assert_eq!(
+                rma.atomic_u64(target, 64, AtomicOp::FetchAdd(1)).unwrap(),
+                i
+            );
+            assert_eq!(rma.get_u64(target, 64).unwrap(), i + 1);
+        }
+        let mut buf = [0u8; 16];
+        rma.get(target, 60, &mut buf).unwrap();
+        assert_eq!(buf[4..12], (N).to_ne_bytes());
+        let nbi = rma.get_nbi(target, 64, 8).unwrap();
+        a.ack().unwrap();
+        assert_eq!(nbi.take().unwrap(), N.to_ne_bytes());
+        assert_eq!(rx.load_u64(64).unwrap(), N);
+        let frames = frames_from(&h, a.id()) - before;
+        if far {
+            assert!(
+                frames >= 2 * N,
+                "only {frames} frames for {N} atomics and gets to another domain"
+            );
+        } else {
+            // Heartbeats only (a frame per access would be at least 2N).
+            assert!(
+                frames < N / 2,
+                "{frames} frames reached the hub for {} accesses in the domain",
+                2 * N
+            );
+        }
+    }
+
+    // Page 1 of b's copy closed to remote access: refused by name, nothing changed.
+    let page = 4096;
+    rb.set_attrs(page, page, RxAttrs::default()).unwrap();
+    let r = rma.atomic_u64(b.id(), page + 8, AtomicOp::Set(9));
+    assert!(
+        matches!(r, Err(memchan_core::Error::RemoteReadOff { node, offset, .. }) if node == b.id() && offset == page + 8),
+        "{r:?}"
+    );
+    let mut buf = [0u8; 16];
+    let r = rma.get(b.id(), page - 8, &mut buf);
+    assert!(
+        matches!(r, Err(memchan_core::Error::RemoteReadOff { offset, .. }) if offset == page),
+        "{r:?}"
+    );
+    assert_eq!(rb.load_u64(page + 8).unwrap(), 0);
+
+    // Load/store access to b's copy (every page open again); a node of another
+    // domain has none to give.
+    assert!(matches!(
+        rma.peer_memory(b.id()),
+        Err(memchan_core::Error::RemoteReadOff { .. })
+    ));
+    rb.set_attrs(page, page, open()).unwrap();
+    let mem = rma.peer_memory(b.id()).unwrap();
+    assert_eq!(mem.len(), SEG);
+    // SAFETY: offset 64 of a SEG-byte mapping, 8-aligned, mapped while `mem` lives.
+    let w = unsafe { &*(mem.as_ptr().add(64) as *const std::sync::atomic::AtomicU64) };
+    assert_eq!(w.load(Ordering::Acquire), N);
+    w.store(5, Ordering::Release);
+    assert_eq!(rb.load_u64(64).unwrap(), 5);
+    assert!(matches!(
+        rma.peer_memory(c.id()),
+        Err(memchan_core::Error::Unsupported(_))
+    ));
+}
+
+#[test]
+fn a_read_within_a_domain_sees_an_earlier_write_through_the_hub() {
+    // The sticky rule for reads: a get from a node of the sender's domain, after a
+    // broadcast (through the hub) that reaches it, returns what the broadcast wrote.
+    let key = Key::from_secret(b"sticky-read");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-sticky-read", "x");
+    let b = node(&h, &key, "dom-sticky-read", "x");
+    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let _rb = b
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_rx_with(open())
+        .unwrap();
+    let seg = a.segment("s", SEG, 0o600).unwrap();
+    let all = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
+    let rma = seg.rma().unwrap();
+    let before = frames_from(&h, a.id());
+    const N: u64 = 2000;
+    for i in 1..=N {
+        all.write_u64(0, i).unwrap();
+        assert_eq!(
+            rma.get_u64(b.id(), 0).unwrap(),
+            i,
+            "a get overtook broadcast {i}"
+        );
+    }
+    // The gets were loads: the hub saw the broadcasts and their acks, no requests of
+    // remote access (which would be a third frame per round).
+    let frames = frames_from(&h, a.id()) - before;
+    assert!(frames < 2 * N + N / 2, "{frames} frames for {N} rounds");
 }
 
 #[test]

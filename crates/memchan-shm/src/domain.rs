@@ -22,8 +22,10 @@
 
 use crate::rx::{RxObject, Target, WordOp as RxWordOp};
 use crate::shm::ShmMap;
-use memchan_core::sync::{AtomicU32, AtomicU64, AtomicU8, Ordering};
+use memchan_core::sync::{AtomicU32, AtomicU8, Ordering};
 use memchan_core::{NodeId, PageSize, Result, RxAttrs};
+// A remote atomic's word: `memchan_core::rma` runs its operations on std's atomics.
+use std::sync::atomic::{AtomicU32 as WordU32, AtomicU64 as WordU64};
 
 /// One node's receive memory for one segment, mapped in this process: its owner's
 /// ([`create`](Self::create), [`private`](Self::private)) or a sender's
@@ -205,12 +207,53 @@ impl RxMemory {
 
     /// The 8-byte word at `offset` (`None`: unaligned or past the segment).
     pub fn load_u64(&self, offset: usize) -> Option<u64> {
+        self.word_u64(offset).map(|w| w.load(Ordering::Acquire))
+    }
+
+    /// Whether a remote access to `offset..offset + len` may run: inside the segment
+    /// and every page with the `remote_read` attribute (`Err`: the first offset that
+    /// has not it, or `offset` itself when the range leaves the segment).
+    pub fn remote_access(&self, offset: usize, len: usize) -> std::result::Result<(), usize> {
+        if offset.checked_add(len).is_none_or(|e| e > self.size) {
+            return Err(offset);
+        }
+        memchan_core::rma::pages_allow(1 << self.page_shift, offset, len, |p| {
+            self.obj.pct(p).load(Ordering::Acquire)
+        })
+    }
+
+    /// Copies `buf.len()` bytes at `offset` with atomic loads, as a remote read does
+    /// (`false`: past the segment, nothing read). The page attributes are the
+    /// caller's to check ([`remote_access`](Self::remote_access)).
+    pub fn load(&self, offset: usize, buf: &mut [u8]) -> bool {
+        if offset.checked_add(buf.len()).is_none_or(|e| e > self.size) {
+            return false;
+        }
+        // SAFETY: inside the data pages (checked), mapped while `self.obj` lives;
+        // every writer of receive memory stores atomically.
+        unsafe { memchan_core::packet::load(self.data().add(offset), buf) };
+        memchan_core::sync::fence(Ordering::Acquire);
+        true
+    }
+
+    /// The aligned 8-byte word at `offset`, for a remote atomic (`None`: unaligned
+    /// or past the segment).
+    pub fn word_u64(&self, offset: usize) -> Option<&WordU64> {
         if !offset.is_multiple_of(8) || offset.checked_add(8).is_none_or(|e| e > self.size) {
             return None;
         }
-        // SAFETY: aligned and inside the data pages (checked); reached only through
-        // atomics.
-        Some(unsafe { &*(self.data().add(offset) as *const AtomicU64) }.load(Ordering::Acquire))
+        // SAFETY: aligned (the data pages are page-aligned) and inside them (checked),
+        // mapped while `self` lives; reached only through atomics.
+        Some(unsafe { &*(self.data().add(offset) as *const WordU64) })
+    }
+
+    /// As [`word_u64`](Self::word_u64) for the aligned 4-byte word at `offset`.
+    pub fn word_u32(&self, offset: usize) -> Option<&WordU32> {
+        if !offset.is_multiple_of(4) || offset.checked_add(4).is_none_or(|e| e > self.size) {
+            return None;
+        }
+        // SAFETY: as in `word_u64`, 4-aligned.
+        Some(unsafe { &*(self.data().add(offset) as *const WordU32) })
     }
 
     /// Applies a packet of `data` at `offset`, page by page as the page control bytes
