@@ -25,6 +25,8 @@
 //! mapping stores into (`tx.rs`) and a remote read or atomic loads from (`rma.rs`),
 //! once the sticky rule (`Shared::settle`) is kept.
 
+mod sweep;
+
 use crate::state::Shared;
 use memchan_core::{Error, NodeId, PageSize, Result};
 use memchan_link::proto::SegInfo;
@@ -67,30 +69,55 @@ impl Domain {
         format!("{}.n{}.wake", self.prefix, node.0)
     }
 
-    /// `node`'s wake-up descriptor: its FIFO, made anew (a leftover of a node that had
-    /// the id before is replaced) and opened to read and write, so that it never
-    /// reads end-of-file and opening it never blocks.
+    /// `node`'s wake-up descriptor: its FIFO, made anew under a name of this process,
+    /// opened to read and write (so that it never reads end-of-file and opening it
+    /// never blocks), then renamed into place over any leftover of a node that had
+    /// the id before. A FIFO under a node's name thus always has its node as reader
+    /// while it lives, which is how `sweep.rs` tells a gone node's leftovers.
     pub(crate) fn make_wake(&self, node: NodeId) -> Result<OwnedFd> {
         let path = format!("/dev/shm/{}", self.wake_name(node));
-        let _ = rustix::fs::unlink(path.as_str());
+        let new = format!("{path}.{}.new", std::process::id());
+        let _ = rustix::fs::unlink(new.as_str());
         rustix::fs::mknodat(
             CWD,
-            path.as_str(),
+            new.as_str(),
             FileType::Fifo,
             Mode::from_raw_mode(0o600),
             0,
         )
-        .map_err(|e| Error::os(format!("mkfifo {path}"), e))?;
-        let fd = rustix::fs::open(
-            path.as_str(),
+        .map_err(|e| Error::os(format!("mkfifo {new}"), e))?;
+        let made = rustix::fs::open(
+            new.as_str(),
             OFlags::RDWR | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOFOLLOW,
             Mode::empty(),
         )
-        .map_err(|e| Error::os(format!("open {path}"), e))?;
-        // mknod applies the umask.
-        rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o622))
-            .map_err(|e| Error::os(format!("fchmod {path}"), e))?;
-        Ok(fd)
+        .map_err(|e| Error::os(format!("open {new}"), e))
+        .and_then(|fd| {
+            // mknod applies the umask.
+            rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o622))
+                .map_err(|e| Error::os(format!("fchmod {new}"), e))?;
+            rustix::fs::rename(new.as_str(), path.as_str())
+                .map_err(|e| Error::os(format!("rename {new} to {path}"), e))?;
+            Ok(fd)
+        });
+        if made.is_err() {
+            let _ = rustix::fs::unlink(new.as_str());
+        }
+        made
+    }
+
+    /// Removes what nodes of other runs of any cluster left in `/dev/shm` when they
+    /// ended without cleaning up (a joining node's sweep: its own run's nodes are
+    /// the membership events' to sweep, [`sweep_node`](Self::sweep_node)).
+    pub(crate) fn sweep_others(&self) {
+        sweep::sweep(|prefix, _| prefix != self.prefix);
+    }
+
+    /// Removes the receive memory and FIFO of `node`, which failed, if its
+    /// process is gone without removing them.
+    pub(crate) fn sweep_node(&self, node: NodeId) {
+        let id = node.0.to_string();
+        sweep::sweep(|prefix, n| prefix == self.prefix && n == id);
     }
 
     /// Removes `node`'s wake-up FIFO (it leaves).

@@ -348,6 +348,12 @@ impl Shared {
                     });
                     drop(st);
                     self.cv.notify_all();
+                    // A node that left removed its files itself.
+                    if kind == EventKind::Failed {
+                        if let Some(d) = &self.domain {
+                            d.sweep_node(node);
+                        }
+                    }
                 }
             }
             _ => {}

@@ -179,7 +179,10 @@ impl Shared {
         })?;
         let mut domain = host_domain.map(|label| Domain::new(name, w.instance, label));
         let wake = match domain.as_ref().map(|d| d.make_wake(w.node)) {
-            Some(Ok(fifo)) => fifo,
+            Some(Ok(fifo)) => {
+                domain.as_ref().expect("made above").sweep_others();
+                fifo
+            }
             other => {
                 if let Some(Err(e)) = other {
                     // No /dev/shm to share (a container without one): the node

@@ -444,3 +444,45 @@ fn a_node_failed_by_the_hub_stores_nothing_more_into_its_hosts_nodes() {
     drop(tx);
     drop(v);
 }
+
+#[test]
+fn a_joining_node_removes_what_gone_nodes_of_other_runs_left() {
+    use rustix::fs::{FileType, Mode, OFlags, CWD};
+    // Two nodes of an earlier run, by the names a domain gives them: node 1's process
+    // is gone (nobody reads its FIFO), node 2's lives (this test holds its FIFO open
+    // to read, as its owner would).
+    let prefix = format!("memchan.sweep-{}.h00000000deadbeef.x", std::process::id());
+    let file = |n: &str| format!("/dev/shm/{prefix}.{n}");
+    for n in ["n1.wake", "n2.wake"] {
+        rustix::fs::mknodat(
+            CWD,
+            file(n).as_str(),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+    }
+    let _reader = rustix::fs::open(
+        file("n2.wake").as_str(),
+        OFlags::RDWR | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .unwrap();
+    for n in ["s0.g1.n1", "s3.g2.n1", "s0.g1.n2", "s0.g1.n11"] {
+        std::fs::write(file(n), b"memory").unwrap();
+    }
+    let exists = |n: &str| std::path::Path::new(&file(n)).exists();
+
+    let key = Key::from_secret(b"sweep");
+    let h = hub(&key);
+    let _a = node(&h, &key, "dom-sweep", "x");
+    for gone in ["n1.wake", "s0.g1.n1", "s3.g2.n1"] {
+        assert!(!exists(gone), "{gone} of a gone node is still there");
+    }
+    // A live node's files, and a file of another node id, stay.
+    for kept in ["n2.wake", "s0.g1.n2", "s0.g1.n11"] {
+        assert!(exists(kept), "{kept} was removed");
+        let _ = std::fs::remove_file(file(kept));
+    }
+}

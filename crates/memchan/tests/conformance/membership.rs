@@ -11,6 +11,8 @@ use std::time::Duration;
 /// without anything being wrong. So the tests check that detection happens, print how
 /// long it took, and fail only past this many times docs/spec.md's bound: a hang guard.
 const HANG_FACTOR: u32 = 10;
+/// Hang guard of a wait for a worker's line or an event (not a speed claim).
+const WAIT: Duration = Duration::from_secs(60);
 
 /// Worker: `cluster nodes mode` — mode `wait` reports failure events with the time it
 /// saw them; mode `idle` just stays a member.
@@ -319,3 +321,64 @@ fn a_joiner_reaps_a_dead_lock_holder_and_frees_its_lock() {
         .any(|e| e.kind == EventKind::Failed);
     assert!(failed, "the reaped node's failure was announced");
 }
+
+/// The names in /dev/shm of cluster `name` that belong to node `id` (its receive
+/// memory and, in a host domain, its wake-up FIFO): `….n<id>` or `….n<id>.<more>`.
+fn files_of(name: &str, id: u64) -> Vec<String> {
+    let mark = format!(".n{id}");
+    std::fs::read_dir("/dev/shm")
+        .expect("/dev/shm")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.starts_with(&format!("memchan.{name}.")))
+        .filter(|f| {
+            f.match_indices(&mark).any(|(at, m)| {
+                let rest = &f[at + m.len()..];
+                rest.is_empty() || rest.starts_with('.')
+            })
+        })
+        .collect()
+}
+
+/// A killed node leaves no memory behind in /dev/shm once its failure is seen: the
+/// survivors of its host (or of its host domain) remove what it cannot any more.
+fn a_killed_nodes_memory_leaves_dev_shm(t: &Transport) {
+    let name = unique_cluster("leftover");
+    let c = t.join(&name).unwrap();
+    let seg = c.segment("data", c.page_size(), 0o600).unwrap();
+    let _rx = seg.map_rx().unwrap();
+    // Two workers: through a hub with host domains the second shares this node's
+    // domain (they alternate), and is the one killed.
+    let mut other = t.spawn("rma-peer", std::slice::from_ref(&name));
+    other.expect_line("READY", WAIT);
+    let mut victim = t.spawn("rma-peer", std::slice::from_ref(&name));
+    let id = field(&victim.expect_line("READY", WAIT), "node");
+    let had = files_of(&name, id);
+    if matches!(t, Transport::Hub(_)) {
+        assert!(
+            had.is_empty(),
+            "a hub node outside any domain keeps its memory private: {had:?}"
+        );
+    } else {
+        assert!(!had.is_empty(), "no files of node {id} found to watch");
+    }
+    victim.kill9();
+    loop {
+        match c.next_event(Some(WAIT)) {
+            Some(e) if u64::from(e.node.0) == id && e.kind == EventKind::Failed => break,
+            Some(_) => {}
+            None => panic!("no failure event for the killed node"),
+        }
+    }
+    let deadline = std::time::Instant::now() + WAIT;
+    let mut left = files_of(&name, id);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+        left = files_of(&name, id);
+    }
+    assert!(
+        left.is_empty(),
+        "left behind by killed node {id}: {left:?} (it had {had:?})"
+    );
+    other.kill9();
+}
+on_every_transport!(a_killed_nodes_memory_leaves_dev_shm);
