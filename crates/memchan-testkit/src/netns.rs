@@ -19,6 +19,12 @@
 //!   hub ns vm0 10.203.0.1/24  <--veth-->  2nd hub ns vm1 10.203.0.2/24
 //! ```
 //!
+//! Each host namespace also has a mount namespace of its own with a fresh `/dev/shm`
+//! (network namespaces alone share the machine's), so that a host's nodes share
+//! memory with each other and not with another host's, as on real hosts: a process
+//! in it holds it, and [`memchan_worker::enter`] (which [`Topology::command`], the
+//! workers and [`Topology::agent`] use) enters both namespaces.
+//!
 //! Namespaces carry the creating process's PID, so a later run deletes the ones a
 //! crashed run left behind (and only those: names of our form whose PID is gone).
 //! Dropping a `Topology` kills every process in its namespaces and deletes them.
@@ -122,6 +128,7 @@ fn delete_stale() {
             continue;
         }
         kill_all_in(&name);
+        let _ = std::fs::remove_file(memchan_worker::mount_ns(&name));
         let out = Command::new("ip").args(["netns", "del", &name]).output();
         match out {
             Ok(o) if o.status.success() => eprintln!("netns: deleted stale namespace {name}"),
@@ -250,6 +257,7 @@ impl Topology {
                 ],
             );
             topo.ns_ip(&hub, &["link", "set", &h.veth_hub, "up"]);
+            topo.own_dev_shm(&h.ns);
             topo.hosts.push(h);
         }
         topo
@@ -265,16 +273,72 @@ impl Topology {
         self.created.push(ns.to_string());
     }
 
+    /// Gives host namespace `ns` a mount namespace of its own with a fresh
+    /// `/dev/shm`: a process in it holds it (killed on drop), reached through
+    /// `memchan_worker::mount_ns(ns)`.
+    fn own_dev_shm(&mut self, ns: &str) {
+        let link = memchan_worker::mount_ns(ns);
+        std::fs::create_dir_all(memchan_worker::MOUNT_NS_DIR)
+            .unwrap_or_else(|e| panic!("mkdir {}: {e}", memchan_worker::MOUNT_NS_DIR));
+        let holder = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                ns,
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+            ])
+            .args([
+                "sh",
+                "-c",
+                "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec sleep infinity",
+            ])
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start the mount namespace holder of {ns}: {e}"));
+        let pid = holder.id();
+        self.children.lock().unwrap().push(holder);
+        // Each step execs: the holder is ready once `sleep` runs, after the mount.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            if comm.trim() == "sleep" {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline
+                    && std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                "the mount namespace holder of {ns} did not start (its /dev/shm mount failed?)"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(format!("/proc/{pid}/ns/mnt"), &link)
+            .unwrap_or_else(|e| panic!("link {link}: {e}"));
+    }
+
+    /// The `memchan run --launch-agent` template that starts a command on host
+    /// `{host}` of this topology, in its network and mount namespaces.
+    pub fn agent(&self) -> String {
+        format!(
+            "nsenter --net=/run/netns/{{host}} --mount={}/{{host}} --wd=. --",
+            memchan_worker::MOUNT_NS_DIR
+        )
+    }
+
     /// `ip -n NS ARGS…`, panicking on failure.
     fn ns_ip(&self, ns: &str, args: &[&str]) -> Output {
         run(Command::new("ip").args(["-n", ns]).args(args))
     }
 
-    /// A command running `program args` inside namespace `ns` (`ip netns exec`). The
-    /// caller owns what it spawns; drop still kills whatever runs in the namespace.
+    /// A command running `program args` inside namespace `ns` (a host's: in its
+    /// mount namespace too, [`memchan_worker::enter`]). The caller owns what it
+    /// spawns; drop still kills whatever runs in the namespace.
     pub fn command(&self, ns: &str, program: &str, args: &[&str]) -> Command {
-        let mut cmd = Command::new("ip");
-        cmd.args(["netns", "exec", ns, program]).args(args);
+        let mut cmd = memchan_worker::enter(ns);
+        cmd.arg(program).args(args);
         cmd
     }
 
@@ -498,6 +562,9 @@ impl Drop for Topology {
             Ok(c) => c,
             Err(p) => p.into_inner(),
         };
+        for h in &self.hosts {
+            let _ = std::fs::remove_file(memchan_worker::mount_ns(&h.ns));
+        }
         for c in children.iter_mut() {
             let _ = c.kill();
             let _ = c.wait();

@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use memchan_testkit::harness::{args, unique_cluster};
+use memchan_testkit::harness::{args, field, unique_cluster};
 use memchan_testkit::netns::{netns_list, Topology};
 
 /// Worker entry (see `memchan_testkit::harness`): [`Topology::worker`] re-executes this
@@ -154,8 +154,8 @@ fn netns_spawned_processes_run_inside_and_die_with_the_topology() {
     let want = ns_inode(&format!("/run/netns/{}", h.ns)).unwrap();
 
     // A worker (this test binary) in the host namespace, with an extra env var. Role
-    // "member <cluster>" joins a one-host cluster (shared memory is not namespaced),
-    // prints JOINED and idles.
+    // "member <cluster>" joins a one-host cluster in the host's /dev/shm, prints
+    // JOINED and idles.
     let cluster = unique_cluster("netns");
     let mut w = topo.worker(
         &h.ns,
@@ -164,8 +164,27 @@ fn netns_spawned_processes_run_inside_and_die_with_the_topology() {
         &[("MEMCHAN_NETNS_TEST", "yes".into())],
     );
     let wpid = w.pid();
-    w.expect_line("JOINED", Duration::from_secs(30));
-    // `ip netns exec` execs, so the child's PID is the worker itself.
+    let first = w.expect_line("JOINED", Duration::from_secs(30));
+    assert_eq!(field(&first, "node"), 0, "{first}");
+    // The host's /dev/shm is its own: the cluster is not in this process's, and a
+    // second process of the host joins the same cluster.
+    let ours = || -> Vec<String> {
+        std::fs::read_dir("/dev/shm")
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&format!("memchan.{cluster}.")))
+            .collect()
+    };
+    assert!(
+        ours().is_empty(),
+        "the host's cluster is in ours: {:?}",
+        ours()
+    );
+    let mut w2 = topo.worker(&h.ns, "member", std::slice::from_ref(&cluster), &[]);
+    let second = w2.expect_line("JOINED", Duration::from_secs(30));
+    assert_eq!(field(&second, "node"), 1, "{second}");
+    // The entry execs, so the child's PID is the worker itself.
     assert_eq!(
         std::fs::read_link(format!("/proc/{wpid}/exe")).unwrap(),
         std::env::current_exe().unwrap()
@@ -206,17 +225,11 @@ fn netns_spawned_processes_run_inside_and_die_with_the_topology() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    drop(w);
+    drop((w, w2));
     assert!(!netns_list().contains(&h.ns));
-    // A joiner reaps the dead worker; leaving last removes the cluster's files.
-    drop(memchan::Cluster::join(&cluster).expect("join after the worker died"));
-    let left: Vec<_> = std::fs::read_dir("/dev/shm")
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(&format!("memchan.{cluster}.")))
-        .collect();
-    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+    // The host's /dev/shm went with its mount namespace, and nothing leaked here.
+    assert!(!std::path::Path::new(&memchan_worker::mount_ns(&h.ns)).exists());
+    assert!(ours().is_empty(), "left in /dev/shm: {:?}", ours());
 }
 
 #[test]

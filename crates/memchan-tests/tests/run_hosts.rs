@@ -1,6 +1,7 @@
 //! `memchan run` across hosts, the hosts being network namespaces (memchan-testkit's
-//! `Topology`: a hub namespace routing between host namespaces) and the remote shell
-//! `ip netns exec {host}`. The launcher runs in the hub namespace, so the hub it
+//! `Topology`: a hub namespace routing between host namespaces, each host with a
+//! `/dev/shm` of its own) and the remote shell `Topology::agent` (`nsenter` into the
+//! host's namespaces). The launcher runs in the hub namespace, so the hub it
 //! starts listens on an address every host reaches. Real processes throughout; every
 //! wait polls an event (a line, an exit, a /proc entry) under a hang guard. Root only
 //! (namespaces): skipped otherwise.
@@ -15,8 +16,6 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 
 use memchan_testkit::netns::Topology;
-
-const AGENT: &str = "ip netns exec {host}";
 
 /// Runs `cmd` to its end, SIGKILLed if it outlives WAIT several times over (a job of
 /// 4 PEs across namespaces on a shared 2-core machine).
@@ -45,7 +44,15 @@ fn launcher(topo: &Topology, args: &[&str]) -> Command {
     let hosts = format!("{}:2,{}:2", topo.hosts[0].ns, topo.hosts[1].ns);
     let mut cmd = Command::new("ip");
     cmd.args(["netns", "exec", &topo.hub_ns, memchan_tests::memchan_exe()])
-        .args(["run", "-n", "4", "--launch-agent", AGENT, "--hosts", &hosts])
+        .args([
+            "run",
+            "-n",
+            "4",
+            "--launch-agent",
+            &topo.agent(),
+            "--hosts",
+            &hosts,
+        ])
         .args(["--timeout", "120"]) // a hang guard, not a speed claim
         .args(args)
         // The tests say everything explicitly.

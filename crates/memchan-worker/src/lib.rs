@@ -221,8 +221,8 @@ impl Worker {
         Spawn::new(role, args).spawn()
     }
 
-    /// Starts the worker `role` inside the network namespace `ns` (`ip netns exec`,
-    /// which execs, so the worker's PID is the child's), with `env` added to its
+    /// Starts the worker `role` inside the network namespace `ns` ([`enter`], which
+    /// execs, so the worker's PID is the child's), with `env` added to its
     /// environment.
     pub fn spawn_in(ns: &str, role: &str, args: &[String], env: &[(&str, String)]) -> Worker {
         Worker::in_netns(ns, role, args, env).spawn()
@@ -253,11 +253,11 @@ impl Worker {
     }
 
     fn in_netns(ns: &str, role: &str, args: &[String], env: &[(&str, String)]) -> Spawn {
-        let mut ip = Command::new("ip");
-        ip.args(["netns", "exec", ns]);
-        // The namespaces of one machine share its /dev/shm: each is made a host
-        // domain of its own, as a host is (`env` may name another).
-        let domain = Spawn::new(role, args).wrapped(ip).env("MEMCHAN_DOMAIN", ns);
+        // Each namespace is a host domain of its own, as a host is (`env` may name
+        // another), also where namespaces share one /dev/shm (no `mount_ns`).
+        let domain = Spawn::new(role, args)
+            .wrapped(enter(ns))
+            .env("MEMCHAN_DOMAIN", ns);
         with_env(domain, env)
     }
 
@@ -455,6 +455,36 @@ impl Drop for Worker {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Where network namespace `ns`'s own mount namespace is reached, if it has one:
+/// memchan-testkit's topologies give each host namespace one, with its own
+/// `/dev/shm`, as a host has (a link to the mount namespace of a process that holds
+/// it).
+pub fn mount_ns(ns: &str) -> String {
+    format!("{MOUNT_NS_DIR}/{ns}")
+}
+
+/// The directory of [`mount_ns`]'s links.
+pub const MOUNT_NS_DIR: &str = "/run/memchan-mnt";
+
+/// A command whose arguments, followed by a program and its own, run that program
+/// inside network namespace `ns` (exec'd: its PID is the child's), as on a host:
+/// `nsenter` into `ns` and its [`mount_ns`] (keeping the working directory) where it
+/// has one, `ip netns exec ns` otherwise.
+pub fn enter(ns: &str) -> Command {
+    let mnt = mount_ns(ns);
+    if std::path::Path::new(&mnt).exists() {
+        let mut c = Command::new("nsenter");
+        c.arg(format!("--net=/run/netns/{ns}"))
+            .arg(format!("--mount={mnt}"))
+            .args(["--wd=.", "--"]);
+        c
+    } else {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", ns]);
+        c
     }
 }
 
