@@ -102,6 +102,7 @@ impl Shared {
             node_counters: LinkCounters::default(),
             inflight: VecDeque::new(),
             owed: VecDeque::new(),
+            acks_seen: 0,
             clock_bound_ns: None,
             handled: 0,
         });

@@ -385,6 +385,13 @@ fn timer_loop(sh: Arc<Shared>) {
         for &(node, _, _) in links.iter() {
             sh.settle(&mut sh.lock(), node);
         }
+        // The acks' stall bound, and any release whose settle is still to come.
+        {
+            let mut st = sh.lock();
+            if !st.acks.is_empty() {
+                sh.check_acks(&mut st);
+            }
+        }
         if hb && sh.cfg.rail {
             let mark = sh.lock().rail_mark();
             for (_, _, link) in links.iter() {

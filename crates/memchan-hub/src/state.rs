@@ -72,6 +72,9 @@ pub(crate) struct Port {
     pub(crate) inflight: VecDeque<(u64, u32, u64)>,
     /// Deliveries to this node it has not released: (down seq, origin, origin's seq).
     pub(crate) owed: VecDeque<(u64, u16, u64)>,
+    /// Its release when the acks were last looked at for it (`settle`): an ack
+    /// waits on releases, so only a release that moved can end one.
+    pub(crate) acks_seen: u64,
     /// Its global clock's bound as its last probe reported it (`memchan status`).
     pub(crate) clock_bound_ns: Option<u64>,
     /// Reliable frames (writes, requests) of this node the hub handled: what a
