@@ -34,18 +34,24 @@ use memchan_shm::domain::RxMemory;
 use rustix::fd::OwnedFd;
 use rustix::fs::{FileType, Mode, OFlags, CWD};
 use std::cell::{Cell, Ref, RefCell};
+use std::collections::HashMap;
 use std::sync::atomic::{fence, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 /// How long a sender that found no receive memory of a node on this host takes the
 /// hub's path before it looks again (the node may map it later).
 const LOOK_AGAIN: Duration = Duration::from_millis(1);
 
-/// The names of this node's domain.
-#[derive(Debug, Clone)]
+/// The names of this node's domain, and the receive memory of its other nodes this
+/// node has mapped.
 pub(crate) struct Domain {
     prefix: String,
+    /// Each destination's receive memory mapped once for every handle of this node
+    /// (tx mappings, `Rma`, a thread's own of each): an opening populates and locks
+    /// the whole segment, which per handle made programs with a handle per thread
+    /// and large heaps crawl on one host (`memchan-shm`'s `rma.rs` tells it).
+    mapped: Mutex<HashMap<String, Weak<RxMemory>>>,
 }
 
 impl Domain {
@@ -56,7 +62,10 @@ impl Domain {
             prefix.push('.');
             prefix.push_str(label);
         }
-        Domain { prefix }
+        Domain {
+            prefix,
+            mapped: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The name of `node`'s receive memory for segment `seg`, generation `gen`.
@@ -125,6 +134,21 @@ impl Domain {
         let _ = rustix::fs::unlink(format!("/dev/shm/{}", self.wake_name(node)).as_str());
     }
 
+    /// The receive memory `name`: this node's mapping of it if one is held and not
+    /// retired, else a new one (`None`: not there, or not this process's to write).
+    fn map(&self, name: &str, page: PageSize, size: usize) -> Option<Arc<RxMemory>> {
+        let mut mapped = self.mapped.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = mapped.get(name).and_then(Weak::upgrade) {
+            if !m.retired() && m.size() == size {
+                return Some(m);
+            }
+        }
+        let m = Arc::new(RxMemory::open(name, page, size).ok()?);
+        mapped.retain(|_, w| w.strong_count() > 0);
+        mapped.insert(name.to_string(), Arc::downgrade(&m));
+        Some(m)
+    }
+
     /// Maps `node`'s receive memory of a segment to store into it, if it is on this
     /// host and this process may write it (`None`: through the hub).
     pub(crate) fn peer(
@@ -136,7 +160,7 @@ impl Domain {
         size: usize,
         view: u64,
     ) -> Option<Peer> {
-        let mem = Arc::new(RxMemory::open(&self.rx_name(seg, gen, node), page, size).ok()?);
+        let mem = self.map(&self.rx_name(seg, gen, node), page, size)?;
         Some(Peer {
             mem,
             wake_name: format!("/dev/shm/{}", self.wake_name(node)),

@@ -486,3 +486,36 @@ fn a_joining_node_removes_what_gone_nodes_of_other_runs_left() {
         let _ = std::fs::remove_file(file(kept));
     }
 }
+
+#[test]
+fn handles_share_one_mapping_of_each_destination() {
+    // A tx mapping or remote-access handle per thread (the C API's) must not map,
+    // populate and lock the destination's whole memory once each.
+    let key = Key::from_secret(b"share");
+    let h = hub(&key);
+    let a = node(&h, &key, "dom-share", "x");
+    let b = node(&h, &key, "dom-share", "x");
+    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let _rb = b
+        .segment("s", SEG, 0o600)
+        .unwrap()
+        .map_rx_with(open())
+        .unwrap();
+    let seg = a.segment("s", SEG, 0o600).unwrap();
+    let txs: Vec<_> = (0..4)
+        .map(|_| seg.map_tx(Dest::Node(b.id()), TxAttrs::default()).unwrap())
+        .collect();
+    let rmas: Vec<_> = (0..4).map(|_| seg.rma().unwrap()).collect();
+    for (i, (tx, rma)) in txs.iter().zip(&rmas).enumerate() {
+        tx.write_u64(0, i as u64 + 1).unwrap();
+        assert_eq!(rma.get_u64(b.id(), 0).unwrap(), i as u64 + 1);
+    }
+    // b's receive memory: its own mapping, and a's one view of it.
+    let of_b = format!(".x.s0.g1.n{}", b.id().0);
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let n = maps
+        .lines()
+        .filter(|l| l.contains("memchan.dom-share.h") && l.ends_with(&of_b))
+        .count();
+    assert_eq!(n, 2, "mappings of b's receive memory:\n{maps}");
+}
