@@ -68,9 +68,9 @@ struct Pe {
     /// The executable's data range made symmetric ([`shmem::statics`]): its start,
     /// length and heap-segment offset; `None` where the transport cannot alias it.
     statics: Option<(usize, usize, usize)>,
-    /// Whether every PE shares this PE's memory (the one-host transport): then
-    /// `SHMEM_TEAM_SHARED` is every PE and `shmem_ptr` reaches their heaps.
-    shared: bool,
+    /// The PEs that share this PE's memory (`shared_pes`): `SHMEM_TEAM_SHARED`, and
+    /// the heaps `shmem_ptr` reaches.
+    shared: shmem::set::Set,
     /// Rank -> that PE's heap segment mapped here for loads and stores, made at the
     /// first `shmem_ptr` towards it and kept for the job's life (a pointer handed to
     /// the program must stay mapped).
@@ -175,6 +175,27 @@ fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
         }
     });
     r
+}
+
+/// The PEs that share memory with PE `me` (of node ids `pes`): every PE on one host;
+/// through a hub, the block of consecutive ranks around `me` in its host domain
+/// (the launcher places a host's ranks in one block; the relation is the same from
+/// every member, so they agree on the team). Called once every PE maps its heap.
+fn shared_pes(cluster: &Cluster, seg: &Segment, me: usize, pes: &[NodeId]) -> shmem::set::Set {
+    use shmem::set::Set;
+    if cluster.transport() == memchan::TransportKind::SharedMemory {
+        return Set::new(0, 1, pes.len());
+    }
+    let Ok(rma) = seg.rma() else {
+        return Set::new(me, 1, 1);
+    };
+    let near = |r: usize| rma.shares_memory_with(pes[r]);
+    let lo = (0..me).rev().take_while(|&r| near(r)).last().unwrap_or(me);
+    let hi = (me + 1..pes.len())
+        .take_while(|&r| near(r))
+        .last()
+        .unwrap_or(me);
+    Set::new(lo, 1, hi - lo + 1)
 }
 
 /// This thread's handles, made at its first call (or the end of the process naming
@@ -299,7 +320,7 @@ fn init() -> Pe {
         .ack()
         .unwrap_or_else(|e| fail("publishing this PE's node id", e));
     cluster.barrier().unwrap_or_else(|e| fail("barrier", e));
-    let pes = (0..n)
+    let pes: Vec<NodeId> = (0..n)
         .map(|r| {
             if r == me {
                 return cluster.node_id();
@@ -316,13 +337,14 @@ fn init() -> Pe {
             }
         })
         .collect();
+    let shared = shared_pes(&cluster, &seg, me, &pes);
     Pe {
         me,
         pes,
         heap: Mutex::new(heap::Heap::new(want)),
         sys,
         statics,
-        shared: cluster.transport() == memchan::TransportKind::SharedMemory,
+        shared,
         peers: Mutex::new((0..n).map(|_| None).collect()),
         coll: Mutex::new(()),
         teams: Mutex::default(),

@@ -333,6 +333,14 @@ pub trait RmaOps: Send {
             "load/store access to another node's memory",
         ))
     }
+    /// Whether this node shares memory with another node `node` (one host; a host
+    /// domain whose `node` maps the segment now), so that
+    /// [`peer_memory`](Self::peer_memory) can give access to it: OpenSHMEM's
+    /// `SHMEM_TEAM_SHARED`. A cheap test, mapping nothing; this default: never.
+    fn shares_memory_with(&self, node: NodeId) -> bool {
+        let _ = node;
+        false
+    }
 }
 
 /// The write path of a tx mapping.

@@ -134,6 +134,13 @@ impl Domain {
         let _ = rustix::fs::unlink(format!("/dev/shm/{}", self.wake_name(node)).as_str());
     }
 
+    /// Whether `node`'s receive memory of segment `seg` (generation `gen`) is here,
+    /// for this process to write.
+    pub(crate) fn writable(&self, node: NodeId, seg: u32, gen: u32) -> bool {
+        let path = format!("/dev/shm/{}", self.rx_name(seg, gen, node));
+        rustix::fs::access(path.as_str(), rustix::fs::Access::WRITE_OK).is_ok()
+    }
+
     /// The receive memory `name`: this node's mapping of it if one is held and not
     /// retired, else a new one (`None`: not there, or not this process's to write).
     fn map(&self, name: &str, page: PageSize, size: usize) -> Option<Arc<RxMemory>> {

@@ -355,6 +355,17 @@ impl Rma {
         self.atomic(node, offset, 4, op).map(|v| v as u32)
     }
 
+    /// Whether `node` (another node) is on this host, mapping the segment in memory
+    /// this process may write ([`peer_memory`](Self::peer_memory) can then give it);
+    /// maps nothing.
+    pub fn shares_memory_with(&self, node: NodeId) -> bool {
+        node != self.sh.me
+            && self.sh.domain.as_ref().is_some_and(|d| {
+                self.sh.lock().members.contains(node)
+                    && d.writable(node, self.info.seg, self.info.gen)
+            })
+    }
+
     /// `node`'s copy of the whole segment for this process's own loads and stores,
     /// when `node` is on this host (OpenSHMEM's `shmem_ptr`): the rights of an atomic
     /// and `remote_read` on every page, checked now.
@@ -490,5 +501,8 @@ impl memchan_core::transport::RmaOps for Rma {
     }
     fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
         Rma::peer_memory(self, node)
+    }
+    fn shares_memory_with(&self, node: NodeId) -> bool {
+        Rma::shares_memory_with(self, node)
     }
 }

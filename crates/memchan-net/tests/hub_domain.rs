@@ -223,6 +223,10 @@ fn remote_reads_and_atomics_within_a_domain_are_loads_and_atomics() {
         rma.peer_memory(c.id()),
         Err(memchan_core::Error::Unsupported(_))
     ));
+    // What `SHMEM_TEAM_SHARED` is made of: b yes; c (another domain) and a (itself) no.
+    assert!(rma.shares_memory_with(b.id()));
+    assert!(!rma.shares_memory_with(c.id()));
+    assert!(!rma.shares_memory_with(a.id()));
 }
 
 #[test]

@@ -287,6 +287,10 @@ impl RmaOps for Rma {
     fn peer_memory(&self, node: NodeId) -> Result<memchan_core::rma::PeerMemory> {
         Rma::peer_memory(self, node)
     }
+    /// One host: every node's memory is on it.
+    fn shares_memory_with(&self, node: NodeId) -> bool {
+        node.index() < memchan_core::MAX_NODES
+    }
 }
 
 memchan_core::ops_from_inherent!(tx: TxMapping, rx: RxMapping, lock: Lock, guard: LockGuard);

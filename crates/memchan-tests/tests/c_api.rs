@@ -163,26 +163,31 @@ fn static_and_global_data_are_symmetric_on_one_host() {
     }
 }
 
-/// The same programs with every operation crossing a hub.
+/// The same programs with every operation crossing a hub (`MEMCHAN_DOMAIN=off`),
+/// and, where load/store access changes what they check (`shmem_ptr`,
+/// `SHMEM_TEAM_SHARED`), in this host's domain too (the default: PEs of one host
+/// share memory through a hub as well).
 #[test]
 fn the_families_run_through_a_hub_too() {
-    for (name, what) in [
-        ("rma_families", "rma"),
-        ("atomics", "atomics"),
-        ("collectives", "collectives"),
-        ("reductions", "reductions"),
-        ("statics", "statics"),
+    for (name, what, domains) in [
+        ("rma_families", "rma", &["off"][..]),
+        ("atomics", "atomics", &["off"]),
+        ("collectives", "collectives", &["off", ""]),
+        ("reductions", "reductions", &["off"]),
+        ("statics", "statics", &["off", ""]),
     ] {
-        // A hub serves one cluster, and each run is a new one.
-        let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
-        let addr = hub.expect_line("listening");
-        all_pes_ok(
-            &CProgram::build(name, FLAGS),
-            2,
-            what,
-            &[("MEMCHAN_HUB", &addr)],
-        );
-        hub.terminate();
+        let prog = CProgram::build(name, FLAGS);
+        for domain in domains {
+            // A hub serves one cluster, and each run is a new one.
+            let mut hub = Proc::spawn(&["hub", "--listen", "127.0.0.1:0"]);
+            let addr = hub.expect_line("listening");
+            let mut env = vec![("MEMCHAN_HUB", addr.as_str())];
+            if !domain.is_empty() {
+                env.push(("MEMCHAN_DOMAIN", domain));
+            }
+            all_pes_ok(&prog, 2, what, &env);
+            hub.terminate();
+        }
     }
 }
 

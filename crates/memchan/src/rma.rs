@@ -128,11 +128,20 @@ impl Rma {
     /// [`PeerMemory`] for what its accesses skip.
     ///
     /// # Errors
-    /// `Unsupported` where nodes do not share memory (through a hub);
+    /// `Unsupported` where nodes do not share memory (through a hub, a node outside
+    /// this node's host domain);
     /// `PermissionDenied` (op `atomic`) without read and write permission;
     /// `UnknownNode`, `NotMapped`, `RemoteReadOff`, `Isolated`.
     pub fn peer_memory(&self, node: NodeId) -> Result<PeerMemory> {
         each!(RmaFlavor, &self.rma, r => RmaOps::peer_memory(r, node)).map(PeerMemory)
+    }
+
+    /// Whether this node shares memory with another node `node`, so that
+    /// [`peer_memory`](Self::peer_memory) can give access to it: every node on one
+    /// host; through a hub, a node of this node's host domain that maps the segment.
+    /// Maps nothing.
+    pub fn shares_memory_with(&self, node: NodeId) -> bool {
+        each!(RmaFlavor, &self.rma, r => RmaOps::shares_memory_with(r, node))
     }
 
     named_atomics!(atomic_u64, u64:

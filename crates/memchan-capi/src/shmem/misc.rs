@@ -98,8 +98,8 @@ pub extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
 
 /// The address of `dest`'s copy on `pe` in this PE's address space, for loads and
 /// stores: its own, or on one host another PE's heap segment mapped here once
-/// (memchan's `Rma::peer_memory`, kept for the job's life); NULL where memory is
-/// not shared (through a hub) or the mapping is refused.
+/// (memchan's `Rma::peer_memory`, kept for the job's life); NULL for a PE outside
+/// `SHMEM_TEAM_SHARED` (through a hub, another host's) or a refused mapping.
 #[no_mangle]
 pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
     const CALL: &str = "shmem_ptr";
@@ -109,7 +109,7 @@ pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
         if t == p.me {
             return dest.cast_mut();
         }
-        if !p.shared {
+        if p.shared.index_of(t).is_none() {
             return std::ptr::null_mut();
         }
         let mut peers = p.peers.lock().unwrap_or_else(|e| e.into_inner());

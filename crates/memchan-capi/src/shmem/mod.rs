@@ -12,7 +12,7 @@ pub mod coll;
 mod misc;
 mod profiling;
 pub mod rma;
-mod set;
+pub(crate) mod set;
 pub mod statics;
 pub mod sync;
 pub mod sys;

@@ -87,8 +87,7 @@ pub fn resolve(call: &str, p: &Pe, team: Team) -> Option<Resolved> {
     let world = Set::new(0, 1, p.pes.len());
     let (set, block, config) = match team as usize {
         TEAM_WORLD => (world, 0, Config::default()),
-        TEAM_SHARED if p.shared => (world, 0, Config::default()),
-        TEAM_SHARED => (Set::new(p.me, 1, 1), 0, Config::default()),
+        TEAM_SHARED => (p.shared, 0, Config::default()),
         0 => return None,
         h => {
             let Some(block) = h

@@ -59,20 +59,31 @@ int main(void) {
     CHECK(h3[0] == 0 && h3[1] == 100 + (me + n - 1) % n, "calloc'd block: %ld %ld", h3[0], h3[1]);
     ARRIVE_THEN(shmem_free(h3));
     ARRIVE_THEN(shmem_free(h1));
-    /* shmem_ptr reaches every PE of SHMEM_TEAM_SHARED: on one host every PE (loads
-     * and stores in another PE's heap), through a hub this PE alone. */
+    /* SHMEM_TEAM_SHARED is a block of consecutive ranks holding this PE: on one
+     * host every PE; through a hub the PEs of this PE's host (one machine's, unless
+     * MEMCHAN_DOMAIN=off leaves each PE alone), and shmem_ptr reaches exactly
+     * them (loads and stores in another PE's heap). */
     int hub = getenv("MEMCHAN_HUB") != NULL;
+    const char *domain = getenv("MEMCHAN_DOMAIN");
+    int alone = hub && domain && strcmp(domain, "off") == 0;
+    int ns = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    int first = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
+    CHECK(ns >= 1 && first >= 0 && first <= me && me < first + ns && first + ns <= n,
+          "SHMEM_TEAM_SHARED: %d PEs from PE %d", ns, first);
+    CHECK(!alone || ns == 1, "SHMEM_TEAM_SHARED has %d PEs with MEMCHAN_DOMAIN=off", ns);
+    CHECK(hub || ns == n, "SHMEM_TEAM_SHARED has %d of %d PEs on one host", ns, n);
     CHECK(shmem_ptr(zeros, me) == zeros, "shmem_ptr to itself");
     long *slots = shmem_calloc(n, sizeof(long));
     for (int r = 0; r < n; r++) {
         long *there = shmem_ptr(slots, r);
         if (r == me) continue;
-        CHECK((there != NULL) == !hub, "shmem_ptr to PE %d: %p", r, (void *)there);
+        int shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, r, SHMEM_TEAM_SHARED) >= 0;
+        CHECK((there != NULL) == shared, "shmem_ptr to PE %d: %p", r, (void *)there);
         if (there) there[me] = 1000 * me + r; /* a plain store into PE r's heap */
     }
     shmem_barrier_all();
     for (int r = 0; r < n; r++) {
-        if (r == me || hub) continue;
+        if (r == me || r < first || r >= first + ns) continue;
         CHECK(slots[r] == 1000 * r + me, "PE %d stored %ld here through shmem_ptr", r, slots[r]);
         long *there = shmem_ptr(slots, r);
         CHECK(there[me] == 1000 * me + r, "a load from PE %d's heap: %ld", r, there[me]);
@@ -176,16 +187,13 @@ int main(void) {
 
     /* Teams. */
     CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_WORLD) == n, "world");
-    if (hub) { /* SHMEM_TEAM_SHARED: this PE alone */
-        CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == 0 && shmem_team_n_pes(SHMEM_TEAM_SHARED) == 1, "shared");
-        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD) == me, "translate");
-        CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, (me + 1) % n, SHMEM_TEAM_SHARED) == -1, "translate out");
-    } else { /* every PE, numbered as in the world */
-        CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == me && shmem_team_n_pes(SHMEM_TEAM_SHARED) == n, "shared");
-        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD) == 0, "translate");
-        CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, (me + 1) % n, SHMEM_TEAM_SHARED) == (me + 1) % n, "translate in");
-        CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, n, SHMEM_TEAM_WORLD) == -1, "translate out of range");
+    /* SHMEM_TEAM_SHARED (the block found above), numbered from its first PE. */
+    CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == me - first, "shared");
+    for (int r = 0; r < n; r++) {
+        int in = r >= first && r < first + ns;
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, r, SHMEM_TEAM_SHARED) == (in ? r - first : -1), "translate %d", r);
     }
+    CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, ns, SHMEM_TEAM_WORLD) == -1, "translate out of range");
     shmem_team_t all = SHMEM_TEAM_INVALID;
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &all) == 0 && all != SHMEM_TEAM_INVALID, "split");
     CHECK(shmem_team_n_pes(all) == n && shmem_team_my_pe(all) == me, "the split of every PE");
@@ -209,7 +217,7 @@ int main(void) {
     shmem_uint64_xor_reduce(SHMEM_TEAM_WORLD, uy, ux, 1);
     CHECK(*uy == ((((uint64_t)1 << n) - 1) | (n % 2 ? 1u << 20 : 0)), "uint64 xor_reduce %lx", (unsigned long)*uy);
     shmem_int_max_reduce(SHMEM_TEAM_SHARED, idst, isrc, 1);
-    CHECK(idst[0] == (hub ? me : n - 1), "a SHARED reduce: %d", idst[0]);
+    CHECK(idst[0] == first + ns - 1, "a SHARED reduce: %d", idst[0]);
     shmem_ctx_t ctx = SHMEM_CTX_INVALID;
     CHECK(shmem_ctx_create(0, &ctx) == 0 && ctx != SHMEM_CTX_INVALID, "ctx_create");
     shmem_ctx_destroy(ctx);

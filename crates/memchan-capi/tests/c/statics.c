@@ -44,15 +44,16 @@ int main(void) {
         shmem_long_wait_until(&ready, SHMEM_CMP_EQ, 1);
     shmem_barrier_all();
 
-    /* shmem_ptr into another PE's globals: on one host (SHMEM_TEAM_SHARED holds
-     * every PE) a plain store lands in its .data; through a hub, NULL. */
+    /* shmem_ptr into another PE's globals: where SHMEM_TEAM_SHARED holds every PE
+     * (one host, or a hub's PEs in one host domain) a plain store lands in its
+     * .data; with the PE alone in it (MEMCHAN_DOMAIN=off), NULL. */
     int *there = shmem_ptr(table, right);
     if (shmem_team_n_pes(SHMEM_TEAM_SHARED) == n) {
         CHECK(there != NULL, "shmem_ptr to PE %d's table", right);
         CHECK(there[1] == 2, "a load from PE %d's .data: %d", right, there[1]);
         there[20 + me] = 500 + me;
     } else {
-        CHECK(there == NULL || right == me, "shmem_ptr through a hub");
+        CHECK(there == NULL || right == me, "shmem_ptr outside SHMEM_TEAM_SHARED");
     }
     shmem_barrier_all();
     if (shmem_team_n_pes(SHMEM_TEAM_SHARED) == n)
