@@ -24,6 +24,7 @@
 //! memory with each other and not with another host's, as on real hosts: a process
 //! in it holds it, and [`memchan_worker::enter`] (which [`Topology::command`], the
 //! workers and [`Topology::agent`] use) enters both namespaces.
+//! [`Topology::one_machine`] leaves that out: network namespaces of one host.
 //!
 //! Namespaces carry the creating process's PID, so a later run deletes the ones a
 //! crashed run left behind (and only those: names of our form whose PID is gone).
@@ -177,10 +178,22 @@ pub fn in_ns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static
 
 impl Topology {
     /// Creates the hub namespace and `n_hosts` host namespaces (see the module docs
-    /// for names and addresses). `tag` (letters then letters/digits, at most 8) keeps
-    /// concurrent topologies of one process apart. Panics, naming the failing command
-    /// and its stderr, if setup fails; what was created by then is deleted.
+    /// for names and addresses), each host with a `/dev/shm` of its own. `tag`
+    /// (letters then letters/digits, at most 8) keeps concurrent topologies of one
+    /// process apart. Panics, naming the failing command and its stderr, if setup
+    /// fails; what was created by then is deleted.
     pub fn new(tag: &str, n_hosts: usize) -> Topology {
+        Topology::build(tag, n_hosts, true)
+    }
+
+    /// As [`new`](Self::new), with host namespaces that share this machine's
+    /// `/dev/shm`: network namespaces of one host (one-host clusters whose nodes have
+    /// network stacks of their own, as `memchan ip`'s tests need).
+    pub fn one_machine(tag: &str, n_hosts: usize) -> Topology {
+        Topology::build(tag, n_hosts, false)
+    }
+
+    fn build(tag: &str, n_hosts: usize, own_dev_shm: bool) -> Topology {
         assert!(
             tag.len() <= 8
                 && tag.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -257,7 +270,9 @@ impl Topology {
                 ],
             );
             topo.ns_ip(&hub, &["link", "set", &h.veth_hub, "up"]);
-            topo.own_dev_shm(&h.ns);
+            if own_dev_shm {
+                topo.own_dev_shm(&h.ns);
+            }
             topo.hosts.push(h);
         }
         topo

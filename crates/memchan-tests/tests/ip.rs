@@ -233,7 +233,7 @@ fn two_nodes_with(
     extra: &[(&str, &str)],
     args: &[&str],
 ) -> (Topology, Option<Child>, IpProc, String, IpProc, String) {
-    let topo = Topology::new(tag, 2);
+    let topo = Topology::one_machine(tag, 2);
     let cluster = unique(tag);
     let mut hub_child = None;
     let mut env: Vec<(&str, String)> = extra.iter().map(|(k, v)| (*k, v.to_string())).collect();
@@ -489,7 +489,7 @@ impl FakePeer {
     /// One `memchan ip` node (with `args`) in a namespace of its own (named after
     /// `tag`), its address, and this process joined to its cluster.
     fn beside_a_node(tag: &str, args: &[&str]) -> (Topology, IpProc, String, FakePeer) {
-        let topo = Topology::new(&format!("ip{tag}"), 1);
+        let topo = Topology::one_machine(&format!("ip{tag}"), 1);
         let cluster = unique(tag);
         let (node, addr) = IpProc::spawn(&topo, &topo.hosts[0].ns, &cluster, &[], args);
         let f = FakePeer::join(&cluster);
@@ -870,7 +870,7 @@ fn multicast_reaches_members_only(tag: &str, hub: bool) {
         return;
     }
     need("ping");
-    let topo = Topology::new(tag, 3);
+    let topo = Topology::one_machine(tag, 3);
     let cluster = unique(tag);
     let (_hub, listen) = if hub {
         let (c, l) = start_hub(&topo);
