@@ -39,6 +39,16 @@ fn node(hub: &Hub, key: &Key, cluster: &str, domain: &str) -> Node {
     Node::join(cluster, cfg).expect("join")
 }
 
+/// A keyed hub and two nodes of `cluster` in host domain `x`, both seeing both.
+fn pair(cluster: &str) -> (Hub, Node, Node) {
+    let key = Key::from_secret(cluster.as_bytes());
+    let h = hub(&key);
+    let a = node(&h, &key, cluster, "x");
+    let b = node(&h, &key, cluster, "x");
+    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    (h, a, b)
+}
+
 /// Frames the hub received from node `n` so far.
 fn frames_from(hub: &Hub, n: NodeId) -> u64 {
     let st = hub.status();
@@ -89,11 +99,7 @@ fn a_write_within_a_domain_is_a_store_and_one_to_another_domain_a_frame() {
 fn a_store_never_overtakes_an_earlier_write_through_the_hub() {
     // Rule 1 across the two paths: a broadcast (through the hub) and then a store
     // into a node of the sender's domain reach that node in that order.
-    let key = Key::from_secret(b"sticky");
-    let h = hub(&key);
-    let a = node(&h, &key, "dom-sticky", "x");
-    let b = node(&h, &key, "dom-sticky", "x");
-    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let (_h, a, b) = pair("dom-sticky");
     let rb = b.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
     let seg = a.segment("s", SEG, 0o600).unwrap();
     let all = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
@@ -233,11 +239,7 @@ fn remote_reads_and_atomics_within_a_domain_are_loads_and_atomics() {
 fn a_read_within_a_domain_sees_an_earlier_write_through_the_hub() {
     // The sticky rule for reads: a get from a node of the sender's domain, after a
     // broadcast (through the hub) that reaches it, returns what the broadcast wrote.
-    let key = Key::from_secret(b"sticky-read");
-    let h = hub(&key);
-    let a = node(&h, &key, "dom-sticky-read", "x");
-    let b = node(&h, &key, "dom-sticky-read", "x");
-    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let (h, a, b) = pair("dom-sticky-read");
     let _rb = b
         .segment("s", SEG, 0o600)
         .unwrap()
@@ -264,11 +266,7 @@ fn a_read_within_a_domain_sees_an_earlier_write_through_the_hub() {
 
 #[test]
 fn a_blocked_waiter_wakes_for_a_store_into_its_notify_page() {
-    let key = Key::from_secret(b"wake");
-    let h = hub(&key);
-    let a = node(&h, &key, "dom-wake", "x");
-    let b = node(&h, &key, "dom-wake", "x");
-    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let (_h, a, b) = pair("dom-wake");
     let rb = b
         .segment("s", SEG, 0o600)
         .unwrap()
@@ -302,11 +300,7 @@ fn a_blocked_waiter_wakes_for_a_store_into_its_notify_page() {
 
 #[test]
 fn a_destination_that_maps_its_memory_again_receives_the_stores() {
-    let key = Key::from_secret(b"remap");
-    let h = hub(&key);
-    let a = node(&h, &key, "dom-again", "x");
-    let b = node(&h, &key, "dom-again", "x");
-    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let (_h, a, b) = pair("dom-again");
     let sb = b.segment("s", SEG, 0o600).unwrap();
     let to_b = a
         .segment("s", SEG, 0o600)
@@ -495,11 +489,7 @@ fn a_joining_node_removes_what_gone_nodes_of_other_runs_left() {
 fn handles_share_one_mapping_of_each_destination() {
     // A tx mapping or remote-access handle per thread (the C API's) must not map,
     // populate and lock the destination's whole memory once each.
-    let key = Key::from_secret(b"share");
-    let h = hub(&key);
-    let a = node(&h, &key, "dom-share", "x");
-    let b = node(&h, &key, "dom-share", "x");
-    b.wait_for_members(2, Duration::from_secs(10)).unwrap();
+    let (_h, a, b) = pair("dom-share");
     let _rb = b
         .segment("s", SEG, 0o600)
         .unwrap()
