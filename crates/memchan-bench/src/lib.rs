@@ -433,8 +433,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
         Err(_) => {}
     }
+    let memcpy = shmem::memcpy_gbps(&set);
     match &shmem_figures {
-        Ok(f) => text.push_str(&f.render()),
+        Ok(f) => text.push_str(&f.render(memcpy)),
         Err(why) if cfg.runs(Level::Shmem) => {
             text.push_str(&format!("OpenSHMEM level: not measured ({why})\n"))
         }
@@ -449,7 +450,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             Err(why) => table::note_skipped(&mut j, "ip", why),
         }
         match &shmem_figures {
-            Ok(f) => f.merge_json(&mut j),
+            Ok(f) => f.merge_json(&mut j, memcpy),
             Err(why) => table::note_skipped(&mut j, "shmem", why),
         }
         j

@@ -28,8 +28,9 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use super::model::Config;
+use super::model::{fig, Config, SampleSet};
 use super::peers::{bind_ranks, on_path, read_peer_output, tail, wait_with_deadline, RUN_TIMEOUT};
+use super::refs;
 use super::stats::summarize;
 use super::table::Pair;
 use super::timer::Clock;
@@ -415,12 +416,23 @@ pub fn measure(
     f
 }
 
+/// One core's memcpy of 1 MiB in GB/s, the raw level's reference (its samples are
+/// ns per window of [`refs::WINDOW`] copies), pooled over the run's rounds: what a
+/// 1 MiB put, one core copying into the target's memory, can reach.
+pub fn memcpy_gbps(set: &SampleSet) -> Option<f64> {
+    const MIB: usize = 1 << 20;
+    let ns = summarize(set.get(&fig::bandwidth(MIB), "memcpy")?)?.median;
+    (ns > 0.0).then(|| (MIB * refs::WINDOW) as f64 / ns)
+}
+
 impl ShmemFigures {
-    fn figs(&self) -> Vec<Pair> {
+    /// The figures; `memcpy` (GB/s, [`memcpy_gbps`]) is printed beside the 1 MiB
+    /// put as its floor.
+    fn figs(&self, memcpy: Option<f64>) -> Vec<Pair> {
         OPS.iter()
             .enumerate()
             .map(|(i, op)| {
-                Pair::new(
+                let pair = Pair::new(
                     op.title.into(),
                     op.key,
                     op.unit,
@@ -430,23 +442,34 @@ impl ShmemFigures {
                     op.lower_better,
                     op.target,
                     !op.lower_better,
-                )
+                );
+                let floor = memcpy.filter(|_| op.arg == "put1m").map(|m| {
+                    format!(
+                        "memcpy (one core, the raw level's reference) {m:.2} GB/s in this run; \
+                         memchan {:.2}x of it, oshmem {:.2}x (a put is one core copying into \
+                         the target's memory)",
+                        pair.med[0] / m,
+                        pair.med[1] / m
+                    )
+                });
+                pair.with_floor(floor)
             })
             .collect()
     }
 
-    /// The tables and their verdicts, as text.
-    pub fn render(&self) -> String {
+    /// The tables and their verdicts, as text (`memcpy` as for [`figs`](Self::figs)).
+    pub fn render(&self, memcpy: Option<f64>) -> String {
         let mut o = String::new();
-        for f in self.figs() {
+        for f in self.figs(memcpy) {
             f.render(&mut o);
         }
         o
     }
 
-    /// Adds the figures, units, ratios, targets and sample counts to the bench's JSON.
-    pub fn merge_json(&self, j: &mut Value) {
-        for f in self.figs() {
+    /// Adds the figures, units, ratios, targets, sample counts and floors to the
+    /// bench's JSON.
+    pub fn merge_json(&self, j: &mut Value, memcpy: Option<f64>) {
+        for f in self.figs(memcpy) {
             f.merge_json(j);
         }
     }

@@ -455,9 +455,18 @@ pub struct Pair {
     pub round_ratios: Vec<f64>,
     /// `None` when a side has no samples.
     pub verdict: Option<Verdict>,
+    /// What the machine allows this figure in the run (a floor neither side can
+    /// pass), printed under the verdict: [`with_floor`](Self::with_floor).
+    pub floor: Option<String>,
 }
 
 impl Pair {
+    /// This figure with `floor`, a line on what the machine allows it in this run.
+    pub fn with_floor(mut self, floor: Option<String>) -> Pair {
+        self.floor = floor;
+        self
+    }
+
     /// The figure of `samples` (memchan's, the reference's) and `rounds` (each
     /// round's two medians), judged against `target` (`lower_better`: at most
     /// `factor`, else at least); `p1`: its tail is the samples' 1st percentile (the
@@ -500,6 +509,7 @@ impl Pair {
             target,
             round_ratios,
             verdict,
+            floor: None,
         }
     }
 
@@ -535,6 +545,9 @@ impl Pair {
             self.names[1],
             verdict.trim_end()
         );
+        if let Some(f) = &self.floor {
+            let _ = writeln!(o, "   floor: {f}");
+        }
     }
 
     /// Adds the figure, its unit, ratio, sample counts and target to the bench's JSON.
@@ -547,6 +560,15 @@ impl Pair {
         }
         if let Some(m) = j["units"].as_object_mut() {
             m.insert(self.key.into(), json!(self.unit));
+        }
+        if let (Some(f), Some(m)) = (&self.floor, j.as_object_mut()) {
+            if let Some(floors) = m
+                .entry("floors")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+            {
+                floors.insert(self.key.into(), json!(f));
+            }
         }
         let pooled = self.verdict.map(|v| v.pooled);
         if let Some(m) = j["ratios"].as_object_mut() {
@@ -579,6 +601,39 @@ impl Pair {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_prints_and_records_its_floor() {
+        let pair = |floor: Option<String>| {
+            Pair::new(
+                "bw".into(),
+                "bw_gbps",
+                "GB/s",
+                ["memchan", "oshmem"],
+                [&[30.0, 31.0], &[32.0, 33.0]],
+                &[[30.5, 32.5]],
+                false,
+                1.0,
+                true,
+            )
+            .with_floor(floor)
+        };
+        let mut plain = String::new();
+        pair(None).render(&mut plain);
+        assert!(!plain.contains("floor:"), "{plain}");
+        let mut j = json!({});
+        pair(None).merge_json(&mut j);
+        assert!(j.get("floors").is_none());
+
+        let with = pair(Some("memcpy 31.0 GB/s".into()));
+        let mut o = String::new();
+        with.render(&mut o);
+        let last = o.lines().last().expect("lines");
+        assert_eq!(last, "   floor: memcpy 31.0 GB/s", "{o}");
+        let mut j = json!({});
+        with.merge_json(&mut j);
+        assert_eq!(j["floors"]["bw_gbps"], "memcpy 31.0 GB/s");
+    }
 
     #[test]
     fn a_floor_ratio_is_the_median_of_the_rounds_ratios() {
