@@ -2,7 +2,8 @@
 //! round measured, and what they say. This machine has a fast state (cache-line
 //! ping-pong about 60-75 ns) and a slow one (about 190-240 ns) that the same program
 //! meets on different days and sometimes within one run; a verdict means little
-//! without it (issue 39). Both figures come from the raw level, so a run without it
+//! without it (issue 39). Some days it is another processor (an Intel Xeon at 140-160
+//! ns, where an AMD EPYC showed both states): the report names the processor too. Both figures come from the raw level, so a run without it
 //! (`--only`) has no state.
 //!
 //! A round is *fast* when its cache-line ping-pong is below [`FAST_BELOW_NS`], else
