@@ -433,7 +433,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
         Err(_) => {}
     }
-    let memcpy = shmem::memcpy_gbps(&set);
+    let memcpy = state::memcpy_gbps(&set);
     match &shmem_figures {
         Ok(f) => text.push_str(&f.render(memcpy)),
         Err(why) if cfg.runs(Level::Shmem) => {

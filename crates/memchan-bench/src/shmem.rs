@@ -28,9 +28,8 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use super::model::{fig, Config, SampleSet};
+use super::model::Config;
 use super::peers::{bind_ranks, on_path, read_peer_output, tail, wait_with_deadline, RUN_TIMEOUT};
-use super::refs;
 use super::stats::summarize;
 use super::table::Pair;
 use super::timer::Clock;
@@ -416,18 +415,9 @@ pub fn measure(
     f
 }
 
-/// One core's memcpy of 1 MiB in GB/s, the raw level's reference (its samples are
-/// ns per window of [`refs::WINDOW`] copies), pooled over the run's rounds: what a
-/// 1 MiB put, one core copying into the target's memory, can reach.
-pub fn memcpy_gbps(set: &SampleSet) -> Option<f64> {
-    const MIB: usize = 1 << 20;
-    let ns = summarize(set.get(&fig::bandwidth(MIB), "memcpy")?)?.median;
-    (ns > 0.0).then(|| (MIB * refs::WINDOW) as f64 / ns)
-}
-
 impl ShmemFigures {
-    /// The figures; `memcpy` (GB/s, [`memcpy_gbps`]) is printed beside the 1 MiB
-    /// put as its floor.
+    /// The figures; `memcpy` (GB/s, the run's, `state::memcpy_gbps`) is printed
+    /// beside the 1 MiB put as its floor.
     fn figs(&self, memcpy: Option<f64>) -> Vec<Pair> {
         OPS.iter()
             .enumerate()

@@ -3,8 +3,8 @@
 //! ping-pong about 60-75 ns) and a slow one (about 190-240 ns) that the same program
 //! meets on different days and sometimes within one run; a verdict means little
 //! without it (issue 39). Some days it is another processor (an Intel Xeon at 140-160
-//! ns, where an AMD EPYC showed both states): the report names the processor too. Both figures come from the raw level, so a run without it
-//! (`--only`) has no state.
+//! ns, where an AMD EPYC showed both states): the report names the processor too.
+//! Both figures come from the raw level, so a run without it (`--only`) has no state.
 //!
 //! A round is *fast* when its cache-line ping-pong is below [`FAST_BELOW_NS`], else
 //! *slow*; the run is fast or slow when every round is, else *mixed*. Each figure is
@@ -22,23 +22,42 @@ use super::stats;
 /// The boundary between the two states, between their ranges.
 pub const FAST_BELOW_NS: f64 = 130.0;
 
-/// The `machine.state` of the bench's JSON: per round and median, the cache-line
-/// limit (ns) and memcpy (GB/s), each round's state and the run's.
-pub fn of(set: &SampleSet) -> Value {
-    let rounds = |figure: &str, series: &str| -> BTreeMap<usize, f64> {
-        set.round_medians
-            .get(figure)
-            .and_then(|f| f.get(series))
-            .cloned()
-            .unwrap_or_default()
-    };
-    let line = rounds(fig::LATENCY, "cacheline_limit");
+/// Each round's median of `series` in `figure`.
+fn rounds(set: &SampleSet, figure: &str, series: &str) -> BTreeMap<usize, f64> {
+    set.round_medians
+        .get(figure)
+        .and_then(|f| f.get(series))
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Each round's single-core memcpy of 1 MiB in GB/s (the raw level's reference,
+/// measured in ns per window of [`refs::WINDOW`] copies).
+fn memcpy_rounds(set: &SampleSet) -> BTreeMap<usize, f64> {
     let window = ((1usize << 20) * refs::WINDOW) as f64;
-    let memcpy: BTreeMap<usize, f64> = rounds(&fig::bandwidth(1 << 20), "memcpy")
+    rounds(set, &fig::bandwidth(1 << 20), "memcpy")
         .into_iter()
         .filter(|&(_, ns)| ns > 0.0)
         .map(|(r, ns)| (r, window / ns))
-        .collect();
+        .collect()
+}
+
+fn median(m: &BTreeMap<usize, f64>) -> Option<f64> {
+    let v: Vec<f64> = m.values().copied().collect();
+    stats::summarize(&v).map(|s| s.median)
+}
+
+/// The run's memcpy rate (GB/s): the median of the rounds', as `machine.state`
+/// reports it; what a copy by one core can reach.
+pub fn memcpy_gbps(set: &SampleSet) -> Option<f64> {
+    median(&memcpy_rounds(set))
+}
+
+/// The `machine.state` of the bench's JSON: per round and median, the cache-line
+/// limit (ns) and memcpy (GB/s), each round's state and the run's.
+pub fn of(set: &SampleSet) -> Value {
+    let line = rounds(set, fig::LATENCY, "cacheline_limit");
+    let memcpy = memcpy_rounds(set);
     if line.is_empty() {
         return json!({ "state": "not measured" });
     }
@@ -53,16 +72,13 @@ pub fn of(set: &SampleSet) -> Value {
     } else {
         "mixed"
     };
-    let median = |m: &BTreeMap<usize, f64>| {
-        let v: Vec<f64> = m.values().copied().collect();
-        stats::summarize(&v).map_or(Value::Null, |s| json!(s.median))
-    };
+    let json_median = |m: &BTreeMap<usize, f64>| median(m).map_or(Value::Null, |x| json!(x));
     json!({
         "state": state,
         "fast_below_ns": FAST_BELOW_NS,
         "round_states": each,
-        "cacheline_limit_ns": { "median": median(&line), "rounds": line },
-        "memcpy_gbps": { "median": median(&memcpy), "rounds": memcpy },
+        "cacheline_limit_ns": { "median": json_median(&line), "rounds": line },
+        "memcpy_gbps": { "median": json_median(&memcpy), "rounds": memcpy },
     })
 }
 

@@ -184,9 +184,16 @@ mod wide {
     /// Shortest run, in bytes, that `rep movsq` takes where [`strings_win`] holds.
     pub(super) const STRINGS_MIN: usize = 2048;
 
+    /// Whether `words` words go through the SSE loop: where its moves are atomic,
+    /// unless `rep movsq` beats it (see the module's comment).
+    #[inline(always)]
+    fn sse_for(words: usize) -> bool {
+        sse_atomic() && !(words * 8 >= STRINGS_MIN && strings_win())
+    }
+
     /// Whether `rep movsq` beats the SSE loop here: an Intel processor with fast
-    /// strings (see the module's comment). Both answers are cached by the standard
-    /// library's feature detection and `OnceLock`: one load each on the copy path.
+    /// strings. Both answers are cached by the standard library's feature detection
+    /// and `OnceLock`: one load each on the copy path.
     #[inline(always)]
     fn strings_win() -> bool {
         static INTEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -240,7 +247,7 @@ mod wide {
     #[inline(always)]
     pub(super) unsafe fn store(dst: *mut u8, src: *const u8, words: usize) {
         let (mut d, mut s, mut left) = (dst, src, words);
-        if sse_atomic() && !(words * 8 >= STRINGS_MIN && strings_win()) {
+        if sse_for(words) {
             // SAFETY: each step stays within the first `words` words of both ranges
             // (`left` counts what is left); the word stores are aligned (`d` is
             // 8-aligned), the SSE stores 16-aligned (after the head word).
@@ -284,7 +291,7 @@ mod wide {
     #[inline(always)]
     pub(super) unsafe fn load(src: *const u8, dst: *mut u8, words: usize) {
         let (mut s, mut d, mut left) = (src, dst, words);
-        if sse_atomic() && !(words * 8 >= STRINGS_MIN && strings_win()) {
+        if sse_for(words) {
             // SAFETY: as in `store`, with the aligned (shared) side read.
             unsafe {
                 if s as usize & 8 != 0 && left > 0 {
