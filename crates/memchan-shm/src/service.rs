@@ -32,6 +32,7 @@ use memchan_core::{NodeId, MAX_NODES};
 use rustix::event::epoll;
 use rustix::fd::{AsRawFd, OwnedFd};
 use std::collections::{HashMap, HashSet};
+use std::num::NonZeroU64;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
@@ -171,12 +172,21 @@ fn beat(weak: Weak<Inner>, jobs: Sender<Job>, epoll: OwnedFd) {
         armed: HashMap::new(),
     };
     let mut events = Vec::with_capacity(WATCHED + 1);
+    let mut slack_for = Duration::ZERO;
     loop {
         let Some(inner) = weak.upgrade() else { return };
         if inner.stop.load(Ordering::Acquire) {
             return;
         }
         let period = inner.local.heartbeat;
+        if period != slack_for {
+            // A timer slack of an eighth of the period lets the kernel end the waits
+            // of a host's many idle nodes together, one wake-up of the core for many
+            // (a stamp's age is judged against the failure timeout, several periods).
+            slack_for = period;
+            let slack = NonZeroU64::new((period / 8).as_nanos() as u64);
+            let _ = rustix::thread::set_current_timer_slack(slack);
+        }
         tick(&inner, &jobs, &mut watch);
         drop(inner);
         let wait = rustix::time::Timespec {
@@ -204,16 +214,41 @@ fn beat(weak: Weak<Inner>, jobs: Sender<Job>, epoll: OwnedFd) {
 /// The slots this node watches: the next [`WATCHED`] ALIVE slots after its own, round
 /// the table, with their incarnations. Reads state words from this node's slot on
 /// until it has found them: a few words in a full table, at most the table in a
-/// sparse one.
-fn successors(inner: &Inner) -> Vec<(usize, u64)> {
+/// sparse one. A fixed array, not a `Vec`: this runs once per period in every node,
+/// and idle nodes should cost their host next to nothing (`memchan bench --scale`).
+fn successors(inner: &Inner) -> Ring {
     let c = inner.local.ctl();
     let me = inner.local.me.index();
-    (1..MAX_NODES)
-        .map(|d| (me + d) % MAX_NODES)
-        .filter(|&n| c.nodes[n].state.load(Ordering::Acquire) == node_state::ALIVE)
-        .map(|n| (n, c.nodes[n].incarnation.load(Ordering::Acquire)))
-        .take(WATCHED)
-        .collect()
+    let mut ring = Ring {
+        slots: [(0, 0); WATCHED],
+        len: 0,
+    };
+    for n in (1..MAX_NODES).map(|d| (me + d) % MAX_NODES) {
+        if ring.len == WATCHED {
+            break;
+        }
+        if c.nodes[n].state.load(Ordering::Acquire) == node_state::ALIVE {
+            ring.slots[ring.len] = (n, c.nodes[n].incarnation.load(Ordering::Acquire));
+            ring.len += 1;
+        }
+    }
+    ring
+}
+
+/// The (slot, incarnation) pairs a node watches this period.
+struct Ring {
+    slots: [(usize, u64); WATCHED],
+    len: usize,
+}
+
+impl Ring {
+    fn members(&self) -> &[(usize, u64)] {
+        &self.slots[..self.len]
+    }
+
+    fn contains(&self, k: &(usize, u64)) -> bool {
+        self.members().contains(k)
+    }
 }
 
 fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
@@ -245,7 +280,7 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
     }
     let ring = successors(inner);
     let mut seen = inner.pidfds.lock();
-    for &(n, inc) in &ring {
+    for &(n, inc) in ring.members() {
         let s = &c.nodes[n];
         let pid = s.pid.load(Ordering::Relaxed);
         let hb = s.heartbeat_ns.load(Ordering::Acquire);
@@ -347,25 +382,25 @@ fn tick(inner: &Inner, jobs: &Sender<Job>, watch: &mut Watch) {
             && (ring.contains(&(n, inc))
                 || (state != node_state::FREE && state != node_state::ALIVE))
     });
-    // The epoll set follows the watched members' pidfds.
-    let want: HashMap<i32, Arc<OwnedFd>> = ring
-        .iter()
-        .filter_map(|k| match seen.get(k) {
-            Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) => {
-                Some((fd.as_raw_fd(), fd.clone()))
-            }
-            _ => None,
-        })
-        .collect();
+    // The epoll set follows the watched members' pidfds (at most `WATCHED` of them).
+    let mut want: [Option<Arc<OwnedFd>>; WATCHED] = Default::default();
+    for (w, k) in want.iter_mut().zip(ring.members()) {
+        if let Some(Behind::Verified { fd, .. } | Behind::Opaque { fd: Some(fd), .. }) = seen.get(k)
+        {
+            *w = Some(fd.clone());
+        }
+    }
     drop(seen);
-    watch.armed.retain(|raw, (fd, _)| {
-        let keep = want.contains_key(raw);
+    let wanted = |raw: i32| want.iter().flatten().any(|fd| fd.as_raw_fd() == raw);
+    watch.armed.retain(|&raw, (fd, _)| {
+        let keep = wanted(raw);
         if !keep {
             let _ = epoll::delete(&watch.epoll, &**fd);
         }
         keep
     });
-    for (raw, fd) in want {
+    for fd in want.into_iter().flatten() {
+        let raw = fd.as_raw_fd();
         if watch.armed.contains_key(&raw) {
             continue;
         }

@@ -141,8 +141,8 @@ fn killed_node_is_detected_within_bound_and_seen_by_all(t: &Transport) {
         );
         assert_eq!(field(&line, "members"), 3, "{line}");
         let took = Duration::from_nanos(field(&line, "at") - killed_at);
-        // Default bound: a dead process is seen within one heartbeat (100 ms), a
-        // silent one within 0.9 s; both under the 1 s promised. Here only detected
+        // Default bound: a dead process is seen within one heartbeat (150 ms), a
+        // silent one within 0.97 s; both under the 1 s promised. Here only detected
         // at all, within the hang guard (see HANG_FACTOR).
         println!("detected after {took:?} (SPEC: under 1 s)");
         assert!(
