@@ -388,7 +388,8 @@ impl<'a> Reading<'a> {
     /// hosted hub's link readers) is not made to listen at once but after this node's
     /// next send (after the frame is out, while the peer works on it), at the next
     /// wait's start (which would make it deaf again), or at the service thread's next
-    /// turn (within 10 ms; the hub's beat tick for a hosted hub). That takes an
+    /// turn (within 10 ms, or a heartbeat for the first spinning wait after a second
+    /// of an idle link; the hub's beat tick for a hosted hub). That takes an
     /// `epoll_ctl` off the path from a frame's arrival to the reply a spinning thread
     /// sends; a frame that arrives after such a wait, with no send or wait after it,
     /// is read up to that turn late.

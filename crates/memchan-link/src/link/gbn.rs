@@ -331,6 +331,19 @@ impl Tx {
             && (!self.ctl.is_empty() || self.partial != Partial::None || self.window_open(w))
     }
 
+    /// Whether the send side needs no timer: every frame written was confirmed
+    /// received (released or not: a frame only the peer's application holds is never
+    /// re-sent), nothing is queued or half written.
+    pub fn settled(&self) -> bool {
+        self.ctl.is_empty()
+            && self.partial == Partial::None
+            && self.send_idx == self.replay.len()
+            && self
+                .replay
+                .back()
+                .is_none_or(|f| f.seq <= self.peer_received)
+    }
+
     /// Whether frames wait only for the peer to confirm earlier ones.
     pub fn window_full(&self, w: Window) -> bool {
         !self.closed
@@ -530,6 +543,11 @@ impl Rx {
             self.nak_at = Some(Instant::now());
             self.expected
         })
+    }
+
+    /// Whether a NAK is out, unanswered (its repeat is the timer's to send).
+    pub fn nak_out(&self) -> bool {
+        self.nak_at.is_some()
     }
 
     /// The seq to NAK again, if the last NAK went unanswered for `timeout`.

@@ -473,9 +473,6 @@ impl Link {
             tx.trim_if_idle();
         }
         self.send_release(true);
-        if let Some(r) = tcp::total_retrans(&self.sock) {
-            self.counters.tcp_retransmits.store(r, Relaxed);
-        }
         // Not waited for: a reader holds it while its handler works (a hub's handler
         // may wait for the hub lock behind a long takeover), and the tick must not
         // hold the heartbeats behind it. A NAK owed goes out at the next tick.
@@ -489,6 +486,17 @@ impl Link {
             inc(&self.counters.naks);
             self.send_control(Kind::Nak, &expected.to_le_bytes());
         }
+    }
+
+    /// Whether the link needs no [`tick`](Self::tick) until something arrives or is
+    /// sent: every frame either way confirmed, no release owed to the peer, no NAK
+    /// out. A reading thread may then sleep to its next heartbeat instead of ticking
+    /// (an idle node's wake-ups are most of what it costs its host). A reader busy
+    /// with the receive side counts as not idle.
+    pub fn idle(&self) -> bool {
+        let owed = self.released.load(Relaxed) > self.released_sent.load(Relaxed)
+            || self.received.load(Relaxed) > self.ack_sent.load(Relaxed);
+        !owed && self.lock_tx().settled() && self.rx.try_lock().is_ok_and(|rx| !rx.order.nak_out())
     }
 
     /// Whether bytes wait to be written (poll for writability).
@@ -800,6 +808,11 @@ impl Link {
     /// This end's counters.
     pub fn counters(&self) -> LinkCounters {
         let c = &self.counters;
+        // Read here (each heartbeat, each status), not per tick: one system call less
+        // per wake-up of the reading thread.
+        if let Some(r) = tcp::total_retrans(&self.sock) {
+            c.tcp_retransmits.store(r, Relaxed);
+        }
         LinkCounters {
             frames_tx: c.frames_tx.load(Relaxed),
             frames_rx: c.frames_rx.load(Relaxed),

@@ -2,9 +2,10 @@
 //! otherwise read them stay deaf meanwhile.
 
 use std::sync::atomic::{
-    AtomicBool, AtomicU32,
+    AtomicBool, AtomicU32, AtomicU64,
     Ordering::{Relaxed, SeqCst},
 };
+use std::time::Duration;
 
 /// The application threads that read links themselves (inside a wait), for the
 /// threads that otherwise read them (a node's service thread, a hub's link readers),
@@ -21,6 +22,8 @@ pub struct Readers {
     count: AtomicU32,
     /// The last reader was a spinning wait and left the links deaf.
     owed: AtomicBool,
+    /// When a spinning wait last ended (`coarse_ns`), for [`spun_within`](Self::spun_within).
+    spun_at: AtomicU64,
 }
 
 impl Readers {
@@ -47,11 +50,18 @@ impl Readers {
     pub fn leave(&self, spinning: bool, listen: impl FnOnce()) {
         if self.count.fetch_sub(1, SeqCst) == 1 {
             if spinning {
+                self.spun_at.store(super::coarse_ns(), Relaxed);
                 self.owed.store(true, SeqCst);
             } else {
                 listen();
             }
         }
+    }
+
+    /// Whether a spinning wait ended within `span`: a reading thread that sleeps long
+    /// would leave the links deaf that long after the next one (see `settle`).
+    pub fn spun_within(&self, span: Duration) -> bool {
+        super::coarse_ns().saturating_sub(self.spun_at.load(Relaxed)) < span.as_nanos() as u64
     }
 
     /// Calls `listen` if a spinning wait left it owed.
