@@ -97,11 +97,13 @@ pub struct BenchArgs {
     pub hosts: bool,
 
     /// Run only the scale figures: for each node count (--nodes), that many
-    /// one-host nodes, one unpinned process each, join and wait for full
-    /// membership, then idle; reports the time from the first spawn until all
-    /// N see N members, the idle CPU of the whole cluster and per node over a
-    /// quiet window (3 s, or 1 s with --quick), threads and descriptors per
-    /// process, and checks that every process is reaped and /dev/shm is clean.
+    /// nodes, one unpinned process each, join and wait for full membership,
+    /// then idle, on one host's shared memory and again through one hub on
+    /// loopback (four host domains); reports the time from the first spawn until
+    /// all N see N members, the idle CPU of the whole cluster (the hub's
+    /// included) and per node over a quiet window (3 s, or 1 s with --quick),
+    /// threads and descriptors per process, and checks that every process is
+    /// reaped and /dev/shm is clean.
     #[arg(long, conflicts_with = "hosts")]
     pub scale: bool,
 

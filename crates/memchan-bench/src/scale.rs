@@ -1,11 +1,13 @@
-//! `memchan bench --scale`: what idle one-host nodes cost, and how long a
-//! cluster takes to form, at N = 8, 64 and 256 nodes (`--nodes`), one process
-//! per node, on the shared-memory transport (`hub: None`, whatever the
-//! environment says).
+//! `memchan bench --scale`: what idle nodes cost, and how long a cluster takes to
+//! form, at N = 8, 64 and 256 nodes (`--nodes`), one process per node, twice: on
+//! the shared-memory transport (`hub: None`, whatever the environment says), and
+//! through one hub (a `memchan hub` process the coordinator starts on loopback),
+//! the nodes spread over [`HUB_DOMAINS`] host domains as if on that many hosts.
 //!
-//! For each N the coordinator:
+//! For each N and transport the coordinator:
 //!
-//! 1. takes `CLOCK_MONOTONIC`, then spawns N `bench-worker --kind scale-node`
+//! 1. (through a hub: starts the hub and reads its address), takes
+//!    `CLOCK_MONOTONIC`, then spawns N `bench-worker --kind scale-node`
 //!    processes as fast as it can. Each joins, calls `wait_for_members(N)` and
 //!    prints one JSON line on its stdout with its monotonic timestamps (start,
 //!    joined, saw N members); then it blocks in a `read` of its stdin, so its
@@ -15,7 +17,8 @@
 //! 3. lets the cluster settle, then over a quiet window reads the on-CPU time
 //!    of every thread of every node process (`/proc/<pid>/task/*/schedstat`,
 //!    nanoseconds, summed) at both ends: idle CPU of the whole cluster and per
-//!    node, as % of one core. It also counts each process's threads and
+//!    node, as % of one core, the hub's own threads counted in the cluster's
+//!    total and shown apart. It also counts each process's threads and
 //!    descriptors (`/proc/<pid>/fd`) and the cluster's files in `/dev/shm`;
 //! 4. asks every node (a `check` line on its stdin) how many members it sees
 //!    and whether it still is one: a node lost or isolated during the window
@@ -46,6 +49,30 @@ use super::report::{self, render_header, render_notes};
 use super::stats;
 use super::timer::Clock;
 use super::worker::{Kind, Launcher, Role, WorkerArgs, WorkerOutput};
+
+/// The host domains the nodes of a measurement through a hub are spread over
+/// (`MEMCHAN_DOMAIN=h0..`), round robin: the "4 hosts" of docs/spec.md's scale
+/// figure, all on this machine's loopback, each node with its own link to the hub.
+pub const HUB_DOMAINS: usize = 4;
+
+/// How the nodes of one measurement reach each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// One host: shared memory.
+    SharedMemory,
+    /// One hub on loopback, the nodes in [`HUB_DOMAINS`] host domains.
+    Hub,
+}
+
+impl Via {
+    fn label(self) -> String {
+        match self {
+            Via::SharedMemory => "shm".to_string(),
+            Via::Hub => format!("hub/{HUB_DOMAINS}"),
+        }
+    }
+}
 
 /// Node counts of `--scale` when `--nodes` is not given.
 pub const DEFAULT_NODES: [usize; 3] = [8, 64, 256];
@@ -78,7 +105,14 @@ fn monotonic_ns() -> u64 {
 pub fn worker(a: &WorkerArgs) -> Result<WorkerOutput> {
     let started_ns = monotonic_ns();
     let name = a.cluster.as_deref().context("--cluster is required")?;
-    let cfg = memchan::Config::default().without_hub();
+    let cfg = match a.hosts.addrs.first() {
+        // The coordinator's hub, open, in the host domain it named in this
+        // process's `MEMCHAN_DOMAIN`.
+        Some(hub) => memchan::Config::default()
+            .with_hub(memchan::HubSpec::connect(hub.clone()))
+            .without_key_file(),
+        None => memchan::Config::default().without_hub(),
+    };
     let c = memchan::Cluster::join_with(name, cfg)
         .with_context(|| format!("joining cluster {name}"))?;
     let joined_ns = monotonic_ns();
@@ -128,6 +162,7 @@ struct Check {
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub nodes: usize,
+    pub via: Via,
     /// First spawn to the return of the last spawn (ms).
     pub spawn_ms: f64,
     /// First spawn to the last node seeing N members (ms).
@@ -138,8 +173,12 @@ pub struct Row {
     /// The quiet window (s) and the CPU the nodes used in it, as % of one core:
     /// all nodes together, and per node.
     pub idle_window_s: f64,
+    /// All of the cluster's processes: the nodes, and the hub through one.
     pub idle_cpu_pct: f64,
+    /// The nodes' alone, per node.
     pub idle_cpu_pct_per_node: f64,
+    /// The hub's process (0 on shared memory).
+    pub hub_cpu_pct: f64,
     /// Threads and descriptors per node process: median and max.
     pub threads_median: f64,
     pub threads_max: f64,
@@ -179,10 +218,16 @@ struct Proc {
 struct Fleet {
     cluster: String,
     procs: Vec<Proc>,
+    /// The hub of a measurement through one; ended after the nodes.
+    hub: Option<Child>,
 }
 
 impl Drop for Fleet {
     fn drop(&mut self) {
+        if let Some(h) = &mut self.hub {
+            let _ = h.kill();
+            let _ = h.wait();
+        }
         for p in &mut self.procs {
             if !p.reaped {
                 let _ = p.child.kill();
@@ -313,7 +358,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut launcher = Launcher::new(&scratch.0, Clock { ghz: 1.0 })?;
 
     // One step per line a node writes: its report, its answer to the check.
-    let total: usize = nodes.iter().map(|n| 2 * n).sum();
+    let vias = [Via::SharedMemory, Via::Hub];
+    let total: usize = nodes.iter().map(|n| 2 * n * vias.len()).sum();
     let pb = ProgressBar::new(total as u64);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -323,17 +369,19 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     // others still run, as in the other modes; the run then exits with an error.
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for &n in &nodes {
-        match measure(n, timing, &mut launcher, &pb) {
+    for (&n, via) in nodes.iter().flat_map(|n| vias.iter().map(move |v| (n, *v))) {
+        match measure(n, via, timing, &mut launcher, &pb) {
             Ok(row) => {
                 // Its figures are still worth printing, but the cluster did not
                 // stay whole: that fails the run.
                 if row.members_after_window_min < n || row.dropped_after_window > 0 {
                     let note = format!(
-                        "--scale with {n} nodes: the cluster did not stay whole while idle: \
+                        "--scale with {n} nodes ({}): the cluster did not stay whole while idle: \
                          after the window {} node(s) were no longer members (isolated) and \
                          the fewest members a node saw was {} of {n}",
-                        row.dropped_after_window, row.members_after_window_min
+                        via.label(),
+                        row.dropped_after_window,
+                        row.members_after_window_min
                     );
                     pb.println(&note);
                     failures.push(note);
@@ -341,7 +389,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 rows.push(row);
             }
             Err(e) => {
-                let note = format!("--scale with {n} nodes failed: {e:#}");
+                let note = format!("--scale with {n} nodes ({}) failed: {e:#}", via.label());
                 pb.println(&note);
                 failures.push(note);
             }
@@ -381,24 +429,71 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
-/// One N: spawn, membership, quiet window, release, checks.
-fn measure(n: usize, timing: Timing, l: &mut Launcher, pb: &ProgressBar) -> Result<Row> {
+/// Starts the hub of a measurement through one: `memchan hub` on a loopback port
+/// of its choosing, for `cluster` only. Returns it and the address it printed.
+fn start_hub(l: &Launcher, cluster: &str) -> Result<(Child, String)> {
+    let err = l.scratch_path(&format!("{cluster}.hub.err"));
+    let mut child = std::process::Command::new(l.exe())
+        .args(["hub", "--listen", "127.0.0.1:0", "--cluster", cluster])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&err).with_context(|| format!("creating {}", err.display()))?)
+        .spawn()
+        .context("starting the hub (memchan hub)")?;
+    if let Ok(fd) = rustix::process::Pid::from_raw(child.id() as i32)
+        .context("the hub's pid")
+        .and_then(|p| {
+            rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty())
+                .context("pidfd_open of the hub")
+        })
+    {
+        if let Some((_, fds)) = active().as_mut() {
+            fds.push(fd);
+        }
+    }
+    // Its first line, or end of file if it failed (its stderr says why).
+    let mut first = String::new();
+    let out = child.stdout.take().context("the hub's stdout")?;
+    let _ = std::io::BufReader::new(out).read_line(&mut first);
+    match first.trim().strip_prefix("listening ") {
+        Some(addr) => Ok((child, addr.to_string())),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            let why = std::fs::read_to_string(&err).unwrap_or_default();
+            bail!("the hub did not start: {:?} {}", first.trim(), why.trim())
+        }
+    }
+}
+
+/// One N and transport: spawn, membership, quiet window, release, checks.
+fn measure(n: usize, via: Via, timing: Timing, l: &mut Launcher, pb: &ProgressBar) -> Result<Row> {
     let cluster = l.unique("memchan-scale");
-    *active() = Some((cluster.clone(), Vec::with_capacity(n)));
-    let extra = [
+    *active() = Some((cluster.clone(), Vec::with_capacity(n + 1)));
+    let mut fleet = Fleet {
+        cluster: cluster.clone(),
+        procs: Vec::with_capacity(n),
+        hub: None,
+    };
+    let mut extra = vec![
         "--cluster".to_string(),
         cluster.clone(),
         "--nodes".to_string(),
         n.to_string(),
     ];
-    let mut fleet = Fleet {
-        cluster: cluster.clone(),
-        procs: Vec::with_capacity(n),
-    };
-    pb.set_message(format!("{n} nodes: spawning"));
+    if via == Via::Hub {
+        pb.set_message(format!("{n} nodes: starting the hub"));
+        let (hub, addr) = start_hub(l, &cluster)?;
+        fleet.hub = Some(hub);
+        extra.extend(["--addrs".to_string(), addr]);
+    }
+    pb.set_message(format!("{n} nodes ({}): spawning", via.label()));
     let first_spawn = monotonic_ns();
-    for _ in 0..n {
+    for i in 0..n {
         let (mut cmd, out, err) = l.command(Kind::ScaleNode, Role::Solo, None, &extra)?;
+        if via == Via::Hub {
+            cmd.env("MEMCHAN_DOMAIN", format!("h{}", i % HUB_DOMAINS));
+        }
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -463,17 +558,22 @@ fn measure(n: usize, timing: Timing, l: &mut Launcher, pb: &ProgressBar) -> Resu
     ));
     std::thread::sleep(timing.settle);
     let pids: Vec<u32> = fleet.procs.iter().map(|p| p.child.id()).collect();
+    let hub_pid: Vec<u32> = fleet.hub.iter().map(Child::id).collect();
     let t0 = monotonic_ns();
-    let before = on_cpu_ns(&pids)?;
+    let (before, hub_before) = (on_cpu_ns(&pids)?, on_cpu_ns(&hub_pid)?);
     std::thread::sleep(timing.window);
-    let after = on_cpu_ns(&pids)?;
+    let (after, hub_after) = (on_cpu_ns(&pids)?, on_cpu_ns(&hub_pid)?);
     let t1 = monotonic_ns();
-    let used: u64 = after
-        .iter()
-        .map(|(k, v)| v.saturating_sub(before.get(k).copied().unwrap_or(0)))
-        .sum();
+    let used = |before: &BTreeMap<(u32, u32), u64>, after: &BTreeMap<(u32, u32), u64>| -> u64 {
+        after
+            .iter()
+            .map(|(k, v)| v.saturating_sub(before.get(k).copied().unwrap_or(0)))
+            .sum()
+    };
     let window_ns = t1.saturating_sub(t0).max(1);
-    let idle_cpu_pct = used as f64 / window_ns as f64 * 100.0;
+    let pct = |ns: u64| ns as f64 / window_ns as f64 * 100.0;
+    let nodes_cpu_pct = pct(used(&before, &after));
+    let hub_cpu_pct = pct(used(&hub_before, &hub_after));
     let mut threads: Vec<f64> = pids
         .iter()
         .map(|&p| after.keys().filter(|(q, _)| *q == p).count() as f64)
@@ -539,6 +639,10 @@ fn measure(n: usize, timing: Timing, l: &mut Launcher, pb: &ProgressBar) -> Resu
         }
     }
     leaves.sort_by(f64::total_cmp);
+    if let Some(mut hub) = fleet.hub.take() {
+        let _ = hub.kill();
+        hub.wait().context("waiting for the hub")?;
+    }
     let left_files = shm_files(&cluster);
     ensure!(
         left_files.is_empty(),
@@ -564,13 +668,15 @@ fn measure(n: usize, timing: Timing, l: &mut Launcher, pb: &ProgressBar) -> Resu
     let max = |v: &[f64]| v.last().copied().unwrap_or(0.0);
     Ok(Row {
         nodes: n,
+        via,
         spawn_ms: ms(spawned.saturating_sub(first_spawn)),
         membership_ms: ms(last_members.saturating_sub(first_spawn)),
         join_median_ms: med(&joins),
         join_max_ms: max(&joins),
         idle_window_s: window_ns as f64 / 1e9,
-        idle_cpu_pct,
-        idle_cpu_pct_per_node: idle_cpu_pct / n as f64,
+        idle_cpu_pct: nodes_cpu_pct + hub_cpu_pct,
+        idle_cpu_pct_per_node: nodes_cpu_pct / n as f64,
+        hub_cpu_pct,
         threads_median: med(&threads),
         threads_max: max(&threads),
         fds_median: med(&fds),
@@ -711,19 +817,21 @@ fn render_text(rows: &[Row], machine: &Value, timing: Timing, notes: &[String]) 
     render_header(&mut o, "memchan bench --scale", machine);
     let _ = writeln!(
         o,
-        "\n== one-host scale: N idle nodes, one process each, unpinned; idle CPU over a {:.0} s window {:.1} s after full membership   [scale]",
+        "\n== scale: N idle nodes, one process each, unpinned, on one host (shm) and through one hub on loopback in {HUB_DOMAINS} host domains (hub/{HUB_DOMAINS}); idle CPU over a {:.0} s window {:.1} s after full membership   [scale]",
         timing.window.as_secs_f64(),
         timing.settle.as_secs_f64()
     );
     let _ = writeln!(
         o,
-        "   {:>5} {:>10} {:>15} {:>16} {:>14} {:>12} {:>9} {:>9} {:>14} {:>14}",
+        "   {:>5} {:>6} {:>10} {:>15} {:>16} {:>14} {:>12} {:>8} {:>9} {:>9} {:>14} {:>14}",
         "nodes",
+        "via",
         "spawn (ms)",
         "all see N (ms)",
         "join med/max ms",
         "idle CPU (%)",
         "per node (%)",
+        "hub (%)",
         "threads",
         "fds",
         "/dev/shm (MB)",
@@ -732,13 +840,15 @@ fn render_text(rows: &[Row], machine: &Value, timing: Timing, notes: &[String]) 
     for r in rows {
         let _ = writeln!(
             o,
-            "   {:>5} {:>10.1} {:>15.1} {:>16} {:>14.2} {:>12.3} {:>9} {:>9} {:>14} {:>14}",
+            "   {:>5} {:>6} {:>10.1} {:>15.1} {:>16} {:>14.2} {:>12.3} {:>8.2} {:>9} {:>9} {:>14} {:>14}",
             r.nodes,
+            r.via.label(),
             r.spawn_ms,
             r.membership_ms,
             format!("{:.1} / {:.1}", r.join_median_ms, r.join_max_ms),
             r.idle_cpu_pct,
             r.idle_cpu_pct_per_node,
+            r.hub_cpu_pct,
             format!("{:.0}", r.threads_max),
             format!("{:.0} / {:.0}", r.fds_median, r.fds_max),
             format!("{} / {:.2}", r.shm_files, r.shm_mb),
@@ -748,8 +858,9 @@ fn render_text(rows: &[Row], machine: &Value, timing: Timing, notes: &[String]) 
     let _ = writeln!(
         o,
         "   all see N: first spawn to the last node's return from wait_for_members(N) (CLOCK_MONOTONIC); \
-         idle CPU: on-CPU time of every thread of every node (/proc/<pid>/task/*/schedstat) \
-         over the window, % of one core; threads: most per process; fds: median / max per process; \
+         idle CPU: on-CPU time of every thread of every node and of the hub (/proc/<pid>/task/*/schedstat) \
+         over the window, % of one core; per node: the nodes' alone; hub: the hub's process; \
+         threads: most per process; fds: median / max per process; \
          /dev/shm: the cluster's files / MB"
     );
     let _ = writeln!(
@@ -772,33 +883,51 @@ fn render_text(rows: &[Row], machine: &Value, timing: Timing, notes: &[String]) 
     o
 }
 
-/// The JSON report: {"figures": {figure: {N: value}}, "units", "runs", ...}.
+/// A figure of a row, for the JSON.
+type Figure<'a> = &'a dyn Fn(&Row) -> f64;
+
+/// The JSON report: {"figures": {figure: {N: value}}, "units", "runs", ...};
+/// the figures through a hub are named `scale_hub_*`.
 fn to_json(rows: &[Row], machine: &Value, notes: &[String]) -> Value {
-    let figure = |f: &dyn Fn(&Row) -> f64| -> Value {
+    let figure = |via: Via, f: Figure| -> Value {
         Value::Object(
             rows.iter()
+                .filter(|r| r.via == via)
                 .map(|r| (r.nodes.to_string(), json!(f(r))))
                 .collect::<Map<String, Value>>(),
         )
     };
+    let mut figures = Map::new();
+    for (via, prefix) in [(Via::SharedMemory, "scale"), (Via::Hub, "scale_hub")] {
+        let all: [(&str, Figure); 7] = [
+            ("membership_ms", &|r| r.membership_ms),
+            ("spawn_ms", &|r| r.spawn_ms),
+            ("join_max_ms", &|r| r.join_max_ms),
+            ("idle_cpu_pct", &|r| r.idle_cpu_pct),
+            ("idle_cpu_pct_per_node", &|r| r.idle_cpu_pct_per_node),
+            ("fds_per_process", &|r| r.fds_max),
+            ("threads_per_process", &|r| r.threads_max),
+        ];
+        for (name, f) in all {
+            figures.insert(format!("{prefix}_{name}"), figure(via, f));
+        }
+    }
+    figures.insert(
+        "scale_hub_hub_cpu_pct".to_string(),
+        figure(Via::Hub, &|r| r.hub_cpu_pct),
+    );
     json!({
-        "figures": {
-            "scale_membership_ms": figure(&|r| r.membership_ms),
-            "scale_spawn_ms": figure(&|r| r.spawn_ms),
-            "scale_join_max_ms": figure(&|r| r.join_max_ms),
-            "scale_idle_cpu_pct": figure(&|r| r.idle_cpu_pct),
-            "scale_idle_cpu_pct_per_node": figure(&|r| r.idle_cpu_pct_per_node),
-            "scale_fds_per_process": figure(&|r| r.fds_max),
-            "scale_threads_per_process": figure(&|r| r.threads_max),
-        },
+        "figures": figures,
         "units": {
             "scale_membership_ms": "ms from the first spawn until every node saw N members",
             "scale_spawn_ms": "ms from the first spawn to the return of the last",
             "scale_join_max_ms": "ms, slowest Cluster::join",
-            "scale_idle_cpu_pct": "% of one core, all nodes together, idle",
+            "scale_idle_cpu_pct": "% of one core, all nodes together (and the hub, for scale_hub_), idle",
             "scale_idle_cpu_pct_per_node": "% of one core per node, idle",
             "scale_fds_per_process": "open descriptors, most of any node process",
             "scale_threads_per_process": "threads, most of any node process",
+            "scale_hub_hub_cpu_pct": "% of one core, the hub's process alone, idle",
+            "scale_hub_*": "the same figures through one hub on loopback, the nodes in 4 host domains",
         },
         "runs": rows,
         "machine": machine,

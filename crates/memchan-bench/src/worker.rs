@@ -285,6 +285,11 @@ impl Launcher {
         Ok((cmd, out, err))
     }
 
+    /// The `memchan` executable the workers run.
+    pub fn exe(&self) -> &Path {
+        &self.exe
+    }
+
     /// A path in the run's scratch directory (for a peer's log).
     pub fn scratch_path(&self, name: &str) -> PathBuf {
         self.dir.join(name)

@@ -853,38 +853,55 @@ fn scale_runs_four_nodes_reports_and_leaves_nothing_behind() {
     // One value per node count for every figure: finite, not negative; counts
     // are whole and at least what any node holds (stdin, stdout, stderr and the
     // control block; a main thread).
-    for n in ["4", "5"] {
+    // The same for both transports: one host's, and one hub's (`scale_hub_*`).
+    for (n, prefix) in ["4", "5"]
+        .into_iter()
+        .flat_map(|n| ["scale", "scale_hub"].map(|p| (n, p)))
+    {
         for f in [
-            "scale_membership_ms",
-            "scale_spawn_ms",
-            "scale_join_max_ms",
-            "scale_idle_cpu_pct",
-            "scale_idle_cpu_pct_per_node",
-            "scale_fds_per_process",
-            "scale_threads_per_process",
+            "membership_ms",
+            "spawn_ms",
+            "join_max_ms",
+            "idle_cpu_pct",
+            "idle_cpu_pct_per_node",
+            "fds_per_process",
+            "threads_per_process",
         ] {
-            let x = v["figures"][f][n]
+            let f = format!("{prefix}_{f}");
+            let x = v["figures"][&f][n]
                 .as_f64()
                 .unwrap_or_else(|| panic!("figures.{f}.{n} missing: {}", v["figures"]));
             assert!(x.is_finite() && x >= 0.0, "figures.{f}.{n} = {x}");
         }
-        assert!(v["figures"]["scale_membership_ms"][n].as_f64().unwrap() > 0.0);
-        let fds = v["figures"]["scale_fds_per_process"][n].as_f64().unwrap();
+        let fig = |f: &str| v["figures"][format!("{prefix}_{f}")][n].as_f64().unwrap();
+        assert!(fig("membership_ms") > 0.0);
+        let fds = fig("fds_per_process");
         assert!(fds >= 4.0 && fds.fract() == 0.0, "fds {fds}");
-        let threads = v["figures"]["scale_threads_per_process"][n]
-            .as_f64()
-            .unwrap();
+        let threads = fig("threads_per_process");
         assert!(
             threads >= 1.0 && threads.fract() == 0.0,
             "threads {threads}"
         );
     }
+    // The hub ran and used some CPU (it sends every node time packets), counted in
+    // its cluster's total.
+    for n in ["4", "5"] {
+        let hub = v["figures"]["scale_hub_hub_cpu_pct"][n].as_f64().unwrap();
+        let total = v["figures"]["scale_hub_idle_cpu_pct"][n].as_f64().unwrap();
+        assert!(hub > 0.0 && total >= hub, "hub {hub}, total {total}");
+    }
     // Every node saw them all after the window, and all were reaped with their
     // files gone, by the bench's own account ...
     let runs = v["runs"].as_array().expect("runs");
-    assert_eq!(runs.len(), 2, "{runs:?}");
-    for (r, n) in runs.iter().zip([4, 5]) {
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    for (r, (n, via)) in runs.iter().zip([
+        (4, "shared_memory"),
+        (4, "hub"),
+        (5, "shared_memory"),
+        (5, "hub"),
+    ]) {
         assert_eq!(r["nodes"], n, "{r}");
+        assert_eq!(r["via"], via, "{r}");
         assert_eq!(r["members_after_window_min"], n, "{r}");
         assert_eq!(r["dropped_after_window"], 0, "{r}");
         assert_eq!(r["reaped"], n, "{r}");
