@@ -429,6 +429,28 @@ fn allowed_cpus() -> Vec<usize> {
     }
 }
 
+/// Hands `child` (`what`: a node, the hub) to the signal watcher through a pidfd,
+/// taken before anyone waits for it, so the pid is still its; without one the child
+/// is killed and reaped, and the measurement fails.
+fn watch(child: &mut Child, what: &str) -> Result<()> {
+    let pidfd = rustix::process::Pid::from_raw(child.id() as i32)
+        .with_context(|| format!("the pid of {what}"))
+        .and_then(|p| {
+            rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty())
+                .with_context(|| format!("pidfd_open of {what}"))
+        });
+    match (pidfd, active().as_mut()) {
+        (Ok(fd), Some((_, fds))) => fds.push(fd),
+        (Err(e), _) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// Starts the hub of a measurement through one: `memchan hub` on a loopback port
 /// of its choosing, for `cluster` only. Returns it and the address it printed.
 fn start_hub(l: &Launcher, cluster: &str) -> Result<(Child, String)> {
@@ -440,17 +462,7 @@ fn start_hub(l: &Launcher, cluster: &str) -> Result<(Child, String)> {
         .stderr(std::fs::File::create(&err).with_context(|| format!("creating {}", err.display()))?)
         .spawn()
         .context("starting the hub (memchan hub)")?;
-    if let Ok(fd) = rustix::process::Pid::from_raw(child.id() as i32)
-        .context("the hub's pid")
-        .and_then(|p| {
-            rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty())
-                .context("pidfd_open of the hub")
-        })
-    {
-        if let Some((_, fds)) = active().as_mut() {
-            fds.push(fd);
-        }
-    }
+    watch(&mut child, "the hub")?;
     // Its first line, or end of file if it failed (its stderr says why).
     let mut first = String::new();
     let out = child.stdout.take().context("the hub's stdout")?;
@@ -499,22 +511,7 @@ fn measure(n: usize, via: Via, timing: Timing, l: &mut Launcher, pb: &ProgressBa
             .stdout(Stdio::piped())
             .spawn()
             .context("spawning a node")?;
-        // Taken before anyone waits for the child, so the pid is still its.
-        let pidfd = rustix::process::Pid::from_raw(child.id() as i32)
-            .context("the node's pid")
-            .and_then(|p| {
-                rustix::process::pidfd_open(p, rustix::process::PidfdFlags::empty())
-                    .context("pidfd_open of a node")
-            });
-        match (pidfd, active().as_mut()) {
-            (Ok(fd), Some((_, fds))) => fds.push(fd),
-            (Err(e), _) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(e);
-            }
-            _ => {}
-        }
+        watch(&mut child, "a node")?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().context("the node's stdout")?;
         fleet.procs.push(Proc {

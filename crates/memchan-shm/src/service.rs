@@ -172,21 +172,20 @@ fn beat(weak: Weak<Inner>, jobs: Sender<Job>, epoll: OwnedFd) {
         armed: HashMap::new(),
     };
     let mut events = Vec::with_capacity(WATCHED + 1);
-    let mut slack_for = Duration::ZERO;
+    if let Some(inner) = weak.upgrade() {
+        // A timer slack of an eighth of the period (fixed at the join) lets the kernel
+        // end the waits of a host's many idle nodes together, one wake-up of the core
+        // for many (a stamp's age is judged against the failure timeout, several
+        // periods).
+        let slack = NonZeroU64::new((inner.local.heartbeat / 8).as_nanos() as u64);
+        let _ = rustix::thread::set_current_timer_slack(slack);
+    }
     loop {
         let Some(inner) = weak.upgrade() else { return };
         if inner.stop.load(Ordering::Acquire) {
             return;
         }
         let period = inner.local.heartbeat;
-        if period != slack_for {
-            // A timer slack of an eighth of the period lets the kernel end the waits
-            // of a host's many idle nodes together, one wake-up of the core for many
-            // (a stamp's age is judged against the failure timeout, several periods).
-            slack_for = period;
-            let slack = NonZeroU64::new((period / 8).as_nanos() as u64);
-            let _ = rustix::thread::set_current_timer_slack(slack);
-        }
         tick(&inner, &jobs, &mut watch);
         drop(inner);
         let wait = rustix::time::Timespec {
