@@ -16,8 +16,8 @@
 //! as root with `/dev/net/tun` and iproute2, and otherwise says why it was skipped.
 //!
 //! `--hosts` measures the same pair with the two `memchan ip` nodes joined through
-//! the hub A's node hosts (a virtual hub, as the raw and message-passing twins do)
-//! instead of shared memory, so every packet crosses the veth ([`measure_hosts`]:
+//! the hub on host H (as the raw and message-passing twins do) instead of shared
+//! memory, so every packet crosses the veth ([`measure_hosts`]:
 //! `net_ip_latency_8b_us`, `net_ip_bandwidth_gbps`, against the same `tcp_veth`).
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -100,13 +100,13 @@ fn in_ns<T: Send>(ns: &str, cpu: usize, f: impl FnOnce() -> Result<T> + Send) ->
 struct IpProc(Child);
 
 impl IpProc {
-    /// `hub`: join through a hub, `(variable, address)`: `MEMCHAN_HUB_HOST` to host
-    /// it, `MEMCHAN_HUB` to connect to it (else on this host, through shared memory).
+    /// `hub`: join through the hub at this address (else on this host, through
+    /// shared memory).
     fn start(
         ns: &Namespaces,
         which: &str,
         cluster: &str,
-        hub: Option<(&str, &str)>,
+        hub: Option<&str>,
     ) -> Result<(IpProc, String)> {
         let exe = std::env::current_exe().context("locating the memchan binary")?;
         let mut cmd = Command::new(ns.ip_path());
@@ -118,8 +118,8 @@ impl IpProc {
             .env_remove("MEMCHAN_KEY_FILE")
             // Its namespace is its host (they share this machine's /dev/shm).
             .env("MEMCHAN_DOMAIN", which);
-        if let Some((var, addr)) = hub {
-            cmd.env(var, addr);
+        if let Some(addr) = hub {
+            cmd.env("MEMCHAN_HUB", addr);
         }
         // Its stderr in a file, quoted when it does not come up.
         let err_path = std::env::temp_dir().join(format!("{cluster}-{which}.err"));
@@ -307,35 +307,35 @@ pub fn measure(
     progress: &dyn Fn(&str),
     sweep: bool,
 ) -> Result<IpFigures> {
-    let ns = Namespaces::create()?;
-    measure_on(&ns, None, cfg, clock, progress, sweep)
+    let ns = Namespaces::pair()?;
+    let cluster = format!("memchan-bench-ip-{}", std::process::id());
+    measure_on(&ns, &cluster, None, cfg, clock, progress, sweep)
 }
 
-/// `--hosts`: both figures with the nodes joined through the hub the node in
-/// namespace A hosts (a virtual hub, as a two-node cluster runs), listening on
-/// `hub` (an address of namespace A), in namespaces `ns`.
+/// `--hosts`: both figures with the nodes, one in namespace A and one in B, of
+/// `cluster` joined through the hub listening on `hub` (on the hub's own host).
 pub fn measure_hosts(
     ns: &Namespaces,
+    cluster: &str,
     hub: &str,
     cfg: &Config,
     clock: &Clock,
     progress: &dyn Fn(&str),
 ) -> Result<IpFigures> {
-    measure_on(ns, Some(hub), cfg, clock, progress, false)
+    measure_on(ns, cluster, Some(hub), cfg, clock, progress, false)
 }
 
 fn measure_on(
     ns: &Namespaces,
+    cluster: &str,
     hub: Option<&str>,
     cfg: &Config,
     clock: &Clock,
     progress: &dyn Fn(&str),
     sweep: bool,
 ) -> Result<IpFigures> {
-    let cluster = format!("memchan-bench-ip-{}", std::process::id());
-    // A is up (its hub listening) before B joins.
-    let (pa, _addr_a) = IpProc::start(ns, &ns.a, &cluster, hub.map(|h| ("MEMCHAN_HUB_HOST", h)))?;
-    let (pb, addr_b) = IpProc::start(ns, &ns.b, &cluster, hub.map(|h| ("MEMCHAN_HUB", h)))?;
+    let (pa, _addr_a) = IpProc::start(ns, &ns.a, cluster, hub)?;
+    let (pb, addr_b) = IpProc::start(ns, &ns.b, cluster, hub)?;
     let mut port = 5600;
     wait_reachable(ns, &addr_b, port)?;
     let iters = if cfg.quick { 1000 } else { 5000 };
@@ -347,7 +347,7 @@ fn measure_on(
             [FIG_LATENCY, FIG_BANDWIDTH]
         },
         via: if hub.is_some() {
-            ", through A's hub across the veth"
+            ", through the hub on host H"
         } else {
             ""
         },

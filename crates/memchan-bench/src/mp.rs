@@ -274,7 +274,7 @@ impl Bw {
 }
 
 /// Worker side: one node of the pair. With `--netns` (the `--hosts` twins), it enters
-/// its side's namespace first and joins through the hub side A hosts.
+/// its side's namespace first and joins through the hub on host H.
 pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
     let name = a.cluster.as_deref().context("--cluster is required")?;
     let hosts = !a.hosts.netns.is_empty();

@@ -282,8 +282,8 @@ pub fn host_tables(set: &SampleSet, latency_figure: &str) -> Vec<Table> {
         );
         t.notes.push(
             "tcp_raw_round_trip: twice tcp_raw's one-way latency (8-byte ping-pong, blocking \
-             read) of the same run; memchan_rma: the hub is hosted by the calling side, the \
-             target's link side answers over the veth"
+             read) of the same run; memchan_rma: through the hub on host H, the target's link \
+             side answers"
                 .into(),
         );
         t

@@ -17,7 +17,7 @@ use super::refs::PEER_TIMEOUT;
 use super::timer::spin_until;
 use super::worker::WorkerArgs;
 
-/// How long side B of a `--hosts` pair retries joining while side A's hub is not up yet.
+/// How long a `--hosts` node retries joining while the hub is not up yet.
 const JOIN_RETRY: Duration = Duration::from_secs(20);
 
 /// One node of a two-node bench cluster.
@@ -106,16 +106,22 @@ pub fn raw_pingpong(
     super::worker::ping_or_pong(&mut ep, a, clock, ping)
 }
 
-/// Joins `--cluster` through the hub side A hosts (`ping`) or connects to (side B);
-/// the `--hosts` raw figures' join (`hosts/memchan_net.rs`) and the message-passing
-/// twins' (`mp.rs`).
+/// Joins `--cluster` through the hub on the third host (`--hub`), or, without it,
+/// through the hub side A hosts (`ping`) or connects to (side B); the `--hosts` raw
+/// figures' join (`hosts/memchan_net.rs`), the message-passing twins' (`mp.rs`) and
+/// the flood's.
 pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
     let name = a.cluster.as_deref().context("--cluster is required")?;
-    let port = a.port.context("--port is required")?;
-    let hub = format!("{}:{port}", a.hosts.addr(0)?);
+    let (hub, hosting) = match &a.hosts.hub {
+        Some(h) => (h.clone(), false),
+        None => {
+            let port = a.port.context("--port or --hub is required")?;
+            (format!("{}:{port}", a.hosts.addr(0)?), ping)
+        }
+    };
     let deadline = Instant::now() + JOIN_RETRY;
     let c = loop {
-        let cfg = NodeConfig::default().with_hub(if ping {
+        let cfg = NodeConfig::default().with_hub(if hosting {
             Hub::Host(hub.clone())
         } else {
             Hub::connect(hub.as_str())
@@ -133,8 +139,8 @@ pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
         };
         match Cluster::join_with(name, cfg) {
             Ok(c) => break c,
-            // the hub (in side A's process) may not listen yet
-            Err(_) if !ping && Instant::now() < deadline => {
+            // a hub in side A's process may not listen yet
+            Err(_) if !hosting && Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(5))
             }
             Err(e) => return Err(e).with_context(|| format!("joining cluster {name} (hub {hub})")),
@@ -148,7 +154,7 @@ pub fn join_cluster(a: &WorkerArgs, ping: bool) -> Result<Cluster> {
 }
 
 /// Leaves cleanly: side B makes sure its last writes have arrived (ack) before it
-/// leaves; side A, which hosts the hub, stays until side B has left (at most a second).
+/// leaves; side A, which may host the hub, stays until side B has left (at most a second).
 pub fn leave(c: &Cluster, ping: bool) {
     if ping {
         let deadline = Instant::now() + Duration::from_secs(1);

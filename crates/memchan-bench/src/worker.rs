@@ -132,9 +132,13 @@ pub struct HostArgs {
     /// Network namespaces of the ping side and of the pong side.
     #[arg(long, value_delimiter = ',')]
     pub netns: Vec<String>,
-    /// Addresses of the ping side (the hub's) and of the pong side.
+    /// Addresses of the ping side and of the pong side.
     #[arg(long, value_delimiter = ',')]
     pub addrs: Vec<String>,
+    /// The hub on the third host (`HOST:PORT`) both sides connect to; without it
+    /// the ping side hosts the hub in its own process, on its address and `--port`.
+    #[arg(long)]
+    pub hub: Option<String>,
     /// MiB per bandwidth window.
     #[arg(long, default_value_t = 64)]
     pub window_mib: usize,

@@ -2,9 +2,9 @@
 //! inside a multi-host cluster (`memchan_domain`), beside the one-host raw write in
 //! the same round (`memchan_shm`, the local bench's `memchan` ping-pong).
 //!
-//! The cluster has three nodes: the ping and pong sides in namespace A, one host
-//! domain (`MEMCHAN_DOMAIN` = A's name), and a third node in namespace B that hosts
-//! the hub (`Hub::Host` on B's address) and does nothing else. Ping and pong find each
+//! The cluster has three nodes, joined through the hub on host H: the ping and pong
+//! sides in namespace A, one host domain (`MEMCHAN_DOMAIN` = A's name), and a third
+//! node in namespace B that does nothing else. Ping and pong find each
 //! other through a broadcast of their ids, then ping-pong a word point to point with
 //! busy-polling loads, as the raw write does on one host: a write between them is a
 //! store into the other's receive memory, so the coordinator checks that the
@@ -20,6 +20,7 @@ use super::super::stats;
 use super::super::table::{round_ratios, Cmp, Table, Target};
 use super::super::timer::Clock;
 use super::super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
+use super::hub::HubProc;
 use super::model::Params;
 use super::netns::{self, Namespaces};
 
@@ -33,7 +34,7 @@ const HELLO_PING: usize = 0;
 const HELLO_PONG: usize = 8;
 
 /// Worker side: the ping or pong node in namespace A, or (`Role::Solo`) the node in
-/// B that hosts the hub.
+/// B.
 pub fn worker(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
     let home = usize::from(a.role == Role::Solo);
     let ns = a
@@ -43,28 +44,12 @@ pub fn worker(a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
         .context("--netns needs the two hosts' namespaces")?;
     netns::enter(ns)?;
     let name = a.cluster.as_deref().context("--cluster is required")?;
-    let port = a.port.context("--port is required")?;
-    let hub = format!("{}:{port}", a.hosts.addr(1)?);
-    let spec = if a.role == Role::Solo {
-        HubSpec::Host(hub.clone())
-    } else {
-        HubSpec::connect(hub.as_str())
-    };
+    let hub = a.hosts.hub.as_deref().context("--hub is required")?;
     let cfg = NodeConfig::default()
-        .with_hub(spec)
+        .with_hub(HubSpec::connect(hub))
         .with_host_domain(ns.as_str())
         .without_key_file();
-    // The pair may come before B's hub listens.
-    let deadline = std::time::Instant::now() + PEER_TIMEOUT;
-    let c = loop {
-        match Cluster::join_with(name, cfg.clone()) {
-            Ok(c) => break c,
-            Err(_) if a.role != Role::Solo && std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(5))
-            }
-            Err(e) => return Err(e).with_context(|| format!("joining {name} (hub {hub})")),
-        }
-    };
+    let c = Cluster::join_with(name, cfg).with_context(|| format!("joining {name} (hub {hub})"))?;
     c.wait_for_members(3, PEER_TIMEOUT)
         .context("waiting for the three nodes")?;
     let hello = c.segment("hello", 4096, 0o600).context("segment hello")?;
@@ -112,44 +97,47 @@ pub fn measure(
     domain_first: bool,
     set: &mut SampleSet,
 ) -> Result<()> {
-    let pingpong = |l: &mut Launcher| -> Vec<String> {
+    let pingpong = |cluster: &str| -> Vec<String> {
         vec![
             "--iters".into(),
             p.iters.to_string(),
             "--warmup".into(),
             p.warmup.to_string(),
             "--cluster".into(),
-            l.unique("memchan-bench-domain"),
+            cluster.into(),
         ]
     };
     for domain in [domain_first, !domain_first] {
         if !domain {
-            let extra = pingpong(l);
+            let extra = pingpong(&l.unique("memchan-bench-domain"));
             let out = worker::group(l, Kind::MemchanLatency, 2, p.cpus, &extra)?;
             set.add(FIG, "memchan_shm", take(out, "one_way")?);
             continue;
         }
-        let mut extra = pingpong(l);
+        let cluster = l.unique("memchan-bench-domain");
+        let mut extra = pingpong(&cluster);
+        let hub = HubProc::start(l, ns, port, &cluster, None, p.cpus.1)?;
         extra.extend([
+            "--hub".into(),
+            hub.addr.clone(),
             "--netns".into(),
             format!("{},{}", ns.a, ns.b),
             "--addrs".into(),
             format!("{},{}", netns::ADDR_A, netns::ADDR_B),
-            "--port".into(),
-            port.to_string(),
             "--nodes".into(),
             "3".into(),
         ]);
         let before = ns.veth_bytes()?;
         let (ca, cb) = p.cpus;
-        let hub = l.spawn(Kind::HostDomain, Role::Solo, cb, &extra)?;
+        let solo = l.spawn(Kind::HostDomain, Role::Solo, cb, &extra)?;
         let pong = l.spawn(Kind::HostDomain, Role::Pong, cb, &extra)?;
         let ping = l.spawn(Kind::HostDomain, Role::Ping, ca, &extra)?;
         let out = ping.finish();
-        let (pong, hub) = (pong.finish(), hub.finish());
+        let (pong, solo) = (pong.finish(), solo.finish());
+        drop(hub);
         let out = out?;
         pong?;
-        hub?;
+        solo?;
         let crossed = ns.veth_bytes()?.saturating_sub(before);
         let payload = (p.iters + p.warmup) * 2 * 8;
         ensure!(
@@ -177,7 +165,7 @@ pub fn table(set: &SampleSet, p: &Params) -> Table {
         FIG,
         format!(
             "8-byte one-way latency between two nodes of one host inside a cluster of two \
-             hosts (the hub on the other), busy-polling (cpu {ca} <-> cpu {cb}, round trip / 2)"
+             hosts (the hub on a third), busy-polling (cpu {ca} <-> cpu {cb}, round trip / 2)"
         ),
         "ns",
         Some("memchan_shm"),
@@ -191,7 +179,7 @@ pub fn table(set: &SampleSet, p: &Params) -> Table {
     t.notes.push(
         "memchan_shm: the raw write on one host (the local bench's ping-pong); \
          memchan_domain: the same ping-pong between two nodes of namespace A's host domain, \
-         a third node in B hosting the hub"
+         a third node in B, the hub in H"
             .into(),
     );
     t.round_ratios = round_ratios(set, FIG, &t);

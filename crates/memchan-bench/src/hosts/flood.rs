@@ -1,5 +1,5 @@
 //! `memchan bench --hosts`: the ordering point's throughput. [`NODES`] nodes, every
-//! other one in namespace A (node 0 there hosts the hub) and the rest in B, all
+//! other one in namespace A and the rest in B, joined through the hub on host H, all
 //! broadcast 8-byte writes as fast as they can, then `ack`: every write applied at
 //! every other node. Deliveries per second = nodes × writes × (nodes − 1) / (the last
 //! ack's end − the first write's start), on `CLOCK_MONOTONIC`, which every process
@@ -24,6 +24,7 @@ use super::super::refs::PEER_TIMEOUT;
 use super::super::session::{join_cluster, leave};
 use super::super::stats;
 use super::super::worker::{Group, Kind, Launcher, WorkerArgs, WorkerOutput};
+use super::hub::HubProc;
 use super::model::Params;
 use super::netns::{self, Namespaces};
 
@@ -104,22 +105,24 @@ pub fn measure(
     key_file: Option<&Path>,
 ) -> Result<f64> {
     let (nodes, writes) = size(p);
+    let cluster = l.unique("memchan-bench-flood");
+    let hub = HubProc::start(l, ns, port, &cluster, key_file, p.cpus.0)?;
     let mut base: Vec<String> = vec![
         "--iters".into(),
         writes.to_string(),
-        "--port".into(),
-        port.to_string(),
+        "--hub".into(),
+        hub.addr.clone(),
         "--addrs".into(),
         format!("{},{}", netns::ADDR_A, netns::ADDR_B),
         "--cluster".into(),
-        l.unique("memchan-bench-flood"),
+        cluster,
     ];
     if let Some(k) = key_file {
         base.extend(["--key-file".to_string(), k.display().to_string()]);
     }
     let before = ns.veth_bytes()?;
-    // A worker enters the namespace its role names (node 0, the ping side, hosts the
-    // hub in A); a node of A that is not node 0 is a pong side told both sides are A.
+    // A worker enters the namespace its role names: each is told both sides are its
+    // home, A for the even nodes, B for the odd ones.
     let outs = Group::start_each(l, Kind::HostFlood, nodes, p.cpus, |i| {
         let home = if i % 2 == 0 { &ns.a } else { &ns.b };
         let mut extra = base.clone();
@@ -127,6 +130,7 @@ pub fn measure(
         extra
     })?
     .finish_all()?;
+    drop(hub);
     let mut t0 = f64::INFINITY;
     let mut t1 = 0f64;
     for out in outs {
@@ -171,7 +175,7 @@ impl Figures {
     /// The section of the text report.
     pub fn render(&self) -> String {
         let mut s = format!(
-            "== ordering point: {} nodes on 2 namespaces (the hub in A's first node), all \
+            "== ordering point: {} nodes on 2 namespaces (the hub on a third), all \
              broadcasting 8-byte writes, {} each   [{KEY}]\n   name              \
              median (deliveries/s)   rounds\n",
             self.nodes, self.writes

@@ -1,11 +1,11 @@
 //! The `--hosts` twins of the message-passing and IP levels (issue 13): the same
-//! figures as one host, between the two namespaces.
+//! figures as one host, between the two hosts of nodes (the hub on the third).
 //!
 //! | key                            | series                                   | how                                                   |
 //! |--------------------------------|------------------------------------------|-------------------------------------------------------|
-//! | `net_mp_latency_8b_us`         | `memchan_postal`, `memchan_zero_copy`, `mpi_tcp`, `tcp_raw_spin`, `memchan_spin` | `mp.rs`'s ping-pong, the nodes joined through the hub side A hosts; the others: the latency samples of the same run (the raw socket and raw write are the floors, see the table's note) |
+//! | `net_mp_latency_8b_us`         | `memchan_postal`, `memchan_zero_copy`, `mpi_tcp`, `tcp_raw_spin`, `memchan_spin` | `mp.rs`'s ping-pong, the nodes joined through the hub on host H; the others: the latency samples of the same run (the raw socket and raw write are the floors, see the table's note) |
 //! | `net_mp_bandwidth_1mib_gbps`   | the same                                 | `mp.rs`'s windows of 64 × 1 MiB; `mpi_tcp`: `mpi_bw` under the same mpirun across the namespaces |
-//! | `net_ip_latency_8b_us`         | `memchan_ip`, `tcp_veth`                 | `ip.rs` with the `memchan ip` nodes joined through the hub A's node hosts |
+//! | `net_ip_latency_8b_us`         | `memchan_ip`, `tcp_veth`                 | `ip.rs` with the `memchan ip` nodes joined through the hub on host H |
 //! | `net_ip_bandwidth_gbps`        | the same                                 | the same                                              |
 //!
 //! The message-passing measurements run after the rounds of the other host figures,
@@ -145,7 +145,10 @@ fn memchan_mp(
         (p.iters, p.warmup)
     };
     let cluster = l.unique("memchan-bench-hosts-mp");
+    let hub = super::hub::HubProc::start(l, ns, port, &cluster, None, p.cpus.0)?;
     let extra: Vec<String> = vec![
+        "--hub".into(),
+        hub.addr.clone(),
         "--iters".into(),
         iters.to_string(),
         "--warmup".into(),
@@ -161,6 +164,7 @@ fn memchan_mp(
     ];
     let before = ns.veth_bytes()?;
     let out = worker::pair(l, kind, p.cpus, &extra)?;
+    drop(hub);
     let need = if is_bw(kind) {
         (iters + warmup) * (WINDOW * MIB) as u64
     } else {
@@ -226,7 +230,7 @@ pub fn mp_tables(set: &SampleSet, info: &HostInfo) -> Vec<Table> {
     let mut lat = Table::new(
         KEY_MP_LATENCY,
         "message passing across the veth, 8-byte one-way latency (blocking send / recv \
-         ping-pong through the hub side A hosts, round trip / 2)"
+         ping-pong through the hub on host H, round trip / 2)"
             .into(),
         "us",
         Some("mpi_tcp"),
@@ -288,9 +292,10 @@ pub fn mp_tables(set: &SampleSet, info: &HostInfo) -> Vec<Table> {
     vec![lat, bw]
 }
 
-/// The IP twins: `memchan ip` through the hub A's node hosts (listening on port
-/// `port` of its veth address) against TCP over the veth. `Err`: why not measured.
+/// The IP twins: `memchan ip` through a `memchan hub` on host H (listening on port
+/// `port` of its address) against TCP over the veth. `Err`: why not measured.
 pub fn ip_twins(
+    l: &mut Launcher,
     ns: &Namespaces,
     cfg: &Config,
     clock: &Clock,
@@ -300,10 +305,13 @@ pub fn ip_twins(
     if let Some(why) = ip::unavailable() {
         return Err(format!("skipped: {why}"));
     }
-    let hub = format!("{}:{port}", netns::ADDR_A);
-    let run = || -> Result<IpFigures> {
+    let mut run = || -> Result<IpFigures> {
+        let cluster = l.unique("memchan-bench-hosts-ip");
+        let hub = super::hub::HubProc::start(l, ns, port, &cluster, None, cfg.cpus.0)?;
         let before = ns.veth_bytes()?;
-        let f = ip::measure_hosts(ns, &hub, cfg, clock, &|m| pb.set_message(m.to_string()))?;
+        let f = ip::measure_hosts(ns, &cluster, &hub.addr, cfg, clock, &|m| {
+            pb.set_message(m.to_string())
+        })?;
         // At least the bandwidth streams' bytes crossed (each side's node reaches the
         // other only through the hub).
         crossed(ns, before, f.bandwidth_bytes())?;

@@ -1,8 +1,10 @@
 //! memchan's side of the host figures: two nodes of one cluster, one in each
-//! namespace, joined through a hub over the veth. Side A (ping, namespace A)
-//! hosts the hub in its own process (the virtual hub of a two-node cluster,
-//! `Hub::Host("10.202.0.1:PORT")`); side B (pong) connects to it
-//! (`Hub::Connect`). So every write of either side crosses the veth once.
+//! namespace of nodes, joined through a hub. The target series connect both sides to
+//! the `memchan hub` the coordinator started on host H (`--hub`): every write
+//! crosses the network twice, A -> H -> B, as the relay does between two hosts today.
+//! The `memchan_hub_a*` series (information) have side A (ping) host the hub in its
+//! own process (the virtual hub of a two-node cluster, `Hub::Host`) and side B
+//! connect to it: one crossing.
 //!
 //! | kind            | ping (timing side, ns A)                                   | pong (ns B)                    |
 //! |-----------------|------------------------------------------------------------|--------------------------------|
@@ -18,9 +20,8 @@
 //! sure both rx mappings exist (a write to a node without one is dropped).
 //! The coordinator checks afterwards that the traffic crossed the veth.
 //!
-//! Note that side A's process holds both the ping side and the hub (its
-//! threads share the ping side's core), as a node hosting the virtual hub
-//! does on a real two-host cluster.
+//! The hub shares the ping side's core either way: as threads of side A's
+//! process, or as H's `memchan hub`, pinned there ([`super::hub`]).
 
 use std::time::{Duration, Instant};
 
@@ -77,7 +78,7 @@ impl Side {
     }
 
     /// Leaves cleanly: the pong side makes sure its last answer has
-    /// arrived (ack) before it leaves; the ping side, which hosts the hub,
+    /// arrived (ack) before it leaves; the ping side, which may host the hub,
     /// stays until the pong side has left (at most a second).
     fn finish(self) {
         leave(&self.c, self.ping);

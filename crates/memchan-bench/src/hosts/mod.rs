@@ -1,6 +1,7 @@
 //! `memchan bench --hosts`: the figures between two hosts, measured on one
-//! machine. The coordinator creates two network namespaces joined by one veth
-//! pair ([`netns`]), and runs, in rounds and side by side, over that veth:
+//! machine. The coordinator creates three network namespaces, two hosts of nodes
+//! (A, B) and the hub's host H, each of A and B joined by a veth pair to a bridge in
+//! H ([`netns`]), and runs, in rounds and side by side:
 //!
 //! | series                      | what                                                        |
 //! |-----------------------------|-------------------------------------------------------------|
@@ -9,9 +10,10 @@
 //! | `tcp_raw` bandwidth         | a stream of 1 MiB writes, 1-byte answer per window          |
 //! | `tcp_raw_64k` bandwidth     | the same stream and receiver, each 1 MiB buffer written as 16 × 64 KiB (information, no target) |
 //! | `mpi_tcp`                   | Open MPI ob1 + TCP BTL ping-pong, rank 1 in namespace B ([`mpi`]) |
-//! | `memchan`, `memchan_spin`, bandwidth | memchan through a hub hosted by side A ([`memchan_net`]), open cluster |
+//! | `memchan`, `memchan_spin`, bandwidth | memchan through a `memchan hub` on host H ([`hub`], [`memchan_net`]), open cluster |
+//! | `memchan_hub_a`, `memchan_hub_a_spin` | the same with the hub in side A's process (the two-host topology), for information |
 //! | `memchan_keyed`, `memchan_keyed_spin`, bandwidth | the same on a keyed cluster (a key file written for the run): every frame MACed |
-//! | `memchan_rma`               | one get and one fetch-add of a word of side B's copy, each a round trip through the hub (`rma.rs`), beside `tcp_raw` |
+//! | `memchan_rma`               | one get and one fetch-add of a word of side B's copy, each a round trip through the hub on H (`rma.rs`), beside `tcp_raw` |
 //!
 //! Every pair runs as two worker processes (`memchan bench-worker`, as in the
 //! local bench) pinned to the two cores; a worker enters its namespace with
@@ -45,6 +47,7 @@ use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
 pub mod domain;
 pub mod flood;
+pub mod hub;
 pub mod levels;
 pub mod memchan_net;
 pub mod model;
@@ -74,23 +77,48 @@ pub fn is_host_kind(k: Kind) -> bool {
 }
 
 /// One measurement of a round: a worker kind and, for memchan's, whether its
-/// cluster is keyed.
+/// cluster is keyed and whether the ping side hosts the hub (the two-host
+/// topology, for information) instead of the hub's own host H.
 #[derive(Debug, Clone, Copy)]
 struct Item {
     kind: Kind,
     keyed: bool,
+    hub_in_a: bool,
 }
 
 const fn open(kind: Kind) -> Item {
-    Item { kind, keyed: false }
+    Item {
+        kind,
+        keyed: false,
+        hub_in_a: false,
+    }
 }
 
 const fn keyed(kind: Kind) -> Item {
-    Item { kind, keyed: true }
+    Item {
+        kind,
+        keyed: true,
+        hub_in_a: false,
+    }
+}
+
+const fn hub_in_a(kind: Kind) -> Item {
+    Item {
+        kind,
+        keyed: false,
+        hub_in_a: true,
+    }
 }
 
 /// The series an item's samples belong to.
 fn series(i: Item) -> &'static str {
+    if i.hub_in_a {
+        return match i.kind {
+            Kind::HostMemchan => "memchan_hub_a",
+            Kind::HostMemchanSpin => "memchan_hub_a_spin",
+            _ => "?",
+        };
+    }
     match (i.kind, i.keyed) {
         (Kind::HostTcp | Kind::HostTcpBw, _) => "tcp_raw",
         (Kind::HostTcpSpin, _) => "tcp_raw_spin",
@@ -215,18 +243,22 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let (clock, step_ns) = Clock::calibrate(Duration::from_millis(50));
 
     netns::remove_on_signal(&scratch.0);
-    let ns = netns::Namespaces::create()?;
+    let ns = netns::Namespaces::with_hub_host()?;
+    let hub_host = ns.hub_host()?.to_string();
     eprintln!(
-        "hosts: network namespaces {} ({}) and {} ({}) joined by a veth pair",
+        "hosts: network namespaces {} ({}) and {} ({}), the hub's {} ({}), one bridge in {}",
         ns.a,
         netns::ADDR_A,
         ns.b,
-        netns::ADDR_B
+        netns::ADDR_B,
+        hub_host,
+        netns::ADDR_HUB,
+        hub_host,
     );
     let mut info = HostInfo {
         tsc_ghz: clock.ghz,
         tsc_step_ns: step_ns,
-        namespaces: (ns.a.clone(), ns.b.clone()),
+        namespaces: [ns.a.clone(), ns.b.clone(), hub_host],
         memchan: Ok(()),
         mpi: Ok(()),
         mpi_version: None,
@@ -263,6 +295,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             open(Kind::HostTcp),
             open(Kind::HostMemchan),
             keyed(Kind::HostMemchan),
+            hub_in_a(Kind::HostMemchan),
             // get and fetch-add against the same blocking round trip (`rma.rs`)
             open(Kind::HostMemchanRma),
         ],
@@ -270,6 +303,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             open(Kind::HostTcpSpin),
             open(Kind::HostMemchanSpin),
             keyed(Kind::HostMemchanSpin),
+            hub_in_a(Kind::HostMemchanSpin),
         ],
         &[
             open(Kind::HostTcpBw),
@@ -426,7 +460,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         pb.inc(1);
     }
     port = port.wrapping_add(1).max(20_000);
-    let ip_figures = levels::ip_twins(&ns, &cfg, &clock, port, &pb);
+    let ip_figures = levels::ip_twins(&mut launcher, &ns, &cfg, &clock, port, &pb);
     if let Err(why) = &ip_figures {
         if !why.starts_with("skipped") {
             failures.push(why.clone());
@@ -505,14 +539,22 @@ fn measure(
         "--window-mib".into(),
         p.window_mib.to_string(),
     ];
+    let mut hub = None;
     if is_memchan(kind) {
-        extra.extend(["--cluster".to_string(), l.unique("memchan-bench-hosts")]);
+        let cluster = l.unique("memchan-bench-hosts");
+        if !item.hub_in_a {
+            let h = hub::HubProc::start(l, ns, port, &cluster, key_file, p.cpus.0)?;
+            extra.extend(["--hub".to_string(), h.addr.clone()]);
+            hub = Some(h);
+        }
+        extra.extend(["--cluster".to_string(), cluster]);
     }
     if let Some(k) = key_file {
         extra.extend(["--key-file".to_string(), k.display().to_string()]);
     }
     let before = ns.veth_bytes()?;
     let out = worker::pair(l, kind, p.cpus, &extra)?;
+    drop(hub);
     let crossed = ns.veth_bytes()?.saturating_sub(before);
     let name = series(item);
     let key = if is_bandwidth(kind) {

@@ -35,7 +35,8 @@ pub struct Params {
 pub struct HostInfo {
     pub tsc_ghz: f64,
     pub tsc_step_ns: f64,
-    pub namespaces: (String, String),
+    /// A, B and the hub's host H.
+    pub namespaces: [String; 3],
     /// `Ok` or why memchan / mpi_tcp were not measured.
     pub memchan: Result<(), String>,
     pub mpi: Result<(), String>,
@@ -55,7 +56,7 @@ impl HostInfo {
         HostInfo {
             tsc_ghz: 1.0,
             tsc_step_ns: 1.0,
-            namespaces: ("mcb1a".into(), "mcb1b".into()),
+            namespaces: ["mcb1a".into(), "mcb1b".into(), "mcb1h".into()],
             memchan: Err("hub unreachable".into()),
             mpi: Ok(()),
             mpi_version: None,

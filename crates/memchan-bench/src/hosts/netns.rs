@@ -1,11 +1,20 @@
-//! The two "hosts" of `memchan bench --hosts`: two network namespaces joined
-//! by one veth pair, created with iproute2 and removed on every exit path.
+//! The three "hosts" of `memchan bench --hosts`: two hosts of nodes and one for the
+//! hub, network namespaces on one switch (a bridge in the hub's namespace), created
+//! with iproute2 and removed on every exit path.
 //!
 //! ```text
-//!   namespace mcb<pid>a                      namespace mcb<pid>b
-//!   lo up, veth mcb<pid>a 10.202.0.1/24 <==> veth mcb<pid>b 10.202.0.2/24, lo up
-//!   ping side (timing, cpu A), memchan hub   pong side (answering, cpu B)
+//!   namespace mcb<pid>a               namespace mcb<pid>h                namespace mcb<pid>b
+//!   veth mcb<pid>a 10.202.0.1/24 <==> mcb<pid>ha -[br0 10.202.0.3/24]- mcb<pid>hb <==> veth mcb<pid>b 10.202.0.2/24
+//!   ping side (timing, cpu A)         the hub (`memchan hub`)              pong side (answering, cpu B)
 //! ```
+//!
+//! A and B reach each other through the bridge, as two hosts through a switch: raw
+//! TCP between them is one hop, and so is a node's link to the hub. The veth end in A
+//! carries everything A sends or receives, so its counters prove a figure's traffic
+//! left the host ([`Namespaces::veth_bytes`]).
+//!
+//! The one-host IP figure's `tcp_veth` reference uses [`Namespaces::pair`]: A and B
+//! and one veth pair straight between them, no bridge.
 //!
 //! The names carry the coordinator's pid, so concurrent runs never collide and
 //! a leftover of a dead run with the same pid is known to be stale. The
@@ -33,10 +42,14 @@ use signal_hook::iterator::Signals;
 
 /// The subnet of the veth pair.
 pub const SUBNET: &str = "10.202.0.0/24";
-/// Address of side A (ping side, hub host).
+/// Address of side A (ping side).
 pub const ADDR_A: &str = "10.202.0.1";
 /// Address of side B (pong side).
 pub const ADDR_B: &str = "10.202.0.2";
+/// Address of the hub's host (the bridge in namespace H).
+pub const ADDR_HUB: &str = "10.202.0.3";
+/// The bridge inside namespace H (names are per namespace).
+const BRIDGE: &str = "br0";
 
 /// Namespaces of this process still to be removed (shared by `Drop` and the
 /// signal watcher: whoever takes them removes them).
@@ -49,11 +62,13 @@ static BUSY: Mutex<()> = Mutex::new(());
 /// when it exits the process).
 static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// The pair of namespaces; the veth ends are named like their namespaces.
+/// The namespaces; the veth ends in A and B are named like their namespaces.
 #[derive(Debug)]
 pub struct Namespaces {
     pub a: String,
     pub b: String,
+    /// The hub's host (`--hosts` only).
+    h: Option<String>,
     ip: PathBuf,
 }
 
@@ -84,38 +99,106 @@ fn ip(bin: &Path, args: &[&str]) -> Result<String> {
 }
 
 impl Namespaces {
-    /// Creates `mcb<pid>a` and `mcb<pid>b`, the veth pair between them, the
-    /// addresses, and brings every link (lo included) up.
-    pub fn create() -> Result<Self> {
+    /// The `--hosts` topology: `mcb<pid>a`, `mcb<pid>b` and `mcb<pid>h`, the bridge
+    /// in H, a veth pair from A and from B to it, the addresses, every link (lo
+    /// included) up.
+    pub fn with_hub_host() -> Result<Self> {
+        Self::create(true)
+    }
+
+    /// Two namespaces only, one veth pair straight between them (the one-host IP
+    /// figure's reference, `tcp_veth`).
+    pub fn pair() -> Result<Self> {
+        Self::create(false)
+    }
+
+    fn create(hub_host: bool) -> Result<Self> {
         let ip_bin = ip_binary().context(
             "--hosts needs iproute2 (`ip`), which is not installed (apt-get install iproute2)",
         )?;
         let pid = std::process::id();
         let (a, b) = (format!("mcb{pid}a"), format!("mcb{pid}b"));
+        let h = hub_host.then(|| format!("mcb{pid}h"));
+        let names: Vec<String> = [Some(&a), Some(&b), h.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
         // A namespace with our pid in its name belongs to a dead process
         // (pids are unique among the living): remove it.
-        remove(&ip_bin, &[a.clone(), b.clone()]);
+        remove(&ip_bin, &names);
         install_signal_cleanup()?;
         ACTIVE
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .extend([a.clone(), b.clone()]);
+            .extend(names.iter().cloned());
         // From here on, Drop removes whatever part was created.
         let ns = Namespaces {
             a: a.clone(),
             b: b.clone(),
+            h: h.clone(),
             ip: ip_bin.clone(),
         };
         ip(&ip_bin, &["netns", "add", &a]).context(
             "--hosts creates network namespaces: it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)",
         )?;
         ip(&ip_bin, &["netns", "add", &b])?;
-        ip(
-            &ip_bin,
-            &["link", "add", &a, "type", "veth", "peer", "name", &b],
-        )?;
-        ip(&ip_bin, &["link", "set", &a, "netns", &a])?;
-        ip(&ip_bin, &["link", "set", &b, "netns", &b])?;
+        match &h {
+            Some(h) => {
+                ip(&ip_bin, &["netns", "add", h])?;
+                ip(
+                    &ip_bin,
+                    &[
+                        "-n",
+                        h,
+                        "link",
+                        "add",
+                        BRIDGE,
+                        "type",
+                        "bridge",
+                        "stp_state",
+                        "0",
+                    ],
+                )
+                .context(
+                    "--hosts joins its namespaces with a bridge (the kernel's `bridge` module)",
+                )?;
+                ip(
+                    &ip_bin,
+                    &[
+                        "-n",
+                        h,
+                        "addr",
+                        "add",
+                        &format!("{ADDR_HUB}/24"),
+                        "dev",
+                        BRIDGE,
+                    ],
+                )?;
+                for n in [&a, &b] {
+                    // The end in H is named after the host it leads to: mcb<pid>ha, mcb<pid>hb.
+                    let port = format!("{h}{}", &n[n.len() - 1..]);
+                    ip(
+                        &ip_bin,
+                        &["link", "add", n, "type", "veth", "peer", "name", &port],
+                    )?;
+                    ip(&ip_bin, &["link", "set", n, "netns", n])?;
+                    ip(&ip_bin, &["link", "set", &port, "netns", h])?;
+                    ip(&ip_bin, &["-n", h, "link", "set", &port, "master", BRIDGE])?;
+                    ip(&ip_bin, &["-n", h, "link", "set", &port, "up"])?;
+                }
+                ip(&ip_bin, &["-n", h, "link", "set", "lo", "up"])?;
+                ip(&ip_bin, &["-n", h, "link", "set", BRIDGE, "up"])?;
+            }
+            None => {
+                ip(
+                    &ip_bin,
+                    &["link", "add", &a, "type", "veth", "peer", "name", &b],
+                )?;
+                ip(&ip_bin, &["link", "set", &a, "netns", &a])?;
+                ip(&ip_bin, &["link", "set", &b, "netns", &b])?;
+            }
+        }
         for (n, addr) in [(&a, ADDR_A), (&b, ADDR_B)] {
             ip(
                 &ip_bin,
@@ -125,6 +208,16 @@ impl Namespaces {
             ip(&ip_bin, &["-n", n, "link", "set", n, "up"])?;
         }
         Ok(ns)
+    }
+
+    /// The hub's host.
+    ///
+    /// # Errors
+    /// On the two-namespace topology, which has none.
+    pub fn hub_host(&self) -> Result<&str> {
+        self.h
+            .as_deref()
+            .context("these namespaces have no hub host (Namespaces::pair)")
     }
 
     /// Bytes received + sent so far by the veth end in namespace A.
@@ -153,12 +246,9 @@ impl Drop for Namespaces {
         let _busy = BUSY.lock().unwrap_or_else(|p| p.into_inner());
         let names: Vec<String> = {
             let mut g = ACTIVE.lock().unwrap_or_else(|p| p.into_inner());
-            let mine: Vec<String> = g
-                .iter()
-                .filter(|n| **n == self.a || **n == self.b)
-                .cloned()
-                .collect();
-            g.retain(|n| *n != self.a && *n != self.b);
+            let ours = |n: &String| *n == self.a || *n == self.b || self.h.as_ref() == Some(n);
+            let mine: Vec<String> = g.iter().filter(|n| ours(n)).cloned().collect();
+            g.retain(|n| !ours(n));
             mine
         };
         remove(&self.ip, &names);
