@@ -55,6 +55,8 @@ pub enum Kind {
     HostFlood,
     /// `--hosts`: one node of a same-host pair inside two hosts (`hosts/domain.rs`).
     HostDomain,
+    /// `--hosts`: one node of the barrier over four hosts (`hosts/barrier.rs`).
+    HostBarrier,
     /// `--scale`: one idle node of an N-node cluster.
     ScaleNode,
 }

@@ -1137,6 +1137,28 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         "clock_bound_ns.hub = {bound:?}"
     );
     assert!(stdout.contains("[clock_bound_ns]"), "{stdout}");
+    // The barrier over four hosts beside MPI_Barrier on the same placement: both
+    // series there (mpi_tcp null without Open MPI), information only, at --quick's size.
+    let barrier = &v["figures"]["net_barrier_us"];
+    num(&v, "net_barrier_us", "memchan");
+    let m = &barrier["mpi_tcp"];
+    assert!(
+        m.is_null() || m.as_f64().is_some_and(|x| x > 0.0),
+        "net_barrier_us.mpi_tcp = {m}"
+    );
+    assert_eq!(
+        v["net_barrier"]["nodes"].as_u64(),
+        Some(8),
+        "{}",
+        v["net_barrier"]
+    );
+    assert_eq!(
+        v["net_barrier"]["hosts"].as_u64(),
+        Some(4),
+        "{}",
+        v["net_barrier"]
+    );
+    assert!(stdout.contains("[net_barrier_us]"), "{stdout}");
     // The ordering point's flood: deliveries per second, open and keyed, and the
     // --quick size it ran at.
     let flood = &v["figures"]["net_ordering_deliveries_per_s"];
@@ -1155,6 +1177,7 @@ fn hosts_quick_measures_over_a_veth_and_removes_the_namespaces() {
         "{}",
         v["net_ordering"]
     );
+    assert_eq!(v["net_ordering"]["hosts"].as_u64(), Some(4));
     assert!(
         stdout.contains("[net_ordering_deliveries_per_s]"),
         "{stdout}"

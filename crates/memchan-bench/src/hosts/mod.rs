@@ -31,7 +31,8 @@
 //! Then the twins of the message-passing and IP levels ([`levels`]:
 //! `net_mp_latency_8b_us`, `net_mp_bandwidth_1mib_gbps`, `net_ip_latency_8b_us`,
 //! `net_ip_bandwidth_gbps`), and the ordering point's throughput with many nodes
-//! broadcasting ([`flood`]: `net_ordering_deliveries_per_s`).
+//! broadcasting ([`flood`]: `net_ordering_deliveries_per_s`), and the barrier of 64
+//! nodes on four hosts beside Open MPI's ([`barrier`]: `net_barrier_us`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,6 +46,7 @@ use super::report;
 use super::timer::Clock;
 use super::worker::{self, take, Kind, Launcher, Role, WorkerArgs, WorkerOutput};
 
+pub mod barrier;
 pub mod domain;
 pub mod flood;
 pub mod hub;
@@ -73,6 +75,7 @@ pub fn is_host_kind(k: Kind) -> bool {
             | Kind::HostMemchanRma
             | Kind::HostFlood
             | Kind::HostDomain
+            | Kind::HostBarrier
     )
 }
 
@@ -194,6 +197,7 @@ pub fn worker(kind: Kind, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput>
             memchan_side_hosts(kind, a, clock, ping)
         }
         Kind::HostFlood => flood::worker(a, ping),
+        Kind::HostBarrier => barrier::worker(a, clock, ping),
         k => bail!("{k:?} is not a host measurement"),
     }
 }
@@ -320,7 +324,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         p.rounds
     };
     let per_round: usize =
-        groups.iter().map(|g| g.len()).sum::<usize>() + levels::mp_items(mpi.is_some()) + 3;
+        groups.iter().map(|g| g.len()).sum::<usize>() + levels::mp_items(mpi.is_some()) + 4;
     let pb = ProgressBar::new((per_round * p.rounds + mpi_rounds) as u64);
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:32} {pos}/{len} {msg}")
@@ -459,6 +463,41 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
         pb.inc(1);
     }
+    // The barrier over four hosts, memchan and Open MPI alternating which goes first.
+    let (nodes, ..) = barrier::size(&p);
+    for round in 0..p.rounds {
+        pb.set_message(format!(
+            "round {}/{}: barrier of {nodes} nodes on {} hosts",
+            round + 1,
+            p.rounds,
+            netns::HOSTS
+        ));
+        let mpi_first = round % 2 == 1;
+        for mpi_turn in [mpi_first, !mpi_first] {
+            if mpi_turn {
+                if let Some(m) = mpi.as_ref().filter(|_| round < mpi_rounds) {
+                    if let Err(e) = barrier::measure_mpi(m, &ns, &p, &clock, &mut set) {
+                        let note =
+                            format!("mpi_tcp barrier not measured in round {}: {e:#}", round + 1);
+                        pb.println(&note);
+                        info.notes.push(note);
+                    }
+                }
+                continue;
+            }
+            port = port.wrapping_add(1).max(20_000);
+            if let Err(e) = barrier::measure_memchan(&mut launcher, &ns, &p, port, &mut set) {
+                let note = format!(
+                    "memchan measurement {} failed in round {}: {e:#}",
+                    barrier::KEY,
+                    round + 1
+                );
+                pb.println(&note);
+                failures.push(note);
+            }
+        }
+        pb.inc(1);
+    }
     port = port.wrapping_add(1).max(20_000);
     let ip_figures = levels::ip_twins(&mut launcher, &ns, &cfg, &clock, port, &pb);
     if let Err(why) = &ip_figures {
@@ -487,6 +526,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut rep = tables::HostReport::build(&p, &set, &info);
     rep.tables.extend(levels::mp_tables(&set, &info));
     rep.tables.push(domain::table(&set, &p));
+    rep.tables.push(barrier::table(&set, &p, &info.mpi));
     print!("{}", rep.render_text());
     print!("{}", flood_figures.render());
     match &ip_figures {
@@ -501,6 +541,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         levels::mp_units(&mut j);
         levels::ip_json(&mut j, &ip_figures);
         flood_figures.merge_json(&mut j);
+        j["net_barrier"] = barrier::json(&p);
+        j["units"][barrier::KEY] = serde_json::json!("us");
         write_json(path, &j)?;
     }
     check_failures(&failures)

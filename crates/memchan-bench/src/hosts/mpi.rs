@@ -22,6 +22,9 @@
 //! ob1 over TCP waits for a message by polling its progress engine, so this
 //! is a busy-polling figure (next to `tcp_raw_spin`).
 //!
+//! The barrier figure's `mpi_tcp` runs `peers/mpi_barrier.c` the same way with one
+//! app context of 16 ranks per host of nodes ([`Mpi::run_barrier`]).
+//!
 //! The same way, `mpi_bw` (the local `mpi` bandwidth peer, `peers/mpi_bw.c`:
 //! windows of 64 non-blocking 1 MiB sends, a 4-byte answer) gives the message-passing
 //! twin `net_mp_bandwidth_1mib_gbps` its `mpi_tcp` row ([`Mpi::run_bw`]).
@@ -40,6 +43,7 @@ use super::netns::{Namespaces, SUBNET};
 const COMMON_H: &str = include_str!("../../peers/peer_common.h");
 const SOURCE: &str = include_str!("../../peers/mpi_latency.c");
 const BW_SOURCE: &str = include_str!("../../peers/mpi_bw.c");
+const BARRIER_SOURCE: &str = include_str!("../../peers/mpi_barrier.c");
 
 /// Longest one mpirun may take.
 const MPI_TIMEOUT: Duration = Duration::from_secs(180);
@@ -50,6 +54,8 @@ pub struct Mpi {
     exe: PathBuf,
     /// `mpi_bw`, when it compiled.
     bw_exe: Option<PathBuf>,
+    /// `mpi_barrier`, when it compiled.
+    barrier_exe: Option<PathBuf>,
     dir: PathBuf,
     pub version: Option<String>,
 }
@@ -98,6 +104,9 @@ pub fn prepare(scratch: &Path) -> Result<Prepared> {
     let bw_exe = mpicc(&dir, "mpi_bw", BW_SOURCE)
         .is_ok_and(|o| o.status.success())
         .then(|| dir.join("mpi_bw"));
+    let barrier_exe = mpicc(&dir, "mpi_barrier", BARRIER_SOURCE)
+        .is_ok_and(|o| o.status.success())
+        .then(|| dir.join("mpi_barrier"));
     let version = Command::new("mpirun")
         .arg("--version")
         .output()
@@ -111,6 +120,7 @@ pub fn prepare(scratch: &Path) -> Result<Prepared> {
     Ok(Prepared::Ready(Mpi {
         exe,
         bw_exe,
+        barrier_exe,
         dir,
         version,
     }))
@@ -144,6 +154,26 @@ impl Mpi {
         self.run_exe(exe, ns, cpus, iters, warmup, clock)
     }
 
+    /// One mpirun of `mpi_barrier`: `per_host` ranks on each of `hosts`, `iters`
+    /// barriers after `warmup`; ns per barrier at rank 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_barrier(
+        &self,
+        ns: &Namespaces,
+        hosts: &[&str],
+        per_host: usize,
+        cpus: (usize, usize),
+        iters: u64,
+        warmup: u64,
+        clock: &Clock,
+    ) -> Result<Vec<f64>> {
+        let exe = self
+            .barrier_exe
+            .as_ref()
+            .context("mpicc did not build mpi_barrier")?;
+        self.run_on(exe, ns, hosts, per_host, cpus, iters, warmup, clock)
+    }
+
     fn run_exe(
         &self,
         exe: &Path,
@@ -153,6 +183,24 @@ impl Mpi {
         warmup: u64,
         clock: &Clock,
     ) -> Result<Vec<f64>> {
+        self.run_on(exe, ns, &[&ns.a, &ns.b], 1, cpus, iters, warmup, clock)
+    }
+
+    /// One mpirun in `hosts[0]`, one app context of `per_host` ranks per host (the
+    /// later ones entering their namespace through `ip netns exec`).
+    #[allow(clippy::too_many_arguments)]
+    fn run_on(
+        &self,
+        exe: &Path,
+        ns: &Namespaces,
+        hosts: &[&str],
+        per_host: usize,
+        cpus: (usize, usize),
+        iters: u64,
+        warmup: u64,
+        clock: &Clock,
+    ) -> Result<Vec<f64>> {
+        let first = *hosts.first().context("mpirun needs at least one host")?;
         let samples_file = self.dir.join("mpi_tcp.samples");
         let out_file = self.dir.join("mpi_tcp.out");
         let err_file = self.dir.join("mpi_tcp.err");
@@ -165,7 +213,7 @@ impl Mpi {
         ];
         let ip = ns.ip_path();
         let mut cmd = Command::new(ip);
-        cmd.args(["netns", "exec", &ns.a, "mpirun"])
+        cmd.args(["netns", "exec", first, "mpirun"])
             .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
             // PMIx server on the veth address, so that rank 1 reaches it.
@@ -174,16 +222,17 @@ impl Mpi {
             .args(["--mca", "btl", "tcp,self", "--mca", "pml", "ob1"])
             .args(["--mca", "btl_tcp_if_include", SUBNET])
             .args(["--mca", "oob_tcp_if_include", SUBNET]);
-        bind_ranks(&mut cmd, &self.dir, cpus, 2)?;
-        cmd.args(["-np", "1"])
-            .arg(exe)
-            .args(&prog_args)
-            .args([":", "-np", "1"])
-            .arg(ip)
-            .args(["netns", "exec", &ns.b])
-            .arg(exe)
-            .args(&prog_args)
-            .stdin(Stdio::null())
+        bind_ranks(&mut cmd, &self.dir, cpus, hosts.len() * per_host)?;
+        let np = per_host.to_string();
+        cmd.args(["-np", &np]).arg(exe).args(&prog_args);
+        for host in &hosts[1..] {
+            cmd.args([":", "-np", &np])
+                .arg(ip)
+                .args(["netns", "exec", host])
+                .arg(exe)
+                .args(&prog_args);
+        }
+        cmd.stdin(Stdio::null())
             .stdout(File::create(&out_file).context("creating mpirun's stdout file")?)
             .stderr(File::create(&err_file).context("creating mpirun's stderr file")?);
         let mut child = cmd.spawn().context("starting ip netns exec ... mpirun")?;

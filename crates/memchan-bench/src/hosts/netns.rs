@@ -1,6 +1,8 @@
-//! The three "hosts" of `memchan bench --hosts`: two hosts of nodes and one for the
-//! hub, network namespaces on one switch (a bridge in the hub's namespace), created
-//! with iproute2 and removed on every exit path.
+//! The "hosts" of `memchan bench --hosts`: hosts of nodes and one for the hub,
+//! network namespaces on one switch (a bridge in the hub's namespace), created with
+//! iproute2 and removed on every exit path. The pairs' figures use A and B; the
+//! many-node ones (the ordering point's flood, the barrier) spread over A, B, C and D
+//! (10.202.0.4, .5, each a veth to the bridge as A and B are).
 //!
 //! ```text
 //!   namespace mcb<pid>a               namespace mcb<pid>h                namespace mcb<pid>b
@@ -48,6 +50,10 @@ pub const ADDR_A: &str = "10.202.0.1";
 pub const ADDR_B: &str = "10.202.0.2";
 /// Address of the hub's host (the bridge in namespace H).
 pub const ADDR_HUB: &str = "10.202.0.3";
+/// The hosts of nodes of the `--hosts` topology, A and B first (the pairs' sides),
+/// with their addresses: C and D hold nodes of the many-node figures only.
+pub const HOSTS: usize = 4;
+const HOST_ADDRS: [&str; HOSTS] = [ADDR_A, ADDR_B, "10.202.0.4", "10.202.0.5"];
 /// The bridge inside namespace H (names are per namespace).
 const BRIDGE: &str = "br0";
 
@@ -69,6 +75,8 @@ pub struct Namespaces {
     pub b: String,
     /// The hub's host (`--hosts` only).
     h: Option<String>,
+    /// Hosts C and D (`--hosts` only).
+    more: Vec<String>,
     ip: PathBuf,
 }
 
@@ -99,9 +107,9 @@ fn ip(bin: &Path, args: &[&str]) -> Result<String> {
 }
 
 impl Namespaces {
-    /// The `--hosts` topology: `mcb<pid>a`, `mcb<pid>b` and `mcb<pid>h`, the bridge
-    /// in H, a veth pair from A and from B to it, the addresses, every link (lo
-    /// included) up.
+    /// The `--hosts` topology: hosts `mcb<pid>a`, `b`, `c`, `d` and the hub's
+    /// `mcb<pid>h`, the bridge in H, a veth pair from each host to it, the
+    /// addresses, every link (lo included) up.
     pub fn with_hub_host() -> Result<Self> {
         Self::create(true)
     }
@@ -119,11 +127,16 @@ impl Namespaces {
         let pid = std::process::id();
         let (a, b) = (format!("mcb{pid}a"), format!("mcb{pid}b"));
         let h = hub_host.then(|| format!("mcb{pid}h"));
-        let names: Vec<String> = [Some(&a), Some(&b), h.as_ref()]
+        let more: Vec<String> = if hub_host {
+            vec![format!("mcb{pid}c"), format!("mcb{pid}d")]
+        } else {
+            Vec::new()
+        };
+        let hosts: Vec<String> = [a.clone(), b.clone()]
             .into_iter()
-            .flatten()
-            .cloned()
+            .chain(more.clone())
             .collect();
+        let names: Vec<String> = hosts.iter().chain(h.as_ref()).cloned().collect();
         // A namespace with our pid in its name belongs to a dead process
         // (pids are unique among the living): remove it.
         remove(&ip_bin, &names);
@@ -137,12 +150,15 @@ impl Namespaces {
             a: a.clone(),
             b: b.clone(),
             h: h.clone(),
+            more,
             ip: ip_bin.clone(),
         };
         ip(&ip_bin, &["netns", "add", &a]).context(
             "--hosts creates network namespaces: it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)",
         )?;
-        ip(&ip_bin, &["netns", "add", &b])?;
+        for n in &hosts[1..] {
+            ip(&ip_bin, &["netns", "add", n])?;
+        }
         match &h {
             Some(h) => {
                 ip(&ip_bin, &["netns", "add", h])?;
@@ -175,8 +191,8 @@ impl Namespaces {
                         BRIDGE,
                     ],
                 )?;
-                for n in [&a, &b] {
-                    // The end in H is named after the host it leads to: mcb<pid>ha, mcb<pid>hb.
+                for n in &hosts {
+                    // The end in H is named after the host it leads to: mcb<pid>ha, hb, ...
                     let port = format!("{h}{}", &n[n.len() - 1..]);
                     ip(
                         &ip_bin,
@@ -199,7 +215,7 @@ impl Namespaces {
                 ip(&ip_bin, &["link", "set", &b, "netns", &b])?;
             }
         }
-        for (n, addr) in [(&a, ADDR_A), (&b, ADDR_B)] {
+        for (n, addr) in hosts.iter().zip(HOST_ADDRS) {
             ip(
                 &ip_bin,
                 &["-n", n, "addr", "add", &format!("{addr}/24"), "dev", n],
@@ -208,6 +224,14 @@ impl Namespaces {
             ip(&ip_bin, &["-n", n, "link", "set", n, "up"])?;
         }
         Ok(ns)
+    }
+
+    /// The hosts of nodes: A and B, then C and D on the `--hosts` topology.
+    pub fn hosts(&self) -> Vec<&str> {
+        [self.a.as_str(), self.b.as_str()]
+            .into_iter()
+            .chain(self.more.iter().map(String::as_str))
+            .collect()
     }
 
     /// The hub's host.
@@ -246,7 +270,9 @@ impl Drop for Namespaces {
         let _busy = BUSY.lock().unwrap_or_else(|p| p.into_inner());
         let names: Vec<String> = {
             let mut g = ACTIVE.lock().unwrap_or_else(|p| p.into_inner());
-            let ours = |n: &String| *n == self.a || *n == self.b || self.h.as_ref() == Some(n);
+            let ours = |n: &String| {
+                *n == self.a || *n == self.b || self.h.as_ref() == Some(n) || self.more.contains(n)
+            };
             let mine: Vec<String> = g.iter().filter(|n| ours(n)).cloned().collect();
             g.retain(|n| !ours(n));
             mine
