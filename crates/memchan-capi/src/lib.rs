@@ -21,10 +21,14 @@
 //!
 //! **State.** The PE is an `Arc<Pe>` held by `STATE` (a mutex, taken only by init,
 //! finalize and a thread's first call). Each thread that makes calls keeps its own
-//! [`Handles`] in a thread-local cache: the `Arc`, its own [`Rma`] handle and tx
-//! mappings (memchan's handles serve one thread at a time). So a call takes no lock:
-//! it reads the `LIVE` flag and its thread's cache, nothing else shared (a mutex round
-//! trip was two locked instructions per call, most of an 8-byte put + quiet).
+//! [`Handles`]: the `Arc`, its own [`Rma`] handle and tx mappings (memchan's handles
+//! serve one thread at a time). The thread that called `shmem_init` (the owner) keeps
+//! them in a global slot it alone touches, found by comparing `pthread_self` with
+//! `OWNER`; every other thread in a thread-local cache (in a shared library each
+//! thread-local access is a call to `__tls_get_addr`: the slot saves about a
+//! nanosecond of an 8-byte put + quiet). So a call takes no lock: it reads the `LIVE`
+//! flag and its handles, nothing else shared (a mutex round trip was two locked
+//! instructions per call, most of an 8-byte put + quiet).
 //! `shmem_finalize` clears the flag, its own thread's cache and `STATE`: the PE leaves
 //! the cluster then, unless another thread that made calls is still alive (its cache
 //! keeps the PE until it exits); any later call is refused by name.
@@ -44,9 +48,9 @@ mod view;
 
 use env::SIZE_VAR;
 use memchan::{Cluster, Dest, NodeId, Rma, RxAttrs, RxMapping, Segment, TxAttrs, TxMapping};
-use std::cell::RefCell;
+use std::cell::{RefCell, UnsafeCell};
 use std::ffi::{c_int, c_long, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -119,6 +123,55 @@ static LIVE: AtomicBool = AtomicBool::new(false);
 thread_local! {
     /// This thread's handles on `STATE`'s PE, made at its first call.
     static CACHE: RefCell<Option<Handles>> = const { RefCell::new(None) };
+    /// Set on the owner thread when it fills [`OWNER_SLOT`]: its drop, at the thread's
+    /// exit, empties the slot and gives up the ownership.
+    static OWNER_GUARD: OwnerGuard = const { OwnerGuard };
+}
+
+/// The `pthread_self` of the thread whose handles [`OWNER_SLOT`] holds (0: none).
+/// In a shared library every thread-local access is a call (`__tls_get_addr`), two
+/// per 8-byte put + quiet; this global is one load and `pthread_self` one more. The
+/// owner is the thread that calls `shmem_init`, the one that makes most calls in
+/// nearly every program; every other thread keeps its handles in `CACHE`.
+static OWNER: AtomicUsize = AtomicUsize::new(0);
+static OWNER_SLOT: OwnerSlot = OwnerSlot {
+    handles: UnsafeCell::new(None),
+    busy: UnsafeCell::new(false),
+};
+
+/// The owner thread's handles, and whether a call of it is using them (a call made
+/// inside another, such as a log line's, goes the `CACHE` way).
+struct OwnerSlot {
+    handles: UnsafeCell<Option<Handles>>,
+    busy: UnsafeCell<bool>,
+}
+
+// SAFETY: the slot is touched only by the thread whose `pthread_self` is in `OWNER`
+// (every access checks it first), which fills it, uses it and empties it (at
+// finalize, or at its exit through `OwnerGuard`, which also clears `OWNER`, so that no
+// later thread given the same `pthread_t` finds handles it did not make).
+unsafe impl Sync for OwnerSlot {}
+
+struct OwnerGuard;
+
+impl Drop for OwnerGuard {
+    fn drop(&mut self) {
+        if OWNER.load(Ordering::Relaxed) == this_thread() {
+            // SAFETY: this is the owner thread (checked), and no call of it is under
+            // way: it is exiting.
+            let h = unsafe { (*OWNER_SLOT.handles.get()).take() };
+            OWNER.store(0, Ordering::Relaxed);
+            drop(h);
+        }
+    }
+}
+
+/// This thread's id, without a thread-local access: `pthread_self` reads it from the
+/// thread pointer.
+#[inline(always)]
+fn this_thread() -> usize {
+    // SAFETY: pthread_self has no preconditions and cannot fail.
+    unsafe { libc::pthread_self() as usize }
 }
 
 /// Prints why `call` cannot go on and ends the process (OpenSHMEM has no error
@@ -151,6 +204,26 @@ fn lock() -> MutexGuard<'static, State> {
 /// naming `call`. No lock once this thread has made a call (see the crate doc).
 #[inline(always)]
 fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
+    if LIVE.load(Ordering::Acquire) && OWNER.load(Ordering::Relaxed) == this_thread() {
+        // SAFETY: this is the owner thread (checked), the only one that touches the
+        // slot; `busy` keeps a call made inside `f` off the handles `f` is using.
+        unsafe {
+            let busy = &mut *OWNER_SLOT.busy.get();
+            if let (false, Some(h)) = (*busy, (*OWNER_SLOT.handles.get()).as_mut()) {
+                *busy = true;
+                let r = f(h);
+                *OWNER_SLOT.busy.get() = false;
+                return r;
+            }
+        }
+    }
+    with_pe_cached(call, f)
+}
+
+/// [`with_pe`] through the thread-local cache: any thread but the owner, the owner's
+/// first call (which fills its slot) and a call made inside another.
+#[inline(never)]
+fn with_pe_cached<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
     let mut f = Some(f);
     let fast = CACHE.try_with(|c| {
         if !LIVE.load(Ordering::Acquire) {
@@ -167,6 +240,9 @@ fn with_pe<R>(call: &str, f: impl FnOnce(&mut Handles) -> R) -> R {
     let mut h = first_call(call);
     let f = f.take().expect("the fast path did not run it");
     let r = f(&mut h);
+    let Some(h) = keep_as_owner(h) else {
+        return r;
+    };
     // Kept for this thread's next calls, unless its cache is being torn down (or
     // in use by an outer call).
     let _ = CACHE.try_with(|c| {
@@ -217,6 +293,28 @@ fn first_call(call: &str) -> Handles {
         pe,
         rma,
     }
+}
+
+/// Keeps `h` in the owner's slot if this thread is the owner and the slot is empty
+/// and not in use (the owner's first call); else hands it back.
+fn keep_as_owner(h: Handles) -> Option<Handles> {
+    if OWNER.load(Ordering::Relaxed) != this_thread() {
+        return Some(h);
+    }
+    // Registers the guard that empties the slot at this thread's exit; without it
+    // (the thread is being torn down) the slot stays empty.
+    if OWNER_GUARD.try_with(|_| ()).is_err() {
+        return Some(h);
+    }
+    // SAFETY: this is the owner thread (checked), the only one that touches the slot.
+    unsafe {
+        let slot = &mut *OWNER_SLOT.handles.get();
+        if *OWNER_SLOT.busy.get() || slot.is_some() {
+            return Some(h);
+        }
+        *slot = Some(h);
+    }
+    None
 }
 
 fn init() -> Pe {
@@ -472,11 +570,14 @@ unsafe fn put(call: &str, dest: *const c_void, src: *const c_void, len: usize, p
     with_pe(call, |h| {
         let target = h.pe.check_pe(call, pe);
         let off = h.pe.offset(call, dest, len);
-        // SAFETY: the caller promises `src` is readable for `len` bytes (non-null, checked).
-        let data = unsafe { std::slice::from_raw_parts(src.cast::<u8>(), len) };
         // To this PE too through a tx mapping: other PEs write the same memory, so a
         // plain copy would race with them (memchan's stores are atomic per word).
-        if let Err(e) = h.tx(call, target).write(off, data) {
+        let tx = h.tx(call, target);
+        // SAFETY: the caller promises `src` is readable for `len` bytes (non-null, checked).
+        let wrote = tx.write(off, unsafe {
+            std::slice::from_raw_parts(src.cast::<u8>(), len)
+        });
+        if let Err(e) = wrote {
             die_lazy(call, || format!("writing {len} bytes to PE {pe}: {e}"));
         }
     })
@@ -519,6 +620,7 @@ pub extern "C" fn shmem_init() {
     match &*st {
         State::Uninit => {
             *st = State::Ready(Arc::new(init()));
+            OWNER.store(this_thread(), Ordering::Relaxed);
             LIVE.store(true, Ordering::Release);
             leave_at_exit_once();
         }
@@ -592,6 +694,12 @@ pub extern "C" fn shmem_finalize() {
     }
     LIVE.store(false, Ordering::Release);
     let _ = CACHE.try_with(|c| c.try_borrow_mut().map(|mut b| b.take()));
+    if OWNER.load(Ordering::Relaxed) == this_thread() {
+        // SAFETY: this is the owner thread (checked), and no call of it is under way
+        // (this is one, and it does not use the slot).
+        drop(unsafe { (*OWNER_SLOT.handles.get()).take() });
+        OWNER.store(0, Ordering::Relaxed);
+    }
     // Drops the mappings and leaves the cluster (with the caches of other threads).
     *st = State::Finalized;
 }

@@ -523,6 +523,24 @@ fn threads_of_a_pe_put_and_get_at_once_and_calls_after_finalize_are_refused() {
         "after-finalize",
         "shmem_my_pe: called after shmem_finalize",
     );
+    // The thread that called shmem_init (whose handles live outside the thread-local
+    // cache) exits first; the main thread's calls go on.
+    let out = bin()
+        .args(["run", "-n", "2", "--timeout", "120"])
+        .arg(&prog.0)
+        .arg("init-in-thread")
+        .env("SHMEM_SYMMETRIC_SIZE", "4K")
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn memchan run");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success()
+            && stdout.contains("PE 0 of 2: ok")
+            && stdout.contains("PE 1 of 2: ok"),
+        "{:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
 }
 
 /// The profiling interface: a library linked in front of libmemchan defines
