@@ -343,8 +343,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             window: Duration::from_secs(1),
         }
     } else {
+        // Past every node's first window of time packets through a hub (64 at 50 ms
+        // after its join, memchan-hub's `time_plan.rs`): the steady state.
         Timing {
-            settle: Duration::from_secs(1),
+            settle: Duration::from_secs(4),
             window: Duration::from_secs(3),
         }
     };

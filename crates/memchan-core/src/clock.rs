@@ -66,7 +66,8 @@ impl GlobalTime {
     }
 }
 
-/// Down samples kept (time packets): at one per heartbeat/2, some seconds.
+/// Down samples kept (time packets): a hub sends the first window at 50 ms, then one
+/// every 500 ms (memchan-hub's `time_plan.rs`).
 pub const WINDOW: usize = 64;
 const DOWN: usize = WINDOW;
 /// Up samples kept (echoed probes).

@@ -33,6 +33,9 @@ pub struct HubConfig {
     /// clock is off (no time packets, probes unanswered), so no node's global clock
     /// synchronises (a test's "not synchronised" case).
     pub clock_period: Option<Duration>,
+    /// The period of a member's time packets once it has had a window of them
+    /// (`time_plan.rs`); never below `clock_period`.
+    pub clock_period_settled: Duration,
     /// Dual rail: number every packet of a remote sender in the hub's order and tell
     /// the nodes the release mark, so that a standby hub can take over
     /// (`memchan_link::rail`).
@@ -77,6 +80,7 @@ impl Default for HubConfig {
             max_pending: 256,
             max_pending_per_source: 32,
             clock_period: Some(Duration::from_millis(50)),
+            clock_period_settled: Duration::from_millis(500),
             rail: false,
             standby_of: None,
         }

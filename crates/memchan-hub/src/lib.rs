@@ -61,6 +61,7 @@ mod standby;
 mod state;
 mod status;
 mod sync;
+mod time_plan;
 
 pub use config::HubConfig;
 pub use gate::MAX_JOIN;
@@ -71,7 +72,7 @@ use crate::limiter::Limiter;
 use crate::mirror::set::Mirrors;
 use crate::rma::table::Table;
 use crate::standby::copy::Standby;
-use crate::state::{Links, Shared, Sink, State};
+use crate::state::{Shared, Sink, State};
 use memchan_core::status::ClusterStatus;
 use memchan_core::{NodeId, MAX_NODES};
 use memchan_link::link::Readers;
@@ -304,12 +305,12 @@ impl Drop for Hub {
 }
 
 impl Shared {
-    /// A time packet to every remote member, each stamped under the hub lock as it is
-    /// queued: it takes its place in the one order (a node in the hub's process reads
-    /// the hub's clock itself).
-    fn time_packets(&self, links: &Links) {
+    /// A time packet to each of `due` (remote members), each stamped under the hub
+    /// lock as it is queued: it takes its place in the one order (a node in the hub's
+    /// process reads the hub's clock itself).
+    fn time_packets(&self, due: &[(NodeId, u64)]) {
         let st = self.lock();
-        for &(node, inc, _) in links.iter() {
+        for &(node, inc) in due {
             if st.alive(node, inc) {
                 st.send(node, Kind::Time, &[&clock::time(clock::mono_ns(), 0)]);
             }
@@ -363,7 +364,8 @@ fn timer_tick(cfg: &HubConfig) -> Duration {
 fn timer_loop(sh: Arc<Shared>) {
     let tick = timer_tick(&sh.cfg);
     let mut last_hb = Instant::now();
-    let mut last_time = Instant::now();
+    let mut times = time_plan::TimePlan::default();
+    let mut due = Vec::new();
     while !sh.stop.load(Relaxed) {
         std::thread::sleep(tick);
         let links = sh.remote_links();
@@ -371,9 +373,12 @@ fn timer_loop(sh: Arc<Shared>) {
         if hb {
             last_hb = Instant::now();
         }
-        if matches!(sh.cfg.clock_period, Some(p) if last_time.elapsed() >= p) {
-            last_time = Instant::now();
-            sh.time_packets(&links);
+        if let Some(fast) = sh.cfg.clock_period {
+            let settled = sh.cfg.clock_period_settled.max(fast);
+            times.due(&links, fast, settled, Instant::now(), &mut due);
+            if !due.is_empty() {
+                sh.time_packets(&due);
+            }
         }
         for &(node, inc, ref link) in links.iter() {
             if let Some(silent) = link.silent_past(sh.cfg.failure_timeout) {
