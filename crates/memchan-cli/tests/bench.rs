@@ -1379,13 +1379,26 @@ fn hosts_interrupted_kills_the_workers_and_removes_the_namespaces() {
         );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    // Let a pair of workers start.
+    // Until a measurement is under way: a worker inside namespace A.
     let marker = format!("memchan-bench-hosts-{pid}");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while processes_mentioning(&marker).is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(10));
+    let in_a = || {
+        Command::new("ip")
+            .args(["netns", "pids", &ns_a])
+            .output()
+            .is_ok_and(|o| !o.stdout.trim_ascii().is_empty())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !in_a() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no worker entered {ns_a}"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the bench exited early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    std::thread::sleep(std::time::Duration::from_millis(300));
     let sent = Command::new("kill")
         .args(["-INT", &pid.to_string()])
         .status()
