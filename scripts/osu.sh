@@ -22,8 +22,9 @@
 # OSU_HOSTS=netns (root): the memchan side runs across two network namespaces instead,
 # as two hosts: `memchan run --hosts H0:K,H1:K --launch-agent 'ip netns exec {host}'
 # --bind-to none` started in a third namespace that routes between them (where the
-# launcher's hub listens), K = OSU_NP/2 rounded up, so with 2 PEs every put, get and
-# atomic crosses the hub. Open MPI's side is not run then (its oshrun would need ssh between the
+# launcher's hub listens), K = OSU_NP/2 rounded up, each host its own host domain
+# (MEMCHAN_DOMAIN), so with 2 PEs every put, get and atomic crosses the hub, and with
+# 4 the measured pair (PEs 0 and 1) shares host H0's memory. Open MPI's side is not run then (its oshrun would need ssh between the
 # namespaces). The namespaces (mc<PID>osuh0, mc<PID>osuh1, mc<PID>osuhub: the names
 # memchan-testkit deletes once PID is gone) are removed at exit.
 set -uo pipefail
@@ -140,9 +141,12 @@ run() {
     if [ "$side" = memchan ] && [ "$hosts_mode" = netns ]; then
         cmd=(ip netns exec "$ns_hub" "$memchan" run -n "$np" --timeout "$timeout"
             --hosts "${ns_hosts[0]}:$per_host,${ns_hosts[1]}:$per_host"
-            --launch-agent "ip netns exec {host}" --bind-to none)
-        # --bind-to none: the "hosts" share this machine's cores, and each host's
-        # launcher would bind its first rank to the same first core.
+            --launch-agent "ip netns exec {host} env MEMCHAN_DOMAIN={host}" --bind-to none)
+        # MEMCHAN_DOMAIN: the "hosts" share this machine's /dev/shm and host name, and
+        # PEs of one domain share memory: without a domain each, every put and get
+        # between them would be a store, not a trip through the hub. --bind-to none:
+        # they share its cores too, and each host's launcher would bind its first rank
+        # to the same first core.
         [ "$per_host" -gt "$(nproc)" ] && cmd+=(--oversubscribe)
     elif [ "$side" = memchan ]; then
         cmd=("$memchan" run -n "$np" --timeout "$timeout")
