@@ -391,15 +391,20 @@ fn a_bad_heap_size_names_the_variable_and_fails_the_job() {
 }
 
 /// `bad_calls MODE` under `memchan run -n 2` (4 KiB heap): exit 1 and `want` on stderr.
-fn refused(prog: &CProgram, mode: &str, want: &str) {
-    let out = bin()
+/// `memchan run -n 2 PROG MODE` with a 4 KiB heap.
+fn run_mode(prog: &CProgram, mode: &str) -> Output {
+    bin()
         .args(["run", "-n", "2", "--timeout", "120"])
         .arg(&prog.0)
         .arg(mode)
         .env("SHMEM_SYMMETRIC_SIZE", "4K")
         .stdin(Stdio::null())
         .output()
-        .expect("spawn memchan run");
+        .expect("spawn memchan run")
+}
+
+fn refused(prog: &CProgram, mode: &str, want: &str) {
+    let out = run_mode(prog, mode);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{mode}: {stderr}");
     assert!(stderr.contains(want), "{mode}: want {want:?} in:\n{stderr}");
@@ -525,14 +530,7 @@ fn threads_of_a_pe_put_and_get_at_once_and_calls_after_finalize_are_refused() {
     );
     // The thread that called shmem_init (whose handles live outside the thread-local
     // cache) exits first; the main thread's calls go on.
-    let out = bin()
-        .args(["run", "-n", "2", "--timeout", "120"])
-        .arg(&prog.0)
-        .arg("init-in-thread")
-        .env("SHMEM_SYMMETRIC_SIZE", "4K")
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn memchan run");
+    let out = run_mode(&prog, "init-in-thread");
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
         out.status.success()

@@ -23,7 +23,8 @@ use super::super::session::{join_cluster, leave};
 use super::super::stats;
 use super::super::table::{round_ratios, Table};
 use super::super::timer::{ticks, Clock};
-use super::super::worker::{take, Group, Kind, Launcher, WorkerArgs, WorkerOutput};
+use super::super::worker::{take, Kind, Launcher, WorkerArgs, WorkerOutput};
+use super::flood;
 use super::hub::HubProc;
 use super::model::Params;
 use super::mpi::Mpi;
@@ -94,15 +95,8 @@ pub fn measure_memchan(
         cluster,
     ];
     let before = ns.veth_bytes()?;
-    let hosts = ns.hosts();
-    // Node 0 (the timing one) in A; each is told both sides are its home.
-    let outs = Group::start_each(l, Kind::HostBarrier, nodes, p.cpus, |i| {
-        let home = hosts[i % hosts.len()];
-        let mut extra = base.clone();
-        extra.extend(["--netns".to_string(), format!("{home},{home}")]);
-        extra
-    })?
-    .finish_all()?;
+    // Node 0 (the timing one) in A.
+    let outs = flood::on_hosts(l, Kind::HostBarrier, nodes, p, ns, &base)?;
     drop(hub);
     let crossed = ns.veth_bytes()?.saturating_sub(before);
     ensure!(crossed > 0, "no byte crossed A's veth during the barriers");
@@ -193,19 +187,6 @@ pub fn json(p: &Params) -> serde_json::Value {
 mod tests {
     use super::*;
 
-    fn params(quick: bool) -> Params {
-        Params {
-            rounds: 2,
-            quick,
-            cpus: (0, 1),
-            iters: 10,
-            warmup: 10,
-            bw_windows: 3,
-            bw_warmup: 1,
-            window_mib: 64,
-        }
-    }
-
     #[test]
     fn the_table_shows_both_in_microseconds_with_no_target() {
         let mut set = SampleSet::default();
@@ -214,7 +195,7 @@ mod tests {
             set.add(FIG, "memchan", vec![1.5e6; 4]);
             set.add(FIG, "mpi_tcp", vec![3e6; 4]);
         }
-        let t = table(&set, &params(false), &Ok(()));
+        let t = table(&set, &Params::for_tests(false), &Ok(()));
         assert!(t.targets.is_empty());
         let row = |name: &str| t.rows.iter().find(|r| r.name == name).unwrap();
         let m = row("memchan").value.as_ref().unwrap();
@@ -231,7 +212,11 @@ mod tests {
     fn without_open_mpi_its_row_says_why() {
         let mut set = SampleSet::default();
         set.add(FIG, "memchan", vec![2e5; 4]);
-        let t = table(&set, &params(true), &Err("skipped (--no-peers)".into()));
+        let t = table(
+            &set,
+            &Params::for_tests(true),
+            &Err("skipped (--no-peers)".into()),
+        );
         let mpi = t.rows.iter().find(|r| r.name == "mpi_tcp").unwrap();
         assert_eq!(mpi.value, Err("skipped (--no-peers)".to_string()));
         assert!(

@@ -120,16 +120,8 @@ pub fn measure(
         base.extend(["--key-file".to_string(), k.display().to_string()]);
     }
     let before = ns.veth_bytes()?;
-    // A worker enters the namespace its role names: each is told both sides are its
-    // home, the hosts taken round robin.
     let hosts = ns.hosts();
-    let outs = Group::start_each(l, Kind::HostFlood, nodes, p.cpus, |i| {
-        let home = hosts[i % hosts.len()];
-        let mut extra = base.clone();
-        extra.extend(["--netns".to_string(), format!("{home},{home}")]);
-        extra
-    })?
-    .finish_all()?;
+    let outs = on_hosts(l, Kind::HostFlood, nodes, p, ns, &base)?;
     drop(hub);
     let mut t0 = f64::INFINITY;
     let mut t1 = 0f64;
@@ -154,6 +146,27 @@ pub fn measure(
     );
     let deliveries = nodes as f64 * writes as f64 * (nodes as f64 - 1.0);
     Ok(deliveries / ((t1 - t0) / 1e9))
+}
+
+/// Runs `nodes` workers of `kind` with `base`'s arguments, round robin on the hosts
+/// of nodes (node 0 in A), and returns their outputs, node 0's first. A worker
+/// enters the namespace its role names: each is told both sides are its home.
+pub(super) fn on_hosts(
+    l: &mut Launcher,
+    kind: Kind,
+    nodes: usize,
+    p: &Params,
+    ns: &Namespaces,
+    base: &[String],
+) -> Result<Vec<WorkerOutput>> {
+    let hosts = ns.hosts();
+    Group::start_each(l, kind, nodes, p.cpus, |i| {
+        let home = hosts[i % hosts.len()];
+        let mut extra = base.to_vec();
+        extra.extend(["--netns".to_string(), format!("{home},{home}")]);
+        extra
+    })?
+    .finish_all()
 }
 
 fn median(v: &[f64]) -> Option<f64> {

@@ -49,6 +49,23 @@ pub struct HostInfo {
 }
 
 #[cfg(test)]
+impl Params {
+    /// A small run's parameters for the tables' tests (two rounds, `quick` as given).
+    pub fn for_tests(quick: bool) -> Params {
+        Params {
+            rounds: 2,
+            quick,
+            cpus: (0, 1),
+            iters: 10,
+            warmup: 10,
+            bw_windows: 3,
+            bw_warmup: 1,
+            window_mib: 64,
+        }
+    }
+}
+
+#[cfg(test)]
 impl HostInfo {
     /// A report's facts for the tables' tests: memchan not measured (the hub
     /// unreachable), Open MPI measured.

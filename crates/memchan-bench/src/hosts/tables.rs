@@ -412,16 +412,7 @@ mod tests {
     const RMA_KEYS: [&str; 2] = ["net_get_8b_us", "net_atomic_fetch_add_us"];
 
     fn params() -> Params {
-        Params {
-            rounds: 2,
-            quick: true,
-            cpus: (0, 1),
-            iters: 10,
-            warmup: 10,
-            bw_windows: 3,
-            bw_warmup: 1,
-            window_mib: 64,
-        }
+        Params::for_tests(true)
     }
 
     #[test]
