@@ -190,7 +190,7 @@ impl Shared {
                         let target = l.last_sent();
                         if l.peer_released() < target {
                             waits.push((NodeId(i as u16), *inc, target));
-                            l.request_release();
+                            l.request_release(target);
                         }
                     }
                 }

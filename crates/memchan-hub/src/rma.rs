@@ -123,7 +123,7 @@ impl Shared {
             };
             match e.received {
                 None if l.peer_released() >= e.seq => e.received = Some(now),
-                None => l.request_release(),
+                None => l.request_release(e.seq),
                 Some(t) if now.duration_since(t) > timeout => stalled.push(token),
                 Some(_) => {}
             }

@@ -89,8 +89,9 @@ pub enum Kind {
     /// hub → node (reliable): a membership event.
     Event = 9,
     /// control: "released up to the seq in the payload" (u64), then a flags byte
-    /// (1: report your releases at once). (The header's `received` says what
-    /// arrived; this, what the receiver is done with.)
+    /// (1: an ask, report your releases once they reach the seq that follows (u64;
+    /// absent or 0: at once); 2: at once as well). (The header's `received` says
+    /// what arrived; this, what the receiver is done with.)
     Release = 10,
     /// control: the receiver discarded frames after a bad or missing one; resend from
     /// the seq in the payload (u64).

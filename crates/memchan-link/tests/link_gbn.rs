@@ -321,13 +321,14 @@ fn a_full_replay_memory_blocks_the_sender_until_a_release_frees_exactly_what_it_
     std::thread::scope(|s| {
         let fourth = s.spawn(|| link.send(Kind::Data, &[&payload(4, LEN)]));
         // The fourth frame does not fit: the sender waits, counted, and asks the peer
-        // to report its releases (a Release with flag 1 after the three frames).
+        // to report its releases, now and once they reach frame 3 (a Release with
+        // flags 1 | 2 and the target, after the three frames).
         poll_until("a back-pressure wait", || {
             link.counters().backpressure_waits == 1
         });
         assert_eq!(peer.seqs(3, LEN), [1, 2, 3]);
         let (_, req) = peer.control(Kind::Release);
-        assert_eq!(req, Put::new().u64(0).u8(1).0, "a release request");
+        assert_eq!(req, Put::new().u64(0).u8(3).u64(3).0, "a release request");
         // Nothing released yet, so the sender cannot have gone on: no seq was given
         // to the fourth frame, and nothing more was written.
         assert!(!fourth.is_finished());
@@ -363,6 +364,90 @@ fn a_full_replay_memory_blocks_the_sender_until_a_release_frees_exactly_what_it_
     }
     assert_eq!(link.counters().backpressure_waits, 1);
     assert_eq!(peer.seqs(3, LEN), [5, 6, 7]);
+}
+
+/// Releases what it accepts, as a node does.
+struct Releasing(Vec<u64>);
+
+impl Handler for Releasing {
+    fn frame(&mut self, link: &Link, seq: u64, _kind: Kind, _payload: &[u8]) {
+        self.0.push(seq);
+        link.release(seq);
+    }
+}
+
+/// Reads the link until `done`, never ticking: what the link writes meanwhile is
+/// what reading made it write (a reader with the service thread asleep).
+fn read_until(link: &Link, h: &mut Releasing, what: &str, done: impl Fn(&Link) -> bool) {
+    let deadline = Instant::now() + HANG_GUARD;
+    while !done(link) {
+        assert!(Instant::now() < deadline, "hang guard: {what}");
+        link.wait(None, Duration::from_millis(10));
+        link.receive(h).expect("the link stays up");
+    }
+}
+
+/// An ask for releases names the frame an ack waits for: a reader answers it when its
+/// release reaches that frame, by itself (no tick), once, and not before (a release
+/// short of the target is of no use to the ack, and one frame more per round trip).
+#[test]
+fn an_ask_for_releases_is_answered_when_the_release_reaches_its_target() {
+    const LEN: usize = 32;
+    let (link, mut peer) = pair(cfg(), false);
+    let mut h = Releasing(Vec::new());
+    let ask = |peer: &mut Peer, flags: u8, upto: u64| {
+        let f = peer.encode(
+            Kind::Release,
+            0,
+            0,
+            &Put::new().u64(0).u8(flags).u64(upto).0,
+        );
+        peer.send_bytes(&f);
+    };
+    // The ask arrives before the frames it waits for (the hub sends it behind them,
+    // the reader may take it first from a batch of its own): nothing is sent yet.
+    ask(&mut peer, 1, 3);
+    peer.send_data(1, LEN);
+    peer.send_data(2, LEN);
+    read_until(&link, &mut h, "the ask and two frames", |l| {
+        l.counters().frames_rx == 3
+    });
+    assert_eq!(h.0, [1, 2]);
+    assert_eq!(
+        link.counters().frames_tx,
+        0,
+        "nothing answered short of the target"
+    );
+    peer.send_data(3, LEN);
+    read_until(&link, &mut h, "the third frame", |l| {
+        l.counters().frames_rx == 4
+    });
+    poll_until("the answer", || link.counters().frames_tx == 1);
+    let (hd, p) = peer.control(Kind::Release);
+    assert_eq!((hd.received, p), (3, Put::new().u64(3).u8(0).0));
+
+    // Answered once: more frames (fewer than a batch of releases) send nothing.
+    peer.send_data(4, LEN);
+    read_until(&link, &mut h, "the fourth frame", |l| {
+        l.counters().frames_rx == 5
+    });
+    assert_eq!(link.counters().frames_tx, 1, "the ask was answered already");
+
+    // A target already reached is answered at once; so is an ask without a target
+    // (a peer of before targets).
+    ask(&mut peer, 1, 2);
+    read_until(&link, &mut h, "an ask behind the release", |l| {
+        l.counters().frames_rx == 6
+    });
+    poll_until("the answer", || link.counters().frames_tx == 2);
+    let (_, p) = peer.control(Kind::Release);
+    assert_eq!(p, Put::new().u64(4).u8(0).0);
+    let f = peer.encode(Kind::Release, 0, 0, &Put::new().u64(0).u8(1).0);
+    peer.send_bytes(&f);
+    read_until(&link, &mut h, "an ask without a target", |l| {
+        l.counters().frames_rx == 7
+    });
+    poll_until("the answer", || link.counters().frames_tx == 3);
 }
 
 #[test]
@@ -706,7 +791,7 @@ fn retransmissions_and_control_frames_carry_strictly_growing_counters() {
     pump_until(&link, &mut rec, "the NAK read", |l, _| {
         l.counters().retransmits == 3
     });
-    link.request_release();
+    link.request_release(3);
     link.send(Kind::Data, &[&payload(4, LEN)]).unwrap();
     // 1, 2, 3 again, the Release, then 4.
     let mut kinds = Vec::new();
@@ -742,7 +827,7 @@ fn a_waiting_frame_overtaken_by_a_control_frame_is_stamped_again() {
     link.send(Kind::Data, &[&payload(2, 100)]).unwrap();
     let c = link.counters();
     assert_eq!(c.frames_tx, 0, "frame 1 not half written: {c:?}");
-    link.request_release();
+    link.request_release(3);
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
         let pump = s.spawn(|| {
@@ -772,7 +857,7 @@ fn a_waiting_frame_overtaken_by_a_control_frame_is_stamped_again() {
             shape,
             [
                 (Kind::Data, 1, BIG),
-                (Kind::Release, 0, 9),
+                (Kind::Release, 0, 17),
                 (Kind::Data, 2, 100)
             ]
         );

@@ -120,13 +120,9 @@ impl Shared {
             // 10 ms) to ~35 (measured), most of what it costs its host. Not within a
             // second of a spinning wait, which leaves this thread deaf until its next
             // turn (`Reading::spinning`).
-            // Nor while an application thread reads: its releases left over from a
-            // batch go on this thread's tick, and a sender's ack may wait on them (a
-            // put + quiet to a node blocked in a barrier stalled for up to the
-            // heartbeat when this thread slept through it). A reader that comes in
-            // while this thread sleeps still waits for the end of that sleep.
-            let idle =
-                link.idle() && !away() && !self.app_reading.spun_within(Duration::from_secs(1));
+            // An application thread that reads meanwhile answers the hub's asks for
+            // releases itself (an ask names the frame its ack waits for).
+            let idle = link.idle() && !self.app_reading.spun_within(Duration::from_secs(1));
             let slice = if idle {
                 heartbeat
                     .saturating_sub(last_hb.elapsed())

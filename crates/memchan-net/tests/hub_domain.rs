@@ -451,25 +451,26 @@ fn a_joining_node_removes_what_gone_nodes_of_other_runs_left() {
     // to read, as its owner would).
     let prefix = format!("memchan.sweep-{}.h00000000deadbeef.x", std::process::id());
     let file = |n: &str| format!("/dev/shm/{prefix}.{n}");
-    for n in ["n1.wake", "n2.wake"] {
-        rustix::fs::mknodat(
-            CWD,
-            file(n).as_str(),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
-    }
+    // Made in the order a node makes them, so that another test's node, whose join
+    // sweeps every other domain, sees them as this test means them: node 2's FIFO
+    // goes into place already open for reading (as `Domain::make_wake` does), and
+    // node 1's last, so that a sweep that sees it unread sees its memory too.
+    let fifo = |n: &str| {
+        rustix::fs::mknodat(CWD, n, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
+    };
+    let making = file("making");
+    fifo(&making);
     let _reader = rustix::fs::open(
-        file("n2.wake").as_str(),
+        making.as_str(),
         OFlags::RDWR | OFlags::NONBLOCK | OFlags::CLOEXEC,
         Mode::empty(),
     )
     .unwrap();
+    std::fs::rename(&making, file("n2.wake")).unwrap();
     for n in ["s0.g1.n1", "s3.g2.n1", "s0.g1.n2", "s0.g1.n11"] {
         std::fs::write(file(n), b"memory").unwrap();
     }
+    fifo(&file("n1.wake"));
     let exists = |n: &str| std::path::Path::new(&file(n)).exists();
 
     let key = Key::from_secret(b"sweep");

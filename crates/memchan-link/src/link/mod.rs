@@ -147,6 +147,11 @@ struct Counters {
 /// Releases owed before a `Release` goes out unasked.
 const RELEASE_BATCH: u64 = 32;
 
+/// Flags of a `Release` frame: an ask for the peer's releases (once they reach the
+/// target that follows), and for them at once as well.
+const ASK: u8 = 1;
+const ASK_NOW: u8 = 2;
+
 fn inc(c: &AtomicU64) {
     c.fetch_add(1, Relaxed);
 }
@@ -197,8 +202,11 @@ pub struct Link {
     /// Last reliable seq we released to the peer, and the last one we told it about.
     released: AtomicU64,
     released_sent: AtomicU64,
-    /// The peer asked us to report releases at once (an `ack()` is waiting).
+    /// The peer asked us to report releases at once (an ask without a target).
     ack_now: AtomicBool,
+    /// The highest seq an unanswered ask of the peer's waits for (an `ack()` waits
+    /// for the frames up to here), 0 for none: answered as soon as it is reached.
+    ask_upto: AtomicU64,
     /// `Tx::peer_received`, readable without the lock (skips it for repeated acks).
     peer_received_seen: AtomicU64,
     /// Last seq the peer released (frames up to here left the replay memory).
@@ -248,6 +256,7 @@ impl Link {
             released: AtomicU64::new(0),
             released_sent: AtomicU64::new(0),
             ack_now: AtomicBool::new(false),
+            ask_upto: AtomicU64::new(0),
             peer_received_seen: AtomicU64::new(0),
             peer_released: AtomicU64::new(0),
             release_seen: AtomicU64::new(0),
@@ -295,8 +304,9 @@ impl Link {
         let mut tx = self.lock_tx();
         if !tx.fits(size, limit) {
             inc(&self.counters.backpressure_waits);
+            let upto = tx.last_seq();
             drop(tx);
-            self.request_release();
+            self.ask_for_room(upto);
             tx = self.lock_tx();
             let deadline = Instant::now() + self.cfg.backpressure_timeout;
             tx = self.wait_tx(tx, deadline, |tx| tx.fits(size, limit));
@@ -353,6 +363,19 @@ impl Link {
         let sent = self.released_sent.load(Relaxed);
         // Load first: a swap is a locked instruction, and this runs per read.
         let asked = self.ack_now.load(Relaxed) && self.ack_now.swap(false, Relaxed);
+        // An ask with a target is answered once, when what arrived or was released
+        // reaches it (a peer that counts receipt as release needs only the header):
+        // not earlier (a release short of it is no use to the waiting ack), and not
+        // left to the tick (the thread that reads may be an application thread
+        // blocked in a wait, with the service thread asleep to its heartbeat).
+        let upto = self.ask_upto.load(Relaxed);
+        let reached = upto != 0
+            && r.max(self.received.load(Relaxed)) >= upto
+            && self
+                .ask_upto
+                .compare_exchange(upto, 0, Relaxed, Relaxed)
+                .is_ok();
+        let asked = asked || reached;
         // The header ack rides along: the peer's send window moves with it. Once a
         // quarter window: each Release wakes a thread at the sender (measured: acks every
         // eighth cost a 64 MiB stream about 15% of its rate), and a quarter still
@@ -378,11 +401,24 @@ impl Link {
         self.released.fetch_max(seq, Relaxed);
     }
 
-    /// Asks the peer to report its releases now (an `ack()` or a full replay memory
-    /// is waiting for them).
-    pub fn request_release(&self) {
+    /// Asks the peer to report its releases once they reach `upto` (an `ack()` waits
+    /// for the frames up to there), at once if they do.
+    pub fn request_release(&self, upto: u64) {
+        self.ask(ASK, upto);
+    }
+
+    /// A full replay memory's ask: the peer's releases now (what it released frees
+    /// room at once) and again once they reach `upto`.
+    fn ask_for_room(&self, upto: u64) {
+        self.ask(ASK | ASK_NOW, upto);
+    }
+
+    fn ask(&self, flags: u8, upto: u64) {
         let r = self.released.load(Relaxed);
-        self.send_control(Kind::Release, &wire::Put::new().u64(r).u8(1).0);
+        self.send_control(
+            Kind::Release,
+            &wire::Put::new().u64(r).u8(flags).u64(upto).0,
+        );
     }
 
     fn window(&self) -> Window {
@@ -648,8 +684,17 @@ impl Link {
                     return;
                 };
                 self.on_peer_released(r);
-                if flags & 1 != 0 {
-                    self.ack_now.store(true, Relaxed);
+                if flags & ASK != 0 {
+                    // Without a target (a peer of before targets) or with one reached
+                    // (an answer that was lost is asked for again): answered at once.
+                    let upto = g.u64().unwrap_or(0);
+                    let have = self.released.load(Relaxed).max(self.received.load(Relaxed));
+                    if upto > have {
+                        self.ask_upto.fetch_max(upto, Relaxed);
+                    }
+                    if flags & ASK_NOW != 0 || upto <= have {
+                        self.ack_now.store(true, Relaxed);
+                    }
                 }
             }
             Kind::Nak => {
@@ -840,8 +885,9 @@ impl Link {
             return true;
         }
         inc(&self.counters.backpressure_waits);
+        let upto = tx.last_seq();
         drop(tx);
-        self.request_release();
+        self.ask_for_room(upto);
         let below = |tx: &Tx| tx.replay_bytes() <= limit;
         let tx = self.wait_tx(self.lock_tx(), Instant::now() + timeout, below);
         below(&tx) || tx.closed
