@@ -177,6 +177,10 @@ pub struct Config {
     /// at most 64 letters, digits, `-` or `_`) splits one host into several domains,
     /// as tests of many hosts on one machine do.
     pub host_domain: Option<String>,
+    /// Hub transport: a point-to-point write to a node of another host goes on a
+    /// direct link between the two nodes, one network hop (the default), instead of
+    /// through the hub; `MEMCHAN_DIRECT=off` sends everything through the hub.
+    pub direct: bool,
     /// Why `MEMCHAN_HUB` did not parse, kept for `validate` to report while no hub
     /// was set since: a typo must not turn a join across hosts into a one-host one.
     env_hub: Option<HubListError>,
@@ -216,6 +220,7 @@ impl Default for Config {
                 Some(d) => Some(d),
                 None => Some(String::new()),
             },
+            direct: env("MEMCHAN_DIRECT").is_none_or(|v| v != "off"),
             env_hub,
         }
     }

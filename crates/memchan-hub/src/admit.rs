@@ -105,6 +105,7 @@ impl Shared {
             acks_seen: 0,
             clock_bound_ns: None,
             handled: 0,
+            direct: None,
         });
         let welcome = Welcome {
             node,

@@ -240,6 +240,26 @@ impl Shared {
                     st.refuse(n, req, &validate::unknown_group(GroupId(group)));
                 }
             }
+            Op::DirectListen { port } => {
+                let way = me.addr.parse::<std::net::SocketAddr>().ok().map(|mut a| {
+                    a.set_port(port);
+                    a.to_string()
+                });
+                match (way, &mut st.ports[n.index()]) {
+                    (Some(w), Some(p)) if matches!(p.sink, Sink::Remote(_)) && port != 0 => {
+                        p.direct = Some(w);
+                        st.respond(n, req, code::OK, &[]);
+                    }
+                    _ => {
+                        let e = Error::Invalid {
+                            what: "direct link",
+                            why: "only a node of another host may take direct links".into(),
+                        };
+                        st.refuse(n, req, &e);
+                    }
+                }
+            }
+            Op::DirectOpen { to } => self.open_direct(st, n, req, NodeId(to)),
             Op::Leave => {
                 st.respond(n, req, code::OK, &[]);
                 // A node that leaves is no destination any more: the acks of others
@@ -252,5 +272,61 @@ impl Shared {
                 self.remove(st, n, inc, Cause::Left, "left");
             }
         }
+    }
+}
+
+impl Shared {
+    /// `n` asks for a direct link to `to`: both must be nodes of other hosts' links
+    /// (`to` listening for them); `to` is told to expect `n` under a fresh pair
+    /// secret, and `n` where to connect. Anything else is refused, and `n` keeps
+    /// writing to `to` through the hub.
+    fn open_direct(&self, st: &mut State, n: NodeId, req: u32, to: NodeId) {
+        let refuse = |st: &State, why: String| {
+            let e = Error::Invalid {
+                what: "direct link",
+                why,
+            };
+            st.refuse(n, req, &e);
+        };
+        let (uid, gid, inc) = match st.ports.get(n.index()) {
+            Some(Some(p)) if matches!(p.sink, Sink::Remote(_)) && to != n => (p.uid, p.gid, p.inc),
+            _ => return refuse(st, "only a node of another host may open one".into()),
+        };
+        let (addr, to_inc) = match st.ports.get(to.index()) {
+            Some(Some(Port {
+                sink: Sink::Remote(_),
+                direct: Some(a),
+                inc,
+                ..
+            })) => (a.clone(), *inc),
+            Some(Some(_)) => return refuse(st, format!("{to} takes no direct links")),
+            _ => return st.refuse_with(n, req, &Refusal::UnknownNode(to)),
+        };
+        let secret = match (
+            memchan_link::handshake::nonce(),
+            memchan_link::handshake::nonce(),
+        ) {
+            (Ok(a), Ok(b)) => {
+                let mut s = [0u8; proto::DIRECT_SECRET];
+                s[..16].copy_from_slice(&a);
+                s[16..].copy_from_slice(&b);
+                s
+            }
+            (Err(e), _) | (_, Err(e)) => return st.refuse(n, req, &e),
+        };
+        let expect = proto::DirectExpect {
+            from: n.0,
+            inc,
+            uid,
+            gid,
+            secret,
+        };
+        st.send(to, Kind::DirectExpect, &[&expect.put()]);
+        let way = proto::DirectWay {
+            addr,
+            inc: to_inc,
+            secret,
+        };
+        st.respond(n, req, code::OK, &way.put());
     }
 }

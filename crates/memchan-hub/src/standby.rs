@@ -401,6 +401,7 @@ impl Shared {
             acks_seen: 0,
             clock_bound_ns: None,
             handled: 0,
+            direct: None,
         });
         self.refresh_links(st);
         let (sh, node, inc) = (self.clone(), NodeId(r.node), r.inc);

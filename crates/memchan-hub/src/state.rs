@@ -80,6 +80,8 @@ pub(crate) struct Port {
     /// Reliable frames (writes, requests) of this node the hub handled: what a
     /// barrier waiting for it counts as progress (heartbeats do not count).
     pub(crate) handled: u64,
+    /// Where it takes direct links from other hosts' nodes (`ip:port`), if it does.
+    pub(crate) direct: Option<String>,
 }
 
 /// A segment of the table.

@@ -358,6 +358,18 @@ pub enum Op {
         /// Group id.
         group: u16,
     },
+    /// This node takes direct links from other hosts' nodes on `port` (at the
+    /// address the hub sees it from).
+    DirectListen {
+        /// TCP port.
+        port: u16,
+    },
+    /// A direct link to node `to`: the hub tells `to` to expect this node (a
+    /// `DirectExpect`) and answers with where to connect ([`DirectWay`]).
+    DirectOpen {
+        /// The destination.
+        to: u16,
+    },
 }
 
 impl Op {
@@ -387,6 +399,8 @@ impl Op {
             Op::Barrier { group, number } => p.u8(8).u16(*group).u64(*number),
             Op::Leave => p.u8(9),
             Op::GroupCheck { group } => p.u8(10).u16(*group),
+            Op::DirectListen { port } => p.u8(11).u16(*port),
+            Op::DirectOpen { to } => p.u8(12).u16(*to),
         }
         .0
     }
@@ -427,9 +441,87 @@ impl Op {
             },
             9 => Op::Leave,
             10 => Op::GroupCheck { group: g.u16()? },
+            11 => Op::DirectListen { port: g.u16()? },
+            12 => Op::DirectOpen { to: g.u16()? },
             _ => return Err(WireError::Malformed("request op")),
         };
         Ok((id, op))
+    }
+}
+
+/// A direct link's pair secret: both ends derive the link's keys from it (and
+/// from the cluster key: `Key::direct`).
+pub const DIRECT_SECRET: usize = 32;
+
+/// The hub's answer to [`Op::DirectOpen`]: where the destination listens, its
+/// incarnation, the pair secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectWay {
+    /// `ip:port`.
+    pub addr: String,
+    /// The destination's incarnation.
+    pub inc: u64,
+    /// The pair secret.
+    pub secret: [u8; DIRECT_SECRET],
+}
+
+impl DirectWay {
+    /// Encodes.
+    pub fn put(&self) -> Vec<u8> {
+        Put::new()
+            .str(&self.addr)
+            .u64(self.inc)
+            .bytes(&self.secret)
+            .0
+    }
+    /// Decodes.
+    pub fn get(b: &[u8]) -> R<DirectWay> {
+        let mut g = Get::new(b, "direct way");
+        Ok(DirectWay {
+            addr: g.str()?,
+            inc: g.u64()?,
+            secret: g.array()?,
+        })
+    }
+}
+
+/// A `DirectExpect` (hub → node): node `from` (incarnation `inc`, joined as `uid` /
+/// `gid`) may open a direct link to this node under `secret`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectExpect {
+    /// The node that will connect.
+    pub from: u16,
+    /// Its incarnation.
+    pub inc: u64,
+    /// The uid it joined with (its write permission is checked against it).
+    pub uid: u32,
+    /// The gid it joined with.
+    pub gid: u32,
+    /// The pair secret.
+    pub secret: [u8; DIRECT_SECRET],
+}
+
+impl DirectExpect {
+    /// Encodes.
+    pub fn put(&self) -> Vec<u8> {
+        Put::new()
+            .u16(self.from)
+            .u64(self.inc)
+            .u32(self.uid)
+            .u32(self.gid)
+            .bytes(&self.secret)
+            .0
+    }
+    /// Decodes.
+    pub fn get(b: &[u8]) -> R<DirectExpect> {
+        let mut g = Get::new(b, "direct expect");
+        Ok(DirectExpect {
+            from: g.u16()?,
+            inc: g.u64()?,
+            uid: g.u32()?,
+            gid: g.u32()?,
+            secret: g.array()?,
+        })
     }
 }
 

@@ -147,6 +147,9 @@ pub enum Kind {
     /// writes what it has for its peer as batches ([`crate::link::LinkConfig::batch_bytes`]),
     /// so a burst costs one MAC and one write, not one per frame.
     Batch = 36,
+    /// hub → node (reliable): a node of another host may open a direct link to this
+    /// one (`proto::DirectExpect`).
+    DirectExpect = 37,
 }
 
 impl Kind {
@@ -181,6 +184,7 @@ impl Kind {
             34 => MirrorReceipt,
             35 => RailDeposit,
             36 => Batch,
+            37 => DirectExpect,
             _ => return None,
         })
     }
@@ -205,6 +209,7 @@ impl Kind {
                 | Kind::RailDeposit
                 | Kind::RailPlan
                 | Kind::Batch
+                | Kind::DirectExpect
         )
     }
 }
@@ -249,6 +254,18 @@ impl Key {
     pub fn link(&self, hub_nonce: &[u8; 16], node_nonce: &[u8; 16]) -> LinkKeys {
         let (to_hub, to_node) = self.derive(b"memchan link v2\0", hub_nonce, node_nonce);
         LinkKeys { to_hub, to_node }
+    }
+
+    /// The key of a direct link between two nodes, from the pair secret the hub gave
+    /// both: bound to the cluster key too, so that a secret seen on a keyed
+    /// cluster's hub links (they are MACed, not encrypted) is no use without it.
+    /// Never open: a direct link's frames carry MACs on an open cluster as well,
+    /// the secret being all that tells the destination who connects.
+    pub fn direct(&self, secret: &[u8; 32]) -> Key {
+        let mut h = blake3::Hasher::new_keyed(&self.0);
+        h.update(b"memchan direct v1");
+        h.update(secret);
+        Key(*h.finalize().as_bytes())
     }
 
     /// Two independent 16-byte keys from the cluster key, a label and two nonces

@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod clock;
+mod direct;
 mod domain;
 mod lock;
 mod mapping;

@@ -60,6 +60,8 @@ pub struct NetConfig {
     pub link: LinkConfig,
     /// The host domain (`Config::host_domain`; `None`: every write through the hub).
     pub host_domain: Option<String>,
+    /// Direct links to nodes of other hosts (`Config::direct`).
+    pub direct: bool,
 }
 
 impl NetConfig {
@@ -85,6 +87,7 @@ impl NetConfig {
                 ..LinkConfig::default()
             },
             host_domain: cfg.host_domain.clone(),
+            direct: cfg.direct,
         })
     }
 }
@@ -188,13 +191,31 @@ impl Node {
         });
         let up = Up::Link(std::sync::RwLock::new(Arc::new(link)));
         let domain = cfg.host_domain.as_deref();
-        let sh = Arc::new(Shared::new(name, &join, &w, up, standby, domain)?);
+        let sh = Arc::new(Shared::new(
+            name,
+            &join,
+            &w,
+            up,
+            standby,
+            domain,
+            cfg.failure_timeout,
+        )?);
         let s = sh.clone();
         let (hb, timeout) = (cfg.heartbeat, cfg.failure_timeout);
         let service = std::thread::Builder::new()
             .name("memchan-node-link".into())
             .spawn(move || s.service(hb, timeout))
             .map_err(|e| Error::os("start the link thread", e))?;
+        if cfg.direct {
+            // Both ends release what they take as they take it.
+            let direct_cfg = LinkConfig {
+                peer_releases_on_receive: true,
+                ..cfg.link.clone()
+            };
+            if let Some(d) = crate::direct::Directs::start(&sh, cfg.key.clone(), direct_cfg) {
+                let _ = sh.direct.set(d);
+            }
+        }
         Ok(Node {
             sh,
             service: Some(service),
@@ -229,6 +250,7 @@ impl Node {
             Up::Local(hub.clone()),
             None,
             domain,
+            cfg.failure_timeout,
         )?);
         port.set(sh.clone());
         Ok(Node {
@@ -373,6 +395,12 @@ impl Node {
 
     /// Returns once every earlier write of this node was applied at every destination.
     pub fn ack(&self) -> Result<()> {
+        // What went on direct links first: the hub knows nothing of it.
+        let mut lost = NodeSet::EMPTY;
+        if let Some(d) = self.sh.direct.get() {
+            d.drain(None, self.sh.failure_timeout)?;
+            lost = d.take_lost();
+        }
         // Nothing sent since the last answered ack: every earlier write is covered
         // by it already (`Shared::sent`).
         let sent = self.sh.sent.load(Ordering::SeqCst);
@@ -388,8 +416,18 @@ impl Node {
         if let Some((status, body)) = refused {
             answer(status, body)?;
         }
+        if !lost.is_empty() {
+            return Err(Error::AckIncomplete(lost.iter().collect()));
+        }
         // Non-blocking gets complete by the ack too (OpenSHMEM's quiet).
         crate::rma::quiet(&self.sh)
+    }
+
+    /// The nodes this node now writes to on a direct link, one network hop (a link
+    /// opens on the first point-to-point write to a node of another host; writes go
+    /// through the hub until it is up).
+    pub fn direct_links(&self) -> Vec<NodeId> {
+        self.sh.direct.get().map(|d| d.up()).unwrap_or_default()
     }
 
     /// The global clock: the hub's, as estimated from its time packets (`clock.rs`);
@@ -462,6 +500,9 @@ impl Node {
                 .request_within(Op::Leave, Some(Duration::from_secs(2)));
         }
         self.sh.stop.store(true, Ordering::Release);
+        if let Some(d) = self.sh.direct.get() {
+            d.stop();
+        }
         if let Some(l) = self.sh.link() {
             l.shutdown();
         }
@@ -526,7 +567,7 @@ impl Shared {
     }
 
     /// Sends `op` and waits for the answer; `bound: None` waits while the hub is alive.
-    fn request_within(&self, op: Op, bound: Option<Duration>) -> Result<Vec<u8>> {
+    pub(crate) fn request_within(&self, op: Op, bound: Option<Duration>) -> Result<Vec<u8>> {
         let new_id = || loop {
             // `NO_REQUEST` marks the hub's refusals of packets; the counter skips it
             // when it wraps.
@@ -550,6 +591,10 @@ impl Shared {
                 break r;
             }
             self.check()?;
+            if self.stop.load(Ordering::Acquire) {
+                // The node left meanwhile (a direct link's opener asking as it did).
+                return Err(Error::HubLost("the node left".into()));
+            }
             if !switched && self.rail_switched() {
                 switched = true;
                 // The old hub may have read the request (and released its frame, so

@@ -25,6 +25,9 @@ pub(crate) struct RxMem {
     name: Option<String>,
     /// A cluster lock's page: its bids go to a standby hub at a rail switch.
     pub(crate) lock_page: bool,
+    /// The segment's name, owner uid and gid, and mode: what a direct link's
+    /// sender's right to write is checked against.
+    pub(crate) owner: (String, u32, u32, u32),
 }
 
 // SAFETY: `base` points into `mem`'s mapping, which lives as long as `self`, and is
@@ -59,6 +62,7 @@ impl RxMem {
             mem,
             name,
             lock_page: false,
+            owner: (String::new(), 0, 0, 0),
         })
     }
 

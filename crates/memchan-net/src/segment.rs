@@ -57,6 +57,12 @@ impl Segment {
         });
         let mut mem = RxMem::new(self.info.gen, self.size(), self.sh.page, attrs, shared)?;
         mem.lock_page = self.name.starts_with(memchan_core::validate::LOCK_PREFIX);
+        mem.owner = (
+            self.name.clone(),
+            self.info.uid,
+            self.info.gid,
+            self.info.mode,
+        );
         let mem = Arc::new(mem);
         {
             // Every id that is not a member now is fenced off until it joins, under

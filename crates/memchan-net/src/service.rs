@@ -183,11 +183,19 @@ impl Shared {
         match &self.up {
             Up::Link(_) => {
                 let Some(l) = self.link() else { return };
+                // With links from other hosts' nodes, the wait is on them too (their
+                // poll set holds the wake-up descriptor as well): the frame that
+                // wakes this thread is read by it, not handed over by another.
+                let direct = self.direct.get().filter(|d| d.has_inbound());
                 let readable = if slice.is_zero() {
                     true
                 } else {
-                    l.wait(Some(self.wake.as_fd()), slice)
+                    let extra = direct.map_or(self.wake.as_fd(), |d| d.poll_set());
+                    l.wait(Some(extra), slice)
                 };
+                if let Some(d) = direct {
+                    d.read_inbound(self);
+                }
                 if readable {
                     if let Err(e) = l.receive(&mut NodeHandler(self)) {
                         if !self.stop.load(Ordering::Acquire) {
@@ -219,7 +227,7 @@ impl Shared {
     }
 
     /// Applies a delivered packet to this node's rx mapping of the segment, if any.
-    fn deliver(&self, d: &proto::Deliver<'_>) {
+    pub(crate) fn deliver(&self, d: &proto::Deliver<'_>) {
         let map = self.rx.read().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = map.get(&d.seg) {
             if m.gen != d.gen {
@@ -310,6 +318,11 @@ impl Shared {
             }
             Kind::RailPlan => self.rail_plan(payload),
             Kind::DepositDeliver => self.deposit_deliver(payload),
+            Kind::DirectExpect => {
+                if let (Some(d), Ok(e)) = (self.direct.get(), proto::DirectExpect::get(payload)) {
+                    d.expect(e);
+                }
+            }
             Kind::Outcome => {
                 self.outcomes.record(payload);
                 self.wake_other_readers();
@@ -349,6 +362,9 @@ impl Shared {
                         // node that had its id before.
                         self.rail_lock().new_origin(node.0);
                         self.outcomes.new_origin(node.0);
+                    }
+                    if let Some(d) = self.direct.get().filter(|_| node != self.me) {
+                        d.forget(node);
                     }
                     let mut st = self.lock();
                     st.members = members;
@@ -428,11 +444,15 @@ impl Shared {
     /// node), for the sticky rule (`Shared::hazard_any`).
     pub(crate) fn send_to(&self, to: Option<NodeId>, kind: Kind, parts: &[&[u8]]) -> Result<()> {
         self.check()?;
+        // Never ahead of what this node sent the same node on a direct link.
+        if let Some(d) = self.direct.get() {
+            d.drain(to, self.failure_timeout)?;
+        }
         if kind != Kind::Request {
             // Counted before it is queued: an ack that reads the count after this
             // frame was queued may cover it, one that reads it before does not skip.
             let n = self.sent.fetch_add(1, Ordering::SeqCst) + 1;
-            if self.domain.is_some() {
+            if self.domain.is_some() || self.direct.get().is_some() {
                 match to {
                     Some(to) => self.hazard_to[to.index()].fetch_max(n, Ordering::SeqCst),
                     None => self.hazard_any.fetch_max(n, Ordering::SeqCst),

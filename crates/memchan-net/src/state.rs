@@ -146,6 +146,10 @@ pub(crate) struct Shared {
     pub(crate) switched: Mutex<bool>,
     /// Per barrier scope, this node's arrivals since it joined (`Op::Barrier`).
     pub(crate) barrier_numbers: Mutex<std::collections::HashMap<u16, u64>>,
+    /// Direct links to and from nodes of other hosts (`direct.rs`), once started.
+    pub(crate) direct: std::sync::OnceLock<Arc<crate::direct::Directs>>,
+    /// Silence after which a peer counts as failed.
+    pub(crate) failure_timeout: Duration,
 }
 
 thread_local! {
@@ -172,6 +176,7 @@ impl Shared {
         up: Up,
         standby: Option<Standby>,
         host_domain: Option<&str>,
+        failure_timeout: Duration,
     ) -> Result<Shared> {
         let page = PageSize::from_bytes(w.page_size as usize).ok_or_else(|| Error::Invalid {
             what: "page size from the hub",
@@ -230,6 +235,8 @@ impl Shared {
             standby,
             switched: Mutex::new(false),
             barrier_numbers: Mutex::default(),
+            direct: std::sync::OnceLock::new(),
+            failure_timeout,
         })
     }
 
@@ -339,6 +346,9 @@ impl Shared {
         if let Up::Link(_) = &self.up {
             if let Some(l) = self.link() {
                 l.listen(|| self.app_reading.away());
+            }
+            if let Some(d) = self.direct.get() {
+                d.listen(|| self.app_reading.away());
             }
         }
     }

@@ -21,7 +21,7 @@ use crate::domain::{Near, Peer};
 use crate::state::Shared;
 use memchan_core::{Dest, Error, NodeId, Result, TxAttrs};
 use memchan_link::proto::{self, SegInfo};
-use memchan_link::wire::{self, Kind};
+use memchan_link::wire;
 use std::cell::Ref;
 use std::sync::Arc;
 
@@ -150,7 +150,7 @@ impl TxMapping {
             self.dest,
             self.flags,
         );
-        self.sh.send_to(self.point(), Kind::Data, &[&head, data])
+        self.sh.send_data(self.point(), &[&head, data])
     }
 
     /// The one node this mapping's packets reach, if it is point to point.
@@ -225,11 +225,9 @@ impl TxMapping {
                 self.dest,
                 self.flags | proto::FLAG_RECORD,
             );
-            return self.sh.send_to(
-                self.point(),
-                Kind::Data,
-                &[&head, &word.to_le_bytes(), body],
-            );
+            return self
+                .sh
+                .send_data(self.point(), &[&head, &word.to_le_bytes(), body]);
         }
         self.write(offset, body)?;
         self.packet(publish, &word.to_le_bytes())

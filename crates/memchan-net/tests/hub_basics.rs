@@ -515,8 +515,13 @@ fn a_node_waiting_for_data_does_not_wake_its_service_thread_per_message() {
     let key = Key::from_secret(b"deaf");
     let h = hub(&key);
     let addr = h.local_addr().to_string();
-    let a = Node::join("deaf", cfg(&addr, &key)).unwrap();
-    let b = Node::join("deaf", cfg(&addr, &key)).unwrap();
+    // The hub's links: what the service threads read (no direct links).
+    let through_hub = || NetConfig {
+        direct: false,
+        ..cfg(&addr, &key)
+    };
+    let a = Node::join("deaf", through_hub()).unwrap();
+    let b = Node::join("deaf", through_hub()).unwrap();
     b.wait_for_members(2, Duration::from_secs(5)).unwrap();
     a.wait_for_members(2, Duration::from_secs(5)).unwrap();
     let notify = RxAttrs {
@@ -710,6 +715,7 @@ fn the_hub_lock_held_past_the_failure_timeout_silences_no_one() {
         failure_timeout: failure,
         link: LinkConfig::default(),
         host_domain: None,
+        direct: true,
     };
     let a = Node::join("busy", cfg.clone()).expect("a joins");
     let b = Node::join("busy", cfg).expect("b joins");

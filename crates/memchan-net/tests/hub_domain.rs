@@ -29,6 +29,7 @@ fn hub(key: &Key) -> Hub {
 fn node(hub: &Hub, key: &Key, cluster: &str, domain: &str) -> Node {
     let cfg = NetConfig {
         host_domain: Some(domain.to_string()),
+        direct: true,
         ..common::node_cfg(
             &hub.local_addr().to_string(),
             key,
@@ -56,13 +57,39 @@ fn frames_from(hub: &Hub, n: NodeId) -> u64 {
     m.hub_side.frames_rx
 }
 
+/// A write to a node of the same domain is a store; one to another domain goes on a
+/// direct link between the two nodes (the hub sees none of it), or, with direct links
+/// off, through the hub (a frame each).
 #[test]
-fn a_write_within_a_domain_is_a_store_and_one_to_another_domain_a_frame() {
+fn a_write_within_a_domain_is_a_store_and_one_to_another_domain_a_direct_frame() {
+    writes_within_and_across_domains(true);
+}
+
+#[test]
+fn a_write_to_another_domain_without_direct_links_is_a_frame_to_the_hub() {
+    writes_within_and_across_domains(false);
+}
+
+fn writes_within_and_across_domains(direct: bool) {
     let key = Key::from_secret(b"domains");
     let h = hub(&key);
-    let a = node(&h, &key, "dom-store", "x");
-    let b = node(&h, &key, "dom-store", "x");
-    let c = node(&h, &key, "dom-store", "y");
+    let cluster = if direct { "dom-store" } else { "dom-store-hub" };
+    let node = |domain: &str| {
+        let cfg = NetConfig {
+            host_domain: Some(domain.to_string()),
+            direct,
+            ..common::node_cfg(
+                &h.local_addr().to_string(),
+                &key,
+                Duration::from_millis(50),
+                Duration::from_millis(2000),
+            )
+        };
+        Node::join(cluster, cfg).expect("join")
+    };
+    let a = node("x");
+    let b = node("x");
+    let c = node("y");
     c.wait_for_members(3, Duration::from_secs(10)).unwrap();
     let rb = b.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
     let rc = c.segment("s", SEG, 0o600).unwrap().map_rx().unwrap();
@@ -82,6 +109,19 @@ fn a_write_within_a_domain_is_a_store_and_one_to_another_domain_a_frame() {
     // Heartbeats only (a frame per write would be at least N).
     assert!(same < N / 2, "{same} frames reached the hub for {N} stores");
 
+    if direct {
+        // The first write opens the link (and goes through the hub meanwhile).
+        to_c.write_u64(64, 0).unwrap();
+        let t0 = std::time::Instant::now();
+        while !a.direct_links().contains(&c.id()) {
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "no direct link opened"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        a.ack().unwrap();
+    }
     let before = frames_from(&h, a.id());
     for i in 1..=N {
         to_c.write_u64(64, i).unwrap();
@@ -89,10 +129,18 @@ fn a_write_within_a_domain_is_a_store_and_one_to_another_domain_a_frame() {
     a.ack().unwrap();
     assert_eq!(rc.load_u64(64).unwrap(), N);
     let other = frames_from(&h, a.id()) - before;
-    assert!(
-        other >= N,
-        "only {other} frames for {N} writes to another domain"
-    );
+    if direct {
+        // The link's opening (a request) and the ack, not the writes.
+        assert!(
+            other < N / 2,
+            "{other} frames reached the hub for {N} direct writes"
+        );
+    } else {
+        assert!(
+            other >= N,
+            "only {other} frames for {N} writes to another domain"
+        );
+    }
 }
 
 #[test]
@@ -406,6 +454,7 @@ fn a_node_failed_by_the_hub_stores_nothing_more_into_its_hosts_nodes() {
         "dom-fence",
         NetConfig {
             host_domain: Some("x".into()),
+            direct: true,
             ..common::node_cfg(
                 &proxy.addr,
                 &key,

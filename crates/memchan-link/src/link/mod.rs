@@ -735,6 +735,11 @@ impl Link {
         (silent > timeout && !unread()).then_some(silent)
     }
 
+    /// This end's address.
+    pub fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
+        self.sock.local_addr()
+    }
+
     /// Highest seq the peer has released.
     pub fn peer_released(&self) -> u64 {
         self.peer_released.load(Relaxed)
@@ -880,11 +885,23 @@ impl Link {
     /// the hub's own node writing into this link). Counted as a back-pressure wait.
     /// `false` if `timeout` passed first.
     pub fn wait_replay_below(&self, limit: usize, timeout: Duration) -> bool {
+        self.wait_replay(limit, timeout, true)
+    }
+
+    /// Waits until the peer released every reliable frame sent (an ack of this link
+    /// alone); `false` if `timeout` passed first. Not a back-pressure wait.
+    pub fn wait_released(&self, timeout: Duration) -> bool {
+        self.wait_replay(0, timeout, false)
+    }
+
+    fn wait_replay(&self, limit: usize, timeout: Duration, pressure: bool) -> bool {
         let tx = self.lock_tx();
         if tx.replay_bytes() <= limit || tx.closed {
             return true;
         }
-        inc(&self.counters.backpressure_waits);
+        if pressure {
+            inc(&self.counters.backpressure_waits);
+        }
         let upto = tx.last_seq();
         drop(tx);
         self.ask_for_room(upto);

@@ -48,6 +48,7 @@ pub fn node_cfg(addr: &str, key: &Key, heartbeat: Duration, failure: Duration) -
         link: LinkConfig::default(),
         // Every write through the hub: these tests are of the network path.
         host_domain: None,
+        direct: true,
     }
 }
 

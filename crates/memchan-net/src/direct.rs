@@ -1,0 +1,721 @@
+//! Direct links: a point-to-point write to a node of another host goes on a TCP link
+//! between the two nodes, one network hop, not up to the hub and down again.
+//!
+//! **Set-up.** A node that joins through a hub listens on its hub link's address and
+//! tells the hub its port (`Op::DirectListen`). A sender's first point-to-point write
+//! to a node it cannot store into asks the hub for a direct link (`Op::DirectOpen`):
+//! the hub sends the destination a `DirectExpect` (who will connect, with the uid and
+//! gid it joined with, and a fresh pair secret) and answers the sender with the
+//! destination's address and the same secret. The handshake proves the secret (and,
+//! on a keyed cluster, the cluster key: `Key::direct`) both ways before a frame is
+//! taken; the link's frames are MACed under keys derived from it and both sides'
+//! nonces. Refused (the destination takes no direct links, an old hub) or failed,
+//! the sender writes to that destination through the hub.
+//!
+//! **The destination checks** what arrives as the hub would: a `Data` packet for this
+//! node alone, a segment it maps rx in that generation, the range, and the sender's
+//! right to write it by the uid and gid the hub vouched for. A refused packet is
+//! answered on the link as the hub answers one (the sender's next `ack` fails).
+//!
+//! **Order** (rule 1 across the two paths, as the sticky rule of `tx.rs` for stores):
+//! a write on a direct link first waits for an ack covering every earlier frame through
+//! the hub that may reach its destination (`Shared::settle`); a frame through the hub
+//! that may reach a node first waits until that node released everything sent to it
+//! on a direct link ([`Directs::drain`]), so neither path overtakes the other. An
+//! `ack` drains every direct link, then asks the hub. Multi-destination writes, the
+//! services and remote accesses stay on the hub.
+
+use crate::state::Shared;
+use memchan_core::{Error, NodeId, NodeSet, Result};
+use memchan_link::handshake::{self, read_frame, write_frame, STEP};
+use memchan_link::link::{Handler, Link, LinkConfig, LinkError};
+use memchan_link::proto::{self, DirectExpect, DirectWay, Op};
+use memchan_link::wire::{Decoder, FrameKey, Get, Key, Kind, Put};
+use rustix::event::epoll;
+use std::collections::HashMap;
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock, Weak};
+use std::time::{Duration, Instant};
+
+/// Handshakes under way at once: a flood of connections that never speak ties up
+/// this many threads for a [`STEP`] each, no more.
+const HANDSHAKES: usize = 16;
+/// The link's timer period while frames are unconfirmed.
+const TICK: Duration = Duration::from_millis(10);
+
+/// What a sender knows of its direct link to one destination.
+enum Way {
+    Up(Arc<Link>),
+    /// Being opened: through the hub meanwhile.
+    Opening,
+    /// Through the hub (refused, or the link failed), until the destination's
+    /// incarnation changes.
+    Hub,
+}
+
+/// An incoming link: its sender, the link, the uid and gid the hub vouched for.
+type Inbound = (u16, Arc<Link>, (u32, u32));
+
+/// A node's direct links, both ways.
+pub(crate) struct Directs {
+    key: Key,
+    link: LinkConfig,
+    listener: TcpListener,
+    /// The hub's `DirectExpect`s not yet used, by sender.
+    expect: Mutex<HashMap<u16, DirectExpect>>,
+    expected: Condvar,
+    /// Outgoing, by destination (with its incarnation).
+    out: RwLock<HashMap<u16, (u64, Way)>>,
+    /// Incoming, by sender, with the uid and gid the hub vouched for.
+    inbound: Mutex<Vec<Inbound>>,
+    /// Whether `inbound` has any link (read without its lock on every wait).
+    any_inbound: AtomicBool,
+    /// The incoming links' sockets and the node's wake-up descriptor: what a thread
+    /// waiting for data polls.
+    poll: rustix::fd::OwnedFd,
+    /// Set once anything was sent on a direct link: until then no hub frame waits.
+    used: AtomicBool,
+    /// Destinations whose link failed with writes unreleased: the next ack fails
+    /// naming them.
+    lost: Mutex<NodeSet>,
+    handshakes: AtomicUsize,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    stop: AtomicBool,
+}
+
+impl Directs {
+    /// Listens on the hub link's address and tells the hub; `None` if either fails
+    /// (every write then goes through the hub).
+    pub(crate) fn start(sh: &Arc<Shared>, key: Key, link: LinkConfig) -> Option<Arc<Directs>> {
+        let ip = sh.link()?.local_addr().ok()?.ip();
+        let listener = TcpListener::bind(SocketAddr::new(ip, 0)).ok()?;
+        let port = listener.local_addr().ok()?.port();
+        let poll = epoll::create(epoll::CreateFlags::CLOEXEC).ok()?;
+        epoll::add(
+            &poll,
+            &sh.wake,
+            epoll::EventData::new_u64(0),
+            epoll::EventFlags::IN,
+        )
+        .ok()?;
+        let d = Arc::new(Directs {
+            key,
+            link,
+            listener,
+            expect: Mutex::default(),
+            expected: Condvar::new(),
+            out: RwLock::default(),
+            inbound: Mutex::default(),
+            any_inbound: AtomicBool::new(false),
+            poll,
+            used: AtomicBool::new(false),
+            lost: Mutex::new(NodeSet::EMPTY),
+            handshakes: AtomicUsize::new(0),
+            threads: Mutex::default(),
+            stop: AtomicBool::new(false),
+        });
+        if let Err(e) = sh.request(Op::DirectListen { port }) {
+            tracing::debug!(error = %e, "the hub takes no direct links: every write through it");
+            return None;
+        }
+        let (s, dd) = (Arc::downgrade(sh), d.clone());
+        let t = std::thread::Builder::new()
+            .name("memchan-direct-accept".into())
+            .spawn(move || dd.accept(s))
+            .ok()?;
+        d.keep(t);
+        Some(d)
+    }
+
+    fn keep(&self, t: std::thread::JoinHandle<()>) {
+        let mut ts = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        ts.retain(|t| !t.is_finished());
+        ts.push(t);
+    }
+
+    /// Ends every link and thread (the node leaves).
+    pub(crate) fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        let _ = rustix::net::shutdown(&self.listener, rustix::net::Shutdown::Read);
+        for (_, w) in self.out.read().unwrap_or_else(|e| e.into_inner()).values() {
+            if let Way::Up(l) = w {
+                l.shutdown();
+            }
+        }
+        for (_, l, _) in self
+            .inbound
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            l.shutdown();
+        }
+        self.expected.notify_all();
+        let ts = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        for t in ts {
+            let _ = t.join();
+        }
+    }
+
+    /// Makes the incoming links' threads listen for frames, or not, as `away()`
+    /// says (`Link::listen`: the first application thread to wait and the last).
+    pub(crate) fn listen(&self, away: impl Fn() -> bool) {
+        for (_, l, _) in self
+            .inbound
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            l.listen(&away);
+        }
+    }
+
+    /// Whether any node of another host has a link to this one.
+    pub(crate) fn has_inbound(&self) -> bool {
+        self.any_inbound.load(Ordering::Acquire)
+    }
+
+    /// The poll set of the incoming links and the wake-up descriptor.
+    pub(crate) fn poll_set(&self) -> std::os::fd::BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        self.poll.as_fd()
+    }
+
+    /// Reads what the incoming links have, in the calling thread (one waiting for
+    /// data), never waiting for a socket.
+    pub(crate) fn read_inbound(&self, sh: &Shared) {
+        let links: Vec<Inbound> = self
+            .inbound
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for (from, l, caller) in links {
+            let from = Sender {
+                from: NodeId(from),
+                caller,
+                // The link's own thread logs the first refusal.
+                refused: 1,
+            };
+            let _ = l.receive(&mut Waiting(sh, from));
+        }
+    }
+
+    /// The destinations written to on a direct link now.
+    pub(crate) fn up(&self) -> Vec<NodeId> {
+        let out = self.out.read().unwrap_or_else(|e| e.into_inner());
+        let mut v: Vec<NodeId> = out
+            .iter()
+            .filter(|(_, (_, w))| matches!(w, Way::Up(l) if !l.is_down()))
+            .map(|(n, _)| NodeId(*n))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The hub says `e.from` may connect.
+    pub(crate) fn expect(&self, e: DirectExpect) {
+        self.expect
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(e.from, e);
+        self.expected.notify_all();
+    }
+
+    /// Node `n` left, failed or joined anew: its links are of no use any more, and a
+    /// sender may try a link to its new incarnation.
+    pub(crate) fn forget(&self, n: NodeId) {
+        if let Some((_, Way::Up(l))) = self
+            .out
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&n.0)
+        {
+            l.shutdown();
+        }
+        let mut inb = self.inbound.lock().unwrap_or_else(|e| e.into_inner());
+        inb.retain(|(from, l, _)| {
+            let keep = *from != n.0;
+            if !keep {
+                l.shutdown();
+            }
+            keep
+        });
+        self.any_inbound.store(!inb.is_empty(), Ordering::Release);
+        self.expect
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&n.0);
+    }
+
+    /// The link to write to `to` on; `None`: through the hub. The first call for a
+    /// destination starts opening one on a thread of its own, so that no write
+    /// waits for a handshake: until it is up, writes go through the hub (and the
+    /// first on the link waits for them to be applied, `Shared::settle`).
+    fn way(self: &Arc<Self>, sh: &Arc<Shared>, to: NodeId) -> Option<Arc<Link>> {
+        match self
+            .out
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&to.0)
+        {
+            Some((_, Way::Up(l))) => return Some(l.clone()),
+            Some(_) => return None,
+            None => {}
+        }
+        let mut out = self.out.write().unwrap_or_else(|e| e.into_inner());
+        if out.contains_key(&to.0) || self.stop.load(Ordering::Acquire) {
+            return None;
+        }
+        out.insert(to.0, (0, Way::Opening));
+        drop(out);
+        let (d, s) = (self.clone(), sh.clone());
+        let t = std::thread::Builder::new()
+            .name("memchan-direct-open".into())
+            .spawn(move || {
+                let way = match d.open(&s, to) {
+                    Ok((inc, l)) => (inc, Way::Up(l)),
+                    Err(e) => {
+                        tracing::debug!(to = to.0, error = %e, "no direct link: writes through the hub");
+                        (0, Way::Hub)
+                    }
+                };
+                let mut out = d.out.write().unwrap_or_else(|e| e.into_inner());
+                match out.get_mut(&to.0) {
+                    Some(slot @ (_, Way::Opening)) => *slot = way,
+                    // Forgotten meanwhile (the destination left or joined anew).
+                    _ => {
+                        if let Way::Up(l) = way.1 {
+                            l.shutdown();
+                        }
+                    }
+                }
+            });
+        match t {
+            Ok(t) => self.keep(t),
+            Err(_) => {
+                self.out
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(to.0, (0, Way::Hub));
+            }
+        }
+        None
+    }
+
+    /// Asks the hub for a way to `to`, connects and shakes hands (the sender's side).
+    fn open(&self, sh: &Arc<Shared>, to: NodeId) -> Result<(u64, Arc<Link>)> {
+        let body = sh.request_within(Op::DirectOpen { to: to.0 }, Some(STEP))?;
+        let way = DirectWay::get(&body).map_err(|e| Error::Invalid {
+            what: "direct way",
+            why: e.to_string(),
+        })?;
+        let fail = |what: &str, e: &dyn std::fmt::Display| Error::Invalid {
+            what: "direct link",
+            why: format!("{what} {}: {e}", way.addr),
+        };
+        let deadline = Instant::now() + STEP;
+        let sa = way
+            .addr
+            .to_socket_addrs()
+            .map_err(|e| fail("resolve", &e))?
+            .next()
+            .ok_or_else(|| fail("resolve", &"no address"))?;
+        let mut sock = TcpStream::connect_timeout(&sa, STEP).map_err(|e| fail("connect to", &e))?;
+        sock.set_nodelay(true).map_err(|e| fail("set up", &e))?;
+        let hello = Put::new().u16(sh.me.0).u64(sh.inc).0;
+        write_frame(&mut sock, &FrameKey::open(), Kind::Hello, &hello)
+            .map_err(|e| fail("write to", &e))?;
+        let mut dec = Decoder::new(None);
+        let (h, p) =
+            read_frame(&mut sock, &mut dec, deadline).map_err(|e| fail("hello from", &e))?;
+        if h.kind != Kind::Hello || p.len() != 16 {
+            return Err(fail("hello from", &"not a direct link's hello"));
+        }
+        let theirs: [u8; 16] = p[..16].try_into().expect("16 bytes");
+        let mine = handshake::nonce()?;
+        let pair = self.key.direct(&way.secret);
+        write_frame(&mut sock, &pair.join(&theirs), Kind::Join, &mine)
+            .map_err(|e| fail("write to", &e))?;
+        let keys = pair.link(&theirs, &mine);
+        let mut dec2 = Decoder::new(Some(keys.to_node));
+        dec2.push(&dec.take_pending());
+        let (h, _) =
+            read_frame(&mut sock, &mut dec2, deadline).map_err(|e| fail("welcome from", &e))?;
+        if h.kind != Kind::Welcome {
+            return Err(fail("welcome from", &format!("{:?}", h.kind)));
+        }
+        sock.set_read_timeout(None)
+            .map_err(|e| fail("set up", &e))?;
+        let link = Link::new(sock, keys.to_hub, dec2, self.link.clone())
+            .map_err(|e| Error::os("set up a direct link", e))?;
+        let link = Arc::new(link);
+        let (s, l) = (Arc::downgrade(sh), link.clone());
+        let heartbeat = sh.heartbeat;
+        let t = std::thread::Builder::new()
+            .name("memchan-direct-out".into())
+            .spawn(move || serve(&l, &s, heartbeat, &mut Out { to, sh: s.clone() }, false))
+            .map_err(|e| Error::os("start a direct link's thread", e))?;
+        self.keep(t);
+        Ok((way.inc, link))
+    }
+
+    /// Accepts connections until the node leaves.
+    fn accept(self: Arc<Self>, sh: Weak<Shared>) {
+        loop {
+            let conn = self.listener.accept();
+            if self.stop.load(Ordering::Acquire) {
+                return;
+            }
+            let Ok((sock, _)) = conn else {
+                // A transient failure (no descriptors, a reset before accept): the
+                // next connection may do better.
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            if self.handshakes.fetch_add(1, Ordering::AcqRel) >= HANDSHAKES {
+                self.handshakes.fetch_sub(1, Ordering::AcqRel);
+                continue;
+            }
+            let (d, s) = (self.clone(), sh.clone());
+            let t = std::thread::Builder::new()
+                .name("memchan-direct-in".into())
+                .spawn(move || {
+                    let r = d.welcome(&s, sock);
+                    d.handshakes.fetch_sub(1, Ordering::AcqRel);
+                    if let Some((link, h)) = r {
+                        let mut h = h;
+                        serve(&link, &s, h.heartbeat, &mut h, true);
+                        let _ = epoll::delete(&d.poll, link.fd());
+                        let mut inb = d.inbound.lock().unwrap_or_else(|e| e.into_inner());
+                        inb.retain(|(_, l, _)| !Arc::ptr_eq(l, &link));
+                        d.any_inbound.store(!inb.is_empty(), Ordering::Release);
+                    }
+                });
+            match t {
+                Ok(t) => self.keep(t),
+                Err(_) => {
+                    self.handshakes.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
+        }
+    }
+
+    /// The destination's side of a handshake: who connects, the hub's word for it,
+    /// the proof of the pair key. `None` (the connection dropped) on anything else.
+    fn welcome(&self, sh: &Weak<Shared>, mut sock: TcpStream) -> Option<(Arc<Link>, In)> {
+        let deadline = Instant::now() + STEP;
+        sock.set_nodelay(true).ok()?;
+        let mut dec = Decoder::new(None);
+        let (h, p) = read_frame(&mut sock, &mut dec, deadline).ok()?;
+        let mut g = Get::new(&p, "direct hello");
+        let (from, inc) = (g.u16().ok()?, g.u64().ok()?);
+        if h.kind != Kind::Hello {
+            return None;
+        }
+        // The hub's word may still be on its way on this node's hub link.
+        let e = {
+            let mut ex = self.expect.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(e) = ex.get(&from).filter(|e| e.inc == inc) {
+                    break e.clone();
+                }
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() || self.stop.load(Ordering::Acquire) {
+                    tracing::warn!(from, "a direct link nobody announced refused");
+                    return None;
+                }
+                ex = self
+                    .expected
+                    .wait_timeout(ex, left)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        };
+        let mine = handshake::nonce().ok()?;
+        write_frame(&mut sock, &FrameKey::open(), Kind::Hello, &mine).ok()?;
+        let pair = self.key.direct(&e.secret);
+        let mut dec2 = Decoder::new(Some(pair.join(&mine)));
+        dec2.push(&dec.take_pending());
+        let (h, p) = match read_frame(&mut sock, &mut dec2, deadline) {
+            Ok(r) => r,
+            Err(err) => {
+                tracing::warn!(from, error = %err, "a direct link's handshake failed");
+                return None;
+            }
+        };
+        let theirs: [u8; 16] = p.get(..16)?.try_into().ok()?;
+        if h.kind != Kind::Join {
+            return None;
+        }
+        // Used once: a second connection needs a new word from the hub.
+        self.expect
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&from);
+        let keys = pair.link(&mine, &theirs);
+        let mut dec3 = Decoder::new(Some(keys.to_hub));
+        dec3.push(&dec2.take_pending());
+        sock.set_read_timeout(None).ok()?;
+        let link = Arc::new(Link::new(sock, keys.to_node, dec3, self.link.clone()).ok()?);
+        link.send_control(Kind::Welcome, &[]);
+        let s = sh.upgrade()?;
+        epoll::add(
+            &self.poll,
+            link.fd(),
+            epoll::EventData::new_u64(1),
+            epoll::EventFlags::IN,
+        )
+        .ok()?;
+        let mut inb = self.inbound.lock().unwrap_or_else(|e| e.into_inner());
+        inb.push((from, link.clone(), (e.uid, e.gid)));
+        self.any_inbound.store(true, Ordering::Release);
+        drop(inb);
+        let h = In {
+            sh: sh.clone(),
+            from: Sender {
+                from: NodeId(from),
+                caller: (e.uid, e.gid),
+                refused: 0,
+            },
+            heartbeat: s.heartbeat,
+        };
+        Some((link, h))
+    }
+
+    /// Waits until every destination in `to` (`None`: all) released what this node
+    /// sent it on a direct link: before a frame through the hub that may reach it,
+    /// and at an ack.
+    ///
+    /// # Errors
+    /// `Timeout` if a destination released nothing for `timeout`. A link that failed
+    /// with writes unreleased is not an error here: [`take_lost`](Self::take_lost).
+    pub(crate) fn drain(&self, to: Option<NodeId>, timeout: Duration) -> Result<()> {
+        if !self.used.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let links: Vec<(u16, Arc<Link>)> = {
+            let out = self.out.read().unwrap_or_else(|e| e.into_inner());
+            out.iter()
+                .filter(|(n, _)| to.is_none_or(|t| t.0 == **n))
+                .filter_map(|(n, (_, w))| match w {
+                    Way::Up(l) => Some((*n, l.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        for (n, l) in links {
+            if !l.wait_released(timeout) {
+                tracing::warn!(to = n, "a direct link's destination released nothing");
+                return Err(Error::Timeout(
+                    timeout,
+                    "a destination to release the acknowledged writes (a direct link)",
+                ));
+            }
+            if l.is_down() && l.replay_bytes() > 0 {
+                self.lost
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(NodeId(n));
+            }
+        }
+        Ok(())
+    }
+
+    /// The destinations whose direct link failed with writes unreleased since the
+    /// last call: what the ack then fails with.
+    pub(crate) fn take_lost(&self) -> NodeSet {
+        std::mem::replace(
+            &mut *self.lost.lock().unwrap_or_else(|e| e.into_inner()),
+            NodeSet::EMPTY,
+        )
+    }
+}
+
+impl Shared {
+    /// Sends a `Data` packet: on a direct link when it is for one node of another
+    /// host that takes them, else through the hub.
+    pub(crate) fn send_data(self: &Arc<Self>, to: Option<NodeId>, parts: &[&[u8]]) -> Result<()> {
+        if let Some(n) = to {
+            if self.send_direct(n, parts)? {
+                return Ok(());
+            }
+        }
+        self.send_to(to, Kind::Data, parts)
+    }
+
+    /// Sends a point-to-point `Data` packet to `to` on a direct link, if there is one
+    /// (`false`: the caller sends it through the hub).
+    pub(crate) fn send_direct(self: &Arc<Self>, to: NodeId, parts: &[&[u8]]) -> Result<bool> {
+        let Some(d) = self.direct.get() else {
+            return Ok(false);
+        };
+        let Some(l) = d.way(self, to) else {
+            return Ok(false);
+        };
+        self.check()?;
+        self.settle(to)?;
+        d.used.store(true, Ordering::Release);
+        match l.send(Kind::Data, parts) {
+            Ok(_) => Ok(true),
+            Err(LinkError::Stalled(t)) => Err(Error::Timeout(
+                t,
+                "a destination to release (back-pressure)",
+            )),
+            Err(_) => {
+                // The link failed: what it held unreleased fails the next ack, and
+                // this and later writes go through the hub.
+                if l.replay_bytes() > 0 {
+                    d.lost.lock().unwrap_or_else(|e| e.into_inner()).insert(to);
+                }
+                if let Some(e) = d
+                    .out
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_mut(&to.0)
+                {
+                    e.1 = Way::Hub;
+                }
+                Ok(false)
+            }
+        }
+    }
+}
+
+/// Reads and times one direct link until it fails, goes silent or the node leaves.
+/// An incoming link (`deaf`) is not listened to while an application thread waits
+/// for data: that thread reads it itself (`Directs::read_inbound`), so a frame wakes
+/// only it, as on the hub link (`Link::serve_wait`).
+fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut dyn Handler, deaf: bool) {
+    let mut last_tick = Instant::now();
+    loop {
+        let Some(s) = sh.upgrade() else { break };
+        if s.stop.load(Ordering::Acquire) || link.is_down() {
+            break;
+        }
+        let timeout = s.failure_timeout;
+        let away = || deaf && s.app_reading.away();
+        // An idle link sleeps to its next heartbeat; a frame that arrives wakes it.
+        let slice = if link.idle() { heartbeat } else { TICK };
+        if link.serve_wait(slice, away) && link.receive(h).is_err() {
+            break;
+        }
+        drop(s);
+        if last_tick.elapsed() >= TICK {
+            last_tick = Instant::now();
+            link.tick();
+            if link.silent_past(timeout).is_some() {
+                tracing::warn!(peer = %link.peer, "a direct link went silent");
+                break;
+            }
+        }
+        link.heartbeat_if_quiet(heartbeat);
+    }
+    link.shutdown();
+}
+
+/// The sender's side of a link: reads the destination's releases, and its answers
+/// to packets it refused.
+struct Out {
+    to: NodeId,
+    sh: Weak<Shared>,
+}
+
+impl Handler for Out {
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
+        if kind == Kind::Response {
+            if let (Ok((proto::NO_REQUEST, status, body)), Some(sh)) =
+                (proto::get_response(payload), self.sh.upgrade())
+            {
+                tracing::warn!(
+                    to = self.to.0,
+                    "a direct link's destination refused a packet"
+                );
+                sh.lock().refused.get_or_insert((status, body.to_vec()));
+            }
+        }
+        link.release(seq);
+    }
+}
+
+/// The destination's side: applies what a sender writes, once checked.
+struct In {
+    sh: Weak<Shared>,
+    from: Sender,
+    heartbeat: Duration,
+}
+
+/// Who writes on an incoming link.
+#[derive(Clone, Copy)]
+struct Sender {
+    from: NodeId,
+    /// The uid and gid the hub vouched for.
+    caller: (u32, u32),
+    /// Packets refused on this link so far (only the first is logged).
+    refused: u64,
+}
+
+impl Handler for In {
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
+        match self.sh.upgrade() {
+            Some(sh) => self.from.frame(&sh, link, seq, kind, payload),
+            None => link.release(seq),
+        }
+    }
+}
+
+/// An incoming link read by a thread waiting for data.
+struct Waiting<'a>(&'a Shared, Sender);
+
+impl Handler for Waiting<'_> {
+    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
+        self.1.frame(self.0, link, seq, kind, payload);
+    }
+}
+
+impl Sender {
+    fn frame(&mut self, sh: &Shared, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
+        if kind == Kind::Data {
+            if let Err(e) = self.apply(sh, payload) {
+                self.refused += 1;
+                if self.refused == 1 {
+                    tracing::warn!(from = self.from.0, error = %e, "packet on a direct link refused");
+                }
+                let r = proto::reply::Refusal::of(&e);
+                let answer = proto::response(proto::NO_REQUEST, r.code(), &r.put());
+                let _ = link.send(Kind::Response, &[&answer]);
+            }
+        }
+        link.release(seq);
+    }
+
+    fn apply(&self, sh: &Shared, payload: &[u8]) -> Result<()> {
+        let bad = |why: &str| Error::Invalid {
+            what: "direct packet",
+            why: why.into(),
+        };
+        let d = proto::get_data(payload).map_err(|e| bad(&e.to_string()))?;
+        if d.dest != memchan_core::Dest::Node(sh.me) || d.flags & !proto::FLAG_RECORD != 0 {
+            return Err(bad("not a point-to-point packet for this node"));
+        }
+        {
+            let map = sh.rx.read().unwrap_or_else(|e| e.into_inner());
+            // Not mapped (any more) here, or another generation: dropped, as the hub
+            // drops a packet for a segment its destination unmapped.
+            let Some(m) = map.get(&d.seg).filter(|m| m.gen == d.gen) else {
+                return Ok(());
+            };
+            let (name, uid, gid, mode) = &m.owner;
+            memchan_core::perm::check(self.caller, (*uid, *gid, *mode), 2, name, "map_tx")?;
+        }
+        sh.deliver(&proto::Deliver {
+            origin: self.from.0,
+            seg: d.seg,
+            gen: d.gen,
+            offset: d.offset,
+            flags: d.flags,
+            data: d.data,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,133 @@
+//! Direct links between nodes of different hosts (`direct.rs`): a point-to-point
+//! write goes one hop, and rule 1 holds across the direct path and the hub's.
+//! Two host domains on loopback stand for two hosts (nodes of different domains
+//! share no memory).
+
+#[allow(dead_code)]
+mod common;
+use memchan_core::{Dest, TxAttrs};
+use memchan_link::wire::Key;
+use memchan_net::node::{NetConfig, Node};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+fn node(addr: &str, key: &Key, cluster: &str, domain: &str) -> Node {
+    let cfg = NetConfig {
+        host_domain: Some(domain.to_string()),
+        ..common::node_cfg_std(addr, key)
+    };
+    Node::join(cluster, cfg).expect("join")
+}
+
+/// Waits until `a` writes to `b` on a direct link (the first write opens it).
+fn direct_up(a: &Node, b: &Node) {
+    let t0 = Instant::now();
+    while !a.direct_links().contains(&b.id()) {
+        assert!(t0.elapsed() < HANG_GUARD, "no direct link opened");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// One sender alternates point-to-point writes to B (its direct link) and broadcasts
+/// (the hub), each a number one above the last; B, reading the two words in both
+/// orders while they come, never sees a write without every earlier one.
+#[test]
+fn a_senders_writes_stay_in_order_across_its_direct_link_and_the_hub() {
+    const N: u64 = 2000;
+    let key = Key::from_secret(b"direct order");
+    let (_hub, addr) = common::keyed_hub(&key, |_| {});
+    let a = node(&addr, &key, "direct-order", "ha");
+    let b = node(&addr, &key, "direct-order", "hb");
+    b.wait_for_members(2, HANG_GUARD).unwrap();
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let rb = b.segment("s", 4096, 0o600).unwrap().map_rx().unwrap();
+    let seg = a.segment("s", 4096, 0o600).unwrap();
+    let p2p = seg.map_tx(Dest::Node(b.id()), TxAttrs::default()).unwrap();
+    let all = seg.map_tx(Dest::Broadcast, TxAttrs::default()).unwrap();
+    p2p.write_u64(16, 1).unwrap();
+    direct_up(&a, &b);
+    a.ack().unwrap();
+    let done = &AtomicBool::new(false);
+    let rb = std::thread::scope(|s| {
+        let check = s.spawn(move || {
+            let mut checks = 0u64;
+            while !done.load(Ordering::Acquire) || checks == 0 {
+                // Point to point (odd numbers) first: every broadcast before it is in.
+                let p = rb.load_u64(0).unwrap();
+                let q = rb.load_u64(8).unwrap();
+                assert!(
+                    p == 0 || q + 1 >= p,
+                    "direct write {p} before broadcast {}",
+                    p - 1
+                );
+                // Broadcast (even) first: every direct write before it is in.
+                let q = rb.load_u64(8).unwrap();
+                let p = rb.load_u64(0).unwrap();
+                assert!(
+                    q == 0 || p + 1 >= q,
+                    "broadcast {q} before direct write {}",
+                    q - 1
+                );
+                checks += 1;
+            }
+            (checks, rb)
+        });
+        for i in 1..=N {
+            p2p.write_u64(0, 2 * i - 1).unwrap();
+            all.write_u64(8, 2 * i).unwrap();
+        }
+        a.ack().unwrap();
+        done.store(true, Ordering::Release);
+        let (checks, rb) = check.join().unwrap();
+        assert!(checks > 0);
+        rb
+    });
+    assert_eq!(rb.load_u64(0).unwrap(), 2 * N - 1);
+    assert_eq!(rb.load_u64(8).unwrap(), 2 * N);
+    assert!(
+        a.direct_links().contains(&b.id()),
+        "the writes went on the direct link"
+    );
+}
+
+/// The destination leaves: its direct link ends, the sender's later writes go through
+/// the hub (which drops them: no destination), and acks still answer.
+#[test]
+fn a_destination_that_leaves_ends_its_direct_link_and_nothing_hangs() {
+    let key = Key::from_secret(b"direct leave");
+    let (_hub, addr) = common::keyed_hub(&key, |_| {});
+    let a = node(&addr, &key, "direct-leave", "ha");
+    let b = node(&addr, &key, "direct-leave", "hb");
+    b.wait_for_members(2, HANG_GUARD).unwrap();
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let rb = b.segment("s", 4096, 0o600).unwrap().map_rx().unwrap();
+    let p2p = a
+        .segment("s", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.id()), TxAttrs::default())
+        .unwrap();
+    p2p.write_u64(0, 1).unwrap();
+    direct_up(&a, &b);
+    p2p.write_u64(0, 2).unwrap();
+    a.ack().unwrap();
+    assert_eq!(rb.load_u64(0).unwrap(), 2);
+    let gone = b.id();
+    drop(rb);
+    b.leave();
+    let t0 = Instant::now();
+    while a.direct_links().contains(&gone) {
+        assert!(
+            t0.elapsed() < HANG_GUARD,
+            "the direct link outlived its destination"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = p2p.write_u64(0, 3);
+    // Nothing is owed by a node that left: the ack answers (or names it).
+    match a.ack() {
+        Ok(()) | Err(memchan_core::Error::AckIncomplete(_)) => {}
+        Err(e) => panic!("ack after the destination left: {e}"),
+    }
+}
