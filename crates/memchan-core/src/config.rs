@@ -311,6 +311,14 @@ impl Config {
         self
     }
 
+    /// This config without direct links: every write to another host's node goes
+    /// through the hub (see [`Config::direct`]).
+    #[must_use]
+    pub fn without_direct(mut self) -> Config {
+        self.direct = false;
+        self
+    }
+
     /// Checks every value; the transports call it before they join.
     ///
     /// # Errors

@@ -41,6 +41,9 @@ use std::time::{Duration, Instant};
 /// Handshakes under way at once: a flood of connections that never speak ties up
 /// this many threads for a [`STEP`] each, no more.
 const HANDSHAKES: usize = 16;
+/// How long a sender writes to a destination through the hub after a link to it
+/// was refused or failed, before it tries again.
+const RETRY: Duration = Duration::from_secs(1);
 /// The link's timer period while frames are unconfirmed.
 const TICK: Duration = Duration::from_millis(10);
 
@@ -49,9 +52,10 @@ enum Way {
     Up(Arc<Link>),
     /// Being opened: through the hub meanwhile.
     Opening,
-    /// Through the hub (refused, or the link failed), until the destination's
-    /// incarnation changes.
-    Hub,
+    /// Through the hub (refused, or the link failed) until this instant (or the
+    /// destination's incarnation changes): a destination that joined a moment ago may
+    /// not have told the hub its port yet.
+    Hub(Instant),
 }
 
 /// An incoming link: its sender, the link, the uid and gid the hub vouched for.
@@ -74,6 +78,8 @@ pub(crate) struct Directs {
     /// The incoming links' sockets and the node's wake-up descriptor: what a thread
     /// waiting for data polls.
     poll: rustix::fd::OwnedFd,
+    /// Destinations whose link is up and not yet written to.
+    fresh: Mutex<std::collections::HashSet<u16>>,
     /// Set once anything was sent on a direct link: until then no hub frame waits.
     used: AtomicBool,
     /// Destinations whose link failed with writes unreleased: the next ack fails
@@ -85,8 +91,8 @@ pub(crate) struct Directs {
 }
 
 impl Directs {
-    /// Listens on the hub link's address and tells the hub; `None` if either fails
-    /// (every write then goes through the hub).
+    /// Listens on the hub link's address, becomes `sh.direct` and tells the hub;
+    /// `None` if it cannot listen (every write then goes through the hub).
     pub(crate) fn start(sh: &Arc<Shared>, key: Key, link: LinkConfig) -> Option<Arc<Directs>> {
         let ip = sh.link()?.local_addr().ok()?.ip();
         let listener = TcpListener::bind(SocketAddr::new(ip, 0)).ok()?;
@@ -109,22 +115,25 @@ impl Directs {
             inbound: Mutex::default(),
             any_inbound: AtomicBool::new(false),
             poll,
+            fresh: Mutex::default(),
             used: AtomicBool::new(false),
             lost: Mutex::new(NodeSet::EMPTY),
             handshakes: AtomicUsize::new(0),
             threads: Mutex::default(),
             stop: AtomicBool::new(false),
         });
-        if let Err(e) = sh.request(Op::DirectListen { port }) {
-            tracing::debug!(error = %e, "the hub takes no direct links: every write through it");
-            return None;
-        }
         let (s, dd) = (Arc::downgrade(sh), d.clone());
         let t = std::thread::Builder::new()
             .name("memchan-direct-accept".into())
             .spawn(move || dd.accept(s))
             .ok()?;
         d.keep(t);
+        // Ready for the hub's `DirectExpect`s before the hub may send one.
+        let _ = sh.direct.set(d.clone());
+        if let Err(e) = sh.request(Op::DirectListen { port }) {
+            // Nobody opens a link to this node; its own writes may still open some.
+            tracing::debug!(error = %e, "the hub takes no direct links to this node");
+        }
         Some(d)
     }
 
@@ -201,6 +210,14 @@ impl Directs {
         }
     }
 
+    /// Whether this is the first write on the link to `to` (then no more).
+    fn first_use(&self, to: NodeId) -> bool {
+        self.fresh
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&to.0)
+    }
+
     /// The destinations written to on a direct link now.
     pub(crate) fn up(&self) -> Vec<NodeId> {
         let out = self.out.read().unwrap_or_else(|e| e.into_inner());
@@ -253,18 +270,19 @@ impl Directs {
     /// waits for a handshake: until it is up, writes go through the hub (and the
     /// first on the link waits for them to be applied, `Shared::settle`).
     fn way(self: &Arc<Self>, sh: &Arc<Shared>, to: NodeId) -> Option<Arc<Link>> {
-        match self
-            .out
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&to.0)
+        let retry =
+            |w: Option<&(u64, Way)>| matches!(w, Some((_, Way::Hub(t))) if Instant::now() >= *t);
         {
-            Some((_, Way::Up(l))) => return Some(l.clone()),
-            Some(_) => return None,
-            None => {}
+            let out = self.out.read().unwrap_or_else(|e| e.into_inner());
+            match out.get(&to.0) {
+                Some((_, Way::Up(l))) => return Some(l.clone()),
+                w if w.is_some() && !retry(w) => return None,
+                _ => {}
+            }
         }
         let mut out = self.out.write().unwrap_or_else(|e| e.into_inner());
-        if out.contains_key(&to.0) || self.stop.load(Ordering::Acquire) {
+        let w = out.get(&to.0);
+        if (w.is_some() && !retry(w)) || self.stop.load(Ordering::Acquire) {
             return None;
         }
         out.insert(to.0, (0, Way::Opening));
@@ -277,12 +295,20 @@ impl Directs {
                     Ok((inc, l)) => (inc, Way::Up(l)),
                     Err(e) => {
                         tracing::debug!(to = to.0, error = %e, "no direct link: writes through the hub");
-                        (0, Way::Hub)
+                        (0, Way::Hub(Instant::now() + RETRY))
                     }
                 };
                 let mut out = d.out.write().unwrap_or_else(|e| e.into_inner());
                 match out.get_mut(&to.0) {
-                    Some(slot @ (_, Way::Opening)) => *slot = way,
+                    Some(slot @ (_, Way::Opening)) => {
+                        if matches!(way.1, Way::Up(_)) {
+                            d.fresh
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .insert(to.0);
+                        }
+                        *slot = way;
+                    }
                     // Forgotten meanwhile (the destination left or joined anew).
                     _ => {
                         if let Way::Up(l) = way.1 {
@@ -297,7 +323,7 @@ impl Directs {
                 self.out
                     .write()
                     .unwrap_or_else(|e| e.into_inner())
-                    .insert(to.0, (0, Way::Hub));
+                    .insert(to.0, (0, Way::Hub(Instant::now() + RETRY)));
             }
         }
         None
@@ -554,7 +580,20 @@ impl Shared {
             return Ok(false);
         };
         self.check()?;
-        self.settle(to)?;
+        // Earlier frames through the hub that may reach `to` and no ack since: this
+        // write follows them through the hub, which costs no wait (the sticky path),
+        // and writes go direct again after the next ack. Only a link just up waits
+        // for them once (`settle`), or a sender that never acks would never use it.
+        let need = self
+            .hazard_any
+            .load(Ordering::SeqCst)
+            .max(self.hazard_to[to.index()].load(Ordering::SeqCst));
+        if need > self.acked.load(Ordering::SeqCst) {
+            if !d.first_use(to) {
+                return Ok(false);
+            }
+            self.settle(to)?;
+        }
         d.used.store(true, Ordering::Release);
         match l.send(Kind::Data, parts) {
             Ok(_) => Ok(true),
@@ -574,7 +613,7 @@ impl Shared {
                     .unwrap_or_else(|e| e.into_inner())
                     .get_mut(&to.0)
                 {
-                    e.1 = Way::Hub;
+                    e.1 = Way::Hub(Instant::now() + RETRY);
                 }
                 Ok(false)
             }
@@ -705,6 +744,11 @@ impl Sender {
             let Some(m) = map.get(&d.seg).filter(|m| m.gen == d.gen) else {
                 return Ok(());
             };
+            // A sender the hub failed (or that left) since: nothing more of it is
+            // applied, as through the hub, whose member set it left first.
+            if m.fenced(self.from) {
+                return Ok(());
+            }
             let (name, uid, gid, mode) = &m.owner;
             memchan_core::perm::check(self.caller, (*uid, *gid, *mode), 2, name, "map_tx")?;
         }

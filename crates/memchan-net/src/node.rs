@@ -183,6 +183,7 @@ impl Node {
         let link = Link::new(j.sock, j.key, j.dec, link_cfg.clone())
             .map_err(|e| Error::os("set up the hub link", e))?;
         let w = j.welcome;
+        let dual_rail = standby.is_some();
         let standby = standby.map(|addr| Standby {
             addr: addr.to_string(),
             key: cfg.key.clone(),
@@ -206,15 +207,14 @@ impl Node {
             .name("memchan-node-link".into())
             .spawn(move || s.service(hb, timeout))
             .map_err(|e| Error::os("start the link thread", e))?;
-        if cfg.direct {
+        // Not with dual rail: a direct link is one path, with no standby to resume at.
+        if cfg.direct && !dual_rail {
             // Both ends release what they take as they take it.
             let direct_cfg = LinkConfig {
                 peer_releases_on_receive: true,
                 ..cfg.link.clone()
             };
-            if let Some(d) = crate::direct::Directs::start(&sh, cfg.key.clone(), direct_cfg) {
-                let _ = sh.direct.set(d);
-            }
+            crate::direct::Directs::start(&sh, cfg.key.clone(), direct_cfg);
         }
         Ok(Node {
             sh,

@@ -95,6 +95,11 @@ impl RxMem {
         self.mem.set_fenced(node, on);
     }
 
+    /// Whether `node` is fenced off (not a member: failed, left, not joined yet).
+    pub(crate) fn fenced(&self, node: memchan_core::NodeId) -> bool {
+        self.mem.fenced(node)
+    }
+
     /// The bid bytes of a lock page (one per node, from offset 0), as applied here.
     pub(crate) fn bids(&self) -> Vec<u8> {
         (0..self.size.min(memchan_core::MAX_NODES))

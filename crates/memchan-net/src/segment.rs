@@ -68,7 +68,7 @@ impl Segment {
             // Every id that is not a member now is fenced off until it joins, under
             // the state lock that the membership events take to move the fences.
             let st = self.sh.lock();
-            if self.sh.domain.is_some() {
+            if self.sh.domain.is_some() || self.sh.direct.get().is_some() {
                 for i in 0..memchan_core::MAX_NODES {
                     let n = memchan_core::NodeId(i as u16);
                     if !st.members.contains(n) && n != self.sh.me {

@@ -370,7 +370,7 @@ impl Shared {
                     st.members = members;
                     self.view.fetch_add(1, Ordering::Release);
                     // Under the state lock, as `map_rx` sets a new mapping's fences.
-                    if self.domain.is_some() && node != self.me {
+                    if (self.domain.is_some() || self.direct.get().is_some()) && node != self.me {
                         let fence = kind != EventKind::Joined;
                         for m in self.rx.read().unwrap_or_else(|e| e.into_inner()).values() {
                             m.set_fenced(node, fence);

@@ -30,9 +30,10 @@ fn direct_up(a: &Node, b: &Node) {
     }
 }
 
-/// One sender alternates point-to-point writes to B (its direct link) and broadcasts
-/// (the hub), each a number one above the last; B, reading the two words in both
-/// orders while they come, never sees a write without every earlier one.
+/// One sender alternates point-to-point writes to B (its direct link after each ack,
+/// the hub's path after a broadcast) and broadcasts (the hub), each a number one
+/// above the last; B, reading the two words in both orders while they come, never
+/// sees a write without every earlier one.
 #[test]
 fn a_senders_writes_stay_in_order_across_its_direct_link_and_the_hub() {
     const N: u64 = 2000;
@@ -77,6 +78,11 @@ fn a_senders_writes_stay_in_order_across_its_direct_link_and_the_hub() {
         for i in 1..=N {
             p2p.write_u64(0, 2 * i - 1).unwrap();
             all.write_u64(8, 2 * i).unwrap();
+            if i % 4 == 0 {
+                // Point-to-point writes follow the hub's path until an ack (the
+                // sticky path), then take the direct link again.
+                a.ack().unwrap();
+            }
         }
         a.ack().unwrap();
         done.store(true, Ordering::Release);
