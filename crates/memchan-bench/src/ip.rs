@@ -347,7 +347,7 @@ fn measure_on(
             [FIG_LATENCY, FIG_BANDWIDTH]
         },
         via: if hub.is_some() {
-            ", through the hub on host H"
+            ", joined through the hub on host H"
         } else {
             ""
         },

@@ -320,10 +320,10 @@ pub fn ip_twins(
     run().map_err(|e| format!("memchan ip through a hub failed: {e:#}"))
 }
 
-/// What `memchan_ip <= 1.5x tcp_veth` leaves across hosts: the hub link is itself
+/// What `memchan_ip <= 1.5x tcp_veth` leaves across hosts: memchan's link is itself
 /// TCP over the veth, so a packet of `memchan ip` crosses a TCP/IP stack twice (the
-/// program's, over the TUN, then the hub link's), and the raw write through the hub
-/// (`memchan`, blocking, as `memchan ip`'s threads wait) takes most of the budget.
+/// program's, over the TUN, then the link's), and the raw write (`memchan`, blocking,
+/// as `memchan ip`'s threads wait) takes most of the budget.
 pub fn ip_floor_note(set: &SampleSet, f: &IpFigures) -> Option<String> {
     let raw = set
         .get(FIG_LATENCY, "memchan")
@@ -341,9 +341,9 @@ pub fn ip_floor_note(set: &SampleSet, f: &IpFigures) -> Option<String> {
         format!("is below the raw write alone by {:.1} us", -left)
     };
     Some(format!(
-        "   memchan: a raw write through the hub (blocking) is {raw:.1} us = {:.2}x tcp_veth \
-         in this run; the hub link is TCP over this veth, so a memchan_ip packet crosses a \
-         TCP/IP stack twice, and <= {}x tcp_veth {leaves}\n",
+        "   memchan: a raw write between the hosts (blocking) is {raw:.1} us = {:.2}x tcp_veth \
+         in this run; memchan's link is TCP over this veth, so a memchan_ip packet crosses \
+         a TCP/IP stack twice, and <= {}x tcp_veth {leaves}\n",
         raw / veth,
         ip::LATENCY_TARGET,
     ))

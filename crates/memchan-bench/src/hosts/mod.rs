@@ -10,7 +10,7 @@
 //! | `tcp_raw` bandwidth         | a stream of 1 MiB writes, 1-byte answer per window          |
 //! | `tcp_raw_64k` bandwidth     | the same stream and receiver, each 1 MiB buffer written as 16 × 64 KiB (information, no target) |
 //! | `mpi_tcp`                   | Open MPI ob1 + TCP BTL ping-pong, rank 1 in namespace B ([`mpi`]) |
-//! | `memchan`, `memchan_spin`, bandwidth | memchan through a `memchan hub` on host H ([`hub`], [`memchan_net`]), open cluster |
+//! | `memchan`, `memchan_spin`, bandwidth | memchan joined through a `memchan hub` on host H ([`hub`], [`memchan_net`]), open cluster; point-to-point writes on the nodes' direct link |
 //! | `memchan_hub_a`, `memchan_hub_a_spin` | the same with the hub in side A's process (the two-host topology), for information |
 //! | `memchan_keyed`, `memchan_keyed_spin`, bandwidth | the same on a keyed cluster (a key file written for the run): every frame MACed |
 //! | `memchan_rma`               | one get and one fetch-add of a word of side B's copy, each a round trip through the hub on H (`rma.rs`), beside `tcp_raw` |

@@ -147,8 +147,9 @@ impl HostReport {
         );
         t.notes.push(
             "tcp_raw: TCP_NODELAY, blocking read, A to B through the bridge; memchan: both \
-             sides block in rx.wait (notify on receive), through a `memchan hub` on host H \
-             (A -> H -> B, two hops); memchan_keyed: the same on a keyed cluster; \
+             sides block in rx.wait (notify on receive), joined through a `memchan hub` on \
+             host H, the writes on their direct link A -> B (one hop); memchan_keyed: the \
+             same on a keyed cluster; \
              memchan_hub_a: the hub in the ping side's process (one hop), for information"
                 .into(),
         );
@@ -183,7 +184,8 @@ impl HostReport {
         );
         t.notes.push(
             "tcp_raw_spin: recv(MSG_DONTWAIT) in a spin loop on both sides; memchan_spin: \
-             rx.wait_spin, the hub on host H; memchan_hub_a_spin: the hub in the ping side's \
+             rx.wait_spin, the hub on host H, the direct link; memchan_hub_a_spin: the hub in \
+             the ping side's \
              process, for information; mpi_tcp: Open MPI ob1 + TCP BTL (it polls), rank 1 in \
              the other namespace"
                 .into(),
