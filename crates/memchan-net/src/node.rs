@@ -212,6 +212,7 @@ impl Node {
             // Both ends release what they take as they take it.
             let direct_cfg = LinkConfig {
                 peer_releases_on_receive: true,
+                window_bytes: 16 << 20,
                 ..cfg.link.clone()
             };
             crate::direct::Directs::start(&sh, cfg.key.clone(), direct_cfg);
