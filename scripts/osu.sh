@@ -23,8 +23,8 @@
 # as two hosts: `memchan run --hosts H0:K,H1:K --launch-agent 'ip netns exec {host}'
 # --bind-to none` started in a third namespace that routes between them (where the
 # launcher's hub listens), K = OSU_NP/2 rounded up, each host its own host domain
-# (MEMCHAN_DOMAIN), so with 2 PEs every put, get and atomic crosses the hub, and with
-# 4 the measured pair (PEs 0 and 1) shares host H0's memory. Open MPI's side is not run then (its oshrun would need ssh between the
+# (MEMCHAN_DOMAIN), so with 2 PEs every put crosses the PEs' direct link and every get
+# and atomic the hub, and with 4 the measured pair (PEs 0 and 1) shares host H0's memory. Open MPI's side is not run then (its oshrun would need ssh between the
 # namespaces). The namespaces (mc<PID>osuh0, mc<PID>osuh1, mc<PID>osuhub: the names
 # memchan-testkit deletes once PID is gone) are removed at exit.
 set -uo pipefail
