@@ -73,7 +73,8 @@ pub struct LinkConfig {
     pub window_bytes: usize,
     /// Frames likewise (small frames would otherwise make the window very deep).
     pub window_frames: u64,
-    /// How long a sender waits for replay memory before giving up.
+    /// How long a sender waits for replay memory while the peer releases nothing
+    /// before it gives up.
     pub backpressure_timeout: Duration,
     /// The peer is finished with a frame once it received it (a node applies on
     /// receipt), so the header's `received` also releases. The hub's frames to a node: yes;
@@ -308,8 +309,7 @@ impl Link {
             drop(tx);
             self.ask_for_room(upto);
             tx = self.lock_tx();
-            let deadline = Instant::now() + self.cfg.backpressure_timeout;
-            tx = self.wait_tx(tx, deadline, |tx| tx.fits(size, limit));
+            tx = self.wait_tx(tx, self.cfg.backpressure_timeout, |tx| tx.fits(size, limit));
             if !tx.fits(size, limit) && !tx.closed {
                 return Err(LinkError::Stalled(self.cfg.backpressure_timeout));
             }
@@ -883,13 +883,14 @@ impl Link {
 
     /// Waits while more than `limit` bytes are unreleased (another sender's back-pressure:
     /// the hub's own node writing into this link). Counted as a back-pressure wait.
-    /// `false` if `timeout` passed first.
+    /// `false` if the peer released nothing for `timeout`.
     pub fn wait_replay_below(&self, limit: usize, timeout: Duration) -> bool {
         self.wait_replay(limit, timeout, true)
     }
 
     /// Waits until the peer released every reliable frame sent (an ack of this link
-    /// alone); `false` if `timeout` passed first. Not a back-pressure wait.
+    /// alone); `false` if the peer released nothing for `timeout`. Not a
+    /// back-pressure wait.
     pub fn wait_released(&self, timeout: Duration) -> bool {
         self.wait_replay(0, timeout, false)
     }
@@ -906,21 +907,31 @@ impl Link {
         drop(tx);
         self.ask_for_room(upto);
         let below = |tx: &Tx| tx.replay_bytes() <= limit;
-        let tx = self.wait_tx(self.lock_tx(), Instant::now() + timeout, below);
+        let tx = self.wait_tx(self.lock_tx(), timeout, below);
         below(&tx) || tx.closed
     }
 
-    /// Waits on `tx_cv` until `done` holds, the link closes or `deadline` passes;
-    /// registered as a waiter so that releases know to notify.
+    /// Waits on `tx_cv` until `done` holds, the link closes or the peer released
+    /// nothing for `timeout` (a slow path that keeps releasing is not stalled: a full
+    /// window, 16 MiB on a direct link, through a lossy network may take longer than
+    /// a failure timeout to drain); registered as a waiter so that releases know to
+    /// notify.
     fn wait_tx<'a>(
         &self,
         mut tx: MutexGuard<'a, Tx>,
-        deadline: Instant,
+        timeout: Duration,
         done: impl Fn(&Tx) -> bool,
     ) -> MutexGuard<'a, Tx> {
         tx.waiters += 1;
+        let mut held = tx.replay_bytes();
+        let mut deadline = Instant::now() + timeout;
         while !done(&tx) && !tx.closed {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let now = Instant::now();
+            if tx.replay_bytes() < held {
+                held = tx.replay_bytes();
+                deadline = now + timeout;
+            }
+            let left = deadline.saturating_duration_since(now);
             if left.is_zero() {
                 break;
             }
