@@ -387,7 +387,8 @@ pub trait TxOps: Send {
     /// published with a notifying write (`write_u64`), so that a blocked reader is
     /// woken once per record, after the whole record landed. It keeps the sender's
     /// order with its other writes; aligned 8-byte words are stored atomically, as by
-    /// `write`. A direct deposit on one host posts none; other paths may notify.
+    /// `write`. Neither a direct deposit on one host nor a hub cluster's packet (flagged
+    /// quiet) posts one; the shared-memory transport's ordered packets may.
     ///
     /// # Errors
     /// As `write`.

@@ -88,6 +88,7 @@ impl Shared {
             }
         };
         let record = d.flags & proto::FLAG_RECORD;
+        let passed = d.flags & (proto::FLAG_RECORD | proto::FLAG_QUIET);
         if record != 0 && !proto::record_ok(d.offset, d.data) {
             tracing::warn!(node = n.0, "malformed record dropped");
             return 0;
@@ -102,7 +103,7 @@ impl Shared {
         if let Some(sh) = seg.shadow.as_mut() {
             sh[d.offset as usize..d.offset as usize + d.data.len()].copy_from_slice(d.data);
         }
-        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset, record);
+        let head = proto::deliver_head(n.0, d.seg, d.gen, d.offset, passed);
         let rail = self.rail_place(st, seq);
         let mut outstanding = 0;
         for t in to.iter() {

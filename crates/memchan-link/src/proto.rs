@@ -177,6 +177,10 @@ pub const FLAG_LOCAL_COPY: u8 = 1;
 /// the rest the body; a receiver applies the body, then the word, so that one frame
 /// carries what took two and a reader that sees the word sees the body.
 pub const FLAG_RECORD: u8 = 2;
+/// Data and Deliver flag: the packet wakes no waiter (`write_no_notify`): applied as
+/// any, the destination's notify count left as it was. Without it, two message-layer
+/// nodes that tell each other they sleep woke each other for ever across hosts.
+pub const FLAG_QUIET: u8 = 4;
 
 /// Whether a packet flagged [`FLAG_RECORD`] is well formed: an aligned word and a
 /// body after it. Anything else is refused whole.
@@ -250,7 +254,7 @@ pub fn get_data_split<'a>(head: &[u8], data: &'a [u8]) -> R<Data<'a>> {
     })
 }
 
-/// Encodes a Deliver header (`flags`: [`FLAG_RECORD`] or 0).
+/// Encodes a Deliver header (`flags`: [`FLAG_RECORD`], [`FLAG_QUIET`]).
 pub fn deliver_head(origin: u16, seg: u32, gen: u32, offset: u64, flags: u8) -> [u8; DELIVER_HEAD] {
     let mut h = [0u8; DELIVER_HEAD];
     h[0..2].copy_from_slice(&origin.to_le_bytes());
@@ -271,7 +275,7 @@ pub struct Deliver<'a> {
     pub gen: u32,
     /// Offset in the segment.
     pub offset: u64,
-    /// Flags ([`FLAG_RECORD`]).
+    /// Flags ([`FLAG_RECORD`], [`FLAG_QUIET`]).
     pub flags: u8,
     /// The bytes.
     pub data: &'a [u8],

@@ -734,7 +734,8 @@ impl Sender {
             why: why.into(),
         };
         let d = proto::get_data(payload).map_err(|e| bad(&e.to_string()))?;
-        if d.dest != memchan_core::Dest::Node(sh.me) || d.flags & !proto::FLAG_RECORD != 0 {
+        let known = proto::FLAG_RECORD | proto::FLAG_QUIET;
+        if d.dest != memchan_core::Dest::Node(sh.me) || d.flags & !known != 0 {
             return Err(bad("not a point-to-point packet for this node"));
         }
         {

@@ -123,6 +123,11 @@ impl RxMem {
         }
         notify
     }
+
+    /// Applies one delivered packet that wakes no waiter (`proto::FLAG_QUIET`).
+    pub(crate) fn apply_quiet(&self, offset: usize, data: &[u8]) {
+        self.mem.apply(offset, data);
+    }
 }
 
 impl Drop for RxMem {

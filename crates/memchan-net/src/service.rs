@@ -233,7 +233,10 @@ impl Shared {
             if m.gen != d.gen {
                 return;
             }
-            let woke = if d.flags & proto::FLAG_RECORD != 0 {
+            let woke = if d.flags & proto::FLAG_QUIET != 0 && d.flags & proto::FLAG_RECORD == 0 {
+                m.apply_quiet(d.offset as usize, d.data);
+                false
+            } else if d.flags & proto::FLAG_RECORD != 0 {
                 if !proto::record_ok(d.offset, d.data) {
                     return; // malformed: dropped whole
                 }

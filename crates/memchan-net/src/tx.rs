@@ -80,11 +80,11 @@ impl TxMapping {
 
     /// Stores `data` at `offset` into the destination on this host, if it is one
     /// (`false`: the caller sends it through the hub).
-    fn store(&self, offset: usize, data: &[u8]) -> Result<bool> {
+    fn store(&self, offset: usize, data: &[u8], notify: bool) -> Result<bool> {
         let Some(p) = self.local_target()? else {
             return Ok(false);
         };
-        if p.mem.apply(offset, data) {
+        if p.mem.apply(offset, data) && notify {
             p.post();
         }
         Ok(true)
@@ -136,19 +136,19 @@ impl TxMapping {
     }
 
     fn packet(&self, offset: usize, data: &[u8]) -> Result<()> {
-        if self.store(offset, data)? {
+        if self.store(offset, data, true)? {
             return Ok(());
         }
-        self.send_packet(offset, data)
+        self.send_packet(offset, data, self.flags)
     }
 
-    fn send_packet(&self, offset: usize, data: &[u8]) -> Result<()> {
+    fn send_packet(&self, offset: usize, data: &[u8], flags: u8) -> Result<()> {
         let head = proto::data_head(
             self.info.seg,
             self.info.gen,
             offset as u64,
             self.dest,
-            self.flags,
+            flags,
         );
         self.sh.send_data(self.point(), &[&head, data])
     }
@@ -183,20 +183,28 @@ impl TxMapping {
     }
     /// Writes `data` at `offset`, in packets of at most [`wire::PACKET`] bytes.
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.write_as(offset, data, true)
+    }
+    /// A write that wakes no waiter (the contract's `write_no_notify`): stored
+    /// without a post on this host, flagged [`proto::FLAG_QUIET`] across hosts.
+    pub fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.write_as(offset, data, false)
+    }
+
+    fn write_as(&self, offset: usize, data: &[u8], notify: bool) -> Result<()> {
         self.check(offset, data.len(), false)?;
-        if data.is_empty() || self.store(offset, data)? {
+        if data.is_empty() || self.store(offset, data, notify)? {
             return Ok(());
         }
+        let flags = if notify {
+            self.flags
+        } else {
+            self.flags | proto::FLAG_QUIET
+        };
         for (i, chunk) in data.chunks(wire::PACKET).enumerate() {
-            self.send_packet(offset + i * wire::PACKET, chunk)?;
+            self.send_packet(offset + i * wire::PACKET, chunk, flags)?;
         }
         Ok(())
-    }
-    /// A write that need not notify (the contract's `write_no_notify`). Across hosts
-    /// it is a plain [`write`](Self::write): the destination's service applies it as
-    /// any packet, so it notifies as the page says; the wire carries no such flag.
-    pub fn write_no_notify(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.write(offset, data)
     }
     /// A record (the contract's `write_record`): `body`, then the publish word, each
     /// range checked before either is sent.
@@ -229,7 +237,7 @@ impl TxMapping {
                 .sh
                 .send_data(self.point(), &[&head, &word.to_le_bytes(), body]);
         }
-        self.write(offset, body)?;
+        self.write_no_notify(offset, body)?;
         self.packet(publish, &word.to_le_bytes())
     }
 }

@@ -137,3 +137,76 @@ fn a_destination_that_leaves_ends_its_direct_link_and_nothing_hangs() {
         Err(e) => panic!("ack after the destination left: {e}"),
     }
 }
+
+/// `write_no_notify` wakes no waiter across hosts, on the direct link and through the
+/// hub: a waiter on a notify page sleeps through quiet writes (all landed: acked)
+/// and wakes for the one loud write after them. (Without it, message-layer nodes that
+/// tell each other "asleep" woke each other for ever.)
+fn quiet_writes_wake_no_waiter(direct: bool, cluster: &str) {
+    const LOUD: usize = 512;
+    let key = Key::from_secret(cluster.as_bytes());
+    let (_hub, addr) = common::keyed_hub(&key, |_| {});
+    let a = node(&addr, &key, cluster, "ha");
+    let b = node(&addr, &key, cluster, "hb");
+    b.wait_for_members(2, HANG_GUARD).unwrap();
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let notify = memchan_core::RxAttrs {
+        notify: true,
+        ..Default::default()
+    };
+    let rb = b
+        .segment("q", 4096, 0o600)
+        .unwrap()
+        .map_rx_with(notify)
+        .unwrap();
+    let seg = a.segment("q", 4096, 0o600).unwrap();
+    let dest = if direct {
+        Dest::Node(b.id())
+    } else {
+        Dest::Broadcast
+    };
+    let tx = seg.map_tx(dest, TxAttrs::default()).unwrap();
+    tx.write_u64(LOUD + 8, 1).unwrap();
+    if direct {
+        direct_up(&a, &b);
+    }
+    a.ack().unwrap();
+    let ready = &AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let waiter = s.spawn(move || {
+            // What the set-up's write counted is taken in before the wait.
+            rb.wait(Some(Duration::ZERO)).unwrap();
+            ready.store(true, Ordering::Release);
+            assert!(rb.wait(Some(HANG_GUARD)).unwrap(), "never woken");
+            assert_eq!(
+                rb.load_u64(LOUD).unwrap(),
+                1,
+                "woken before the loud write landed: a quiet write notified"
+            );
+            for i in 0..32 {
+                assert_eq!(rb.load_u64(i * 8).unwrap(), i as u64 + 100);
+            }
+        });
+        while !ready.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
+        for i in 0..32u64 {
+            tx.write_no_notify(i as usize * 8, &(i + 100).to_le_bytes())
+                .unwrap();
+        }
+        a.ack().unwrap();
+        tx.write_u64(LOUD, 1).unwrap();
+        waiter.join().unwrap();
+    });
+    assert_eq!(a.direct_links().contains(&b.id()), direct);
+}
+
+#[test]
+fn quiet_writes_wake_no_waiter_on_a_direct_link() {
+    quiet_writes_wake_no_waiter(true, "direct-quiet");
+}
+
+#[test]
+fn quiet_writes_wake_no_waiter_through_the_hub() {
+    quiet_writes_wake_no_waiter(false, "hub-quiet");
+}
