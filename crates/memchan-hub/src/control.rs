@@ -292,13 +292,15 @@ impl Shared {
             Some(Some(p)) if matches!(p.sink, Sink::Remote(_)) && to != n => (p.uid, p.gid, p.inc),
             _ => return refuse(st, "only a node of another host may open one".into()),
         };
-        let (addr, to_inc) = match st.ports.get(to.index()) {
+        let (addr, to_inc, to_uid, to_gid) = match st.ports.get(to.index()) {
             Some(Some(Port {
                 sink: Sink::Remote(_),
                 direct: Some(a),
                 inc,
+                uid,
+                gid,
                 ..
-            })) => (a.clone(), *inc),
+            })) => (a.clone(), *inc, *uid, *gid),
             Some(Some(_)) => return refuse(st, format!("{to} takes no direct links")),
             _ => return st.refuse_with(n, req, &Refusal::UnknownNode(to)),
         };
@@ -325,6 +327,8 @@ impl Shared {
         let way = proto::DirectWay {
             addr,
             inc: to_inc,
+            uid: to_uid,
+            gid: to_gid,
             secret,
         };
         st.respond(n, req, code::OK, &way.put());

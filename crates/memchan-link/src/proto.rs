@@ -458,13 +458,18 @@ impl Op {
 pub const DIRECT_SECRET: usize = 32;
 
 /// The hub's answer to [`Op::DirectOpen`]: where the destination listens, its
-/// incarnation, the pair secret.
+/// incarnation, the uid and gid it joined with, the pair secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirectWay {
     /// `ip:port`.
     pub addr: String,
     /// The destination's incarnation.
     pub inc: u64,
+    /// The uid the destination joined with (its writes on the link, which carries
+    /// both ways, are checked against it).
+    pub uid: u32,
+    /// The gid it joined with.
+    pub gid: u32,
     /// The pair secret.
     pub secret: [u8; DIRECT_SECRET],
 }
@@ -475,6 +480,8 @@ impl DirectWay {
         Put::new()
             .str(&self.addr)
             .u64(self.inc)
+            .u32(self.uid)
+            .u32(self.gid)
             .bytes(&self.secret)
             .0
     }
@@ -484,6 +491,8 @@ impl DirectWay {
         Ok(DirectWay {
             addr: g.str()?,
             inc: g.u64()?,
+            uid: g.u32()?,
+            gid: g.u32()?,
             secret: g.array()?,
         })
     }

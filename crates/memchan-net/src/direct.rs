@@ -10,9 +10,12 @@
 //! on a keyed cluster, the cluster key: `Key::direct`) both ways before a frame is
 //! taken; the link's frames are MACed under keys derived from it and both sides'
 //! nonces. Refused (the destination takes no direct links, an old hub) or failed,
-//! the sender writes to that destination through the hub.
+//! the sender writes to that destination through the hub. **One link per pair**: the
+//! destination writes back on the link it accepted (`Directs::offer`; the hub's
+//! answer gave the sender the destination's uid and gid to check those writes by),
+//! so that an answer rides the stream of the question.
 //!
-//! **The destination checks** what arrives as the hub would: a `Data` packet for this
+//! **Each end checks** what arrives as the hub would: a `Data` packet for this
 //! node alone, a segment it maps rx in that generation, the range, and the sender's
 //! right to write it by the uid and gid the hub vouched for. A refused packet is
 //! answered on the link as the hub answers one (the sender's next `ack` fails).
@@ -58,8 +61,10 @@ enum Way {
     Hub(Instant),
 }
 
-/// An incoming link: its sender, the link, the uid and gid the hub vouched for.
+/// A pair link: the other node, the link, the uid and gid the hub vouched for.
 type Inbound = (u16, Arc<Link>, (u32, u32));
+/// A link another node opened: it, its incarnation, the link, its uid and gid.
+type Accepted = (u16, u64, Arc<Link>, (u32, u32));
 
 /// A node's direct links, both ways.
 pub(crate) struct Directs {
@@ -178,6 +183,11 @@ impl Directs {
         {
             l.listen(&away);
         }
+    }
+
+    /// The links this node has, whichever side opened them.
+    pub(crate) fn connections(&self) -> usize {
+        self.inbound.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// Whether any node of another host has a link to this one.
@@ -309,6 +319,9 @@ impl Directs {
                         }
                         *slot = way;
                     }
+                    // The destination's link came first and carries the pair's writes
+                    // (`offer`); this one stays up, as the destination may write on it.
+                    Some((_, Way::Up(_))) => {}
                     // Forgotten meanwhile (the destination left or joined anew).
                     _ => {
                         if let Way::Up(l) = way.1 {
@@ -330,7 +343,7 @@ impl Directs {
     }
 
     /// Asks the hub for a way to `to`, connects and shakes hands (the sender's side).
-    fn open(&self, sh: &Arc<Shared>, to: NodeId) -> Result<(u64, Arc<Link>)> {
+    fn open(self: &Arc<Self>, sh: &Arc<Shared>, to: NodeId) -> Result<(u64, Arc<Link>)> {
         let body = sh.request_within(Op::DirectOpen { to: to.0 }, Some(STEP))?;
         let way = DirectWay::get(&body).map_err(|e| Error::Invalid {
             what: "direct way",
@@ -376,11 +389,11 @@ impl Directs {
         let link = Link::new(sock, keys.to_hub, dec2, self.link.clone())
             .map_err(|e| Error::os("set up a direct link", e))?;
         let link = Arc::new(link);
-        let (s, l) = (Arc::downgrade(sh), link.clone());
-        let heartbeat = sh.heartbeat;
+        let (s, l, d) = (Arc::downgrade(sh), link.clone(), self.clone());
+        let caller = (way.uid, way.gid);
         let t = std::thread::Builder::new()
             .name("memchan-direct-out".into())
-            .spawn(move || serve(&l, &s, heartbeat, &mut Out { to, sh: s.clone() }, false))
+            .spawn(move || d.serve_pair(&s, to.0, &l, caller))
             .map_err(|e| Error::os("start a direct link's thread", e))?;
         self.keep(t);
         Ok((way.inc, link))
@@ -407,15 +420,12 @@ impl Directs {
             let t = std::thread::Builder::new()
                 .name("memchan-direct-in".into())
                 .spawn(move || {
-                    let r = d.welcome(&s, sock);
+                    let r = d.welcome(sock);
                     d.handshakes.fetch_sub(1, Ordering::AcqRel);
-                    if let Some((link, h)) = r {
-                        let mut h = h;
-                        serve(&link, &s, h.heartbeat, &mut h, true);
-                        let _ = epoll::delete(&d.poll, link.fd());
-                        let mut inb = d.inbound.lock().unwrap_or_else(|e| e.into_inner());
-                        inb.retain(|(_, l, _)| !Arc::ptr_eq(l, &link));
-                        d.any_inbound.store(!inb.is_empty(), Ordering::Release);
+                    let me = s.upgrade().map(|s| s.me);
+                    if let (Some((from, inc, link, caller)), Some(me)) = (r, me) {
+                        d.offer(me, from, inc, &link);
+                        d.serve_pair(&s, from, &link, caller);
                     }
                 });
             match t {
@@ -429,7 +439,7 @@ impl Directs {
 
     /// The destination's side of a handshake: who connects, the hub's word for it,
     /// the proof of the pair key. `None` (the connection dropped) on anything else.
-    fn welcome(&self, sh: &Weak<Shared>, mut sock: TcpStream) -> Option<(Arc<Link>, In)> {
+    fn welcome(&self, mut sock: TcpStream) -> Option<Accepted> {
         let deadline = Instant::now() + STEP;
         sock.set_nodelay(true).ok()?;
         let mut dec = Decoder::new(None);
@@ -485,28 +495,70 @@ impl Directs {
         sock.set_read_timeout(None).ok()?;
         let link = Arc::new(Link::new(sock, keys.to_node, dec3, self.link.clone()).ok()?);
         link.send_control(Kind::Welcome, &[]);
-        let s = sh.upgrade()?;
-        epoll::add(
+        Some((from, inc, link, (e.uid, e.gid)))
+    }
+
+    /// A link `from` opened to this node carries this node's writes to `from` as
+    /// well: one connection per pair, so that an answer rides the TCP stream of the
+    /// question as in a ping-pong over one socket (measured over loopback, a second
+    /// connection for the way back cost 2.5-3 µs one way: the pure TCP
+    /// acknowledgements of two one-way streams). Not if this node has a link of its
+    /// own up (its writes stay on it: rule 1), or is opening one and has the lower
+    /// id (both opening at once: the lower id's link is the pair's).
+    fn offer(&self, me: NodeId, from: u16, inc: u64, link: &Arc<Link>) {
+        let mut out = self.out.write().unwrap_or_else(|e| e.into_inner());
+        let take = match out.get(&from) {
+            None | Some((_, Way::Hub(_))) => true,
+            Some((_, Way::Opening)) => from < me.0,
+            Some((_, Way::Up(_))) => false,
+        };
+        if take {
+            out.insert(from, (inc, Way::Up(link.clone())));
+            self.fresh
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(from);
+        }
+    }
+
+    /// Serves a pair's link, whichever side opened it, until it ends: the other
+    /// node's writes are applied once checked against the uid and gid the hub
+    /// vouched for, its releases and refusals of this node's writes are taken, and
+    /// an application thread waiting for data reads the link itself meanwhile (it
+    /// is in the poll set).
+    fn serve_pair(&self, sh: &Weak<Shared>, from: u16, link: &Arc<Link>, caller: (u32, u32)) {
+        let Some(heartbeat) = sh.upgrade().map(|s| s.heartbeat) else {
+            link.shutdown();
+            return;
+        };
+        let polled = epoll::add(
             &self.poll,
             link.fd(),
             epoll::EventData::new_u64(1),
             epoll::EventFlags::IN,
-        )
-        .ok()?;
-        let mut inb = self.inbound.lock().unwrap_or_else(|e| e.into_inner());
-        inb.push((from, link.clone(), (e.uid, e.gid)));
-        self.any_inbound.store(true, Ordering::Release);
-        drop(inb);
-        let h = In {
+        );
+        if polled.is_err() {
+            link.shutdown();
+            return;
+        }
+        {
+            let mut inb = self.inbound.lock().unwrap_or_else(|e| e.into_inner());
+            inb.push((from, link.clone(), caller));
+            self.any_inbound.store(true, Ordering::Release);
+        }
+        let mut h = In {
             sh: sh.clone(),
             from: Sender {
                 from: NodeId(from),
-                caller: (e.uid, e.gid),
+                caller,
                 refused: 0,
             },
-            heartbeat: s.heartbeat,
         };
-        Some((link, h))
+        serve(link, sh, heartbeat, &mut h);
+        let _ = epoll::delete(&self.poll, link.fd());
+        let mut inb = self.inbound.lock().unwrap_or_else(|e| e.into_inner());
+        inb.retain(|(_, l, _)| !Arc::ptr_eq(l, link));
+        self.any_inbound.store(!inb.is_empty(), Ordering::Release);
     }
 
     /// Waits until every destination in `to` (`None`: all) released what this node
@@ -622,10 +674,10 @@ impl Shared {
 }
 
 /// Reads and times one direct link until it fails, goes silent or the node leaves.
-/// An incoming link (`deaf`) is not listened to while an application thread waits
-/// for data: that thread reads it itself (`Directs::read_inbound`), so a frame wakes
-/// only it, as on the hub link (`Link::serve_wait`).
-fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut dyn Handler, deaf: bool) {
+/// Not listened to while an application thread waits for data: that thread reads
+/// it itself (`Directs::read_inbound`), so a frame wakes only it, as on the hub link
+/// (`Link::serve_wait`).
+fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut dyn Handler) {
     let mut last_tick = Instant::now();
     loop {
         let Some(s) = sh.upgrade() else { break };
@@ -633,7 +685,7 @@ fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut dyn Handle
             break;
         }
         let timeout = s.failure_timeout;
-        let away = || deaf && s.app_reading.away();
+        let away = || s.app_reading.away();
         // An idle link sleeps to its next heartbeat; a frame that arrives wakes it.
         let slice = if link.idle() { heartbeat } else { TICK };
         if link.serve_wait(slice, away) && link.receive(h).is_err() {
@@ -653,38 +705,13 @@ fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut dyn Handle
     link.shutdown();
 }
 
-/// The sender's side of a link: reads the destination's releases, and its answers
-/// to packets it refused.
-struct Out {
-    to: NodeId,
-    sh: Weak<Shared>,
-}
-
-impl Handler for Out {
-    fn frame(&mut self, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
-        if kind == Kind::Response {
-            if let (Ok((proto::NO_REQUEST, status, body)), Some(sh)) =
-                (proto::get_response(payload), self.sh.upgrade())
-            {
-                tracing::warn!(
-                    to = self.to.0,
-                    "a direct link's destination refused a packet"
-                );
-                sh.lock().refused.get_or_insert((status, body.to_vec()));
-            }
-        }
-        link.release(seq);
-    }
-}
-
-/// The destination's side: applies what a sender writes, once checked.
+/// A pair link's reader: applies what the other node writes, once checked.
 struct In {
     sh: Weak<Shared>,
     from: Sender,
-    heartbeat: Duration,
 }
 
-/// Who writes on an incoming link.
+/// The other node of a pair link.
 #[derive(Clone, Copy)]
 struct Sender {
     from: NodeId,
@@ -714,16 +741,29 @@ impl Handler for Waiting<'_> {
 
 impl Sender {
     fn frame(&mut self, sh: &Shared, link: &Link, seq: u64, kind: Kind, payload: &[u8]) {
-        if kind == Kind::Data {
-            if let Err(e) = self.apply(sh, payload) {
-                self.refused += 1;
-                if self.refused == 1 {
-                    tracing::warn!(from = self.from.0, error = %e, "packet on a direct link refused");
+        match kind {
+            Kind::Data => {
+                if let Err(e) = self.apply(sh, payload) {
+                    self.refused += 1;
+                    if self.refused == 1 {
+                        tracing::warn!(from = self.from.0, error = %e, "packet on a direct link refused");
+                    }
+                    let r = proto::reply::Refusal::of(&e);
+                    let answer = proto::response(proto::NO_REQUEST, r.code(), &r.put());
+                    let _ = link.send(Kind::Response, &[&answer]);
                 }
-                let r = proto::reply::Refusal::of(&e);
-                let answer = proto::response(proto::NO_REQUEST, r.code(), &r.put());
-                let _ = link.send(Kind::Response, &[&answer]);
             }
+            // The other node refused a packet of this node's: the next ack fails.
+            Kind::Response => {
+                if let Ok((proto::NO_REQUEST, status, body)) = proto::get_response(payload) {
+                    tracing::warn!(
+                        to = self.from.0,
+                        "a direct link's destination refused a packet"
+                    );
+                    sh.lock().refused.get_or_insert((status, body.to_vec()));
+                }
+            }
+            _ => {}
         }
         link.release(seq);
     }

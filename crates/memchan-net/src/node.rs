@@ -431,6 +431,13 @@ impl Node {
         self.sh.direct.get().map(|d| d.up()).unwrap_or_default()
     }
 
+    /// The TCP connections this node's direct links run on: one per pair of nodes
+    /// that write to each other (the first one opened carries both ways), two only
+    /// if both opened at once.
+    pub fn direct_connections(&self) -> usize {
+        self.sh.direct.get().map_or(0, |d| d.connections())
+    }
+
     /// The global clock: the hub's, as estimated from its time packets (`clock.rs`);
     /// read directly in the hub's own process.
     ///

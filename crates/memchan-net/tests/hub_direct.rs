@@ -210,3 +210,44 @@ fn quiet_writes_wake_no_waiter_on_a_direct_link() {
 fn quiet_writes_wake_no_waiter_through_the_hub() {
     quiet_writes_wake_no_waiter(false, "hub-quiet");
 }
+
+/// The link A opened carries B's writes to A as well: one TCP connection for the
+/// pair (an answer rides the stream of the question), B's writes in order and all
+/// applied at A.
+#[test]
+fn a_pairs_writes_both_ways_share_the_link_the_first_writer_opened() {
+    const N: u64 = 500;
+    let key = Key::from_secret(b"direct pair");
+    let (_hub, addr) = common::keyed_hub(&key, |_| {});
+    let a = node(&addr, &key, "direct-pair", "ha");
+    let b = node(&addr, &key, "direct-pair", "hb");
+    b.wait_for_members(2, HANG_GUARD).unwrap();
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let ra = a.segment("p", 4096, 0o600).unwrap().map_rx().unwrap();
+    let rb = b.segment("p", 4096, 0o600).unwrap().map_rx().unwrap();
+    let ta = a
+        .segment("p", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(b.id()), TxAttrs::default())
+        .unwrap();
+    let tb = b
+        .segment("p", 4096, 0o600)
+        .unwrap()
+        .map_tx(Dest::Node(a.id()), TxAttrs::default())
+        .unwrap();
+    ta.write_u64(0, 1).unwrap();
+    direct_up(&a, &b);
+    a.ack().unwrap();
+    assert_eq!(rb.load_u64(0).unwrap(), 1);
+    // B's writes to A: on A's link, without a handshake of their own.
+    direct_up(&b, &a);
+    for i in 1..=N {
+        tb.write_u64(8, i).unwrap();
+        tb.write_u64(16, i).unwrap();
+    }
+    b.ack().unwrap();
+    assert_eq!(ra.load_u64(8).unwrap(), N);
+    assert_eq!(ra.load_u64(16).unwrap(), N);
+    assert_eq!(a.direct_connections(), 1, "A has a second connection");
+    assert_eq!(b.direct_connections(), 1, "B opened a link of its own");
+}
