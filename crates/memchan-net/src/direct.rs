@@ -25,8 +25,9 @@
 //! the hub that may reach its destination (`Shared::settle`); a frame through the hub
 //! that may reach a node first waits until that node released everything sent to it
 //! on a direct link ([`Directs::drain`]), so neither path overtakes the other. An
-//! `ack` drains every direct link, then asks the hub. Multi-destination writes, the
-//! services and remote accesses stay on the hub.
+//! `ack` drains every direct link, then asks the hub. Multi-destination writes and
+//! the services stay on the hub; remote reads and atomics take the link as writes
+//! do (`rma.rs`), answered on it.
 
 use crate::state::Shared;
 use memchan_core::{Error, NodeId, NodeSet, Result};
@@ -87,6 +88,10 @@ pub(crate) struct Directs {
     fresh: Mutex<std::collections::HashSet<u16>>,
     /// Set once anything was sent on a direct link: until then no hub frame waits.
     used: AtomicBool,
+    /// Remote accesses asked on a direct link and not yet answered: request id ->
+    /// the node asked and the link (its address). Only that node's answer on that
+    /// link is taken; a link that ends answers its own as lost.
+    asked: Mutex<HashMap<u32, (u16, usize)>>,
     /// Destinations whose link failed with writes unreleased: the next ack fails
     /// naming them.
     lost: Mutex<NodeSet>,
@@ -122,6 +127,7 @@ impl Directs {
             poll,
             fresh: Mutex::default(),
             used: AtomicBool::new(false),
+            asked: Mutex::default(),
             lost: Mutex::new(NodeSet::EMPTY),
             handshakes: AtomicUsize::new(0),
             threads: Mutex::default(),
@@ -185,6 +191,47 @@ impl Directs {
         }
     }
 
+    /// Whether `id` is a request asked of `from` on `link` (then it is no more).
+    fn take_asked(&self, id: u32, from: NodeId, link: &Link) -> bool {
+        let mut a = self.asked.lock().unwrap_or_else(|e| e.into_inner());
+        let ours = a.get(&id) == Some(&(from.0, std::ptr::from_ref(link) as usize));
+        if ours {
+            a.remove(&id);
+        }
+        ours
+    }
+
+    /// The requests asked on `link`, which ended, get their answer: lost, as the
+    /// writes a failed link held (`AckIncomplete` naming the node: whether an
+    /// atomic took effect is not known).
+    fn lose_asked(&self, sh: &Shared, from: u16, link: &Arc<Link>) {
+        let at = Arc::as_ptr(link) as usize;
+        let mut lost = Vec::new();
+        self.asked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|id, w| {
+                let keep = *w != (from, at);
+                if !keep {
+                    lost.push(*id);
+                }
+                keep
+            });
+        if lost.is_empty() {
+            return;
+        }
+        let mut gone = NodeSet::EMPTY;
+        gone.insert(NodeId(from));
+        let r = proto::reply::Refusal::AckIncomplete(gone);
+        let (status, body) = (r.code(), r.put());
+        let mut st = sh.lock();
+        for id in lost {
+            st.answered(id, status, &body);
+        }
+        drop(st);
+        sh.wake_other_readers();
+    }
+
     /// The links this node has, whichever side opened them.
     pub(crate) fn connections(&self) -> usize {
         self.inbound.lock().unwrap_or_else(|e| e.into_inner()).len()
@@ -210,13 +257,18 @@ impl Directs {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         for (from, l, caller) in links {
-            let from = Sender {
-                from: NodeId(from),
-                caller,
-                // The link's own thread logs the first refusal.
-                refused: 1,
-            };
-            let _ = l.receive(&mut Waiting(sh, from));
+            let mut w = Waiting(
+                sh,
+                Sender {
+                    from: NodeId(from),
+                    caller,
+                    // The link's own thread logs the first refusal.
+                    refused: 1,
+                    answers: Vec::new(),
+                },
+            );
+            let _ = l.receive(&mut w);
+            w.1.answer(&l);
         }
     }
 
@@ -552,10 +604,14 @@ impl Directs {
                 from: NodeId(from),
                 caller,
                 refused: 0,
+                answers: Vec::new(),
             },
         };
         serve(link, sh, heartbeat, &mut h);
         let _ = epoll::delete(&self.poll, link.fd());
+        if let Some(s) = sh.upgrade() {
+            self.lose_asked(&s, from, link);
+        }
         let mut inb = self.inbound.lock().unwrap_or_else(|e| e.into_inner());
         inb.retain(|(_, l, _)| !Arc::ptr_eq(l, link));
         self.any_inbound.store(!inb.is_empty(), Ordering::Release);
@@ -625,6 +681,48 @@ impl Shared {
     /// Sends a point-to-point `Data` packet to `to` on a direct link, if there is one
     /// (`false`: the caller sends it through the hub).
     pub(crate) fn send_direct(self: &Arc<Self>, to: NodeId, parts: &[&[u8]]) -> Result<bool> {
+        self.send_direct_as(to, Kind::Data, parts, |_| {})
+    }
+
+    /// Sends remote access `id` of `to`'s memory (an `RmaRequest` payload) on the
+    /// direct link to it, as [`send_direct`](Self::send_direct) sends a packet: behind
+    /// this node's earlier writes to `to`, and only if those that went through the
+    /// hub were acked. `to` answers on the link (`rma::serve::serve_direct`).
+    pub(crate) fn send_direct_rma(
+        self: &Arc<Self>,
+        to: NodeId,
+        id: u32,
+        payload: &[u8],
+    ) -> Result<bool> {
+        let asked = |l: &Arc<Link>| {
+            if let Some(d) = self.direct.get() {
+                d.asked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(id, (to.0, Arc::as_ptr(l) as usize));
+            }
+        };
+        let sent = self.send_direct_as(to, Kind::RmaRequest, &[payload], asked);
+        if !matches!(sent, Ok(true)) {
+            if let Some(d) = self.direct.get() {
+                d.asked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+            }
+        }
+        sent
+    }
+
+    /// [`send_direct`](Self::send_direct) of a frame of `kind`; `before` runs with
+    /// the link just before the frame goes on it.
+    fn send_direct_as(
+        self: &Arc<Self>,
+        to: NodeId,
+        kind: Kind,
+        parts: &[&[u8]],
+        before: impl FnOnce(&Arc<Link>),
+    ) -> Result<bool> {
         let Some(d) = self.direct.get() else {
             return Ok(false);
         };
@@ -647,7 +745,8 @@ impl Shared {
             self.settle(to)?;
         }
         d.used.store(true, Ordering::Release);
-        match l.send(Kind::Data, parts) {
+        before(&l);
+        match l.send(kind, parts) {
             Ok(_) => Ok(true),
             Err(LinkError::Stalled(t)) => Err(Error::Timeout(
                 t,
@@ -677,7 +776,7 @@ impl Shared {
 /// Not listened to while an application thread waits for data: that thread reads
 /// it itself (`Directs::read_inbound`), so a frame wakes only it, as on the hub link
 /// (`Link::serve_wait`).
-fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut dyn Handler) {
+fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut In) {
     let mut last_tick = Instant::now();
     loop {
         let Some(s) = sh.upgrade() else { break };
@@ -688,8 +787,12 @@ fn serve(link: &Link, sh: &Weak<Shared>, heartbeat: Duration, h: &mut dyn Handle
         let away = || s.app_reading.away();
         // An idle link sleeps to its next heartbeat; a frame that arrives wakes it.
         let slice = if link.idle() { heartbeat } else { TICK };
-        if link.serve_wait(slice, away) && link.receive(h).is_err() {
-            break;
+        if link.serve_wait(slice, away) {
+            let r = link.receive(h);
+            h.from.answer(link);
+            if r.is_err() {
+                break;
+            }
         }
         drop(s);
         if last_tick.elapsed() >= TICK {
@@ -712,13 +815,16 @@ struct In {
 }
 
 /// The other node of a pair link.
-#[derive(Clone, Copy)]
 struct Sender {
     from: NodeId,
     /// The uid and gid the hub vouched for.
     caller: (u32, u32),
     /// Packets refused on this link so far (only the first is logged).
     refused: u64,
+    /// Answers to the other node's remote accesses, sent once the read is over (a
+    /// send that met back-pressure inside it would wait for releases that only a
+    /// read can take).
+    answers: Vec<Vec<u8>>,
 }
 
 impl Handler for In {
@@ -753,19 +859,41 @@ impl Sender {
                     let _ = link.send(Kind::Response, &[&answer]);
                 }
             }
-            // The other node refused a packet of this node's: the next ack fails.
-            Kind::Response => {
-                if let Ok((proto::NO_REQUEST, status, body)) = proto::get_response(payload) {
+            Kind::RmaRequest => {
+                let answer = crate::rma::serve::serve_direct(sh, self.from, self.caller, payload);
+                self.answers.extend(answer);
+            }
+            Kind::Response => match proto::get_response(payload) {
+                // The other node refused a packet of this node's: the next ack fails.
+                Ok((proto::NO_REQUEST, status, body)) => {
                     tracing::warn!(
                         to = self.from.0,
                         "a direct link's destination refused a packet"
                     );
                     sh.lock().refused.get_or_insert((status, body.to_vec()));
                 }
-            }
+                // Only the answer to a request asked of that node on this link.
+                Ok((id, status, body)) => {
+                    let ours = sh
+                        .direct
+                        .get()
+                        .is_some_and(|d| d.take_asked(id, self.from, link));
+                    if ours && sh.lock().answered(id, status, body) {
+                        sh.wake_other_readers();
+                    }
+                }
+                Err(_) => {}
+            },
             _ => {}
         }
         link.release(seq);
+    }
+
+    /// Sends the answers the last read made.
+    fn answer(&mut self, link: &Link) {
+        for a in self.answers.drain(..) {
+            let _ = link.send(Kind::Response, &[&a]);
+        }
     }
 
     fn apply(&self, sh: &Shared, payload: &[u8]) -> Result<()> {

@@ -1,4 +1,4 @@
-//! Remote reads and atomics through the hub (`memchan_core::transport::RmaOps`).
+//! Remote reads and atomics of a hub cluster (`memchan_core::transport::RmaOps`).
 //!
 //! ```text
 //!  origin A                    hub                          target N (link side)
@@ -19,6 +19,12 @@
 //! receive memory without the application; a target in the hub's own process is
 //! served at once (`LocalPort::rma`). A target that fails is answered for by the hub
 //! (`UnknownNode`), so an origin waits only while the hub is alive.
+//!
+//! **A target on another host with a direct link** (`direct.rs`): the request goes on
+//! the link (one hop each way), behind the origin's earlier writes on it and, as a
+//! direct write, only once those through the hub were acked; the target checks it as
+//! the hub would (its right by the uid and gid the hub vouched for) and answers on
+//! the link. A link that ends first answers what it held as lost (`AckIncomplete`).
 //!
 //! **A target on this host** (`domain.rs`): the origin reads or runs the atomic on
 //! the target's receive memory itself, as on one host (`memchan-shm`'s `rma.rs`),
@@ -241,6 +247,9 @@ impl Rma {
             what,
         };
         let payload = r.put();
+        if self.sh.send_direct_rma(node, req, &payload)? {
+            return Ok(req);
+        }
         self.sh.rma.in_flight(&self.sh, req, &payload);
         self.sh.send(Kind::RmaRequest, &[&payload])?;
         Ok(req)

@@ -251,3 +251,63 @@ fn a_pairs_writes_both_ways_share_the_link_the_first_writer_opened() {
     assert_eq!(a.direct_connections(), 1, "A has a second connection");
     assert_eq!(b.direct_connections(), 1, "B opened a link of its own");
 }
+
+/// Frames the hub has read from node `n` so far.
+fn hub_frames_from(hub: &memchan_hub::Hub, n: memchan_core::NodeId) -> u64 {
+    hub.status()
+        .members
+        .iter()
+        .find(|m| m.node == n.0)
+        .map_or(0, |m| m.hub_side.frames_rx)
+}
+
+/// Remote reads and atomics of another host's node go on the pair's link once it is
+/// up (the hub reads almost nothing from the origin meanwhile): each read sees the
+/// writes sent before it, each atomic lands once.
+#[test]
+fn remote_reads_and_atomics_ride_the_direct_link_behind_the_writes() {
+    const N: u64 = 200;
+    let key = Key::from_secret(b"direct rma");
+    let (hub, addr) = common::keyed_hub(&key, |_| {});
+    let a = node(&addr, &key, "direct-rma", "ha");
+    let b = node(&addr, &key, "direct-rma", "hb");
+    b.wait_for_members(2, HANG_GUARD).unwrap();
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let open = memchan_core::RxAttrs {
+        remote_read: true,
+        ..Default::default()
+    };
+    let rb = b
+        .segment("r", 4096, 0o600)
+        .unwrap()
+        .map_rx_with(open)
+        .unwrap();
+    let seg = a.segment("r", 4096, 0o600).unwrap();
+    let tx = seg.map_tx(Dest::Node(b.id()), TxAttrs::default()).unwrap();
+    let rma = seg.rma().unwrap();
+    tx.write_u64(0, 1).unwrap();
+    direct_up(&a, &b);
+    a.ack().unwrap();
+    let before = hub_frames_from(&hub, a.id());
+    for i in 1..=N {
+        tx.write_u64(0, i).unwrap();
+        assert_eq!(
+            rma.get_u64(b.id(), 0).unwrap(),
+            i,
+            "a read overtook a write"
+        );
+        assert_eq!(
+            rma.atomic_u64(b.id(), 8, memchan_core::rma::AtomicOp::FetchAdd(1))
+                .unwrap(),
+            i - 1
+        );
+    }
+    assert_eq!(rb.load_u64(8).unwrap(), N);
+    let through_hub = hub_frames_from(&hub, a.id()) - before;
+    // The hub path would be 2N requests and N packets; heartbeats and time probes
+    // are what the hub may read meanwhile.
+    assert!(
+        through_hub < N / 2,
+        "{through_hub} frames reached the hub from the origin"
+    );
+}

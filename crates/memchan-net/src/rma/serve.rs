@@ -1,15 +1,17 @@
 //! Serving remote reads and atomics at the target: an `RmaServe` the hub forwarded
 //! is checked again and executed on this node's receive memory by the thread that
 //! reads the link (or by the hub's own thread for a node in its process); the
-//! `RmaDone` answer goes back under the hub's token. The origin side is `rma.rs`.
+//! `RmaDone` answer goes back under the hub's token. A request that came on a direct
+//! link ([`serve_direct`]) is checked as the hub checks one and answered on the
+//! link. The origin side is `rma.rs`.
 
 use crate::rx::RxMem;
 use crate::state::Shared;
 use memchan_core::rma;
 use memchan_core::NodeId;
-use memchan_link::proto::code;
 use memchan_link::proto::reply::Refusal;
-use memchan_link::proto::rma::{done_payload, Serve, What};
+use memchan_link::proto::rma::{done_payload, Request, Serve, What};
+use memchan_link::proto::{self, code};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Serves an `RmaServe` from this node's receive memory; the `RmaDone` payload to
@@ -48,6 +50,51 @@ pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
         a.keep(s.asker, status, body);
     }
     Some(done)
+}
+
+/// Serves a remote read or atomic that node `from` (joined as `caller`, as the hub
+/// vouched) asked of this node on their direct link: checked as the hub checks one
+/// (this node the target, the segment mapped here at that generation, `from` not
+/// fenced off, its right to read, or to read and write for an atomic) and as
+/// [`serve`] checks one. The `Response` payload to send back; `None` for a request
+/// dropped unanswered (malformed, or from a node fenced off, whose waits end as it
+/// fails).
+pub(crate) fn serve_direct(
+    sh: &Shared,
+    from: NodeId,
+    caller: (u32, u32),
+    payload: &[u8],
+) -> Option<Vec<u8>> {
+    let r = Request::get(payload).ok()?;
+    if r.req == proto::NO_REQUEST {
+        return None;
+    }
+    let answer = |(status, body): (u8, Vec<u8>)| Some(proto::response(r.req, status, &body));
+    if r.target != sh.me {
+        return answer(refused(&Refusal::Invalid {
+            what: "request".into(),
+            why: "a remote access of another node on a direct link".into(),
+        }));
+    }
+    let mem = sh
+        .rx
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&r.seg)
+        .filter(|m| m.gen == r.gen)
+        .cloned();
+    let Some(m) = mem else {
+        return answer(refused(&Refusal::NotMapped(sh.me)));
+    };
+    if m.fenced(from) {
+        return None;
+    }
+    let (name, uid, gid, mode) = &m.owner;
+    let (want, op) = r.what.right();
+    if let Err(e) = memchan_core::perm::check(caller, (*uid, *gid, *mode), want, name, op) {
+        return answer(refused(&Refusal::of(&e)));
+    }
+    answer(execute(&m, sh.me, r.offset, r.what))
 }
 
 /// A refusal as a served answer's status and body.
