@@ -217,7 +217,7 @@ pub fn tables(set: &SampleSet) -> Vec<Table> {
         .collect()
 }
 
-/// `--hosts`: the samples (ns) of one get and one fetch-add through the hub, each a
+/// `--hosts`: the samples (ns) of one get and one fetch-add on the direct link, each a
 /// round trip over the veth (`hosts/memchan_net.rs`).
 pub const FIG_NET_GET: &str = "net_get_8b";
 /// The fetch-add across hosts.
@@ -235,7 +235,7 @@ pub fn add_host_samples(mut out: WorkerOutput, set: &mut SampleSet) -> Result<()
     Ok(())
 }
 
-/// `--hosts` tables: a get and a fetch-add through the hub (blocking: the caller
+/// `--hosts` tables: a get and a fetch-add on the direct link (blocking: the caller
 /// waits in `poll` on its link) against one raw TCP round trip in the same blocking
 /// mode (twice `tcp_raw`'s one-way latency, from the same run), at most 1.25×.
 pub fn host_tables(set: &SampleSet, latency_figure: &str) -> Vec<Table> {
@@ -247,12 +247,12 @@ pub fn host_tables(set: &SampleSet, latency_figure: &str) -> Vec<Table> {
         (
             FIG_NET_GET,
             "net_get_8b_us",
-            "remote read of an 8-byte word across the veth, through the hub (one get, blocking)",
+            "remote read of an 8-byte word across the veth, on the nodes' direct link (one get, blocking)",
         ),
         (
             FIG_NET_FADD,
             "net_atomic_fetch_add_us",
-            "remote fetch-add on an 8-byte word across the veth, through the hub (blocking)",
+            "remote fetch-add on an 8-byte word across the veth, on the nodes' direct link (blocking)",
         ),
     ]
     .into_iter()
@@ -282,8 +282,8 @@ pub fn host_tables(set: &SampleSet, latency_figure: &str) -> Vec<Table> {
         );
         t.notes.push(
             "tcp_raw_round_trip: twice tcp_raw's one-way latency (8-byte ping-pong, blocking \
-             read) of the same run; memchan_rma: through the hub on host H, the target's link \
-             side answers"
+             read) of the same run; memchan_rma: on the nodes' direct link (the hub on host H \
+             brokered it), the target's link side answers"
                 .into(),
         );
         t

@@ -153,7 +153,7 @@ pub fn memchan_side_hosts(
 }
 
 /// Remote read and fetch-add of a word of side B's copy, each timed alone (one round
-/// trip through the hub each): side B only opens the page to remote access and waits
+/// trip on the direct link each): side B only opens the page to remote access and waits
 /// in `rx.wait` (its link side serves) until side A says it is done.
 fn rma(s: &Side, a: &WorkerArgs, clock: &Clock) -> Result<WorkerOutput> {
     const DONE: usize = 128;

@@ -13,7 +13,7 @@
 //! | `memchan`, `memchan_spin`, bandwidth | memchan joined through a `memchan hub` on host H ([`hub`], [`memchan_net`]), open cluster; point-to-point writes on the nodes' direct link |
 //! | `memchan_hub_a`, `memchan_hub_a_spin` | the same with the hub in side A's process (the two-host topology), for information |
 //! | `memchan_keyed`, `memchan_keyed_spin`, bandwidth | the same on a keyed cluster (a key file written for the run): every frame MACed |
-//! | `memchan_rma`               | one get and one fetch-add of a word of side B's copy, each a round trip through the hub on H (`rma.rs`), beside `tcp_raw` |
+//! | `memchan_rma`               | one get and one fetch-add of a word of side B's copy, each a round trip on the nodes' direct link (`rma.rs`), beside `tcp_raw` |
 //!
 //! Every pair runs as two worker processes (`memchan bench-worker`, as in the
 //! local bench) pinned to the two cores; a worker enters its namespace with
