@@ -21,6 +21,18 @@ fn node(addr: &str, key: &Key, cluster: &str, domain: &str) -> Node {
     Node::join(cluster, cfg).expect("join")
 }
 
+/// A keyed hub and two nodes of `cluster`, each its own host domain, both seeing
+/// both.
+fn two_hosts(cluster: &str) -> (memchan_hub::Hub, Node, Node) {
+    let key = Key::from_secret(cluster.as_bytes());
+    let (hub, addr) = common::keyed_hub(&key, |_| {});
+    let a = node(&addr, &key, cluster, "ha");
+    let b = node(&addr, &key, cluster, "hb");
+    b.wait_for_members(2, HANG_GUARD).unwrap();
+    a.wait_for_members(2, HANG_GUARD).unwrap();
+    (hub, a, b)
+}
+
 /// Waits until `a` writes to `b` on a direct link (the first write opens it).
 fn direct_up(a: &Node, b: &Node) {
     let t0 = Instant::now();
@@ -37,12 +49,7 @@ fn direct_up(a: &Node, b: &Node) {
 #[test]
 fn a_senders_writes_stay_in_order_across_its_direct_link_and_the_hub() {
     const N: u64 = 2000;
-    let key = Key::from_secret(b"direct order");
-    let (_hub, addr) = common::keyed_hub(&key, |_| {});
-    let a = node(&addr, &key, "direct-order", "ha");
-    let b = node(&addr, &key, "direct-order", "hb");
-    b.wait_for_members(2, HANG_GUARD).unwrap();
-    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let (_hub, a, b) = two_hosts("direct-order");
     let rb = b.segment("s", 4096, 0o600).unwrap().map_rx().unwrap();
     let seg = a.segment("s", 4096, 0o600).unwrap();
     let p2p = seg.map_tx(Dest::Node(b.id()), TxAttrs::default()).unwrap();
@@ -102,12 +109,7 @@ fn a_senders_writes_stay_in_order_across_its_direct_link_and_the_hub() {
 /// the hub (which drops them: no destination), and acks still answer.
 #[test]
 fn a_destination_that_leaves_ends_its_direct_link_and_nothing_hangs() {
-    let key = Key::from_secret(b"direct leave");
-    let (_hub, addr) = common::keyed_hub(&key, |_| {});
-    let a = node(&addr, &key, "direct-leave", "ha");
-    let b = node(&addr, &key, "direct-leave", "hb");
-    b.wait_for_members(2, HANG_GUARD).unwrap();
-    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let (_hub, a, b) = two_hosts("direct-leave");
     let rb = b.segment("s", 4096, 0o600).unwrap().map_rx().unwrap();
     let p2p = a
         .segment("s", 4096, 0o600)
@@ -144,12 +146,7 @@ fn a_destination_that_leaves_ends_its_direct_link_and_nothing_hangs() {
 /// tell each other "asleep" woke each other for ever.)
 fn quiet_writes_wake_no_waiter(direct: bool, cluster: &str) {
     const LOUD: usize = 512;
-    let key = Key::from_secret(cluster.as_bytes());
-    let (_hub, addr) = common::keyed_hub(&key, |_| {});
-    let a = node(&addr, &key, cluster, "ha");
-    let b = node(&addr, &key, cluster, "hb");
-    b.wait_for_members(2, HANG_GUARD).unwrap();
-    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let (_hub, a, b) = two_hosts(cluster);
     let notify = memchan_core::RxAttrs {
         notify: true,
         ..Default::default()
@@ -217,12 +214,7 @@ fn quiet_writes_wake_no_waiter_through_the_hub() {
 #[test]
 fn a_pairs_writes_both_ways_share_the_link_the_first_writer_opened() {
     const N: u64 = 500;
-    let key = Key::from_secret(b"direct pair");
-    let (_hub, addr) = common::keyed_hub(&key, |_| {});
-    let a = node(&addr, &key, "direct-pair", "ha");
-    let b = node(&addr, &key, "direct-pair", "hb");
-    b.wait_for_members(2, HANG_GUARD).unwrap();
-    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let (_hub, a, b) = two_hosts("direct-pair");
     let ra = a.segment("p", 4096, 0o600).unwrap().map_rx().unwrap();
     let rb = b.segment("p", 4096, 0o600).unwrap().map_rx().unwrap();
     let ta = a
@@ -267,12 +259,7 @@ fn hub_frames_from(hub: &memchan_hub::Hub, n: memchan_core::NodeId) -> u64 {
 #[test]
 fn remote_reads_and_atomics_ride_the_direct_link_behind_the_writes() {
     const N: u64 = 200;
-    let key = Key::from_secret(b"direct rma");
-    let (hub, addr) = common::keyed_hub(&key, |_| {});
-    let a = node(&addr, &key, "direct-rma", "ha");
-    let b = node(&addr, &key, "direct-rma", "hb");
-    b.wait_for_members(2, HANG_GUARD).unwrap();
-    a.wait_for_members(2, HANG_GUARD).unwrap();
+    let (hub, a, b) = two_hosts("direct-rma");
     let open = memchan_core::RxAttrs {
         remote_read: true,
         ..Default::default()

@@ -34,14 +34,7 @@ pub(crate) fn serve(sh: &Shared, payload: &[u8]) -> Option<Vec<u8>> {
     if let Some((status, body)) = answered.as_ref().and_then(|a| a.get(s.asker)) {
         return Some(done_payload(s.token, status, body));
     }
-    let mem = sh
-        .rx
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&s.seg)
-        .filter(|m| m.gen == s.gen)
-        .cloned();
-    let (status, body) = match mem {
+    let (status, body) = match mapped(sh, s.seg, s.gen) {
         None => refused(&Refusal::NotMapped(sh.me)),
         Some(m) => execute(&m, sh.me, s.offset, s.what),
     };
@@ -76,14 +69,7 @@ pub(crate) fn serve_direct(
             why: "a remote access of another node on a direct link".into(),
         }));
     }
-    let mem = sh
-        .rx
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&r.seg)
-        .filter(|m| m.gen == r.gen)
-        .cloned();
-    let Some(m) = mem else {
+    let Some(m) = mapped(sh, r.seg, r.gen) else {
         return answer(refused(&Refusal::NotMapped(sh.me)));
     };
     if m.fenced(from) {
@@ -95,6 +81,16 @@ pub(crate) fn serve_direct(
         return answer(refused(&Refusal::of(&e)));
     }
     answer(execute(&m, sh.me, r.offset, r.what))
+}
+
+/// This node's receive memory of segment `seg` at generation `gen`, if it maps it.
+fn mapped(sh: &Shared, seg: u32, gen: u32) -> Option<std::sync::Arc<RxMem>> {
+    sh.rx
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&seg)
+        .filter(|m| m.gen == gen)
+        .cloned()
 }
 
 /// A refusal as a served answer's status and body.
