@@ -94,6 +94,7 @@ impl Shared {
             inc,
             sink,
             host: j.host.clone(),
+            domain: j.domain,
             pid: j.pid,
             uid: j.uid,
             gid: j.gid,
@@ -116,6 +117,7 @@ impl Shared {
             timeout_ms: self.cfg.failure_timeout.as_millis() as u32,
             members: st.members(),
             instance: st.instance,
+            neighbours: st.neighbours(node, &j.domain),
         };
         // Level with the live members before the standby's copy is taken.
         let mut live = st.members();

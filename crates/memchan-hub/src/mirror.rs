@@ -130,6 +130,7 @@ impl Tables {
                         node: i as u16,
                         inc: p.inc,
                         host: p.host.clone(),
+                        domain: p.domain,
                         pid: p.pid,
                         uid: p.uid,
                         gid: p.gid,

@@ -390,6 +390,7 @@ impl Shared {
             inc: r.inc,
             sink: Sink::Remote(link.clone()),
             host: m.host,
+            domain: m.domain,
             pid: m.pid,
             uid: m.uid,
             gid: m.gid,

@@ -61,6 +61,8 @@ pub(crate) struct Port {
     pub(crate) inc: u64,
     pub(crate) sink: Sink,
     pub(crate) host: String,
+    /// Its host domain (`proto::DomainId`), as it joined.
+    pub(crate) domain: proto::DomainId,
     pub(crate) pid: u32,
     pub(crate) uid: u32,
     pub(crate) gid: u32,
@@ -221,6 +223,20 @@ impl State {
             .collect()
     }
 
+    /// The members other than `node` in host domain `domain` (none for
+    /// [`proto::NO_DOMAIN`]): what a joiner's Welcome names as its neighbours.
+    pub(crate) fn neighbours(&self, node: NodeId, domain: &proto::DomainId) -> NodeSet {
+        if *domain == proto::NO_DOMAIN {
+            return NodeSet::EMPTY;
+        }
+        self.ports
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| *i != node.index() && p.as_ref().is_some_and(|p| p.domain == *domain))
+            .map(|(i, _)| NodeId(i as u16))
+            .collect()
+    }
+
     /// Sends a reliable frame to `n`; the down seq if it went over a link.
     pub(crate) fn send(&self, n: NodeId, kind: Kind, parts: &[&[u8]]) -> Option<u64> {
         match &self.ports[n.index()].as_ref()?.sink {
@@ -255,7 +271,11 @@ impl State {
 
     pub(crate) fn event(&self, node: NodeId, inc: u64, kind: u8) {
         let members = self.members();
-        let ev = proto::event(self.epoch, node, inc, kind, &members);
+        let domain = match &self.ports[node.index()] {
+            Some(p) if kind == proto::event_kind::JOINED => p.domain,
+            _ => proto::NO_DOMAIN,
+        };
+        let ev = proto::event(self.epoch, node, inc, kind, &members, &domain);
         for m in members.iter() {
             self.send(m, Kind::Event, &[&ev]);
         }

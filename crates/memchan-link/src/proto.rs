@@ -43,7 +43,20 @@ pub struct Join {
     pub cluster: String,
     /// Host name.
     pub host: String,
+    /// The node's host domain ([`DomainId`]; [`NO_DOMAIN`]: none, every write
+    /// through the hub).
+    pub domain: DomainId,
 }
+
+/// Which host domain a node is in: a digest of the shared memory it can reach (the
+/// kernel's boot, the `/dev/shm` it mounts) and its domain label. Equal for two
+/// nodes that can store into each other's receive memory; the hub tells each node
+/// which members share its domain, so that no node looks in `/dev/shm` for a node
+/// of another host.
+pub type DomainId = [u8; 16];
+
+/// The [`DomainId`] of a node without a host domain.
+pub const NO_DOMAIN: DomainId = [0; 16];
 
 impl Join {
     /// The join of a connection that is not a node (`role`: an observer's status
@@ -60,6 +73,7 @@ impl Join {
             gid: 0,
             cluster: String::new(),
             host: String::new(),
+            domain: NO_DOMAIN,
         }
     }
 
@@ -75,6 +89,7 @@ impl Join {
             .u32(self.gid)
             .str(&self.cluster)
             .str(&self.host)
+            .bytes(&self.domain)
             .0
     }
     /// Decodes.
@@ -90,6 +105,7 @@ impl Join {
             gid: g.u32()?,
             cluster: g.str()?,
             host: g.str()?,
+            domain: g.array()?,
         })
     }
 }
@@ -115,6 +131,9 @@ pub struct Welcome {
     /// takes over), which names the receive memory of its host domains so that no two
     /// clusters of one name on a host ever share an object.
     pub instance: u64,
+    /// The members (the joiner aside) in the joiner's host domain: the nodes whose
+    /// receive memory it may find in its `/dev/shm`. Empty without a domain.
+    pub neighbours: NodeSet,
 }
 
 /// Encodes a node set as 32 bytes.
@@ -148,7 +167,8 @@ impl Welcome {
             .u32(self.page_size)
             .u32(self.heartbeat_ms)
             .u32(self.timeout_ms);
-        put_set(p, &self.members).u64(self.instance).0
+        let p = put_set(p, &self.members).u64(self.instance);
+        put_set(p, &self.neighbours).0
     }
     /// Decodes.
     pub fn get(b: &[u8]) -> R<Welcome> {
@@ -162,6 +182,7 @@ impl Welcome {
             timeout_ms: g.u32()?,
             members: get_set(&mut g)?,
             instance: g.u64()?,
+            neighbours: get_set(&mut g)?,
         })
     }
 }
@@ -636,21 +657,50 @@ pub fn get_response(b: &[u8]) -> R<(u32, u8, &[u8])> {
     Ok((g.u32()?, g.u8()?, g.rest()))
 }
 
-/// A membership event on the wire: (epoch, node, incarnation, kind, members after).
-pub fn event(epoch: u64, node: NodeId, inc: u64, kind: u8, members: &NodeSet) -> Vec<u8> {
-    put_set(Put::new().u64(epoch).u16(node.0).u64(inc).u8(kind), members).0
+/// Encodes a membership event ([`Event`]'s fields in order).
+pub fn event(
+    epoch: u64,
+    node: NodeId,
+    inc: u64,
+    kind: u8,
+    members: &NodeSet,
+    domain: &DomainId,
+) -> Vec<u8> {
+    put_set(Put::new().u64(epoch).u16(node.0).u64(inc).u8(kind), members)
+        .bytes(domain)
+        .0
+}
+
+/// A membership event as it travels: the hub's epoch after it, the node, its
+/// incarnation, what happened ([`event_kind`]), the members after it, and the
+/// node's host domain (a join's; [`NO_DOMAIN`] otherwise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The epoch after the event.
+    pub epoch: u64,
+    /// The node it is about.
+    pub node: NodeId,
+    /// Its incarnation.
+    pub inc: u64,
+    /// What happened: an [`event_kind`].
+    pub kind: u8,
+    /// The members after it.
+    pub members: NodeSet,
+    /// The node's host domain, on a join.
+    pub domain: DomainId,
 }
 
 /// Decodes an event.
-pub fn get_event(b: &[u8]) -> R<(u64, NodeId, u64, u8, NodeSet)> {
+pub fn get_event(b: &[u8]) -> R<Event> {
     let mut g = Get::new(b, "event");
-    Ok((
-        g.u64()?,
-        NodeId(g.u16()?),
-        g.u64()?,
-        g.u8()?,
-        get_set(&mut g)?,
-    ))
+    Ok(Event {
+        epoch: g.u64()?,
+        node: NodeId(g.u16()?),
+        inc: g.u64()?,
+        kind: g.u8()?,
+        members: get_set(&mut g)?,
+        domain: g.array()?,
+    })
 }
 
 /// Event kinds on the wire.
@@ -691,4 +741,42 @@ pub fn get_heartbeat(b: &[u8]) -> R<LinkCounters> {
         tcp_retransmits: g.u64()?,
         reader_wakeups: g.u64()?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_join_welcome_and_event_carry_the_host_domain_and_a_short_one_is_refused() {
+        let mut join = Join::service(ROLE_NODE);
+        join.cluster = "c".into();
+        join.host = "h".into();
+        join.domain = [9; 16];
+        let b = join.put();
+        assert_eq!(Join::get(&b), Ok(join));
+        assert!(Join::get(&b[..b.len() - 1]).is_err());
+
+        let neighbours: NodeSet = [NodeId(3), NodeId(200)].into_iter().collect();
+        let w = Welcome {
+            node: NodeId(1),
+            incarnation: 2,
+            epoch: 3,
+            page_size: 4096,
+            heartbeat_ms: 100,
+            timeout_ms: 800,
+            members: NodeSet::EMPTY,
+            instance: 7,
+            neighbours,
+        };
+        let b = w.put();
+        assert_eq!(Welcome::get(&b), Ok(w));
+        assert!(Welcome::get(&b[..b.len() - 1]).is_err());
+
+        let b = event(5, NodeId(3), 4, event_kind::JOINED, &neighbours, &[1; 16]);
+        let e = get_event(&b).unwrap();
+        assert_eq!((e.node, e.inc, e.domain), (NodeId(3), 4, [1; 16]));
+        assert_eq!(e.members, neighbours);
+        assert!(get_event(&b[..b.len() - 1]).is_err());
+    }
 }

@@ -51,8 +51,9 @@ pub const MAGIC: [u8; 4] = *b"MCHN";
 /// carries the node's lock pages; 6: the MAC is AEGIS's AEAD tag over the frame with
 /// its CRC field zero, AEGIS-128L for short frames; 7: a Deliver carries flags, and a
 /// record (`proto::FLAG_RECORD`) travels as one packet; 8: a Refuse and a refused
-/// request's answer carry codes (`proto::reply`), not words to parse.)
-pub const VERSION: u16 = 10;
+/// request's answer carry codes (`proto::reply`), not words to parse; 11: a Join and
+/// a join's event carry the node's host domain, a Welcome the joiner's neighbours.)
+pub const VERSION: u16 = 11;
 /// Header bytes.
 pub const HEADER: usize = 40;
 /// MAC bytes after the payload.

@@ -9,9 +9,11 @@
 //! Names: `memchan.<cluster>.h<instance>[.<domain>]` then `.s<seg>.g<gen>.n<node>` for
 //! receive memory and `.n<node>.wake` for the wake-up FIFO. The instance is the hub's
 //! random number (`Welcome::instance`), so two clusters of one name on one host never
-//! meet, and only a member (or root) knows the names to squat them. A sender finds a
-//! destination on its host by opening its object: none there means another host (or
-//! not mapped yet), and the write goes through the hub.
+//! meet, and only a member (or root) knows the names to squat them. Each node joins
+//! with its domain's digest ([`identity`]) and the hub tells it which members share
+//! it (its neighbours); a sender finds a neighbour's receive memory by opening its
+//! object (none there: not mapped yet), and never looks for another host's node.
+//! Either way the write goes through the hub until the object is found.
 //!
 //! **Wake-ups.** A node's blocked waiter polls the link and the wake-up descriptor
 //! (`service.rs`'s `progress`). In a domain that descriptor is a FIFO the host's other
@@ -29,7 +31,7 @@ mod sweep;
 
 use crate::state::Shared;
 use memchan_core::{Error, NodeId, PageSize, Result};
-use memchan_link::proto::SegInfo;
+use memchan_link::proto::{DomainId, SegInfo, NO_DOMAIN};
 use memchan_shm::domain::RxMemory;
 use rustix::fd::OwnedFd;
 use rustix::fs::{FileType, Mode, OFlags, CWD};
@@ -38,6 +40,27 @@ use std::collections::HashMap;
 use std::sync::atomic::{fence, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
+
+/// The [`DomainId`] of this process's host domain `label`: a digest of the kernel's
+/// boot, the `/dev/shm` this process mounts and the label, so that nodes of two
+/// hosts (another boot id), or of two containers with their own `/dev/shm` (another
+/// device), never share one, whatever their labels. A digest that cannot be read
+/// (no `/dev/shm`) is [`NO_DOMAIN`]: the node then has no neighbours.
+pub(crate) fn identity(label: &str) -> DomainId {
+    let Ok(shm) = rustix::fs::stat("/dev/shm") else {
+        return NO_DOMAIN;
+    };
+    let boot = std::fs::read("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let mut h = blake3::Hasher::new_derive_key("memchan host domain v1");
+    h.update(&(boot.len() as u64).to_le_bytes());
+    h.update(&boot);
+    h.update(&shm.st_dev.to_le_bytes());
+    h.update(&shm.st_ino.to_le_bytes());
+    h.update(label.as_bytes());
+    let mut id = NO_DOMAIN;
+    id.copy_from_slice(&h.finalize().as_bytes()[..16]);
+    id
+}
 
 /// How long a sender that found no receive memory of a node on this host takes the
 /// hub's path before it looks again (the node may map it later).
@@ -228,6 +251,9 @@ pub(crate) struct Near {
     peer: RefCell<Option<Peer>>,
     /// No receive memory was found: the hub's path until then.
     look_again: Cell<Option<Instant>>,
+    /// The membership view in which the node was not a neighbour (another host's):
+    /// the hub's path, without a look, until the view moves.
+    far: Cell<Option<u64>>,
 }
 
 impl Near {
@@ -236,6 +262,7 @@ impl Near {
             node,
             peer: RefCell::new(None),
             look_again: Cell::new(None),
+            far: Cell::new(None),
         }
     }
 
@@ -255,10 +282,14 @@ impl Near {
     }
 
     /// The receive memory, resolved again when its owner retired it or the
-    /// membership view moved, looked for again at most every [`LOOK_AGAIN`] while it
-    /// is not found.
+    /// membership view moved; for a neighbour, looked for again at most every
+    /// [`LOOK_AGAIN`] while it is not found (it may map the segment later); for
+    /// another host's node, not looked for until the view moves.
     fn peer(&self, sh: &Shared, info: &SegInfo) -> Option<Ref<'_, Peer>> {
         let view = sh.view.load(Ordering::Acquire);
+        if self.far.get() == Some(view) {
+            return None;
+        }
         let p = self.peer.borrow();
         if p.as_ref()
             .is_some_and(|p| p.view == view && !p.mem.retired())
@@ -277,19 +308,22 @@ impl Near {
             return None;
         }
         let d = sh.domain.as_ref()?;
-        let member = sh.lock().members.contains(self.node);
-        let found = member
-            .then(|| {
-                d.peer(
-                    self.node,
-                    info.seg,
-                    info.gen,
-                    sh.page,
-                    info.size as usize,
-                    view,
-                )
-            })
-            .flatten();
+        let near = {
+            let st = sh.lock();
+            st.members.contains(self.node) && st.neighbours.contains(self.node)
+        };
+        if !near {
+            self.far.set(Some(view));
+            return None;
+        }
+        let found = d.peer(
+            self.node,
+            info.seg,
+            info.gen,
+            sh.page,
+            info.size as usize,
+            view,
+        );
         let Some(p) = found else {
             self.look_again.set(Some(now + LOOK_AGAIN));
             return None;

@@ -158,6 +158,10 @@ impl Node {
             gid: rustix::process::getegid().as_raw(),
             cluster: name.to_string(),
             host: host_name(),
+            domain: cfg
+                .host_domain
+                .as_deref()
+                .map_or(proto::NO_DOMAIN, crate::domain::identity),
         };
         match &cfg.hub {
             HubSpec::Connect { active, standby } => {
@@ -429,6 +433,13 @@ impl Node {
     /// through the hub until it is up).
     pub fn direct_links(&self) -> Vec<NodeId> {
         self.sh.direct.get().map(|d| d.up()).unwrap_or_default()
+    }
+
+    /// The members in this node's host domain, as the hub told it: the nodes whose
+    /// receive memory it stores into (once they map the segment). A write to any
+    /// other node goes over the network, with no look in `/dev/shm` for it.
+    pub fn neighbours(&self) -> Vec<NodeId> {
+        self.sh.lock().neighbours.iter().collect()
     }
 
     /// The TCP connections this node's direct links run on: one per pair of nodes

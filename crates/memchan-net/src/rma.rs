@@ -370,7 +370,9 @@ impl Rma {
     pub fn shares_memory_with(&self, node: NodeId) -> bool {
         node != self.sh.me
             && self.sh.domain.as_ref().is_some_and(|d| {
-                self.sh.lock().members.contains(node)
+                let st = self.sh.lock();
+                st.members.contains(node)
+                    && st.neighbours.contains(node)
                     && d.writable(node, self.info.seg, self.info.gen)
             })
     }

@@ -354,7 +354,15 @@ impl Shared {
                 }
             }
             Kind::Event => {
-                if let Ok((epoch, node, inc, k, members)) = proto::get_event(payload) {
+                if let Ok(proto::Event {
+                    epoch,
+                    node,
+                    inc,
+                    kind: k,
+                    members,
+                    domain,
+                }) = proto::get_event(payload)
+                {
                     let kind = match k {
                         event_kind::JOINED => EventKind::Joined,
                         event_kind::LEFT => EventKind::Left,
@@ -371,6 +379,18 @@ impl Shared {
                     }
                     let mut st = self.lock();
                     st.members = members;
+                    if node != self.me {
+                        // A join in this node's domain adds a neighbour; any other
+                        // event of the node ends it (its id may come back elsewhere).
+                        if kind == EventKind::Joined
+                            && domain != proto::NO_DOMAIN
+                            && domain == self.domain_id
+                        {
+                            st.neighbours.insert(node);
+                        } else {
+                            st.neighbours.remove(node);
+                        }
+                    }
                     self.view.fetch_add(1, Ordering::Release);
                     // Under the state lock, as `map_rx` sets a new mapping's fences.
                     if (self.domain.is_some() || self.direct.get().is_some()) && node != self.me {

@@ -35,9 +35,10 @@ pub(crate) const ABANDONED: usize = 64;
 
 impl State {
     /// What a node knows as it joins: the members and epoch of its welcome.
-    fn new(members: NodeSet, epoch: u64) -> State {
+    fn new(members: NodeSet, neighbours: NodeSet, epoch: u64) -> State {
         State {
             members,
+            neighbours,
             epoch,
             events: VecDeque::new(),
             responses: HashMap::new(),
@@ -70,6 +71,10 @@ impl State {
 /// What the hub last told this node, and the answers its requests wait for.
 pub(crate) struct State {
     pub(crate) members: NodeSet,
+    /// The members in this node's host domain, as the hub tells them (the Welcome,
+    /// then each join's event): the only nodes whose receive memory a sender looks
+    /// for in `/dev/shm` (`domain::Near`).
+    pub(crate) neighbours: NodeSet,
     pub(crate) epoch: u64,
     pub(crate) events: VecDeque<MembershipEvent>,
     pub(crate) responses: HashMap<u32, (u8, Vec<u8>)>,
@@ -113,6 +118,8 @@ pub(crate) struct Shared {
     pub(crate) acked: AtomicU64,
     /// This node's host domain (`domain.rs`; `None`: every write through the hub).
     pub(crate) domain: Option<Domain>,
+    /// Its digest as this node joined with it (`proto::NO_DOMAIN` without one).
+    pub(crate) domain_id: proto::DomainId,
     /// Counts changes of the members this node knows: a sender's view of a
     /// destination on its host is checked again when it moved.
     pub(crate) view: AtomicU64,
@@ -211,12 +218,17 @@ impl Shared {
             gid: join.gid,
             up,
             health: AtomicU8::new(ALIVE),
-            st: Mutex::new(State::new(w.members, w.epoch)),
+            st: Mutex::new(State::new(w.members, w.neighbours, w.epoch)),
             cv: Condvar::new(),
             rx: RwLock::new(HashMap::new()),
             next_req: AtomicU32::new(1),
             sent: AtomicU64::new(0),
             acked: AtomicU64::new(0),
+            domain_id: if domain.is_some() {
+                join.domain
+            } else {
+                proto::NO_DOMAIN
+            },
             domain,
             view: AtomicU64::new(0),
             hazard_any: AtomicU64::new(0),
@@ -437,7 +449,7 @@ mod tests {
 
     #[test]
     fn an_answer_to_an_abandoned_request_is_not_kept() {
-        let mut st = State::new(NodeSet::EMPTY, 0);
+        let mut st = State::new(NodeSet::EMPTY, NodeSet::EMPTY, 0);
         // Abandoned before its answer came (a timeout, a request asked again).
         st.abandon(7);
         assert!(!st.answered(7, 0, b"late"));

@@ -197,6 +197,7 @@ fn recorded_or_unkeyed_joins_are_refused() {
             gid: 0,
             cluster: "recorded".into(),
             host: "somewhere".into(),
+            domain: memchan_link::proto::NO_DOMAIN,
         };
         let mut f = Vec::new();
         encode(&mut f, under, 1, Kind::Join, 0, 0, &[&join.put()]);

@@ -143,6 +143,51 @@ fn writes_within_and_across_domains(direct: bool) {
     }
 }
 
+/// Waits until `n` sees exactly the members `want`.
+fn sees(n: &Node, want: &[&Node]) {
+    let want: memchan_core::NodeSet = want.iter().map(|m| m.id()).collect();
+    let t0 = std::time::Instant::now();
+    while n.members() != want {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "node {} sees {:?}, not {want:?}",
+            n.id().0,
+            n.members()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The hub tells each node which members share its domain: a joiner in its Welcome,
+/// the others in the join's event; a node that leaves stops being one, and its id
+/// reused in another domain is not one.
+#[test]
+fn each_node_knows_the_members_of_its_domain_as_they_join_and_leave() {
+    let key = Key::from_secret(b"neighbours");
+    let h = hub(&key);
+    let cluster = "dom-neighbours";
+    let a = node(&h, &key, cluster, "x");
+    let c = node(&h, &key, cluster, "y");
+    let b = node(&h, &key, cluster, "x");
+    sees(&a, &[&a, &b, &c]);
+    sees(&c, &[&a, &b, &c]);
+    // b learnt a from its Welcome; a learnt b from b's join event.
+    assert_eq!(b.neighbours(), vec![a.id()]);
+    assert_eq!(a.neighbours(), vec![b.id()]);
+    assert_eq!(c.neighbours(), vec![]);
+    let gone = b.id();
+    b.leave();
+    sees(&a, &[&a, &c]);
+    assert_eq!(a.neighbours(), vec![]);
+    let d = node(&h, &key, cluster, "y");
+    assert_eq!(d.id(), gone, "the hub reuses the free id");
+    sees(&a, &[&a, &c, &d]);
+    sees(&c, &[&a, &c, &d]);
+    assert_eq!(a.neighbours(), vec![]);
+    assert_eq!(c.neighbours(), vec![d.id()]);
+    assert_eq!(d.neighbours(), vec![c.id()]);
+}
+
 #[test]
 fn a_store_never_overtakes_an_earlier_write_through_the_hub() {
     // Rule 1 across the two paths: a broadcast (through the hub) and then a store

@@ -46,6 +46,8 @@ pub(crate) struct MemberCopy {
     pub(crate) node: u16,
     pub(crate) inc: u64,
     pub(crate) host: String,
+    #[serde(default)]
+    pub(crate) domain: memchan_link::proto::DomainId,
     pub(crate) pid: u32,
     pub(crate) uid: u32,
     pub(crate) gid: u32,
@@ -266,6 +268,7 @@ mod tests {
                 node: 1,
                 inc: 9,
                 host: "h".into(),
+                domain: [7; 16],
                 pid: 1,
                 uid: 0,
                 gid: 0,

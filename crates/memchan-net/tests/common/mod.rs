@@ -72,6 +72,7 @@ pub fn raw_join(
         gid: uid,
         cluster: cluster.into(),
         host: host.into(),
+        domain: memchan_link::proto::NO_DOMAIN,
     };
     let j = memchan_link::handshake::join(addr, key, join).expect("raw join");
     let id = j.welcome.node;

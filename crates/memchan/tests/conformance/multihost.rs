@@ -1359,6 +1359,7 @@ fn multihost_wrong_key_garbage_and_other_versions_are_refused_while_the_cluster_
         gid: 0,
         cluster: name.clone(),
         host: "future".into(),
+        domain: memchan_link::proto::NO_DOMAIN,
     };
     let mut frame = Vec::new();
     wire::encode(
